@@ -1,0 +1,1 @@
+"""Hearth's Qt user interface and entry point. Only this package imports Qt."""

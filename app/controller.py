@@ -1,0 +1,286 @@
+"""The chat controller: between the window, the chat store and the inference worker.
+
+It lives on the UI thread. A user message is committed before its generation is
+queued; the streaming answer is checkpointed about once a second and finalized on
+Done, or marked interrupted / failed on Stopped / Failed. Events of a request that is
+no longer the active one are dropped.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from app.bridge import WorkerBridge
+from inference.protocol import (
+    ChatMessage,
+    Chunk,
+    Done,
+    Event,
+    Failed,
+    Generate,
+    LoadModel,
+    ModelFailed,
+    ModelLoaded,
+    ModelLoading,
+    ModelSpec,
+    SamplingParams,
+    Started,
+    Stopped,
+)
+from inference.worker import InferenceWorker
+from storage.chats import COMPLETE, FAILED, INTERRUPTED, STREAMING, Chat, ChatStore, Message
+
+log = logging.getLogger(__name__)
+
+CHECKPOINT_SECONDS = 1.0
+SYSTEM_PROMPT = "You are a helpful assistant."
+TITLE_LENGTH = 48
+
+
+@dataclass
+class _Active:
+    request_id: int
+    chat_id: int
+    message_id: int
+    text: str = ""
+    last_checkpoint: float = 0.0
+
+
+def title_from(text: str) -> str:
+    first_line = text.strip().splitlines()[0].strip() if text.strip() else "New chat"
+    return first_line if len(first_line) <= TITLE_LENGTH else first_line[: TITLE_LENGTH - 1] + "…"
+
+
+class ChatController(QObject):
+    chats_changed = Signal()
+    chat_selected = Signal(object, list)  # Chat | None, list[Message]
+    message_added = Signal(object)  # Message
+    message_removed = Signal(int)
+    answer_updated = Signal(int, str)  # message id, full text so far
+    answer_finished = Signal(object)  # Message (final state)
+    busy_changed = Signal(bool)
+    model_state = Signal(str, str)  # "loading" | "ready" | "failed", text for the user
+    notice = Signal(str)  # a message for the user that needs no dialog
+
+    def __init__(
+        self,
+        store: ChatStore,
+        worker_factory: type[InferenceWorker] | None = None,
+        engine_factory=None,
+        params: SamplingParams | None = None,
+    ) -> None:
+        super().__init__()
+        self.store = store
+        self.params = params or SamplingParams()
+        self.bridge = WorkerBridge()
+        self.bridge.event.connect(self._on_event)
+        factory = worker_factory or InferenceWorker
+        if engine_factory is None:
+            from inference.llama_engine import LlamaEngine
+
+            engine_factory = LlamaEngine
+        self.worker = factory(engine_factory, self.bridge.sink)
+        self.worker.start()
+        self._ids = itertools.count(1)
+        self._active: _Active | None = None
+        self._model_ready = False
+        self._model_problem = "No model is loaded yet."
+        self.model_name = ""
+        self.current_chat: Chat | None = None
+
+    # Model ------------------------------------------------------------------------
+    def load_model(self, spec: ModelSpec) -> None:
+        self._model_ready = False
+        self._model_problem = "The model is still loading. Try again in a moment."
+        self.worker.submit(LoadModel(spec))
+
+    def model_unavailable(self, reason: str) -> None:
+        """No model can be offered at all (none installed): say so, keep the app usable."""
+        self._model_ready = False
+        self._model_problem = reason
+        self.model_state.emit("failed", reason)
+
+    @property
+    def model_ready(self) -> bool:
+        return self._model_ready
+
+    @property
+    def busy(self) -> bool:
+        return self._active is not None
+
+    # Chats ------------------------------------------------------------------------
+    def chats(self) -> list[Chat]:
+        return self.store.list_chats()
+
+    def new_chat(self) -> Chat:
+        chat = self.store.create_chat()
+        self.chats_changed.emit()
+        self.select_chat(chat.id)
+        return chat
+
+    def select_chat(self, chat_id: int | None) -> None:
+        chat = self.store.get_chat(chat_id) if chat_id is not None else None
+        self.current_chat = chat
+        self.chat_selected.emit(chat, self.store.messages(chat.id) if chat else [])
+
+    def rename_chat(self, chat_id: int, title: str) -> None:
+        title = title.strip()
+        if not title:
+            self.notice.emit("A chat needs a name.")
+            return
+        self.store.rename_chat(chat_id, title)
+        self.chats_changed.emit()
+
+    def delete_chat(self, chat_id: int) -> None:
+        if self._active and self._active.chat_id == chat_id:
+            self.worker.cancel(self._active.request_id)
+            self._set_active(None)
+        self.store.delete_chat(chat_id)
+        if self.current_chat and self.current_chat.id == chat_id:
+            remaining = self.store.list_chats()
+            self.select_chat(remaining[0].id if remaining else None)
+        self.chats_changed.emit()
+
+    # Messages ---------------------------------------------------------------------
+    def send(self, text: str) -> bool:
+        """Save the user's message and ask for an answer. False (and a notice) if not sent."""
+        if not text.strip():
+            self.notice.emit("Type a message first.")
+            return False
+        if self._active is not None:
+            self.notice.emit("Wait for the current answer to finish, or stop it (Esc).")
+            return False
+        if not self._model_ready:
+            self.notice.emit(self._model_problem)
+            return False
+        chat = self.current_chat
+        if chat is None:
+            chat = self.store.create_chat(title_from(text))
+            self.current_chat = chat
+            self.chats_changed.emit()
+            self.chat_selected.emit(chat, [])
+        elif chat.title == "New chat" and not self.store.messages(chat.id):
+            self.store.rename_chat(chat.id, title_from(text))
+        message = self.store.add_message(chat.id, "user", text)  # committed before generating
+        self.message_added.emit(message)
+        self.chats_changed.emit()
+        self._generate(chat.id)
+        return True
+
+    def stop(self) -> None:
+        if self._active is not None:
+            self.worker.cancel(self._active.request_id)
+
+    def regenerate(self) -> bool:
+        """Replace the last answer of the current chat with a new one."""
+        chat = self.current_chat
+        if chat is None or self._active is not None:
+            return False
+        if not self._model_ready:
+            self.notice.emit(self._model_problem)
+            return False
+        messages = self.store.messages(chat.id)
+        if not messages:
+            return False
+        if messages[-1].role == "assistant":
+            self.store.delete_message(messages[-1].id)
+            self.message_removed.emit(messages[-1].id)
+        self._generate(chat.id)
+        return True
+
+    def _history(self, chat_id: int) -> tuple[ChatMessage, ...]:
+        history = [ChatMessage("system", SYSTEM_PROMPT)]
+        for m in self.store.messages(chat_id):
+            if m.status == FAILED or m.status == STREAMING or not m.content:
+                continue
+            history.append(ChatMessage(m.role, m.content))
+        return tuple(history)
+
+    def _generate(self, chat_id: int) -> None:
+        history = self._history(chat_id)
+        placeholder = self.store.add_message(chat_id, "assistant", "", STREAMING)
+        self.message_added.emit(placeholder)
+        request_id = next(self._ids)
+        self._set_active(_Active(request_id, chat_id, placeholder.id, "", time.monotonic()))
+        self.worker.submit(Generate(request_id, chat_id, history, self.params))
+
+    def _set_active(self, active: _Active | None) -> None:
+        was_busy = self._active is not None
+        self._active = active
+        if was_busy != (active is not None):
+            self.busy_changed.emit(active is not None)
+
+    # Worker events (UI thread) -----------------------------------------------------
+    @Slot(object)
+    def _on_event(self, event: Event) -> None:
+        if isinstance(event, ModelLoading):
+            self.model_state.emit("loading", f"Loading {event.path.name}…")
+        elif isinstance(event, ModelLoaded):
+            self._model_ready = True
+            self.model_name = event.name
+            self.model_state.emit("ready", f"{event.name} · context {event.n_ctx} tokens")
+        elif isinstance(event, ModelFailed):
+            self._model_ready = False
+            self._model_problem = event.reason
+            self.model_state.emit("failed", event.reason)
+        else:
+            self._on_generation_event(event)
+
+    def _on_generation_event(self, event: Event) -> None:
+        active = self._active
+        if active is None or getattr(event, "request_id", None) != active.request_id:
+            return  # leftovers of a stopped or replaced request
+        if isinstance(event, Started):
+            if event.dropped_messages:
+                self.notice.emit(
+                    f"This chat is longer than the model's context: the {event.dropped_messages} "
+                    "oldest messages were left out of this answer."
+                )
+        elif isinstance(event, Chunk):
+            active.text += event.text
+            self.answer_updated.emit(active.message_id, active.text)
+            now = time.monotonic()
+            if now - active.last_checkpoint >= CHECKPOINT_SECONDS:
+                self.store.update_message(active.message_id, content=active.text)
+                active.last_checkpoint = now
+        elif isinstance(event, Done):
+            self._finish(active, COMPLETE, event.stats.as_dict())
+        elif isinstance(event, Stopped):
+            self._finish(active, INTERRUPTED, event.stats.as_dict())
+        elif isinstance(event, Failed):
+            self._finish(active, FAILED, {"error": event.reason})
+
+    def _finish(self, active: _Active, status: str, stats: dict) -> None:
+        self._set_active(None)
+        if status == INTERRUPTED and not active.text:
+            # Stopped before the first word: nothing worth keeping.
+            self.store.delete_message(active.message_id)
+            self.message_removed.emit(active.message_id)
+            return
+        self.store.update_message(active.message_id, content=active.text, status=status, stats=stats)
+        message = Message(active.message_id, active.chat_id, 0, "assistant", active.text, status, stats)
+        self.answer_finished.emit(message)
+
+    # Shutdown ---------------------------------------------------------------------
+    def shutdown(self, timeout: float = 2.0) -> bool:
+        """Stop generating, save the partial answer, join the worker, close the store."""
+        active = self._active
+        if active is not None:
+            self.worker.cancel(active.request_id)
+            self.store.update_message(active.message_id, content=active.text, status=INTERRUPTED)
+            self._set_active(None)
+        joined = self.worker.shutdown(timeout)
+        if not joined:
+            log.error("the inference worker did not stop within %.1f s", timeout)
+        self.store.close()
+        return joined
+
+
+def default_model_spec(path: Path) -> ModelSpec:
+    return ModelSpec(path=path)

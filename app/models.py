@@ -1,0 +1,32 @@
+"""Which model the app opens, and the bundled starter model's first-launch placement."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from inference.bundled import choose_model, provision, starter_model
+from inference.errors import ModelLoadError
+from storage.paths import models_dir
+
+log = logging.getLogger(__name__)
+
+
+def resolve_model() -> Path:
+    """The model to open. Places the bundled starter model first if it is missing.
+
+    Raises ModelLoadError with a message for the user when there is no model at all.
+    """
+    folder = models_dir()
+    try:
+        provision(starter_model(), folder)
+    except ModelLoadError as exc:
+        log.warning("bundled model not provisioned: %s", exc)
+        chosen = choose_model(folder)
+        if chosen is None:
+            raise
+        return chosen
+    chosen = choose_model(folder)
+    if chosen is None:  # pragma: no cover - provision just placed one
+        raise ModelLoadError(f"No model was found in {folder}.")
+    return chosen

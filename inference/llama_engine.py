@@ -1,0 +1,207 @@
+"""The llama.cpp engine, through llama-cpp-python.
+
+It renders the chat with the model's own template (from the GGUF metadata), reuses the
+already-evaluated prefix of the previous prompt, evaluates the rest in batches so that a
+stop request is honoured between batches, and streams one text piece per token.
+llama-cpp-python's disk cache is never used: it writes model state, and so the
+conversation, to disk unencrypted.
+"""
+
+from __future__ import annotations
+
+import codecs
+import logging
+import os
+import random
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from inference.bundled import bundled_name
+from inference.errors import ModelLoadError, PromptTooLong
+from inference.hardware import physical_cores
+from inference.protocol import ChatMessage, ModelSpec, SamplingParams
+
+log = logging.getLogger(__name__)
+
+GGUF_MAGIC = b"GGUF"
+# Used when a model carries no chat template of its own.
+CHATML_TEMPLATE = (
+    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
+    "{{ message['content'] }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def check_model_file(path: Path) -> None:
+    """Reject what is plainly not a loadable GGUF file before llama.cpp sees it."""
+    if not path.exists():
+        raise ModelLoadError(f"The model file {path} does not exist.")
+    if not path.is_file():
+        raise ModelLoadError(f"{path} is not a file.")
+    if not os.access(path, os.R_OK):
+        raise ModelLoadError(f"The model file {path} cannot be read (permission denied).")
+    with open(path, "rb") as fh:
+        magic = fh.read(4)
+    if magic != GGUF_MAGIC:
+        raise ModelLoadError(f"{path.name} is not a GGUF model file.")
+
+
+class LlamaEngine:
+    def __init__(self) -> None:
+        self._llm: Any = None
+        self._formatter: Any = None
+        self._stop_strings: list[str] = []
+        self._name = ""
+        self._spec: ModelSpec | None = None
+        self.last_reused_tokens = 0  # prompt tokens taken from the cache on the last turn
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def n_ctx(self) -> int:
+        return int(self._llm.n_ctx()) if self._llm is not None else 0
+
+    @property
+    def llama(self) -> Any:
+        """The underlying ``llama_cpp.Llama`` (benchmarks compare against it)."""
+        return self._llm
+
+    def load(self, spec: ModelSpec) -> None:
+        self.close()
+        check_model_file(spec.path)
+        import llama_cpp
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        threads = spec.n_threads or physical_cores()
+        try:
+            llm = llama_cpp.Llama(
+                model_path=str(spec.path),
+                n_ctx=spec.n_ctx,
+                n_batch=spec.n_batch,
+                n_threads=threads,
+                n_threads_batch=threads,
+                verbose=False,
+            )
+        except Exception as exc:
+            raise ModelLoadError(
+                f"llama.cpp could not load {spec.path.name}: the file is damaged, incomplete, "
+                f"or made for a newer version of llama.cpp ({exc})."
+            ) from exc
+        template = llm.metadata.get("tokenizer.chat_template") or CHATML_TEMPLATE
+        eos_id, bos_id = llm.token_eos(), llm.token_bos()
+        eos = llm._model.token_get_text(eos_id) if eos_id != -1 else ""
+        bos = llm._model.token_get_text(bos_id) if bos_id != -1 else ""
+        self._formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+        self._llm = llm
+        self._spec = spec
+        self._name = bundled_name(spec.path) or llm.metadata.get("general.name") or spec.path.stem
+
+    def _require(self) -> Any:
+        if self._llm is None:
+            raise ModelLoadError("No model is loaded.")
+        return self._llm
+
+    def _prompt_tokens(self, messages: Sequence[ChatMessage]) -> tuple[list[int], list[str]]:
+        llm = self._require()
+        result = self._formatter(messages=[{"role": m.role, "content": m.content} for m in messages])
+        tokens = llm.tokenize(
+            result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True
+        )
+        stop = result.stop if isinstance(result.stop, list) else [result.stop] if result.stop else []
+        return tokens, [s for s in stop if s]
+
+    def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
+        return len(self._prompt_tokens(messages)[0])
+
+    def stream(
+        self, messages: Sequence[ChatMessage], params: SamplingParams, should_stop: Any
+    ) -> Iterator[str]:
+        import llama_cpp
+
+        llm = self._require()
+        tokens, stop_strings = self._prompt_tokens(messages)
+        n_ctx = self.n_ctx
+        if len(tokens) >= n_ctx:
+            raise PromptTooLong(len(tokens), n_ctx)
+        if not self._evaluate_prompt(llm, tokens, should_stop):
+            return
+        llm.set_seed(params.seed if params.seed is not None else random.randrange(2**31))
+        max_tokens = min(params.max_tokens, n_ctx - len(tokens))
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        held = ""  # text that might be the start of a stop string
+        produced = 0
+        generator = llm.generate(
+            tokens,
+            top_k=params.top_k,
+            top_p=params.top_p,
+            min_p=params.min_p,
+            temp=params.temperature,
+            repeat_penalty=params.repeat_penalty,
+        )
+        try:
+            for token in generator:
+                if llama_cpp.llama_vocab_is_eog(llm._model.vocab, token):
+                    break
+                text = held + decoder.decode(llm.detokenize([token]))
+                cut = _find_stop(text, stop_strings)
+                if cut is not None:
+                    yield text[:cut]
+                    break
+                keep = _partial_stop_suffix(text, stop_strings)
+                held = text[len(text) - keep:] if keep else ""
+                yield text[: len(text) - keep]
+                produced += 1
+                if produced >= max_tokens or should_stop():
+                    break
+            if held and not should_stop():
+                yield held
+        finally:
+            generator.close()
+
+    def _evaluate_prompt(self, llm: Any, tokens: list[int], should_stop: Any) -> bool:
+        """Evaluate all but the last prompt token, reusing the cached prefix.
+
+        Returns False when stopped. ``Llama.generate`` then finds everything but the last
+        token cached and evaluates only that one before sampling.
+        """
+        cached = llm.n_tokens
+        input_ids = llm.input_ids
+        common = 0
+        limit = min(cached, len(tokens) - 1)
+        while common < limit and input_ids[common] == tokens[common]:
+            common += 1
+        llm.n_tokens = common
+        self.last_reused_tokens = common
+        batch = max(1, llm.n_batch)
+        for start in range(common, len(tokens) - 1, batch):
+            if should_stop():
+                return False
+            llm.eval(tokens[start : min(start + batch, len(tokens) - 1)])
+        return not should_stop()
+
+    def close(self) -> None:
+        if self._llm is not None:
+            try:
+                self._llm.close()
+            finally:
+                self._llm = None
+                self._formatter = None
+
+
+def _find_stop(text: str, stops: Sequence[str]) -> int | None:
+    positions = [text.find(s) for s in stops if s in text]
+    return min(positions) if positions else None
+
+
+def _partial_stop_suffix(text: str, stops: Sequence[str]) -> int:
+    """Length of the longest tail of ``text`` that begins some stop string."""
+    best = 0
+    for stop in stops:
+        for length in range(min(len(stop) - 1, len(text)), 0, -1):
+            if text.endswith(stop[:length]):
+                best = max(best, length)
+                break
+    return best

@@ -1,0 +1,138 @@
+"""Commands into the inference worker and events out of it.
+
+Plain frozen dataclasses: the worker never sees Qt, and the UI never sees llama.cpp.
+Every generation event carries the request id it belongs to, so the UI can drop the
+leftovers of a request it has stopped or replaced.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    role: str  # "system" | "user" | "assistant"
+    content: str
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    max_tokens: int = 512
+    temperature: float = 0.7
+    top_p: float = 0.95
+    top_k: int = 40
+    min_p: float = 0.05
+    repeat_penalty: float = 1.1
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    path: Path
+    n_ctx: int = 2048
+    n_threads: int | None = None
+    n_batch: int = 256
+
+
+# Commands -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LoadModel:
+    spec: ModelSpec
+
+
+@dataclass(frozen=True)
+class Generate:
+    request_id: int
+    chat_id: int
+    messages: tuple[ChatMessage, ...]
+    params: SamplingParams = field(default_factory=SamplingParams)
+
+
+@dataclass(frozen=True)
+class Shutdown:
+    pass
+
+
+Command = LoadModel | Generate | Shutdown
+
+
+# Events ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ModelLoading:
+    path: Path
+
+
+@dataclass(frozen=True)
+class ModelLoaded:
+    path: Path
+    name: str
+    n_ctx: int
+    load_seconds: float
+
+
+@dataclass(frozen=True)
+class ModelFailed:
+    path: Path
+    reason: str
+
+
+@dataclass(frozen=True)
+class Stats:
+    prompt_tokens: int
+    tokens: int
+    ttft_seconds: float
+    total_seconds: float
+    dropped_messages: int = 0
+
+    @property
+    def tokens_per_second(self) -> float:
+        decode = self.total_seconds - self.ttft_seconds
+        if self.tokens <= 1 or decode <= 0:
+            return 0.0
+        # The first token's time is prefill; decode speed counts the tokens after it.
+        return (self.tokens - 1) / decode
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "tokens": self.tokens,
+            "ttft_seconds": round(self.ttft_seconds, 4),
+            "total_seconds": round(self.total_seconds, 4),
+            "tokens_per_second": round(self.tokens_per_second, 2),
+            "dropped_messages": self.dropped_messages,
+        }
+
+
+@dataclass(frozen=True)
+class Started:
+    request_id: int
+    dropped_messages: int = 0
+
+
+@dataclass(frozen=True)
+class Chunk:
+    request_id: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Done:
+    request_id: int
+    stats: Stats
+
+
+@dataclass(frozen=True)
+class Stopped:
+    request_id: int
+    stats: Stats
+
+
+@dataclass(frozen=True)
+class Failed:
+    request_id: int
+    reason: str
+
+
+Event = ModelLoading | ModelLoaded | ModelFailed | Started | Chunk | Done | Stopped | Failed

@@ -1,0 +1,1 @@
+"""Persistence for Hearth: locations, the database and its repositories. No Qt here."""
