@@ -12,13 +12,13 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QMainWindow,
     QMenu,
-    QMessageBox,
     QPushButton,
     QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
+from app import dialogs
 from app.controller import ChatController
 from app.widgets import ChatInput, ConversationView
 from storage.chats import Chat, Message
@@ -147,14 +147,12 @@ class MainWindow(QMainWindow):
         chat = self.controller.current_chat
         if chat is None:
             return
-        answer = QMessageBox.question(
+        if dialogs.confirm(
             self,
             "Delete chat",
             f"Delete “{chat.title}” and all its messages? This cannot be undone.",
-            QMessageBox.StandardButton.Delete | QMessageBox.StandardButton.Cancel,
-            QMessageBox.StandardButton.Cancel,
-        )
-        if answer == QMessageBox.StandardButton.Delete:
+            "Delete",
+        ):
             self.controller.delete_chat(chat.id)
 
     @Slot(object)
@@ -175,13 +173,13 @@ class MainWindow(QMainWindow):
 
     @Slot(QUrl)
     def _open_link(self, url: QUrl) -> None:
-        answer = QMessageBox.question(
+        if dialogs.confirm(
             self,
             "Open link",
             f"Open this link in your web browser?\n\n{url.toString()}\n\n"
             "Your browser will connect to the internet; Hearth does not.",
-        )
-        if answer == QMessageBox.StandardButton.Yes:
+            "Open in browser",
+        ):
             QDesktopServices.openUrl(url)
 
     # Controller updates -----------------------------------------------------------

@@ -23,6 +23,8 @@ class SchemaInfo(Base):
 
 class ChatRow(Base):
     __tablename__ = "chats"
+    # Row ids are never reused: a deleted message's id must not name a new one.
+    __table_args__ = {"sqlite_autoincrement": True}
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     title: Mapped[str] = mapped_column(Text)
@@ -32,6 +34,7 @@ class ChatRow(Base):
 
 class MessageRow(Base):
     __tablename__ = "messages"
+    __table_args__ = {"sqlite_autoincrement": True}
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     chat_id: Mapped[int] = mapped_column(ForeignKey("chats.id", ondelete="CASCADE"), index=True)

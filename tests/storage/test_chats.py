@@ -66,3 +66,11 @@ def test_a_file_that_is_not_a_database_is_reported(tmp_path: Path) -> None:
     path.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(StoreError, match="damaged or not a Hearth database"):
         ChatStore(path)
+
+
+def test_ids_of_deleted_messages_are_never_reused(store: ChatStore) -> None:
+    chat = store.create_chat()
+    store.add_message(chat.id, "user", "q")
+    answer = store.add_message(chat.id, "assistant", "a")
+    store.delete_message(answer.id)
+    assert store.add_message(chat.id, "assistant", "b").id > answer.id

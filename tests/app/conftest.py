@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from app.controller import ChatController, default_model_spec
+from app.main_window import MainWindow
+from storage.chats import ChatStore
+from storage.paths import database_path
+from tests.fakes import FakeEngine
+
+WAIT_MS = 10_000
+
+
+@pytest.fixture
+def make_window(qtbot) -> Callable[..., MainWindow]:
+    """A real window on a real store, with the engine the test chooses (fake by default)."""
+    windows: list[MainWindow] = []
+
+    def make(engine=None, model: Path | None = Path("fake.gguf"), wait_ready: bool = True) -> MainWindow:
+        engine = engine if engine is not None else FakeEngine()
+        factory = engine if callable(engine) and not isinstance(engine, FakeEngine) else (lambda: engine)
+        controller = ChatController(ChatStore(database_path()), engine_factory=factory)
+        window = MainWindow(controller)
+        qtbot.addWidget(window)
+        window.show()
+        windows.append(window)
+        if model is not None:
+            if wait_ready:
+                with qtbot.waitSignal(controller.model_state, timeout=WAIT_MS,
+                                      check_params_cb=lambda state, _text: state != "loading"):
+                    controller.load_model(default_model_spec(model))
+            else:
+                controller.load_model(default_model_spec(model))
+        return window
+
+    yield make
+    for window in windows:
+        window.close()
+
+
+@pytest.fixture
+def confirm_dialogs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Answer confirmation dialogs with their affirmative button; record their titles."""
+    asked: list[str] = []
+
+    def confirm(_parent, title, _text, _action):
+        asked.append(title)
+        return True
+
+    monkeypatch.setattr("app.dialogs.confirm", confirm)
+    return asked

@@ -1,0 +1,218 @@
+"""The main window driven like a user would, with a fake engine (fast, deterministic)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.main_window import MainWindow
+from storage.chats import COMPLETE, INTERRUPTED
+from tests.app.conftest import WAIT_MS
+from tests.fakes import FakeEngine
+
+pytestmark = pytest.mark.gui
+
+
+def type_and_send(qtbot, window: MainWindow, text: str) -> None:
+    window.input.setFocus()
+    qtbot.keyClicks(window.input, text)
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        qtbot.keyClick(window.input, Qt.Key.Key_Return)
+
+
+def stored(window: MainWindow):
+    chat = window.controller.current_chat
+    return window.controller.store.messages(chat.id) if chat else []
+
+
+def test_window_has_chat_list_conversation_and_input(make_window) -> None:
+    window = make_window()
+    assert window.chat_list.isVisible()
+    assert window.conversation.isVisible()
+    assert window.input.isVisible()
+    assert "Fake model" in window.model_label.text()
+
+
+def test_enter_sends_and_the_answer_streams_in_with_its_figures(qtbot, make_window) -> None:
+    engine = FakeEngine(tokens=["Hello", " there", "!"], delay=0.01)
+    window = make_window(engine)
+    updates = []
+    window.controller.answer_updated.connect(lambda _id, text: updates.append(text))
+    type_and_send(qtbot, window, "Hi model")
+
+    assert window.input.toPlainText() == ""
+    widgets = window.conversation.message_widgets()
+    assert [w.role for w in widgets] == ["user", "assistant"]
+    assert widgets[0].text() == "Hi model"
+    assert widgets[1].text() == engine.expected_text(1)
+    assert updates and updates[-1] == engine.expected_text(1)
+    assert "tokens/s" in widgets[1].info.text() and "first token" in widgets[1].info.text()
+    assert [(m.role, m.content, m.status) for m in stored(window)] == [
+        ("user", "Hi model", COMPLETE),
+        ("assistant", engine.expected_text(1), COMPLETE),
+    ]
+    assert window.chat_list.count() == 1
+    assert window.chat_list.item(0).text() == "Hi model"
+
+
+def test_shift_enter_is_a_new_line_not_a_send(qtbot, make_window) -> None:
+    window = make_window()
+    qtbot.keyClicks(window.input, "line one")
+    qtbot.keyClick(window.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClicks(window.input, "line two")
+    assert window.input.toPlainText() == "line one\nline two"
+    assert window.controller.current_chat is None
+
+
+def test_an_empty_prompt_is_not_sent_and_says_why(qtbot, make_window) -> None:
+    window = make_window()
+    qtbot.keyClicks(window.input, "   ")
+    qtbot.keyClick(window.input, Qt.Key.Key_Return)
+    assert window.notice.isVisible() and "Type a message" in window.notice.text()
+    assert window.controller.store.list_chats() == []
+
+
+def test_escape_stops_generation_and_keeps_the_partial_answer(qtbot, make_window) -> None:
+    engine = FakeEngine(tokens=["word "] * 2000, delay=0.005)
+    window = make_window(engine)
+    qtbot.keyClicks(window.input, "go on forever")
+    with qtbot.waitSignal(window.controller.answer_updated, timeout=WAIT_MS):
+        qtbot.keyClick(window.input, Qt.Key.Key_Return)
+    assert window.stop_button.isEnabled() and not window.send_button.isEnabled()
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        qtbot.keyClick(window, Qt.Key.Key_Escape)
+    answer = stored(window)[-1]
+    assert answer.status == INTERRUPTED
+    assert answer.content.startswith("[1] word") and len(answer.content) < len("word ") * 2000
+    assert "Stopped" in window.conversation.message_widgets()[-1].info.text()
+    assert window.send_button.isEnabled() and not window.stop_button.isEnabled()
+
+
+def test_stop_button_stops_too(qtbot, make_window) -> None:
+    window = make_window(FakeEngine(tokens=["x"] * 2000, delay=0.005))
+    qtbot.keyClicks(window.input, "hello")
+    with qtbot.waitSignal(window.controller.answer_updated, timeout=WAIT_MS):
+        window.send_button.click()
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        window.stop_button.click()
+    assert stored(window)[-1].status == INTERRUPTED
+
+
+def test_regenerate_replaces_the_last_answer(qtbot, make_window) -> None:
+    engine = FakeEngine()
+    window = make_window(engine)
+    type_and_send(qtbot, window, "question")
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        window.regenerate_button.click()
+    messages = stored(window)
+    assert [m.role for m in messages] == ["user", "assistant"]
+    assert messages[1].content == engine.expected_text(2)
+    widgets = window.conversation.message_widgets()
+    assert [w.text() for w in widgets] == ["question", engine.expected_text(2)]
+    # The regenerated answer was asked with the same history: system + the question only.
+    assert [m.content for m in engine.calls[-1]][1:] == ["question"]
+
+
+def test_chats_new_select_and_delete(qtbot, make_window, confirm_dialogs) -> None:
+    engine = FakeEngine()
+    window = make_window(engine)
+    type_and_send(qtbot, window, "first chat")
+    window.new_chat_button.click()
+    assert window.conversation.message_widgets() == []
+    type_and_send(qtbot, window, "second chat")
+    assert window.chat_list.count() == 2
+    titles = [window.chat_list.item(i).text() for i in range(2)]
+    assert titles == ["second chat", "first chat"]
+
+    window.chat_list.setCurrentRow(1)
+    assert [w.text() for w in window.conversation.message_widgets()][0] == "first chat"
+    # The earlier chat's history does not leak into the other one.
+    type_and_send(qtbot, window, "more in first")
+    assert [m.content for m in engine.calls[-1] if m.role == "user"] == ["first chat", "more in first"]
+
+    window.delete_chat_button.click()
+    assert confirm_dialogs == ["Delete chat"]
+    assert window.chat_list.count() == 1
+    assert window.controller.current_chat.title == "second chat"
+    assert [w.text() for w in window.conversation.message_widgets()][0] == "second chat"
+
+
+def test_answers_render_markdown(qtbot, make_window) -> None:
+    tokens = ["Here:\n\n", "- one\n", "- two\n\n", "```python\n", "print('hi')\n", "```\n"]
+    window = make_window(FakeEngine(tokens=tokens))
+    type_and_send(qtbot, window, "show me")
+    body = window.conversation.message_widgets()[-1].body
+    plain = body.toPlainText()
+    assert "print('hi')" in plain and "```" not in plain
+    lists = [body.document().findBlockByNumber(i).textList() for i in range(body.document().blockCount())]
+    assert any(lst is not None for lst in lists)
+
+
+def test_a_model_that_fails_to_load_is_explained_and_nothing_is_lost(qtbot, make_window) -> None:
+    window = make_window(model=Path("broken.gguf"))
+    assert "could not be loaded" in window.notice.text()
+    assert "not a GGUF model file" in window.notice.text()
+    qtbot.keyClicks(window.input, "my precious words")
+    qtbot.keyClick(window.input, Qt.Key.Key_Return)
+    assert window.input.toPlainText() == "my precious words"
+    assert window.controller.store.list_chats() == []
+
+
+def test_a_message_too_long_for_the_context_is_explained_and_kept(qtbot, make_window) -> None:
+    window = make_window(FakeEngine(n_ctx=64))
+    window.input.setPlainText("word " * 400)
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        window.send_button.click()
+    messages = stored(window)
+    assert messages[0].content == "word " * 400
+    assert "too long" in window.conversation.message_widgets()[-1].info.text()
+    # The app stays usable: a short message in a new chat works.
+    window.new_chat_button.click()
+    window.input.setPlainText("short")
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        window.send_button.click()
+    assert stored(window)[-1].status == COMPLETE
+
+
+def test_the_partial_answer_is_checkpointed_while_streaming(qtbot, make_window, monkeypatch) -> None:
+    monkeypatch.setattr("app.controller.CHECKPOINT_SECONDS", 0.0)
+    window = make_window(FakeEngine(tokens=["chunk "] * 2000, delay=0.005))
+    window.input.setPlainText("stream")
+    window.send_button.click()
+    qtbot.waitUntil(lambda: len(stored(window)) == 2 and stored(window)[1].content.count("chunk") >= 3,
+                    timeout=WAIT_MS)
+    assert stored(window)[1].status == "streaming"
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        window.controller.stop()
+
+
+def test_events_of_a_replaced_request_are_dropped(qtbot, make_window) -> None:
+    from inference.protocol import Chunk
+
+    window = make_window()
+    type_and_send(qtbot, window, "hello")
+    before = [w.text() for w in window.conversation.message_widgets()]
+    window.controller.bridge.sink(Chunk(request_id=999, text="stale text"))
+    qtbot.wait(50)
+    assert [w.text() for w in window.conversation.message_widgets()] == before
+
+
+def test_closing_while_streaming_joins_the_worker_and_saves_the_partial_answer(qtbot, make_window) -> None:
+    engine = FakeEngine(tokens=["slow "] * 10_000, delay=0.01)
+    window = make_window(engine)
+    window.input.setPlainText("long one")
+    with qtbot.waitSignal(window.controller.answer_updated, timeout=WAIT_MS):
+        window.send_button.click()
+    store = window.controller.store
+    chat_id = window.controller.current_chat.id
+    window.close()
+    assert not window.controller.worker.is_alive
+    assert engine.closed
+    from storage.chats import ChatStore
+
+    reopened = ChatStore(store.path)
+    answer = reopened.messages(chat_id)[-1]
+    assert answer.status == INTERRUPTED and answer.content.startswith("[1] slow")
+    reopened.close()

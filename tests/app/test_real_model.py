@@ -1,0 +1,91 @@
+"""The window with the real starter model through llama.cpp: the paths a user takes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from inference.llama_engine import LlamaEngine
+from inference.protocol import SamplingParams
+from storage.chats import COMPLETE, INTERRUPTED, ChatStore
+from tests.app.conftest import WAIT_MS
+
+pytestmark = [pytest.mark.gui, pytest.mark.model]
+
+SHORT = SamplingParams(max_tokens=40, temperature=0.0, seed=1)
+WAIT = 6 * WAIT_MS
+
+
+@pytest.fixture
+def window(make_window, starter_model_path: Path):
+    w = make_window(LlamaEngine, model=starter_model_path)
+    w.controller.params = SHORT
+    assert w.controller.model_ready, w.notice.text()
+    return w
+
+
+def ask(qtbot, window, text: str) -> None:
+    window.input.setPlainText(text)
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT):
+        qtbot.keyClick(window.input, Qt.Key.Key_Return)
+
+
+def messages(window):
+    return window.controller.store.messages(window.controller.current_chat.id)
+
+
+def test_chat_with_the_starter_model(qtbot, window) -> None:
+    ask(qtbot, window, "What is the capital of France?")
+    answer = messages(window)[-1]
+    assert answer.status == COMPLETE and answer.content.strip()
+    assert answer.stats["tokens"] > 0 and answer.stats["tokens_per_second"] > 0
+    assert window.conversation.message_widgets()[-1].text() == answer.content
+    assert "tokens/s" in window.conversation.message_widgets()[-1].info.text()
+
+
+def test_stop_mid_stream_then_regenerate(qtbot, window) -> None:
+    window.controller.params = SamplingParams(max_tokens=400, temperature=0.0, seed=1)
+    window.input.setPlainText("Write a long story about a lighthouse keeper and the sea.")
+    with qtbot.waitSignal(window.controller.answer_updated, timeout=WAIT):
+        window.send_button.click()
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT):
+        qtbot.keyClick(window, Qt.Key.Key_Escape)
+    stopped = messages(window)[-1]
+    assert stopped.status == INTERRUPTED and stopped.content
+    assert stopped.stats["tokens"] < 400
+
+    window.controller.params = SHORT
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT):
+        window.regenerate_button.click()
+    after = messages(window)
+    assert [m.role for m in after] == ["user", "assistant"]
+    assert after[-1].status == COMPLETE and after[-1].id != stopped.id
+
+
+def test_a_second_chat_while_the_first_is_idle(qtbot, window) -> None:
+    ask(qtbot, window, "Say hello.")
+    first_chat = window.controller.current_chat
+    window.new_chat_button.click()
+    ask(qtbot, window, "Name a colour.")
+    assert window.controller.current_chat.id != first_chat.id
+    assert len(messages(window)) == 2
+    window.controller.select_chat(first_chat.id)
+    assert [m.content for m in messages(window)][0] == "Say hello."
+
+
+def test_quit_during_generation_joins_the_worker_and_frees_the_model(qtbot, window) -> None:
+    window.controller.params = SamplingParams(max_tokens=2000, temperature=0.7)
+    window.input.setPlainText("Tell me everything you know about the history of ships.")
+    with qtbot.waitSignal(window.controller.answer_updated, timeout=WAIT):
+        window.send_button.click()
+    path = window.controller.store.path
+    chat_id = window.controller.current_chat.id
+    window.close()
+    worker = window.controller.worker
+    assert not worker.is_alive
+    reopened = ChatStore(path)
+    answer = reopened.messages(chat_id)[-1]
+    reopened.close()
+    assert answer.status == INTERRUPTED and answer.content

@@ -1,0 +1,92 @@
+"""The real llama.cpp engine with the bundled starter model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from inference.errors import ModelLoadError, PromptTooLong
+from inference.llama_engine import LlamaEngine
+from inference.protocol import ChatMessage, ModelSpec, SamplingParams
+
+pytestmark = pytest.mark.model
+
+GREEDY = SamplingParams(max_tokens=24, temperature=0.0, seed=7)
+QUESTION = [ChatMessage("system", "You are brief."), ChatMessage("user", "Name three fruits.")]
+
+
+@pytest.fixture(scope="module")
+def engine(starter_model_path: Path):
+    e = LlamaEngine()
+    e.load(ModelSpec(starter_model_path, n_ctx=1024, n_threads=2))
+    yield e
+    e.close()
+
+
+def generate(engine: LlamaEngine, messages, params=GREEDY, stop_after: int | None = None) -> str:
+    pieces: list[str] = []
+
+    def should_stop() -> bool:
+        return stop_after is not None and len(pieces) >= stop_after
+
+    for piece in engine.stream(messages, params, should_stop):
+        pieces.append(piece)
+    return "".join(pieces)
+
+
+def test_streams_text_and_greedy_output_is_repeatable(engine: LlamaEngine) -> None:
+    first = generate(engine, QUESTION)
+    assert first.strip()
+    assert generate(engine, QUESTION) == first
+
+
+def test_stop_ends_the_stream_after_the_current_token(engine: LlamaEngine) -> None:
+    pieces = []
+    for piece in engine.stream(QUESTION, SamplingParams(max_tokens=200, temperature=0.0), lambda: len(pieces) >= 3):
+        pieces.append(piece)
+    assert len(pieces) == 3
+
+
+def test_answer_after_a_stop_equals_a_cold_answer(engine: LlamaEngine, starter_model_path: Path) -> None:
+    generate(engine, QUESTION, stop_after=2)  # leaves a half-evaluated answer in the cache
+    warm = generate(engine, QUESTION)
+    cold_engine = LlamaEngine()
+    cold_engine.load(ModelSpec(starter_model_path, n_ctx=1024, n_threads=2))
+    try:
+        assert generate(cold_engine, QUESTION) == warm
+    finally:
+        cold_engine.close()
+
+
+def test_the_next_turn_reuses_the_evaluated_prefix(engine: LlamaEngine) -> None:
+    answer = generate(engine, QUESTION)
+    follow_up = [*QUESTION, ChatMessage("assistant", answer), ChatMessage("user", "And three vegetables?")]
+    generate(engine, follow_up)
+    assert engine.last_reused_tokens >= engine.count_tokens(QUESTION) - 1
+
+
+def test_a_prompt_longer_than_the_context_is_refused(engine: LlamaEngine) -> None:
+    with pytest.raises(PromptTooLong):
+        generate(engine, [ChatMessage("user", "lighthouse " * 3000)])
+    assert generate(engine, QUESTION).strip()  # still usable
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "does not exist"),
+        (b"just some text, renamed\n", "not a GGUF model file"),
+        (b"GGUF\x03\x00\x00\x00" + b"\x00" * 16, "could not load"),
+    ],
+    ids=["missing", "text-file", "truncated"],
+)
+def test_bad_model_files_are_refused_with_a_reason(tmp_path: Path, content, message, starter_model_path) -> None:
+    path = tmp_path / "model.gguf"
+    if content is not None:
+        path.write_bytes(content)
+    engine = LlamaEngine()
+    with pytest.raises(ModelLoadError, match=message):
+        engine.load(ModelSpec(path))
+    engine.load(ModelSpec(starter_model_path, n_ctx=256))  # the engine is still usable
+    engine.close()
