@@ -48,6 +48,8 @@ class MainWindow(QMainWindow):
         self.new_chat_button = QPushButton("New chat")
         self.chat_list = QListWidget()
         self.chat_list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.chat_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.chat_list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.delete_chat_button = QPushButton("Delete")
         left = QWidget()
         left_layout = QVBoxLayout(left)

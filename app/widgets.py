@@ -10,7 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QUrl, Signal
-from PySide6.QtGui import QKeyEvent, QResizeEvent, QTextDocument
+from PySide6.QtGui import (
+    QColor,
+    QKeyEvent,
+    QResizeEvent,
+    QTextBlockFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+)
 from PySide6.QtWidgets import (
     QFrame,
     QLabel,
@@ -53,6 +61,7 @@ class MarkdownView(QTextBrowser):
     def set_markdown(self, text: str) -> None:
         self._source = text
         self.document().setMarkdown(text, MARKDOWN_FEATURES)
+        _shade_code_blocks(self.document())
 
     def set_plain(self, text: str) -> None:
         self._source = text
@@ -74,6 +83,23 @@ class MarkdownView(QTextBrowser):
 
     def sizeHint(self) -> QSize:
         return QSize(200, self.height())
+
+
+CODE_BACKGROUND = QColor("#f3f4f6")
+
+
+def _shade_code_blocks(document: QTextDocument) -> None:
+    """Give fenced and indented code a background so it stands apart from prose."""
+    block = document.begin()
+    while block.isValid():
+        fmt = block.blockFormat()
+        if fmt.hasProperty(QTextFormat.Property.BlockCodeFence) or fmt.hasProperty(
+            QTextFormat.Property.BlockCodeLanguage
+        ) or block.charFormat().fontFixedPitch():
+            shaded = QTextBlockFormat(fmt)
+            shaded.setBackground(CODE_BACKGROUND)
+            QTextCursor(block).setBlockFormat(shaded)
+        block = block.next()
 
 
 class MessageWidget(QFrame):
@@ -205,7 +231,7 @@ class ChatInput(QPlainTextEdit):
         super().__init__(parent)
         self.setPlaceholderText("Message the model privately — Enter to send, Shift+Enter for a new line")
         self.setTabChangesFocus(True)
-        self.setMaximumHeight(140)
+        self.setMaximumHeight(110)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
