@@ -25,6 +25,7 @@ from inference.protocol import ChatMessage, ModelSpec, SamplingParams
 log = logging.getLogger(__name__)
 
 GGUF_MAGIC = b"GGUF"
+PREFILL_STEP = 64
 # Used when a model carries no chat template of its own.
 CHATML_TEMPLATE = (
     "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
@@ -175,7 +176,8 @@ class LlamaEngine:
             common += 1
         llm.n_tokens = common
         self.last_reused_tokens = common
-        batch = max(1, llm.n_batch)
+        # Small steps keep stop and quit responsive during a long prompt (~0.5 s each on 2 cores).
+        batch = max(1, min(llm.n_batch, PREFILL_STEP))
         for start in range(common, len(tokens) - 1, batch):
             if should_stop():
                 return False
