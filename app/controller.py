@@ -23,6 +23,7 @@ from inference.protocol import (
     Done,
     Event,
     Failed,
+    Forget,
     Generate,
     LoadModel,
     ModelFailed,
@@ -34,7 +35,16 @@ from inference.protocol import (
     Stopped,
 )
 from inference.worker import InferenceWorker
-from storage.chats import COMPLETE, FAILED, INTERRUPTED, STREAMING, Chat, ChatStore, Message
+from storage.chats import (
+    COMPLETE,
+    DAMAGED,
+    FAILED,
+    INTERRUPTED,
+    STREAMING,
+    Chat,
+    ChatStore,
+    Message,
+)
 
 log = logging.getLogger(__name__)
 
@@ -67,16 +77,17 @@ class ChatController(QObject):
     busy_changed = Signal(bool)
     model_state = Signal(str, str)  # "loading" | "ready" | "failed", text for the user
     notice = Signal(str)  # a message for the user that needs no dialog
+    locked_changed = Signal(bool)
 
     def __init__(
         self,
-        store: ChatStore,
+        store: ChatStore | None = None,
         worker_factory: type[InferenceWorker] | None = None,
         engine_factory=None,
         params: SamplingParams | None = None,
     ) -> None:
         super().__init__()
-        self.store = store
+        self._store = store
         self.params = params or SamplingParams()
         self.bridge = WorkerBridge()
         self.bridge.event.connect(self._on_event)
@@ -110,13 +121,56 @@ class ChatController(QObject):
     def model_ready(self) -> bool:
         return self._model_ready
 
+    # Vault ------------------------------------------------------------------------
+    @property
+    def store(self) -> ChatStore:
+        if self._store is None:
+            raise RuntimeError("the vault is locked")
+        return self._store
+
+    @property
+    def locked(self) -> bool:
+        return self._store is None
+
+    def attach_store(self, store: ChatStore) -> None:
+        """The vault was unlocked: show its chats."""
+        self._store = store
+        self.locked_changed.emit(False)
+        self.chats_changed.emit()
+        chats = store.list_chats()
+        self.select_chat(chats[0].id if chats else None)
+
+    def lock(self) -> None:
+        """Stop generating, save the partial answer, close the vault, forget the conversation."""
+        if self._store is None:
+            return
+        self._interrupt_active()
+        self.current_chat = None
+        store, self._store = self._store, None
+        store.close()
+        self.worker.submit(Forget())
+        self.locked_changed.emit(True)
+
+    def _interrupt_active(self) -> None:
+        active = self._active
+        if active is None:
+            return
+        self.worker.cancel(active.request_id)
+        if self._store is not None:
+            self.store.update_message(active.message_id, content=active.text, status=INTERRUPTED)
+        self._set_active(None)
+
     @property
     def busy(self) -> bool:
         return self._active is not None
 
     # Chats ------------------------------------------------------------------------
     def chats(self) -> list[Chat]:
-        return self.store.list_chats()
+        return self.store.list_chats() if self._store is not None else []
+
+    def pin_chat(self, chat_id: int, pinned: bool) -> None:
+        self.store.pin_chat(chat_id, pinned)
+        self.chats_changed.emit()
 
     def new_chat(self) -> Chat:
         chat = self.store.create_chat()
@@ -127,7 +181,14 @@ class ChatController(QObject):
     def select_chat(self, chat_id: int | None) -> None:
         chat = self.store.get_chat(chat_id) if chat_id is not None else None
         self.current_chat = chat
-        self.chat_selected.emit(chat, self.store.messages(chat.id) if chat else [])
+        before = len(self.store.damaged_places)
+        messages = self.store.messages(chat.id) if chat else []
+        self.chat_selected.emit(chat, messages)
+        if len(self.store.damaged_places) > before or (chat and chat.damaged):
+            self.notice.emit(
+                "Part of this chat could not be decrypted: the vault file was changed outside "
+                "Hearth or is damaged. The rest is intact; see Help ▸ Check vault."
+            )
 
     def rename_chat(self, chat_id: int, title: str) -> None:
         title = title.strip()
@@ -152,6 +213,9 @@ class ChatController(QObject):
         """Save the user's message and ask for an answer. False (and a notice) if not sent."""
         if not text.strip():
             self.notice.emit("Type a message first.")
+            return False
+        if self._store is None:
+            self.notice.emit("Hearth is locked. Unlock it first.")
             return False
         if self._active is not None:
             self.notice.emit("Wait for the current answer to finish, or stop it (Esc).")
@@ -180,7 +244,7 @@ class ChatController(QObject):
     def regenerate(self) -> bool:
         """Replace the last answer of the current chat with a new one."""
         chat = self.current_chat
-        if chat is None or self._active is not None:
+        if chat is None or self._active is not None or self._store is None:
             return False
         if not self._model_ready:
             self.notice.emit(self._model_problem)
@@ -197,7 +261,7 @@ class ChatController(QObject):
     def _history(self, chat_id: int) -> tuple[ChatMessage, ...]:
         history = [ChatMessage("system", SYSTEM_PROMPT)]
         for m in self.store.messages(chat_id):
-            if m.status == FAILED or m.status == STREAMING or not m.content:
+            if m.status in (FAILED, STREAMING, DAMAGED) or not m.content:
                 continue
             history.append(ChatMessage(m.role, m.content))
         return tuple(history)
@@ -246,6 +310,8 @@ class ChatController(QObject):
             active.text += event.text
             self.answer_updated.emit(active.message_id, active.text)
             now = time.monotonic()
+            if self._store is None:
+                return
             if now - active.last_checkpoint >= CHECKPOINT_SECONDS:
                 self.store.update_message(active.message_id, content=active.text)
                 active.last_checkpoint = now
@@ -269,16 +335,14 @@ class ChatController(QObject):
 
     # Shutdown ---------------------------------------------------------------------
     def shutdown(self, timeout: float = 2.0) -> bool:
-        """Stop generating, save the partial answer, join the worker, close the store."""
-        active = self._active
-        if active is not None:
-            self.worker.cancel(active.request_id)
-            self.store.update_message(active.message_id, content=active.text, status=INTERRUPTED)
-            self._set_active(None)
+        """Stop generating, save the partial answer, join the worker, close the vault."""
+        self._interrupt_active()
         joined = self.worker.shutdown(timeout)
         if not joined:
             log.error("the inference worker did not stop within %.1f s", timeout)
-        self.store.close()
+        if self._store is not None:
+            store, self._store = self._store, None
+            store.close()
         return joined
 
 

@@ -1,8 +1,10 @@
-"""Confirmation dialogs in one place, with the action named on its button."""
+"""Every dialog the window asks through, in one place (tests answer them here)."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QMessageBox, QWidget
+from pathlib import Path
+
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit, QMessageBox, QWidget
 
 
 def confirm(parent: QWidget | None, title: str, text: str, action: str) -> bool:
@@ -12,3 +14,36 @@ def confirm(parent: QWidget | None, title: str, text: str, action: str) -> bool:
     box.setDefaultButton(QMessageBox.StandardButton.Cancel)
     box.exec()
     return box.clickedButton() is accept
+
+
+def inform(parent: QWidget | None, title: str, text: str) -> None:
+    QMessageBox.information(parent, title, text)
+
+
+def warn(parent: QWidget | None, title: str, text: str) -> None:
+    QMessageBox.warning(parent, title, text)
+
+
+def save_path(parent: QWidget | None, title: str, suggested: Path, filters: str) -> Path | None:
+    chosen, _ = QFileDialog.getSaveFileName(parent, title, str(suggested), filters)
+    return Path(chosen) if chosen else None
+
+
+def open_path(parent: QWidget | None, title: str, folder: Path, filters: str) -> Path | None:
+    chosen, _ = QFileDialog.getOpenFileName(parent, title, str(folder), filters)
+    return Path(chosen) if chosen else None
+
+
+def text(parent: QWidget | None, title: str, label: str, value: str = "") -> str | None:
+    answer, ok = QInputDialog.getText(parent, title, label, text=value)
+    return answer if ok else None
+
+
+def passphrase(parent: QWidget | None, title: str, label: str) -> str | None:
+    answer, ok = QInputDialog.getText(parent, title, label, QLineEdit.EchoMode.Password)
+    return answer if ok else None
+
+
+def integer(parent: QWidget | None, title: str, label: str, value: int, low: int, high: int) -> int | None:
+    answer, ok = QInputDialog.getInt(parent, title, label, value, low, high)
+    return answer if ok else None

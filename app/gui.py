@@ -1,4 +1,4 @@
-"""Starting the window: open the store, start the worker, load the model, show the UI."""
+"""Starting the window: one instance per data folder, the worker, the model, the lock screen."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from app.controller import ChatController, default_model_spec
 from app.main_window import MainWindow
 from app.models import resolve_model
+from app.single_instance import ActivationServer, ask_first_instance_to_show
 from inference.errors import InferenceError
-from storage.chats import ChatStore, StoreError
-from storage.paths import database_path, logs_dir
+from storage.instance_lock import AlreadyRunning, InstanceLock
+from storage.paths import data_dir, logs_dir
 
 log = logging.getLogger(__name__)
 
@@ -31,11 +32,10 @@ def _calm_dialog(kind: type[BaseException], value: BaseException, tb: TracebackT
         )
 
 
-def build_window(engine_factory=None) -> MainWindow:
-    """The window with its controller, store and worker (the model is loaded separately)."""
-    store = ChatStore(database_path())
-    controller = ChatController(store, engine_factory=engine_factory)
-    return MainWindow(controller)
+def build_window(engine_factory=None, **window_options) -> MainWindow:
+    """The window with its controller and worker; the vault opens from the lock screen."""
+    controller = ChatController(engine_factory=engine_factory)
+    return MainWindow(controller, **window_options)
 
 
 def load_default_model(window: MainWindow) -> None:
@@ -50,14 +50,23 @@ def load_default_model(window: MainWindow) -> None:
 def run_gui() -> int:
     app = QApplication.instance() or QApplication(sys.argv)
     app.setApplicationName("Hearth")
-    sys.excepthook = _calm_dialog
+    folder = data_dir()
+    lock = InstanceLock(folder)
     try:
-        window = build_window()
-    except StoreError as exc:
-        QMessageBox.critical(None, "Hearth cannot open your chats", str(exc))
+        lock.acquire()
+    except AlreadyRunning as exc:
+        if ask_first_instance_to_show(folder):
+            print("Hearth is already open; its window was brought forward.")
+            return 0
+        QMessageBox.information(None, "Hearth is already open", str(exc))
         return 1
-    load_default_model(window)
+    sys.excepthook = _calm_dialog
+    window = build_window()
+    server = ActivationServer(folder, window)
+    server.activate_requested.connect(window.bring_forward)
+    load_default_model(window)  # loads while the user types the passphrase
     window.show()
     code = app.exec()
     window.close()  # staged shutdown if the loop ended another way
+    lock.release()
     return code

@@ -1,27 +1,31 @@
-"""The main window: chat list on the left, the conversation and the input on the right."""
+"""The main window: the lock screen, or the chat list beside the conversation and the input."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QUrl, Slot
-from PySide6.QtGui import QCloseEvent, QDesktopServices, QKeySequence, QShortcut
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QInputDialog,
     QLabel,
+    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QMainWindow,
     QMenu,
     QPushButton,
     QSplitter,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from app import dialogs
 from app.controller import ChatController
+from app.lock_screen import LockScreen
+from app.vault_ui import VaultFlows
 from app.widgets import ChatInput, ConversationView
 from storage.chats import Chat, Message
+from storage.crypto import DEFAULT_KDF, KdfParams
 
 STYLE = """
 QFrame#userMessage { background: #eef3fb; border: 1px solid #d5deec; border-radius: 8px; }
@@ -32,11 +36,15 @@ QLabel#info { color: #777; font-size: 11px; }
 QLabel#info[failed="true"] { color: #b00020; }
 QLabel#notice { color: #8a5300; }
 QLabel#chatTitle { font-size: 15px; font-weight: bold; }
+QLabel#lockHeading { font-size: 18px; font-weight: bold; }
+QLabel#lockError { color: #b00020; }
+QLabel#strength { color: #555; }
 """
+PIN = "★ "
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, controller: ChatController) -> None:
+    def __init__(self, controller: ChatController, kdf: KdfParams = DEFAULT_KDF) -> None:
         super().__init__()
         self.controller = controller
         self.setWindowTitle("Hearth — private local chat")
@@ -44,8 +52,26 @@ class MainWindow(QMainWindow):
         self.setStyleSheet(STYLE)
         self._closing = False
 
-        # Left: chats.
+        self.lock_screen = LockScreen()
+        self.chat_page = self._build_chat_page()
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.lock_screen)
+        self.pages.addWidget(self.chat_page)
+        self.setCentralWidget(self.pages)
+        self.model_label = QLabel()
+        self.statusBar().addPermanentWidget(self.model_label)
+
+        self.vault = VaultFlows(self, kdf)
+        self._build_menus()
+        self._wire()
+        self.vault.start()
+
+    # Building ---------------------------------------------------------------------
+    def _build_chat_page(self) -> QWidget:
         self.new_chat_button = QPushButton("New chat")
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search all chats")
+        self.search.setClearButtonEnabled(True)
         self.chat_list = QListWidget()
         self.chat_list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.chat_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -54,10 +80,10 @@ class MainWindow(QMainWindow):
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.addWidget(self.new_chat_button)
+        left_layout.addWidget(self.search)
         left_layout.addWidget(self.chat_list, 1)
         left_layout.addWidget(self.delete_chat_button)
 
-        # Right: conversation and input.
         self.chat_title = QLabel("New chat")
         self.chat_title.setObjectName("chatTitle")
         self.conversation = ConversationView()
@@ -72,9 +98,8 @@ class MainWindow(QMainWindow):
         self.regenerate_button = QPushButton("Regenerate")
         self.regenerate_button.setToolTip("Replace the last answer with a new one")
         buttons = QVBoxLayout()
-        buttons.addWidget(self.send_button)
-        buttons.addWidget(self.stop_button)
-        buttons.addWidget(self.regenerate_button)
+        for button in (self.send_button, self.stop_button, self.regenerate_button):
+            buttons.addWidget(button)
         buttons.addStretch(1)
         input_row = QHBoxLayout()
         input_row.addWidget(self.input, 1)
@@ -91,22 +116,50 @@ class MainWindow(QMainWindow):
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([240, 760])
-        self.setCentralWidget(splitter)
-        self.model_label = QLabel()
-        self.statusBar().addPermanentWidget(self.model_label)
+        return splitter
 
-        # Wiring.
+    def _action(self, menu: QMenu, text: str, slot, shortcut=None) -> QAction:
+        action = menu.addAction(text)
+        action.triggered.connect(slot)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        return action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        self.new_chat_action = self._action(file_menu, "New chat", self._new_chat, QKeySequence.StandardKey.New)
+        self.export_action = self._action(file_menu, "Export chat (unencrypted)…", self.vault.export_chat)
+        file_menu.addSeparator()
+        self.backup_action = self._action(file_menu, "Back up vault…", self.vault.backup)
+        self._action(file_menu, "Restore vault from backup…", self.vault.restore)
+        file_menu.addSeparator()
+        self.lock_action = self._action(file_menu, "Lock now", self.vault.lock, "Ctrl+L")
+        self._action(file_menu, "Quit", self.close, QKeySequence.StandardKey.Quit)
+        chat_menu = bar.addMenu("&Chat")
+        self.rename_action = self._action(chat_menu, "Rename…", self._rename_current_chat, "F2")
+        self.pin_action = self._action(chat_menu, "Pin / unpin", self._toggle_pin)
+        self.delete_action = self._action(chat_menu, "Delete…", self._delete_current_chat)
+        settings_menu = bar.addMenu("&Settings")
+        self._action(settings_menu, "Change passphrase…", self.vault.change_passphrase)
+        self._action(settings_menu, "Auto-lock…", self.vault.set_auto_lock)
+        help_menu = bar.addMenu("&Help")
+        self._action(help_menu, "Check vault", self.vault.check)
+        self.unlocked_only = [self.new_chat_action, self.export_action, self.backup_action,
+                              self.lock_action, self.rename_action, self.pin_action, self.delete_action]
+
+    def _wire(self) -> None:
         self.new_chat_button.clicked.connect(self._new_chat)
         self.delete_chat_button.clicked.connect(self._delete_current_chat)
         self.chat_list.currentItemChanged.connect(self._chat_clicked)
         self.chat_list.customContextMenuRequested.connect(self._chat_menu)
+        self.search.textChanged.connect(self._refresh_chats)
         self.input.submitted.connect(self.send)
         self.send_button.clicked.connect(self.send)
         self.stop_button.clicked.connect(self.controller.stop)
         self.regenerate_button.clicked.connect(self._regenerate)
         self.conversation.link_requested.connect(self._open_link)
-        QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.controller.stop)
-        QShortcut(QKeySequence.StandardKey.New, self, self._new_chat)
+        QShortcut(QKeySequence(Qt.Key.Key_Escape), self.chat_page, self.controller.stop)
         QShortcut(QKeySequence(Qt.Key.Key_Delete), self.chat_list, self._delete_current_chat)
 
         c = self.controller
@@ -119,12 +172,7 @@ class MainWindow(QMainWindow):
         c.busy_changed.connect(self._busy_changed)
         c.model_state.connect(self._model_state)
         c.notice.connect(self.show_notice)
-
-        self._refresh_chats()
-        chats = c.chats()
-        c.select_chat(chats[0].id if chats else None)
-        self._busy_changed(False)
-        self.input.setFocus()
+        c.locked_changed.connect(self._locked_changed)
 
     # Actions ----------------------------------------------------------------------
     @Slot()
@@ -141,6 +189,9 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def _new_chat(self) -> None:
+        if self.controller.locked:
+            return
+        self.search.clear()
         self.controller.new_chat()
         self.input.setFocus()
 
@@ -149,35 +200,47 @@ class MainWindow(QMainWindow):
         chat = self.controller.current_chat
         if chat is None:
             return
-        if dialogs.confirm(
-            self,
-            "Delete chat",
-            f"Delete “{chat.title}” and all its messages? This cannot be undone.",
-            "Delete",
-        ):
+        if dialogs.confirm(self, "Delete chat",
+                           f"Delete “{chat.title}” and all its messages? This cannot be undone.",
+                           "Delete"):
             self.controller.delete_chat(chat.id)
+
+    @Slot()
+    def _rename_current_chat(self) -> None:
+        chat = self.controller.current_chat
+        if chat is None:
+            return
+        title = dialogs.text(self, "Rename chat", "Name:", chat.title)
+        if title is not None:
+            self.controller.rename_chat(chat.id, title)
+            self.controller.current_chat = self.controller.store.get_chat(chat.id)
+            self._refresh_chats()
+
+    @Slot()
+    def _toggle_pin(self) -> None:
+        chat = self.controller.current_chat
+        if chat is not None:
+            self.controller.pin_chat(chat.id, not chat.pinned)
+            self.controller.current_chat = self.controller.store.get_chat(chat.id)
+            self._refresh_chats()
 
     @Slot(object)
     def _chat_menu(self, pos) -> None:
         item = self.chat_list.itemAt(pos)
         if item is None:
             return
+        self.chat_list.setCurrentItem(item)
         menu = QMenu(self)
-        rename = menu.addAction("Rename…")
-        delete = menu.addAction("Delete…")
-        chosen = menu.exec(self.chat_list.mapToGlobal(pos))
-        if chosen is rename:
-            title, ok = QInputDialog.getText(self, "Rename chat", "Name:", text=item.text())
-            if ok:
-                self.controller.rename_chat(item.data(Qt.ItemDataRole.UserRole), title)
-        elif chosen is delete:
-            self._delete_current_chat()
+        menu.addAction(self.rename_action)
+        menu.addAction(self.pin_action)
+        menu.addAction(self.export_action)
+        menu.addAction(self.delete_action)
+        menu.exec(self.chat_list.mapToGlobal(pos))
 
     @Slot(QUrl)
     def _open_link(self, url: QUrl) -> None:
         if dialogs.confirm(
-            self,
-            "Open link",
+            self, "Open link",
             f"Open this link in your web browser?\n\n{url.toString()}\n\n"
             "Your browser will connect to the internet; Hearth does not.",
             "Open in browser",
@@ -187,16 +250,25 @@ class MainWindow(QMainWindow):
     # Controller updates -----------------------------------------------------------
     @Slot()
     def _refresh_chats(self) -> None:
+        if self.controller.locked:
+            self.chat_list.clear()
+            return
         current = self.controller.current_chat
+        query = self.search.text()
+        chats = self.controller.chats()
+        if query.strip():
+            wanted = set(self.controller.store.search(query))
+            chats = [c for c in chats if c.id in wanted]
         self.chat_list.blockSignals(True)
         self.chat_list.clear()
-        for chat in self.controller.chats():
-            item = QListWidgetItem(chat.title)
+        for chat in chats:
+            item = QListWidgetItem((PIN if chat.pinned else "") + chat.title)
             item.setData(Qt.ItemDataRole.UserRole, chat.id)
+            item.setToolTip(chat.title)
             self.chat_list.addItem(item)
             if current and chat.id == current.id:
                 self.chat_list.setCurrentItem(item)
-                self.chat_title.setText(chat.title)
+        self.chat_title.setText(current.title if current else "New chat")
         self.chat_list.blockSignals(False)
 
     @Slot(QListWidgetItem, QListWidgetItem)
@@ -208,7 +280,6 @@ class MainWindow(QMainWindow):
     def _show_chat(self, chat: Chat | None, messages: list[Message]) -> None:
         self.conversation.clear()
         self.conversation.assistant_name = self.controller.model_name or "Assistant"
-        self.chat_title.setText(chat.title if chat else "New chat")
         for message in messages:
             self.conversation.add(message)
         self._refresh_chats()
@@ -232,6 +303,21 @@ class MainWindow(QMainWindow):
     def _busy_changed(self, _busy: bool) -> None:
         self._update_buttons()
 
+    @Slot(bool)
+    def _locked_changed(self, locked: bool) -> None:
+        if locked:
+            self.conversation.clear()
+            self.chat_list.clear()
+            self.search.clear()
+            self.input.clear()
+            self.notice.hide()
+        for action in self.unlocked_only:
+            action.setEnabled(not locked)
+        self.pages.setCurrentWidget(self.lock_screen if locked else self.chat_page)
+        if not locked:
+            self.input.setFocus()
+        self._update_buttons()
+
     def _update_buttons(self) -> None:
         busy = self.controller.busy
         self.send_button.setEnabled(not busy)
@@ -250,6 +336,12 @@ class MainWindow(QMainWindow):
             if self.notice.text().startswith("The model"):
                 self.notice.hide()
 
+    @Slot()
+    def bring_forward(self) -> None:
+        self.showNormal()
+        self.raise_()
+        self.activateWindow()
+
     @Slot(str)
     def show_notice(self, text: str) -> None:
         self.notice.setText(text)
@@ -259,5 +351,6 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self._closing:
             self._closing = True
+            self.vault.stop_auto_lock()
             self.controller.shutdown()
         event.accept()

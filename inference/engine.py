@@ -33,5 +33,8 @@ class Engine(Protocol):
         Checks ``should_stop`` between prompt batches and between tokens.
         """
 
+    def forget(self) -> None:
+        """Clear the evaluated conversation (KV cache and token history) from memory."""
+
     def close(self) -> None:
         """Free the model. Safe to call twice."""

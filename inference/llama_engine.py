@@ -184,6 +184,15 @@ class LlamaEngine:
             llm.eval(tokens[start : min(start + batch, len(tokens) - 1)])
         return not should_stop()
 
+    def forget(self) -> None:
+        llm = self._llm
+        if llm is None:
+            return
+        llm._ctx.kv_cache_clear()
+        llm.input_ids[:] = 0
+        llm.n_tokens = 0
+        self.last_reused_tokens = 0
+
     def close(self) -> None:
         if self._llm is not None:
             try:

@@ -51,11 +51,16 @@ class Generate:
 
 
 @dataclass(frozen=True)
+class Forget:
+    """Drop the conversation from the model's memory (the KV cache): sent when the app locks."""
+
+
+@dataclass(frozen=True)
 class Shutdown:
     pass
 
 
-Command = LoadModel | Generate | Shutdown
+Command = LoadModel | Generate | Forget | Shutdown
 
 
 # Events ---------------------------------------------------------------------------

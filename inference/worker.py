@@ -23,6 +23,7 @@ from inference.protocol import (
     Done,
     Event,
     Failed,
+    Forget,
     Generate,
     LoadModel,
     ModelFailed,
@@ -97,6 +98,8 @@ class InferenceWorker:
                     self._load(engine, command)
                 elif isinstance(command, Generate):
                     self._generate(engine, command)
+                elif isinstance(command, Forget):
+                    engine.forget()
         finally:
             try:
                 engine.close()

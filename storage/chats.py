@@ -1,37 +1,35 @@
-"""The chat store: chats and their messages in SQLite, through SQLAlchemy.
+"""Chats and messages in the vault, every payload encrypted and bound to its row.
 
-Every public method opens and closes its own session, so no session outlives a call
-or crosses a thread. Callers get frozen records, never live ORM objects.
+Each public method runs in its own short transaction on the calling thread; callers get
+frozen records. A payload that does not decrypt (changed outside Hearth, or damaged)
+does not take the rest down: its record comes back marked ``damaged`` and the place is
+listed in ``damaged_places`` so the window can say so.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, delete, event, func, select, update
-from sqlalchemy.exc import DatabaseError
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy import Connection, delete, func, insert, select, update
 
-from storage.models import Base, ChatRow, MessageRow, SchemaInfo
+from storage import schema
+from storage.crypto import DamagedVault
+from storage.vault import Vault
 
-SCHEMA_VERSION = "1"
-
-# Message states. "streaming" is only ever seen on disk after a crash; opening the
-# store turns it into "interrupted" so the partial answer is shown as such.
+# Message states. "streaming" on disk means the app stopped while the answer streamed:
+# it is reported as "interrupted" unless this very store is still writing it.
 COMPLETE = "complete"
 STREAMING = "streaming"
 INTERRUPTED = "interrupted"
 FAILED = "failed"
+DAMAGED = "damaged"
 
 
 class StoreError(Exception):
-    """The database cannot be used (damaged, locked, unreadable). The message is for the user."""
+    """The store cannot be used. The message is for the user."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +38,8 @@ class Chat:
     title: str
     created_at: float
     updated_at: float
+    pinned: bool = False
+    damaged: bool = False
 
 
 @dataclass(frozen=True)
@@ -51,103 +51,126 @@ class Message:
     content: str
     status: str
     stats: dict[str, Any] = field(default_factory=dict)
-
-
-def _chat(row: ChatRow) -> Chat:
-    return Chat(row.id, row.title, row.created_at, row.updated_at)
-
-
-def _message(row: MessageRow) -> Message:
-    stats = json.loads(row.stats) if row.stats else {}
-    return Message(row.id, row.chat_id, row.position, row.role, row.content, row.status, stats)
-
-
-def _set_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    # FULL: a commit that returned survives a crash of the process and of the OS.
-    cursor.execute("PRAGMA synchronous=FULL")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA secure_delete=ON")
-    cursor.close()
+    created_at: float = 0.0
 
 
 class ChatStore:
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self._engine: Engine = create_engine(f"sqlite:///{self.path}")
-        event.listen(self._engine, "connect", _set_pragmas)
-        self._sessions = sessionmaker(self._engine, expire_on_commit=False)
+    def __init__(self, vault: Vault) -> None:
+        self.vault = vault
+        self.path = vault.path
+        self._engine = vault.engine
+        self._cipher = vault.cipher
+        self._streaming_here: set[int] = set()
+        self._search_cache: dict[int, tuple[int, str]] | None = None
+        self.damaged_places: list[str] = []
+
+    # Payloads ---------------------------------------------------------------------
+    def _seal(self, table: str, row_id: int, data: dict[str, Any]) -> bytes:
+        plain = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        return self._cipher.encrypt(plain, table, "payload", row_id)
+
+    def _unseal(self, table: str, row_id: int, blob: bytes) -> dict[str, Any] | None:
         try:
-            Base.metadata.create_all(self._engine)
-            with self._session() as s:
-                if s.get(SchemaInfo, "version") is None:
-                    s.add(SchemaInfo(key="version", value=SCHEMA_VERSION))
-                # A crash while an answer streamed leaves it "streaming": say what happened.
-                s.execute(
-                    update(MessageRow)
-                    .where(MessageRow.status == STREAMING)
-                    .values(status=INTERRUPTED)
-                )
-        except DatabaseError as exc:
-            self._engine.dispose()
-            raise StoreError(
-                f"The chat database {self.path} cannot be opened: it is damaged or not a "
-                f"Hearth database ({exc.orig})."
-            ) from exc
+            return json.loads(self._cipher.decrypt(blob, table, "payload", row_id))
+        except DamagedVault as exc:
+            place = str(exc)
+            if place not in self.damaged_places:
+                self.damaged_places.append(place)
+            return None
 
-    @contextmanager
-    def _session(self) -> Iterator[Session]:
-        with self._sessions.begin() as session:
-            yield session
+    def _chat(self, row_id: int, blob: bytes) -> Chat:
+        data = self._unseal("chats", row_id, blob)
+        if data is None:
+            return Chat(row_id, "⚠ Damaged chat", 0.0, 0.0, False, True)
+        return Chat(row_id, data["title"], data["created_at"], data["updated_at"], data.get("pinned", False))
 
-    # Chats -------------------------------------------------------------------------
+    def _message(self, row_id: int, chat_id: int, position: int, blob: bytes) -> Message:
+        data = self._unseal("messages", row_id, blob)
+        if data is None:
+            return Message(row_id, chat_id, position, "assistant", "", DAMAGED)
+        status = data["status"]
+        if status == STREAMING and row_id not in self._streaming_here:
+            status = INTERRUPTED
+        return Message(row_id, chat_id, position, data["role"], data["content"], status,
+                       data.get("stats") or {}, data.get("created_at", 0.0))
+
+    def _chat_data(self, conn: Connection, chat_id: int) -> dict[str, Any] | None:
+        blob = conn.scalar(select(schema.chats.c.payload).where(schema.chats.c.id == chat_id))
+        return None if blob is None else self._unseal("chats", chat_id, blob)
+
+    def _write_chat(self, conn: Connection, chat_id: int, data: dict[str, Any]) -> None:
+        conn.execute(
+            update(schema.chats).where(schema.chats.c.id == chat_id)
+            .values(payload=self._seal("chats", chat_id, data))
+        )
+
+    def _touch_chat(self, conn: Connection, chat_id: int, **changes: Any) -> None:
+        data = self._chat_data(conn, chat_id)
+        if data is None:
+            raise StoreError("This chat is damaged and cannot be changed.")
+        data.update(changes)
+        self._write_chat(conn, chat_id, data)
+
+    # Chats ------------------------------------------------------------------------
     def create_chat(self, title: str = "New chat") -> Chat:
         now = time.time()
-        with self._session() as s:
-            row = ChatRow(title=title, created_at=now, updated_at=now)
-            s.add(row)
-            s.flush()
-            return _chat(row)
+        data = {"title": title, "created_at": now, "updated_at": now, "pinned": False}
+        with self._engine.begin() as conn:
+            chat_id = conn.execute(insert(schema.chats).values(payload=b"")).inserted_primary_key[0]
+            self._write_chat(conn, chat_id, data)
+        return Chat(chat_id, title, now, now)
 
     def list_chats(self) -> list[Chat]:
-        with self._session() as s:
-            rows = s.scalars(select(ChatRow).order_by(ChatRow.updated_at.desc(), ChatRow.id.desc()))
-            return [_chat(r) for r in rows]
+        """Pinned chats first, then the most recently used."""
+        with self._engine.connect() as conn:
+            rows = conn.execute(select(schema.chats.c.id, schema.chats.c.payload)).all()
+        found = [self._chat(row_id, blob) for row_id, blob in rows]
+        found.sort(key=lambda c: (not c.pinned, -c.updated_at, -c.id))
+        return found
 
     def get_chat(self, chat_id: int) -> Chat | None:
-        with self._session() as s:
-            row = s.get(ChatRow, chat_id)
-            return _chat(row) if row else None
+        with self._engine.connect() as conn:
+            blob = conn.scalar(select(schema.chats.c.payload).where(schema.chats.c.id == chat_id))
+        return None if blob is None else self._chat(chat_id, blob)
 
     def rename_chat(self, chat_id: int, title: str) -> None:
-        with self._session() as s:
-            s.execute(update(ChatRow).where(ChatRow.id == chat_id).values(title=title))
+        with self._engine.begin() as conn:
+            self._touch_chat(conn, chat_id, title=title)
+
+    def pin_chat(self, chat_id: int, pinned: bool) -> None:
+        with self._engine.begin() as conn:
+            self._touch_chat(conn, chat_id, pinned=pinned)
 
     def delete_chat(self, chat_id: int) -> None:
-        with self._session() as s:
-            s.execute(delete(MessageRow).where(MessageRow.chat_id == chat_id))
-            s.execute(delete(ChatRow).where(ChatRow.id == chat_id))
+        """Gone for good: with secure_delete SQLite overwrites the freed pages."""
+        with self._engine.begin() as conn:
+            conn.execute(delete(schema.messages).where(schema.messages.c.chat_id == chat_id))
+            conn.execute(delete(schema.chats).where(schema.chats.c.id == chat_id))
+        if self._search_cache is not None:
+            self._search_cache = {k: v for k, v in self._search_cache.items() if v[0] != chat_id}
 
-    # Messages ----------------------------------------------------------------------
+    # Messages ---------------------------------------------------------------------
     def add_message(self, chat_id: int, role: str, content: str, status: str = COMPLETE) -> Message:
         now = time.time()
-        with self._session() as s:
-            last = s.scalar(
-                select(func.max(MessageRow.position)).where(MessageRow.chat_id == chat_id)
+        data = {"role": role, "content": content, "status": status, "stats": {}, "created_at": now}
+        with self._engine.begin() as conn:
+            last = conn.scalar(
+                select(func.max(schema.messages.c.position)).where(schema.messages.c.chat_id == chat_id)
             )
-            row = MessageRow(
-                chat_id=chat_id,
-                position=(last or 0) + 1,
-                role=role,
-                content=content,
-                status=status,
-                created_at=now,
+            position = (last or 0) + 1
+            message_id = conn.execute(
+                insert(schema.messages).values(chat_id=chat_id, position=position, payload=b"")
+            ).inserted_primary_key[0]
+            conn.execute(
+                update(schema.messages).where(schema.messages.c.id == message_id)
+                .values(payload=self._seal("messages", message_id, data))
             )
-            s.add(row)
-            s.execute(update(ChatRow).where(ChatRow.id == chat_id).values(updated_at=now))
-            s.flush()
-            return _message(row)
+            self._touch_chat(conn, chat_id, updated_at=now)
+        if status == STREAMING:
+            self._streaming_here.add(message_id)
+        if self._search_cache is not None:
+            self._search_cache[message_id] = (chat_id, content)
+        return Message(message_id, chat_id, position, role, content, status, {}, now)
 
     def update_message(
         self,
@@ -157,34 +180,89 @@ class ChatStore:
         status: str | None = None,
         stats: dict[str, Any] | None = None,
     ) -> None:
-        values: dict[str, Any] = {}
-        if content is not None:
-            values["content"] = content
-        if status is not None:
-            values["status"] = status
-        if stats is not None:
-            values["stats"] = json.dumps(stats)
-        if values:
-            with self._session() as s:
-                s.execute(update(MessageRow).where(MessageRow.id == message_id).values(**values))
+        with self._engine.begin() as conn:
+            row = conn.execute(
+                select(schema.messages.c.chat_id, schema.messages.c.payload)
+                .where(schema.messages.c.id == message_id)
+            ).first()
+            if row is None:
+                return
+            data = self._unseal("messages", message_id, row.payload)
+            if data is None:
+                raise StoreError("This message is damaged and cannot be changed.")
+            if content is not None:
+                data["content"] = content
+            if status is not None:
+                data["status"] = status
+            if stats is not None:
+                data["stats"] = stats
+            conn.execute(
+                update(schema.messages).where(schema.messages.c.id == message_id)
+                .values(payload=self._seal("messages", message_id, data))
+            )
+        if status is not None and status != STREAMING:
+            self._streaming_here.discard(message_id)
+        if self._search_cache is not None and content is not None:
+            self._search_cache[message_id] = (row.chat_id, content)
 
     def delete_message(self, message_id: int) -> None:
-        with self._session() as s:
-            s.execute(delete(MessageRow).where(MessageRow.id == message_id))
+        with self._engine.begin() as conn:
+            conn.execute(delete(schema.messages).where(schema.messages.c.id == message_id))
+        self._streaming_here.discard(message_id)
+        if self._search_cache is not None:
+            self._search_cache.pop(message_id, None)
 
     def messages(self, chat_id: int) -> list[Message]:
-        with self._session() as s:
-            rows = s.scalars(
-                select(MessageRow)
-                .where(MessageRow.chat_id == chat_id)
-                .order_by(MessageRow.position)
-            )
-            return [_message(r) for r in rows]
+        m = schema.messages.c
+        with self._engine.connect() as conn:
+            rows = conn.execute(
+                select(m.id, m.chat_id, m.position, m.payload)
+                .where(m.chat_id == chat_id).order_by(m.position)
+            ).all()
+        return [self._message(*row) for row in rows]
+
+    def message_count(self) -> int:
+        with self._engine.connect() as conn:
+            return int(conn.scalar(select(func.count()).select_from(schema.messages)) or 0)
+
+    # Search (in memory only) ------------------------------------------------------
+    def search(self, query: str, limit: int = 200) -> list[int]:
+        """Ids of chats whose title or messages contain ``query`` (case-insensitive).
+
+        The decrypted text is kept in memory after the first search and never written
+        anywhere; closing the store drops it.
+        """
+        needle = query.casefold().strip()
+        if not needle:
+            return [c.id for c in self.list_chats()]
+        if self._search_cache is None:
+            m = schema.messages.c
+            with self._engine.connect() as conn:
+                rows = conn.execute(select(m.id, m.chat_id, m.position, m.payload)).all()
+            self._search_cache = {}
+            for row in rows:
+                message = self._message(*row)
+                self._search_cache[message.id] = (message.chat_id, message.content)
+        hits: set[int] = {chat_id for chat_id, text in self._search_cache.values()
+                          if needle in text.casefold()}
+        ordered = [c.id for c in self.list_chats() if c.id in hits or needle in c.title.casefold()]
+        return ordered[:limit]
+
+    # Checks -----------------------------------------------------------------------
+    def verify(self) -> list[str]:
+        """Decrypt every payload; return the places that fail (empty when all is well)."""
+        self.damaged_places = []
+        with self._engine.connect() as conn:
+            chat_rows = conn.execute(select(schema.chats.c.id, schema.chats.c.payload)).all()
+            m = schema.messages.c
+            message_rows = conn.execute(select(m.id, m.chat_id, m.position, m.payload)).all()
+        for row_id, blob in chat_rows:
+            self._chat(row_id, blob)
+        for row in message_rows:
+            self._message(*row)
+        return list(self.damaged_places)
 
     def close(self) -> None:
-        """Fold the WAL back into the database file and release the connections."""
-        try:
-            with self._engine.connect() as conn:
-                conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-        finally:
-            self._engine.dispose()
+        self._search_cache = None
+        self._streaming_here.clear()
+        self.vault.close()

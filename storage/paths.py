@@ -35,5 +35,13 @@ def logs_dir() -> Path:
     return path
 
 
-def database_path() -> Path:
-    return data_dir() / "hearth.db"
+def vault_path() -> Path:
+    return data_dir() / "vault.db"
+
+
+def backups_dir() -> Path:
+    return data_dir() / "backups"
+
+
+def settings_path() -> Path:
+    return data_dir() / "settings.json"

@@ -29,6 +29,7 @@ class FakeEngine:
         self.closed = False
         self.calls: list[list[ChatMessage]] = []
         self.answers = 0
+        self.forgotten = 0
         self.thread: threading.Thread | None = None
 
     @property
@@ -66,6 +67,9 @@ class FakeEngine:
 
     def expected_text(self, answer: int) -> str:
         return f"[{answer}] " + "".join(self.tokens)
+
+    def forget(self) -> None:
+        self.forgotten += 1
 
     def close(self) -> None:
         self.closed = True

@@ -32,7 +32,7 @@ def test_lower_layers_do_not_import_qt_or_app_in_source() -> None:
 
 def test_lower_layers_do_not_load_qt_at_run_time() -> None:
     code = (
-        "import sys, inference.worker, inference.llama_engine, inference.bundled, "
+        "import sys, inference.worker, inference.llama_engine, inference.bundled, storage.vault, "
         "inference.prompt, storage.chats, storage.paths\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6')))"
     )

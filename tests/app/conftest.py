@@ -7,23 +7,41 @@ import pytest
 
 from app.controller import ChatController, default_model_spec
 from app.main_window import MainWindow
-from storage.chats import ChatStore
-from storage.paths import database_path
 from tests.fakes import FakeEngine
+from tests.storage.conftest import FAST_KDF
 
 WAIT_MS = 10_000
+PASSPHRASE = "window test passphrase"
+
+
+def create_vault(qtbot, window: MainWindow, passphrase: str = PASSPHRASE) -> None:
+    screen = window.lock_screen
+    assert screen.mode == "create"
+    screen.passphrase.setText(passphrase)
+    screen.confirm.setText(passphrase)
+    with qtbot.waitSignal(window.vault.unlocked, timeout=WAIT_MS):
+        screen.submit.click()
+
+
+def unlock(qtbot, window: MainWindow, passphrase: str = PASSPHRASE) -> None:
+    screen = window.lock_screen
+    assert screen.mode == "unlock"
+    screen.passphrase.setText(passphrase)
+    with qtbot.waitSignal(window.vault.unlocked, timeout=WAIT_MS):
+        screen.submit.click()
 
 
 @pytest.fixture
 def make_window(qtbot) -> Callable[..., MainWindow]:
-    """A real window on a real store, with the engine the test chooses (fake by default)."""
+    """A real window on a real vault, with the engine the test chooses (fake by default)."""
     windows: list[MainWindow] = []
 
-    def make(engine=None, model: Path | None = Path("fake.gguf"), wait_ready: bool = True) -> MainWindow:
+    def make(engine=None, model: Path | None = Path("fake.gguf"), wait_ready: bool = True,
+             open_vault: bool = True) -> MainWindow:
         engine = engine if engine is not None else FakeEngine()
         factory = engine if callable(engine) and not isinstance(engine, FakeEngine) else (lambda: engine)
-        controller = ChatController(ChatStore(database_path()), engine_factory=factory)
-        window = MainWindow(controller)
+        controller = ChatController(engine_factory=factory)
+        window = MainWindow(controller, kdf=FAST_KDF)
         qtbot.addWidget(window)
         window.show()
         windows.append(window)
@@ -34,6 +52,11 @@ def make_window(qtbot) -> Callable[..., MainWindow]:
                     controller.load_model(default_model_spec(model))
             else:
                 controller.load_model(default_model_spec(model))
+        if open_vault:
+            if window.lock_screen.mode == "create":
+                create_vault(qtbot, window)
+            else:
+                unlock(qtbot, window)
         return window
 
     yield make

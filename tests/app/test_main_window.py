@@ -8,8 +8,9 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.main_window import MainWindow
-from storage.chats import COMPLETE, INTERRUPTED
-from tests.app.conftest import WAIT_MS
+from storage.chats import COMPLETE, INTERRUPTED, ChatStore
+from storage.vault import Vault
+from tests.app.conftest import PASSPHRASE, WAIT_MS
 from tests.fakes import FakeEngine
 
 pytestmark = pytest.mark.gui
@@ -205,14 +206,12 @@ def test_closing_while_streaming_joins_the_worker_and_saves_the_partial_answer(q
     window.input.setPlainText("long one")
     with qtbot.waitSignal(window.controller.answer_updated, timeout=WAIT_MS):
         window.send_button.click()
-    store = window.controller.store
+    path = window.controller.store.path
     chat_id = window.controller.current_chat.id
     window.close()
     assert not window.controller.worker.is_alive
     assert engine.closed
-    from storage.chats import ChatStore
-
-    reopened = ChatStore(store.path)
+    reopened = ChatStore(Vault.open(path, PASSPHRASE))
     answer = reopened.messages(chat_id)[-1]
     assert answer.status == INTERRUPTED and answer.content.startswith("[1] slow")
     reopened.close()

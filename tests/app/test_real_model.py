@@ -10,7 +10,8 @@ from PySide6.QtCore import Qt
 from inference.llama_engine import LlamaEngine
 from inference.protocol import SamplingParams
 from storage.chats import COMPLETE, INTERRUPTED, ChatStore
-from tests.app.conftest import WAIT_MS
+from storage.vault import Vault
+from tests.app.conftest import PASSPHRASE, WAIT_MS
 
 pytestmark = [pytest.mark.gui, pytest.mark.model]
 
@@ -85,7 +86,7 @@ def test_quit_during_generation_joins_the_worker_and_frees_the_model(qtbot, wind
     window.close()
     worker = window.controller.worker
     assert not worker.is_alive
-    reopened = ChatStore(path)
+    reopened = ChatStore(Vault.open(path, PASSPHRASE))
     answer = reopened.messages(chat_id)[-1]
     reopened.close()
     assert answer.status == INTERRUPTED and answer.content

@@ -90,3 +90,12 @@ def test_bad_model_files_are_refused_with_a_reason(tmp_path: Path, content, mess
         engine.load(ModelSpec(path))
     engine.load(ModelSpec(starter_model_path, n_ctx=256))  # the engine is still usable
     engine.close()
+
+
+def test_forget_clears_the_cached_conversation(engine: LlamaEngine) -> None:
+    generate(engine, QUESTION)
+    assert engine.llama.n_tokens > 0
+    engine.forget()
+    assert engine.llama.n_tokens == 0 and not engine.llama.input_ids.any()
+    generate(engine, QUESTION)
+    assert engine.last_reused_tokens == 0

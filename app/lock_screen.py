@@ -1,0 +1,176 @@
+"""The screen before the chats: create a passphrase on first launch, unlock afterwards."""
+
+from __future__ import annotations
+
+import math
+import string
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QFrame,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+MIN_LENGTH = 8
+CREATE_WARNING = (
+    "Hearth encrypts your chats with this passphrase. Nobody can recover it for you: "
+    "if you forget it, your chats are gone for good. Write it down somewhere safe."
+)
+
+
+def strength(passphrase: str) -> tuple[str, str]:
+    """A rough estimate of how hard the passphrase is to guess, and a hint."""
+    if not passphrase:
+        return "", ""
+    pool = 0
+    for chars, size in ((string.ascii_lowercase, 26), (string.ascii_uppercase, 26),
+                        (string.digits, 10), (string.punctuation + " ", 33)):
+        if any(c in chars for c in passphrase):
+            pool += size
+    if any(ord(c) > 127 for c in passphrase):
+        pool += 100
+    distinct = len(set(passphrase))
+    bits = min(len(passphrase), distinct * 2) * math.log2(max(pool, 2))
+    words = len(passphrase.split())
+    if words >= 4 and len(passphrase) >= 20:
+        bits = max(bits, 60.0)
+    if bits < 40 or len(passphrase) < MIN_LENGTH:
+        return "weak", "Longer is stronger: try four or more unrelated words."
+    if bits < 60:
+        return "fair", "Good; a few more words or characters make it strong."
+    return "strong", "Strong."
+
+
+class LockScreen(QWidget):
+    create_requested = Signal(str)
+    unlock_requested = Signal(str)
+    restore_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.mode = "unlock"
+        panel = QFrame()
+        panel.setObjectName("lockPanel")
+        panel.setMaximumWidth(460)
+        self.heading = QLabel()
+        self.heading.setObjectName("lockHeading")
+        self.explanation = QLabel()
+        self.explanation.setWordWrap(True)
+        self.passphrase = QLineEdit()
+        self.passphrase.setEchoMode(QLineEdit.EchoMode.Password)
+        self.passphrase.setPlaceholderText("Passphrase")
+        self.confirm = QLineEdit()
+        self.confirm.setEchoMode(QLineEdit.EchoMode.Password)
+        self.confirm.setPlaceholderText("The same passphrase again")
+        self.strength = QLabel()
+        self.strength.setObjectName("strength")
+        self.error = QLabel()
+        self.error.setObjectName("lockError")
+        self.error.setWordWrap(True)
+        self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.submit = QPushButton()
+        self.submit.setDefault(True)
+        self.restore = QPushButton("Restore from a backup…")
+        form = QFormLayout()
+        form.addRow("Passphrase", self.passphrase)
+        self._confirm_label = QLabel("Confirm")
+        form.addRow(self._confirm_label, self.confirm)
+        layout = QVBoxLayout(panel)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.explanation)
+        layout.addLayout(form)
+        layout.addWidget(self.strength)
+        layout.addWidget(self.error)
+        layout.addWidget(self.submit)
+        layout.addWidget(self.restore)
+        outer = QVBoxLayout(self)
+        outer.addStretch(1)
+        outer.addWidget(panel, 0, Qt.AlignmentFlag.AlignHCenter)
+        outer.addStretch(2)
+
+        self.submit.clicked.connect(self._submit)
+        self.passphrase.returnPressed.connect(self._submit)
+        self.confirm.returnPressed.connect(self._submit)
+        self.passphrase.textChanged.connect(self._update_strength)
+        self.restore.clicked.connect(self.restore_requested)
+        self.show_unlock()
+
+    def show_create(self) -> None:
+        self.mode = "create"
+        self.heading.setText("Create your passphrase")
+        self.explanation.setText(CREATE_WARNING)
+        self.submit.setText("Create encrypted vault")
+        for widget in (self.confirm, self._confirm_label, self.strength):
+            widget.show()
+        self.restore.show()
+        self._reset()
+
+    def show_unlock(self) -> None:
+        self.mode = "unlock"
+        self.heading.setText("Hearth is locked")
+        self.explanation.setText("Enter your passphrase to open your chats.")
+        self.submit.setText("Unlock")
+        for widget in (self.confirm, self._confirm_label, self.strength):
+            widget.hide()
+        self.restore.hide()
+        self._reset()
+
+    def _reset(self) -> None:
+        self.passphrase.clear()
+        self.confirm.clear()
+        self.error.clear()
+        self.error.hide()
+        self.set_busy(False)
+        self.passphrase.setFocus()
+
+    def show_error(self, text: str, offer_restore: bool = False) -> None:
+        self.set_busy(False)
+        self.error.setText(text)
+        self.error.show()
+        if offer_restore:
+            self.restore.show()
+        self.passphrase.selectAll()
+        self.passphrase.setFocus()
+
+    def set_busy(self, busy: bool) -> None:
+        self.submit.setEnabled(not busy)
+        self.passphrase.setEnabled(not busy)
+        self.confirm.setEnabled(not busy)
+        if busy:
+            self.submit.setText("Creating…" if self.mode == "create" else "Unlocking…")
+        else:
+            self.submit.setText("Create encrypted vault" if self.mode == "create" else "Unlock")
+
+    @Slot(str)
+    def _update_strength(self, text: str) -> None:
+        if self.mode != "create":
+            return
+        label, hint = strength(text)
+        self.strength.setText(f"Strength: {label}. {hint}" if label else "")
+
+    @Slot()
+    def _submit(self) -> None:
+        if not self.submit.isEnabled():
+            return
+        passphrase = self.passphrase.text()
+        if self.mode == "unlock":
+            if not passphrase:
+                self.show_error("Enter your passphrase.")
+                return
+            self.set_busy(True)
+            self.unlock_requested.emit(passphrase)
+            return
+        if len(passphrase) < MIN_LENGTH:
+            self.show_error(f"Use at least {MIN_LENGTH} characters.")
+            return
+        if passphrase != self.confirm.text():
+            self.show_error("The two passphrases are different. Type them again.")
+            self.confirm.clear()
+            return
+        self.set_busy(True)
+        self.create_requested.emit(passphrase)

@@ -1,0 +1,292 @@
+"""The vault's flows in the window: create, unlock, lock, auto-lock, backup, restore,
+export, change passphrase, check. Key derivation and file copies run off the UI thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QThreadPool, Signal, Slot
+from PySide6.QtWidgets import QApplication
+
+from app import dialogs
+from app.background import Task, run_in_background
+from app.idle import IdleWatcher
+from app.lock_screen import MIN_LENGTH
+from app.settings import Settings
+from storage import export
+from storage.chats import ChatStore
+from storage.crypto import BadPassphrase, DamagedVault, KdfParams, WrongPassphrase
+from storage.paths import backups_dir, vault_path
+from storage.vault import Vault, VaultMissing
+
+if TYPE_CHECKING:
+    from app.main_window import MainWindow
+
+log = logging.getLogger(__name__)
+
+
+def latest_backup() -> Path | None:
+    found = sorted(backups_dir().glob("vault-*.db")) if backups_dir().exists() else []
+    return found[-1] if found else None
+
+
+def damaged_message(exc: Exception) -> str:
+    backup = latest_backup()
+    if backup is not None:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(backup.stat().st_mtime))
+        advice = (f"Your newest automatic backup is {backup} (from {when}). Choose “Restore "
+                  "from a backup…” to bring it back; the damaged file is kept beside it.")
+    else:
+        advice = ("There is no automatic backup yet. If you saved one with File ▸ Back up "
+                  "vault, choose “Restore from a backup…”.")
+    return f"{exc}\n\n{advice}"
+
+
+class VaultFlows(QObject):
+    unlocked = Signal()
+    locked = Signal()
+
+    def __init__(self, window: MainWindow, kdf: KdfParams) -> None:
+        super().__init__(window)
+        self.window = window
+        self.controller = window.controller
+        self.kdf = kdf
+        self.path = vault_path()
+        self.settings = Settings.load()
+        self.idle = IdleWatcher(self)
+        self.idle.idle.connect(self.auto_lock)
+        app = QApplication.instance()
+        if app is not None:
+            app.installEventFilter(self.idle)
+        self._tasks: set[Task] = set()
+        screen = window.lock_screen
+        screen.create_requested.connect(self._create)
+        screen.unlock_requested.connect(self._unlock)
+        screen.restore_requested.connect(self.restore)
+
+    def start(self) -> None:
+        if Vault.exists(self.path):
+            self.window.lock_screen.show_unlock()
+        else:
+            self.window.lock_screen.show_create()
+        self.window._locked_changed(True)
+
+    def _background(self, fn, on_success, on_failure) -> None:
+        task = run_in_background(fn, self)
+        self._tasks.add(task)
+
+        def done() -> None:
+            self._tasks.discard(task)
+            task.deleteLater()
+
+        task.succeeded.connect(on_success)
+        task.failed.connect(on_failure)
+        task.succeeded.connect(done)
+        task.failed.connect(done)
+
+    # Create, unlock, lock ---------------------------------------------------------
+    @Slot(str)
+    def _create(self, passphrase: str) -> None:
+        path, kdf = self.path, self.kdf
+        self._background(lambda: ChatStore(Vault.create(path, passphrase, kdf)),
+                         self._opened, self._open_failed)
+
+    @Slot(str)
+    def _unlock(self, passphrase: str) -> None:
+        path = self.path
+        self._background(lambda: ChatStore(Vault.open(path, passphrase)),
+                         self._opened, self._open_failed)
+
+    @Slot(object)
+    def _opened(self, store: ChatStore) -> None:
+        if self.window._closing:
+            store.close()
+            return
+        self.controller.attach_store(store)
+        self.idle.set_minutes(self.settings.auto_lock_minutes)
+        vault, folder = store.vault, backups_dir()
+        self._background(lambda: vault.auto_backup(folder), self._backed_up, self._backup_failed)
+        self.unlocked.emit()
+
+    @Slot(object)
+    def _backed_up(self, path: Path | None) -> None:
+        if path is not None:
+            log.info("automatic backup written")
+
+    @Slot(object)
+    def _backup_failed(self, exc: Exception) -> None:
+        log.warning("automatic backup failed: %s", type(exc).__name__)
+
+    @Slot(object)
+    def _open_failed(self, exc: Exception) -> None:
+        screen = self.window.lock_screen
+        if isinstance(exc, WrongPassphrase):
+            screen.show_error("Wrong passphrase. Try again.")
+        elif isinstance(exc, BadPassphrase):
+            screen.show_error(str(exc))
+        elif isinstance(exc, DamagedVault):
+            screen.show_error(damaged_message(exc), offer_restore=True)
+        elif isinstance(exc, VaultMissing):
+            screen.show_create()
+        else:
+            log.error("opening the vault failed", exc_info=exc)
+            screen.show_error(f"The vault could not be opened ({type(exc).__name__}: {exc}).")
+
+    @Slot()
+    def lock(self) -> None:
+        if self.controller.locked:
+            return
+        self.idle.stop()
+        self.controller.lock()
+        self.window.lock_screen.show_unlock()
+        self.locked.emit()
+
+    @Slot()
+    def auto_lock(self) -> None:
+        if self.controller.locked:
+            return
+        self.lock()
+        minutes = self.settings.auto_lock_minutes
+        self.window.lock_screen.show_error(f"Locked after {minutes} minutes without use.")
+
+    def stop_auto_lock(self) -> None:
+        self.idle.stop()
+        QThreadPool.globalInstance().waitForDone(5000)
+
+    @Slot()
+    def set_auto_lock(self) -> None:
+        minutes = dialogs.integer(self.window, "Auto-lock", "Lock after this many idle minutes (0: never):",
+                                  self.settings.auto_lock_minutes, 0, 24 * 60)
+        if minutes is None:
+            return
+        self.settings.auto_lock_minutes = minutes
+        self.settings.save()
+        if not self.controller.locked:
+            self.idle.set_minutes(minutes)
+
+    # Passphrase -------------------------------------------------------------------
+    @Slot()
+    def change_passphrase(self) -> None:
+        if self.controller.locked:
+            dialogs.inform(self.window, "Change passphrase", "Unlock Hearth first.")
+            return
+        old = dialogs.passphrase(self.window, "Change passphrase", "Current passphrase:")
+        if old is None:
+            return
+        new = dialogs.passphrase(self.window, "Change passphrase", "New passphrase:")
+        if new is None:
+            return
+        if len(new) < MIN_LENGTH:
+            dialogs.warn(self.window, "Change passphrase", f"Use at least {MIN_LENGTH} characters. Nothing was changed.")
+            return
+        if dialogs.passphrase(self.window, "Change passphrase", "New passphrase again:") != new:
+            dialogs.warn(self.window, "Change passphrase", "The new passphrases are different. Nothing was changed.")
+            return
+        vault = self.controller.store.vault
+        self._background(lambda: vault.change_passphrase(old, new), self._passphrase_changed,
+                         self._passphrase_failed)
+
+    @Slot(object)
+    def _passphrase_changed(self, _result: object) -> None:
+        dialogs.inform(self.window, "Change passphrase", "Your passphrase was changed.")
+
+    @Slot(object)
+    def _passphrase_failed(self, exc: Exception) -> None:
+        if isinstance(exc, WrongPassphrase):
+            dialogs.warn(self.window, "Change passphrase", "The current passphrase is wrong. Nothing was changed.")
+        else:
+            log.error("passphrase change failed", exc_info=exc)
+            dialogs.warn(self.window, "Change passphrase", f"The passphrase was not changed ({exc}).")
+
+    # Export, backup, restore, check ----------------------------------------------
+    @Slot()
+    def export_chat(self) -> None:
+        chat = None if self.controller.locked else self.controller.current_chat
+        if chat is None:
+            return
+        if not dialogs.confirm(
+            self.window, "Export chat",
+            "Exporting writes this chat to a file WITHOUT encryption. Anyone who can read that "
+            "file can read the chat.", "Export unencrypted",
+        ):
+            return
+        safe = "".join(ch if ch.isalnum() or ch in " -_" else "_" for ch in chat.title).strip() or "chat"
+        target = dialogs.save_path(self.window, "Export chat", Path.home() / f"{safe}.md",
+                                   "Markdown (*.md);;JSON (*.json)")
+        if target is None:
+            return
+        messages = self.controller.store.messages(chat.id)
+        text = export.to_json(chat, messages) if target.suffix.lower() == ".json" \
+            else export.to_markdown(chat, messages)
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as exc:
+            dialogs.warn(self.window, "Export chat", f"The chat could not be written to {target}: {exc.strerror}.")
+
+    @Slot()
+    def backup(self) -> None:
+        if self.controller.locked:
+            return
+        suggested = Path.home() / time.strftime("hearth-backup-%Y%m%d.db")
+        target = dialogs.save_path(self.window, "Back up vault", suggested, "Hearth backup (*.db)")
+        if target is None:
+            return
+        vault = self.controller.store.vault
+        self._background(lambda: vault.backup_to(target), self._backup_done, self._backup_error)
+
+    @Slot(object)
+    def _backup_done(self, target: Path) -> None:
+        dialogs.inform(self.window, "Back up vault",
+                       f"Saved an encrypted backup to {target}. It opens with your current passphrase.")
+
+    @Slot(object)
+    def _backup_error(self, exc: Exception) -> None:
+        dialogs.warn(self.window, "Back up vault", f"The backup could not be written ({exc}).")
+
+    @Slot()
+    def restore(self) -> None:
+        source = dialogs.open_path(self.window, "Restore vault", backups_dir(), "Hearth backup (*.db)")
+        if source is None:
+            return
+        passphrase = dialogs.passphrase(self.window, "Restore vault", "Passphrase of this backup:")
+        if not passphrase:
+            return
+        if Vault.exists(self.path) and not dialogs.confirm(
+            self.window, "Restore vault",
+            f"Replace your current chats with the backup {source.name}? The current vault is "
+            "kept beside it as vault.db.before-restore.", "Restore",
+        ):
+            return
+        self.lock()
+        path = self.path
+
+        def restore_and_open() -> ChatStore:
+            Vault.restore(source, passphrase, path)
+            return ChatStore(Vault.open(path, passphrase))
+
+        self.window.lock_screen.set_busy(True)
+        self._background(restore_and_open, self._opened, self._open_failed)
+
+    @Slot()
+    def check(self) -> None:
+        if self.controller.locked:
+            dialogs.inform(self.window, "Check vault", "Unlock Hearth first.")
+            return
+        store = self.controller.store
+        problems = store.verify()
+        sound = store.vault.integrity_problem()
+        if not problems and sound is None:
+            dialogs.inform(self.window, "Check vault",
+                           f"All {store.message_count()} messages decrypt and the vault file is sound.")
+            return
+        details = "\n".join(problems[:10] + ([f"SQLite: {sound}"] if sound else []))
+        dialogs.warn(self.window, "Check vault",
+                     f"{len(problems)} item(s) could not be decrypted: they were changed outside "
+                     f"Hearth or are damaged.\n\n{details}\n\n{damaged_message(Exception('')).strip()}")

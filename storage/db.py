@@ -1,0 +1,82 @@
+"""Opening the vault's SQLite file: pragmas, integrity check and migrations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.exc import DatabaseError
+from sqlalchemy.pool import NullPool
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=FULL")  # a commit that returned survives a crash
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA secure_delete=ON")  # deleted rows are overwritten with zeros
+    cursor.execute("PRAGMA temp_store=MEMORY")  # no temporary files beside the database
+    cursor.close()
+
+
+def make_engine(path: Path) -> Engine:
+    # hide_parameters: an error message never carries row contents into a log.
+    engine = create_engine(f"sqlite:///{path}", poolclass=NullPool, hide_parameters=True)
+    event.listen(engine, "connect", _pragmas)
+    return engine
+
+
+def looks_like_sqlite(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+
+
+def integrity_problem(engine: Engine, full: bool = False) -> str | None:
+    """None when SQLite finds the file sound; otherwise what it found."""
+    try:
+        with engine.connect() as conn:
+            rows = conn.exec_driver_sql("PRAGMA integrity_check" if full else "PRAGMA quick_check").all()
+    except DatabaseError as exc:
+        return str(exc.orig)
+    found = [r[0] for r in rows]
+    return None if found == ["ok"] else "; ".join(found[:5])
+
+
+def alembic_config(engine_connection: Any) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = engine_connection
+    return config
+
+
+def head_revision() -> str:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    head = ScriptDirectory.from_config(config).get_current_head()
+    assert head is not None
+    return head
+
+
+def current_revision(engine: Engine) -> str | None:
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def migrate(engine: Engine, revision: str = "head") -> None:
+    """Bring the schema to ``revision`` through the versioned migrations."""
+    with engine.begin() as conn:
+        command.upgrade(alembic_config(conn), revision)
+
+
+def checkpoint(engine: Engine) -> None:
+    """Fold the write-ahead log into the database file and empty it."""
+    with engine.connect() as conn:
+        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")

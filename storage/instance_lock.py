@@ -1,0 +1,54 @@
+"""One Hearth process per data directory: an OS file lock, released when the process ends.
+
+The lock is advisory and per-process (``flock`` / ``msvcrt.locking``), so a crashed
+instance never leaves a stale lock behind.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import IO
+
+
+class AlreadyRunning(Exception):
+    pass
+
+
+class InstanceLock:
+    def __init__(self, folder: Path) -> None:
+        self.path = Path(folder) / "hearth.lock"
+        self._fh: IO[str] | None = None
+
+    def acquire(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fh = open(self.path, "a+")  # noqa: SIM115 - held open for the process's life
+        try:
+            if os.name == "nt":
+                import msvcrt
+
+                fh.seek(0)
+                msvcrt.locking(fh.fileno(), msvcrt.LK_NBLCK, 1)
+            else:
+                import fcntl
+
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fh.close()
+            raise AlreadyRunning(
+                "Hearth is already open with this data folder. Use the window that is open, "
+                "or close it first."
+            ) from None
+        self._fh = fh
+
+    def release(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+    def __enter__(self) -> InstanceLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.release()

@@ -1,0 +1,41 @@
+"""The vault's tables (SQLAlchemy Core).
+
+What stays in the clear is only what SQLite needs to find and order rows: row ids, the
+chat a message belongs to, a message's position in its chat, the schema version and
+the key record (KDF parameters, salt, wrapped key). Everything a person wrote or that
+describes them (titles, text, timestamps, model names, settings, states) is inside an
+encrypted ``payload``. Ids use AUTOINCREMENT, so a deleted row's id (and with it the
+associated data its ciphertext is bound to) is never given to a new row.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Column, ForeignKey, Index, Integer, LargeBinary, MetaData, Table, Text
+
+metadata = MetaData()
+
+vault_meta = Table(
+    "vault_meta",
+    metadata,
+    Column("key", Text, primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
+chats = Table(
+    "chats",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("payload", LargeBinary, nullable=False),
+    sqlite_autoincrement=True,
+)
+
+messages = Table(
+    "messages",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("chat_id", Integer, ForeignKey("chats.id", ondelete="CASCADE"), nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("payload", LargeBinary, nullable=False),
+    Index("ix_messages_chat_position", "chat_id", "position"),
+    sqlite_autoincrement=True,
+)

@@ -1,0 +1,232 @@
+"""The vault: one SQLite file whose contents are encrypted under a passphrase.
+
+Creating it writes the key record (Argon2id parameters, salt, wrapped data key) and the
+schema in one go; opening it checks the file, runs migrations and unwraps the data key.
+A wrong passphrase and a damaged file are different errors with different messages.
+Changing the passphrase rewrites only the key record, in one SQLite transaction, so a
+crash leaves either the old or the new passphrase working.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+from sqlalchemy import Engine, insert, select, update
+from sqlalchemy.exc import DatabaseError, OperationalError
+
+from storage import db, schema
+from storage.crypto import (
+    DEFAULT_KDF,
+    DamagedVault,
+    Envelope,
+    FieldCipher,
+    KdfParams,
+    check_passphrase,
+    new_data_key,
+    new_envelope,
+    open_envelope,
+)
+
+log = logging.getLogger(__name__)
+
+ENVELOPE_KEY = "envelope"
+AUTO_BACKUP_EVERY = 24 * 3600
+AUTO_BACKUPS_KEPT = 3
+
+
+class VaultMissing(Exception):
+    pass
+
+
+class VaultExists(Exception):
+    pass
+
+
+def _damaged(path: Path, detail: str) -> DamagedVault:
+    return DamagedVault(f"The vault file {path} is damaged or was changed outside Hearth ({detail}).")
+
+
+class Vault:
+    def __init__(self, path: Path, engine: Engine, cipher: FieldCipher) -> None:
+        self.path = path
+        self.engine = engine
+        self.cipher = cipher
+        self._closed = False
+
+    # Creating and opening ---------------------------------------------------------
+    @staticmethod
+    def exists(path: Path) -> bool:
+        return Path(path).is_file()
+
+    @classmethod
+    def create(cls, path: Path, passphrase: str, kdf: KdfParams = DEFAULT_KDF) -> Vault:
+        path = Path(path)
+        check_passphrase(passphrase)
+        if path.exists():
+            raise VaultExists(f"A vault already exists at {path}.")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data_key = new_data_key()
+        envelope = new_envelope(passphrase, data_key, kdf)
+        partial = path.with_name(path.name + ".creating")
+        for leftover in (partial, Path(f"{partial}-wal"), Path(f"{partial}-shm")):
+            leftover.unlink(missing_ok=True)
+        engine = db.make_engine(partial)
+        db.migrate(engine)
+        with engine.begin() as conn:
+            conn.execute(insert(schema.vault_meta).values(key=ENVELOPE_KEY, value=envelope.to_json()))
+        db.checkpoint(engine)
+        engine.dispose()
+        os.replace(partial, path)  # the vault appears complete, or not at all
+        return cls(path, db.make_engine(path), FieldCipher(data_key))
+
+    @classmethod
+    def open(cls, path: Path, passphrase: str) -> Vault:
+        path = Path(path)
+        check_passphrase(passphrase)
+        engine = cls._open_engine(path)
+        try:
+            envelope = cls._read_envelope(engine, path)
+            data_key = open_envelope(passphrase, envelope)  # WrongPassphrase
+        except BaseException:
+            engine.dispose()
+            raise
+        return cls(path, engine, FieldCipher(data_key))
+
+    @staticmethod
+    def _open_engine(path: Path) -> Engine:
+        if not path.is_file():
+            raise VaultMissing(f"There is no vault at {path}.")
+        try:
+            if path.stat().st_size == 0 or not db.looks_like_sqlite(path):
+                raise _damaged(path, "not a database")
+        except OSError as exc:
+            raise DamagedVault(f"The vault file {path} cannot be read ({exc.strerror}).") from exc
+        engine = db.make_engine(path)
+        try:
+            problem = db.integrity_problem(engine)
+            if problem:
+                raise _damaged(path, problem)
+            db.migrate(engine)
+        except DatabaseError as exc:
+            engine.dispose()
+            raise _damaged(path, str(exc.orig)) from exc
+        except DamagedVault:
+            engine.dispose()
+            raise
+        return engine
+
+    @staticmethod
+    def _read_envelope(engine: Engine, path: Path) -> Envelope:
+        try:
+            with engine.connect() as conn:
+                text = conn.scalar(
+                    select(schema.vault_meta.c.value).where(schema.vault_meta.c.key == ENVELOPE_KEY)
+                )
+        except DatabaseError as exc:
+            raise _damaged(path, str(exc.orig)) from exc
+        if text is None:
+            raise _damaged(path, "the key record is missing")
+        try:
+            return Envelope.from_json(text)
+        except DamagedVault as exc:
+            raise _damaged(path, str(exc)) from exc
+
+    # Passphrase -------------------------------------------------------------------
+    def change_passphrase(self, old: str, new: str, kdf: KdfParams | None = None) -> None:
+        """Re-wrap the data key under ``new``; the data itself is not touched."""
+        check_passphrase(new)
+        current = self._read_envelope(self.engine, self.path)
+        data_key = open_envelope(old, current)  # WrongPassphrase if old is wrong
+        envelope = new_envelope(new, data_key, kdf or current.kdf)
+        with self.engine.begin() as conn:
+            conn.execute(
+                update(schema.vault_meta)
+                .where(schema.vault_meta.c.key == ENVELOPE_KEY)
+                .values(value=envelope.to_json())
+            )
+
+    # Backups ----------------------------------------------------------------------
+    def backup_to(self, target: Path) -> Path:
+        """Write a consistent copy of the vault. It stays encrypted under the same passphrase."""
+        target = Path(target)
+        partial = target.with_name(target.name + ".partial")
+        partial.unlink(missing_ok=True)
+        source = sqlite3.connect(self.path)
+        try:
+            dest = sqlite3.connect(partial)
+            try:
+                source.backup(dest)
+                dest.execute("PRAGMA journal_mode=DELETE")
+            finally:
+                dest.close()
+        finally:
+            source.close()
+        os.replace(partial, target)
+        return target
+
+    def auto_backup(self, folder: Path) -> Path | None:
+        """Keep a recent encrypted copy for the day the vault file gets damaged."""
+        folder.mkdir(parents=True, exist_ok=True)
+        existing = sorted(folder.glob("vault-*.db"))
+        if existing and time.time() - existing[-1].stat().st_mtime < AUTO_BACKUP_EVERY:
+            return None
+        target = self.backup_to(folder / time.strftime("vault-%Y%m%d-%H%M%S.db"))
+        for old in sorted(folder.glob("vault-*.db"))[:-AUTO_BACKUPS_KEPT]:
+            old.unlink(missing_ok=True)
+        return target
+
+    @classmethod
+    def restore(cls, backup: Path, passphrase: str, target: Path) -> Path | None:
+        """Replace the vault at ``target`` with ``backup`` after checking that it opens.
+
+        The vault being replaced is kept beside it as ``*.before-restore``; its path is
+        returned (None when there was none).
+        """
+        candidate = cls.open(Path(backup), passphrase)  # DamagedVault, WrongPassphrase
+        candidate.close()
+        target = Path(target)
+        staged = target.with_name(target.name + ".restoring")
+        staged.unlink(missing_ok=True)
+        source = sqlite3.connect(backup)
+        try:
+            dest = sqlite3.connect(staged)
+            try:
+                source.backup(dest)
+                dest.execute("PRAGMA journal_mode=DELETE")
+            finally:
+                dest.close()
+        finally:
+            source.close()
+        kept = None
+        if target.exists():
+            kept = target.with_name(target.name + ".before-restore")
+            os.replace(target, kept)
+        for suffix in ("-wal", "-shm"):
+            Path(f"{target}{suffix}").unlink(missing_ok=True)
+        os.replace(staged, target)
+        return kept
+
+    # Closing ----------------------------------------------------------------------
+    def integrity_problem(self) -> str | None:
+        return db.integrity_problem(self.engine, full=True)
+
+    def close(self) -> None:
+        """Checkpoint the WAL, release the file and drop the key."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            db.checkpoint(self.engine)
+        except OperationalError:
+            log.warning("WAL checkpoint on close failed", exc_info=True)
+        finally:
+            self.engine.dispose()
+            self.cipher.forget()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed

@@ -1,0 +1,153 @@
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from storage import db
+from storage.chats import ChatStore
+from storage.crypto import BadPassphrase, DamagedVault, WrongPassphrase
+from storage.vault import Vault, VaultExists, VaultMissing
+from tests.storage.conftest import FAST_KDF, PASSPHRASE, reopen
+
+
+def test_create_and_open_with_the_default_argon2id_parameters(vault_path: Path) -> None:
+    vault = Vault.create(vault_path, "a real passphrase")
+    ChatStore(vault).create_chat("hello")
+    vault.close()
+    store = reopen(vault_path, "a real passphrase")
+    assert [c.title for c in store.list_chats()] == ["hello"]
+    store.close()
+
+
+@pytest.mark.parametrize(
+    "passphrase",
+    ["pässwörd ünïcode ✓ 密码 🔑", "x" * 4096, " leading and trailing spaces "],
+    ids=["non-ascii", "very-long", "spaces"],
+)
+def test_unusual_passphrases_work_exactly(vault_path: Path, passphrase: str) -> None:
+    Vault.create(vault_path, passphrase, FAST_KDF).close()
+    Vault.open(vault_path, passphrase).close()
+    with pytest.raises(WrongPassphrase):
+        Vault.open(vault_path, passphrase[:-1] + ("y" if passphrase[-1] != "y" else "z"))
+
+
+def test_wrong_and_empty_passphrases(vault_path: Path) -> None:
+    Vault.create(vault_path, PASSPHRASE, FAST_KDF).close()
+    with pytest.raises(WrongPassphrase, match="Wrong passphrase"):
+        Vault.open(vault_path, "not it")
+    with pytest.raises(BadPassphrase, match="empty"):
+        Vault.open(vault_path, "")
+    with pytest.raises(BadPassphrase, match="longer than"):
+        Vault.open(vault_path, "y" * 5000)
+    with pytest.raises(BadPassphrase):
+        Vault.create(vault_path.with_name("other.db"), "", FAST_KDF)
+    Vault.open(vault_path, PASSPHRASE).close()  # still opens after the failures
+
+
+def test_no_second_vault_over_an_existing_one_and_a_missing_one_says_so(vault_path: Path) -> None:
+    with pytest.raises(VaultMissing):
+        Vault.open(vault_path, PASSPHRASE)
+    Vault.create(vault_path, PASSPHRASE, FAST_KDF).close()
+    with pytest.raises(VaultExists):
+        Vault.create(vault_path, PASSPHRASE, FAST_KDF)
+
+
+def test_changing_the_passphrase_keeps_the_data(vault_path: Path) -> None:
+    store = ChatStore(Vault.create(vault_path, "old one", FAST_KDF))
+    chat = store.create_chat("kept")
+    with pytest.raises(WrongPassphrase):
+        store.vault.change_passphrase("not the old one", "new one")
+    store.vault.change_passphrase("old one", "new one")
+    store.close()
+    with pytest.raises(WrongPassphrase):
+        Vault.open(vault_path, "old one")
+    store = reopen(vault_path, "new one")
+    assert store.get_chat(chat.id).title == "kept"
+    store.close()
+
+
+@pytest.mark.parametrize("size", [0, 50, 4096 + 10])
+def test_a_truncated_vault_is_reported_as_damaged_with_its_name(vault_path: Path, size: int) -> None:
+    store = ChatStore(Vault.create(vault_path, PASSPHRASE, FAST_KDF))
+    for i in range(200):
+        store.add_message(store.create_chat(f"chat {i}").id, "user", "text " * 50)
+    store.close()
+    with open(vault_path, "r+b") as fh:
+        fh.truncate(size)
+    with pytest.raises(DamagedVault, match=str(vault_path)):
+        Vault.open(vault_path, PASSPHRASE)
+
+
+def test_a_file_that_is_not_a_vault_is_reported(vault_path: Path) -> None:
+    vault_path.write_bytes(b"not a database at all" * 100)
+    with pytest.raises(DamagedVault, match="not a database"):
+        Vault.open(vault_path, PASSPHRASE)
+
+
+def test_a_tampered_key_record_is_damage_not_a_wrong_passphrase(vault_path: Path) -> None:
+    Vault.create(vault_path, PASSPHRASE, FAST_KDF).close()
+    with sqlite3.connect(vault_path) as conn:
+        conn.execute("UPDATE vault_meta SET value = replace(value, 'memory_kib', 'memory_kiB')")
+    with pytest.raises(DamagedVault, match="key record"):
+        Vault.open(vault_path, PASSPHRASE)
+
+
+def test_backup_and_restore(vault_path: Path, tmp_path: Path) -> None:
+    store = ChatStore(Vault.create(vault_path, PASSPHRASE, FAST_KDF))
+    store.create_chat("before backup")
+    backup = store.vault.backup_to(tmp_path / "backup.db")
+    store.create_chat("after backup")
+    store.close()
+    with pytest.raises(WrongPassphrase):
+        Vault.restore(backup, "wrong", vault_path)
+    kept = Vault.restore(backup, PASSPHRASE, vault_path)
+    assert kept is not None and kept.exists()
+    store = reopen(vault_path)
+    assert [c.title for c in store.list_chats()] == ["before backup"]
+    store.close()
+
+
+def test_a_damaged_backup_is_refused_and_the_vault_left_alone(vault_path: Path, tmp_path: Path) -> None:
+    Vault.create(vault_path, PASSPHRASE, FAST_KDF).close()
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"garbage")
+    with pytest.raises(DamagedVault):
+        Vault.restore(bad, PASSPHRASE, vault_path)
+    Vault.open(vault_path, PASSPHRASE).close()
+
+
+def test_automatic_backups_are_daily_and_rotated(vault_path: Path, tmp_path: Path) -> None:
+    import os
+
+    vault = Vault.create(vault_path, PASSPHRASE, FAST_KDF)
+    folder = tmp_path / "backups"
+    first = vault.auto_backup(folder)
+    assert first is not None and first.exists()
+    assert vault.auto_backup(folder) is None  # one a day
+    for age in range(1, 5):
+        for f in folder.glob("*.db"):
+            os.utime(f, (f.stat().st_atime, f.stat().st_mtime - 2 * 86400))
+        (folder / f"vault-2000010{age}-000000.db").write_bytes(first.read_bytes())
+        assert vault.auto_backup(folder) is not None
+    assert len(list(folder.glob("vault-*.db"))) == 3
+    vault.close()
+
+
+def test_a_new_vault_is_at_the_latest_schema_and_migrations_run_from_empty(tmp_path: Path) -> None:
+    vault = Vault.create(tmp_path / "v.db", PASSPHRASE, FAST_KDF)
+    assert db.current_revision(vault.engine) == db.head_revision()
+    vault.close()
+    engine = db.make_engine(tmp_path / "empty.db")
+    assert db.current_revision(engine) is None
+    db.migrate(engine)
+    assert db.current_revision(engine) == db.head_revision()
+    engine.dispose()
+
+
+def test_the_database_is_wal_with_secure_delete(store: ChatStore) -> None:
+    with store.vault.engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA secure_delete").scalar() == 1
+        assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL
