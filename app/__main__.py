@@ -1,4 +1,9 @@
-"""Hearth's entry point: ``python -m app`` opens the window; ``--self-test`` checks the model."""
+"""Hearth's entry point.
+
+    python -m app                 open the window
+    python -m app --self-test     load the model, generate 16 tokens, print figures
+    python -m app check-vault     decrypt everything and check the vault file
+"""
 
 from __future__ import annotations
 
@@ -11,13 +16,43 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--self-test", action="store_true", help="load the model, generate 16 tokens, print figures")
     parser.add_argument("--prepare-models", action="store_true", help="place the bundled models and exit")
     parser.add_argument("--verbose", action="store_true", help="log debug detail (never message text)")
+    commands = parser.add_subparsers(dest="command")
+    commands.add_parser("check-vault", help="decrypt every item and check the vault file "
+                        "(passphrase from HEARTH_PASSPHRASE, or asked)")
     return parser.parse_args(argv)
+
+
+def check_vault() -> int:
+    from app.headless import HeadlessError, open_store
+    from storage.crypto import BadPassphrase, DamagedVault, WrongPassphrase
+    from storage.instance_lock import AlreadyRunning
+
+    try:
+        store, lock = open_store()
+    except (WrongPassphrase, BadPassphrase, DamagedVault, AlreadyRunning, HeadlessError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    try:
+        problems = store.verify()
+        sound = store.vault.integrity_problem()
+        chats, messages = len(store.list_chats()), store.message_count()
+    finally:
+        store.close()
+        lock.release()
+    if problems or sound:
+        for problem in problems + ([f"SQLite: {sound}"] if sound else []):
+            print(f"damaged: {problem}")
+        return 1
+    print(f"vault ok: {chats} chats, {messages} messages, all decrypt; file sound")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     from app.logs import log_unhandled, setup_logging
+    from app.privacy import harden_process
 
+    harden_process()
     setup_logging(args.verbose)
     sys.excepthook = log_unhandled
     if args.self_test:
@@ -34,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 1
         return 0
+    if args.command == "check-vault":
+        return check_vault()
     from app.gui import run_gui
 
     return run_gui()

@@ -251,7 +251,9 @@ class MainWindow(QMainWindow):
     @Slot()
     def _refresh_chats(self) -> None:
         if self.controller.locked:
+            self.chat_list.blockSignals(True)
             self.chat_list.clear()
+            self.chat_list.blockSignals(False)
             return
         current = self.controller.current_chat
         query = self.search.text()
@@ -273,7 +275,7 @@ class MainWindow(QMainWindow):
 
     @Slot(QListWidgetItem, QListWidgetItem)
     def _chat_clicked(self, item: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
-        if item is not None:
+        if item is not None and not self.controller.locked:
             self.controller.select_chat(item.data(Qt.ItemDataRole.UserRole))
 
     @Slot(object, list)
@@ -307,8 +309,10 @@ class MainWindow(QMainWindow):
     def _locked_changed(self, locked: bool) -> None:
         if locked:
             self.conversation.clear()
-            self.chat_list.clear()
+            self.search.blockSignals(True)
             self.search.clear()
+            self.search.blockSignals(False)
+            self._refresh_chats()
             self.input.clear()
             self.notice.hide()
         for action in self.unlocked_only:
