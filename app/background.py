@@ -36,8 +36,21 @@ class _Runnable(QRunnable):
         self._task.succeeded.emit(result)
 
 
-def run_in_background(fn: Callable[[], Any], parent: QObject) -> Task:
-    """Start ``fn`` on the global pool; connect to the returned task's signals."""
+def run_in_background(
+    fn: Callable[[], Any],
+    parent: QObject,
+    on_success: Callable[[Any], None],
+    on_failure: Callable[[Exception], None],
+) -> Task:
+    """Run ``fn`` on the global pool; the callbacks run on the UI thread.
+
+    The callbacks are connected before the work starts: a fast ``fn`` must not finish
+    before anyone listens.
+    """
     task = Task(parent)
+    task.succeeded.connect(on_success)
+    task.failed.connect(on_failure)
+    task.succeeded.connect(task.deleteLater)
+    task.failed.connect(task.deleteLater)
     QThreadPool.globalInstance().start(_Runnable(fn, task))
     return task

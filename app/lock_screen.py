@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -43,7 +44,7 @@ def strength(passphrase: str) -> tuple[str, str]:
         return "weak", "Longer is stronger: try four or more unrelated words."
     if bits < 60:
         return "fair", "Good; a few more words or characters make it strong."
-    return "strong", "Strong."
+    return "strong", ""
 
 
 class LockScreen(QWidget):
@@ -56,7 +57,7 @@ class LockScreen(QWidget):
         self.mode = "unlock"
         panel = QFrame()
         panel.setObjectName("lockPanel")
-        panel.setMaximumWidth(460)
+        panel.setFixedWidth(480)
         self.heading = QLabel()
         self.heading.setObjectName("lockHeading")
         self.explanation = QLabel()
@@ -88,9 +89,13 @@ class LockScreen(QWidget):
         layout.addWidget(self.error)
         layout.addWidget(self.submit)
         layout.addWidget(self.restore)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(panel)
+        row.addStretch(1)
         outer = QVBoxLayout(self)
         outer.addStretch(1)
-        outer.addWidget(panel, 0, Qt.AlignmentFlag.AlignHCenter)
+        outer.addLayout(row)
         outer.addStretch(2)
 
         self.submit.clicked.connect(self._submit)
@@ -151,7 +156,7 @@ class LockScreen(QWidget):
         if self.mode != "create":
             return
         label, hint = strength(text)
-        self.strength.setText(f"Strength: {label}. {hint}" if label else "")
+        self.strength.setText(f"Strength: {label}. {hint}".strip() if label else "")
 
     @Slot()
     def _submit(self) -> None:

@@ -14,7 +14,7 @@ from PySide6.QtCore import QObject, QThreadPool, Signal, Slot
 from PySide6.QtWidgets import QApplication
 
 from app import dialogs
-from app.background import Task, run_in_background
+from app.background import run_in_background
 from app.idle import IdleWatcher
 from app.lock_screen import MIN_LENGTH
 from app.settings import Settings
@@ -63,7 +63,6 @@ class VaultFlows(QObject):
         app = QApplication.instance()
         if app is not None:
             app.installEventFilter(self.idle)
-        self._tasks: set[Task] = set()
         screen = window.lock_screen
         screen.create_requested.connect(self._create)
         screen.unlock_requested.connect(self._unlock)
@@ -77,17 +76,7 @@ class VaultFlows(QObject):
         self.window._locked_changed(True)
 
     def _background(self, fn, on_success, on_failure) -> None:
-        task = run_in_background(fn, self)
-        self._tasks.add(task)
-
-        def done() -> None:
-            self._tasks.discard(task)
-            task.deleteLater()
-
-        task.succeeded.connect(on_success)
-        task.failed.connect(on_failure)
-        task.succeeded.connect(done)
-        task.failed.connect(done)
+        run_in_background(fn, self, on_success, on_failure)
 
     # Create, unlock, lock ---------------------------------------------------------
     @Slot(str)

@@ -54,6 +54,13 @@ def main(out: Path) -> int:
     wait(controller.model_state)
     if not controller.model_ready:
         wait(controller.model_state)
+    screen = window.lock_screen
+    screen.passphrase.setText("orange piano river candle")
+    screen.confirm.setText("orange piano river candle")
+    app.processEvents()
+    window.grab().save(str(out.with_name(out.stem + "-create.png")))
+    screen.submit.click()
+    wait(window.vault.unlocked)
     window.input.setPlainText("Write a Python function that checks whether a number is prime.")
     window.send()
     wait(controller.answer_finished)

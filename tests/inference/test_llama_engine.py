@@ -99,3 +99,8 @@ def test_forget_clears_the_cached_conversation(engine: LlamaEngine) -> None:
     assert engine.llama.n_tokens == 0 and not engine.llama.input_ids.any()
     generate(engine, QUESTION)
     assert engine.last_reused_tokens == 0
+
+
+def test_llama_cpp_disk_cache_is_never_used(engine: LlamaEngine) -> None:
+    generate(engine, QUESTION)
+    assert engine.llama.cache is None  # it would write model state, the conversation, unencrypted

@@ -1,0 +1,38 @@
+"""``python -m benchmarks [--quick] [--only NAME] [--out FILE]``: run, print a table, write JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from benchmarks import vault_bench
+
+SUITES = {"vault": vault_bench.run}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks")
+    parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer repetitions")
+    parser.add_argument("--only", choices=sorted(SUITES), action="append")
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/last-run.json"))
+    args = parser.parse_args()
+    results = {}
+    for name in args.only or SUITES:
+        print(f"== {name}", flush=True)
+        figures = SUITES[name](quick=args.quick)
+        for figure in figures:
+            print(figure.row(), flush=True)
+        results[name] = [asdict(f) for f in figures]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"when": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                                    "machine": platform.platform(), "results": results}, indent=2))
+    print(f"written {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,53 @@
+"""Timing helpers: interleaved repetitions, medians and percentiles."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Figure:
+    name: str
+    value: float
+    unit: str
+    target: str = ""
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def row(self) -> str:
+        return f"{self.name:<62} {self.value:>10.3f} {self.unit:<8} {self.target}"
+
+
+def timed(fn: Callable[[], Any]) -> float:
+    started = time.perf_counter()
+    fn()
+    return time.perf_counter() - started
+
+
+def interleaved(a: Callable[[], Any], b: Callable[[], Any], repetitions: int) -> tuple[list[float], list[float]]:
+    """Run a and b alternately (a first on even rounds, b first on odd ones)."""
+    times_a: list[float] = []
+    times_b: list[float] = []
+    for i in range(repetitions):
+        if i % 2 == 0:
+            times_a.append(timed(a))
+            times_b.append(timed(b))
+        else:
+            times_b.append(timed(b))
+            times_a.append(timed(a))
+    return times_a, times_b
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return 0.0
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
