@@ -50,6 +50,21 @@ def _damaged(path: Path, detail: str) -> DamagedVault:
     return DamagedVault(f"The vault file {path} is damaged or was changed outside Hearth ({detail}).")
 
 
+def _sqlite_copy(source: Path, target: Path) -> None:
+    """A consistent copy through SQLite's backup API, as one self-contained file."""
+    target.unlink(missing_ok=True)
+    src = sqlite3.connect(source)
+    try:
+        dest = sqlite3.connect(target)
+        try:
+            src.backup(dest)
+            dest.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            dest.close()
+    finally:
+        src.close()
+
+
 class Vault:
     def __init__(self, path: Path, engine: Engine, cipher: FieldCipher) -> None:
         self.path = path
@@ -154,17 +169,7 @@ class Vault:
         """Write a consistent copy of the vault. It stays encrypted under the same passphrase."""
         target = Path(target)
         partial = target.with_name(target.name + ".partial")
-        partial.unlink(missing_ok=True)
-        source = sqlite3.connect(self.path)
-        try:
-            dest = sqlite3.connect(partial)
-            try:
-                source.backup(dest)
-                dest.execute("PRAGMA journal_mode=DELETE")
-            finally:
-                dest.close()
-        finally:
-            source.close()
+        _sqlite_copy(self.path, partial)
         os.replace(partial, target)
         return target
 
@@ -190,17 +195,7 @@ class Vault:
         candidate.close()
         target = Path(target)
         staged = target.with_name(target.name + ".restoring")
-        staged.unlink(missing_ok=True)
-        source = sqlite3.connect(backup)
-        try:
-            dest = sqlite3.connect(staged)
-            try:
-                source.backup(dest)
-                dest.execute("PRAGMA journal_mode=DELETE")
-            finally:
-                dest.close()
-        finally:
-            source.close()
+        _sqlite_copy(Path(backup), staged)
         kept = None
         if target.exists():
             kept = target.with_name(target.name + ".before-restore")
