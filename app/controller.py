@@ -324,6 +324,7 @@ class ChatController(QObject):
 
     def _finish(self, active: _Active, status: str, stats: dict) -> None:
         self._set_active(None)
+        stats = {**stats, "model": self.model_name}  # stored encrypted with the answer
         if status == INTERRUPTED and not active.text:
             # Stopped before the first word: nothing worth keeping.
             self.store.delete_message(active.message_id)
