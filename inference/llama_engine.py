@@ -13,25 +13,27 @@ import codecs
 import logging
 import os
 import random
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from inference import chat_formats
 from inference.bundled import bundled_name
-from inference.errors import ModelLoadError, PromptTooLong
+from inference.errors import InferenceError, ModelLoadError, PromptTooLong
+from inference.gguf import InvalidGGUF, read_header
 from inference.hardware import physical_cores
 from inference.protocol import ChatMessage, ModelSpec, SamplingParams
 
 log = logging.getLogger(__name__)
 
-GGUF_MAGIC = b"GGUF"
 PREFILL_STEP = 64
-# Used when a model carries no chat template of its own.
-CHATML_TEMPLATE = (
-    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
-    "{{ message['content'] }}<|im_end|>\n{% endfor %}"
-    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
-)
+SAMPLE_CONVERSATION = [
+    {"role": "system", "content": "You are helpful."},
+    {"role": "user", "content": "Hello"},
+    {"role": "assistant", "content": "Hi!"},
+    {"role": "user", "content": "How are you?"},
+]
 
 
 def check_model_file(path: Path) -> None:
@@ -42,10 +44,24 @@ def check_model_file(path: Path) -> None:
         raise ModelLoadError(f"{path} is not a file.")
     if not os.access(path, os.R_OK):
         raise ModelLoadError(f"The model file {path} cannot be read (permission denied).")
-    with open(path, "rb") as fh:
-        magic = fh.read(4)
-    if magic != GGUF_MAGIC:
-        raise ModelLoadError(f"{path.name} is not a GGUF model file.")
+    try:
+        read_header(path)
+    except InvalidGGUF as exc:
+        raise ModelLoadError(f"{path.name} is not a usable GGUF model file: {exc}.") from exc
+
+
+def backend_name() -> str:
+    import llama_cpp
+
+    if not llama_cpp.llama_supports_gpu_offload():
+        return "CPU"
+    return "Metal" if sys.platform == "darwin" else "GPU (CUDA)"
+
+
+def _rss() -> int:
+    import psutil
+
+    return int(psutil.Process().memory_info().rss)
 
 
 class LlamaEngine:
@@ -56,6 +72,9 @@ class LlamaEngine:
         self._name = ""
         self._spec: ModelSpec | None = None
         self.last_reused_tokens = 0  # prompt tokens taken from the cache on the last turn
+        self.memory_bytes = 0
+        self.backend = "CPU"
+        self.chat_format_label = ""
 
     @property
     def name(self) -> str:
@@ -74,9 +93,9 @@ class LlamaEngine:
         self.close()
         check_model_file(spec.path)
         import llama_cpp
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
         threads = spec.n_threads or physical_cores()
+        before = _rss()
         try:
             llm = llama_cpp.Llama(
                 model_path=str(spec.path),
@@ -84,6 +103,7 @@ class LlamaEngine:
                 n_batch=spec.n_batch,
                 n_threads=threads,
                 n_threads_batch=threads,
+                n_gpu_layers=spec.n_gpu_layers,
                 verbose=False,
             )
         except Exception as exc:
@@ -91,14 +111,41 @@ class LlamaEngine:
                 f"llama.cpp could not load {spec.path.name}: the file is damaged, incomplete, "
                 f"or made for a newer version of llama.cpp ({exc})."
             ) from exc
-        template = llm.metadata.get("tokenizer.chat_template") or CHATML_TEMPLATE
+        try:
+            self._formatter, self._stop_strings, self.chat_format_label = self._make_formatter(llm, spec)
+        except ModelLoadError:
+            llm.close()
+            raise
+        self._llm = llm
+        self._spec = spec
+        self.memory_bytes = max(0, _rss() - before)
+        self.backend = backend_name()
+        self._name = (spec.display_name or bundled_name(spec.path)
+                      or llm.metadata.get("general.name") or spec.path.stem)
+
+    @staticmethod
+    def _make_formatter(llm: Any, spec: ModelSpec) -> tuple[Any, list[str], str]:
+        from jinja2 import TemplateError
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        try:
+            label, template, stops = chat_formats.resolve(
+                spec.chat_format, llm.metadata.get("tokenizer.chat_template"),
+                llm.metadata.get("general.architecture", ""))
+        except KeyError:
+            raise ModelLoadError(f"Unknown chat format {spec.chat_format!r}.") from None
         eos_id, bos_id = llm.token_eos(), llm.token_bos()
         eos = llm._model.token_get_text(eos_id) if eos_id != -1 else ""
         bos = llm._model.token_get_text(bos_id) if bos_id != -1 else ""
-        self._formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
-        self._llm = llm
-        self._spec = spec
-        self._name = bundled_name(spec.path) or llm.metadata.get("general.name") or spec.path.stem
+        try:
+            formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+            formatter(messages=SAMPLE_CONVERSATION)
+        except (TemplateError, Exception) as exc:
+            raise ModelLoadError(
+                f"The chat template of {spec.path.name} cannot be rendered ({type(exc).__name__}: "
+                f"{exc}). Choose a built-in chat format for this model in Models ▸ Settings."
+            ) from exc
+        return formatter, stops, label
 
     def _require(self) -> Any:
         if self._llm is None:
@@ -107,12 +154,18 @@ class LlamaEngine:
 
     def _prompt_tokens(self, messages: Sequence[ChatMessage]) -> tuple[list[int], list[str]]:
         llm = self._require()
-        result = self._formatter(messages=[{"role": m.role, "content": m.content} for m in messages])
+        try:
+            result = self._formatter(messages=[{"role": m.role, "content": m.content} for m in messages])
+        except Exception as exc:
+            raise InferenceError(
+                f"The model's chat template failed on this conversation ({type(exc).__name__}: "
+                f"{exc}). Choose a built-in chat format in Models ▸ Settings."
+            ) from exc
         tokens = llm.tokenize(
             result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True
         )
         stop = result.stop if isinstance(result.stop, list) else [result.stop] if result.stop else []
-        return tokens, [s for s in stop if s]
+        return tokens, [s for s in [*stop, *self._stop_strings] if s]
 
     def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
         return len(self._prompt_tokens(messages)[0])

@@ -34,6 +34,9 @@ class ModelSpec:
     n_ctx: int = 2048
     n_threads: int | None = None
     n_batch: int = 256
+    n_gpu_layers: int = 0  # -1: all
+    chat_format: str = "auto"  # or a name from inference.chat_formats
+    display_name: str = ""
 
 
 # Commands -------------------------------------------------------------------------
@@ -75,6 +78,8 @@ class ModelLoaded:
     name: str
     n_ctx: int
     load_seconds: float
+    memory_bytes: int = 0  # resident memory the load added, measured
+    backend: str = "CPU"
 
 
 @dataclass(frozen=True)

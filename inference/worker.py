@@ -128,7 +128,8 @@ class InferenceWorker:
             self._emit(ModelFailed(path, f"The model could not be loaded ({type(exc).__name__}: {exc})."))
             return
         self._loaded = True
-        self._emit(ModelLoaded(path, engine.name, engine.n_ctx, time.perf_counter() - started))
+        self._emit(ModelLoaded(path, engine.name, engine.n_ctx, time.perf_counter() - started,
+                               getattr(engine, "memory_bytes", 0), getattr(engine, "backend", "CPU")))
 
     def _generate(self, engine: Engine, command: Generate) -> None:
         rid = command.request_id

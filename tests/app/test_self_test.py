@@ -45,4 +45,4 @@ def test_self_test_with_a_damaged_model_says_why_and_fails(
     (models / "other.gguf").write_bytes(b"GGUF" + b"\xff" * 64)
     out = io.StringIO()
     assert run_self_test(out) == 1
-    assert "could not load other.gguf" in out.getvalue()
+    assert "other.gguf is not a usable GGUF model file" in out.getvalue()

@@ -76,8 +76,8 @@ def test_a_prompt_longer_than_the_context_is_refused(engine: LlamaEngine) -> Non
     ("content", "message"),
     [
         (None, "does not exist"),
-        (b"just some text, renamed\n", "not a GGUF model file"),
-        (b"GGUF\x03\x00\x00\x00" + b"\x00" * 16, "could not load"),
+        (b"just some text, renamed\n", "not a usable GGUF model file: it is not a GGUF file"),
+        (b"GGUF\x03\x00\x00\x00" + b"\x00" * 16, "not a usable GGUF model file"),
     ],
     ids=["missing", "text-file", "truncated"],
 )
