@@ -5,9 +5,10 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from inference import cpu_variant
 from inference.bundled import choose_model, provision, starter_model
 from inference.errors import ModelLoadError
-from storage.paths import models_dir
+from storage.paths import data_dir, models_dir
 
 log = logging.getLogger(__name__)
 
@@ -19,7 +20,9 @@ def resolve_model() -> Path:
     """
     folder = models_dir()
     try:
-        provision(starter_model(), folder)
+        starter = provision(starter_model(), folder)
+        # The CPU-variant probe loads the starter model in a separate process.
+        cpu_variant.configure(starter, data_dir() / "cpu-variant.json")
     except ModelLoadError as exc:
         log.warning("bundled model not provisioned: %s", exc)
         chosen = choose_model(folder)

@@ -86,7 +86,10 @@ def run_self_test(out: TextIO = sys.stdout) -> int:
     if stats.tokens == 0 or not text.strip():
         print("self-test FAILED: the model produced no text", file=out)
         return 1
+    from inference import cpu_variant
+
     print(f"model: {loaded.name} ({path})", file=out)
+    print(f"llama.cpp build: {cpu_variant.describe()}; backend {loaded.backend}", file=out)
     print(f"load time: {loaded.load_seconds:.2f} s", file=out)
     print(f"tokens: {stats.tokens}", file=out)
     print(f"time to first token: {stats.ttft_seconds:.3f} s", file=out)

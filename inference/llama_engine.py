@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from inference import chat_formats
+from inference import chat_formats, cpu_variant
 from inference.bundled import bundled_name
 from inference.errors import InferenceError, ModelLoadError, PromptTooLong
 from inference.gguf import InvalidGGUF, read_header
@@ -92,6 +92,7 @@ class LlamaEngine:
     def load(self, spec: ModelSpec) -> None:
         self.close()
         check_model_file(spec.path)
+        cpu_variant.ensure()  # before the first import of llama_cpp in this process
         import llama_cpp
 
         threads = spec.n_threads or physical_cores()

