@@ -40,6 +40,7 @@ class Chat:
     updated_at: float
     pinned: bool = False
     damaged: bool = False
+    settings: dict[str, Any] = field(default_factory=dict)  # system prompt, sampling overrides
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,8 @@ class ChatStore:
         data = self._unseal("chats", row_id, blob)
         if data is None:
             return Chat(row_id, "⚠ Damaged chat", 0.0, 0.0, False, True)
-        return Chat(row_id, data["title"], data["created_at"], data["updated_at"], data.get("pinned", False))
+        return Chat(row_id, data["title"], data["created_at"], data["updated_at"],
+                    data.get("pinned", False), False, data.get("settings") or {})
 
     def _message(self, row_id: int, chat_id: int, position: int, blob: bytes) -> Message:
         data = self._unseal("messages", row_id, blob)
@@ -140,6 +142,11 @@ class ChatStore:
     def pin_chat(self, chat_id: int, pinned: bool) -> None:
         with self._engine.begin() as conn:
             self._touch_chat(conn, chat_id, pinned=pinned)
+
+    def set_chat_settings(self, chat_id: int, settings: dict[str, Any]) -> None:
+        """Per-chat overrides: a system prompt and sampling values."""
+        with self._engine.begin() as conn:
+            self._touch_chat(conn, chat_id, settings=settings)
 
     def delete_chat(self, chat_id: int) -> None:
         """Gone for good: with secure_delete SQLite overwrites the freed pages."""

@@ -39,3 +39,20 @@ messages = Table(
     Index("ix_messages_chat_position", "chat_id", "position"),
     sqlite_autoincrement=True,
 )
+
+# The model library: name, file, hash, facts, settings and probe verdict, all encrypted.
+models = Table(
+    "models",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("payload", LargeBinary, nullable=False),
+    sqlite_autoincrement=True,
+)
+
+# One row (id 1): the user's preferences that are private (the default model, say).
+preferences = Table(
+    "preferences",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("payload", LargeBinary, nullable=False),
+)

@@ -55,3 +55,27 @@ def test_downgrade_and_upgrade_round_trip(tmp_path: Path) -> None:
     db.migrate(engine)
     assert db.current_revision(engine) == db.head_revision()
     engine.dispose()
+
+
+def test_a_vault_from_version_0001_upgrades_with_its_chats(tmp_path: Path) -> None:
+    from alembic import command
+
+    from storage.library import ModelLibrary
+
+    path = tmp_path / "old.db"
+    store = ChatStore(Vault.create(path, PASSPHRASE, FAST_KDF))
+    store.add_message(store.create_chat("from 0001").id, "user", "older text")
+    engine = store.vault.engine
+    store.close()
+    with engine.begin() as conn:  # back to the first schema, as an older Hearth left it
+        command.downgrade(db.alembic_config(conn), "0001_vault")
+    engine.dispose()
+
+    store = ChatStore(Vault.open(path, PASSPHRASE))
+    assert db.current_revision(store.vault.engine) == db.head_revision()
+    assert [m.content for m in store.messages(store.list_chats()[0].id)] == ["older text"]
+    library = ModelLibrary(store)
+    assert library.entries() == []
+    library.add("m", "/x.gguf", "copy", "ab" * 32, {})
+    assert [e.name for e in library.entries()] == ["m"]
+    store.close()

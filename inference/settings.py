@@ -1,0 +1,49 @@
+"""Per-model settings (load and sampling) and per-chat overrides, as plain data."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from inference.hardware import physical_cores
+from inference.protocol import ModelSpec, SamplingParams
+
+SAMPLING_FIELDS = ("temperature", "top_p", "top_k", "min_p", "repeat_penalty", "seed", "max_tokens")
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    n_ctx: int = 2048
+    n_gpu_layers: int = 0
+    n_threads: int = 0  # 0: one per physical core
+    n_batch: int = 256
+    chat_format: str = "auto"
+    temperature: float = 0.7
+    top_p: float = 0.95
+    top_k: int = 40
+    min_p: float = 0.05
+    repeat_penalty: float = 1.1
+    seed: int | None = None
+    max_tokens: int = 512
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> ModelSettings:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in (data or {}).items() if k in known})
+
+    def spec(self, path: Path, display_name: str = "") -> ModelSpec:
+        return ModelSpec(path=path, n_ctx=self.n_ctx, n_threads=self.n_threads or physical_cores(),
+                         n_batch=self.n_batch, n_gpu_layers=self.n_gpu_layers,
+                         chat_format=self.chat_format, display_name=display_name)
+
+    def sampling(self, overrides: dict[str, Any] | None = None) -> SamplingParams:
+        values = {name: getattr(self, name) for name in SAMPLING_FIELDS}
+        values.update({k: v for k, v in (overrides or {}).items() if k in SAMPLING_FIELDS})
+        return SamplingParams(**values)
+
+    def with_changes(self, **changes: Any) -> ModelSettings:
+        return replace(self, **changes)

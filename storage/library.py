@@ -1,0 +1,109 @@
+"""The model library in the vault: which models the user has, their facts and settings.
+
+Every entry is one encrypted payload (the model's name and path are private: they say
+what the user works on). Copied models live in the models folder under their sha256,
+so not even the file names there tell which models they are.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from sqlalchemy import delete, insert, select, update
+
+from storage import schema
+from storage.chats import ChatStore
+
+COPY, REFERENCE, BUNDLED = "copy", "reference", "bundled"
+PREFERENCES_ROW = 1
+
+
+@dataclass(frozen=True)
+class LibraryEntry:
+    id: int
+    name: str
+    path: str
+    stored: str  # COPY | REFERENCE | BUNDLED
+    sha256: str
+    info: dict[str, Any]
+    settings: dict[str, Any] = field(default_factory=dict)
+    probe: dict[str, Any] = field(default_factory=dict)  # {"ok", "reason", "key", "memory"}
+    added_at: float = 0.0
+
+    def payload(self) -> dict[str, Any]:
+        return {"name": self.name, "path": self.path, "stored": self.stored, "sha256": self.sha256,
+                "info": self.info, "settings": self.settings, "probe": self.probe,
+                "added_at": self.added_at}
+
+    @property
+    def usable(self) -> bool:
+        return bool(self.probe.get("ok"))
+
+
+class ModelLibrary:
+    def __init__(self, store: ChatStore) -> None:
+        self._store = store
+        self._engine = store.vault.engine
+
+    def _seal(self, table: str, row_id: int, data: dict[str, Any]) -> bytes:
+        return self._store._seal(table, row_id, data)
+
+    def entries(self) -> list[LibraryEntry]:
+        with self._engine.connect() as conn:
+            rows = conn.execute(select(schema.models.c.id, schema.models.c.payload)).all()
+        found = []
+        for row_id, blob in rows:
+            data = self._store._unseal("models", row_id, blob)
+            if data is not None:
+                found.append(LibraryEntry(row_id, **data))
+        return sorted(found, key=lambda e: (e.stored != BUNDLED, e.name.casefold()))
+
+    def get(self, entry_id: int) -> LibraryEntry | None:
+        return next((e for e in self.entries() if e.id == entry_id), None)
+
+    def find_sha256(self, sha256: str) -> LibraryEntry | None:
+        return next((e for e in self.entries() if e.sha256 == sha256), None)
+
+    def add(self, name: str, path: str, stored: str, sha256: str, info: dict[str, Any],
+            settings: dict[str, Any] | None = None) -> LibraryEntry:
+        entry = LibraryEntry(0, name, path, stored, sha256, info, settings or {}, {}, time.time())
+        with self._engine.begin() as conn:
+            row_id = conn.execute(insert(schema.models).values(payload=b"")).inserted_primary_key[0]
+            conn.execute(update(schema.models).where(schema.models.c.id == row_id)
+                         .values(payload=self._seal("models", row_id, entry.payload())))
+        return replace(entry, id=row_id)
+
+    def save(self, entry: LibraryEntry) -> None:
+        with self._engine.begin() as conn:
+            conn.execute(update(schema.models).where(schema.models.c.id == entry.id)
+                         .values(payload=self._seal("models", entry.id, entry.payload())))
+
+    def remove(self, entry_id: int) -> None:
+        with self._engine.begin() as conn:
+            conn.execute(delete(schema.models).where(schema.models.c.id == entry_id))
+        if self.preferences().get("default_model") == entry_id:
+            self.set_preference("default_model", None)
+
+    # Preferences ------------------------------------------------------------------
+    def preferences(self) -> dict[str, Any]:
+        with self._engine.connect() as conn:
+            blob = conn.scalar(select(schema.preferences.c.payload)
+                               .where(schema.preferences.c.id == PREFERENCES_ROW))
+        if blob is None:
+            return {}
+        return self._store._unseal("preferences", PREFERENCES_ROW, blob) or {}
+
+    def set_preference(self, key: str, value: Any) -> None:
+        prefs = self.preferences()
+        prefs[key] = value
+        blob = self._seal("preferences", PREFERENCES_ROW, prefs)
+        with self._engine.begin() as conn:
+            exists = conn.scalar(select(schema.preferences.c.id)
+                                 .where(schema.preferences.c.id == PREFERENCES_ROW))
+            if exists is None:
+                conn.execute(insert(schema.preferences).values(id=PREFERENCES_ROW, payload=blob))
+            else:
+                conn.execute(update(schema.preferences)
+                             .where(schema.preferences.c.id == PREFERENCES_ROW).values(payload=blob))
