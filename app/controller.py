@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
@@ -103,12 +103,16 @@ class ChatController(QObject):
         self._model_ready = False
         self._model_problem = "No model is loaded yet."
         self.model_name = ""
+        self.model_path: Path | None = None
+        self.model_memory = 0
         self.current_chat: Chat | None = None
 
     # Model ------------------------------------------------------------------------
     def load_model(self, spec: ModelSpec) -> None:
+        """Unload the current model and load ``spec``; the conversation stays as it is."""
         self._model_ready = False
         self._model_problem = "The model is still loading. Try again in a moment."
+        self.model_path = spec.path
         self.worker.submit(LoadModel(spec))
 
     def model_unavailable(self, reason: str) -> None:
@@ -258,8 +262,21 @@ class ChatController(QObject):
         self._generate(chat.id)
         return True
 
+    def set_chat_settings(self, chat_id: int, settings: dict) -> None:
+        self.store.set_chat_settings(chat_id, settings)
+        if self.current_chat and self.current_chat.id == chat_id:
+            self.current_chat = self.store.get_chat(chat_id)
+
+    def _params_for(self, chat_id: int) -> SamplingParams:
+        chat = self.store.get_chat(chat_id)
+        overrides = (chat.settings.get("sampling") if chat else None) or {}
+        return replace(self.params, **{k: v for k, v in overrides.items()
+                                       if k in SamplingParams.__dataclass_fields__})
+
     def _history(self, chat_id: int) -> tuple[ChatMessage, ...]:
-        history = [ChatMessage("system", SYSTEM_PROMPT)]
+        chat = self.store.get_chat(chat_id)
+        system = ((chat.settings.get("system_prompt") if chat else "") or "").strip()
+        history = [ChatMessage("system", system or SYSTEM_PROMPT)]
         for m in self.store.messages(chat_id):
             if m.status in (FAILED, STREAMING, DAMAGED) or not m.content:
                 continue
@@ -272,7 +289,7 @@ class ChatController(QObject):
         self.message_added.emit(placeholder)
         request_id = next(self._ids)
         self._set_active(_Active(request_id, chat_id, placeholder.id, "", time.monotonic()))
-        self.worker.submit(Generate(request_id, chat_id, history, self.params))
+        self.worker.submit(Generate(request_id, chat_id, history, self._params_for(chat_id)))
 
     def _set_active(self, active: _Active | None) -> None:
         was_busy = self._active is not None
@@ -288,7 +305,8 @@ class ChatController(QObject):
         elif isinstance(event, ModelLoaded):
             self._model_ready = True
             self.model_name = event.name
-            self.model_state.emit("ready", f"{event.name} · context {event.n_ctx} tokens")
+            self.model_memory = event.memory_bytes
+            self.model_state.emit("ready", f"{event.name} · {event.backend} · context {event.n_ctx} tokens")
         elif isinstance(event, ModelFailed):
             self._model_ready = False
             self._model_problem = event.reason

@@ -47,3 +47,16 @@ def passphrase(parent: QWidget | None, title: str, label: str) -> str | None:
 def integer(parent: QWidget | None, title: str, label: str, value: int, low: int, high: int) -> int | None:
     answer, ok = QInputDialog.getInt(parent, title, label, value, low, high)
     return answer if ok else None
+
+
+def open_paths(parent: QWidget | None, title: str, folder: Path, filters: str) -> list[Path]:
+    chosen, _ = QFileDialog.getOpenFileNames(parent, title, str(folder), filters)
+    return [Path(p) for p in chosen]
+
+
+def choice(parent: QWidget | None, title: str, text: str, options: list[str]) -> str | None:
+    """One of ``options`` (button labels), or None when cancelled."""
+    box = QMessageBox(QMessageBox.Icon.Question, title, text, QMessageBox.StandardButton.Cancel, parent)
+    buttons = {box.addButton(option, QMessageBox.ButtonRole.AcceptRole): option for option in options}
+    box.exec()
+    return buttons.get(box.clickedButton())

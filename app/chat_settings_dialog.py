@@ -1,0 +1,67 @@
+"""Per-chat settings: a system prompt and sampling values that override the model's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QLabel,
+    QPlainTextEdit,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from inference.protocol import SamplingParams
+
+
+class ChatSettingsDialog(QDialog):
+    def __init__(self, settings: dict[str, Any], defaults: SamplingParams,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Chat settings")
+        sampling = {**defaults.__dict__, **(settings.get("sampling") or {})}
+        self.system_prompt = QPlainTextEdit(settings.get("system_prompt", ""))
+        self.system_prompt.setPlaceholderText("Empty: “You are a helpful assistant.”")
+        self.override = QCheckBox("Use these sampling values instead of the model's")
+        self.override.setChecked(bool(settings.get("sampling")))
+        self.temperature = QDoubleSpinBox(minimum=0.0, maximum=2.0, singleStep=0.05, decimals=2,
+                                          value=sampling["temperature"])
+        self.top_p = QDoubleSpinBox(minimum=0.0, maximum=1.0, singleStep=0.05, decimals=2, value=sampling["top_p"])
+        self.top_k = QSpinBox(minimum=0, maximum=1000, value=sampling["top_k"])
+        self.min_p = QDoubleSpinBox(minimum=0.0, maximum=1.0, singleStep=0.01, decimals=2, value=sampling["min_p"])
+        self.repeat_penalty = QDoubleSpinBox(minimum=0.5, maximum=2.0, singleStep=0.05, decimals=2,
+                                             value=sampling["repeat_penalty"])
+        self.seed = QSpinBox(minimum=-1, maximum=2**31 - 1,
+                             value=-1 if sampling["seed"] is None else sampling["seed"])
+        self.seed.setSpecialValueText("random")
+        form = QFormLayout()
+        form.addRow(QLabel("System prompt"))
+        form.addRow(self.system_prompt)
+        form.addRow(self.override)
+        for label, widget in (("Temperature", self.temperature), ("Top-p", self.top_p),
+                              ("Top-k", self.top_k), ("Min-p", self.min_p),
+                              ("Repeat penalty", self.repeat_penalty), ("Seed", self.seed)):
+            form.addRow(label, widget)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(buttons)
+
+    def values(self) -> dict[str, Any]:
+        result: dict[str, Any] = {"system_prompt": self.system_prompt.toPlainText().strip()}
+        if self.override.isChecked():
+            result["sampling"] = {
+                "temperature": self.temperature.value(), "top_p": self.top_p.value(),
+                "top_k": self.top_k.value(), "min_p": self.min_p.value(),
+                "repeat_penalty": self.repeat_penalty.value(),
+                "seed": None if self.seed.value() < 0 else self.seed.value(),
+            }
+        return result

@@ -1,0 +1,259 @@
+"""The model library as the window uses it: import, check, remove, switch, settings.
+
+Validation of the header happens at once; copying, hashing and the probe process run
+in the background and report back on the UI thread. A model is only offered for chat
+once its probe passed with this version of Hearth, of llama.cpp and of the CPU build.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import sys
+from dataclasses import replace
+from importlib import metadata
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from app.background import run_in_background
+from app.controller import ChatController
+from inference import cpu_variant
+from inference.bundled import sha256_of, starter_model
+from inference.fit import FitReport, available_memory, fit
+from inference.gguf import InvalidGGUF
+from inference.modelinfo import ModelInfo, read_info
+from inference.probe import probe
+from inference.settings import ModelSettings
+from storage.chats import ChatStore
+from storage.library import BUNDLED, COPY, LibraryEntry, ModelLibrary
+from storage.paths import models_dir
+
+log = logging.getLogger(__name__)
+LOAD_FIELDS = ("n_ctx", "n_gpu_layers", "n_threads", "n_batch", "chat_format")
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def probe_key() -> str:
+    """What a probe verdict depends on: a new Hearth, llama.cpp or CPU build means a new probe."""
+    variant = cpu_variant.describe().split(" ", 1)[0]
+    return f"hearth {_version('hearth')}|llama-cpp-python {_version('llama-cpp-python')}|{variant}"
+
+
+def gpu_offload() -> bool:
+    """Whether the llama.cpp build can offload to a GPU. Only asked once llama_cpp is loaded:
+    importing it earlier would fix the CPU build before inference.cpu_variant chose one."""
+    if "llama_cpp" not in sys.modules:
+        return False
+    import llama_cpp
+
+    return bool(llama_cpp.llama_supports_gpu_offload())
+
+
+def copy_with_hash(source: Path, folder: Path) -> tuple[Path, str]:
+    """Copy into the library under a temporary name, hashing on the way; name it by its hash."""
+    folder.mkdir(parents=True, exist_ok=True)
+    partial = folder / f".importing-{os.getpid()}-{source.stat().st_ino}.partial"
+    digest = hashlib.sha256()
+    try:
+        with open(source, "rb") as src, open(partial, "wb") as dst:
+            while block := src.read(1 << 20):
+                digest.update(block)
+                dst.write(block)
+        sha = digest.hexdigest()
+        target = folder / f"{sha}.gguf"
+        os.replace(partial, target)
+        return target, sha
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+class ModelsController(QObject):
+    library_changed = Signal()
+    imported = Signal(object)  # LibraryEntry (probe still running)
+    import_failed = Signal(str)
+    probed = Signal(object)  # LibraryEntry with its verdict
+
+    def __init__(self, chat: ChatController) -> None:
+        super().__init__(chat)
+        self.chat = chat
+        self.library: ModelLibrary | None = None
+        self.pending: set[str] = set()  # sha256 of imports and probes under way
+
+    # Vault life cycle -------------------------------------------------------------
+    def attach(self, store: ChatStore) -> None:
+        self.library = ModelLibrary(store)
+        self._ensure_bundled()
+        chosen = self.library.preferences().get("default_model")
+        entry = self.library.get(chosen) if chosen is not None else None
+        if entry is not None and entry.usable and not self._is_loaded(entry):
+            self.switch(entry.id)
+        elif (current := self.current()) is not None:
+            self.chat.params = ModelSettings.from_dict(current.settings).sampling()
+        self.library_changed.emit()
+
+    def detach(self) -> None:
+        self.library = None
+        self.library_changed.emit()
+
+    def _ensure_bundled(self) -> None:
+        assert self.library is not None
+        model = starter_model()
+        path = models_dir() / model.file
+        if not path.is_file() or self.library.find_sha256(model.sha256) is not None:
+            return
+        try:
+            info = read_info(path).as_dict()
+        except InvalidGGUF:
+            log.error("the bundled model fails validation")
+            return
+        entry = self.library.add(model.name, str(path), BUNDLED, model.sha256, info,
+                                 ModelSettings().as_dict())
+        # Verified by its hash and loaded by the CPU-build probe: no separate probe needed.
+        self.library.save(replace(entry, probe={"ok": True, "reason": "", "key": probe_key()}))
+
+    # Reading ----------------------------------------------------------------------
+    def entries(self) -> list[LibraryEntry]:
+        return self.library.entries() if self.library else []
+
+    def _is_loaded(self, entry: LibraryEntry) -> bool:
+        return self.chat.model_path is not None and Path(entry.path) == Path(self.chat.model_path)
+
+    def current(self) -> LibraryEntry | None:
+        return next((e for e in self.entries() if self._is_loaded(e)), None)
+
+    def fit_report(self, entry: LibraryEntry, settings: ModelSettings | None = None) -> FitReport:
+        settings = settings or ModelSettings.from_dict(entry.settings)
+        info = ModelInfo.from_dict(entry.info)
+        return fit(info, settings.n_ctx, available_memory(), gpu_offload=gpu_offload())
+
+    # Import -----------------------------------------------------------------------
+    def import_file(self, source: Path, mode: str) -> bool:
+        """Validate now; copy or reference, hash and probe in the background."""
+        if self.library is None:
+            self.import_failed.emit("Unlock Hearth before importing models.")
+            return False
+        source = Path(source)
+        try:
+            info = read_info(source)
+        except InvalidGGUF as exc:
+            self.import_failed.emit(f"{source.name} cannot be imported: {exc}.")
+            return False
+        folder = models_dir()
+
+        def work() -> tuple[Path, str]:
+            if mode == COPY:
+                return copy_with_hash(source, folder)
+            return source.resolve(), sha256_of(source)
+
+        key = str(source.resolve())
+        self.pending.add(key)
+        run_in_background(work, self, lambda result: self._stored(key, source, mode, info, result),
+                          lambda exc: self._import_error(key, source, exc))
+        return True
+
+    def _stored(self, key: str, source: Path, mode: str, info: ModelInfo, result: tuple[Path, str]) -> None:
+        self.pending.discard(key)
+        path, sha = result
+        if self.library is None:
+            return
+        existing = self.library.find_sha256(sha)
+        if existing is not None:
+            self.import_failed.emit(f"{source.name} is already in your library as “{existing.name}”.")
+            return
+        settings = ModelSettings(n_ctx=min(4096, info.context_length or 2048))
+        entry = self.library.add(info.name, str(path), mode, sha, info.as_dict(), settings.as_dict())
+        self.imported.emit(entry)
+        self.library_changed.emit()
+        self.check(entry.id)
+
+    @Slot(object)
+    def _import_error(self, key: str, source: Path, exc: Exception) -> None:
+        self.pending.discard(key)
+        log.error("import failed", exc_info=exc)
+        self.import_failed.emit(f"{source.name} could not be imported: {exc}.")
+
+    # Probe ------------------------------------------------------------------------
+    def check(self, entry_id: int) -> None:
+        """Load the model once in a separate process; keep the verdict with the entry."""
+        entry = self.library.get(entry_id) if self.library else None
+        if entry is None:
+            return
+        settings = ModelSettings.from_dict(entry.settings)
+        path, n_ctx, key = Path(entry.path), min(settings.n_ctx, 2048), probe_key()
+        self.pending.add(entry.sha256)
+        run_in_background(lambda: probe(path, n_ctx=n_ctx),
+                          self, lambda result: self._probed(entry.id, key, result),
+                          lambda exc: self._probed(entry.id, key, exc))
+
+    def _probed(self, entry_id: int, key: str, result) -> None:
+        entry = self.library.get(entry_id) if self.library else None
+        if entry is None:
+            return
+        self.pending.discard(entry.sha256)
+        if isinstance(result, Exception):
+            verdict = {"ok": False, "reason": f"The check could not run ({result}).", "key": key}
+        else:
+            verdict = {"ok": result.ok, "reason": result.reason, "key": key,
+                       "memory": result.model_bytes, "n_ctx": result.n_ctx}
+        entry = replace(entry, probe=verdict)
+        self.library.save(entry)
+        self.probed.emit(entry)
+        self.library_changed.emit()
+
+    # Switching, settings, removal -------------------------------------------------
+    def switch(self, entry_id: int) -> str | None:
+        """Load another model; returns a reason when it cannot be used."""
+        entry = self.library.get(entry_id) if self.library else None
+        if entry is None:
+            return "That model is no longer in the library."
+        if not Path(entry.path).is_file():
+            return f"The file of “{entry.name}” is missing: {entry.path}."
+        if not entry.usable:
+            return entry.probe.get("reason") or f"“{entry.name}” has not been checked yet."
+        if entry.probe.get("key") != probe_key() and entry.stored != BUNDLED:
+            self.check(entry.id)
+            return f"“{entry.name}” is being checked again after an update. Try again in a moment."
+        settings = ModelSettings.from_dict(entry.settings)
+        self.chat.load_model(settings.spec(Path(entry.path), entry.name))
+        self.chat.params = settings.sampling()
+        assert self.library is not None
+        self.library.set_preference("default_model", entry.id)
+        self.library_changed.emit()
+        return None
+
+    def save_settings(self, entry_id: int, settings: ModelSettings) -> None:
+        entry = self.library.get(entry_id) if self.library else None
+        if entry is None:
+            return
+        before = ModelSettings.from_dict(entry.settings)
+        assert self.library is not None
+        self.library.save(replace(entry, settings=settings.as_dict()))
+        if self._is_loaded(entry):
+            if any(getattr(before, f) != getattr(settings, f) for f in LOAD_FIELDS):
+                self.chat.load_model(settings.spec(Path(entry.path), entry.name))
+            self.chat.params = settings.sampling()
+        self.library_changed.emit()
+
+    def remove(self, entry_id: int) -> str | None:
+        entry = self.library.get(entry_id) if self.library else None
+        if entry is None:
+            return None
+        if entry.stored == BUNDLED:
+            return "The bundled starter model stays: Hearth needs one model that always works."
+        if self._is_loaded(entry):
+            return "This model is in use. Switch to another model first."
+        assert self.library is not None
+        self.library.remove(entry.id)
+        if entry.stored == COPY:
+            Path(entry.path).unlink(missing_ok=True)
+        self.library_changed.emit()
+        return None
+
