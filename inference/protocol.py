@@ -34,7 +34,7 @@ class ModelSpec:
     n_ctx: int = 2048
     n_threads: int | None = None
     n_batch: int = 256
-    n_gpu_layers: int = 0  # -1: all
+    n_gpu_layers: int = -1  # all layers on the GPU when the build has one; ignored on CPU builds
     chat_format: str = "auto"  # or a name from inference.chat_formats
     display_name: str = ""
 

@@ -15,7 +15,7 @@ SAMPLING_FIELDS = ("temperature", "top_p", "top_k", "min_p", "repeat_penalty", "
 @dataclass(frozen=True)
 class ModelSettings:
     n_ctx: int = 2048
-    n_gpu_layers: int = 0
+    n_gpu_layers: int = -1  # all on the GPU when the build has one
     n_threads: int = 0  # 0: one per physical core
     n_batch: int = 256
     chat_format: str = "auto"
