@@ -3,6 +3,8 @@
     python -m app                 open the window
     python -m app --self-test     load the model, generate 16 tokens, print figures
     python -m app check-vault     decrypt everything and check the vault file
+    python -m app docs add|list|search ...   document collections
+    python -m app ask COLLECTION "question"   an answer with citations
 """
 
 from __future__ import annotations
@@ -19,6 +21,22 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     commands = parser.add_subparsers(dest="command")
     commands.add_parser("check-vault", help="decrypt every item and check the vault file "
                         "(passphrase from HEARTH_PASSPHRASE, or asked)")
+    docs = commands.add_parser("docs", help="document collections for questions")
+    docs_commands = docs.add_subparsers(dest="docs_command", required=True)
+    add = docs_commands.add_parser("add", help="index files and folders into a collection")
+    add.add_argument("collection")
+    add.add_argument("paths", nargs="+")
+    docs_commands.add_parser("list", help="collections and the state of each file")
+    search = docs_commands.add_parser("search", help="the passages that match a question")
+    search.add_argument("collection")
+    search.add_argument("question")
+    search.add_argument("--k", type=int, default=5)
+    search.add_argument("--json", action="store_true")
+    search.add_argument("--mode", choices=("hybrid", "bm25", "vector"), default="hybrid")
+    ask = commands.add_parser("ask", help="answer a question from a collection, with citations")
+    ask.add_argument("collection")
+    ask.add_argument("question")
+    ask.add_argument("--max-tokens", type=int, default=256)
     return parser.parse_args(argv)
 
 
@@ -71,6 +89,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "check-vault":
         return check_vault()
+    if args.command in ("docs", "ask"):
+        from app.cli import run
+
+        return run(args)
     from app.gui import run_gui
 
     return run_gui()

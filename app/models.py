@@ -6,7 +6,7 @@ import logging
 from pathlib import Path
 
 from inference import cpu_variant
-from inference.bundled import choose_model, provision, starter_model
+from inference.bundled import choose_model, embedding_model, provision, starter_model
 from inference.errors import ModelLoadError
 from storage.paths import data_dir, models_dir
 
@@ -33,3 +33,8 @@ def resolve_model() -> Path:
     if chosen is None:  # pragma: no cover - provision just placed one
         raise ModelLoadError(f"No model was found in {folder}.")
     return chosen
+
+
+def resolve_embedding_model() -> Path:
+    """The bundled embedding model, placed in the models folder. Raises ModelLoadError."""
+    return provision(embedding_model(), models_dir())

@@ -32,6 +32,7 @@ class BundledModel:
     license: str
     package: str
     package_file: str
+    converted: bool = False  # built at install time from the package (see packaging/)
 
 
 def assets_dir() -> Path:
@@ -45,12 +46,21 @@ def manifests() -> list[BundledModel]:
     found = []
     for path in sorted((assets_dir() / "models").glob("*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
-        found.append(BundledModel(**{k: data[k] for k in BundledModel.__dataclass_fields__}))
+        found.append(BundledModel(**{k: data[k] for k in BundledModel.__dataclass_fields__ if k in data}))
     return found
 
 
 def starter_model() -> BundledModel:
     return next(m for m in manifests() if m.role == "chat")
+
+
+def embedding_model() -> BundledModel:
+    return next(m for m in manifests() if m.role == "embedding")
+
+
+def converted_dir() -> Path:
+    """Where the install step puts models it converted (inside the environment)."""
+    return Path(sys.prefix) / "hearth-models"
 
 
 def sha256_of(path: Path) -> str:
@@ -66,6 +76,9 @@ def source_path(model: BundledModel) -> Path | None:
     frozen_root = getattr(sys, "_MEIPASS", None)
     if frozen_root:
         candidate = Path(frozen_root) / "models" / model.file
+        return candidate if candidate.is_file() else None
+    if model.converted:
+        candidate = converted_dir() / model.file
         return candidate if candidate.is_file() else None
     top_package = model.package_file.split("/", 1)[0]
     spec = importlib_util.find_spec(top_package)
@@ -111,7 +124,8 @@ def choose_model(models_dir: Path) -> Path | None:
     starter = models_dir / starter_model().file
     if starter.is_file():
         return starter
-    candidates = sorted(p for p in models_dir.glob("*.gguf") if p.is_file())
+    not_chat = {m.file for m in manifests() if m.role != "chat"}
+    candidates = sorted(p for p in models_dir.glob("*.gguf") if p.is_file() and p.name not in not_chat)
     return candidates[0] if candidates else None
 
 

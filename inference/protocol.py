@@ -7,8 +7,11 @@ leftovers of a request it has stopped or replaced.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -46,11 +49,45 @@ class LoadModel:
 
 
 @dataclass(frozen=True)
+class Retrieval:
+    """Ask the worker to find passages for the question before answering.
+
+    ``search(question, vector)`` returns ``inference.rag.Passage`` objects; it is called
+    on the worker thread and must be safe there (the app's index locks itself).
+    """
+
+    question: str
+    search: Callable[[str, Any], list[Any]]
+
+
+@dataclass(frozen=True)
 class Generate:
     request_id: int
     chat_id: int
     messages: tuple[ChatMessage, ...]
     params: SamplingParams = field(default_factory=SamplingParams)
+    retrieval: Retrieval | None = None
+
+
+@dataclass(frozen=True)
+class LoadEmbedder:
+    path: Path
+
+
+@dataclass(frozen=True, eq=False)
+class Embed:
+    """Embed texts; the result (an array, one row per text) or the error goes to ``future``."""
+
+    texts: tuple[str, ...]
+    future: Future
+
+
+@dataclass(frozen=True, eq=False)
+class CountTokens:
+    """Token counts with the embedding model's tokenizer, for chunking, into ``future``."""
+
+    texts: tuple[str, ...]
+    future: Future
 
 
 @dataclass(frozen=True)
@@ -63,7 +100,7 @@ class Shutdown:
     pass
 
 
-Command = LoadModel | Generate | Forget | Shutdown
+Command = LoadModel | Generate | Forget | Shutdown | LoadEmbedder | Embed | CountTokens
 
 
 # Events ---------------------------------------------------------------------------
@@ -122,6 +159,24 @@ class Started:
 
 
 @dataclass(frozen=True)
+class Retrieved:
+    request_id: int
+    passages: tuple[Any, ...]  # inference.rag.Passage
+
+
+@dataclass(frozen=True)
+class EmbedderLoaded:
+    path: Path
+    dimensions: int
+
+
+@dataclass(frozen=True)
+class EmbedderFailed:
+    path: Path
+    reason: str
+
+
+@dataclass(frozen=True)
 class Chunk:
     request_id: int
     text: str
@@ -145,4 +200,5 @@ class Failed:
     reason: str
 
 
-Event = ModelLoading | ModelLoaded | ModelFailed | Started | Chunk | Done | Stopped | Failed
+Event = (ModelLoading | ModelLoaded | ModelFailed | Started | Chunk | Done | Stopped | Failed
+         | Retrieved | EmbedderLoaded | EmbedderFailed)

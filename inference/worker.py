@@ -8,11 +8,13 @@ about 30 times a second, however fast the model is.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import queue
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from inference.engine import Engine
 from inference.errors import InferenceError, NoModelLoaded
@@ -20,20 +22,27 @@ from inference.prompt import answer_reserve, fit_messages
 from inference.protocol import (
     Chunk,
     Command,
+    CountTokens,
     Done,
+    Embed,
+    EmbedderFailed,
+    EmbedderLoaded,
     Event,
     Failed,
     Forget,
     Generate,
+    LoadEmbedder,
     LoadModel,
     ModelFailed,
     ModelLoaded,
     ModelLoading,
+    Retrieved,
     Shutdown,
     Started,
     Stats,
     Stopped,
 )
+from inference.rag import with_passages
 
 log = logging.getLogger(__name__)
 
@@ -47,11 +56,15 @@ class InferenceWorker:
         engine_factory: Callable[[], Engine],
         sink: Sink,
         flush_interval: float = DEFAULT_FLUSH_INTERVAL,
+        embedder_factory: Callable[[], Any] | None = None,
     ) -> None:
         self._engine_factory = engine_factory
+        self._embedder_factory = embedder_factory
         self._sink = sink
         self._flush_interval = flush_interval
-        self._queue: queue.Queue[Command] = queue.Queue()
+        # Chat first: embedding batches of a document import wait behind any answer.
+        self._queue: queue.PriorityQueue[tuple[int, int, Command]] = queue.PriorityQueue()
+        self._order = itertools.count()
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._current: int | None = None
@@ -64,7 +77,13 @@ class InferenceWorker:
         self._thread.start()
 
     def submit(self, command: Command) -> None:
-        self._queue.put(command)
+        if isinstance(command, Shutdown):
+            priority = -1
+        elif isinstance(command, (Embed, CountTokens)):
+            priority = 1
+        else:
+            priority = 0
+        self._queue.put((priority, next(self._order), command))
 
     def cancel(self, request_id: int) -> None:
         """Stop a request: at once if it is running, before it starts if it is queued."""
@@ -78,7 +97,7 @@ class InferenceWorker:
         if not self._thread.is_alive():
             return True
         self._stop.set()
-        self._queue.put(Shutdown())
+        self.submit(Shutdown())
         self._thread.join(timeout)
         return not self._thread.is_alive()
 
@@ -89,9 +108,10 @@ class InferenceWorker:
     # The worker thread ------------------------------------------------------------
     def _run(self) -> None:
         engine = self._engine_factory()
+        self._embedder = self._embedder_factory() if self._embedder_factory else None
         try:
             while True:
-                command = self._queue.get()
+                _, _, command = self._queue.get()
                 if isinstance(command, Shutdown):
                     return
                 if isinstance(command, LoadModel):
@@ -100,11 +120,52 @@ class InferenceWorker:
                     self._generate(engine, command)
                 elif isinstance(command, Forget):
                     engine.forget()
+                elif isinstance(command, LoadEmbedder):
+                    self._load_embedder(command)
+                elif isinstance(command, (Embed, CountTokens)):
+                    self._embed(command)
         finally:
+            self._cancel_pending()
+            for owned in (engine, self._embedder):
+                try:
+                    if owned is not None:
+                        owned.close()
+                except Exception:  # pragma: no cover - freeing must not mask the real exit
+                    log.exception("closing a model failed")
+
+    def _cancel_pending(self) -> None:
+        while True:
             try:
-                engine.close()
-            except Exception:  # pragma: no cover - freeing must not mask the real exit
-                log.exception("closing the engine failed")
+                _, _, command = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if isinstance(command, (Embed, CountTokens)):
+                command.future.set_exception(RuntimeError("Hearth is shutting down"))
+
+    def _load_embedder(self, command: LoadEmbedder) -> None:
+        if self._embedder is None:
+            self._emit(EmbedderFailed(command.path, "This build has no embedding support."))
+            return
+        try:
+            self._embedder.load(command.path)
+        except Exception as exc:
+            self._emit(EmbedderFailed(command.path, str(exc)))
+            return
+        self._emit(EmbedderLoaded(command.path, self._embedder.dimensions))
+
+    def _embed(self, command: Embed | CountTokens) -> None:
+        future = command.future
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            if self._embedder is None or not self._embedder.loaded:
+                raise NoModelLoaded()
+            if isinstance(command, Embed):
+                future.set_result(self._embedder.embed(command.texts))
+            else:
+                future.set_result([self._embedder.count_tokens(t) for t in command.texts])
+        except Exception as exc:
+            future.set_exception(exc)
 
     def _emit(self, event: Event) -> None:
         try:
@@ -152,12 +213,27 @@ class InferenceWorker:
                 self._current = None
                 self._cancelled.discard(rid)
 
+    def _retrieve(self, engine: Engine, command: Generate, budget: int) -> list:
+        """Embed the question, find passages, and put those that fit into the prompt."""
+        retrieval = command.retrieval
+        assert retrieval is not None
+        vector = None
+        if self._embedder is not None and self._embedder.loaded:
+            vector = self._embedder.embed([retrieval.question])[0]
+        passages = retrieval.search(retrieval.question, vector)
+        messages, kept = with_passages(command.messages, passages, engine.count_tokens, budget)
+        self._emit(Retrieved(command.request_id, tuple(kept)))
+        return messages
+
     def _run_generation(self, engine: Engine, command: Generate) -> None:
         rid = command.request_id
         if not self._loaded:
             raise NoModelLoaded()
         budget = engine.n_ctx - answer_reserve(engine.n_ctx, command.params.max_tokens)
-        messages, dropped = fit_messages(command.messages, engine.count_tokens, budget)
+        source_messages = list(command.messages)
+        if command.retrieval is not None:
+            source_messages = self._retrieve(engine, command, budget)
+        messages, dropped = fit_messages(source_messages, engine.count_tokens, budget)
         prompt_tokens = engine.count_tokens(messages)
         self._emit(Started(rid, dropped))
 

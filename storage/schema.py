@@ -56,3 +56,34 @@ preferences = Table(
     Column("id", Integer, primary_key=True),
     Column("payload", LargeBinary, nullable=False),
 )
+
+# Documents for question answering. In the clear: which collection and document a
+# chunk belongs to (to delete and filter without decrypting). Encrypted: names, paths,
+# sizes, dates, states, chunk text, pages, headings, offsets and the vectors.
+collections = Table(
+    "collections",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("payload", LargeBinary, nullable=False),
+    sqlite_autoincrement=True,
+)
+
+documents = Table(
+    "documents",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("collection_id", Integer, ForeignKey("collections.id", ondelete="CASCADE"), nullable=False),
+    Column("payload", LargeBinary, nullable=False),
+    sqlite_autoincrement=True,
+)
+
+chunks = Table(
+    "chunks",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("collection_id", Integer, nullable=False),
+    Column("document_id", Integer, ForeignKey("documents.id", ondelete="CASCADE"), nullable=False),
+    Column("payload", LargeBinary, nullable=False),
+    Column("vector", LargeBinary, nullable=False),
+    sqlite_autoincrement=True,
+)

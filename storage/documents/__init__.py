@@ -1,0 +1,1 @@
+"""Documents for question answering: parsing (isolated), chunking, the encrypted store, search."""

@@ -1,0 +1,266 @@
+"""Turn a file into text sections (with page or heading), within fixed limits.
+
+Well-kept parsers do the work (pypdf, python-docx, the standard library's HTML
+parser); only the Markdown and reStructuredText heading rules are ours. Every parser
+is bounded: file size, pages, extracted characters, and for DOCX the zip's expanded
+size and ratio. Run them through ``isolation.IsolatedParser``, which adds a time limit
+and a memory limit in a separate process.
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+
+MAX_BYTES = {"pdf": 200 << 20, "docx": 100 << 20}
+MAX_TEXT_BYTES = 50 << 20
+MAX_PAGES = 2000
+MAX_CHARS = 5_000_000
+MAX_ZIP_EXPANDED = 200 << 20
+MAX_ZIP_RATIO = 100
+
+TEXT_SUFFIXES = {".txt", ".text", ".log", ".csv", ".tsv"}
+MARKDOWN_SUFFIXES = {".md", ".markdown"}
+RST_SUFFIXES = {".rst"}
+HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
+CODE_SUFFIXES = {".py", ".js", ".ts", ".tsx", ".jsx", ".java", ".c", ".h", ".cpp", ".hpp", ".cc",
+                 ".cs", ".go", ".rs", ".rb", ".php", ".swift", ".kt", ".scala", ".sh", ".sql",
+                 ".yaml", ".yml", ".toml", ".json", ".ini", ".cfg", ".r", ".m", ".lua", ".pl"}
+SUPPORTED = ({".pdf", ".docx"} | TEXT_SUFFIXES | MARKDOWN_SUFFIXES | RST_SUFFIXES | HTML_SUFFIXES
+             | CODE_SUFFIXES)
+
+
+class ParseError(Exception):
+    """Why a file was skipped or failed, in the user's words."""
+
+
+@dataclass(frozen=True)
+class Section:
+    text: str
+    page: int | None = None  # 1-based, PDFs only
+    heading: str | None = None
+
+
+def supported(path: Path) -> bool:
+    return path.suffix.lower() in SUPPORTED
+
+
+def _size_check(path: Path, limit: int) -> None:
+    size = path.stat().st_size
+    if size > limit:
+        raise ParseError(f"too large ({size / (1 << 20):,.0f} MB; the limit is {limit >> 20} MB)")
+
+
+class _Budget:
+    def __init__(self) -> None:
+        self.left = MAX_CHARS
+        self.truncated = False
+
+    def take(self, text: str) -> str:
+        if len(text) > self.left:
+            self.truncated = True
+            text = text[: self.left]
+        self.left -= len(text)
+        return text
+
+
+def parse(path: Path) -> tuple[list[Section], list[str]]:
+    """Sections of ``path`` and notes (a truncation, say). Raises ParseError."""
+    suffix = path.suffix.lower()
+    budget = _Budget()
+    if suffix == ".pdf":
+        sections = _pdf(path, budget)
+    elif suffix == ".docx":
+        sections = _docx(path, budget)
+    elif suffix in HTML_SUFFIXES:
+        sections = _html(_read_text(path), budget)
+    elif suffix in MARKDOWN_SUFFIXES:
+        sections = _headed(_read_text(path), budget, _markdown_heading)
+    elif suffix in RST_SUFFIXES:
+        sections = _rst(_read_text(path), budget)
+    elif suffix in TEXT_SUFFIXES | CODE_SUFFIXES:
+        sections = [Section(budget.take(_read_text(path)))]
+    else:
+        raise ParseError(f"{suffix or 'files without an extension'} is not a supported type")
+    sections = [s for s in sections if s.text.strip()]
+    if not sections:
+        raise ParseError("no text found (a scanned PDF without a text layer, or an empty file)")
+    notes = [f"only the first {MAX_CHARS:,} characters were indexed"] if budget.truncated else []
+    return sections, notes
+
+
+def _read_text(path: Path) -> str:
+    _size_check(path, MAX_TEXT_BYTES)
+    data = path.read_bytes()
+    head = data[:8192]
+    if b"\x00" in head:
+        raise ParseError("binary data, not text")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    text = data.decode("latin-1")
+    controls = sum(1 for ch in text[:8192] if ord(ch) < 32 and ch not in "\t\n\r\f")
+    if controls > len(text[:8192]) * 0.01:
+        raise ParseError("binary data, not text")
+    return text
+
+
+def _pdf(path: Path, budget: _Budget) -> list[Section]:
+    _size_check(path, MAX_BYTES["pdf"])
+    from pypdf import PdfReader
+    from pypdf.errors import FileNotDecryptedError, PdfReadError
+
+    try:
+        reader = PdfReader(path, strict=False)
+        if reader.is_encrypted:
+            try:
+                reader.decrypt("")  # many PDFs are "encrypted" with an empty password
+                reader.pages[0].extract_text()
+            except (FileNotDecryptedError, NotImplementedError, PdfReadError):
+                raise ParseError("the PDF is password-protected; open it and save an unprotected copy") from None
+        pages = len(reader.pages)
+        if pages > MAX_PAGES:
+            raise ParseError(f"{pages} pages (the limit is {MAX_PAGES})")
+        sections = []
+        for number, page in enumerate(reader.pages, start=1):
+            if budget.left <= 0:
+                budget.truncated = True
+                break
+            sections.append(Section(budget.take(page.extract_text() or ""), page=number))
+        return sections
+    except ParseError:
+        raise
+    except Exception as exc:  # pypdf raises many types on damaged files
+        raise ParseError(f"the PDF is damaged or not a PDF ({type(exc).__name__}: {str(exc)[:120]})") from exc
+
+
+def _docx(path: Path, budget: _Budget) -> list[Section]:
+    _size_check(path, MAX_BYTES["docx"])
+    if not zipfile.is_zipfile(path):
+        raise ParseError("not a valid DOCX file (it is not a zip archive)")
+    with zipfile.ZipFile(path) as archive:
+        infos = archive.infolist()
+        expanded = sum(i.file_size for i in infos)
+        packed = max(1, sum(i.compress_size for i in infos))
+        if expanded > MAX_ZIP_EXPANDED or expanded / packed > MAX_ZIP_RATIO:
+            raise ParseError(f"the DOCX expands to {expanded / (1 << 20):,.0f} MB "
+                             f"({expanded / packed:,.0f}× its size): refused as a decompression bomb")
+    import docx
+
+    try:
+        document = docx.Document(str(path))
+    except Exception as exc:
+        raise ParseError(f"not a valid DOCX file ({type(exc).__name__})") from exc
+    sections: list[Section] = []
+    heading: str | None = None
+    lines: list[str] = []
+    for paragraph in document.paragraphs:
+        style = (paragraph.style.name if paragraph.style is not None else "") or ""
+        if style.lower().startswith(("heading", "title")) and paragraph.text.strip():
+            if lines:
+                sections.append(Section(budget.take("\n".join(lines)), heading=heading))
+            heading, lines = paragraph.text.strip(), []
+        lines.append(paragraph.text)
+    for table in document.tables:
+        for row in table.rows:
+            lines.append(" | ".join(cell.text for cell in row.cells))
+    if lines:
+        sections.append(Section(budget.take("\n".join(lines)), heading=heading))
+    return sections
+
+
+class _HTMLText(HTMLParser):
+    SKIP = {"script", "style", "noscript", "template", "head", "svg", "iframe", "object"}
+    BLOCK = {"p", "div", "br", "li", "tr", "section", "article", "table", "ul", "ol", "pre",
+             "blockquote", "h1", "h2", "h3", "h4", "h5", "h6"}
+    HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.skip_depth = 0
+        self.sections: list[tuple[str | None, list[str]]] = [(None, [])]
+        self.in_heading = False
+        self.heading_text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag in self.SKIP:
+            self.skip_depth += 1
+        elif tag in self.HEADINGS:
+            self.in_heading, self.heading_text = True, []
+        elif tag in self.BLOCK:
+            self.sections[-1][1].append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.SKIP and self.skip_depth:
+            self.skip_depth -= 1
+        elif tag in self.HEADINGS and self.in_heading:
+            self.in_heading = False
+            title = " ".join("".join(self.heading_text).split())
+            self.sections.append((title, [title, "\n"]))
+        elif tag in self.BLOCK:
+            self.sections[-1][1].append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if self.skip_depth:
+            return
+        if self.in_heading:
+            self.heading_text.append(data)
+        else:
+            self.sections[-1][1].append(data)
+
+
+def _html(text: str, budget: _Budget) -> list[Section]:
+    parser = _HTMLText()
+    parser.feed(text)
+    parser.close()
+    sections = []
+    for heading, parts in parser.sections:
+        body = re.sub(r"\n\s*\n+", "\n\n", "".join(parts)).strip()
+        if body:
+            sections.append(Section(budget.take(body), heading=heading))
+    return sections
+
+
+def _markdown_heading(line: str, _next: str | None) -> str | None:
+    match = re.match(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$", line)
+    return match.group(1) if match else None
+
+
+def _headed(text: str, budget: _Budget, heading_of) -> list[Section]:
+    lines = text.splitlines()
+    sections: list[Section] = []
+    heading: str | None = None
+    current: list[str] = []
+    skip = 0
+    for index, line in enumerate(lines):
+        if skip:
+            skip -= 1
+            continue
+        following = lines[index + 1] if index + 1 < len(lines) else None
+        title = heading_of(line, following)
+        if title:
+            if "\n".join(current).strip():
+                sections.append(Section(budget.take("\n".join(current)), heading=heading))
+            heading, current = title, [line]
+            if heading_of is _rst_heading:
+                skip = 1  # the underline
+            continue
+        current.append(line)
+    if "\n".join(current).strip():
+        sections.append(Section(budget.take("\n".join(current)), heading=heading))
+    return sections
+
+
+def _rst_heading(line: str, following: str | None) -> str | None:
+    if following and line.strip() and re.fullmatch(r"([=\-~^\"'`#*+])\1{2,}", following.strip()) \
+            and len(following.strip()) >= len(line.strip()):
+        return line.strip()
+    return None
+
+
+def _rst(text: str, budget: _Budget) -> list[Section]:
+    return _headed(text, budget, _rst_heading)

@@ -1,0 +1,146 @@
+"""In-memory hybrid search: BM25 over chunk text plus cosine similarity over vectors,
+fused by reciprocal rank fusion. Built from the vault after unlock; never written to
+disk. Safe to search from one thread while another adds documents.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from storage.documents.store import StoredChunk
+
+K1, B = 1.5, 0.75
+RRF_K = 60
+CANDIDATES = 50
+MIN_COSINE = 0.2  # below this, and without a shared word, a passage is not relevant
+_WORD = re.compile(r"\w+", re.UNICODE)
+STOPWORDS = frozenset(
+    ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "how", "i", "in", "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "were", "what", "when", "where", "which", "who", "why", "will", "with", "do", "does", "did", "can", "you", "your"])
+
+
+def terms(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.casefold()) if w not in STOPWORDS]
+
+
+@dataclass(frozen=True)
+class Hit:
+    chunk: StoredChunk
+    score: float
+    cosine: float
+    bm25: float
+
+
+class SearchIndex:
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self.chunks: list[StoredChunk] = []
+        self._vectors: list[np.ndarray] = []
+        self._lengths: list[int] = []
+        self._postings: dict[str, dict[int, int]] = defaultdict(dict)
+        self._alive: list[bool] = []
+        self._matrix: np.ndarray | None = None
+        self._dim = 0
+
+    def __len__(self) -> int:
+        with self._lock:
+            return sum(self._alive)
+
+    def add(self, chunk: StoredChunk, vector: np.ndarray) -> None:
+        with self._lock:
+            index = len(self.chunks)
+            self.chunks.append(chunk)
+            v = np.asarray(vector, dtype=np.float32)
+            norm = float(np.linalg.norm(v)) or 1.0
+            self._vectors.append(v / norm)
+            self._dim = v.shape[0]
+            words = terms(chunk.text + " " + (chunk.heading or ""))
+            self._lengths.append(len(words))
+            counts: dict[str, int] = defaultdict(int)
+            for word in words:
+                counts[word] += 1
+            for word, count in counts.items():
+                self._postings[word][index] = count
+            self._alive.append(True)
+            self._matrix = None
+
+    def remove_document(self, document_id: int) -> None:
+        with self._lock:
+            for index, chunk in enumerate(self.chunks):
+                if chunk.document_id == document_id:
+                    self._alive[index] = False
+
+    def remove_collection(self, collection_id: int) -> None:
+        with self._lock:
+            for index, chunk in enumerate(self.chunks):
+                if chunk.collection_id == collection_id:
+                    self._alive[index] = False
+
+    def _matrix_now(self) -> np.ndarray:
+        if self._matrix is None:
+            self._matrix = (np.vstack(self._vectors) if self._vectors
+                            else np.zeros((0, self._dim or 1), dtype=np.float32))
+        return self._matrix
+
+    def _mask(self, collection_ids: list[int] | None) -> np.ndarray:
+        alive = np.array(self._alive, dtype=bool)
+        if collection_ids is None:
+            return alive
+        owners = np.fromiter((c.collection_id for c in self.chunks), dtype=np.int64, count=len(self.chunks))
+        return alive & np.isin(owners, np.array(collection_ids, dtype=np.int64))
+
+    def _bm25(self, query: str, mask: np.ndarray) -> np.ndarray:
+        n = len(self.chunks)
+        scores = np.zeros(n, dtype=np.float64)
+        if not n:
+            return scores
+        lengths = np.array(self._lengths, dtype=np.float64)
+        live = max(1, int(mask.sum()))
+        average = float(lengths[mask].mean()) if mask.any() else 1.0
+        for word in set(terms(query)):
+            posting = self._postings.get(word)
+            if not posting:
+                continue
+            idx = np.fromiter(posting.keys(), dtype=np.int64, count=len(posting))
+            tf = np.fromiter(posting.values(), dtype=np.float64, count=len(posting))
+            keep = mask[idx]
+            idx, tf = idx[keep], tf[keep]
+            if not len(idx):
+                continue
+            idf = math.log(1 + (live - len(idx) + 0.5) / (len(idx) + 0.5))
+            norm = tf + K1 * (1 - B + B * lengths[idx] / max(average, 1e-9))
+            scores[idx] += idf * tf * (K1 + 1) / norm
+        scores[~mask] = 0.0
+        return scores
+
+    def search(self, query: str, vector: np.ndarray | None, k: int = 5,
+               collection_ids: list[int] | None = None, mode: str = "hybrid") -> list[Hit]:
+        """Top ``k`` relevant chunks; mode "bm25", "vector" or "hybrid" (rank fusion)."""
+        with self._lock:
+            if not self.chunks:
+                return []
+            mask = self._mask(collection_ids)
+            bm25 = self._bm25(query, mask) if mode in ("bm25", "hybrid") else np.zeros(len(self.chunks))
+            if vector is not None and mode in ("vector", "hybrid"):
+                q = np.asarray(vector, dtype=np.float32)
+                q = q / (float(np.linalg.norm(q)) or 1.0)
+                cosine = self._matrix_now() @ q
+                cosine = np.where(mask, cosine, -1.0)
+            else:
+                cosine = np.full(len(self.chunks), -1.0, dtype=np.float32)
+            fused = np.zeros(len(self.chunks), dtype=np.float64)
+            if mode in ("bm25", "hybrid"):
+                order = np.argsort(-bm25)[:CANDIDATES]
+                order = order[bm25[order] > 0]
+                fused[order] += 1.0 / (RRF_K + np.arange(1, len(order) + 1))
+            if mode in ("vector", "hybrid"):
+                order = np.argsort(-cosine)[:CANDIDATES]
+                order = order[cosine[order] >= MIN_COSINE]
+                fused[order] += 1.0 / (RRF_K + np.arange(1, len(order) + 1))
+            ranked = [i for i in np.argsort(-fused)[: k * 2] if fused[i] > 0][:k]
+            return [Hit(self.chunks[i], float(fused[i]), float(cosine[i]), float(bm25[i])) for i in ranked]

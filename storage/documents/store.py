@@ -1,0 +1,186 @@
+"""Collections, documents and chunks in the vault, every payload and vector encrypted."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from sqlalchemy import delete, insert, select, update
+
+from storage import schema
+from storage.crypto import DamagedVault
+from storage.documents.chunking import Chunk
+from storage.vault import Vault
+
+INDEXED, PENDING, SKIPPED, FAILED = "indexed", "pending", "skipped", "failed"
+
+
+@dataclass(frozen=True)
+class Collection:
+    id: int
+    name: str
+    sources: list[str] = field(default_factory=list)
+    embedding_model: str = ""  # sha256 of the model that built the vectors
+    created_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class Document:
+    id: int
+    collection_id: int
+    path: str
+    status: str
+    reason: str = ""
+    size: int = 0
+    mtime: float = 0.0
+    sha256: str = ""
+    chunks: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class StoredChunk:
+    id: int
+    collection_id: int
+    document_id: int
+    text: str
+    path: str
+    page: int | None
+    heading: str | None
+    start: int
+    end: int
+
+
+class DocumentStore:
+    """Each call is its own transaction; safe to use from the ingestion thread and the UI."""
+
+    def __init__(self, vault: Vault) -> None:
+        self.vault = vault
+        self._engine = vault.engine
+        self._cipher = vault.cipher
+
+    def _seal(self, table: str, column: str, row_id: int, data: Any) -> bytes:
+        raw = data if isinstance(data, bytes) else json.dumps(data, ensure_ascii=False).encode()
+        return self._cipher.encrypt(raw, table, column, row_id)
+
+    def _open(self, table: str, column: str, row_id: int, blob: bytes) -> Any:
+        return json.loads(self._cipher.decrypt(blob, table, column, row_id))
+
+    # Collections ------------------------------------------------------------------
+    def create_collection(self, name: str) -> Collection:
+        data = {"name": name, "sources": [], "embedding_model": "", "created_at": time.time()}
+        with self._engine.begin() as conn:
+            row_id = conn.execute(insert(schema.collections).values(payload=b"")).inserted_primary_key[0]
+            conn.execute(update(schema.collections).where(schema.collections.c.id == row_id)
+                         .values(payload=self._seal("collections", "payload", row_id, data)))
+        return Collection(row_id, **data)
+
+    def collections(self) -> list[Collection]:
+        with self._engine.connect() as conn:
+            rows = conn.execute(select(schema.collections.c.id, schema.collections.c.payload)).all()
+        found = []
+        for row_id, blob in rows:
+            try:
+                found.append(Collection(row_id, **self._open("collections", "payload", row_id, blob)))
+            except DamagedVault:
+                found.append(Collection(row_id, "⚠ Damaged collection"))
+        return sorted(found, key=lambda c: c.name.casefold())
+
+    def get_collection(self, collection_id: int) -> Collection | None:
+        return next((c for c in self.collections() if c.id == collection_id), None)
+
+    def find_collection(self, name: str) -> Collection | None:
+        return next((c for c in self.collections() if c.name == name), None)
+
+    def update_collection(self, collection: Collection) -> None:
+        data = {"name": collection.name, "sources": collection.sources,
+                "embedding_model": collection.embedding_model, "created_at": collection.created_at}
+        with self._engine.begin() as conn:
+            conn.execute(update(schema.collections).where(schema.collections.c.id == collection.id)
+                         .values(payload=self._seal("collections", "payload", collection.id, data)))
+
+    def delete_collection(self, collection_id: int) -> None:
+        with self._engine.begin() as conn:
+            conn.execute(delete(schema.chunks).where(schema.chunks.c.collection_id == collection_id))
+            conn.execute(delete(schema.documents).where(schema.documents.c.collection_id == collection_id))
+            conn.execute(delete(schema.collections).where(schema.collections.c.id == collection_id))
+
+    # Documents --------------------------------------------------------------------
+    def documents(self, collection_id: int) -> list[Document]:
+        d = schema.documents.c
+        with self._engine.connect() as conn:
+            rows = conn.execute(select(d.id, d.payload).where(d.collection_id == collection_id)).all()
+        found = []
+        for row_id, blob in rows:
+            try:
+                found.append(Document(row_id, collection_id, **self._open("documents", "payload", row_id, blob)))
+            except DamagedVault:
+                found.append(Document(row_id, collection_id, "", FAILED, "damaged in the vault"))
+        return sorted(found, key=lambda doc: doc.path)
+
+    def save_document(self, document: Document) -> Document:
+        """Insert (id 0) or update a document's record."""
+        data = {k: v for k, v in document.__dict__.items() if k not in ("id", "collection_id")}
+        with self._engine.begin() as conn:
+            row_id = document.id
+            if not row_id:
+                row_id = conn.execute(insert(schema.documents).values(
+                    collection_id=document.collection_id, payload=b"")).inserted_primary_key[0]
+            conn.execute(update(schema.documents).where(schema.documents.c.id == row_id)
+                         .values(payload=self._seal("documents", "payload", row_id, data)))
+        return Document(row_id, document.collection_id, **data)
+
+    def delete_document(self, document_id: int) -> None:
+        with self._engine.begin() as conn:
+            conn.execute(delete(schema.chunks).where(schema.chunks.c.document_id == document_id))
+            conn.execute(delete(schema.documents).where(schema.documents.c.id == document_id))
+
+    # Chunks -----------------------------------------------------------------------
+    def replace_chunks(self, document: Document, chunks: list[Chunk], vectors: np.ndarray) -> list[int]:
+        """Store a document's chunks with their vectors in one transaction; old ones go."""
+        ids = []
+        with self._engine.begin() as conn:
+            conn.execute(delete(schema.chunks).where(schema.chunks.c.document_id == document.id))
+            for chunk, vector in zip(chunks, vectors, strict=True):
+                row_id = conn.execute(insert(schema.chunks).values(
+                    collection_id=document.collection_id, document_id=document.id,
+                    payload=b"", vector=b"")).inserted_primary_key[0]
+                payload = {"text": chunk.text, "page": chunk.page, "heading": chunk.heading,
+                           "start": chunk.start, "end": chunk.end, "section": chunk.section}
+                conn.execute(update(schema.chunks).where(schema.chunks.c.id == row_id).values(
+                    payload=self._seal("chunks", "payload", row_id, payload),
+                    vector=self._seal("chunks", "vector", row_id,
+                                      np.asarray(vector, dtype=np.float32).tobytes())))
+                ids.append(row_id)
+        return ids
+
+    def iter_chunks(self, collection_ids: list[int] | None = None
+                    ) -> Iterator[tuple[StoredChunk, np.ndarray]]:
+        """Every chunk with its vector, decrypted, for building the in-memory index."""
+        c = schema.chunks.c
+        query = select(c.id, c.collection_id, c.document_id, c.payload, c.vector)
+        if collection_ids is not None:
+            query = query.where(c.collection_id.in_(collection_ids))
+        paths: dict[int, str] = {}
+        with self._engine.connect() as conn:
+            rows = conn.execute(query).all()
+            d = schema.documents.c
+            for row_id, blob in conn.execute(select(d.id, d.payload)).all():
+                try:
+                    paths[row_id] = self._open("documents", "payload", row_id, blob)["path"]
+                except DamagedVault:
+                    paths[row_id] = ""
+        for row_id, collection_id, document_id, payload, vector in rows:
+            try:
+                data = self._open("chunks", "payload", row_id, payload)
+                raw = self._cipher.decrypt(vector, "chunks", "vector", row_id)
+            except DamagedVault:
+                continue
+            yield (StoredChunk(row_id, collection_id, document_id, data["text"],
+                               paths.get(document_id, ""), data["page"], data["heading"],
+                               data["start"], data["end"]),
+                   np.frombuffer(raw, dtype=np.float32))
