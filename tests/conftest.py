@@ -58,3 +58,14 @@ def broken_template_model_path(starter_model_path: Path, tmp_path_factory: pytes
     target = tmp_path_factory.mktemp("broken") / "broken-template.gguf"
     target.write_bytes(data.replace(template, broken))
     return target
+
+
+@pytest.fixture(scope="session")
+def embedding_model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled embedding model (converted at install time), verified."""
+    from inference.bundled import embedding_model
+
+    model = embedding_model()
+    if source_path(model) is None:
+        pytest.fail("the converted embedding model is missing: run `python3 packaging/bootstrap.py test`")
+    return provision(model, tmp_path_factory.mktemp("embedding"))

@@ -19,6 +19,9 @@ K1, B = 1.5, 0.75
 RRF_K = 60
 CANDIDATES = 50
 MIN_COSINE = 0.2  # below this, and without a shared word, a passage is not relevant
+# A keyword match counts in the fusion only if it covers this share of the question's
+# weight (idf): a passage that shares one common word with the question is no evidence.
+MIN_COVERAGE = 0.5
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
     ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "how", "i", "in", "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "were", "what", "when", "where", "which", "who", "why", "will", "with", "do", "does", "did", "can", "you", "your"])
@@ -94,29 +97,36 @@ class SearchIndex:
         owners = np.fromiter((c.collection_id for c in self.chunks), dtype=np.int64, count=len(self.chunks))
         return alive & np.isin(owners, np.array(collection_ids, dtype=np.int64))
 
-    def _bm25(self, query: str, mask: np.ndarray) -> np.ndarray:
+    def _bm25(self, query: str, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """BM25 scores, and how much of the question's idf weight each chunk matches."""
         n = len(self.chunks)
         scores = np.zeros(n, dtype=np.float64)
+        covered = np.zeros(n, dtype=np.float64)
         if not n:
-            return scores
+            return scores, covered
         lengths = np.array(self._lengths, dtype=np.float64)
         live = max(1, int(mask.sum()))
         average = float(lengths[mask].mean()) if mask.any() else 1.0
+        unseen = math.log(1 + (live + 0.5) / 0.5)
+        total = 0.0
         for word in set(terms(query)):
             posting = self._postings.get(word)
             if not posting:
+                total += unseen
                 continue
             idx = np.fromiter(posting.keys(), dtype=np.int64, count=len(posting))
             tf = np.fromiter(posting.values(), dtype=np.float64, count=len(posting))
             keep = mask[idx]
             idx, tf = idx[keep], tf[keep]
+            idf = math.log(1 + (live - len(idx) + 0.5) / (len(idx) + 0.5))
+            total += idf
             if not len(idx):
                 continue
-            idf = math.log(1 + (live - len(idx) + 0.5) / (len(idx) + 0.5))
             norm = tf + K1 * (1 - B + B * lengths[idx] / max(average, 1e-9))
             scores[idx] += idf * tf * (K1 + 1) / norm
+            covered[idx] += idf
         scores[~mask] = 0.0
-        return scores
+        return scores, covered / total if total else covered
 
     def search(self, query: str, vector: np.ndarray | None, k: int = 5,
                collection_ids: list[int] | None = None, mode: str = "hybrid") -> list[Hit]:
@@ -125,7 +135,10 @@ class SearchIndex:
             if not self.chunks:
                 return []
             mask = self._mask(collection_ids)
-            bm25 = self._bm25(query, mask) if mode in ("bm25", "hybrid") else np.zeros(len(self.chunks))
+            if mode in ("bm25", "hybrid"):
+                bm25, coverage = self._bm25(query, mask)
+            else:
+                bm25 = coverage = np.zeros(len(self.chunks))
             if vector is not None and mode in ("vector", "hybrid"):
                 q = np.asarray(vector, dtype=np.float32)
                 q = q / (float(np.linalg.norm(q)) or 1.0)
@@ -137,6 +150,8 @@ class SearchIndex:
             if mode in ("bm25", "hybrid"):
                 order = np.argsort(-bm25)[:CANDIDATES]
                 order = order[bm25[order] > 0]
+                if mode == "hybrid":
+                    order = order[coverage[order] >= MIN_COVERAGE]
                 fused[order] += 1.0 / (RRF_K + np.arange(1, len(order) + 1))
             if mode in ("vector", "hybrid"):
                 order = np.argsort(-cosine)[:CANDIDATES]
