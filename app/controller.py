@@ -30,6 +30,7 @@ from inference.protocol import (
     ModelLoaded,
     ModelLoading,
     ModelSpec,
+    Retrieved,
     SamplingParams,
     Started,
     Stopped,
@@ -60,6 +61,7 @@ class _Active:
     message_id: int
     text: str = ""
     last_checkpoint: float = 0.0
+    sources: list | None = None  # passages given to the model, when documents were on
 
 
 def title_from(text: str) -> str:
@@ -84,6 +86,7 @@ class ChatController(QObject):
         store: ChatStore | None = None,
         worker_factory: type[InferenceWorker] | None = None,
         engine_factory=None,
+        embedder_factory=None,
         params: SamplingParams | None = None,
     ) -> None:
         super().__init__()
@@ -93,10 +96,12 @@ class ChatController(QObject):
         self.bridge.event.connect(self._on_event)
         factory = worker_factory or InferenceWorker
         if engine_factory is None:
+            from inference.embedder import LlamaEmbedder
             from inference.llama_engine import LlamaEngine
 
             engine_factory = LlamaEngine
-        self.worker = factory(engine_factory, self.bridge.sink)
+            embedder_factory = embedder_factory or LlamaEmbedder
+        self.worker = factory(engine_factory, self.bridge.sink, embedder_factory=embedder_factory)
         self.worker.start()
         self._ids = itertools.count(1)
         self._active: _Active | None = None
@@ -105,6 +110,8 @@ class ChatController(QObject):
         self.model_name = ""
         self.model_path: Path | None = None
         self.model_memory = 0
+        # Set by the documents controller: (chat id, question) -> Retrieval or None.
+        self.retrieval_for = None
         self.current_chat: Chat | None = None
 
     # Model ------------------------------------------------------------------------
@@ -289,7 +296,8 @@ class ChatController(QObject):
         self.message_added.emit(placeholder)
         request_id = next(self._ids)
         self._set_active(_Active(request_id, chat_id, placeholder.id, "", time.monotonic()))
-        self.worker.submit(Generate(request_id, chat_id, history, self._params_for(chat_id)))
+        retrieval = self.retrieval_for(chat_id, history[-1].content) if self.retrieval_for else None
+        self.worker.submit(Generate(request_id, chat_id, history, self._params_for(chat_id), retrieval))
 
     def _set_active(self, active: _Active | None) -> None:
         was_busy = self._active is not None
@@ -318,7 +326,12 @@ class ChatController(QObject):
         active = self._active
         if active is None or getattr(event, "request_id", None) != active.request_id:
             return  # leftovers of a stopped or replaced request
-        if isinstance(event, Started):
+        if isinstance(event, Retrieved):
+            active.sources = [p.as_dict() for p in event.passages]
+            if not event.passages:
+                self.notice.emit("No passage in this chat's documents matched the question; "
+                                 "the model was told so.")
+        elif isinstance(event, Started):
             if event.dropped_messages:
                 self.notice.emit(
                     f"This chat is longer than the model's context: the {event.dropped_messages} "
@@ -343,6 +356,8 @@ class ChatController(QObject):
     def _finish(self, active: _Active, status: str, stats: dict) -> None:
         self._set_active(None)
         stats = {**stats, "model": self.model_name}  # stored encrypted with the answer
+        if active.sources is not None:
+            stats["sources"] = active.sources
         if status == INTERRUPTED and not active.text:
             # Stopped before the first word: nothing worth keeping.
             self.store.delete_message(active.message_id)

@@ -11,9 +11,10 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.controller import ChatController, default_model_spec
 from app.main_window import MainWindow
-from app.models import resolve_model
+from app.models import resolve_embedding_model, resolve_model
 from app.single_instance import ActivationServer, ask_first_instance_to_show
 from inference.errors import InferenceError
+from inference.protocol import LoadEmbedder
 from storage.instance_lock import AlreadyRunning, InstanceLock
 from storage.paths import data_dir, logs_dir
 
@@ -45,6 +46,10 @@ def load_default_model(window: MainWindow) -> None:
         window.controller.model_unavailable(str(exc))
         return
     window.controller.load_model(default_model_spec(path))
+    try:
+        window.controller.worker.submit(LoadEmbedder(resolve_embedding_model()))
+    except InferenceError as exc:
+        window.show_notice(f"Questions about documents are unavailable: {exc}")
 
 
 def run_gui() -> int:

@@ -28,13 +28,16 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QStackedWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from app import dialogs
 from app.chat_settings_dialog import ChatSettingsDialog
+from app.collections_dialog import CollectionsDialog
 from app.controller import ChatController
+from app.documents_controller import DocumentsController
 from app.lock_screen import LockScreen
 from app.models_controller import ModelsController
 from app.models_dialog import ModelsDialog, ask_import, gguf_paths
@@ -66,6 +69,8 @@ class MainWindow(QMainWindow):
         self.controller = controller
         self.models = ModelsController(controller)
         self.models_dialog: ModelsDialog | None = None
+        self.documents = DocumentsController(controller)
+        self.collections_dialog: CollectionsDialog | None = None
         self.setAcceptDrops(True)
         self.setWindowTitle("Hearth — private local chat")
         self.resize(1000, 700)
@@ -114,8 +119,15 @@ class MainWindow(QMainWindow):
         self.model_picker = QComboBox()
         self.model_picker.setToolTip("The model that answers (Settings ▸ Models… to manage them)")
         self.model_picker.setMinimumWidth(220)
+        self.documents_button = QToolButton()
+        self.documents_button.setText("Documents: off")
+        self.documents_button.setToolTip("Answer from your documents in this chat")
+        self.documents_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.documents_menu = QMenu(self.documents_button)
+        self.documents_button.setMenu(self.documents_menu)
         header = QHBoxLayout()
         header.addWidget(self.chat_title, 1)
+        header.addWidget(self.documents_button)
         header.addWidget(self.model_picker)
         self.conversation = ConversationView()
         self.notice = QLabel()
@@ -175,13 +187,15 @@ class MainWindow(QMainWindow):
         self.chat_settings_action = self._action(chat_menu, "Chat settings…", self._chat_settings)
         settings_menu = bar.addMenu("&Settings")
         self.models_action = self._action(settings_menu, "Models…", self.show_models, "Ctrl+M")
+        self.collections_action = self._action(settings_menu, "Documents…", self.show_collections, "Ctrl+D")
         self._action(settings_menu, "Change passphrase…", self.vault.change_passphrase)
         self._action(settings_menu, "Auto-lock…", self.vault.set_auto_lock)
         help_menu = bar.addMenu("&Help")
         self._action(help_menu, "Check vault", self.vault.check)
         self.unlocked_only = [self.new_chat_action, self.export_action, self.backup_action,
                               self.lock_action, self.rename_action, self.pin_action, self.delete_action,
-                              self.chat_settings_action, self.models_action, self.import_model_action]
+                              self.chat_settings_action, self.models_action, self.import_model_action,
+                              self.collections_action]
 
     def _wire(self) -> None:
         self.new_chat_button.clicked.connect(self._new_chat)
@@ -212,6 +226,10 @@ class MainWindow(QMainWindow):
         self.models.import_failed.connect(self.show_notice)
         self.models.probed.connect(self._model_checked)
         self.model_picker.activated.connect(self._pick_model)
+        self.documents.collections_changed.connect(self._refresh_documents_menu)
+        self.documents.ready_changed.connect(self._refresh_documents_menu)
+        self.documents_menu.aboutToShow.connect(self._refresh_documents_menu)
+        self.conversation.source_requested.connect(self._open_source)
 
     # Actions ----------------------------------------------------------------------
     @Slot()
@@ -274,6 +292,54 @@ class MainWindow(QMainWindow):
         self.models_dialog.raise_()
 
     @Slot()
+    def show_collections(self) -> None:
+        if self.controller.locked:
+            return
+        if self.collections_dialog is None:
+            self.collections_dialog = CollectionsDialog(self.documents, self)
+        self.collections_dialog.refresh()
+        self.collections_dialog.show()
+        self.collections_dialog.raise_()
+
+    @Slot()
+    def _refresh_documents_menu(self, *_args: object) -> None:
+        self.documents_menu.clear()
+        chat = self.controller.current_chat
+        chosen = set((chat.settings.get("collections") if chat else None) or [])
+        collections = self.documents.collections()
+        for collection in collections:
+            action = self.documents_menu.addAction(collection.name)
+            action.setCheckable(True)
+            action.setChecked(collection.id in chosen)
+            action.setData(collection.id)
+            action.toggled.connect(self._toggle_collection)
+        if collections:
+            self.documents_menu.addSeparator()
+        self.documents_menu.addAction("Manage documents…", self.show_collections)
+        used = [c.name for c in collections if c.id in chosen]
+        self.documents_button.setText(f"Documents: {', '.join(used)}" if used else "Documents: off")
+        if used and not self.documents.ready:
+            self.documents_button.setText(self.documents_button.text() + " (loading…)")
+
+    @Slot(bool)
+    def _toggle_collection(self, checked: bool) -> None:
+        action = self.sender()
+        chat = self.controller.current_chat
+        if chat is None:
+            chat = self.controller.new_chat()
+        chosen = set(chat.settings.get("collections") or [])
+        (chosen.add if checked else chosen.discard)(action.data())
+        self.controller.set_chat_settings(chat.id, {**chat.settings, "collections": sorted(chosen)})
+        self._refresh_documents_menu()
+
+    @Slot(str)
+    def _open_source(self, path: str) -> None:
+        if not Path(path).exists():
+            self.show_notice(f"{path} is no longer there.")
+            return
+        QDesktopServices.openUrl(QUrl.fromLocalFile(path))  # a local file: no network
+
+    @Slot()
     def _import_models(self) -> None:
         paths = dialogs.open_paths(self, "Import models", Path.home(), "GGUF models (*.gguf)")
         ask_import(self, self.models, paths)
@@ -286,7 +352,8 @@ class MainWindow(QMainWindow):
             return
         dialog = ChatSettingsDialog(chat.settings, self.controller.params, self)
         if dialog.exec() == QDialog.DialogCode.Accepted:
-            self.controller.set_chat_settings(chat.id, dialog.values())
+            kept = {k: v for k, v in chat.settings.items() if k not in ("system_prompt", "sampling")}
+            self.controller.set_chat_settings(chat.id, {**kept, **dialog.values()})
 
     @Slot()
     def _refresh_models(self) -> None:
@@ -319,16 +386,24 @@ class MainWindow(QMainWindow):
             self.show_notice(f"“{entry.name}” cannot be used: {entry.probe.get('reason')}")
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if gguf_paths(event):
+        if event.mimeData().hasUrls():
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:
-        paths = gguf_paths(event)
+        """Models (.gguf) go to the model library; other files and folders to documents."""
         event.acceptProposedAction()
         if self.controller.locked:
-            self.lock_screen.show_error("Unlock Hearth first, then drop the model again.")
+            self.lock_screen.show_error("Unlock Hearth first, then drop the files again.")
             return
-        ask_import(self, self.models, paths)
+        models = gguf_paths(event)
+        others = [Path(u.toLocalFile()) for u in event.mimeData().urls()
+                  if u.isLocalFile() and not u.toLocalFile().lower().endswith(".gguf")]
+        if models:
+            ask_import(self, self.models, models)
+        if others:
+            self.show_collections()
+            assert self.collections_dialog is not None
+            self.collections_dialog.add(others)
 
     @Slot(object)
     def _chat_menu(self, pos) -> None:
@@ -386,6 +461,7 @@ class MainWindow(QMainWindow):
 
     @Slot(object, list)
     def _show_chat(self, chat: Chat | None, messages: list[Message]) -> None:
+        self._refresh_documents_menu()
         self.conversation.clear()
         self.conversation.assistant_name = self.controller.model_name or "Assistant"
         for message in messages:

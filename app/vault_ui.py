@@ -98,6 +98,7 @@ class VaultFlows(QObject):
             return
         self.controller.attach_store(store)
         self.window.models.attach(store)
+        self.window.documents.attach(store)
         self.idle.set_minutes(self.settings.auto_lock_minutes)
         vault, folder = store.vault, backups_dir()
         self._background(lambda: vault.auto_backup(folder), self._backed_up, self._backup_failed)
@@ -133,8 +134,10 @@ class VaultFlows(QObject):
             return
         self.idle.stop()
         self.window.models.detach()
-        if self.window.models_dialog is not None:
-            self.window.models_dialog.close()
+        self.window.documents.detach()
+        for dialog in (self.window.models_dialog, self.window.collections_dialog):
+            if dialog is not None:
+                dialog.close()
         self.controller.lock()
         self.window.lock_screen.show_unlock()
         self.locked.emit()

@@ -7,6 +7,7 @@ inert text. Links open only through the window, after the user confirms.
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QUrl, Signal
@@ -103,7 +104,9 @@ def _shade_code_blocks(document: QTextDocument) -> None:
 
 
 class MessageWidget(QFrame):
-    """One message: who wrote it, its text and, for answers, its state and figures."""
+    """One message: who wrote it, its text and, for answers, its state, figures and sources."""
+
+    source_requested = Signal(str)  # a local file path
 
     def __init__(self, message: Message, assistant_name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -120,8 +123,17 @@ class MessageWidget(QFrame):
         self.info.setObjectName("info")
         self.info.setWordWrap(True)
         self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.sources = QLabel()
+        self.sources.setObjectName("sources")
+        self.sources.setWordWrap(True)
+        self.sources.setTextFormat(Qt.TextFormat.RichText)
+        self.sources.setOpenExternalLinks(False)
+        self.sources.linkActivated.connect(self._open_source)
+        self.sources.hide()
+        self._source_paths: dict[str, str] = {}
         layout.addWidget(self.author)
         layout.addWidget(self.body)
+        layout.addWidget(self.sources)
         layout.addWidget(self.info)
         self.show_message(message)
 
@@ -134,6 +146,7 @@ class MessageWidget(QFrame):
     def show_message(self, message: Message) -> None:
         self.set_text(message.content)
         self.set_state(message.status, message.stats)
+        self.set_sources(message.stats.get("sources") if message.role == "assistant" else None)
 
     def set_state(self, status: str, stats: dict) -> None:
         info = ""
@@ -153,6 +166,25 @@ class MessageWidget(QFrame):
     def text(self) -> str:
         return self.body.source_text()
 
+    def set_sources(self, sources: list[dict] | None) -> None:
+        """Citations under the answer: number, file and page or section, the passage."""
+        if not sources:
+            self.sources.hide()
+            return
+        self._source_paths = {str(s["number"]): s["path"] for s in sources}
+        rows = []
+        for source in sources:
+            excerpt = html.escape(" ".join(source["text"].split())[:180])
+            rows.append(f'<a href="source:{source["number"]}">[{source["number"]}] '
+                        f'{html.escape(source["label"])}</a><br><span style="color:#666">{excerpt}…</span>')
+        self.sources.setText("<b>Sources</b><br>" + "<br>".join(rows))
+        self.sources.show()
+
+    def _open_source(self, link: str) -> None:
+        path = self._source_paths.get(link.removeprefix("source:"))
+        if path:
+            self.source_requested.emit(path)
+
 
 def format_stats(stats: dict) -> str:
     return (
@@ -165,6 +197,7 @@ class ConversationView(QScrollArea):
     """The messages of one chat, newest at the bottom, following the stream when at the end."""
 
     link_requested = Signal(QUrl)
+    source_requested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -191,6 +224,7 @@ class ConversationView(QScrollArea):
         self._at_end = self._is_at_end()
         widget = MessageWidget(message, self.assistant_name, self._inner)
         widget.body.link_requested.connect(self.link_requested)
+        widget.source_requested.connect(self.source_requested)
         self._layout.insertWidget(self._layout.count() - 1, widget)
         self._widgets[message.id] = widget
         return widget

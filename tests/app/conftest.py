@@ -37,10 +37,19 @@ def make_window(qtbot) -> Callable[..., MainWindow]:
     windows: list[MainWindow] = []
 
     def make(engine=None, model: Path | None = Path("fake.gguf"), wait_ready: bool = True,
-             open_vault: bool = True) -> MainWindow:
+             open_vault: bool = True, embedder: Path | None = None) -> MainWindow:
         engine = engine if engine is not None else FakeEngine()
         factory = engine if callable(engine) and not isinstance(engine, FakeEngine) else (lambda: engine)
-        controller = ChatController(engine_factory=factory)
+        embedder_factory = None
+        if embedder is not None:
+            from inference.embedder import LlamaEmbedder
+
+            embedder_factory = LlamaEmbedder
+        controller = ChatController(engine_factory=factory, embedder_factory=embedder_factory)
+        if embedder is not None:
+            from inference.protocol import LoadEmbedder
+
+            controller.worker.submit(LoadEmbedder(embedder))
         window = MainWindow(controller, kdf=FAST_KDF)
         qtbot.addWidget(window)
         window.show()
@@ -62,6 +71,12 @@ def make_window(qtbot) -> Callable[..., MainWindow]:
     yield make
     for window in windows:
         window.close()
+    # Collect the closed windows here, on the UI thread: a garbage collection that happened
+    # to run on a worker thread would destroy their timers from the wrong thread.
+    import gc
+
+    windows.clear()
+    gc.collect()
 
 
 @pytest.fixture
