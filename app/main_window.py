@@ -304,6 +304,9 @@ class MainWindow(QMainWindow):
     @Slot()
     def _refresh_documents_menu(self, *_args: object) -> None:
         self.documents_menu.clear()
+        if self.controller.locked:
+            self.documents_button.setText("Documents: off")
+            return
         chat = self.controller.current_chat
         chosen = set((chat.settings.get("collections") if chat else None) or [])
         collections = self.documents.collections()
@@ -542,5 +545,6 @@ class MainWindow(QMainWindow):
         if not self._closing:
             self._closing = True
             self.vault.stop_auto_lock()
+            self.documents.detach()  # cancel an import; the index goes before the vault closes
             self.controller.shutdown()
         event.accept()

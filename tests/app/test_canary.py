@@ -29,10 +29,26 @@ def leaks(folder: Path, secrets: list[str]) -> list[str]:
     return found
 
 
-def test_no_plaintext_anywhere_under_the_data_folder(qtbot, make_window, data_dir, monkeypatch) -> None:
+DOC_FOLDER = "Privileged-Zanzibar-Files"
+DOC_PHRASE = "the settlement figure is 4,718,000"
+
+
+@pytest.mark.model
+def test_no_plaintext_anywhere_under_the_data_folder(
+    qtbot, make_window, data_dir, monkeypatch, tmp_path, embedding_model_path
+) -> None:
     engine = FakeEngine(tokens=["Answer ", f"about {MARKER} ", "and more. " * 50])
-    window = make_window(engine)
-    secrets = [MARKER, *TITLES]
+    window = make_window(engine, embedder=embedding_model_path)
+    secrets = [MARKER, *TITLES, DOC_FOLDER, DOC_PHRASE, "memo-7741.md"]
+    folder = tmp_path / DOC_FOLDER
+    folder.mkdir()
+    (folder / "memo-7741.md").write_text(f"# Memo\nIn confidence: {DOC_PHRASE}. Marker {MARKER}.\n")
+    qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT_MS)
+    collection = window.documents.create("Case files")
+    with qtbot.waitSignal(window.documents.finished, timeout=3 * WAIT_MS) as finished:
+        window.documents.add(collection, [folder])
+    assert len(finished.args[0].indexed) == 1
+    qtbot.waitUntil(lambda: not window.documents.busy, timeout=WAIT_MS)
 
     def say(text: str) -> None:
         window.input.setPlainText(text)
@@ -42,6 +58,9 @@ def test_no_plaintext_anywhere_under_the_data_folder(qtbot, make_window, data_di
     for index, title in enumerate(TITLES):
         if index:
             window.new_chat_button.click()
+        window.controller.set_chat_settings(window.controller.current_chat.id if window.controller.current_chat
+                                            else window.controller.new_chat().id,
+                                            {"collections": [collection.id]})
         say(f"Long message {index} with {MARKER} inside. " + "Confidential detail. " * 300)
         say(f"Follow-up {MARKER} number {index}")
         monkeypatch.setattr("app.dialogs.text", lambda *a, t=title: t)
@@ -57,6 +76,8 @@ def test_no_plaintext_anywhere_under_the_data_folder(qtbot, make_window, data_di
     unlock(qtbot, window)
     window.search.setText(MARKER)
     assert window.chat_list.count() == 2
+    answer = window.controller.store.messages(window.controller.current_chat.id)[-1]
+    assert answer.stats.get("sources")  # the documents were used, so their text was at risk
     window.close()
 
     files = sorted(p.name for p in data_dir.rglob("*") if p.is_file())

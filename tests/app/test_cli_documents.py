@@ -1,0 +1,54 @@
+"""docs add / search / list and ask, as a script would run them (subprocesses, real models)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests import retrieval_set
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = [pytest.mark.model, pytest.mark.e2e]
+
+
+def hearth(data_dir: Path, *args: str, passphrase: str = "cli passphrase") -> subprocess.CompletedProcess:
+    env = dict(os.environ, HEARTH_DATA_DIR=str(data_dir), HEARTH_PASSPHRASE=passphrase)
+    return subprocess.run([sys.executable, "-m", "app", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_add_search_list_and_ask(data_dir: Path, tmp_path: Path) -> None:
+    folder = retrieval_set.write_corpus(tmp_path / "corpus")
+    added = hearth(data_dir, "docs", "add", "work", str(folder), str(tmp_path / "nope.txt"))
+    assert added.returncode == 0, added.stderr
+    assert "8 indexed, 0 skipped, 1 failed" in added.stdout
+    assert "nope.txt: does not exist" in added.stdout
+
+    again = hearth(data_dir, "docs", "add", "work", str(folder))
+    assert "0 indexed, 8 skipped" in again.stdout  # unchanged files are not indexed twice
+
+    found = hearth(data_dir, "docs", "search", "work", "Which permit is needed for hazardous cargo?",
+                   "--k", "3", "--json")
+    assert found.returncode == 0, found.stderr
+    hits = json.loads(found.stdout)
+    assert len(hits) <= 3 and Path(hits[0]["file"]).name == "harbor.pdf" and hits[0]["page"] == 2
+    assert set(hits[0]) == {"file", "page", "section", "score", "cosine", "text"}
+
+    listed = hearth(data_dir, "docs", "list")
+    assert "work: 8 files" in listed.stdout
+
+    answer = hearth(data_dir, "ask", "work", "How much is the mooring fee per meter per day?",
+                    "--max-tokens", "48")
+    assert answer.returncode == 0, answer.stderr
+    assert "Sources:" in answer.stdout and "harbor.pdf, page 3" in answer.stdout
+
+    missing = hearth(data_dir, "docs", "search", "nothing-like-this", "question")
+    assert missing.returncode == 1 and "no collection named" in missing.stderr
+
+    wrong = hearth(data_dir, "docs", "list", passphrase="not the passphrase")
+    assert wrong.returncode == 1 and "Wrong passphrase" in wrong.stderr
