@@ -27,6 +27,14 @@ STOPWORDS = frozenset(
     ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "how", "i", "in", "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "were", "what", "when", "where", "which", "who", "why", "will", "with", "do", "does", "did", "can", "you", "your"])
 
 
+def top(values: np.ndarray, count: int) -> np.ndarray:
+    """Indices of the ``count`` largest values, largest first (partial sort: O(n))."""
+    if len(values) <= count:
+        return np.argsort(-values)
+    part = np.argpartition(-values, count)[:count]
+    return part[np.argsort(-values[part])]
+
+
 def terms(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.casefold()) if w not in STOPWORDS]
 
@@ -49,6 +57,9 @@ class SearchIndex:
         self._alive: list[bool] = []
         self._matrix: np.ndarray | None = None
         self._dim = 0
+        # numpy views of the lists above, rebuilt only after a change
+        self._arrays: dict[str, np.ndarray] | None = None
+        self._posting_arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     def __len__(self) -> int:
         with self._lock:
@@ -71,18 +82,43 @@ class SearchIndex:
                 self._postings[word][index] = count
             self._alive.append(True)
             self._matrix = None
+            self._arrays = None
+            self._posting_arrays.clear()
 
     def remove_document(self, document_id: int) -> None:
         with self._lock:
             for index, chunk in enumerate(self.chunks):
                 if chunk.document_id == document_id:
                     self._alive[index] = False
+            self._arrays = None
 
     def remove_collection(self, collection_id: int) -> None:
         with self._lock:
             for index, chunk in enumerate(self.chunks):
                 if chunk.collection_id == collection_id:
                     self._alive[index] = False
+            self._arrays = None
+
+    def _arrays_now(self) -> dict[str, np.ndarray]:
+        if self._arrays is None:
+            self._arrays = {
+                "alive": np.array(self._alive, dtype=bool),
+                "owners": np.fromiter((c.collection_id for c in self.chunks), dtype=np.int64,
+                                      count=len(self.chunks)),
+                "lengths": np.array(self._lengths, dtype=np.float64),
+            }
+        return self._arrays
+
+    def _posting(self, word: str) -> tuple[np.ndarray, np.ndarray] | None:
+        cached = self._posting_arrays.get(word)
+        if cached is None:
+            posting = self._postings.get(word)
+            if not posting:
+                return None
+            cached = (np.fromiter(posting.keys(), dtype=np.int64, count=len(posting)),
+                      np.fromiter(posting.values(), dtype=np.float64, count=len(posting)))
+            self._posting_arrays[word] = cached
+        return cached
 
     def _matrix_now(self) -> np.ndarray:
         if self._matrix is None:
@@ -91,11 +127,10 @@ class SearchIndex:
         return self._matrix
 
     def _mask(self, collection_ids: list[int] | None) -> np.ndarray:
-        alive = np.array(self._alive, dtype=bool)
+        arrays = self._arrays_now()
         if collection_ids is None:
-            return alive
-        owners = np.fromiter((c.collection_id for c in self.chunks), dtype=np.int64, count=len(self.chunks))
-        return alive & np.isin(owners, np.array(collection_ids, dtype=np.int64))
+            return arrays["alive"]
+        return arrays["alive"] & np.isin(arrays["owners"], np.array(collection_ids, dtype=np.int64))
 
     def _bm25(self, query: str, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """BM25 scores, and how much of the question's idf weight each chunk matches."""
@@ -104,18 +139,17 @@ class SearchIndex:
         covered = np.zeros(n, dtype=np.float64)
         if not n:
             return scores, covered
-        lengths = np.array(self._lengths, dtype=np.float64)
+        lengths = self._arrays_now()["lengths"]
         live = max(1, int(mask.sum()))
         average = float(lengths[mask].mean()) if mask.any() else 1.0
         unseen = math.log(1 + (live + 0.5) / 0.5)
         total = 0.0
         for word in set(terms(query)):
-            posting = self._postings.get(word)
-            if not posting:
+            posting = self._posting(word)
+            if posting is None:
                 total += unseen
                 continue
-            idx = np.fromiter(posting.keys(), dtype=np.int64, count=len(posting))
-            tf = np.fromiter(posting.values(), dtype=np.float64, count=len(posting))
+            idx, tf = posting
             keep = mask[idx]
             idx, tf = idx[keep], tf[keep]
             idf = math.log(1 + (live - len(idx) + 0.5) / (len(idx) + 0.5))
@@ -148,14 +182,14 @@ class SearchIndex:
                 cosine = np.full(len(self.chunks), -1.0, dtype=np.float32)
             fused = np.zeros(len(self.chunks), dtype=np.float64)
             if mode in ("bm25", "hybrid"):
-                order = np.argsort(-bm25)[:CANDIDATES]
+                order = top(bm25, CANDIDATES)
                 order = order[bm25[order] > 0]
                 if mode == "hybrid":
                     order = order[coverage[order] >= MIN_COVERAGE]
                 fused[order] += 1.0 / (RRF_K + np.arange(1, len(order) + 1))
             if mode in ("vector", "hybrid"):
-                order = np.argsort(-cosine)[:CANDIDATES]
+                order = top(cosine, CANDIDATES)
                 order = order[cosine[order] >= MIN_COSINE]
                 fused[order] += 1.0 / (RRF_K + np.arange(1, len(order) + 1))
-            ranked = [i for i in np.argsort(-fused)[: k * 2] if fused[i] > 0][:k]
+            ranked = [i for i in top(fused, k * 2) if fused[i] > 0][:k]
             return [Hit(self.chunks[i], float(fused[i]), float(cosine[i]), float(bm25[i])) for i in ranked]
