@@ -40,9 +40,12 @@ class ChatSettingsDialog(QDialog):
         self.seed = QSpinBox(minimum=-1, maximum=2**31 - 1,
                              value=-1 if sampling["seed"] is None else sampling["seed"])
         self.seed.setSpecialValueText("random")
+        self.passages = QSpinBox(minimum=1, maximum=20, value=int(settings.get("passages") or 5))
+        self.passages.setToolTip("How many passages from the documents each answer gets (top-k)")
         form = QFormLayout()
         form.addRow(QLabel("System prompt"))
         form.addRow(self.system_prompt)
+        form.addRow("Passages from documents", self.passages)
         form.addRow(self.override)
         for label, widget in (("Temperature", self.temperature), ("Top-p", self.top_p),
                               ("Top-k", self.top_k), ("Min-p", self.min_p),
@@ -56,7 +59,8 @@ class ChatSettingsDialog(QDialog):
         layout.addWidget(buttons)
 
     def values(self) -> dict[str, Any]:
-        result: dict[str, Any] = {"system_prompt": self.system_prompt.toPlainText().strip()}
+        result: dict[str, Any] = {"system_prompt": self.system_prompt.toPlainText().strip(),
+                                  "passages": self.passages.value()}
         if self.override.isChecked():
             result["sampling"] = {
                 "temperature": self.temperature.value(), "top_p": self.top_p.value(),

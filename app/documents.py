@@ -177,6 +177,7 @@ class Documents:
         collection = replace(collection, sources=sources)
         if collection.embedding_model != self.embedding_model:
             self._reembed_all(collection)
+            collection = replace(collection, embedding_model=self.embedding_model)
         self.store.update_collection(collection)
         files, problems = expand(paths)
         report = Report(failed=list(problems))

@@ -48,8 +48,9 @@ class DocumentsController(QObject):
         chat.retrieval_for = self.retrieval_for
 
     # Vault life cycle -------------------------------------------------------------
-    def attach(self, store: ChatStore) -> None:
-        self.documents = Documents(store.vault, self.chat.worker.submit, embedding_model().sha256)
+    def attach(self, store: ChatStore, embedding_sha256: str | None = None) -> None:
+        self.documents = Documents(store.vault, self.chat.worker.submit,
+                                   embedding_sha256 or embedding_model().sha256)
         documents = self.documents
 
         def load() -> None:
@@ -142,6 +143,17 @@ class DocumentsController(QObject):
     def cancel(self) -> None:
         self._cancel.set()
 
+    @Slot(object, str)
+    def set_embedding_model(self, path: Path, sha256: str) -> None:
+        """Documents are embedded by another model from now on; collections built by the
+        previous one are indexed again at the next check."""
+        from inference.protocol import LoadEmbedder
+
+        self.chat.worker.submit(LoadEmbedder(path))
+        if self.documents is not None and self.documents.embedding_model != sha256:
+            self.documents.embedding_model = sha256
+            self.refresh_all()
+
     # Collections --------------------------------------------------------------------
     def collections(self) -> list[Collection]:
         return self.documents.collections() if self.documents else []
@@ -161,6 +173,10 @@ class DocumentsController(QObject):
     # Answers ------------------------------------------------------------------------
     def retrieval_for(self, chat_id: int, question: str) -> Retrieval | None:
         """The retrieval step for a chat with collections switched on, else None."""
+        return self._retrieval(chat_id, question)
+
+    def _retrieval(self, chat_id: int, question: str) -> Retrieval | None:
+        """The retrieval step for a chat with collections switched on, else None."""
         if self.documents is None or self.chat.locked:
             return None
         chat = self.chat.store.get_chat(chat_id)
@@ -169,5 +185,6 @@ class DocumentsController(QObject):
         ids = [i for i in wanted if i in existing]
         if not ids:
             return None
-        return Retrieval(question, self.documents.searcher(ids))
+        k = int((chat.settings.get("passages") if chat else None) or 5)
+        return Retrieval(question, self.documents.searcher(ids, k))
 

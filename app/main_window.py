@@ -225,6 +225,7 @@ class MainWindow(QMainWindow):
         self.models.library_changed.connect(self._refresh_models)
         self.models.import_failed.connect(self.show_notice)
         self.models.probed.connect(self._model_checked)
+        self.models.embedding_model_chosen.connect(self.documents.set_embedding_model)
         self.model_picker.activated.connect(self._pick_model)
         self.documents.collections_changed.connect(self._refresh_documents_menu)
         self.documents.ready_changed.connect(self._refresh_documents_menu)
@@ -355,7 +356,8 @@ class MainWindow(QMainWindow):
             return
         dialog = ChatSettingsDialog(chat.settings, self.controller.params, self)
         if dialog.exec() == QDialog.DialogCode.Accepted:
-            kept = {k: v for k, v in chat.settings.items() if k not in ("system_prompt", "sampling")}
+            kept = {k: v for k, v in chat.settings.items()
+                    if k not in ("system_prompt", "sampling", "passages")}
             self.controller.set_chat_settings(chat.id, {**kept, **dialog.values()})
 
     @Slot()
@@ -364,7 +366,7 @@ class MainWindow(QMainWindow):
         self.model_picker.clear()
         current = self.models.current()
         for entry in self.models.entries():
-            if entry.usable:
+            if entry.usable and entry.info.get("role") != "embedding":
                 self.model_picker.addItem(entry.name, entry.id)
                 if current and entry.id == current.id:
                     self.model_picker.setCurrentIndex(self.model_picker.count() - 1)

@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from app.background import run_in_background
 from app.controller import ChatController
 from inference import cpu_variant
-from inference.bundled import sha256_of, starter_model
+from inference.bundled import embedding_model, sha256_of, starter_model
 from inference.fit import FitReport, available_memory, fit
 from inference.gguf import InvalidGGUF
 from inference.modelinfo import ModelInfo, read_info
@@ -80,6 +80,7 @@ class ModelsController(QObject):
     imported = Signal(object)  # LibraryEntry (probe still running)
     import_failed = Signal(str)
     probed = Signal(object)  # LibraryEntry with its verdict
+    embedding_model_chosen = Signal(object, str)  # path, sha256: documents use this model
 
     def __init__(self, chat: ChatController) -> None:
         super().__init__(chat)
@@ -91,6 +92,9 @@ class ModelsController(QObject):
     def attach(self, store: ChatStore) -> None:
         self.library = ModelLibrary(store)
         self._ensure_bundled()
+        embedder = self.library.get(self.library.preferences().get("embedding_model") or -1)
+        if embedder is not None and embedder.usable and Path(embedder.path).is_file():
+            self.embedding_model_chosen.emit(Path(embedder.path), embedder.sha256)
         chosen = self.library.preferences().get("default_model")
         entry = self.library.get(chosen) if chosen is not None else None
         if entry is not None and entry.usable and not self._is_loaded(entry):
@@ -105,19 +109,19 @@ class ModelsController(QObject):
 
     def _ensure_bundled(self) -> None:
         assert self.library is not None
-        model = starter_model()
-        path = models_dir() / model.file
-        if not path.is_file() or self.library.find_sha256(model.sha256) is not None:
-            return
-        try:
-            info = read_info(path).as_dict()
-        except InvalidGGUF:
-            log.error("the bundled model fails validation")
-            return
-        entry = self.library.add(model.name, str(path), BUNDLED, model.sha256, info,
-                                 ModelSettings().as_dict())
-        # Verified by its hash and loaded by the CPU-build probe: no separate probe needed.
-        self.library.save(replace(entry, probe={"ok": True, "reason": "", "key": probe_key()}))
+        for model in (starter_model(), embedding_model()):
+            path = models_dir() / model.file
+            if not path.is_file() or self.library.find_sha256(model.sha256) is not None:
+                continue
+            try:
+                info = read_info(path).as_dict()
+            except InvalidGGUF:
+                log.error("a bundled model fails validation")
+                continue
+            entry = self.library.add(model.name, str(path), BUNDLED, model.sha256, info,
+                                     ModelSettings().as_dict())
+            # Verified by its hash (and the starter by the CPU-build probe): trusted.
+            self.library.save(replace(entry, probe={"ok": True, "reason": "", "key": probe_key()}))
 
     # Reading ----------------------------------------------------------------------
     def entries(self) -> list[LibraryEntry]:
@@ -209,11 +213,28 @@ class ModelsController(QObject):
         self.library_changed.emit()
 
     # Switching, settings, removal -------------------------------------------------
+    def use_for_documents(self, entry_id: int) -> str | None:
+        """Make an embedding model the one that indexes documents (collections re-embed)."""
+        entry = self.library.get(entry_id) if self.library else None
+        if entry is None:
+            return "That model is no longer in the library."
+        if entry.info.get("role") != "embedding":
+            return f"“{entry.name}” is a chat model, not an embedding model."
+        if not entry.usable:
+            return entry.probe.get("reason") or f"“{entry.name}” has not been checked yet."
+        assert self.library is not None
+        self.library.set_preference("embedding_model", entry.id)
+        self.embedding_model_chosen.emit(Path(entry.path), entry.sha256)
+        self.library_changed.emit()
+        return None
+
     def switch(self, entry_id: int) -> str | None:
         """Load another model; returns a reason when it cannot be used."""
         entry = self.library.get(entry_id) if self.library else None
         if entry is None:
             return "That model is no longer in the library."
+        if entry.info.get("role") == "embedding":
+            return f"“{entry.name}” is an embedding model: use it for documents, not for chat."
         if not Path(entry.path).is_file():
             return f"The file of “{entry.name}” is missing: {entry.path}."
         if not entry.usable:

@@ -76,6 +76,8 @@ class ModelsDialog(QDialog):
         self.import_button = QPushButton("Import…")
         self.remove_button = QPushButton("Remove")
         self.use_button = QPushButton("Use this model")
+        self.documents_button = QPushButton("Use for documents")
+        self.documents_button.setToolTip("Index documents with this embedding model")
         self.save_button = QPushButton("Save settings")
         self.facts = QLabel()
         self.facts.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -126,6 +128,7 @@ class ModelsDialog(QDialog):
         right.addWidget(settings_box)
         actions = QHBoxLayout()
         actions.addWidget(self.use_button)
+        actions.addWidget(self.documents_button)
         actions.addWidget(self.save_button)
         right.addLayout(actions)
         right.addWidget(self.message)
@@ -138,6 +141,7 @@ class ModelsDialog(QDialog):
         self.import_button.clicked.connect(self._import)
         self.remove_button.clicked.connect(self._remove)
         self.use_button.clicked.connect(self._use)
+        self.documents_button.clicked.connect(self._use_for_documents)
         self.save_button.clicked.connect(self._save)
         models.library_changed.connect(self.refresh)
         models.import_failed.connect(self._say)
@@ -174,6 +178,9 @@ class ModelsDialog(QDialog):
         entry = self.selected()
         for widget in (self.use_button, self.save_button, self.remove_button):
             widget.setEnabled(entry is not None)
+        embedding = entry is not None and entry.info.get("role") == "embedding"
+        self.use_button.setVisible(not embedding)
+        self.documents_button.setVisible(embedding)
         if entry is None:
             self.facts.setText("No model selected.")
             self.fit_label.clear()
@@ -263,6 +270,14 @@ class ModelsDialog(QDialog):
         entry = self.selected()
         if entry is not None:
             self._say(self.models.switch(entry.id) or f"Loading “{entry.name}”…")
+
+    @Slot()
+    def _use_for_documents(self) -> None:
+        entry = self.selected()
+        if entry is not None:
+            self._say(self.models.use_for_documents(entry.id)
+                      or f"Documents are indexed with “{entry.name}” from now on; collections "
+                         "built by another model are indexed again.")
 
     @Slot()
     def _save(self) -> None:

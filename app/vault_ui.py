@@ -97,8 +97,8 @@ class VaultFlows(QObject):
             store.close()
             return
         self.controller.attach_store(store)
-        self.window.models.attach(store)
         self.window.documents.attach(store)
+        self.window.models.attach(store)  # may switch the embedding model of the documents
         self.idle.set_minutes(self.settings.auto_lock_minutes)
         vault, folder = store.vault, backups_dir()
         self._background(lambda: vault.auto_backup(folder), self._backed_up, self._backup_failed)

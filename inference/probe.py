@@ -50,26 +50,37 @@ def _rss() -> int:
 def probe_here(path: Path, n_ctx: int, threads: int | None) -> ProbeResult:
     """The child's side: runs in the probe process."""
     from inference.gguf import InvalidGGUF, read_header
+    from inference.modelinfo import info_from_header
 
     try:
-        read_header(path)
+        info = info_from_header(read_header(path))
     except InvalidGGUF as exc:
         return ProbeResult(False, f"{path.name} is not a valid model file: {exc}.")
     from inference.llama_engine import construct_llama
 
+    embedding = info.role == "embedding"
     before = _rss()
     started = time.perf_counter()
-    llm = construct_llama(model_path=str(path), n_ctx=n_ctx, n_batch=256,
-                          n_threads=threads, n_threads_batch=threads, verbose=False)
+    if embedding:  # an embedding model is checked by embedding, not by generating
+        n_ctx = min(n_ctx, 512)
+        llm = construct_llama(model_path=str(path), embedding=True, n_ctx=n_ctx, n_batch=n_ctx,
+                              n_ubatch=n_ctx, n_threads=threads, n_threads_batch=threads, verbose=False)
+    else:
+        llm = construct_llama(model_path=str(path), n_ctx=n_ctx, n_batch=256,
+                              n_threads=threads, n_threads_batch=threads, verbose=False)
     load_seconds = time.perf_counter() - started
     loaded = _rss()
-    tokens = llm.tokenize(b"The quick brown fox", add_bos=True)
-    pieces = []
-    for i, token in enumerate(llm.generate(tokens, temp=0.0)):
-        pieces.append(token)
-        if i >= 3:
-            break
-    text = llm.detokenize(pieces).decode("utf-8", errors="replace")
+    if embedding:
+        vector = llm.embed(["The quick brown fox"])[0]
+        text = f"{len(vector)} dimensions"
+    else:
+        tokens = llm.tokenize(b"The quick brown fox", add_bos=True)
+        pieces = []
+        for i, token in enumerate(llm.generate(tokens, temp=0.0)):
+            pieces.append(token)
+            if i >= 3:
+                break
+        text = llm.detokenize(pieces).decode("utf-8", errors="replace")
     after = _rss()
     result = ProbeResult(True, "", load_seconds, before, loaded, after, int(llm.n_ctx()), text)
     llm.close()

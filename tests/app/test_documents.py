@@ -146,3 +146,17 @@ def test_cancel_and_resume(documents: Documents, tmp_path: Path) -> None:
     second = documents.add(documents.collection("many"), [folder])
     assert len(second.indexed) == 6 - len(first.indexed)
     assert len([s for s in second.skipped if "unchanged" in s[1]]) == len(first.indexed)
+
+
+def test_a_new_embedding_model_indexes_the_collection_again(documents: Documents, tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for name in ("a.md", "b.md"):
+        (folder / name).write_text(f"# {name}\nSome text about {name}.\n")
+    collection = documents.collection("notes", create=True)
+    assert len(documents.add(collection, [folder]).indexed) == 2
+    documents.embedding_model = "another-model-sha"
+    again = documents.add(documents.collection("notes"), [folder])
+    assert len(again.indexed) == 2  # not "unchanged": the vectors came from another model
+    assert documents.collection("notes").embedding_model == "another-model-sha"
+    assert len(documents.index) == 2
