@@ -9,8 +9,13 @@
 
 from __future__ import annotations
 
-import argparse
-import sys
+# The egress guard goes in before anything else is imported.
+from app import egress
+
+egress.install()
+
+import argparse  # noqa: E402
+import sys  # noqa: E402
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QUrl, Slot
+from PySide6.QtCore import Qt, QTimer, QUrl, Slot
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import dialogs
+from app import dialogs, egress
 from app.chat_settings_dialog import ChatSettingsDialog
 from app.collections_dialog import CollectionsDialog
 from app.controller import ChatController
@@ -41,6 +41,7 @@ from app.documents_controller import DocumentsController
 from app.lock_screen import LockScreen
 from app.models_controller import ModelsController
 from app.models_dialog import ModelsDialog, ask_import, gguf_paths
+from app.privacy_dialog import PrivacyDialog
 from app.vault_ui import VaultFlows
 from app.widgets import ChatInput, ConversationView
 from storage.chats import Chat, Message
@@ -88,8 +89,16 @@ class MainWindow(QMainWindow):
         self.loading_bar.setRange(0, 0)  # busy: llama.cpp reports no progress we could show
         self.loading_bar.setMaximumWidth(120)
         self.loading_bar.hide()
+        self.guard_label = QLabel()
         self.statusBar().addPermanentWidget(self.loading_bar)
         self.statusBar().addPermanentWidget(self.model_label)
+        self.statusBar().addPermanentWidget(self.guard_label)
+        self.privacy_dialog: PrivacyDialog | None = None
+        self._guard_timer = QTimer(self)
+        self._guard_timer.setInterval(5000)
+        self._guard_timer.timeout.connect(self._update_guard_label)
+        self._guard_timer.start()
+        self._update_guard_label()
 
         self.vault = VaultFlows(self, kdf)
         self._build_menus()
@@ -191,6 +200,7 @@ class MainWindow(QMainWindow):
         self._action(settings_menu, "Change passphrase…", self.vault.change_passphrase)
         self._action(settings_menu, "Auto-lock…", self.vault.set_auto_lock)
         help_menu = bar.addMenu("&Help")
+        self.privacy_action = self._action(help_menu, "Privacy…", self.show_privacy)
         self._action(help_menu, "Check vault", self.vault.check)
         self.unlocked_only = [self.new_chat_action, self.export_action, self.backup_action,
                               self.lock_action, self.rename_action, self.pin_action, self.delete_action,
@@ -291,6 +301,22 @@ class MainWindow(QMainWindow):
         self.models_dialog.refresh()
         self.models_dialog.show()
         self.models_dialog.raise_()
+
+    @Slot()
+    def show_privacy(self) -> None:
+        dialog = PrivacyDialog(self)
+        dialog.delete_everything.connect(self.vault.delete_everything)
+        self.privacy_dialog = dialog
+        dialog.show()
+
+    @Slot()
+    def _update_guard_label(self) -> None:
+        guard = egress.GUARD
+        if guard.installed:
+            self.guard_label.setText(f"Offline · {guard.blocked_count} blocked")
+            self.guard_label.setToolTip("Hearth makes no network connections. Help ▸ Privacy for details.")
+        else:
+            self.guard_label.setText("Network guard off")
 
     @Slot()
     def show_collections(self) -> None:

@@ -271,6 +271,26 @@ class VaultFlows(QObject):
         self._background(restore_and_open, self._opened, self._open_failed)
 
     @Slot()
+    def delete_everything(self) -> None:
+        """Lock, crypto-erase the vault and backups, delete the user's files; start over."""
+        from inference.bundled import manifests
+        from storage.erase import erase_everything
+        from storage.paths import data_dir
+
+        self.lock()
+        for handler in logging.getLogger().handlers:
+            if isinstance(handler, logging.FileHandler):
+                handler.close()  # reopened on the next log line, in a fresh file
+        problems = erase_everything(data_dir(), keep={m.file for m in manifests()})
+        self.settings = Settings()
+        self.window.lock_screen.show_create()
+        if problems:
+            self.window.lock_screen.show_error("Some files could not be deleted:\n" + "\n".join(problems[:5]))
+        else:
+            self.window.lock_screen.show_error("All your data was deleted. Create a new passphrase "
+                                               "to start again.")
+
+    @Slot()
     def check(self) -> None:
         if self.controller.locked:
             dialogs.inform(self.window, "Check vault", "Unlock Hearth first.")

@@ -8,6 +8,7 @@ inert text. Links open only through the window, after the user confirms.
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QUrl, Signal
@@ -39,6 +40,16 @@ MARKDOWN_FEATURES = (
 )
 
 
+_IMAGE = re.compile(r"!\[([^\]]*)\](\(|\[)")
+
+
+def inert_images(markdown: str) -> str:
+    """Markdown images become plain links ("image: alt"): nothing is ever loaded, and the
+    address opens only if the user clicks it and confirms. Answers that embed remote
+    images are a known way to smuggle text out (the address carries it)."""
+    return _IMAGE.sub(lambda m: f"[image: {m.group(1) or 'untitled'}]{m.group(2)}", markdown)
+
+
 class MarkdownView(QTextBrowser):
     """A read-only text view that is exactly as tall as its text and loads nothing."""
 
@@ -61,7 +72,7 @@ class MarkdownView(QTextBrowser):
 
     def set_markdown(self, text: str) -> None:
         self._source = text
-        self.document().setMarkdown(text, MARKDOWN_FEATURES)
+        self.document().setMarkdown(inert_images(text), MARKDOWN_FEATURES)
         _shade_code_blocks(self.document())
 
     def set_plain(self, text: str) -> None:

@@ -1,0 +1,70 @@
+"""The Privacy panel and "delete all my data"."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from app import egress
+from app.privacy_dialog import CONFIRM_WORD, PrivacyDialog
+from storage.paths import backups_dir, vault_path
+from tests.app.conftest import WAIT_MS
+
+pytestmark = pytest.mark.gui
+
+
+def test_panel_shows_where_the_data_is_encryption_and_blocked_attempts(qtbot, make_window, monkeypatch) -> None:
+    monkeypatch.setattr(egress, "GUARD", egress.Guard(installed=True))
+    monkeypatch.setattr("app.privacy_dialog.egress.GUARD", egress.GUARD)
+    window = make_window()
+    # What a blocked attempt leaves behind (the guard itself is tested in a subprocess).
+    with pytest.raises(egress.EgressBlocked):
+        egress._check("socket.connect", (socket.socket(), ("203.0.113.7", 443)))
+    dialog = PrivacyDialog(window)
+    qtbot.addWidget(dialog)
+    text = dialog.report.text()
+    assert str(vault_path().parent) in text and "encrypted" in text
+    assert "Network guard: <b>on</b>" in text and "Blocked attempts: <b>1</b>" in text
+    assert "203.0.113.7:443" in text
+    window._update_guard_label()
+    assert window.guard_label.text() == "Offline · 1 blocked"
+
+
+def test_delete_all_my_data(qtbot, make_window, monkeypatch) -> None:
+    window = make_window()
+    window.input.setPlainText("something private")
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        window.send_button.click()
+    qtbot.waitUntil(lambda: any(backups_dir().glob("vault-*.db")), timeout=WAIT_MS)
+
+    dialog = PrivacyDialog(window)
+    qtbot.addWidget(dialog)
+    dialog.delete_everything.connect(window.vault.delete_everything)
+    monkeypatch.setattr("app.privacy_dialog.QInputDialog.getText", lambda *a, **k: ("nope", True))
+    dialog._delete()
+    assert vault_path().exists()  # a wrong confirmation word deletes nothing
+    monkeypatch.setattr("app.privacy_dialog.QInputDialog.getText", lambda *a, **k: (CONFIRM_WORD, True))
+    dialog._delete()
+
+    assert window.controller.locked and window.lock_screen.mode == "create"
+    assert "deleted" in window.lock_screen.error.text()
+    remaining = sorted(p.name for p in vault_path().parent.rglob("*") if p.is_file())
+    assert remaining in ([], ["hearth.lock"]), remaining
+    from tests.app.conftest import create_vault
+
+    create_vault(qtbot, window)  # starting over works
+    assert window.chat_list.count() == 0
+
+
+def test_crypto_erase_makes_a_vault_copy_unopenable(tmp_path) -> None:
+    from storage.crypto import DamagedVault
+    from storage.erase import crypto_erase
+    from storage.vault import Vault
+    from tests.storage.conftest import FAST_KDF
+
+    path = tmp_path / "vault.db"
+    Vault.create(path, "erase me please", FAST_KDF).close()
+    crypto_erase(path)
+    with pytest.raises(DamagedVault):
+        Vault.open(path, "erase me please")

