@@ -18,12 +18,13 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from inference import chat_formats, cpu_variant
+from inference import chat_formats, cpu_variant, state_cache
 from inference.bundled import bundled_name
 from inference.errors import InferenceError, ModelLoadError, PromptTooLong
 from inference.gguf import InvalidGGUF, read_header
 from inference.hardware import physical_cores
 from inference.protocol import ChatMessage, ModelSpec, SamplingParams
+from inference.state_cache import StateCache
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +107,8 @@ class LlamaEngine:
         self.memory_bytes = 0
         self.backend = "CPU"
         self.chat_format_label = ""
+        self.states = StateCache()
+        self.conversation: int | None = None  # whose state is in the context now
 
     @property
     def name(self) -> str:
@@ -267,7 +270,24 @@ class LlamaEngine:
             llm.eval(tokens[start : min(start + batch, len(tokens) - 1)])
         return not should_stop()
 
+    def select_conversation(self, conversation: int) -> None:
+        """Put this chat's state in the context: park the current one in the RAM cache and
+        bring this one back if it is there (else prefix reuse does what it can)."""
+        llm = self._llm
+        if llm is None or conversation == self.conversation:
+            return
+        if self.conversation is not None:
+            saved = state_cache.save(llm)
+            if saved is not None:
+                self.states.put(self.conversation, saved)
+        cached = self.states.take(conversation)
+        if cached is not None and not state_cache.restore(llm, cached):
+            llm.n_tokens = 0
+        self.conversation = conversation
+
     def forget(self) -> None:
+        self.states.clear()
+        self.conversation = None
         llm = self._llm
         if llm is None:
             return
@@ -277,6 +297,8 @@ class LlamaEngine:
         self.last_reused_tokens = 0
 
     def close(self) -> None:
+        self.states.clear()
+        self.conversation = None
         if self._llm is not None:
             try:
                 self._llm.close()

@@ -235,6 +235,9 @@ class InferenceWorker:
             source_messages = self._retrieve(engine, command, budget)
         messages, dropped = fit_messages(source_messages, engine.count_tokens, budget)
         prompt_tokens = engine.count_tokens(messages)
+        select = getattr(engine, "select_conversation", None)
+        if select is not None:
+            select(command.chat_id)
         self._emit(Started(rid, dropped))
 
         started = time.perf_counter()

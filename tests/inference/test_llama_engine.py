@@ -129,3 +129,36 @@ def test_a_model_without_a_template_gets_its_architectures_format(gemma_model_pa
         assert answer.strip() and "<start_of_turn>" not in answer
     finally:
         engine.close()
+
+
+def test_switching_back_to_a_chat_restores_its_state(engine: LlamaEngine) -> None:
+    chat_a = [ChatMessage("system", "You are brief."), ChatMessage("user", "Describe a lighthouse. " * 20)]
+    chat_b = [ChatMessage("system", "You are brief."), ChatMessage("user", "Describe a forest. " * 20)]
+    engine.select_conversation(1)
+    answer_a = generate(engine, chat_a)
+    engine.select_conversation(2)
+    generate(engine, chat_b)
+    assert 1 in engine.states
+    engine.select_conversation(1)
+    follow_up = [*chat_a, ChatMessage("assistant", answer_a), ChatMessage("user", "Shorter?")]
+    warm = generate(engine, follow_up)
+    assert engine.last_reused_tokens >= engine.count_tokens(chat_a)  # A's history came back
+    engine.forget()
+    assert 1 not in engine.states and 2 not in engine.states
+    cold = LlamaEngine()
+    cold.load(ModelSpec(engine._spec.path, n_ctx=1024, n_threads=2))
+    try:
+        assert generate(cold, follow_up) == warm  # restored state answers exactly like a cold one
+    finally:
+        cold.close()
+
+
+def test_the_state_cache_is_bounded(engine: LlamaEngine) -> None:
+    import numpy as np
+
+    from inference.state_cache import SavedState, StateCache
+
+    cache = StateCache(limit_bytes=1000)
+    for key in range(5):
+        cache.put(key, SavedState(np.zeros(10, dtype=np.intc), b"x" * 300))
+    assert cache.size <= 1000 and 4 in cache and 0 not in cache

@@ -191,3 +191,34 @@ def test_shutdown_during_generation_joins_and_frees_the_model(harness) -> None:
     assert h.worker.shutdown(2.0)
     assert not h.worker.is_alive
     assert h.engine.closed
+
+
+@pytest.mark.model
+def test_context_overflow_with_the_real_model_and_a_small_context(starter_model_path: Path) -> None:
+    from inference.llama_engine import LlamaEngine
+
+    events: queue.Queue = queue.Queue()
+    worker = InferenceWorker(LlamaEngine, events.put)
+    worker.start()
+    try:
+        worker.submit(LoadModel(ModelSpec(starter_model_path, n_ctx=256, n_threads=2)))
+        h = Harness.__new__(Harness)
+        h.events = events
+        assert isinstance(h.next((ModelLoaded, ModelFailed)), ModelLoaded)
+        history = [ChatMessage("system", "Be brief.")]
+        for i in range(12):
+            history += [ChatMessage("user", f"Question {i} about the sea and ships?"),
+                        ChatMessage("assistant", f"Answer {i}: ships sail on the sea.")]
+        history.append(ChatMessage("user", "What was the last question?"))
+        from inference.protocol import SamplingParams
+
+        worker.submit(Generate(1, 1, tuple(history), SamplingParams(max_tokens=16, temperature=0.0)))
+        started = h.next(Started)
+        assert started.dropped_messages > 0  # the oldest turns went, the answer still comes
+        assert isinstance(h.next((Done, Failed)), Done)
+        worker.submit(Generate(2, 1, (ChatMessage("system", "Be brief."),
+                                      ChatMessage("user", "lighthouse " * 400)), SamplingParams(max_tokens=16)))
+        failed = h.next((Done, Failed))
+        assert isinstance(failed, Failed) and "too long" in failed.reason
+    finally:
+        assert worker.shutdown(5.0)
