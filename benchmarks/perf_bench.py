@@ -1,0 +1,261 @@
+"""Performance figures of the chat pipeline against raw llama-cpp-python, in one process.
+
+Both sides use the starter model, the same context (2,048), batch (256), threads and
+greedy sampling, interleaved over several repetitions; medians and ratios are reported.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.common import Figure, median, percentile
+
+ROOT = Path(__file__).resolve().parent.parent
+THREADS = 2
+ESSAY = "Write a very long, detailed essay about the history of ships, from rafts to container ships."
+
+
+class AppRig:
+    """A real window (offscreen) with the real engine, unlocked, for driving chats."""
+
+    def __init__(self, model: Path) -> None:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        from PySide6.QtWidgets import QApplication
+
+        from app.controller import ChatController
+        from app.main_window import MainWindow
+        from inference.settings import ModelSettings
+        from storage.crypto import KdfParams
+
+        self.app = QApplication.instance() or QApplication([])
+        self.controller = ChatController()
+        self.window = MainWindow(self.controller, kdf=KdfParams(memory_kib=64, iterations=1, lanes=1))
+        self.window.show()
+        spec = ModelSettings(n_ctx=2048, n_threads=THREADS, n_batch=256).spec(model, "starter")
+        self.controller.load_model(spec)
+        self.until(lambda: self.controller.model_ready)
+        screen = self.window.lock_screen
+        screen.passphrase.setText("benchmark passphrase")
+        screen.confirm.setText("benchmark passphrase")
+        screen.submit.click()
+        self.until(lambda: not self.controller.locked)
+
+    def until(self, condition, seconds: float = 300) -> None:
+        deadline = time.monotonic() + seconds
+        while not condition():
+            if time.monotonic() > deadline:
+                raise TimeoutError
+            self.app.processEvents()
+            time.sleep(0.0005)
+
+    def answer(self, text: str, max_tokens: int, probe: list[float] | None = None) -> dict:
+        from inference.protocol import SamplingParams
+
+        self.controller.params = SamplingParams(max_tokens=max_tokens, temperature=0.0, seed=1,
+                                                repeat_penalty=1.0)
+        finished: list = []
+        self.controller.answer_finished.connect(finished.append)
+        assert self.controller.send(text), "not sent"
+        self._wait_with_probe(lambda: bool(finished), probe)
+        self.controller.answer_finished.disconnect(finished.append)
+        return finished[0].stats
+
+    def regenerate(self, max_tokens: int) -> dict:
+        from inference.protocol import SamplingParams
+
+        self.controller.params = SamplingParams(max_tokens=max_tokens, temperature=0.0, seed=1,
+                                                repeat_penalty=1.0)
+        finished: list = []
+        self.controller.answer_finished.connect(finished.append)
+        assert self.controller.regenerate()
+        self.until(lambda: bool(finished))
+        self.controller.answer_finished.disconnect(finished.append)
+        return finished[0].stats
+
+    def _wait_with_probe(self, condition, probe: list[float] | None) -> None:
+        last = time.perf_counter()
+        while not condition():
+            self.app.processEvents()
+            now = time.perf_counter()
+            if probe is not None:
+                probe.append((now - last) * 1000)
+            last = now
+            time.sleep(0.002)
+
+    def forget(self) -> None:
+        from inference.protocol import Forget
+
+        self.controller.worker.submit(Forget())
+
+    def close(self) -> None:
+        self.window.close()
+        self.window.deleteLater()
+        self.app.processEvents()
+
+
+class RawRig:
+    """llama-cpp-python alone, the same model and settings, the same rendered prompt."""
+
+    def __init__(self, model: Path) -> None:
+        import llama_cpp
+
+        from inference.llama_engine import LlamaEngine
+        from inference.protocol import ModelSpec
+
+        self.engine = LlamaEngine()  # only for its template rendering and tokenizer
+        self.engine.load(ModelSpec(model, n_ctx=2048, n_threads=THREADS, n_batch=256))
+        self.llm = llama_cpp.Llama(model_path=str(model), n_ctx=2048, n_batch=256, n_threads=THREADS,
+                                   n_threads_batch=THREADS, verbose=False)
+
+    def answer(self, messages, max_tokens: int) -> dict:
+        import llama_cpp
+
+        tokens, _ = self.engine._prompt_tokens(messages)
+        self.llm.reset()
+        started = time.perf_counter()
+        first = None
+        count = 0
+        for token in self.llm.generate(tokens, temp=0.0, repeat_penalty=1.0, top_k=40, top_p=0.95,
+                                       min_p=0.05):
+            if first is None:
+                first = time.perf_counter()
+            if llama_cpp.llama_vocab_is_eog(self.llm._model.vocab, token):
+                break
+            self.llm.detokenize([token])
+            count += 1
+            if count >= max_tokens:
+                break
+        total = time.perf_counter() - started
+        ttft = (first or started) - started
+        return {"tokens": count, "ttft_seconds": ttft, "total_seconds": total,
+                "tokens_per_second": (count - 1) / (total - ttft) if count > 1 else 0.0,
+                "prompt_tokens": len(tokens)}
+
+    def close(self) -> None:
+        self.llm.close()
+        self.engine.close()
+
+
+def _history_messages(target_tokens: int, count_tokens) -> list[tuple[str, str]]:
+    from inference.protocol import ChatMessage
+
+    turns: list[tuple[str, str]] = []
+    i = 0
+    while True:
+        turns.append(("user", f"Question {i}: tell me about harbor number {i} and its ships."))
+        turns.append(("assistant", f"Harbor {i} has long piers, cranes and a lighthouse. " * 3))
+        messages = [ChatMessage(r, c) for r, c in turns]
+        if count_tokens(messages) >= target_tokens:
+            return turns
+        i += 1
+
+
+def run(quick: bool = False) -> list[Figure]:
+    from app.models import resolve_model
+    from inference.protocol import ChatMessage
+
+    figures: list[Figure] = []
+    reps = 2 if quick else 3
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["HEARTH_DATA_DIR"] = str(Path(tmp) / "data")
+        model = resolve_model()
+        rig = AppRig(model)
+        raw = RawRig(model)
+        system = ChatMessage("system", "You are a helpful assistant.")
+
+        # Decode and prefill, app vs raw, interleaved.
+        prompt_1000 = "Summarize the following notes.\n" + " ".join(
+            f"Note {i}: the ship left port at dawn." for i in range(120))
+        decode_app, decode_raw, prefill_app, prefill_raw = [], [], [], []
+        stalls: list[float] = []
+        for rep in range(reps):
+            order = (0, 1) if rep % 2 == 0 else (1, 0)
+            for side in order:
+                if side == 0:
+                    rig.window.controller.new_chat()
+                    stats = rig.answer(ESSAY, 256, stalls)
+                    decode_app.append(stats["tokens_per_second"])
+                    rig.window.controller.new_chat()
+                    rig.forget()
+                    stats = rig.answer(prompt_1000, 4)
+                    prefill_app.append(stats["prompt_tokens"] / stats["ttft_seconds"])
+                else:
+                    stats = raw.answer([system, ChatMessage("user", ESSAY)], 256)
+                    decode_raw.append(stats["tokens_per_second"])
+                    stats = raw.answer([system, ChatMessage("user", prompt_1000)], 4)
+                    prefill_raw.append(stats["prompt_tokens"] / stats["ttft_seconds"])
+        figures.append(Figure("decode tokens/s, app pipeline ÷ raw llama-cpp-python (256 tokens)",
+                              median(decode_app) / median(decode_raw), "ratio", "target ≥ 0.97",
+                              {"app": median(decode_app), "raw": median(decode_raw)}))
+        figures.append(Figure("prefill tokens/s, app ÷ raw (≈1,000-token prompt)",
+                              median(prefill_app) / median(prefill_raw), "ratio", "target ≥ 0.97",
+                              {"app": median(prefill_app), "raw": median(prefill_raw)}))
+        figures.append(Figure("UI event-loop stall during generation, p99", percentile(stalls, 99),
+                              "ms", "target < 50 ms", {"max_ms": max(stalls, default=0.0)}))
+
+        # Prefix reuse and the per-chat state cache.
+        turns = _history_messages(1500, raw.engine.count_tokens)
+        warm, cold, switch, switch_cold = [], [], [], []
+        for _rep in range(reps):
+            chat_a = rig.controller.new_chat()
+            for role, content in turns:
+                rig.controller.store.add_message(chat_a.id, role, content)
+            rig.controller.select_chat(chat_a.id)
+            rig.answer("And harbor one hundred?", 8)  # evaluates the 1,500-token history
+            warm.append(rig.answer("And the next one?", 8)["ttft_seconds"])
+            rig.forget()
+            cold.append(rig.regenerate(8)["ttft_seconds"])
+            chat_b = rig.controller.new_chat()
+            rig.answer("Name three colours.", 8)
+            rig.controller.select_chat(chat_a.id)
+            switch.append(rig.answer("And one more?", 8)["ttft_seconds"])
+            rig.forget()
+            switch_cold.append(rig.regenerate(8)["ttft_seconds"])
+            del chat_b
+        figures.append(Figure("time to first token, turn N+1 (1,500-token history) ÷ cold",
+                              median(warm) / median(cold), "ratio", "target ≤ 0.15",
+                              {"warm_s": median(warm), "cold_s": median(cold)}))
+        figures.append(Figure("time to first token after switching back to a chat ÷ cold",
+                              median(switch) / median(switch_cold), "ratio", "target ≤ 0.25",
+                              {"switch_s": median(switch), "cold_s": median(switch_cold)}))
+
+        # UI stall while a model loads.
+        load_probe: list[float] = []
+        from inference.settings import ModelSettings
+
+        rig.controller.load_model(ModelSettings(n_ctx=2048, n_threads=THREADS).spec(model, "starter"))
+        rig._wait_with_probe(lambda: rig.controller.model_ready, load_probe)
+        figures.append(Figure("UI event-loop stall during model load, p99", percentile(load_probe, 99),
+                              "ms", "target < 50 ms", {"max_ms": max(load_probe, default=0.0)}))
+        raw.close()
+        rig.close()
+        figures += memory_and_start(model)
+    return figures
+
+
+def memory_and_start(model: Path) -> list[Figure]:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT))
+    bare = subprocess.run([sys.executable, "-m", "benchmarks.perf_probe", "bare", str(model)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    app = subprocess.run([sys.executable, "-m", "benchmarks.perf_probe", "app", str(model)],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    start = subprocess.run([sys.executable, "-m", "benchmarks.perf_probe", "start", str(model)],
+                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+
+    def value(done: subprocess.CompletedProcess) -> float:
+        lines = [line for line in done.stdout.splitlines() if line.startswith("VALUE ")]
+        if not lines:
+            raise RuntimeError(done.stdout[-2000:] + done.stderr[-2000:])
+        return float(lines[-1].split()[1])
+
+    bare_rss, app_rss = value(bare), value(app)
+    return [
+        Figure("resident memory: app with model − bare script with model", (app_rss - bare_rss) / 2**20,
+               "MB", "target < 150 MB", {"app_mb": app_rss / 2**20, "bare_mb": bare_rss / 2**20}),
+        Figure("cold start to an interactive window (no key derivation)", value(start) * 1000, "ms", "report"),
+    ]
