@@ -202,6 +202,7 @@ class MainWindow(QMainWindow):
         help_menu = bar.addMenu("&Help")
         self.privacy_action = self._action(help_menu, "Privacy…", self.show_privacy)
         self._action(help_menu, "Check vault", self.vault.check)
+        self._action(help_menu, "About Hearth", self.show_about)
         self.unlocked_only = [self.new_chat_action, self.export_action, self.backup_action,
                               self.lock_action, self.rename_action, self.pin_action, self.delete_action,
                               self.chat_settings_action, self.models_action, self.import_model_action,
@@ -301,6 +302,12 @@ class MainWindow(QMainWindow):
         self.models_dialog.refresh()
         self.models_dialog.show()
         self.models_dialog.raise_()
+
+    @Slot()
+    def show_about(self) -> None:
+        from app.about import AboutDialog
+
+        AboutDialog(self).exec()
 
     @Slot()
     def show_privacy(self) -> None:

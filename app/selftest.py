@@ -12,16 +12,19 @@ import sys
 import time
 from typing import TextIO
 
-from app.models import resolve_model
+from app.models import resolve_embedding_model, resolve_model
+from inference.embedder import LlamaEmbedder
 from inference.errors import InferenceError
 from inference.llama_engine import LlamaEngine
 from inference.protocol import (
     ChatMessage,
     Chunk,
     Done,
+    Embed,
     Event,
     Failed,
     Generate,
+    LoadEmbedder,
     LoadModel,
     ModelFailed,
     ModelLoaded,
@@ -43,6 +46,19 @@ def _next_event(events: queue.Queue[Event], deadline: float) -> Event:
     return events.get(timeout=remaining)
 
 
+def _embed_a_sentence(worker: InferenceWorker) -> int:
+    """Load the bundled embedding model in the same worker and embed one sentence."""
+    from concurrent.futures import Future
+
+    worker.submit(LoadEmbedder(resolve_embedding_model()))
+    future: Future = Future()
+    worker.submit(Embed(("The lighthouse keeper climbed the stairs.",), future))
+    vectors = future.result(timeout=GENERATE_TIMEOUT)
+    if vectors.shape[0] != 1 or not vectors.any():
+        raise RuntimeError("the embedding model returned no vector")
+    return int(vectors.shape[1])
+
+
 def run_self_test(out: TextIO = sys.stdout) -> int:
     try:
         path = resolve_model()
@@ -50,7 +66,7 @@ def run_self_test(out: TextIO = sys.stdout) -> int:
         print(f"self-test FAILED: {exc}", file=out)
         return 1
     events: queue.Queue[Event] = queue.Queue()
-    worker = InferenceWorker(LlamaEngine, events.put, flush_interval=0.0)
+    worker = InferenceWorker(LlamaEngine, events.put, flush_interval=0.0, embedder_factory=LlamaEmbedder)
     worker.start()
     try:
         worker.submit(LoadModel(ModelSpec(path=path)))
@@ -78,8 +94,12 @@ def run_self_test(out: TextIO = sys.stdout) -> int:
             elif isinstance(event, (Done, Stopped)):
                 stats = event.stats
                 break
+        embedded = _embed_a_sentence(worker)
     except TimeoutError:
         print("self-test FAILED: the model did not answer in time", file=out)
+        return 1
+    except (InferenceError, RuntimeError) as exc:
+        print(f"self-test FAILED: {exc}", file=out)
         return 1
     finally:
         worker.shutdown(timeout=5.0)
@@ -95,5 +115,6 @@ def run_self_test(out: TextIO = sys.stdout) -> int:
     print(f"time to first token: {stats.ttft_seconds:.3f} s", file=out)
     print(f"tokens/s: {stats.tokens_per_second:.1f}", file=out)
     print(f"sample: {text.strip()[:80]!r}", file=out)
+    print(f"embedding: {embedded} dimensions ({resolve_embedding_model().name})", file=out)
     print("self-test OK", file=out)
     return 0

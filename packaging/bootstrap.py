@@ -105,7 +105,7 @@ def install(with_tests: bool) -> Path:
         venv.EnvBuilder(with_pip=True).create(VENV)
     python = str(venv_python())
     env = dict(os.environ, CMAKE_ARGS=llama_cmake_args())
-    target = ".[build,test]" if with_tests else ".[build]"
+    target = ".[build,test,package]" if with_tests else ".[build]"
     step(
         "installing Hearth and its dependencies (llama.cpp compiles on the first run: ~7 min)",
         [python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "-e", target],
@@ -166,10 +166,18 @@ def main(argv: list[str]) -> int:
     ensure_test_tools()
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     lint = subprocess.call([python, "-m", "ruff", "check", "."], cwd=ROOT)
+    # The frozen-app tests need a fresh build of the installers: a stale one must not pass.
+    import shutil
+
+    shutil.rmtree(ROOT / "dist", ignore_errors=True)
+    print("==> building the installers (packaging/build.py) for the frozen-app tests", flush=True)
+    build = subprocess.call([python, str(ROOT / "packaging" / "build.py")], cwd=ROOT, env=env)
+    if build:
+        print("the installer build failed", file=sys.stderr)
     tests = subprocess.call([python, "-m", "pytest"], cwd=ROOT, env=env)
     if tests == 5:
         print("pytest collected no tests: that is a failure here", file=sys.stderr)
-    return lint or tests
+    return lint or build or tests
 
 
 if __name__ == "__main__":

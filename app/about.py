@@ -1,0 +1,40 @@
+"""Help ▸ About: the version and the licenses of everything Hearth ships."""
+
+from __future__ import annotations
+
+import sys
+from importlib import metadata
+from pathlib import Path
+
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QTextBrowser, QVBoxLayout, QWidget
+
+
+def version() -> str:
+    try:
+        return metadata.version("hearth")
+    except metadata.PackageNotFoundError:
+        return "development"
+
+
+def licenses_text() -> str:
+    root = Path(getattr(sys, "_MEIPASS", Path(__file__).resolve().parent.parent))
+    path = root / "LICENSES.md"
+    return path.read_text(encoding="utf-8") if path.is_file() else "The license list is missing."
+
+
+class AboutDialog(QDialog):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("About Hearth")
+        self.resize(560, 520)
+        heading = QLabel(f"<h2>Hearth {version()}</h2><p>Private chat with language models that run "
+                         "on this computer. Nothing leaves it.</p>")
+        self.licenses = QTextBrowser()
+        self.licenses.setOpenLinks(False)
+        self.licenses.setMarkdown(licenses_text())
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(heading)
+        layout.addWidget(self.licenses, 1)
+        layout.addWidget(buttons)

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Build Hearth's installer for this operating system: one command.
+
+    .venv/bin/python packaging/build.py [--test]
+
+Linux: dist/hearth/ (one folder), hearth-VERSION-linux-ARCH.tar.gz and hearth_VERSION_ARCH.deb.
+macOS: dist/Hearth.app and Hearth-VERSION.dmg (hdiutil). Windows: dist/hearth/ and, when
+Inno Setup's iscc is on PATH, Hearth-VERSION-setup.exe. With --test it runs the frozen
+self-test offscreen with no network (unshare -rn on Linux) and, on Debian-like Linux as
+root, installs the .deb, runs the installed app's self-test and removes the package.
+Prints the build time and sizes. Needs the project's environment (packaging/bootstrap.py)
+plus the ``package`` extra (PyInstaller, Pillow).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DIST = ROOT / "dist"
+BUILD = ROOT / "build"
+APP_DIR = DIST / "hearth"
+DEB_DEPENDS = ("libxcb-cursor0, libxkbcommon-x11-0, libxcb-icccm4, libxcb-keysyms1, libxcb-image0, "
+               "libxcb-render-util0, libegl1, libgl1, libfontconfig1, libdbus-1-3")
+
+
+def project_version() -> str:
+    """The one version, from pyproject.toml (read without tomllib, which 3.10 lacks)."""
+    match = re.search(r'^version\s*=\s*"([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M)
+    if match is None:
+        raise SystemExit("no version in pyproject.toml")
+    return match.group(1)
+
+
+def folder_size(path: Path, skip_suffix: str = "") -> int:
+    return sum(f.stat().st_size for f in path.rglob("*")
+               if f.is_file() and not f.is_symlink() and not (skip_suffix and f.name.endswith(skip_suffix)))
+
+
+def mb(size: int) -> str:
+    return f"{size / (1 << 20):,.1f} MB"
+
+
+def pyinstaller() -> float:
+    (ROOT / "packaging" / "version.json").write_text(json.dumps({"version": project_version()}))
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-m", "PyInstaller", "--noconfirm", "--clean", "--log-level", "WARN",
+                    "--distpath", str(DIST), "--workpath", str(BUILD / "pyinstaller"),
+                    str(ROOT / "packaging" / "hearth.spec")], check=True, cwd=ROOT)
+    return time.monotonic() - started
+
+
+def strip_interpreter() -> None:
+    """Strip the Python runtime's own libraries (a source-built Python ships with debug
+    symbols: libpython alone is 23 MB). Libraries from wheels are left alone: stripping
+    NumPy's OpenBLAS, for one, makes it unloadable."""
+    strip = shutil.which("strip")
+    if strip is None:
+        return
+    internal = APP_DIR / "_internal"
+    targets = [*internal.glob("libpython3*.so*"), *internal.glob("python3*/lib-dynload/*.so")]
+    for target in targets:
+        if target.is_file() and not target.is_symlink():
+            subprocess.run([strip, "--strip-unneeded", str(target)], check=False)
+
+
+def linux_packages(version: str) -> list[Path]:
+    arch = platform.machine()
+    tarball = DIST / f"hearth-{version}-linux-{arch}.tar.gz"
+    with tarfile.open(tarball, "w:gz") as archive:
+        archive.add(APP_DIR, arcname="hearth")
+    deb_arch = {"x86_64": "amd64", "aarch64": "arm64"}.get(arch, arch)
+    stage = BUILD / "deb"
+    if stage.exists():
+        shutil.rmtree(stage)
+    shutil.copytree(APP_DIR, stage / "opt" / "hearth", symlinks=True)
+    (stage / "usr" / "bin").mkdir(parents=True)
+    (stage / "usr" / "bin" / "hearth").symlink_to("/opt/hearth/hearth")
+    apps = stage / "usr" / "share" / "applications"
+    apps.mkdir(parents=True)
+    (apps / "hearth.desktop").write_text(
+        "[Desktop Entry]\nType=Application\nName=Hearth\nComment=Private chat with local language models\n"
+        "Exec=/opt/hearth/hearth\nIcon=hearth\nTerminal=false\nCategories=Office;Utility;\n")
+    icons = stage / "usr" / "share" / "icons" / "hicolor" / "512x512" / "apps"
+    icons.mkdir(parents=True)
+    shutil.copyfile(ROOT / "assets" / "hearth.png", icons / "hearth.png")
+    control = stage / "DEBIAN"
+    control.mkdir()
+    installed_kb = folder_size(stage) // 1024
+    (control / "control").write_text(
+        f"Package: hearth\nVersion: {version}\nArchitecture: {deb_arch}\nMaintainer: Hearth developers\n"
+        f"Installed-Size: {installed_kb}\nDepends: {DEB_DEPENDS}\nSection: utils\nPriority: optional\n"
+        "Description: Private chat with local language models\n Offline, encrypted chat and document "
+        "questions with llama.cpp.\n Makes no network connections.\n")
+    (control / "postrm").write_text(
+        "#!/bin/sh\nset -e\nif [ \"$1\" = remove ] || [ \"$1\" = purge ]; then\n"
+        "  rm -rf /opt/hearth\nfi\n")
+    (control / "postrm").chmod(0o755)
+    deb = DIST / f"hearth_{version}_{deb_arch}.deb"
+    subprocess.run(["dpkg-deb", "--root-owner-group", "--build", str(stage), str(deb)], check=True,
+                   stdout=subprocess.DEVNULL)
+    return [tarball, deb]
+
+
+def mac_packages(version: str) -> list[Path]:
+    dmg = DIST / f"Hearth-{version}.dmg"
+    dmg.unlink(missing_ok=True)
+    subprocess.run(["hdiutil", "create", "-volname", "Hearth", "-srcfolder", str(DIST / "Hearth.app"),
+                    "-ov", "-format", "UDZO", str(dmg)], check=True)
+    return [dmg]
+
+
+def windows_packages(version: str) -> list[Path]:
+    iscc = shutil.which("iscc") or shutil.which("ISCC")
+    if iscc is None:
+        print("Inno Setup (iscc) not found: only the one-folder app was built")
+        return []
+    subprocess.run([iscc, f"/DAppVersion={version}", f"/DSourceDir={APP_DIR}", f"/O{DIST}",
+                    str(ROOT / "packaging" / "windows" / "hearth.iss")], check=True)
+    return list(DIST.glob(f"Hearth-{version}-setup.exe"))
+
+
+def frozen_executable() -> Path:
+    if sys.platform == "darwin":
+        return DIST / "Hearth.app" / "Contents" / "MacOS" / "hearth"
+    return APP_DIR / ("hearth.exe" if sys.platform == "win32" else "hearth")
+
+
+def self_test(executable: Path, offline: bool = True) -> float:
+    import tempfile
+
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", HEARTH_DATA_DIR=tempfile.mkdtemp(prefix="hearth-frozen-"))
+    env.pop("LLAMA_CPP_LIB_PATH", None)
+    prefix = ["unshare", "-rn"] if offline and sys.platform.startswith("linux") and shutil.which("unshare") else []
+    started = time.monotonic()
+    done = subprocess.run([*prefix, str(executable), "--self-test"], env=env, capture_output=True, text=True,
+                          timeout=600)
+    elapsed = time.monotonic() - started
+    print(done.stdout)
+    if done.returncode != 0:
+        raise SystemExit(f"frozen self-test failed ({done.returncode}): {done.stderr[-3000:]}")
+    return elapsed
+
+
+def deb_round_trip(deb: Path) -> None:
+    subprocess.run(["dpkg", "-i", str(deb)], check=True, stdout=subprocess.DEVNULL)
+    try:
+        self_test(Path("/opt/hearth/hearth"))
+    finally:
+        subprocess.run(["dpkg", "-r", "hearth"], check=True, stdout=subprocess.DEVNULL)
+    if Path("/opt/hearth").exists():
+        raise SystemExit("dpkg -r left /opt/hearth behind")
+    print("deb: installed, self-test passed, removed cleanly")
+
+
+def main(argv: list[str]) -> int:
+    version = project_version()
+    seconds = pyinstaller()
+    if sys.platform.startswith("linux"):
+        strip_interpreter()
+        packages = linux_packages(version)
+    elif sys.platform == "darwin":
+        packages = mac_packages(version)
+    else:
+        packages = windows_packages(version)
+    root = DIST / "Hearth.app" if sys.platform == "darwin" else APP_DIR
+    print(f"build time: {seconds:.0f} s")
+    print(f"unpacked size: {mb(folder_size(root))}; without models: {mb(folder_size(root, '.gguf'))}")
+    for package in packages:
+        print(f"installer: {package.name} {mb(package.stat().st_size)}")
+    if "--test" in argv:
+        cold = self_test(frozen_executable())
+        print(f"frozen self-test passed offline; cold start to the end of the self-test: {cold:.1f} s")
+        debs = [p for p in packages if p.suffix == ".deb"]
+        if debs and shutil.which("dpkg") and os.geteuid() == 0:
+            deb_round_trip(debs[0])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,70 @@
+"""The installed app as users get it: the PyInstaller build and the Linux .deb.
+
+packaging/bootstrap.py test builds them (packaging/build.py) before the suite runs; the
+tests skip, saying so, where no build exists.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DIST = ROOT / "dist"
+EXECUTABLE = DIST / "hearth" / ("hearth.exe" if sys.platform == "win32" else "hearth")
+pytestmark = [pytest.mark.frozen, pytest.mark.slow]
+
+
+def run_self_test(executable: Path, offline: bool) -> subprocess.CompletedProcess:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", HEARTH_DATA_DIR=tempfile.mkdtemp(prefix="frozen-"))
+    for variable in ("LLAMA_CPP_LIB_PATH", "PYTHONPATH", "VIRTUAL_ENV"):
+        env.pop(variable, None)
+    prefix = ["unshare", "-rn"] if offline else []
+    return subprocess.run([*prefix, str(executable), "--self-test"], env=env, capture_output=True, text=True,
+                          timeout=600, cwd=tempfile.gettempdir())
+
+
+def _offline_or_skip() -> None:
+    if not sys.platform.startswith("linux") or shutil.which("unshare") is None:
+        pytest.skip("the offline check needs unshare (Linux, util-linux)")
+    if subprocess.run(["unshare", "-rn", "true"], capture_output=True).returncode != 0:
+        pytest.skip("unshare -rn is not permitted here")
+
+
+def test_the_frozen_app_passes_its_self_test_with_no_network() -> None:
+    if not EXECUTABLE.exists():
+        pytest.skip("no frozen build in dist/: run `.venv/bin/python packaging/build.py` "
+                    "(packaging/bootstrap.py test does)")
+    _offline_or_skip()
+    done = run_self_test(EXECUTABLE, offline=True)
+    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+    assert "self-test OK" in done.stdout
+    assert "tokens: 16" in done.stdout and "embedding: 384 dimensions" in done.stdout
+    assert "llama.cpp build:" in done.stdout
+
+
+def test_the_deb_installs_runs_and_uninstalls_cleanly() -> None:
+    debs = sorted(DIST.glob("hearth_*.deb"))
+    if not debs:
+        pytest.skip("no .deb in dist/: packaging/build.py makes it on Linux")
+    if shutil.which("dpkg") is None or os.geteuid() != 0:
+        pytest.skip("installing a .deb needs dpkg and root")
+    if Path("/opt/hearth").exists():
+        pytest.skip("/opt/hearth exists already; not touching another installation")
+    subprocess.run(["dpkg", "-i", str(debs[-1])], check=True, capture_output=True)
+    try:
+        assert Path("/usr/share/applications/hearth.desktop").is_file()
+        assert Path("/usr/share/icons/hicolor/512x512/apps/hearth.png").is_file()
+        done = run_self_test(Path("/usr/bin/hearth"), offline=False)
+        assert done.returncode == 0 and "self-test OK" in done.stdout, done.stderr[-3000:]
+    finally:
+        subprocess.run(["dpkg", "-r", "hearth"], check=True, capture_output=True)
+    assert not Path("/opt/hearth").exists()
+    assert not Path("/usr/share/applications/hearth.desktop").exists()
+    assert not Path("/usr/bin/hearth").exists()
