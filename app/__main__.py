@@ -5,6 +5,7 @@
     python -m app check-vault     decrypt everything and check the vault file
     python -m app docs add|list|search ...   document collections
     python -m app ask COLLECTION "question"   an answer with citations
+    python -m app serve | chat | models list     the local API, a terminal chat, the library
 """
 
 from __future__ import annotations
@@ -42,6 +43,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ask.add_argument("collection")
     ask.add_argument("question")
     ask.add_argument("--max-tokens", type=int, default=256)
+    serve = commands.add_parser("serve", help="the local OpenAI-compatible API (127.0.0.1 only)")
+    serve.add_argument("--host", default="127.0.0.1", help="loopback only; anything else is refused")
+    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--token", default=None, help="the bearer token (default: a new random one)")
+    commands.add_parser("chat", help="chat in the terminal (not saved)")
+    models = commands.add_parser("models", help="the model library")
+    models.add_subparsers(dest="models_command", required=True).add_parser("list")
     return parser.parse_args(argv)
 
 
@@ -94,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "check-vault":
         return check_vault()
-    if args.command in ("docs", "ask"):
+    if args.command in ("docs", "ask", "serve", "chat", "models"):
         from app.cli import run
 
         return run(args)

@@ -180,6 +180,12 @@ def ask(name: str, question: str, max_tokens: int) -> int:
 
 def run(args: Any) -> int:
     try:
+        if args.command == "serve":
+            return serve(args.host, args.port, args.token)
+        if args.command == "chat":
+            return terminal_chat()
+        if args.command == "models":
+            return models_list()
         if args.command == "docs":
             if args.docs_command == "add":
                 return docs_add(args.collection, args.paths)
@@ -190,3 +196,114 @@ def run(args: Any) -> int:
     except CommandError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+
+
+def serve(host: str, port: int, token: str | None) -> int:
+    """The local API without a window: the starter (or chosen) model and the embedder."""
+    import signal
+    import threading
+
+    from app.api import ApiServer, Backend, RequestRouter
+    from inference.bundled import starter_model
+
+    router = RequestRouter()
+    worker = InferenceWorker(LlamaEngine, router.sink, flush_interval=0.05, embedder_factory=LlamaEmbedder)
+    worker.start()
+    try:
+        path = resolve_model()
+        worker.submit(LoadModel(ModelSpec(path)))
+        waiting: queue.Queue = queue.Queue()
+        router.fallback = waiting.put
+        loaded = _wait(waiting, (ModelLoaded, ModelFailed))
+        if isinstance(loaded, ModelFailed):
+            raise CommandError(loaded.reason)
+        worker.submit(LoadEmbedder(resolve_embedding_model()))
+        if isinstance(_wait(waiting, (EmbedderLoaded, EmbedderFailed)), EmbedderFailed):
+            raise CommandError("the embedding model could not be loaded")
+        router.fallback = None
+        model_id = Path(starter_model().file).stem if path.name == starter_model().file else path.stem
+        backend = Backend(worker.submit, worker.cancel, router, lambda: model_id,
+                          lambda: Path(embedding_model().file).stem)
+        try:
+            server = ApiServer(backend, host=host, port=port, token=token)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        server.start()
+        print(f"Hearth API on {server.url}\nmodel: {model_id}\ntoken: {server.token}\n"
+              "Conversations through the API are not stored. Ctrl+C stops.", flush=True)
+        stop = threading.Event()
+        signal.signal(signal.SIGINT, lambda *_: stop.set())
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        stop.wait()
+        server.stop()
+    finally:
+        worker.shutdown(5.0)
+    return 0
+
+
+def terminal_chat() -> int:
+    """Chat in the terminal with the starter (or first) model. Not stored."""
+    events: queue.Queue = queue.Queue()
+    worker = InferenceWorker(LlamaEngine, events.put, flush_interval=0.05)
+    worker.start()
+    try:
+        worker.submit(LoadModel(ModelSpec(resolve_model())))
+        model = _wait(events, (ModelLoaded, ModelFailed))
+        if isinstance(model, ModelFailed):
+            raise CommandError(model.reason)
+        print(f"{model.name}. Empty line or Ctrl+D to leave. This terminal chat is not saved.")
+        history = [ChatMessage("system", "You are a helpful assistant.")]
+        request = 0
+        while True:
+            try:
+                line = input("you> ").strip()
+            except EOFError:
+                break
+            if not line:
+                break
+            history.append(ChatMessage("user", line))
+            request += 1
+            worker.submit(Generate(request, 0, tuple(history), SamplingParams(max_tokens=512)))
+            answer = ""
+            print("model> ", end="", flush=True)
+            while True:
+                event = _wait(events, (Chunk, Done, Stopped, Failed))
+                if isinstance(event, Chunk):
+                    answer += event.text
+                    print(event.text, end="", flush=True)
+                elif isinstance(event, Failed):
+                    print(f"\n(error: {event.reason})")
+                    break
+                else:
+                    print()
+                    break
+            history.append(ChatMessage("assistant", answer))
+    finally:
+        worker.shutdown(5.0)
+    return 0
+
+
+def models_list() -> int:
+    """The model library (in the vault) and the bundled models."""
+    from inference.bundled import manifests
+    from storage.library import ModelLibrary
+
+    try:
+        store, lock = open_store()
+    except (WrongPassphrase, BadPassphrase, DamagedVault, AlreadyRunning, HeadlessError) as exc:
+        raise CommandError(str(exc)) from exc
+    try:
+        entries = ModelLibrary(store).entries()
+        listed = {e.sha256 for e in entries}
+        for model in manifests():
+            if model.sha256 not in listed:
+                print(f"{model.name:<40} {model.role:<9} bundled")
+        for entry in entries:
+            info = entry.info
+            state = "ready" if entry.usable else f"unusable: {entry.probe.get('reason', 'not checked')}"
+            print(f"{entry.name:<40} {info.get('role', '?'):<9} {info.get('quantization', '?'):<8} "
+                  f"{info.get('file_size', 0) / 2**20:>8.0f} MB  {entry.stored:<9} {state}")
+    finally:
+        store.close()
+        lock.release()
+    return 0

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 
+from app.api import RequestRouter
 from app.bridge import WorkerBridge
 from inference.protocol import (
     ChatMessage,
@@ -94,6 +95,8 @@ class ChatController(QObject):
         self.params = params or SamplingParams()
         self.bridge = WorkerBridge()
         self.bridge.event.connect(self._on_event)
+        # The local API's requests are routed to it; everything else comes to the window.
+        self.router = RequestRouter(self.bridge.sink)
         factory = worker_factory or InferenceWorker
         if engine_factory is None:
             from inference.embedder import LlamaEmbedder
@@ -101,7 +104,7 @@ class ChatController(QObject):
 
             engine_factory = LlamaEngine
             embedder_factory = embedder_factory or LlamaEmbedder
-        self.worker = factory(engine_factory, self.bridge.sink, embedder_factory=embedder_factory)
+        self.worker = factory(engine_factory, self.router.sink, embedder_factory=embedder_factory)
         self.worker.start()
         self._ids = itertools.count(1)
         self._active: _Active | None = None

@@ -197,6 +197,7 @@ class MainWindow(QMainWindow):
         settings_menu = bar.addMenu("&Settings")
         self.models_action = self._action(settings_menu, "Models…", self.show_models, "Ctrl+M")
         self.collections_action = self._action(settings_menu, "Documents…", self.show_collections, "Ctrl+D")
+        self.api_action = self._action(settings_menu, "Local API…", self.show_api)
         self._action(settings_menu, "Change passphrase…", self.vault.change_passphrase)
         self._action(settings_menu, "Auto-lock…", self.vault.set_auto_lock)
         help_menu = bar.addMenu("&Help")
@@ -206,7 +207,7 @@ class MainWindow(QMainWindow):
         self.unlocked_only = [self.new_chat_action, self.export_action, self.backup_action,
                               self.lock_action, self.rename_action, self.pin_action, self.delete_action,
                               self.chat_settings_action, self.models_action, self.import_model_action,
-                              self.collections_action]
+                              self.collections_action, self.api_action]
 
     def _wire(self) -> None:
         self.new_chat_button.clicked.connect(self._new_chat)
@@ -302,6 +303,12 @@ class MainWindow(QMainWindow):
         self.models_dialog.refresh()
         self.models_dialog.show()
         self.models_dialog.raise_()
+
+    @Slot()
+    def show_api(self) -> None:
+        from app.api_controller import ApiDialog
+
+        ApiDialog(self.vault.api, self).exec()
 
     @Slot()
     def show_about(self) -> None:
@@ -580,6 +587,7 @@ class MainWindow(QMainWindow):
         if not self._closing:
             self._closing = True
             self.vault.stop_auto_lock()
+            self.vault.api.stop()
             self.documents.detach()  # cancel an import; the index goes before the vault closes
             self.controller.shutdown()
         event.accept()

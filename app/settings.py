@@ -20,6 +20,9 @@ log = logging.getLogger(__name__)
 @dataclass
 class Settings:
     auto_lock_minutes: int = 10  # 0: never
+    api_enabled: bool = False  # the local API is off unless the user switches it on
+    api_port: int = 8765
+    api_store: bool = False  # keep API conversations in the vault
 
     @classmethod
     def load(cls, path: Path | None = None) -> Settings:
@@ -27,7 +30,10 @@ class Settings:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             minutes = int(data.get("auto_lock_minutes", cls.auto_lock_minutes))
-            return cls(auto_lock_minutes=max(0, min(minutes, 24 * 60)))
+            return cls(auto_lock_minutes=max(0, min(minutes, 24 * 60)),
+                       api_enabled=bool(data.get("api_enabled", False)),
+                       api_port=int(data.get("api_port", 8765)),
+                       api_store=bool(data.get("api_store", False)))
         except FileNotFoundError:
             return cls()
         except (OSError, ValueError, TypeError, AttributeError):

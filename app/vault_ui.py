@@ -58,6 +58,9 @@ class VaultFlows(QObject):
         self.kdf = kdf
         self.path = vault_path()
         self.settings = Settings.load()
+        from app.api_controller import ApiController
+
+        self.api = ApiController(window.controller, self.settings)
         self.idle = IdleWatcher(self)
         self.idle.idle.connect(self.auto_lock)
         app = QApplication.instance()
@@ -99,6 +102,7 @@ class VaultFlows(QObject):
         self.controller.attach_store(store)
         self.window.documents.attach(store)
         self.window.models.attach(store)  # may switch the embedding model of the documents
+        self.api.start()  # only if the user switched it on
         self.idle.set_minutes(self.settings.auto_lock_minutes)
         vault, folder = store.vault, backups_dir()
         self._background(lambda: vault.auto_backup(folder), self._backed_up, self._backup_failed)
@@ -133,6 +137,7 @@ class VaultFlows(QObject):
         if self.controller.locked:
             return
         self.idle.stop()
+        self.api.stop()
         self.window.models.detach()
         self.window.documents.detach()
         for dialog in (self.window.models_dialog, self.window.collections_dialog):
@@ -283,6 +288,7 @@ class VaultFlows(QObject):
                 handler.close()  # reopened on the next log line, in a fresh file
         problems = erase_everything(data_dir(), keep={m.file for m in manifests()})
         self.settings = Settings()
+        self.api.settings = self.settings
         self.window.lock_screen.show_create()
         if problems:
             self.window.lock_screen.show_error("Some files could not be deleted:\n" + "\n".join(problems[:5]))

@@ -1,0 +1,129 @@
+"""The local API in the window: off by default; on, it serves the window's own worker and
+the model already loaded, while Hearth is unlocked. Settings ▸ Local API…"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QSpinBox,
+    QWidget,
+)
+
+from app.api import ApiServer, Backend
+from app.controller import ChatController
+from app.settings import Settings
+from inference.bundled import embedding_model
+from inference.protocol import ChatMessage
+
+log = logging.getLogger(__name__)
+
+
+class ApiController(QObject):
+    state_changed = Signal(str)  # a line for the user
+    exchange = Signal(object, str)  # from the server thread: (messages, answer)
+
+    def __init__(self, chat: ChatController, settings: Settings) -> None:
+        super().__init__(chat)
+        self.chat = chat
+        self.settings = settings
+        self.server: ApiServer | None = None
+        self.exchange.connect(self._store_exchange)
+
+    def model_id(self) -> str:
+        path = self.chat.model_path
+        return Path(path).stem if path is not None and self.chat.model_ready else ""
+
+    def start(self) -> str | None:
+        """Start serving if switched on; returns a reason when it cannot."""
+        if self.server is not None or not self.settings.api_enabled or self.chat.locked:
+            return None
+        backend = Backend(self.chat.worker.submit, self.chat.worker.cancel, self.chat.router,
+                          self.model_id, lambda: Path(embedding_model().file).stem,
+                          on_exchange=lambda messages, answer: self.exchange.emit(messages, answer))
+        try:
+            self.server = ApiServer(backend, port=self.settings.api_port)
+        except OSError as exc:
+            reason = f"The local API could not start on port {self.settings.api_port}: {exc.strerror}."
+            self.state_changed.emit(reason)
+            return reason
+        self.server.start()
+        self.state_changed.emit(f"Local API on {self.server.url}")
+        return None
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+            self.state_changed.emit("Local API off")
+
+    @Slot(object, str)
+    def _store_exchange(self, messages: list[ChatMessage], answer: str) -> None:
+        """Kept only if the user asked for it; then encrypted in the vault like any chat."""
+        if not self.settings.api_store or self.chat.locked:
+            return
+        question = next((m.content for m in reversed(messages) if m.role == "user"), "")
+        store = self.chat.store
+        chat = store.create_chat(("API: " + question.strip().splitlines()[0])[:48] if question else "API")
+        for message in messages:
+            if message.role in ("user", "assistant"):
+                store.add_message(chat.id, message.role, message.content)
+        store.add_message(chat.id, "assistant", answer)
+        self.chat.chats_changed.emit()
+
+
+class ApiDialog(QDialog):
+    def __init__(self, api: ApiController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.api = api
+        self.setWindowTitle("Local API")
+        self.enabled = QCheckBox("Serve an OpenAI-compatible API on this computer (127.0.0.1 only)")
+        self.enabled.setChecked(api.settings.api_enabled)
+        self.port = QSpinBox(minimum=1024, maximum=65535, value=api.settings.api_port)
+        self.store = QCheckBox("Keep API conversations in the vault (encrypted)")
+        self.store.setChecked(api.settings.api_store)
+        self.details = QLabel()
+        self.details.setWordWrap(True)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Close)
+        buttons.accepted.connect(self.apply)
+        buttons.rejected.connect(self.reject)
+        form = QFormLayout(self)
+        form.addRow(self.enabled)
+        form.addRow("Port", self.port)
+        form.addRow(self.store)
+        form.addRow(self.details)
+        form.addRow(buttons)
+        self._show()
+
+    def _show(self) -> None:
+        server = self.api.server
+        if server is None:
+            self.details.setText("Off. Nothing listens; Hearth makes and accepts no connections.")
+        else:
+            self.details.setText(f"On: <tt>{server.url}</tt><br>Token (send as <tt>Authorization: Bearer "
+                                 f"…</tt>): <tt>{server.token}</tt><br>Model: <tt>{self.api.model_id()}</tt>")
+
+    @Slot()
+    def apply(self) -> None:
+        settings = self.api.settings
+        restart = settings.api_port != self.port.value()
+        settings.api_enabled = self.enabled.isChecked()
+        settings.api_port = self.port.value()
+        settings.api_store = self.store.isChecked()
+        settings.save()
+        if restart or not settings.api_enabled:
+            self.api.stop()
+        if settings.api_enabled:
+            problem = self.api.start()
+            if problem:
+                self.details.setText(problem)
+                return
+        self._show()
