@@ -116,16 +116,24 @@ def create_app(backend: Backend, token: str) -> Starlette:
         scheme, _, given = header.partition(" ")
         return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
 
+    def authenticated(handler):
+        """Every route needs the bearer token; without it: 401, and nothing else happens."""
+
+        async def guarded(request: Request) -> Response:
+            if not authorized(request):
+                return error(401, "Missing or wrong API token.", "authentication_error", "invalid_api_key")
+            return await handler(request)
+
+        return guarded
+
+    @authenticated
     async def models(request: Request) -> Response:
-        if not authorized(request):
-            return error(401, "Missing or wrong API token.", "authentication_error", "invalid_api_key")
         ids = [m for m in (backend.model_id(), backend.embedding_model_id()) if m]
         return JSONResponse({"object": "list", "data": [
             {"id": m, "object": "model", "created": 0, "owned_by": "hearth"} for m in ids]})
 
+    @authenticated
     async def chat(request: Request) -> Response:
-        if not authorized(request):
-            return error(401, "Missing or wrong API token.", "authentication_error", "invalid_api_key")
         body, problem = await read_json(request)
         if problem:
             return problem
@@ -211,9 +219,8 @@ def create_app(backend: Backend, token: str) -> Starlette:
             backend.on_exchange(messages, text)
         yield "data: [DONE]\n\n"
 
+    @authenticated
     async def embeddings(request: Request) -> Response:
-        if not authorized(request):
-            return error(401, "Missing or wrong API token.", "authentication_error", "invalid_api_key")
         body, problem = await read_json(request)
         if problem:
             return problem

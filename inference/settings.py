@@ -10,6 +10,7 @@ from inference.hardware import physical_cores
 from inference.protocol import ModelSpec, SamplingParams
 
 SAMPLING_FIELDS = ("temperature", "top_p", "top_k", "min_p", "repeat_penalty", "seed", "max_tokens")
+_SAMPLING = SamplingParams()  # one place for the sampling defaults
 
 
 @dataclass(frozen=True)
@@ -19,13 +20,13 @@ class ModelSettings:
     n_threads: int = 0  # 0: one per physical core
     n_batch: int = 256
     chat_format: str = "auto"
-    temperature: float = 0.7
-    top_p: float = 0.95
-    top_k: int = 40
-    min_p: float = 0.05
-    repeat_penalty: float = 1.1
-    seed: int | None = None
-    max_tokens: int = 512
+    temperature: float = _SAMPLING.temperature
+    top_p: float = _SAMPLING.top_p
+    top_k: int = _SAMPLING.top_k
+    min_p: float = _SAMPLING.min_p
+    repeat_penalty: float = _SAMPLING.repeat_penalty
+    seed: int | None = _SAMPLING.seed
+    max_tokens: int = _SAMPLING.max_tokens
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
