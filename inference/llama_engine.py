@@ -29,7 +29,7 @@ from inference.state_cache import StateCache
 log = logging.getLogger(__name__)
 
 PREFILL_STEP = 64
-SAMPLE_CONVERSATION = [
+SAMPLE_CONVERSATION: Any = [
     {"role": "system", "content": "You are helpful."},
     {"role": "user", "content": "Hello"},
     {"role": "assistant", "content": "Hi!"},
@@ -81,7 +81,7 @@ def construct_llama(**kwargs: Any) -> Any:
             return {k: v for k, v in original(model).items()
                     if not k.startswith("tokenizer.chat_template")}
 
-        _internals.LlamaModel.metadata = without_templates  # type: ignore[method-assign]
+        _internals.LlamaModel.metadata = without_templates  # type: ignore[method-assign,assignment]
         try:
             llm = llama_cpp.Llama(**kwargs)
         finally:
@@ -158,7 +158,6 @@ class LlamaEngine:
 
     @staticmethod
     def _make_formatter(llm: Any, spec: ModelSpec) -> tuple[Any, list[str], str]:
-        from jinja2 import TemplateError
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
         try:
@@ -173,7 +172,7 @@ class LlamaEngine:
         try:
             formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
             formatter(messages=SAMPLE_CONVERSATION)
-        except (TemplateError, Exception) as exc:
+        except Exception as exc:  # jinja2 TemplateError and whatever a template raises
             raise ModelLoadError(
                 f"The chat template of {spec.path.name} cannot be rendered ({type(exc).__name__}: "
                 f"{exc}). Choose a built-in chat format for this model in Models ▸ Settings."
@@ -188,7 +187,8 @@ class LlamaEngine:
     def _prompt_tokens(self, messages: Sequence[ChatMessage]) -> tuple[list[int], list[str]]:
         llm = self._require()
         try:
-            result = self._formatter(messages=[{"role": m.role, "content": m.content} for m in messages])
+            rendered: Any = [{"role": m.role, "content": m.content} for m in messages]
+            result = self._formatter(messages=rendered)
         except Exception as exc:
             raise InferenceError(
                 f"The model's chat template failed on this conversation ({type(exc).__name__}: "

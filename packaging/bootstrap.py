@@ -166,6 +166,7 @@ def main(argv: list[str]) -> int:
     ensure_test_tools()
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     lint = subprocess.call([python, "-m", "ruff", "check", "."], cwd=ROOT)
+    lint = subprocess.call([python, "-m", "mypy"], cwd=ROOT) or lint
     # The frozen-app tests need a fresh build of the installers: a stale one must not pass.
     import shutil
 

@@ -17,6 +17,7 @@ from sqlalchemy import Connection, delete, func, insert, select, update
 
 from storage import schema
 from storage.crypto import DamagedVault
+from storage.db import inserted_id
 from storage.vault import Vault
 
 # Message states. "streaming" on disk means the app stopped while the answer streamed:
@@ -118,7 +119,7 @@ class ChatStore:
         now = time.time()
         data = {"title": title, "created_at": now, "updated_at": now, "pinned": False}
         with self._engine.begin() as conn:
-            chat_id = conn.execute(insert(schema.chats).values(payload=b"")).inserted_primary_key[0]
+            chat_id = inserted_id(conn.execute(insert(schema.chats).values(payload=b"")))
             self._write_chat(conn, chat_id, data)
         return Chat(chat_id, title, now, now)
 
@@ -165,9 +166,8 @@ class ChatStore:
                 select(func.max(schema.messages.c.position)).where(schema.messages.c.chat_id == chat_id)
             )
             position = (last or 0) + 1
-            message_id = conn.execute(
-                insert(schema.messages).values(chat_id=chat_id, position=position, payload=b"")
-            ).inserted_primary_key[0]
+            message_id = inserted_id(conn.execute(
+                insert(schema.messages).values(chat_id=chat_id, position=position, payload=b"")))
             conn.execute(
                 update(schema.messages).where(schema.messages.c.id == message_id)
                 .values(payload=self._seal("messages", message_id, data))

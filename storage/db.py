@@ -80,3 +80,11 @@ def checkpoint(engine: Engine) -> None:
     """Fold the write-ahead log into the database file and empty it."""
     with engine.connect() as conn:
         conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def inserted_id(result: Any) -> int:
+    """The row id an INSERT produced."""
+    key = result.inserted_primary_key
+    if key is None:
+        raise RuntimeError("the insert returned no row id")
+    return int(key[0])

@@ -6,7 +6,7 @@ instance never leaves a stale lock behind.
 
 from __future__ import annotations
 
-import os
+import sys
 from pathlib import Path
 from typing import IO
 
@@ -24,7 +24,7 @@ class InstanceLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fh = open(self.path, "a+")  # noqa: SIM115 - held open for the process's life
         try:
-            if os.name == "nt":
+            if sys.platform == "win32":
                 import msvcrt
 
                 fh.seek(0)

@@ -15,6 +15,7 @@ from sqlalchemy import delete, insert, select, update
 
 from storage import schema
 from storage.chats import ChatStore
+from storage.db import inserted_id
 
 COPY, REFERENCE, BUNDLED = "copy", "reference", "bundled"
 PREFERENCES_ROW = 1
@@ -70,7 +71,7 @@ class ModelLibrary:
             settings: dict[str, Any] | None = None) -> LibraryEntry:
         entry = LibraryEntry(0, name, path, stored, sha256, info, settings or {}, {}, time.time())
         with self._engine.begin() as conn:
-            row_id = conn.execute(insert(schema.models).values(payload=b"")).inserted_primary_key[0]
+            row_id = inserted_id(conn.execute(insert(schema.models).values(payload=b"")))
             conn.execute(update(schema.models).where(schema.models.c.id == row_id)
                          .values(payload=self._seal("models", row_id, entry.payload())))
         return replace(entry, id=row_id)

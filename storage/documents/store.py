@@ -13,6 +13,7 @@ from sqlalchemy import delete, insert, select, update
 
 from storage import schema
 from storage.crypto import DamagedVault
+from storage.db import inserted_id
 from storage.documents.chunking import Chunk
 from storage.vault import Vault
 
@@ -72,12 +73,13 @@ class DocumentStore:
 
     # Collections ------------------------------------------------------------------
     def create_collection(self, name: str) -> Collection:
-        data = {"name": name, "sources": [], "embedding_model": "", "created_at": time.time()}
+        created = time.time()
+        data = {"name": name, "sources": [], "embedding_model": "", "created_at": created}
         with self._engine.begin() as conn:
-            row_id = conn.execute(insert(schema.collections).values(payload=b"")).inserted_primary_key[0]
+            row_id = inserted_id(conn.execute(insert(schema.collections).values(payload=b"")))
             conn.execute(update(schema.collections).where(schema.collections.c.id == row_id)
                          .values(payload=self._seal("collections", "payload", row_id, data)))
-        return Collection(row_id, **data)
+        return Collection(row_id, name, [], "", created)
 
     def collections(self) -> list[Collection]:
         with self._engine.connect() as conn:
@@ -85,7 +87,9 @@ class DocumentStore:
         found = []
         for row_id, blob in rows:
             try:
-                found.append(Collection(row_id, **self._open("collections", "payload", row_id, blob)))
+                data = self._open("collections", "payload", row_id, blob)
+                found.append(Collection(row_id, data["name"], data["sources"], data["embedding_model"],
+                                        data["created_at"]))
             except DamagedVault:
                 found.append(Collection(row_id, "⚠ Damaged collection"))
         return sorted(found, key=lambda c: c.name.casefold())
@@ -128,8 +132,8 @@ class DocumentStore:
         with self._engine.begin() as conn:
             row_id = document.id
             if not row_id:
-                row_id = conn.execute(insert(schema.documents).values(
-                    collection_id=document.collection_id, payload=b"")).inserted_primary_key[0]
+                row_id = inserted_id(conn.execute(insert(schema.documents).values(
+                    collection_id=document.collection_id, payload=b"")))
             conn.execute(update(schema.documents).where(schema.documents.c.id == row_id)
                          .values(payload=self._seal("documents", "payload", row_id, data)))
         return Document(row_id, document.collection_id, **data)
@@ -146,9 +150,9 @@ class DocumentStore:
         with self._engine.begin() as conn:
             conn.execute(delete(schema.chunks).where(schema.chunks.c.document_id == document.id))
             for chunk, vector in zip(chunks, vectors, strict=True):
-                row_id = conn.execute(insert(schema.chunks).values(
+                row_id = inserted_id(conn.execute(insert(schema.chunks).values(
                     collection_id=document.collection_id, document_id=document.id,
-                    payload=b"", vector=b"")).inserted_primary_key[0]
+                    payload=b"", vector=b"")))
                 payload = {"text": chunk.text, "page": chunk.page, "heading": chunk.heading,
                            "start": chunk.start, "end": chunk.end, "section": chunk.section}
                 conn.execute(update(schema.chunks).where(schema.chunks.c.id == row_id).values(
