@@ -29,6 +29,9 @@ def main(out: Path) -> int:
         args = [xvfb, "-a", "-s", "-screen 0 1280x900x24", sys.executable, __file__, str(out)]
         os.execv(xvfb, args)
     os.environ.setdefault("HEARTH_DATA_DIR", tempfile.mkdtemp(prefix="hearth-shot-"))
+    from app import egress
+
+    egress.install()  # as python -m app does
 
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
