@@ -53,3 +53,39 @@ def test_api_off_by_default_then_serving_the_windows_model(qtbot, make_window) -
 
     window.vault.lock()  # locking stops the API
     assert api.server is None
+
+
+@pytest.mark.slow
+def test_the_window_keeps_working_while_twenty_api_clients_queue(qtbot, make_window) -> None:
+    """Behaviour, not timing: every API request completes and the window's own question is
+    answered while they queue in the same worker."""
+    import threading
+    import time
+
+    window = make_window(FakeEngine(tokens=["token "] * 40, delay=0.005))
+    api = window.vault.api
+    api.settings.api_enabled = True
+    api.settings.api_port = 18766
+    assert api.start() is None
+    results: list[int] = []
+    lock = threading.Lock()
+
+    def client(index: int) -> None:
+        for request in range(2):
+            status, _ = post(api.server, {"messages": [{"role": "user", "content": f"client {index} {request}"}]})
+            with lock:
+                results.append(status)
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(20)]
+    for thread in threads:
+        thread.start()
+    window.input.setPlainText("the window asks too")
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=60_000):
+        window.send_button.click()
+    answer = window.controller.store.messages(window.controller.current_chat.id)[-1]
+    assert answer.status == "complete" and answer.content.count("token") == 40
+    deadline = time.monotonic() + 120
+    while any(t.is_alive() for t in threads) and time.monotonic() < deadline:
+        qtbot.wait(20)
+    assert results == [200] * 40
+    api.stop()

@@ -162,3 +162,18 @@ def test_the_state_cache_is_bounded(engine: LlamaEngine) -> None:
     for key in range(5):
         cache.put(key, SavedState(np.zeros(10, dtype=np.intc), b"x" * 300))
     assert cache.size <= 1000 and 4 in cache and 0 not in cache
+
+
+def test_an_edited_earlier_message_leaves_the_cache_consistent(engine: LlamaEngine, starter_model_path: Path) -> None:
+    first = [ChatMessage("system", "You are brief."), ChatMessage("user", "Name a red fruit."),
+             ChatMessage("assistant", "An apple."), ChatMessage("user", "And a yellow one?")]
+    generate(engine, first)
+    edited = [first[0], ChatMessage("user", "Name a green vegetable."), *first[2:]]  # edited in the middle
+    warm = generate(engine, edited)
+    assert engine.last_reused_tokens < engine.count_tokens(first[:2])  # evaluated again from the edit
+    cold = LlamaEngine()
+    cold.load(ModelSpec(starter_model_path, n_ctx=1024, n_threads=2))
+    try:
+        assert generate(cold, edited) == warm
+    finally:
+        cold.close()
