@@ -73,6 +73,30 @@ def strip_interpreter() -> None:
             subprocess.run([strip, "--strip-unneeded", str(target)], check=False)
 
 
+def deduplicate_libraries() -> int:
+    """Wheels cannot hold symlinks, so llama-cpp-python ships each library three times
+    (libllama.so, .so.0, .so.0.5.0). Keep the file under its SONAME-style name and point
+    the other names at it: the same libraries, a third of the size. Returns bytes saved."""
+    import filecmp
+
+    saved = 0
+    internal = APP_DIR / "_internal"
+    for folder in [internal / "llama_cpp" / "lib", *(internal / "hearth-llama").glob("*")]:
+        if not folder.is_dir():
+            continue
+        files = sorted(p for p in folder.iterdir() if p.is_file() and not p.is_symlink() and ".so" in p.name)
+        for keep in [p for p in files if re.search(r"\.so\.\d+$", p.name)]:
+            stem = keep.name.split(".so")[0] + ".so"
+            for other in files:
+                if other == keep or not other.name.startswith(stem) or other.is_symlink() or not other.exists():
+                    continue
+                if filecmp.cmp(keep, other, shallow=False):
+                    saved += other.stat().st_size
+                    other.unlink()
+                    other.symlink_to(keep.name)
+    return saved
+
+
 def linux_packages(version: str) -> list[Path]:
     arch = platform.machine()
     tarball = DIST / f"hearth-{version}-linux-{arch}.tar.gz"
@@ -167,6 +191,7 @@ def main(argv: list[str]) -> int:
     seconds = pyinstaller()
     if sys.platform.startswith("linux"):
         strip_interpreter()
+        print(f"deduplicated llama.cpp libraries: {mb(deduplicate_libraries())} saved")
         packages = linux_packages(version)
     elif sys.platform == "darwin":
         packages = mac_packages(version)
