@@ -70,7 +70,7 @@ class DocumentsController(QObject):
         self._timer.stop()
         self._cancel.set()
         if self._job is not None:
-            self._job.join(10)
+            self._job.join(1.5)  # quitting stays quick; a parse in progress is left to die with us
         self.documents = None
         self._set_ready(False)
         self.collections_changed.emit()
