@@ -277,14 +277,12 @@ class ChatController(QObject):
         if self.current_chat and self.current_chat.id == chat_id:
             self.current_chat = self.store.get_chat(chat_id)
 
-    def _params_for(self, chat_id: int) -> SamplingParams:
-        chat = self.store.get_chat(chat_id)
+    def _params_for(self, chat: Chat | None) -> SamplingParams:
         overrides = (chat.settings.get("sampling") if chat else None) or {}
         return replace(self.params, **{k: v for k, v in overrides.items()
                                        if k in SamplingParams.__dataclass_fields__})
 
-    def _history(self, chat_id: int) -> tuple[ChatMessage, ...]:
-        chat = self.store.get_chat(chat_id)
+    def _history(self, chat_id: int, chat: Chat | None) -> tuple[ChatMessage, ...]:
         system = ((chat.settings.get("system_prompt") if chat else "") or "").strip()
         history = [ChatMessage("system", system or SYSTEM_PROMPT)]
         for m in self.store.messages(chat_id):
@@ -294,13 +292,14 @@ class ChatController(QObject):
         return tuple(history)
 
     def _generate(self, chat_id: int) -> None:
-        history = self._history(chat_id)
+        chat = self.store.get_chat(chat_id)  # its settings: system prompt, sampling
+        history = self._history(chat_id, chat)
         placeholder = self.store.add_message(chat_id, "assistant", "", STREAMING)
         self.message_added.emit(placeholder)
         request_id = next(self._ids)
         self._set_active(_Active(request_id, chat_id, placeholder.id, "", time.monotonic()))
         retrieval = self.retrieval_for(chat_id, history[-1].content) if self.retrieval_for else None
-        self.worker.submit(Generate(request_id, chat_id, history, self._params_for(chat_id), retrieval))
+        self.worker.submit(Generate(request_id, chat_id, history, self._params_for(chat), retrieval))
 
     def _set_active(self, active: _Active | None) -> None:
         was_busy = self._active is not None

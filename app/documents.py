@@ -9,7 +9,6 @@ gets its own status and reason, and one bad file never stops the rest.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import threading
@@ -21,10 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
+from inference.bundled import sha256_of
 from inference.protocol import CountTokens, Embed
 from inference.rag import Passage
 from storage.documents import parsers
-from storage.documents.chunking import chunk_sections
+from storage.documents.chunking import chunk_sections, unit_texts
 from storage.documents.isolation import IsolatedParser
 from storage.documents.parsers import ParseError
 from storage.documents.search import Hit, SearchIndex
@@ -108,14 +108,6 @@ def expand(paths: Iterable[Path]) -> tuple[list[Path], list[tuple[str, str]]]:
                     seen_files.add((stat.st_dev, stat.st_ino))
                     files.append(file)
     return files, problems
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def label(chunk: StoredChunk) -> str:
@@ -231,7 +223,7 @@ class Documents:
             finish(FAILED, f"too large ({stat.st_size / (1 << 20):,.0f} MB; the limit is {limit >> 20} MB)",
                    size=stat.st_size, mtime=stat.st_mtime)
             return
-        sha = _sha256(file)
+        sha = sha256_of(file)
         twin = by_hash.get(sha)
         if twin is not None and twin.path != path:
             finish(SKIPPED, f"the same content as {Path(twin.path).name}", size=stat.st_size,
@@ -242,7 +234,10 @@ class Documents:
         except ParseError as exc:
             finish(FAILED, str(exc), size=stat.st_size, mtime=stat.st_mtime, sha256=sha)
             return
-        units_cache: dict[str, int] = {}
+        # One round trip to the worker for all units; only pieces of over-long units
+        # (rare) are counted one by one afterwards.
+        units = list(dict.fromkeys(unit_texts(sections)))
+        units_cache: dict[str, int] = dict(zip(units, self.count_tokens(units), strict=True)) if units else {}
 
         def count(text: str) -> int:
             if text not in units_cache:

@@ -8,6 +8,7 @@ hard link where possible, a verified copy otherwise. Nothing here touches the ne
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -42,12 +43,14 @@ def assets_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "assets"
 
 
-def manifests() -> list[BundledModel]:
+@functools.cache
+def manifests() -> tuple[BundledModel, ...]:
+    """The bundled models' manifests, read once (they ship with the app and do not change)."""
     found = []
     for path in sorted((assets_dir() / "models").glob("*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
         found.append(BundledModel(**{k: data[k] for k in BundledModel.__dataclass_fields__ if k in data}))
-    return found
+    return tuple(found)
 
 
 def starter_model() -> BundledModel:

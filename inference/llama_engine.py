@@ -109,6 +109,7 @@ class LlamaEngine:
         self.chat_format_label = ""
         self.states = StateCache()
         self.conversation: int | None = None  # whose state is in the context now
+        self._last_prompt: tuple[tuple[ChatMessage, ...], list[int], list[str]] | None = None
 
     @property
     def name(self) -> str:
@@ -125,6 +126,7 @@ class LlamaEngine:
 
     def load(self, spec: ModelSpec) -> None:
         self.close()
+        self._last_prompt = None
         check_model_file(spec.path)
         cpu_variant.ensure()  # before the first import of llama_cpp in this process
         threads = spec.n_threads or physical_cores()
@@ -185,6 +187,16 @@ class LlamaEngine:
         return self._llm
 
     def _prompt_tokens(self, messages: Sequence[ChatMessage]) -> tuple[list[int], list[str]]:
+        """Render and tokenize; the last result is kept, because the worker counts the
+        prompt it fitted and then streams the very same messages."""
+        key = tuple(messages)
+        if self._last_prompt is not None and self._last_prompt[0] == key:
+            return list(self._last_prompt[1]), list(self._last_prompt[2])
+        tokens, stops = self._render(messages)
+        self._last_prompt = (key, tokens, stops)
+        return list(tokens), list(stops)
+
+    def _render(self, messages: Sequence[ChatMessage]) -> tuple[list[int], list[str]]:
         llm = self._require()
         try:
             rendered: Any = [{"role": m.role, "content": m.content} for m in messages]

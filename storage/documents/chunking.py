@@ -38,6 +38,11 @@ def _units(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def unit_texts(sections: list[Section]) -> list[str]:
+    """The text units chunking will count, so a caller can count them all in one batch."""
+    return [section.text[start:end] for section in sections for start, end in _units(section.text)]
+
+
 def _split_long(text: str, start: int, end: int, tokens: int, max_tokens: int) -> list[tuple[int, int]]:
     """Cut a unit that alone exceeds a chunk at word boundaries, about max_tokens each."""
     pieces = max(2, -(-tokens // max_tokens))

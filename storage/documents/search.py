@@ -60,6 +60,10 @@ class SearchIndex:
         # numpy views of the lists above, rebuilt only after a change
         self._arrays: dict[str, np.ndarray] | None = None
         self._posting_arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        # Where each document's and collection's chunks sit, so removing one is not a scan
+        # of the whole index (an import replaces documents one by one).
+        self._by_document: dict[int, list[int]] = defaultdict(list)
+        self._by_collection: dict[int, list[int]] = defaultdict(list)
 
     def __len__(self) -> int:
         with self._lock:
@@ -69,6 +73,8 @@ class SearchIndex:
         with self._lock:
             index = len(self.chunks)
             self.chunks.append(chunk)
+            self._by_document[chunk.document_id].append(index)
+            self._by_collection[chunk.collection_id].append(index)
             v = np.asarray(vector, dtype=np.float32)
             norm = float(np.linalg.norm(v)) or 1.0
             self._vectors.append(v / norm)
@@ -87,16 +93,14 @@ class SearchIndex:
 
     def remove_document(self, document_id: int) -> None:
         with self._lock:
-            for index, chunk in enumerate(self.chunks):
-                if chunk.document_id == document_id:
-                    self._alive[index] = False
+            for index in self._by_document.pop(document_id, []):
+                self._alive[index] = False
             self._arrays = None
 
     def remove_collection(self, collection_id: int) -> None:
         with self._lock:
-            for index, chunk in enumerate(self.chunks):
-                if chunk.collection_id == collection_id:
-                    self._alive[index] = False
+            for index in self._by_collection.pop(collection_id, []):
+                self._alive[index] = False
             self._arrays = None
 
     def _arrays_now(self) -> dict[str, np.ndarray]:
