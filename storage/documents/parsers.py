@@ -1,7 +1,7 @@
 """Turn a file into text sections (with page or heading), within fixed limits.
 
-Well-kept parsers do the work (pypdf, python-docx, the standard library's HTML
-parser); only the Markdown and reStructuredText heading rules are ours. Every parser
+Well-kept parsers do the work (pypdf; the standard library's zip, XML and HTML
+parsers); only the Markdown and reStructuredText heading rules are ours. Every parser
 is bounded: file size, pages, extracted characters, and for DOCX the zip's expanded
 size and ratio. Run them through ``isolation.IsolatedParser``, which adds a time limit
 and a memory limit in a separate process.
@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import re
 import zipfile
+import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
+from xml.etree import ElementTree
 
 MAX_BYTES = {"pdf": 200 << 20, "docx": 100 << 20}
 MAX_TEXT_BYTES = 50 << 20
@@ -138,36 +141,113 @@ def _pdf(path: Path, budget: _Budget) -> list[Section]:
         raise ParseError(f"the PDF is damaged or not a PDF ({type(exc).__name__}: {str(exc)[:120]})") from exc
 
 
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+
+
+def _xml(archive: zipfile.ZipFile, name: str) -> ElementTree.Element | None:
+    """One part of the package, parsed. A DOCX never needs a DTD, so any document
+    type declaration (the door to entity expansion) is refused before parsing."""
+    try:
+        data = archive.read(name)
+    except KeyError:
+        return None
+    if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
+        raise ParseError(f"not a valid DOCX file ({name} declares a DTD)")
+    try:
+        return ElementTree.fromstring(data)
+    except ElementTree.ParseError as exc:
+        raise ParseError(f"not a valid DOCX file ({name}: {exc})") from exc
+
+
+def _docx_main_part(archive: zipfile.ZipFile) -> str:
+    """The main document's name, from the package relationships (usually word/document.xml)."""
+    rels = _xml(archive, "_rels/.rels")
+    if rels is not None:
+        for rel in rels:
+            if rel.get("Type", "").endswith("/officeDocument") and rel.get("Target"):
+                return rel.get("Target", "").lstrip("/")
+    return "word/document.xml"
+
+
+def _docx_heading_styles(archive: zipfile.ZipFile) -> set[str]:
+    """Ids of the paragraph styles named "Heading N" or "Title" (ids are often localised)."""
+    styles = _xml(archive, "word/styles.xml")
+    found: set[str] = set()
+    for style in styles.iter(f"{_W}style") if styles is not None else ():
+        name = style.find(f"{_W}name")
+        label = (name.get(f"{_W}val", "") if name is not None else "").lower()
+        if label.startswith(("heading", "title")):
+            found.add(style.get(f"{_W}styleId", ""))
+    return found
+
+
+def _docx_text(element: ElementTree.Element) -> str:
+    """The visible text under ``element``: runs, tabs and breaks; deleted text is skipped
+    (it lives in w:delText, which is not w:t)."""
+    parts: list[str] = []
+    for node in element.iter():
+        if node.tag == f"{_W}t":
+            parts.append(node.text or "")
+        elif node.tag == f"{_W}tab":
+            parts.append("\t")
+        elif node.tag in (f"{_W}br", f"{_W}cr"):
+            parts.append("\n")
+    return "".join(parts)
+
+
+def _docx_blocks(element: ElementTree.Element) -> Iterator[ElementTree.Element]:
+    """Paragraphs and table rows in reading order, looking inside content controls and
+    other wrappers (w:sdt, w:customXml, tracked insertions)."""
+    for child in element:
+        if child.tag == f"{_W}p":
+            yield child
+        elif child.tag == f"{_W}tbl":
+            yield from child.findall(f"{_W}tr")
+        elif child.tag != f"{_W}sectPr":
+            yield from _docx_blocks(child)
+
+
 def _docx(path: Path, budget: _Budget) -> list[Section]:
+    """Body text in reading order; headings start sections; each table row is one line
+    with its cells separated by " | ". The standard library does the reading: the zip is
+    checked for bombs first, and the XML may not declare a DTD."""
     _size_check(path, MAX_BYTES["docx"])
     if not zipfile.is_zipfile(path):
         raise ParseError("not a valid DOCX file (it is not a zip archive)")
-    with zipfile.ZipFile(path) as archive:
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise ParseError(f"not a valid DOCX file ({exc})") from exc
+    with archive:
         infos = archive.infolist()
         expanded = sum(i.file_size for i in infos)
         packed = max(1, sum(i.compress_size for i in infos))
         if expanded > MAX_ZIP_EXPANDED or expanded / packed > MAX_ZIP_RATIO:
             raise ParseError(f"the DOCX expands to {expanded / (1 << 20):,.0f} MB "
                              f"({expanded / packed:,.0f}× its size): refused as a decompression bomb")
-    import docx
-
-    try:
-        document = docx.Document(str(path))
-    except Exception as exc:
-        raise ParseError(f"not a valid DOCX file ({type(exc).__name__})") from exc
+        try:
+            document = _xml(archive, _docx_main_part(archive))
+            headings = _docx_heading_styles(archive)
+        except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+            raise ParseError(f"not a valid DOCX file ({type(exc).__name__})") from exc
+    body = document.find(f"{_W}body") if document is not None else None
+    if body is None:
+        raise ParseError("not a valid DOCX file (it has no document body)")
     sections: list[Section] = []
     heading: str | None = None
     lines: list[str] = []
-    for paragraph in document.paragraphs:
-        style = (paragraph.style.name if paragraph.style is not None else "") or ""
-        if style.lower().startswith(("heading", "title")) and paragraph.text.strip():
+    for block in _docx_blocks(body):
+        if block.tag == f"{_W}tr":
+            cells = block.findall(f"{_W}tc")
+            lines.append(" | ".join(" ".join(_docx_text(p) for p in cell.iter(f"{_W}p")) for cell in cells))
+            continue
+        text = _docx_text(block)
+        style = block.find(f"{_W}pPr/{_W}pStyle")
+        if style is not None and style.get(f"{_W}val") in headings and text.strip():
             if lines:
                 sections.append(Section(budget.take("\n".join(lines)), heading=heading))
-            heading, lines = paragraph.text.strip(), []
-        lines.append(paragraph.text)
-    for table in document.tables:
-        for row in table.rows:
-            lines.append(" | ".join(cell.text for cell in row.cells))
+            heading, lines = text.strip(), []
+        lines.append(text)
     if lines:
         sections.append(Section(budget.take("\n".join(lines)), heading=heading))
     return sections

@@ -32,6 +32,59 @@ def test_docx_headings_become_sections(tmp_path: Path, parser) -> None:
     assert [(s.heading, "costs 5" in s.text) for s in sections] == [("Intro", False), ("Costs", True)]
 
 
+def test_docx_tables_stay_in_reading_order_and_deleted_text_is_left_out(tmp_path: Path, parser) -> None:
+    import docx as python_docx  # a real DOCX writer makes the file; the reader under test is ours
+
+    document = python_docx.Document()
+    document.add_heading("Fees", level=1)
+    document.add_paragraph("The table below lists fees.")
+    table = document.add_table(rows=2, cols=2)
+    for (row, col), text in {(0, 0): "Item", (0, 1): "Cost", (1, 0): "Filing", (1, 1): "40 €"}.items():
+        table.cell(row, col).text = text
+    document.add_heading("Deadlines", level=2)
+    run = document.add_paragraph("Filed within ").add_run("thirty days")
+    run.add_tab()
+    run.add_text("of notice.")
+    path = tmp_path / "fees.docx"
+    document.save(str(path))
+    _with_tracked_deletion(path, "REDACTED-WITHDRAWN")
+    sections, _ = parser.parse(path)
+    assert [s.heading for s in sections] == ["Fees", "Deadlines"]
+    assert "Item | Cost\nFiling | 40 €" in sections[0].text
+    assert "Filed within thirty days\tof notice." in sections[1].text
+    assert "REDACTED-WITHDRAWN" not in " ".join(s.text for s in sections)
+
+
+def _with_tracked_deletion(path: Path, deleted: str) -> None:
+    """Add a tracked deletion (Word's w:del/w:delText) to the last paragraph."""
+    import zipfile
+
+    with zipfile.ZipFile(path) as archive:
+        parts = {info.filename: archive.read(info) for info in archive.infolist()}
+    xml = parts["word/document.xml"].decode()
+    marker = "</w:p><w:sectPr"
+    deletion = f'<w:del w:id="9" w:author="a"><w:r><w:delText>{deleted}</w:delText></w:r></w:del>'
+    assert marker in xml
+    parts["word/document.xml"] = xml.replace(marker, deletion + marker, 1).encode()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in parts.items():
+            archive.writestr(name, data)
+
+
+def test_docx_with_a_dtd_is_refused(tmp_path: Path, parser) -> None:
+    import zipfile
+
+    path = tmp_path / "laughs.docx"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("word/document.xml", '<?xml version="1.0"?><!DOCTYPE lol [<!ENTITY a "aaaa">]>'
+                         '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+                         "<w:body><w:p><w:r><w:t>&a;</w:t></w:r></w:p></w:body></w:document>")
+    rejected(parser, path, "declares a DTD")
+    with zipfile.ZipFile(tmp_path / "empty.docx", "w") as archive:
+        archive.writestr("hello.txt", "not a word document")
+    rejected(parser, tmp_path / "empty.docx", "no document body")
+
+
 def test_html_text_only(tmp_path: Path, parser) -> None:
     path = tmp_path / "page.html"
     path.write_text("<html><head><style>p{}</style><script>steal()</script></head><body>"
