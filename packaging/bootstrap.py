@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import subprocess
 import sys
 import venv
@@ -32,6 +33,17 @@ PORTABLE_X86 = "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DG
 BASELINE_X86 = ("-DGGML_NATIVE=OFF -DGGML_AVX=OFF -DGGML_AVX2=OFF -DGGML_AVX512=OFF -DGGML_FMA=OFF "
                 "-DGGML_F16C=OFF -DGGML_BMI2=OFF -DGGML_AVX_VNNI=OFF")
 APPLE_METAL = "-DGGML_NATIVE=OFF -DGGML_METAL=ON"
+# The separate CUDA installer's extra variant (packaging/build.py --cuda): the AVX2 flags
+# plus CUDA, for llama.cpp's default list of GPU architectures unless
+# HEARTH_CUDA_ARCHITECTURES names others (say "90" for one H100/H200, a much faster build).
+CUDA_X86 = PORTABLE_X86 + " -DGGML_CUDA=ON"
+# The CUDA runtime libraries a CUDA build links and that NVIDIA allows to be redistributed
+# (the driver, libcuda / nvcuda.dll, is the user's own).
+CUDA_RUNTIME = ("cudart", "cublas", "cublasLt")
+# NumPy without BLAS on Linux: the wheel's OpenBLAS is 28 MB of the installer, and Hearth
+# multiplies no matrices (its one matrix-vector product is an einsum, as fast without BLAS).
+NUMPY_VERSION = "2.4.6"
+NUMPY_NO_BLAS = ("-Csetup-args=-Dallow-noblas=true", "-Csetup-args=-Dblas=none", "-Csetup-args=-Dlapack=none")
 VARIANT_CACHE = Path(os.environ.get("HEARTH_BUILD_CACHE", Path.home() / ".cache" / "hearth-build"))
 
 
@@ -53,26 +65,57 @@ def is_x86() -> bool:
     return platform.machine().lower() in ("x86_64", "amd64", "x86", "i686")
 
 
-def build_variant(python: str, name: str, cmake_args: str) -> None:
-    """Build llama.cpp's libraries once more with other CPU flags, into the venv.
+def install_numpy_without_blas(python: str) -> None:
+    """Build NumPy from source without BLAS once per machine (about 5 minutes; the wheel is
+    kept in the build cache) and install it before the project, which then keeps it."""
+    import glob
 
-    The result is cached per llama-cpp-python version outside the project, so a fresh
-    clone (CI) reuses it. The app picks a variant at first launch (inference.cpu_variant).
-    """
-    target = VENV / "hearth-llama" / name
-    if (target / "variant.json").exists():
-        return
-    cached = VARIANT_CACHE / f"llama-cpp-python-{LLAMA_VERSION}-{name}"
-    if not (cached / "variant.json").exists():
-        import json
+    cached = VARIANT_CACHE / f"numpy-{NUMPY_VERSION}-noblas"
+    wheels = glob.glob(str(cached / "numpy-*.whl"))
+    if not wheels:
         import shutil
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            step("building NumPy without BLAS (about 5 minutes, once per machine)",
+                 [python, "-m", "pip", "wheel", "--disable-pip-version-check", "-q", "--no-deps",
+                  "--no-cache-dir", "--no-binary", "numpy", "-w", tmp, *NUMPY_NO_BLAS,
+                  f"numpy=={NUMPY_VERSION}"])
+            cached.mkdir(parents=True, exist_ok=True)
+            for wheel in Path(tmp).glob("numpy-*.whl"):
+                shutil.copy2(wheel, cached / wheel.name)
+        wheels = glob.glob(str(cached / "numpy-*.whl"))
+    step("installing NumPy (without BLAS)",
+         [python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "--no-deps",
+          "--force-reinstall", wheels[0]])
+
+
+def cuda_cmake_args() -> str:
+    arches = os.environ.get("HEARTH_CUDA_ARCHITECTURES")
+    return CUDA_X86 + (f' "-DCMAKE_CUDA_ARCHITECTURES={arches}"' if arches else "")
+
+
+def build_variant(python: str, name: str, cmake_args: str, find_links: str | None = None) -> Path:
+    """Build llama.cpp's libraries once more with other flags, into the venv; return the folder.
+
+    The result is cached per llama-cpp-python version and flags outside the project, so a
+    fresh clone (CI) reuses it. The app picks a variant at first launch (inference.cpu_variant).
+    ``find_links`` builds from a local source package instead of the package index.
+    """
+    import json
+    import shutil
+
+    target = VENV / "hearth-llama" / name
+    cached = VARIANT_CACHE / f"llama-cpp-python-{LLAMA_VERSION}-{name}"
+    if not _variant_matches(cached, cmake_args):
         import tempfile
         import zipfile
 
+        source = ["--no-index", "--find-links", find_links] if find_links else []
         with tempfile.TemporaryDirectory() as tmp:
             step(f"building the {name} llama.cpp variant (a few minutes, once per machine)",
                  [python, "-m", "pip", "wheel", "--disable-pip-version-check", "-q", "--no-deps",
-                  "--no-cache-dir", "--no-binary", "llama-cpp-python", "-w", tmp,
+                  "--no-cache-dir", "--no-binary", "llama-cpp-python", "-w", tmp, *source,
                   f"llama-cpp-python=={LLAMA_VERSION}"],
                  dict(os.environ, CMAKE_ARGS=cmake_args))
             wheel = next(Path(tmp).glob("llama_cpp_python-*.whl"))
@@ -82,16 +125,53 @@ def build_variant(python: str, name: str, cmake_args: str) -> None:
                     if member.startswith("llama_cpp/lib/") and not member.endswith("/"):
                         (staging / Path(member).name).parent.mkdir(parents=True, exist_ok=True)
                         (staging / Path(member).name).write_bytes(archive.read(member))
+            if "GGML_CUDA=ON" in cmake_args:
+                bundle_cuda_runtime(staging)
             (staging / "variant.json").write_text(json.dumps({"name": name, "cmake_args": cmake_args}))
             if cached.exists():
                 shutil.rmtree(cached)
             cached.parent.mkdir(parents=True, exist_ok=True)
             shutil.copytree(staging, cached)
+    if not _variant_matches(target, cmake_args):
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(cached, target)
+    return target
+
+
+def _variant_matches(folder: Path, cmake_args: str) -> bool:
+    import json
+
+    try:
+        return json.loads((folder / "variant.json").read_text()).get("cmake_args") == cmake_args
+    except (OSError, ValueError):
+        return False
+
+
+def bundle_cuda_runtime(folder: Path) -> None:
+    """Copy the CUDA runtime libraries that the CUDA build links into its own folder, so the
+    installer runs wherever an NVIDIA driver is, with no CUDA toolkit installed. The build's
+    libraries find them there (their RPATH is $ORIGIN; on Windows, the DLL's own folder)."""
+    import glob
     import shutil
 
-    if target.exists():
-        shutil.rmtree(target)
-    shutil.copytree(cached, target)
+    nvcc = shutil.which("nvcc")
+    toolkit = Path(os.environ.get("CUDA_PATH") or (Path(nvcc).resolve().parent.parent if nvcc else ""))
+    if os.name == "nt":
+        found = [Path(f) for name in CUDA_RUNTIME for f in glob.glob(str(toolkit / "bin" / f"{name}64_*.dll"))]
+    else:
+        found = []
+        for lib_dir in (toolkit / "lib64", toolkit / "targets" / f"{platform.machine()}-linux" / "lib"):
+            for name in CUDA_RUNTIME:
+                # the SONAME file (libcublas.so.12), not the unversioned development link
+                found += [Path(f) for f in glob.glob(str(lib_dir / f"lib{name}.so.*"))
+                          if re.fullmatch(rf"lib{name}\.so\.\d+", Path(f).name)]
+    names = {f.name for f in found}
+    if not any(n.startswith(("libcudart", "cudart")) for n in names):
+        raise SystemExit(f"no CUDA runtime found under {toolkit or 'CUDA_PATH'}: install the CUDA toolkit")
+    for library in found:
+        shutil.copyfile(library.resolve(), folder / library.name)
+    print(f"==> bundled the CUDA runtime: {', '.join(sorted(names))}", flush=True)
 
 
 def step(title: str, command: list[str], env: dict[str, str] | None = None) -> None:
@@ -106,6 +186,8 @@ def install(with_tests: bool) -> Path:
     python = str(venv_python())
     env = dict(os.environ, CMAKE_ARGS=llama_cmake_args())
     target = ".[build,test,package]" if with_tests else ".[build]"
+    if sys.platform.startswith("linux"):
+        install_numpy_without_blas(python)
     step(
         "installing Hearth and its dependencies (llama.cpp compiles on the first run: ~7 min)",
         [python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "-e", target],
