@@ -1,7 +1,9 @@
 """Choose the llama.cpp build this CPU can run, before llama_cpp is imported.
 
 Hearth ships llama.cpp compiled twice for x86-64: the installed "avx2" build
-(AVX2/FMA/F16C) and a "baseline" build without any AVX. A build with
+(AVX2/FMA/F16C) and a "baseline" build without any AVX. The separate CUDA installer
+adds a third, "cuda" (the avx2 flags plus CUDA, with the CUDA runtime beside it), tried
+first when an NVIDIA driver is present. A build with
 ``-march=native`` or the wrong instruction set dies with SIGILL on the first matrix
 multiply, which no Python code can catch, so the choice is made in two steps: the CPU's
 feature flags rule out builds it cannot run, then the best remaining build loads the
@@ -37,6 +39,7 @@ class Variant:
     name: str
     requires: frozenset[str]
     directory: Path
+    needs_nvidia: bool = False
 
 
 def installed_lib_dir() -> Path | None:
@@ -59,9 +62,12 @@ def available_variants() -> list[Variant]:
     found = []
     installed = installed_lib_dir()
     x86 = platform.machine().lower() in ("x86_64", "amd64")
+    avx2 = frozenset({"avx", "avx2", "fma", "f16c"}) if x86 else frozenset()
+    cuda = variants_root() / "cuda"
+    if (cuda / "variant.json").exists():
+        found.append(Variant("cuda", avx2, cuda, needs_nvidia=True))
     if installed is not None and installed.is_dir():
-        needs = frozenset({"avx", "avx2", "fma", "f16c"}) if x86 else frozenset()
-        found.append(Variant("avx2" if x86 else "native", needs, installed))
+        found.append(Variant("avx2" if x86 else "native", avx2, installed))
     baseline = variants_root() / "baseline"
     if (baseline / "variant.json").exists():
         found.append(Variant("baseline", frozenset(), baseline))
@@ -97,8 +103,29 @@ def cpu_flags() -> frozenset[str]:
     return frozenset()
 
 
+def nvidia_driver() -> str | None:
+    """The NVIDIA driver's version line, or None where there is no driver to use.
+
+    Only a cheap look: whether CUDA really works is the probe's question."""
+    if sys.platform.startswith("linux"):
+        try:
+            return Path("/proc/driver/nvidia/version").read_text().splitlines()[0].strip()
+        except (OSError, IndexError):
+            pass
+        import ctypes.util
+
+        library = ctypes.util.find_library("cuda")  # containers may hide /proc/driver
+        return f"driver library {library}" if library else None
+    if sys.platform == "win32":
+        dll = Path(os.environ.get("SYSTEMROOT", r"C:\Windows")) / "System32" / "nvcuda.dll"
+        return f"nvcuda.dll of {dll.stat().st_size} bytes" if dll.exists() else None
+    return None
+
+
 def _fingerprint(variant: Variant) -> str:
     digest = hashlib.sha256(platform.processor().encode())
+    if variant.needs_nvidia:  # a new driver deserves a new probe
+        digest.update((nvidia_driver() or "").encode())
     for lib in sorted(variant.directory.glob("*llama*")) + sorted(variant.directory.glob("*ggml*")):
         stat = lib.stat()
         digest.update(f"{lib.name}:{stat.st_size}:{int(stat.st_mtime)}".encode())
@@ -114,8 +141,9 @@ def _probe_variant(model: Path, variant: Variant) -> ProbeResult:
 
 
 def choose(model: Path, cache_file: Path, flags: frozenset[str] | None = None,
-           prober: Prober = _probe_variant) -> tuple[Variant | None, list[str]]:
-    """The best variant that this CPU supports and that passes its probe; and the notes why."""
+           prober: Prober = _probe_variant,
+           driver: Callable[[], str | None] = nvidia_driver) -> tuple[Variant | None, list[str]]:
+    """The best variant that this machine supports and that passes its probe; and the notes why."""
     flags = cpu_flags() if flags is None else flags
     notes: list[str] = []
     try:
@@ -126,6 +154,9 @@ def choose(model: Path, cache_file: Path, flags: frozenset[str] | None = None,
         missing = variant.requires - flags
         if missing and flags:
             notes.append(f"{variant.name}: this CPU lacks {', '.join(sorted(missing))}")
+            continue
+        if variant.needs_nvidia and driver() is None:
+            notes.append(f"{variant.name}: no NVIDIA driver found")
             continue
         key = f"{variant.name}:{_fingerprint(variant)}"
         verdict = cache.get(key)

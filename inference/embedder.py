@@ -37,7 +37,7 @@ class LlamaEmbedder:
         try:
             self._llm = construct_llama(model_path=str(path), embedding=True, n_ctx=N_CTX,
                                         n_batch=N_CTX, n_ubatch=N_CTX, n_threads=threads,
-                                        n_threads_batch=threads, verbose=False)
+                                        n_threads_batch=threads, n_gpu_layers=-1, verbose=False)
         except Exception as exc:
             raise ModelLoadError(f"The embedding model {path.name} could not be loaded ({exc}).") from exc
         self.path = path

@@ -64,9 +64,10 @@ def probe_here(path: Path, n_ctx: int, threads: int | None) -> ProbeResult:
     if embedding:  # an embedding model is checked by embedding, not by generating
         n_ctx = min(n_ctx, 512)
         llm = construct_llama(model_path=str(path), embedding=True, n_ctx=n_ctx, n_batch=n_ctx,
-                              n_ubatch=n_ctx, n_threads=threads, n_threads_batch=threads, verbose=False)
-    else:
-        llm = construct_llama(model_path=str(path), n_ctx=n_ctx, n_batch=256,
+                              n_ubatch=n_ctx, n_threads=threads, n_threads_batch=threads, n_gpu_layers=-1,
+                              verbose=False)
+    else:  # all layers on the GPU, as the app loads them, where the build has one
+        llm = construct_llama(model_path=str(path), n_ctx=n_ctx, n_batch=256, n_gpu_layers=-1,
                               n_threads=threads, n_threads_batch=threads, verbose=False)
     load_seconds = time.perf_counter() - started
     loaded = _rss()

@@ -68,6 +68,73 @@ def test_no_usable_build_is_a_clear_error(two_variants, tmp_path, monkeypatch) -
         cpu_variant.ensure()
 
 
+CUDA = Variant("cuda", AVX2.requires, Path("/nonexistent/cuda"), needs_nvidia=True)
+AVX2_FLAGS = frozenset({"avx", "avx2", "fma", "f16c"})
+
+
+def test_the_cuda_build_is_tried_first_and_only_where_there_is_an_nvidia_driver(monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(cpu_variant, "available_variants", lambda: [CUDA, AVX2, BASE])
+    prober, calls = recorder({"cuda": ProbeResult(True), "avx2": ProbeResult(True)})
+    chosen, notes = choose(Path("m.gguf"), tmp_path / "a.json", AVX2_FLAGS, prober, driver=lambda: None)
+    assert chosen is AVX2 and calls == ["avx2"]
+    assert notes[0] == "cuda: no NVIDIA driver found"
+    chosen, notes = choose(Path("m.gguf"), tmp_path / "b.json", AVX2_FLAGS, prober,
+                           driver=lambda: "NVRM version: 580.159")
+    assert chosen is CUDA and calls == ["avx2", "cuda"]
+
+
+def test_a_new_nvidia_driver_means_a_new_probe(monkeypatch, tmp_path) -> None:
+    folder = tmp_path / "cuda"
+    folder.mkdir()
+    (folder / "libllama.so").write_bytes(b"x")
+    variant = Variant("cuda", frozenset(), folder, needs_nvidia=True)
+    monkeypatch.setattr(cpu_variant, "nvidia_driver", lambda: "NVRM version: 550.1")
+    before = cpu_variant._fingerprint(variant)
+    monkeypatch.setattr(cpu_variant, "nvidia_driver", lambda: "NVRM version: 580.159")
+    assert cpu_variant._fingerprint(variant) != before
+
+
+def test_an_installed_cuda_variant_is_listed_first(monkeypatch, tmp_path) -> None:
+    (tmp_path / "cuda").mkdir()
+    (tmp_path / "cuda" / "variant.json").write_text('{"name": "cuda"}')
+    monkeypatch.setattr(cpu_variant, "variants_root", lambda: tmp_path)
+    found = cpu_variant.available_variants()
+    assert found[0].name == "cuda" and found[0].needs_nvidia and found[0].directory == tmp_path / "cuda"
+
+
+def _library_needing_a_missing_driver(folder: Path) -> Path:
+    """A libllama.so linked against a libcuda.so.1 that is then removed: what a CUDA build
+    meets on a machine whose NVIDIA driver is gone."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None or not sys.platform.startswith("linux"):
+        pytest.skip("needs a C compiler on Linux to build a library with a missing dependency")
+    folder.mkdir(exist_ok=True)
+    stub = folder / "stub"
+    stub.mkdir()
+    (stub / "cuda.c").write_text("int cuInit(unsigned int flags) { return flags; }\n")
+    subprocess.run([compiler, "-shared", "-fPIC", "-Wl,-soname,libcuda.so.1", "-o", str(stub / "libcuda.so.1"),
+                    str(stub / "cuda.c")], check=True)
+    (folder / "llama.c").write_text("int cuInit(unsigned int);\nint llama_uses_cuda(void) { return cuInit(0); }\n")
+    subprocess.run([compiler, "-shared", "-fPIC", "-Wl,--no-as-needed", "-o", str(folder / "libllama.so"),
+                    str(folder / "llama.c"), str(stub / "libcuda.so.1")], check=True)
+    shutil.rmtree(stub)
+    return folder
+
+
+@pytest.mark.model
+def test_a_cuda_build_whose_driver_is_missing_falls_back_to_the_cpu_build(tmp_path, starter_model_path,
+                                                                          monkeypatch) -> None:
+    cuda = Variant("cuda", frozenset(), _library_needing_a_missing_driver(tmp_path / "cuda"), needs_nvidia=True)
+    installed = cpu_variant.installed_lib_dir()
+    assert installed is not None
+    cpu = Variant("avx2", frozenset(), installed)
+    monkeypatch.setattr(cpu_variant, "available_variants", lambda: [cuda, cpu])
+    chosen, notes = choose(starter_model_path, tmp_path / "c.json", frozenset(), driver=lambda: "stale driver")
+    assert chosen is cpu
+    assert notes[0].startswith("cuda: probe failed") and "libcuda.so.1" in notes[0]
+    assert notes[1] == "avx2: probe passed"
+
+
 def _trap_library(folder: Path) -> Path:
     """A libllama.so whose constructor executes an illegal instruction: a real SIGILL."""
     compiler = shutil.which("cc") or shutil.which("gcc")
