@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """Build Hearth's installer for this operating system: one command.
 
-    .venv/bin/python packaging/build.py [--test]
+    .venv/bin/python packaging/build.py [--test] [--cuda]
 
 Linux: dist/hearth/ (one folder), hearth-VERSION-linux-ARCH.tar.gz and hearth_VERSION_ARCH.deb.
+--cuda (Linux and Windows, needs the CUDA toolkit's nvcc) first builds llama.cpp once more
+with CUDA, bundles the CUDA runtime beside it, and makes the separate CUDA installer
+(hearth-cuda-..., package hearth-cuda): the same app, which tries the CUDA build first where
+an NVIDIA driver is present and otherwise runs as the CPU installer does.
 macOS: dist/Hearth.app and Hearth-VERSION.dmg (hdiutil). Windows: dist/hearth/ and, when
 Inno Setup's iscc is on PATH, Hearth-VERSION-setup.exe. With --test it runs the frozen
 self-test offscreen with no network (unshare -rn on Linux) and, on Debian-like Linux as
@@ -50,13 +54,26 @@ def mb(size: int) -> str:
     return f"{size / (1 << 20):,.1f} MB"
 
 
-def pyinstaller() -> float:
+def pyinstaller(cuda: bool) -> float:
     (ROOT / "packaging" / "version.json").write_text(json.dumps({"version": project_version()}))
     started = time.monotonic()
     subprocess.run([sys.executable, "-m", "PyInstaller", "--noconfirm", "--clean", "--log-level", "WARN",
                     "--distpath", str(DIST), "--workpath", str(BUILD / "pyinstaller"),
-                    str(ROOT / "packaging" / "hearth.spec")], check=True, cwd=ROOT)
+                    str(ROOT / "packaging" / "hearth.spec")], check=True, cwd=ROOT,
+                   env=dict(os.environ, HEARTH_BUILD_CUDA="1" if cuda else "0"))
     return time.monotonic() - started
+
+
+def build_cuda_variant() -> Path:
+    """llama.cpp with CUDA, into this environment's hearth-llama/cuda (cached per machine).
+    HEARTH_CUDA_ARCHITECTURES narrows the GPU list; HEARTH_LLAMA_SOURCE names a folder
+    holding llama-cpp-python's source package for a build without the package index."""
+    os.environ.setdefault("HEARTH_VENV", sys.prefix)
+    sys.path.insert(0, str(ROOT / "packaging"))
+    import bootstrap
+
+    return bootstrap.build_variant(sys.executable, "cuda", bootstrap.cuda_cmake_args(),
+                                   find_links=os.environ.get("HEARTH_LLAMA_SOURCE"))
 
 
 def strip_interpreter() -> None:
@@ -97,9 +114,9 @@ def deduplicate_libraries() -> int:
     return saved
 
 
-def linux_packages(version: str) -> list[Path]:
+def linux_packages(version: str, name: str = "hearth") -> list[Path]:
     arch = platform.machine()
-    tarball = DIST / f"hearth-{version}-linux-{arch}.tar.gz"
+    tarball = DIST / f"{name}-{version}-linux-{arch}.tar.gz"
     with tarfile.open(tarball, "w:gz") as archive:
         archive.add(APP_DIR, arcname="hearth")
     deb_arch = {"x86_64": "amd64", "aarch64": "arm64"}.get(arch, arch)
@@ -120,16 +137,19 @@ def linux_packages(version: str) -> list[Path]:
     control = stage / "DEBIAN"
     control.mkdir()
     installed_kb = folder_size(stage) // 1024
+    # The CUDA package is the same app in the same place: one or the other, not both.
+    other = "hearth" if name != "hearth" else "hearth-cuda"
     (control / "control").write_text(
-        f"Package: hearth\nVersion: {version}\nArchitecture: {deb_arch}\nMaintainer: Hearth developers\n"
-        f"Installed-Size: {installed_kb}\nDepends: {DEB_DEPENDS}\nSection: utils\nPriority: optional\n"
+        f"Package: {name}\nVersion: {version}\nArchitecture: {deb_arch}\nMaintainer: Hearth developers\n"
+        f"Installed-Size: {installed_kb}\nDepends: {DEB_DEPENDS}\nConflicts: {other}\n"
+        "Section: utils\nPriority: optional\n"
         "Description: Private chat with local language models\n Offline, encrypted chat and document "
         "questions with llama.cpp.\n Makes no network connections.\n")
     (control / "postrm").write_text(
         "#!/bin/sh\nset -e\nif [ \"$1\" = remove ] || [ \"$1\" = purge ]; then\n"
         "  rm -rf /opt/hearth\nfi\n")
     (control / "postrm").chmod(0o755)
-    deb = DIST / f"hearth_{version}_{deb_arch}.deb"
+    deb = DIST / f"{name}_{version}_{deb_arch}.deb"
     subprocess.run(["dpkg-deb", "--root-owner-group", "--build", str(stage), str(deb)], check=True,
                    stdout=subprocess.DEVNULL)
     return [tarball, deb]
@@ -143,14 +163,15 @@ def mac_packages(version: str) -> list[Path]:
     return [dmg]
 
 
-def windows_packages(version: str) -> list[Path]:
+def windows_packages(version: str, cuda: bool) -> list[Path]:
     iscc = shutil.which("iscc") or shutil.which("ISCC")
     if iscc is None:
         print("Inno Setup (iscc) not found: only the one-folder app was built")
         return []
-    subprocess.run([iscc, f"/DAppVersion={version}", f"/DSourceDir={APP_DIR}", f"/O{DIST}",
+    output = f"Hearth-{version}{'-cuda' if cuda else ''}-setup"
+    subprocess.run([iscc, f"/DAppVersion={version}", f"/DSourceDir={APP_DIR}", f"/O{DIST}", f"/F{output}",
                     str(ROOT / "packaging" / "windows" / "hearth.iss")], check=True)
-    return list(DIST.glob(f"Hearth-{version}-setup.exe"))
+    return list(DIST.glob(f"{output}.exe"))
 
 
 def frozen_executable() -> Path:
@@ -176,11 +197,12 @@ def self_test(executable: Path, offline: bool = True) -> float:
 
 
 def deb_round_trip(deb: Path) -> None:
+    package = deb.name.split("_")[0]
     subprocess.run(["dpkg", "-i", str(deb)], check=True, stdout=subprocess.DEVNULL)
     try:
         self_test(Path("/opt/hearth/hearth"))
     finally:
-        subprocess.run(["dpkg", "-r", "hearth"], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(["dpkg", "-r", package], check=True, stdout=subprocess.DEVNULL)
     if Path("/opt/hearth").exists():
         raise SystemExit("dpkg -r left /opt/hearth behind")
     print("deb: installed, self-test passed, removed cleanly")
@@ -188,15 +210,20 @@ def deb_round_trip(deb: Path) -> None:
 
 def main(argv: list[str]) -> int:
     version = project_version()
-    seconds = pyinstaller()
+    cuda = "--cuda" in argv
+    if cuda:
+        if sys.platform == "darwin":
+            raise SystemExit("--cuda: macOS has no CUDA; the Apple Silicon build uses Metal")
+        print(f"CUDA variant: {build_cuda_variant()}")
+    seconds = pyinstaller(cuda)
     if sys.platform.startswith("linux"):
         strip_interpreter()
         print(f"deduplicated llama.cpp libraries: {mb(deduplicate_libraries())} saved")
-        packages = linux_packages(version)
+        packages = linux_packages(version, "hearth-cuda" if cuda else "hearth")
     elif sys.platform == "darwin":
         packages = mac_packages(version)
     else:
-        packages = windows_packages(version)
+        packages = windows_packages(version, cuda)
     root = DIST / "Hearth.app" if sys.platform == "darwin" else APP_DIR
     print(f"build time: {seconds:.0f} s")
     print(f"unpacked size: {mb(folder_size(root))}; without models: {mb(folder_size(root, '.gguf'))}")

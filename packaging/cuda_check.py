@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""Check the CUDA llama.cpp variant on a machine with an NVIDIA GPU and no network.
+
+    .venv/bin/python packaging/cuda_check.py prepare DIR   # here, with the package index
+    python3 packaging/cuda_check.py run DIR                # there, on the GPU machine
+
+``prepare`` puts into DIR what the GPU machine lacks, small enough to carry (under 64 MB):
+llama-cpp-python's source package without llama.cpp's test vocabularies, docs and other
+backends; a four-layer cut of the starter model (its tokenizer and first layers, so the
+text is nonsense but the arithmetic is the real model's); and the pure-Python packages
+llama_cpp needs (its Python code, diskcache, platformdirs).
+
+``run`` builds the CUDA variant exactly as ``packaging/build.py --cuda`` does
+(bootstrap.build_variant, CUDA runtime bundled beside it), then runs the self-test's
+worker and engine on it: the variant chooser must pick "cuda", the model must load with
+its layers on the GPU, and greedy decoding must give the same tokens on the GPU as on
+the CPU. It prints the decode speed of both. Set HEARTH_CUDA_ARCHITECTURES (say "90")
+to build for one GPU generation only, which is much faster.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYERS = 4
+TOKENS = 64
+# Parts of llama.cpp's source tree that a library build never reads.
+SOURCE_SKIP = ("/.git/", "/vendor/llama.cpp/models/", "/vendor/llama.cpp/docs/", "/vendor/llama.cpp/tests/",
+               "/vendor/llama.cpp/benches/", "/vendor/llama.cpp/media/", "/vendor/llama.cpp/tools/ui/",
+               "/vendor/llama.cpp/tools/server/", "/vendor/llama.cpp/gguf-py/",
+               *(f"/ggml/src/ggml-{b}/" for b in ("hexagon", "sycl", "vulkan", "opencl", "metal", "cann",
+                                                  "musa", "kompute", "rpc", "webgpu", "zdnn", "openvino")))
+
+
+def prepare(out: Path) -> None:
+    import subprocess
+    import tempfile
+
+    out.mkdir(parents=True, exist_ok=True)
+    sys.path.insert(0, str(ROOT / "packaging"))
+    import bootstrap
+
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
+                        "-d", tmp, f"llama-cpp-python=={bootstrap.LLAMA_VERSION}"], check=True)
+        source = next(Path(tmp).glob("llama_cpp_python-*.tar.gz"))
+        (out / "src").mkdir(exist_ok=True)
+        with tarfile.open(source) as full, tarfile.open(out / "src" / source.name, "w:gz") as trimmed:
+            for member in full:
+                if any(part in f"/{member.name}/" for part in SOURCE_SKIP):
+                    continue
+                trimmed.addfile(member, full.extractfile(member) if member.isfile() else None)
+    cut_model(out / "model.gguf")
+    site = out / "site"
+    site.mkdir(exist_ok=True)
+    import diskcache
+    import llama_cpp
+    import platformdirs
+
+    for module in (llama_cpp, diskcache, platformdirs):
+        package = Path(module.__file__).parent
+        shutil.copytree(package, site / package.name, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("lib", "__pycache__", "*.so*"))
+    total = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
+    print(f"prepared {out}: {total / (1 << 20):.1f} MB")
+
+
+def cut_model(target: Path) -> None:
+    """The starter model with its first LAYERS layers only (gguf's own reader and writer)."""
+    import gguf
+
+    from inference.bundled import source_path, starter_model
+
+    source = source_path(starter_model())
+    if source is None:
+        raise SystemExit("the starter model is not installed: run packaging/bootstrap.py first")
+    reader = gguf.GGUFReader(source)
+    arch = reader.fields["general.architecture"].contents()
+    writer = gguf.GGUFWriter(target, arch=arch, endianess=reader.endianess)
+    for field in reader.fields.values():
+        if field.name.startswith("GGUF.") or field.name == "general.architecture":
+            continue
+        kind = field.types[0]
+        value = LAYERS if field.name == f"{arch}.block_count" else field.contents()
+        sub = field.types[-1] if kind == gguf.GGUFValueType.ARRAY else None
+        writer.add_key_value(field.name, value, kind, sub_type=sub)
+    kept = [t for t in reader.tensors if not t.name.startswith("blk.") or int(t.name.split(".")[1]) < LAYERS]
+    for tensor in kept:
+        writer.add_tensor_info(tensor.name, tensor.data.shape, tensor.data.dtype, tensor.data.nbytes,
+                               tensor.tensor_type)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_ti_data_to_file()
+    for tensor in kept:
+        writer.write_tensor_data(tensor.data, tensor_endianess=reader.endianess)
+    writer.close()
+
+
+def gpu_memory_used() -> str:
+    import subprocess
+
+    try:
+        done = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader"],
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    return done.stdout.strip() or "unknown"
+
+
+def greedy(model: Path, gpu_layers: int) -> tuple[str, float, str]:
+    """Text, decode tokens/s and backend, through the app's worker and engine."""
+    import queue
+
+    from inference.llama_engine import LlamaEngine
+    from inference.protocol import (
+        ChatMessage,
+        Chunk,
+        Done,
+        Failed,
+        Generate,
+        LoadModel,
+        ModelFailed,
+        ModelLoaded,
+        ModelSpec,
+        SamplingParams,
+        Stopped,
+    )
+    from inference.worker import InferenceWorker
+
+    events: queue.Queue = queue.Queue()
+    worker = InferenceWorker(LlamaEngine, events.put, flush_interval=0.0)
+    worker.start()
+    try:
+        worker.submit(LoadModel(ModelSpec(path=model, n_gpu_layers=gpu_layers, n_ctx=512)))
+        while True:
+            event = events.get(timeout=300)
+            if isinstance(event, ModelFailed):
+                raise SystemExit(f"load failed: {event.reason}")
+            if isinstance(event, ModelLoaded):
+                backend = f"{event.backend}, GPU memory in use {gpu_memory_used()}"
+                break
+        prompt = (ChatMessage("user", "Tell me a short story about a lighthouse keeper."),)
+        worker.submit(Generate(1, 0, prompt, SamplingParams(max_tokens=TOKENS, temperature=0.0, seed=1)))
+        text = ""
+        while True:
+            event = events.get(timeout=300)
+            if isinstance(event, Chunk):
+                text += event.text
+            elif isinstance(event, Failed):
+                raise SystemExit(f"generation failed: {event.reason}")
+            elif isinstance(event, (Done, Stopped)):
+                stats = event.stats
+                break
+    finally:
+        worker.shutdown(timeout=5.0)
+    return text, stats.tokens_per_second, f"{backend}, {stats.tokens} tokens"
+
+
+def run(folder: Path) -> int:
+    os.environ.setdefault("HEARTH_VENV", sys.prefix)
+    os.environ.setdefault("PIP_NO_BUILD_ISOLATION", "0")  # build with the machine's scikit-build-core
+    sys.path[:0] = [str(folder / "site"), str(ROOT), str(ROOT / "packaging")]
+    import bootstrap
+
+    from inference import cpu_variant
+
+    started = time.monotonic()
+    built = bootstrap.build_variant(sys.executable, "cuda", bootstrap.cuda_cmake_args(),
+                                    find_links=str(folder / "src"))
+    print(f"CUDA variant built in {time.monotonic() - started:.0f} s: "
+          + ", ".join(sorted(p.name for p in built.iterdir())), flush=True)
+    model = folder / "model.gguf"
+    print(f"NVIDIA driver: {cpu_variant.nvidia_driver()}")
+    cpu_variant.configure(model, folder / "verdicts.json")
+    chosen = cpu_variant.ensure()
+    print(f"variant: {cpu_variant.describe()}", flush=True)
+    if chosen is None or chosen.name != "cuda":
+        print("FAILED: the CUDA variant was not chosen")
+        return 1
+    print(f"GPU memory in use before loading: {gpu_memory_used()}")
+    gpu_text, gpu_speed, gpu_backend = greedy(model, -1)
+    cpu_text, cpu_speed, cpu_backend = greedy(model, 0)
+    print(f"GPU: {gpu_backend}, {gpu_speed:.0f} tokens/s; CPU (same build, 0 layers offloaded): "
+          f"{cpu_backend}, {cpu_speed:.0f} tokens/s")
+    same = next((i for i, (a, b) in enumerate(zip(gpu_text, cpu_text, strict=False)) if a != b),
+                min(len(gpu_text), len(cpu_text)))
+    print(f"greedy text: the first {same} of {len(gpu_text)} characters agree on GPU and CPU; "
+          f"GPU: {gpu_text[:60]!r}")
+    if "CUDA" not in gpu_backend or not gpu_text:
+        print("FAILED: the model did not run on the GPU")
+        return 1
+    print("cuda check OK")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2 or argv[0] not in ("prepare", "run"):
+        print(__doc__)
+        return 2
+    if argv[0] == "prepare":
+        prepare(Path(argv[1]).resolve())
+        return 0
+    return run(Path(argv[1]).resolve())
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
