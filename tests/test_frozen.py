@@ -68,3 +68,21 @@ def test_the_deb_installs_runs_and_uninstalls_cleanly() -> None:
     assert not Path("/opt/hearth").exists()
     assert not Path("/usr/share/applications/hearth.desktop").exists()
     assert not Path("/usr/bin/hearth").exists()
+
+
+def test_the_app_without_models_stays_under_200_mb() -> None:
+    """The issue's size target, and what keeps the build under it (see README, Installers)."""
+    if not EXECUTABLE.exists():
+        pytest.skip("no frozen build in dist/: run `.venv/bin/python packaging/build.py`")
+    sys.path.insert(0, str(ROOT / "packaging"))
+    from build import folder_size
+
+    internal = EXECUTABLE.parent / "_internal"
+    size = folder_size(EXECUTABLE.parent, skip_suffix=".gguf")
+    assert size < 200 << 20, f"{size / (1 << 20):.1f} MB without the models"
+    assert not (internal / "hearth-llama" / "cuda").exists()  # only in the CUDA installer
+    for left_out in ("lxml", "docx", "PySide6/QtQml.abi3.so", "PySide6/Qt/lib/libQt6WaylandClient.so.6",
+                     "libcairo.so.2", "libgtk-3.so.0"):
+        assert not (internal / left_out).exists(), left_out
+    if sys.platform.startswith("linux"):
+        assert not (internal / "numpy.libs").exists(), "NumPy with OpenBLAS: run packaging/bootstrap.py"
