@@ -142,7 +142,7 @@ def _probe_variant(model: Path, variant: Variant) -> ProbeResult:
 
 def choose(model: Path, cache_file: Path, flags: frozenset[str] | None = None,
            prober: Prober = _probe_variant,
-           driver: Callable[[], str | None] = nvidia_driver) -> tuple[Variant | None, list[str]]:
+           driver: Callable[[], str | None] | None = None) -> tuple[Variant | None, list[str]]:
     """The best variant that this machine supports and that passes its probe; and the notes why."""
     flags = cpu_flags() if flags is None else flags
     notes: list[str] = []
@@ -155,7 +155,7 @@ def choose(model: Path, cache_file: Path, flags: frozenset[str] | None = None,
         if missing and flags:
             notes.append(f"{variant.name}: this CPU lacks {', '.join(sorted(missing))}")
             continue
-        if variant.needs_nvidia and driver() is None:
+        if variant.needs_nvidia and (driver or nvidia_driver)() is None:
             notes.append(f"{variant.name}: no NVIDIA driver found")
             continue
         key = f"{variant.name}:{_fingerprint(variant)}"

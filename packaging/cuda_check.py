@@ -166,6 +166,8 @@ def run(folder: Path) -> int:
     os.environ.setdefault("HEARTH_VENV", sys.prefix)
     os.environ.setdefault("PIP_NO_BUILD_ISOLATION", "0")  # build with the machine's scikit-build-core
     sys.path[:0] = [str(folder / "site"), str(ROOT), str(ROOT / "packaging")]
+    # the probe is a child process: it needs the carried packages too
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(folder / "site"), str(ROOT), os.environ.get("PYTHONPATH", "")])
     import bootstrap
 
     from inference import cpu_variant
