@@ -68,10 +68,10 @@ def build_cuda_variant() -> Path:
     """llama.cpp with CUDA, into this environment's hearth-llama/cuda (cached per machine).
     HEARTH_CUDA_ARCHITECTURES narrows the GPU list; HEARTH_LLAMA_SOURCE names a folder
     holding llama-cpp-python's source package for a build without the package index."""
-    os.environ.setdefault("HEARTH_VENV", sys.prefix)
     sys.path.insert(0, str(ROOT / "packaging"))
     import bootstrap
 
+    bootstrap.VENV = Path(sys.prefix)  # this environment, where the spec and the app look
     return bootstrap.build_variant(sys.executable, "cuda", bootstrap.cuda_cmake_args(),
                                    find_links=os.environ.get("HEARTH_LLAMA_SOURCE"))
 

@@ -163,7 +163,6 @@ def greedy(model: Path, gpu_layers: int) -> tuple[str, float, str]:
 
 
 def run(folder: Path) -> int:
-    os.environ.setdefault("HEARTH_VENV", sys.prefix)
     os.environ.setdefault("PIP_NO_BUILD_ISOLATION", "0")  # build with the machine's scikit-build-core
     sys.path[:0] = [str(folder / "site"), str(ROOT), str(ROOT / "packaging")]
     # the probe is a child process: it needs the carried packages too
@@ -171,6 +170,8 @@ def run(folder: Path) -> int:
     import bootstrap
 
     from inference import cpu_variant
+
+    bootstrap.VENV = Path(sys.prefix)  # where cpu_variant looks, however bootstrap was imported
 
     started = time.monotonic()
     built = bootstrap.build_variant(sys.executable, "cuda", bootstrap.cuda_cmake_args(),
