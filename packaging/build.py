@@ -114,6 +114,13 @@ def deduplicate_libraries() -> int:
     return saved
 
 
+def deb_depends() -> str:
+    """Qt's X11 libraries, and the C library the app was built against: the frozen
+    Python and every wheel need at least that glibc, and dpkg should say so up front."""
+    libc, glibc = platform.libc_ver()
+    return f"libc6 (>= {glibc}), {DEB_DEPENDS}" if libc == "glibc" and glibc else DEB_DEPENDS
+
+
 def linux_packages(version: str, name: str = "hearth") -> list[Path]:
     arch = platform.machine()
     tarball = DIST / f"{name}-{version}-linux-{arch}.tar.gz"
@@ -134,6 +141,12 @@ def linux_packages(version: str, name: str = "hearth") -> list[Path]:
     icons = stage / "usr" / "share" / "icons" / "hicolor" / "512x512" / "apps"
     icons.mkdir(parents=True)
     shutil.copyfile(ROOT / "assets" / "hearth.png", icons / "hearth.png")
+    docs = stage / "usr" / "share" / "doc" / name
+    docs.mkdir(parents=True)
+    (docs / "copyright").write_text(
+        "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
+        "Upstream-Name: Hearth\nComment: the bundled models and libraries, with their licenses, follow.\n\n"
+        + (ROOT / "LICENSES.md").read_text())
     control = stage / "DEBIAN"
     control.mkdir()
     installed_kb = folder_size(stage) // 1024
@@ -141,7 +154,7 @@ def linux_packages(version: str, name: str = "hearth") -> list[Path]:
     other = "hearth" if name != "hearth" else "hearth-cuda"
     (control / "control").write_text(
         f"Package: {name}\nVersion: {version}\nArchitecture: {deb_arch}\nMaintainer: Hearth developers\n"
-        f"Installed-Size: {installed_kb}\nDepends: {DEB_DEPENDS}\nConflicts: {other}\n"
+        f"Installed-Size: {installed_kb}\nDepends: {deb_depends()}\nConflicts: {other}\n"
         "Section: utils\nPriority: optional\n"
         "Description: Private chat with local language models\n Offline, encrypted chat and document "
         "questions with llama.cpp.\n Makes no network connections.\n")

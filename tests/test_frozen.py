@@ -61,6 +61,7 @@ def test_the_deb_installs_runs_and_uninstalls_cleanly() -> None:
     try:
         assert Path("/usr/share/applications/hearth.desktop").is_file()
         assert Path("/usr/share/icons/hicolor/512x512/apps/hearth.png").is_file()
+        assert "all-MiniLM-L6-v2" in Path("/usr/share/doc/hearth/copyright").read_text()  # the licenses
         done = run_self_test(Path("/usr/bin/hearth"), offline=False)
         assert done.returncode == 0 and "self-test OK" in done.stdout, done.stderr[-3000:]
     finally:
@@ -68,6 +69,7 @@ def test_the_deb_installs_runs_and_uninstalls_cleanly() -> None:
     assert not Path("/opt/hearth").exists()
     assert not Path("/usr/share/applications/hearth.desktop").exists()
     assert not Path("/usr/bin/hearth").exists()
+    assert not Path("/usr/share/doc/hearth").exists()
 
 
 def test_the_app_without_models_stays_under_200_mb() -> None:
