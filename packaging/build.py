@@ -90,6 +90,25 @@ def strip_interpreter() -> None:
             subprocess.run([strip, "--strip-unneeded", str(target)], check=False)
 
 
+LLAMA_LIBRARY_NAMES = ("libggml", "libllama", "libmtmd", "libcudart", "libcublas")
+
+
+def unshadow_llama_libraries() -> list[str]:
+    """Remove the links and copies of llama.cpp's libraries at the top of _internal.
+
+    PyInstaller places each dependency there (a link when the library is already in a
+    sub-folder), and its bootloader puts that folder on LD_LIBRARY_PATH, which the loader
+    searches before a library's own RUNPATH ($ORIGIN). So the no-AVX build would load the
+    AVX2 build's ggml (SIGILL on the CPUs it is for), and the CUDA build a CPU-only one.
+    Each build finds its own libraries beside it; nothing else needs them there."""
+    removed = []
+    for entry in (APP_DIR / "_internal").iterdir():
+        if entry.name.startswith(LLAMA_LIBRARY_NAMES) and (entry.is_symlink() or entry.is_file()):
+            entry.unlink()
+            removed.append(entry.name)
+    return sorted(removed)
+
+
 def deduplicate_libraries() -> int:
     """Wheels cannot hold symlinks, so llama-cpp-python ships each library three times
     (libllama.so, .so.0, .so.0.5.0). Keep the file under its SONAME-style name and point
@@ -230,6 +249,7 @@ def main(argv: list[str]) -> int:
         print(f"CUDA variant: {build_cuda_variant()}")
     seconds = pyinstaller(cuda)
     if sys.platform.startswith("linux"):
+        print(f"llama.cpp libraries removed from the top of _internal: {', '.join(unshadow_llama_libraries())}")
         strip_interpreter()
         print(f"deduplicated llama.cpp libraries: {mb(deduplicate_libraries())} saved")
         packages = linux_packages(version, "hearth-cuda" if cuda else "hearth")
