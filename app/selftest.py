@@ -30,6 +30,7 @@ from inference.protocol import (
     ModelLoaded,
     ModelSpec,
     SamplingParams,
+    Stats,
     Stopped,
 )
 from inference.worker import InferenceWorker
@@ -59,6 +60,35 @@ def _embed_a_sentence(worker: InferenceWorker) -> int:
     return int(vectors.shape[1])
 
 
+def load_and_generate(worker: InferenceWorker, events: queue.Queue[Event], spec: ModelSpec,
+                      tokens: int = TOKENS) -> tuple[ModelLoaded, str, Stats]:
+    """Load ``spec`` in ``worker`` and decode ``tokens`` greedy tokens of a fixed prompt.
+
+    Raises RuntimeError with llama.cpp's reason if loading or generating fails, and
+    TimeoutError if either takes too long."""
+    worker.submit(LoadModel(spec))
+    deadline = time.monotonic() + LOAD_TIMEOUT
+    while True:
+        event = _next_event(events, deadline)
+        if isinstance(event, ModelFailed):
+            raise RuntimeError(event.reason)
+        if isinstance(event, ModelLoaded):
+            loaded = event
+            break
+    prompt = (ChatMessage("user", "Tell me a short story about a lighthouse keeper."),)
+    worker.submit(Generate(1, 0, prompt, SamplingParams(max_tokens=tokens, temperature=0.0, seed=1)))
+    text = ""
+    deadline = time.monotonic() + GENERATE_TIMEOUT
+    while True:
+        event = _next_event(events, deadline)
+        if isinstance(event, Chunk):
+            text += event.text
+        elif isinstance(event, Failed):
+            raise RuntimeError(event.reason)
+        elif isinstance(event, (Done, Stopped)):
+            return loaded, text, event.stats
+
+
 def run_self_test(out: TextIO = sys.stdout) -> int:
     try:
         path = resolve_model()
@@ -69,31 +99,7 @@ def run_self_test(out: TextIO = sys.stdout) -> int:
     worker = InferenceWorker(LlamaEngine, events.put, flush_interval=0.0, embedder_factory=LlamaEmbedder)
     worker.start()
     try:
-        worker.submit(LoadModel(ModelSpec(path=path)))
-        deadline = time.monotonic() + LOAD_TIMEOUT
-        while True:
-            event = _next_event(events, deadline)
-            if isinstance(event, ModelFailed):
-                print(f"self-test FAILED: {event.reason}", file=out)
-                return 1
-            if isinstance(event, ModelLoaded):
-                loaded = event
-                break
-        prompt = (ChatMessage("user", "Tell me a short story about a lighthouse keeper."),)
-        params = SamplingParams(max_tokens=TOKENS, temperature=0.0, seed=1)
-        worker.submit(Generate(1, 0, prompt, params))
-        text = ""
-        deadline = time.monotonic() + GENERATE_TIMEOUT
-        while True:
-            event = _next_event(events, deadline)
-            if isinstance(event, Chunk):
-                text += event.text
-            elif isinstance(event, Failed):
-                print(f"self-test FAILED: {event.reason}", file=out)
-                return 1
-            elif isinstance(event, (Done, Stopped)):
-                stats = event.stats
-                break
+        loaded, text, stats = load_and_generate(worker, events, ModelSpec(path=path))
         embedded = _embed_a_sentence(worker)
     except TimeoutError:
         print("self-test FAILED: the model did not answer in time", file=out)

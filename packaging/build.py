@@ -90,7 +90,8 @@ def strip_interpreter() -> None:
             subprocess.run([strip, "--strip-unneeded", str(target)], check=False)
 
 
-LLAMA_LIBRARY_NAMES = ("libggml", "libllama", "libmtmd", "libcudart", "libcublas")
+# llama.cpp's libraries and the CUDA runtime, by file name (Linux and Windows spellings).
+LLAMA_LIBRARY = re.compile(r"^(lib)?(ggml|llama|mtmd|cudart|cublas)", re.IGNORECASE)
 
 
 def unshadow_llama_libraries() -> list[str]:
@@ -103,7 +104,7 @@ def unshadow_llama_libraries() -> list[str]:
     Each build finds its own libraries beside it; nothing else needs them there."""
     removed = []
     for entry in (APP_DIR / "_internal").iterdir():
-        if entry.name.startswith(LLAMA_LIBRARY_NAMES) and (entry.is_symlink() or entry.is_file()):
+        if LLAMA_LIBRARY.match(entry.name) and (entry.is_symlink() or entry.is_file()):
             entry.unlink()
             removed.append(entry.name)
     return sorted(removed)

@@ -114,49 +114,21 @@ def gpu_memory_used() -> str:
 
 
 def greedy(model: Path, gpu_layers: int) -> tuple[str, float, str]:
-    """Text, decode tokens/s and backend, through the app's worker and engine."""
+    """Text, decode tokens/s and backend, through the self-test's worker and engine."""
     import queue
 
+    from app.selftest import load_and_generate
     from inference.llama_engine import LlamaEngine
-    from inference.protocol import (
-        ChatMessage,
-        Chunk,
-        Done,
-        Failed,
-        Generate,
-        LoadModel,
-        ModelFailed,
-        ModelLoaded,
-        ModelSpec,
-        SamplingParams,
-        Stopped,
-    )
+    from inference.protocol import ModelSpec
     from inference.worker import InferenceWorker
 
     events: queue.Queue = queue.Queue()
     worker = InferenceWorker(LlamaEngine, events.put, flush_interval=0.0)
     worker.start()
     try:
-        worker.submit(LoadModel(ModelSpec(path=model, n_gpu_layers=gpu_layers, n_ctx=512)))
-        while True:
-            event = events.get(timeout=300)
-            if isinstance(event, ModelFailed):
-                raise SystemExit(f"load failed: {event.reason}")
-            if isinstance(event, ModelLoaded):
-                backend = f"{event.backend}, GPU memory in use {gpu_memory_used()}"
-                break
-        prompt = (ChatMessage("user", "Tell me a short story about a lighthouse keeper."),)
-        worker.submit(Generate(1, 0, prompt, SamplingParams(max_tokens=TOKENS, temperature=0.0, seed=1)))
-        text = ""
-        while True:
-            event = events.get(timeout=300)
-            if isinstance(event, Chunk):
-                text += event.text
-            elif isinstance(event, Failed):
-                raise SystemExit(f"generation failed: {event.reason}")
-            elif isinstance(event, (Done, Stopped)):
-                stats = event.stats
-                break
+        loaded, text, stats = load_and_generate(worker, events, ModelSpec(path=model, n_gpu_layers=gpu_layers,
+                                                                          n_ctx=512), tokens=TOKENS)
+        backend = f"{loaded.backend}, GPU memory in use {gpu_memory_used()}"
     finally:
         worker.shutdown(timeout=5.0)
     return text, stats.tokens_per_second, f"{backend}, {stats.tokens} tokens"
@@ -187,8 +159,12 @@ def run(folder: Path) -> int:
         print("FAILED: the CUDA variant was not chosen")
         return 1
     print(f"GPU memory in use before loading: {gpu_memory_used()}")
-    gpu_text, gpu_speed, gpu_backend = greedy(model, -1)
-    cpu_text, cpu_speed, cpu_backend = greedy(model, 0)
+    try:
+        gpu_text, gpu_speed, gpu_backend = greedy(model, -1)
+        cpu_text, cpu_speed, cpu_backend = greedy(model, 0)
+    except (RuntimeError, TimeoutError) as exc:
+        print(f"FAILED: {str(exc) or 'the model did not answer in time'}")
+        return 1
     print(f"GPU: {gpu_backend}, {gpu_speed:.0f} tokens/s; CPU (same build, 0 layers offloaded): "
           f"{cpu_backend}, {cpu_speed:.0f} tokens/s")
     same = next((i for i, (a, b) in enumerate(zip(gpu_text, cpu_text, strict=False)) if a != b),
