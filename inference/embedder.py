@@ -1,19 +1,37 @@
-"""The embedding model (a GGUF run by llama.cpp with embeddings on), owned by the worker."""
+"""The embedding models (GGUFs run by llama.cpp with embeddings on), owned by the worker.
+
+``EmbedderPool`` keeps up to two of them loaded, each under its identity (the model file's
+sha256): while documents are re-embedded with a new model, the old one still embeds the
+questions that the old index answers. Every request names the identity it wants and gets
+exactly that model, or ``EmbedderNotLoaded``: vectors of two models must never meet.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from inference import cpu_variant
-from inference.errors import ModelLoadError
-from inference.hardware import physical_cores
-from inference.llama_engine import check_model_file, construct_llama
+from inference.bundled import sha256_of
+from inference.errors import InferenceError, ModelLoadError, NoModelLoaded
 
+log = logging.getLogger(__name__)
 N_CTX = 512  # BERT-style models see at most 512 tokens; chunks are far shorter
+MAX_EMBEDDERS = 2  # the old and the new model during a switch; about 40 MB each
+
+
+class EmbedderNotLoaded(InferenceError):
+    """A request named an embedding model that is not loaded. Never answered by another:
+    its vectors would land in an index of another size, or of the same size and meaningless."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        super().__init__(f"The embedding model {model[:12]}… is not loaded, so nothing was "
+                         "embedded. Choose it again under Models, or wait for it to load.")
 
 
 class LlamaEmbedder:
@@ -30,6 +48,12 @@ class LlamaEmbedder:
         return int(self._llm.n_embd()) if self._llm is not None else 0
 
     def load(self, path: Path, n_threads: int | None = None) -> None:
+        # Imported here: the worker imports this module, and tests with fake engines need
+        # no llama.cpp machinery.
+        from inference import cpu_variant
+        from inference.hardware import physical_cores
+        from inference.llama_engine import check_model_file, construct_llama
+
         self.close()
         check_model_file(path)
         cpu_variant.ensure()
@@ -59,3 +83,77 @@ class LlamaEmbedder:
         if self._llm is not None:
             self._llm.close()
             self._llm = None
+
+
+class EmbedderPool:
+    """Loaded embedders by identity, least recently used first. The worker thread alone
+    uses it. The factory is called once at once (a broken one shows when the worker
+    starts), and again for each further instance, up to ``size``."""
+
+    def __init__(self, factory: Callable[[], Any], size: int = MAX_EMBEDDERS) -> None:
+        self._factory = factory
+        self._size = size
+        self._instances: list[Any] = [factory()]
+        self._loaded: OrderedDict[str, Any] = OrderedDict()
+        self._newest = ""  # the identity loaded last: what a request without one gets
+
+    @staticmethod
+    def identity(path: Path, model: str = "") -> str:
+        """``model`` when given, else the file's sha256 (OSError if it cannot be read)."""
+        return model or sha256_of(path)
+
+    def load(self, identity: str, path: Path) -> int:
+        """Load ``path`` as ``identity`` (a no-op if it is loaded); its dimensions."""
+        current = self._loaded.get(identity)
+        if current is not None and current.loaded:
+            self._loaded.move_to_end(identity)
+            self._newest = identity
+            return int(current.dimensions)
+        self._loaded.pop(identity, None)
+        instance = self._free()
+        instance.load(path)  # a failure leaves the instance free and the others as they were
+        self._loaded[identity] = instance
+        self._newest = identity
+        return int(instance.dimensions)
+
+    def _free(self) -> Any:
+        busy = {id(e) for e in self._loaded.values()}
+        for instance in self._instances:
+            if id(instance) not in busy:
+                return instance
+        if len(self._instances) < self._size:
+            instance = self._factory()
+            self._instances.append(instance)
+            return instance
+        identity, oldest = self._loaded.popitem(last=False)
+        log.info("unloading the embedding model %s… to make room for another", identity[:12])
+        oldest.close()
+        return oldest
+
+    def get(self, model: str) -> Any | None:
+        """The embedder holding ``model``, or None; counts as a use."""
+        embedder = self._loaded.get(model)
+        if embedder is None or not embedder.loaded:
+            return None
+        self._loaded.move_to_end(model)
+        return embedder
+
+    def named(self, model: str) -> Any:
+        """The embedder holding ``model`` (empty: the one loaded last); never another."""
+        embedder = self.get(model or self._newest) if (model or self._newest) else None
+        if embedder is None:
+            if model:
+                raise EmbedderNotLoaded(model)
+            raise NoModelLoaded()
+        return embedder
+
+    def loaded_models(self) -> list[str]:
+        return list(self._loaded)
+
+    def close(self) -> None:
+        for instance in self._instances:
+            try:
+                instance.close()
+            except Exception:  # pragma: no cover - freeing must not mask the real exit
+                log.exception("closing an embedding model failed")
+        self._loaded.clear()

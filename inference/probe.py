@@ -5,22 +5,23 @@ tokenizes, decodes a few tokens and reports one JSON line with what it measured,
 including its resident memory. The parent reads the line, or the signal or time-out
 that ended the child, and turns it into a verdict the user can read.
 
-    python -m inference.probe MODEL [--n-ctx N] [--threads N]
+    python -m inference.probe_child MODEL [--n-ctx N] [--threads N]   (the child)
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 PROBE_TIMEOUT = 180.0
+CANCEL_POLL = 0.1  # how often a running probe looks at its cancel event
 RESULT_PREFIX = "HEARTH-PROBE "
 
 
@@ -41,58 +42,11 @@ class ProbeResult:
         return max(0, self.rss_after - self.rss_before)
 
 
-def _rss() -> int:
-    import psutil
-
-    return int(psutil.Process().memory_info().rss)
-
-
-def probe_here(path: Path, n_ctx: int, threads: int | None) -> ProbeResult:
-    """The child's side: runs in the probe process."""
-    from inference.gguf import InvalidGGUF, read_header
-    from inference.modelinfo import info_from_header
-
-    try:
-        info = info_from_header(read_header(path))
-    except InvalidGGUF as exc:
-        return ProbeResult(False, f"{path.name} is not a valid model file: {exc}.")
-    from inference.llama_engine import construct_llama
-
-    embedding = info.role == "embedding"
-    before = _rss()
-    started = time.perf_counter()
-    if embedding:  # an embedding model is checked by embedding, not by generating
-        n_ctx = min(n_ctx, 512)
-        llm = construct_llama(model_path=str(path), embedding=True, n_ctx=n_ctx, n_batch=n_ctx,
-                              n_ubatch=n_ctx, n_threads=threads, n_threads_batch=threads, n_gpu_layers=-1,
-                              verbose=False)
-    else:  # all layers on the GPU, as the app loads them, where the build has one
-        llm = construct_llama(model_path=str(path), n_ctx=n_ctx, n_batch=256, n_gpu_layers=-1,
-                              n_threads=threads, n_threads_batch=threads, verbose=False)
-    load_seconds = time.perf_counter() - started
-    loaded = _rss()
-    if embedding:
-        vector = llm.embed(["The quick brown fox"])[0]
-        text = f"{len(vector)} dimensions"
-    else:
-        tokens = llm.tokenize(b"The quick brown fox", add_bos=True)
-        pieces = []
-        for i, token in enumerate(llm.generate(tokens, temp=0.0)):
-            pieces.append(token)
-            if i >= 3:
-                break
-        text = llm.detokenize(pieces).decode("utf-8", errors="replace")
-    after = _rss()
-    result = ProbeResult(True, "", load_seconds, before, loaded, after, int(llm.n_ctx()), text)
-    llm.close()
-    return result
-
-
 def probe_command(path: Path, n_ctx: int, threads: int | None) -> list[str]:
     args = [str(path), "--n-ctx", str(n_ctx)] + (["--threads", str(threads)] if threads else [])
     if getattr(sys, "frozen", False):
         return [sys.executable, "--probe-model", *args]  # the frozen app dispatches it
-    return [sys.executable, "-m", "inference.probe", *args]
+    return [sys.executable, "-m", "inference.probe_child", *args]
 
 
 def _signal_name(code: int) -> str:
@@ -102,17 +56,38 @@ def _signal_name(code: int) -> str:
         return f"signal {-code}"
 
 
+class ProbeCancelled(Exception):
+    """The probe was stopped because Hearth is quitting or locking."""
+
+
 def probe(path: Path, n_ctx: int = 2048, threads: int | None = None,
-          timeout: float = PROBE_TIMEOUT, env: dict[str, str] | None = None) -> ProbeResult:
-    """The parent's side: run the probe in a new process and interpret how it ended."""
+          timeout: float = PROBE_TIMEOUT, env: dict[str, str] | None = None,
+          cancel: threading.Event | None = None) -> ProbeResult:
+    """The parent's side: run the probe in a new process and interpret how it ended.
+
+    ``cancel`` set from another thread kills the child at once (quitting must not wait
+    up to ``timeout`` for a large model) and raises ProbeCancelled."""
+    child = subprocess.Popen(
+        probe_command(path, n_ctx, threads), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env=env or dict(os.environ), cwd=Path(__file__).resolve().parent.parent,
+    )
+    deadline = time.monotonic() + timeout
     try:
-        done = subprocess.run(
-            probe_command(path, n_ctx, threads), capture_output=True, text=True, timeout=timeout,
-            env=env or dict(os.environ), cwd=Path(__file__).resolve().parent.parent,
-        )
-    except subprocess.TimeoutExpired:
-        return ProbeResult(False, f"{path.name} did not load within {timeout:.0f} s; it may be too "
-                           "large for this computer or damaged.")
+        while True:
+            if cancel is not None and cancel.is_set():
+                raise ProbeCancelled(f"the check of {path.name} was stopped")
+            try:
+                stdout, stderr = child.communicate(timeout=min(CANCEL_POLL, max(0.0, deadline - time.monotonic())))
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() >= deadline:
+                    return ProbeResult(False, f"{path.name} did not load within {timeout:.0f} s; it "
+                                       "may be too large for this computer or damaged.")
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
+    done = subprocess.CompletedProcess(child.args, child.returncode, stdout, stderr)
     for line in done.stdout.splitlines():
         if line.startswith(RESULT_PREFIX):
             data = json.loads(line[len(RESULT_PREFIX):])
@@ -130,21 +105,3 @@ def probe(path: Path, n_ctx: int = 2048, threads: int | None = None,
         return ProbeResult(False, f"{path.name} cannot be used: {why}.")
     tail = (done.stderr or "").strip().splitlines()[-1:] or ["no output"]
     return ProbeResult(False, f"{path.name} could not be loaded by llama.cpp ({tail[0][:300]}).")
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="inference.probe")
-    parser.add_argument("model", type=Path)
-    parser.add_argument("--n-ctx", type=int, default=2048)
-    parser.add_argument("--threads", type=int, default=None)
-    args = parser.parse_args(argv)
-    try:
-        result = probe_here(args.model, args.n_ctx, args.threads)
-    except Exception as exc:  # reported to the parent as a reason, not a traceback
-        result = ProbeResult(False, f"llama.cpp could not load {args.model.name} ({exc}).")
-    print(RESULT_PREFIX + json.dumps(asdict(result)), flush=True)
-    return 0 if result.ok else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

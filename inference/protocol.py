@@ -7,7 +7,7 @@ leftovers of a request it has stopped or replaced.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,12 +52,18 @@ class LoadModel:
 class Retrieval:
     """Ask the worker to find passages for the question before answering.
 
-    ``search(question, vector)`` returns ``inference.rag.Passage`` objects; it is called
-    on the worker thread and must be safe there (the app's index locks itself).
+    The worker embeds the question once with each embedding model in ``models`` (the
+    sha256 of the models whose vectors answer for the chat's collections: two while a
+    collection is being re-embedded) and calls ``search(question, vectors)`` with
+    ``{model: vector}``; a model it has not loaded is left out, never replaced by another,
+    and the search answers those collections by keywords alone. ``search`` returns
+    ``inference.rag.Passage`` objects; it runs on the worker thread, so it must hand the
+    work to the index's owner rather than touch the index itself.
     """
 
     question: str
-    search: Callable[[str, Any], list[Any]]
+    search: Callable[[str, Mapping[str, Any]], list[Any]]
+    models: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -71,23 +77,38 @@ class Generate:
 
 @dataclass(frozen=True)
 class LoadEmbedder:
+    """Load an embedding model beside those loaded (the worker keeps two: the old and the
+    new one while documents are re-embedded). ``model`` is its sha256, the identity that
+    Embed and CountTokens name; empty, the worker hashes the file."""
+
     path: Path
+    model: str = ""
 
 
 @dataclass(frozen=True, eq=False)
 class Embed:
-    """Embed texts; the result (an array, one row per text) or the error goes to ``future``."""
+    """Embed texts with the embedding model ``model`` (sha256); the result (an array, one
+    row per text) or the error goes to ``future``.
+
+    A model that is not loaded is an error (``EmbedderNotLoaded``), never a quiet switch
+    to another: vectors of two models must not meet in one index. An empty ``model``
+    means the model loaded last, for callers that keep no vectors (the local API, the
+    self-test).
+    """
 
     texts: tuple[str, ...]
     future: Future
+    model: str = ""
 
 
 @dataclass(frozen=True, eq=False)
 class CountTokens:
-    """Token counts with the embedding model's tokenizer, for chunking, into ``future``."""
+    """Token counts with the tokenizer of embedding model ``model``, for chunking, into
+    ``future``; the same rules for ``model`` as Embed."""
 
     texts: tuple[str, ...]
     future: Future
+    model: str = ""
 
 
 @dataclass(frozen=True)
@@ -168,12 +189,14 @@ class Retrieved:
 class EmbedderLoaded:
     path: Path
     dimensions: int
+    model: str = ""  # its sha256: what Embed and CountTokens name
 
 
 @dataclass(frozen=True)
 class EmbedderFailed:
     path: Path
     reason: str
+    model: str = ""
 
 
 @dataclass(frozen=True)
@@ -200,5 +223,17 @@ class Failed:
     reason: str
 
 
+@dataclass(frozen=True)
+class WorkerDied:
+    """The worker thread ended by a fault (its engine could not be built, or a bug).
+
+    ``restarting`` says whether a new worker is being started with the last model; the
+    requests that were queued have each been answered (Failed, or their future's error).
+    """
+
+    reason: str
+    restarting: bool = False
+
+
 Event = (ModelLoading | ModelLoaded | ModelFailed | Started | Chunk | Done | Stopped | Failed
-         | Retrieved | EmbedderLoaded | EmbedderFailed)
+         | Retrieved | EmbedderLoaded | EmbedderFailed | WorkerDied)

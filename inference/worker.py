@@ -13,9 +13,11 @@ import logging
 import queue
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from inference.embedder import MAX_EMBEDDERS, EmbedderPool
 from inference.engine import Engine
 from inference.errors import InferenceError, NoModelLoaded
 from inference.prompt import answer_reserve, fit_messages
@@ -41,6 +43,7 @@ from inference.protocol import (
     Started,
     Stats,
     Stopped,
+    WorkerDied,
 )
 from inference.rag import with_passages
 
@@ -48,6 +51,19 @@ log = logging.getLogger(__name__)
 
 Sink = Callable[[Event], None]
 DEFAULT_FLUSH_INTERVAL = 1 / 30
+
+
+def refuse(command: Command, reason: str, emit: Sink) -> None:
+    """Answer a command that will not run, so that nobody waits for it forever."""
+    if isinstance(command, (Embed, CountTokens)):
+        if not command.future.done():
+            command.future.set_exception(RuntimeError(reason))
+    elif isinstance(command, Generate):
+        emit(Failed(command.request_id, reason))
+    elif isinstance(command, LoadModel):
+        emit(ModelFailed(command.spec.path, reason))
+    elif isinstance(command, LoadEmbedder):
+        emit(EmbedderFailed(command.path, reason, command.model))
 
 
 class InferenceWorker:
@@ -70,6 +86,9 @@ class InferenceWorker:
         self._current: int | None = None
         self._cancelled: set[int] = set()
         self._loaded = False
+        self._death = ""  # why the thread ended by a fault, if it did
+        self._embedders: EmbedderPool | None = None  # made on the thread, by identity
+        self._ended = ""  # once the thread has ended: why commands can no longer run
         self._thread = threading.Thread(target=self._run, name="hearth-inference", daemon=True)
 
     # Called from any thread -------------------------------------------------------
@@ -83,7 +102,12 @@ class InferenceWorker:
             priority = 1
         else:
             priority = 0
-        self._queue.put((priority, next(self._order), command))
+        with self._lock:
+            ended = self._ended
+            if not ended:
+                self._queue.put((priority, next(self._order), command))
+                return
+        refuse(command, ended, self._emit)  # the thread is gone: answer now rather than never
 
     def cancel(self, request_id: int) -> None:
         """Stop a request: at once if it is running, before it starts if it is queued."""
@@ -107,63 +131,92 @@ class InferenceWorker:
 
     # The worker thread ------------------------------------------------------------
     def _run(self) -> None:
-        engine = self._engine_factory()
-        self._embedder = self._embedder_factory() if self._embedder_factory else None
+        engine: Engine | None = None
+        self._embedders = None
         try:
-            while True:
-                _, _, command = self._queue.get()
-                if isinstance(command, Shutdown):
-                    return
-                if isinstance(command, LoadModel):
-                    self._load(engine, command)
-                elif isinstance(command, Generate):
-                    self._generate(engine, command)
-                elif isinstance(command, Forget):
-                    engine.forget()
-                elif isinstance(command, LoadEmbedder):
-                    self._load_embedder(command)
-                elif isinstance(command, (Embed, CountTokens)):
-                    self._embed(command)
+            engine = self._engine_factory()
+            self._embedders = EmbedderPool(self._embedder_factory) if self._embedder_factory else None
+            self._serve(engine)
+        except BaseException as exc:
+            log.exception("the inference worker stopped by a fault")
+            self._death = f"The model engine stopped unexpectedly ({type(exc).__name__}); details are in the log."
+            self._emit(WorkerDied(self._death))
+            if not isinstance(exc, Exception):
+                raise
         finally:
-            self._cancel_pending()
-            for owned in (engine, self._embedder):
+            with self._lock:  # from now on submit() answers by itself
+                self._ended = self._death or "Hearth is shutting down."
+            self._refuse_pending(self._ended)
+            for owned in (engine, self._embedders):
                 try:
                     if owned is not None:
                         owned.close()
                 except Exception:  # pragma: no cover - freeing must not mask the real exit
                     log.exception("closing a model failed")
 
-    def _cancel_pending(self) -> None:
+    def _serve(self, engine: Engine) -> None:
+        while True:
+            _, _, command = self._queue.get()
+            if isinstance(command, Shutdown):
+                return
+            try:
+                self._handle(engine, command)
+            except Exception:
+                # A bug in one command must not end the worker: log it, answer it, go on.
+                log.exception("the inference worker failed on %s", type(command).__name__)
+                refuse(command, f"Hearth ran into an internal error ({type(command).__name__}); "
+                                "details are in the log.", self._emit)
+
+    def _handle(self, engine: Engine, command: Command) -> None:
+        if isinstance(command, LoadModel):
+            self._load(engine, command)
+        elif isinstance(command, Generate):
+            self._generate(engine, command)
+        elif isinstance(command, Forget):
+            engine.forget()
+        elif isinstance(command, LoadEmbedder):
+            self._load_embedder(command)
+        elif isinstance(command, (Embed, CountTokens)):
+            self._embed(command)
+
+    def _refuse_pending(self, reason: str) -> None:
         while True:
             try:
                 _, _, command = self._queue.get_nowait()
             except queue.Empty:
                 return
-            if isinstance(command, (Embed, CountTokens)):
-                command.future.set_exception(RuntimeError("Hearth is shutting down"))
+            refuse(command, reason, self._emit)
 
     def _load_embedder(self, command: LoadEmbedder) -> None:
-        if self._embedder is None:
-            self._emit(EmbedderFailed(command.path, "This build has no embedding support."))
+        if self._embedders is None:
+            self._emit(EmbedderFailed(command.path, "This build has no embedding support.", command.model))
             return
         try:
-            self._embedder.load(command.path)
-        except Exception as exc:
-            self._emit(EmbedderFailed(command.path, str(exc)))
+            identity = EmbedderPool.identity(command.path, command.model)
+        except OSError as exc:
+            self._emit(EmbedderFailed(command.path, f"The embedding model {command.path.name} cannot "
+                                                    f"be read ({exc.strerror or exc}).", command.model))
             return
-        self._emit(EmbedderLoaded(command.path, self._embedder.dimensions))
+        try:
+            dimensions = self._embedders.load(identity, command.path)
+        except Exception as exc:
+            self._emit(EmbedderFailed(command.path, str(exc), identity))
+            return
+        self._emit(EmbedderLoaded(command.path, dimensions, identity))
 
     def _embed(self, command: Embed | CountTokens) -> None:
+        """With exactly the model the command names; EmbedderNotLoaded if it is not here."""
         future = command.future
         if not future.set_running_or_notify_cancel():
             return
         try:
-            if self._embedder is None or not self._embedder.loaded:
+            if self._embedders is None:
                 raise NoModelLoaded()
+            embedder = self._embedders.named(command.model)
             if isinstance(command, Embed):
-                future.set_result(self._embedder.embed(command.texts))
+                future.set_result(embedder.embed(command.texts))
             else:
-                future.set_result([self._embedder.count_tokens(t) for t in command.texts])
+                future.set_result([embedder.count_tokens(t) for t in command.texts])
         except Exception as exc:
             future.set_exception(exc)
 
@@ -214,13 +267,20 @@ class InferenceWorker:
                 self._cancelled.discard(rid)
 
     def _retrieve(self, engine: Engine, command: Generate, budget: int) -> list:
-        """Embed the question, find passages, and put those that fit into the prompt."""
+        """Embed the question with each model asked for, find passages, and put those that
+        fit into the prompt. A model that is not loaded is left out (its collections are
+        searched by keywords), never replaced by another."""
         retrieval = command.retrieval
         assert retrieval is not None
-        vector = None
-        if self._embedder is not None and self._embedder.loaded:
-            vector = self._embedder.embed([retrieval.question])[0]
-        passages = retrieval.search(retrieval.question, vector)
+        vectors = {}
+        for model in dict.fromkeys(retrieval.models):
+            embedder = self._embedders.get(model) if self._embedders is not None else None
+            if embedder is None:
+                log.warning("embedding model %s… not loaded: its collections are searched by "
+                            "keywords alone", model[:12])
+                continue
+            vectors[model] = embedder.embed([retrieval.question])[0]
+        passages = retrieval.search(retrieval.question, vectors)
         messages, kept = with_passages(command.messages, passages, engine.count_tokens, budget)
         self._emit(Retrieved(command.request_id, tuple(kept)))
         return messages
@@ -266,3 +326,83 @@ class InferenceWorker:
         ttft = (first_token_at or finished) - started
         stats = Stats(prompt_tokens, tokens, ttft, finished - started, dropped)
         self._emit(Stopped(rid, stats) if self._stop.is_set() else Done(rid, stats))
+
+
+class SupervisedWorker:
+    """An inference worker that is started again, with the last models, after a fault.
+
+    Holders keep this object; the thread behind it may change. The sink sees the
+    ``WorkerDied`` event (with ``restarting``) and then the reload's usual events. After
+    ``MAX_RESTARTS`` faults within ``RESTART_WINDOW`` seconds it stays down, and every
+    command is answered at once with the reason.
+    """
+
+    MAX_RESTARTS = 3
+    RESTART_WINDOW = 60.0
+
+    def __init__(self, engine_factory: Callable[[], Engine], sink: Sink,
+                 flush_interval: float = DEFAULT_FLUSH_INTERVAL,
+                 embedder_factory: Callable[[], Any] | None = None,
+                 worker_type: type[InferenceWorker] = InferenceWorker) -> None:
+        self._make = lambda: worker_type(engine_factory, self._on_event, flush_interval=flush_interval,
+                                         embedder_factory=embedder_factory)
+        self._sink = sink
+        self._lock = threading.Lock()
+        self._faults: list[float] = []
+        self._closing = False
+        self._last_model: LoadModel | None = None
+        # The embedding models to load again after a fault: the last MAX_EMBEDDERS asked for.
+        self._last_embedders: OrderedDict[str, LoadEmbedder] = OrderedDict()
+        self._worker = self._make()
+        self.restarts = 0
+
+    def start(self) -> None:
+        self._worker.start()
+
+    def submit(self, command: Command) -> None:
+        with self._lock:
+            if isinstance(command, LoadModel):
+                self._last_model = command
+            elif isinstance(command, LoadEmbedder):
+                key = command.model or str(command.path)
+                self._last_embedders.pop(key, None)
+                self._last_embedders[key] = command
+                while len(self._last_embedders) > MAX_EMBEDDERS:
+                    self._last_embedders.popitem(last=False)
+            worker = self._worker
+        worker.submit(command)
+
+    def cancel(self, request_id: int) -> None:
+        with self._lock:
+            worker = self._worker
+        worker.cancel(request_id)
+
+    def shutdown(self, timeout: float = 2.0) -> bool:
+        with self._lock:
+            self._closing = True
+            worker = self._worker
+        return worker.shutdown(timeout)
+
+    @property
+    def is_alive(self) -> bool:
+        return self._worker.is_alive
+
+    def _on_event(self, event: Event) -> None:
+        if not isinstance(event, WorkerDied):
+            self._sink(event)
+            return
+        now = time.monotonic()
+        with self._lock:
+            self._faults = [t for t in self._faults if now - t < self.RESTART_WINDOW] + [now]
+            restart = not self._closing and len(self._faults) <= self.MAX_RESTARTS
+            if restart:
+                self._worker = self._make()
+                self.restarts += 1
+                # queued before anything submitted from now on: the models come back first
+                for command in (self._last_model, *self._last_embedders.values()):
+                    if command is not None:
+                        self._worker.submit(command)
+            worker = self._worker
+        self._sink(WorkerDied(event.reason, restarting=restart))
+        if restart:
+            worker.start()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import queue
+import threading
 import time
 from pathlib import Path
 
@@ -227,3 +228,249 @@ def test_context_overflow_with_the_real_model_and_a_small_context(starter_model_
         assert isinstance(failed, Failed) and "too long" in failed.reason
     finally:
         assert worker.shutdown(5.0)
+
+
+# Supervision ------------------------------------------------------------------------
+def _events_until(events: queue.Queue, condition, timeout: float = TIMEOUT) -> list:
+    seen: list = []
+    deadline = time.monotonic() + timeout
+    while not any(condition(e) for e in seen):
+        seen.append(events.get(timeout=max(0.01, deadline - time.monotonic())))
+    return seen
+
+
+def test_an_engine_factory_that_raises_is_reported_and_the_worker_restarts_with_the_last_model() -> None:
+    from inference.protocol import WorkerDied
+    from inference.worker import SupervisedWorker
+
+    engine = FakeEngine()
+    calls = []
+
+    def factory():
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("the engine library is missing a symbol")
+        return engine
+
+    events: queue.Queue = queue.Queue()
+    worker = SupervisedWorker(factory, events.put, flush_interval=0.0)
+    worker.submit(LoadModel(ModelSpec(Path("model.gguf"))))
+    worker.start()
+    try:
+        seen = _events_until(events, lambda e: isinstance(e, ModelLoaded))
+        died = [e for e in seen if isinstance(e, WorkerDied)]
+        assert len(died) == 1 and died[0].restarting
+        assert "RuntimeError" in died[0].reason and "the log" in died[0].reason
+        assert engine.loaded == Path("model.gguf")  # reloaded without being asked again
+        worker.submit(Generate(1, 1, HELLO))
+        final = _events_until(events, lambda e: isinstance(e, (Done, Failed)))[-1]
+        assert isinstance(final, Done)
+    finally:
+        assert worker.shutdown(2.0)
+
+
+def test_a_worker_that_keeps_dying_stays_down_and_answers_every_command_at_once() -> None:
+    from inference.protocol import WorkerDied
+    from inference.worker import SupervisedWorker
+
+    def factory():
+        raise OSError("no engine today")
+
+    events: queue.Queue = queue.Queue()
+    worker = SupervisedWorker(factory, events.put, flush_interval=0.0)
+    worker.start()
+    seen = _events_until(events, lambda e: isinstance(e, WorkerDied) and not e.restarting)
+    assert sum(isinstance(e, WorkerDied) for e in seen) == SupervisedWorker.MAX_RESTARTS + 1
+    worker.submit(Generate(7, 1, HELLO))  # must not wait forever for a dead thread
+    failed = _events_until(events, lambda e: isinstance(e, Failed))[-1]
+    assert failed.request_id == 7 and "stopped unexpectedly" in failed.reason
+    from concurrent.futures import Future
+
+    from inference.protocol import Embed
+
+    future: Future = Future()
+    worker.submit(Embed(("text",), future))
+    with pytest.raises(RuntimeError, match="stopped unexpectedly"):
+        future.result(timeout=1.0)
+    assert worker.shutdown(1.0)
+
+
+class _ForgetfulEngine(FakeEngine):
+    def forget(self) -> None:
+        raise KeyError("a bug in forget")
+
+
+def test_a_command_that_raises_inside_the_worker_does_not_end_it() -> None:
+    from inference.protocol import Forget
+
+    h = Harness(_ForgetfulEngine())
+    try:
+        assert isinstance(h.load(), ModelLoaded)
+        h.worker.submit(Forget())
+        h.worker.submit(Generate(1, 1, HELLO))
+        assert isinstance(h.collect_until(Done, Failed)[-1], Done)
+        assert h.worker.is_alive
+    finally:
+        assert h.worker.shutdown(2.0)
+
+
+def test_requests_queued_when_the_worker_ends_are_answered() -> None:
+    engine = FakeEngine(tokens=["slow"] * 200, delay=0.01)
+    h = Harness(engine)
+    assert isinstance(h.load(), ModelLoaded)
+    h.worker.submit(Generate(1, 1, HELLO))
+    h.worker.submit(Generate(2, 1, HELLO))
+    h.next(Chunk)
+    assert h.worker.shutdown(2.0)
+    seen = []
+    while not h.events.empty():
+        seen.append(h.events.get_nowait())
+    assert any(isinstance(e, Failed) and e.request_id == 2 for e in seen)
+
+
+# Embedding models by identity ------------------------------------------------------
+class _FakeEmbedder:
+    """An embedder whose vector size comes from its file name ("fake-8.gguf": 8). Every
+    instance shares ``gate``: while it is set to an Event, embedding waits for it."""
+
+    gate: threading.Event | None = None
+    entered = threading.Event()
+
+    def __init__(self) -> None:
+        self.path: Path | None = None
+        self.dimensions = 0
+
+    @property
+    def loaded(self) -> bool:
+        return self.path is not None
+
+    def load(self, path: Path) -> None:
+        self.path, self.dimensions = path, int(path.stem.split("-")[-1])
+
+    def embed(self, texts):
+        import numpy as np
+
+        type(self).entered.set()
+        if type(self).gate is not None:
+            assert type(self).gate.wait(TIMEOUT)
+        return np.full((len(texts), self.dimensions), float(self.dimensions), dtype=np.float32)
+
+    def count_tokens(self, text: str) -> int:
+        return self.dimensions
+
+    def close(self) -> None:
+        self.path, self.dimensions = None, 0
+
+
+@pytest.fixture
+def embedding_harness():
+    from inference.protocol import EmbedderLoaded
+
+    events: queue.Queue = queue.Queue()
+    worker = InferenceWorker(FakeEngine, events.put, embedder_factory=_FakeEmbedder)
+    worker.start()
+
+    def load(name: str, model: str) -> EmbedderLoaded:
+        from inference.protocol import EmbedderFailed, LoadEmbedder
+
+        worker.submit(LoadEmbedder(Path(name), model))
+        return _events_until(events, lambda e: isinstance(e, (EmbedderLoaded, EmbedderFailed)))[-1]
+
+    yield worker, load, events
+    _FakeEmbedder.gate = None
+    assert worker.shutdown(2.0)
+
+
+def _embed(worker, model: str, kind=None):
+    from concurrent.futures import Future
+
+    from inference.protocol import Embed
+
+    future: Future = Future()
+    worker.submit((kind or Embed)(("text",), future, model))
+    return future
+
+
+def test_an_embed_gets_exactly_the_model_it_names_or_a_clear_error(embedding_harness) -> None:
+    from inference.embedder import EmbedderNotLoaded
+    from inference.protocol import CountTokens
+
+    worker, load, _events = embedding_harness
+    loaded = load("fake-8.gguf", "sha-a")
+    assert (loaded.model, loaded.dimensions) == ("sha-a", 8)
+    assert _embed(worker, "sha-a").result(TIMEOUT).shape == (1, 8)
+    with pytest.raises(EmbedderNotLoaded, match="not loaded"):
+        _embed(worker, "sha-b").result(TIMEOUT)
+    with pytest.raises(EmbedderNotLoaded):
+        _embed(worker, "sha-b", CountTokens).result(TIMEOUT)
+    assert _embed(worker, "sha-a", CountTokens).result(TIMEOUT) == [8]
+
+
+def test_loading_another_embedder_does_not_change_what_queued_embeds_get(embedding_harness) -> None:
+    from inference.embedder import EmbedderNotLoaded
+
+    worker, load, _events = embedding_harness
+    load("fake-8.gguf", "sha-a")
+    _FakeEmbedder.entered.clear()
+    _FakeEmbedder.gate = threading.Event()
+    running = _embed(worker, "sha-a")  # holds the worker, so what follows queues up
+    assert _FakeEmbedder.entered.wait(TIMEOUT)
+    queued = [_embed(worker, "sha-a") for _ in range(3)]
+    from inference.protocol import LoadEmbedder
+
+    worker.submit(LoadEmbedder(Path("fake-16.gguf"), "sha-b"))  # jumps ahead of the Embeds
+    other = _embed(worker, "sha-b")
+    _FakeEmbedder.gate.set()
+    assert [f.result(TIMEOUT).shape for f in (running, *queued)] == [(1, 8)] * 4
+    assert other.result(TIMEOUT).shape == (1, 16)
+    assert _embed(worker, "sha-a").result(TIMEOUT).shape == (1, 8)  # both stay loaded
+    load("fake-4.gguf", "sha-c")  # a third: the least recently used one (sha-b) goes
+    assert _embed(worker, "sha-c").result(TIMEOUT).shape == (1, 4)
+    assert _embed(worker, "sha-a").result(TIMEOUT).shape == (1, 8)
+    with pytest.raises(EmbedderNotLoaded):
+        _embed(worker, "sha-b").result(TIMEOUT)
+
+
+def test_retrieval_embeds_the_question_with_each_named_model_and_never_another(embedding_harness) -> None:
+    from inference.protocol import Retrieval, Retrieved
+
+    worker, load, events = embedding_harness
+    worker.submit(LoadModel(ModelSpec(Path("model.gguf"))))
+    load("fake-8.gguf", "sha-a")
+    seen: list[dict] = []
+
+    def search(question, vectors):
+        seen.append({m: v.shape for m, v in vectors.items()})
+        return []
+
+    worker.submit(Generate(1, 1, HELLO, retrieval=Retrieval("hello?", search, ("sha-a", "sha-gone"))))
+    _events_until(events, lambda e: isinstance(e, Retrieved))
+    assert seen == [{"sha-a": (8,)}]  # the missing model is left out, not replaced
+    assert isinstance(_events_until(events, lambda e: isinstance(e, (Done, Failed)))[-1], Done)
+
+
+def test_a_restarted_worker_loads_both_embedding_models_again() -> None:
+    """During a switch the old and the new model are both in use: a fault loses neither."""
+    from inference.protocol import EmbedderLoaded, LoadEmbedder, WorkerDied
+    from inference.worker import SupervisedWorker
+
+    calls = []
+
+    def factory():
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("a fault after the embedders were asked for")
+        return FakeEngine()
+
+    events: queue.Queue = queue.Queue()
+    worker = SupervisedWorker(factory, events.put, flush_interval=0.0, embedder_factory=_FakeEmbedder)
+    worker.submit(LoadEmbedder(Path("fake-8.gguf"), "sha-old"))
+    worker.submit(LoadEmbedder(Path("fake-16.gguf"), "sha-new"))
+    worker.start()
+    try:
+        seen = _events_until(events, lambda e: isinstance(e, EmbedderLoaded) and e.model == "sha-new")
+        assert any(isinstance(e, WorkerDied) and e.restarting for e in seen)
+        assert _embed(worker, "sha-old").result(TIMEOUT).shape == (1, 8)
+        assert _embed(worker, "sha-new").result(TIMEOUT).shape == (1, 16)
+    finally:
+        assert worker.shutdown(2.0)

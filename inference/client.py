@@ -1,0 +1,152 @@
+"""A synchronous client of the inference worker, for code without an event loop.
+
+The terminal commands, the self-test, the local API without a window and the GPU check
+all need the same steps: start the worker, load a model, wait for it, generate and
+collect the answer, embed. They share this one client instead of each waiting on the
+worker's events its own way. The window does not use it: it reacts to the same events
+through Qt signals.
+"""
+
+from __future__ import annotations
+
+import itertools
+import queue
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inference.protocol import (
+    ChatMessage,
+    Chunk,
+    Done,
+    Embed,
+    EmbedderFailed,
+    EmbedderLoaded,
+    Event,
+    Failed,
+    Generate,
+    LoadEmbedder,
+    LoadModel,
+    ModelFailed,
+    ModelLoaded,
+    ModelSpec,
+    Retrieval,
+    Retrieved,
+    SamplingParams,
+    Stats,
+    Stopped,
+    WorkerDied,
+)
+from inference.routing import RequestRouter
+from inference.worker import InferenceWorker
+
+LOAD_TIMEOUT = 300.0
+ANSWER_TIMEOUT = 600.0
+
+
+class ClientError(Exception):
+    """The worker could not do what was asked. The message is for the user."""
+
+
+@dataclass
+class Answer:
+    text: str
+    stats: Stats
+    stopped: bool = False
+    passages: tuple[Any, ...] = field(default_factory=tuple)
+
+
+class WorkerClient:
+    """Owns one inference worker and waits on its events; use it from one thread."""
+
+    def __init__(self, engine_factory: Callable[[], Any] | None = None,
+                 embedder_factory: Callable[[], Any] | None = None,
+                 flush_interval: float = 0.05, with_embedder: bool = True) -> None:
+        if engine_factory is None:
+            from inference.llama_engine import LlamaEngine
+
+            engine_factory = LlamaEngine
+        if embedder_factory is None and with_embedder:
+            from inference.embedder import LlamaEmbedder
+
+            embedder_factory = LlamaEmbedder
+        self._events: queue.Queue[Event] = queue.Queue()
+        # API requests (core.api) register their own routes; all else comes to this client.
+        self.router = RequestRouter(self._events.put)
+        self.worker = InferenceWorker(engine_factory, self.router.sink, flush_interval=flush_interval,
+                                      embedder_factory=embedder_factory)
+        self._ids = itertools.count(1)
+        self.model: ModelLoaded | None = None
+        self.worker.start()
+
+    def __enter__(self) -> WorkerClient:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self, timeout: float = 5.0) -> bool:
+        return self.worker.shutdown(timeout)
+
+    def _wait(self, kinds: tuple[type, ...], timeout: float, what: str) -> Any:
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(what)
+            try:
+                event = self._events.get(timeout=remaining)
+            except queue.Empty:
+                raise TimeoutError(what) from None
+            if isinstance(event, WorkerDied):
+                raise ClientError(event.reason)
+            if isinstance(event, kinds):
+                return event
+
+    def load(self, spec: ModelSpec, timeout: float = LOAD_TIMEOUT) -> ModelLoaded:
+        self.worker.submit(LoadModel(spec))
+        event = self._wait((ModelLoaded, ModelFailed), timeout, "the model did not load in time")
+        if isinstance(event, ModelFailed):
+            raise ClientError(event.reason)
+        self.model = event
+        return event
+
+    def load_embedder(self, path: Path, timeout: float = LOAD_TIMEOUT) -> EmbedderLoaded:
+        self.worker.submit(LoadEmbedder(path))
+        event = self._wait((EmbedderLoaded, EmbedderFailed), timeout,
+                           "the embedding model did not load in time")
+        if isinstance(event, EmbedderFailed):
+            raise ClientError(event.reason)
+        return event
+
+    def embed(self, texts: list[str], timeout: float = ANSWER_TIMEOUT) -> Any:
+        future: Future = Future()
+        self.worker.submit(Embed(tuple(texts), future))
+        return future.result(timeout=timeout)
+
+    def generate(self, messages: tuple[ChatMessage, ...], params: SamplingParams,
+                 retrieval: Retrieval | None = None, on_chunk: Callable[[str], None] | None = None,
+                 timeout: float = ANSWER_TIMEOUT) -> Answer:
+        """Generate one answer; ``on_chunk`` sees the text as it streams. Raises ClientError."""
+        request_id = next(self._ids)
+        self.worker.submit(Generate(request_id, 0, messages, params, retrieval))
+        text: list[str] = []
+        passages: tuple[Any, ...] = ()
+        while True:
+            event = self._wait((Retrieved, Chunk, Done, Stopped, Failed), timeout,
+                               "the model did not answer in time")
+            if getattr(event, "request_id", request_id) != request_id:
+                continue
+            if isinstance(event, Retrieved):
+                passages = event.passages
+            elif isinstance(event, Chunk):
+                text.append(event.text)
+                if on_chunk is not None:
+                    on_chunk(event.text)
+            elif isinstance(event, Failed):
+                raise ClientError(event.reason)
+            else:
+                return Answer("".join(text), event.stats, isinstance(event, Stopped), passages)

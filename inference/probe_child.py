@@ -1,0 +1,86 @@
+"""The probe's child process: validate the header, load the model, decode a few tokens
+and print one JSON line with what it measured. Started fresh by ``inference.probe``; a
+crash here (SIGILL, SIGSEGV, an abort) ends only this process.
+
+Kept apart from the parent's side so that choosing a CPU build (``cpu_variant``, which
+runs probes) never imports the engine that depends on that choice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from inference.probe import RESULT_PREFIX, ProbeResult
+
+
+def _rss() -> int:
+    import psutil
+
+    return int(psutil.Process().memory_info().rss)
+
+
+def probe_here(path: Path, n_ctx: int, threads: int | None) -> ProbeResult:
+    """The child's side: runs in the probe process."""
+    from inference.gguf import InvalidGGUF, read_header
+    from inference.modelinfo import info_from_header
+
+    try:
+        info = info_from_header(read_header(path))
+    except InvalidGGUF as exc:
+        return ProbeResult(False, f"{path.name} is not a valid model file: {exc}.")
+    from inference.llama_engine import construct_llama
+
+    embedding = info.role == "embedding"
+    before = _rss()
+    started = time.perf_counter()
+    if embedding:  # an embedding model is checked by embedding, not by generating
+        n_ctx = min(n_ctx, 512)
+        llm = construct_llama(model_path=str(path), embedding=True, n_ctx=n_ctx, n_batch=n_ctx,
+                              n_ubatch=n_ctx, n_threads=threads, n_threads_batch=threads, n_gpu_layers=-1,
+                              verbose=False)
+    else:  # all layers on the GPU, as the app loads them, where the build has one
+        llm = construct_llama(model_path=str(path), n_ctx=n_ctx, n_batch=256, n_gpu_layers=-1,
+                              n_threads=threads, n_threads_batch=threads, verbose=False)
+    load_seconds = time.perf_counter() - started
+    loaded = _rss()
+    if embedding:
+        vector = llm.embed(["The quick brown fox"])[0]
+        text = f"{len(vector)} dimensions"
+    else:
+        tokens = llm.tokenize(b"The quick brown fox", add_bos=True)
+        pieces = []
+        for i, token in enumerate(llm.generate(tokens, temp=0.0)):
+            pieces.append(token)
+            if i >= 3:
+                break
+        text = llm.detokenize(pieces).decode("utf-8", errors="replace")
+    after = _rss()
+    result = ProbeResult(True, "", load_seconds, before, loaded, after, int(llm.n_ctx()), text)
+    llm.close()
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="inference.probe_child")
+    parser.add_argument("model", type=Path)
+    parser.add_argument("--n-ctx", type=int, default=2048)
+    parser.add_argument("--threads", type=int, default=None)
+    args = parser.parse_args(argv)
+    try:
+        result = probe_here(args.model, args.n_ctx, args.threads)
+    except Exception as exc:  # reported to the parent as a reason, not a traceback
+        result = ProbeResult(False, f"llama.cpp could not load {args.model.name} ({exc}).")
+    print(RESULT_PREFIX + json.dumps(asdict(result)), flush=True)
+    return 0 if result.ok else 1
+
+
+if __name__ == "__main__":
+    from guard import egress
+
+    egress.install()  # a child is guarded like the app: no connection leaves it
+    sys.exit(main())
