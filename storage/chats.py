@@ -27,6 +27,10 @@ STREAMING = "streaming"
 INTERRUPTED = "interrupted"
 FAILED = "failed"
 DAMAGED = "damaged"
+# In an answer's stats while it streams: the id of the answer it will replace once it is
+# complete. A message still carrying it was cut short (stopped, failed, or the app
+# ended), and is hidden: the answer it would have replaced stands.
+REPLACES = "replaces"
 
 
 class StoreError(Exception):
@@ -71,24 +75,27 @@ class ChatStore:
         plain = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         return self._cipher.encrypt(plain, table, "payload", row_id)
 
-    def _unseal(self, table: str, row_id: int, blob: bytes) -> dict[str, Any] | None:
+    def _unseal(self, table: str, row_id: int, blob: bytes,
+                places: list[str] | None = None) -> dict[str, Any] | None:
         try:
             return json.loads(self._cipher.decrypt(blob, table, "payload", row_id))
         except DamagedVault as exc:
             place = str(exc)
-            if place not in self.damaged_places:
-                self.damaged_places.append(place)
+            found = self.damaged_places if places is None else places
+            if place not in found:
+                found.append(place)
             return None
 
-    def _chat(self, row_id: int, blob: bytes) -> Chat:
-        data = self._unseal("chats", row_id, blob)
+    def _chat(self, row_id: int, blob: bytes, places: list[str] | None = None) -> Chat:
+        data = self._unseal("chats", row_id, blob, places)
         if data is None:
             return Chat(row_id, "⚠ Damaged chat", 0.0, 0.0, False, True)
         return Chat(row_id, data["title"], data["created_at"], data["updated_at"],
                     data.get("pinned", False), False, data.get("settings") or {})
 
-    def _message(self, row_id: int, chat_id: int, position: int, blob: bytes) -> Message:
-        data = self._unseal("messages", row_id, blob)
+    def _message(self, row_id: int, chat_id: int, position: int, blob: bytes,
+                 places: list[str] | None = None) -> Message:
+        data = self._unseal("messages", row_id, blob, places)
         if data is None:
             return Message(row_id, chat_id, position, "assistant", "", DAMAGED)
         status = data["status"]
@@ -158,9 +165,11 @@ class ChatStore:
             self._search_cache = {k: v for k, v in self._search_cache.items() if v[0] != chat_id}
 
     # Messages ---------------------------------------------------------------------
-    def add_message(self, chat_id: int, role: str, content: str, status: str = COMPLETE) -> Message:
+    def add_message(self, chat_id: int, role: str, content: str, status: str = COMPLETE,
+                    stats: dict[str, Any] | None = None) -> Message:
         now = time.time()
-        data = {"role": role, "content": content, "status": status, "stats": {}, "created_at": now}
+        data = {"role": role, "content": content, "status": status, "stats": stats or {},
+                "created_at": now}
         with self._engine.begin() as conn:
             last = conn.scalar(
                 select(func.max(schema.messages.c.position)).where(schema.messages.c.chat_id == chat_id)
@@ -177,7 +186,7 @@ class ChatStore:
             self._streaming_here.add(message_id)
         if self._search_cache is not None:
             self._search_cache[message_id] = (chat_id, content)
-        return Message(message_id, chat_id, position, role, content, status, {}, now)
+        return Message(message_id, chat_id, position, role, content, status, stats or {}, now)
 
     def update_message(
         self,
@@ -220,13 +229,18 @@ class ChatStore:
             self._search_cache.pop(message_id, None)
 
     def messages(self, chat_id: int) -> list[Message]:
+        """The chat's messages in order, without replacements that were cut short."""
         m = schema.messages.c
         with self._engine.connect() as conn:
             rows = conn.execute(
                 select(m.id, m.chat_id, m.position, m.payload)
                 .where(m.chat_id == chat_id).order_by(m.position)
             ).all()
-        return [self._message(*row) for row in rows]
+        found = [self._message(*row) for row in rows]
+        return [message for message in found if not self._cut_short(message)]
+
+    def _cut_short(self, message: Message) -> bool:
+        return message.stats.get(REPLACES) is not None and message.id not in self._streaming_here
 
     def message_count(self) -> int:
         with self._engine.connect() as conn:
@@ -257,17 +271,19 @@ class ChatStore:
 
     # Checks -----------------------------------------------------------------------
     def verify(self) -> list[str]:
-        """Decrypt every payload; return the places that fail (empty when all is well)."""
-        self.damaged_places = []
+        """Decrypt every payload; return the places that fail (empty when all is well).
+
+        Safe on a background thread: it shares no state with the window's reads."""
+        places: list[str] = []
         with self._engine.connect() as conn:
             chat_rows = conn.execute(select(schema.chats.c.id, schema.chats.c.payload)).all()
             m = schema.messages.c
             message_rows = conn.execute(select(m.id, m.chat_id, m.position, m.payload)).all()
         for row_id, blob in chat_rows:
-            self._chat(row_id, blob)
+            self._chat(row_id, blob, places)
         for row in message_rows:
-            self._message(*row)
-        return list(self.damaged_places)
+            self._message(*row, places)
+        return places
 
     def close(self) -> None:
         self._search_cache = None

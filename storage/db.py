@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +15,21 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.exc import DatabaseError
 from sqlalchemy.pool import NullPool
 
+from storage.errors import not_damage
+
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+class VaultClosed(Exception):
+    """The vault was closed (lock, quit, delete everything): it is neither read nor written.
+
+    A background job that still tries gets this instead of a fresh connection, which
+    SQLite would happily open, and which after an erase would create an empty vault file.
+    """
+
+    def __init__(self, message: str = "The vault is closed: nothing more is read or written.") -> None:
+        super().__init__(message)
 
 
 def _pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -34,6 +49,32 @@ def make_engine(path: Path) -> Engine:
     return engine
 
 
+_refusing_lock = threading.Lock()
+_refusing: weakref.WeakSet[Engine] = weakref.WeakSet()
+
+
+def refuse_connections(engine: Engine) -> None:
+    """From now on every new connection of ``engine`` raises VaultClosed.
+
+    With NullPool every statement opens its own connection, so this shuts the door for
+    every thread at once; connections already open are the caller's to dispose of.
+    """
+    with _refusing_lock:
+        if engine in _refusing:
+            return
+        _refusing.add(engine)
+
+    def refuse(*_args: Any) -> None:
+        raise VaultClosed()
+
+    event.listen(engine, "do_connect", refuse)
+
+
+def refuses_connections(engine: Engine) -> bool:
+    with _refusing_lock:
+        return engine in _refusing
+
+
 def looks_like_sqlite(path: Path) -> bool:
     with open(path, "rb") as fh:
         return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
@@ -45,6 +86,8 @@ def integrity_problem(engine: Engine, full: bool = False) -> str | None:
         with engine.connect() as conn:
             rows = conn.exec_driver_sql("PRAGMA integrity_check" if full else "PRAGMA quick_check").all()
     except DatabaseError as exc:
+        if not_damage(exc, Path(engine.url.database or ".").parent):
+            raise  # a full disk or a read-only folder is no verdict on the file
         return str(exc.orig)
     found = [r[0] for r in rows]
     return None if found == ["ok"] else "; ".join(found[:5])
@@ -80,6 +123,21 @@ def checkpoint(engine: Engine) -> None:
     """Fold the write-ahead log into the database file and empty it."""
     with engine.connect() as conn:
         conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def checkpoint_file(path: Path) -> None:
+    """``checkpoint`` through a connection of its own, for an engine that refuses them.
+
+    Only an existing file: SQLite would create a missing one, and a vault that was just
+    erased must not come back as an empty file.
+    """
+    if not Path(path).is_file():
+        return
+    engine = make_engine(path)
+    try:
+        checkpoint(engine)
+    finally:
+        engine.dispose()
 
 
 def inserted_id(result: Any) -> int:

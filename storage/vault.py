@@ -30,12 +30,14 @@ from storage.crypto import (
     new_envelope,
     open_envelope,
 )
+from storage.errors import not_damage
 
 log = logging.getLogger(__name__)
 
 ENVELOPE_KEY = "envelope"
 AUTO_BACKUP_EVERY = 24 * 3600
 AUTO_BACKUPS_KEPT = 3
+SIDECARS = ("-wal", "-shm")  # the files SQLite keeps beside a database in WAL mode
 
 
 class VaultMissing(Exception):
@@ -63,6 +65,52 @@ def _sqlite_copy(source: Path, target: Path) -> None:
             dest.close()
     finally:
         src.close()
+
+
+def _remove_with_sidecars(path: Path) -> None:
+    """Delete a database file and the journal files SQLite may have left beside it."""
+    for leftover in (path, *(Path(f"{path}{suffix}") for suffix in SIDECARS + ("-journal",))):
+        leftover.unlink(missing_ok=True)
+
+
+def _copy_or_clean_up(source: Path, target: Path) -> None:
+    """``_sqlite_copy``, but a copy that fails (disk full, I/O error) leaves no half file.
+
+    A half-written ``.partial`` or ``.restoring`` file is useless and, on a full disk, holds
+    exactly the space the user needs back.
+    """
+    try:
+        _sqlite_copy(source, target)
+    except BaseException:
+        _remove_with_sidecars(target)
+        raise
+
+
+def _unused_kept_path(target: Path) -> Path:
+    """A dated name for the vault a restore replaces, taken by no file (nor its WAL files).
+
+    The date tells the user which copy is which; the counter keeps two restores in the same
+    second from overwriting each other's copy.
+    """
+    base = f"{target.name}.before-restore-{time.strftime('%Y%m%d-%H%M%S')}"
+    kept, n = target.with_name(base), 1
+    while any(p.exists() for p in (kept, *(Path(f"{kept}{suffix}") for suffix in SIDECARS))):
+        n += 1
+        kept = target.with_name(f"{base}-{n}")
+    return kept
+
+
+def _move_with_sidecars(source: Path, target: Path) -> None:
+    """Rename a WAL database together with its ``-wal`` and ``-shm`` files.
+
+    Committed transactions may still be only in the ``-wal`` file; renaming the main file
+    alone would leave a copy without them.
+    """
+    os.replace(source, target)
+    for suffix in SIDECARS:
+        sidecar = Path(f"{source}{suffix}")
+        if sidecar.exists():
+            os.replace(sidecar, Path(f"{target}{suffix}"))
 
 
 class Vault:
@@ -128,6 +176,8 @@ class Vault:
             db.migrate(engine)
         except DatabaseError as exc:
             engine.dispose()
+            if not_damage(exc, path.parent):
+                raise  # the disk's fault, said as such (storage.errors), not the file's
             raise _damaged(path, str(exc.orig)) from exc
         except DamagedVault:
             engine.dispose()
@@ -142,6 +192,8 @@ class Vault:
                     select(schema.vault_meta.c.value).where(schema.vault_meta.c.key == ENVELOPE_KEY)
                 )
         except DatabaseError as exc:
+            if not_damage(exc, path.parent):
+                raise
             raise _damaged(path, str(exc.orig)) from exc
         if text is None:
             raise _damaged(path, "the key record is missing")
@@ -169,7 +221,7 @@ class Vault:
         """Write a consistent copy of the vault. It stays encrypted under the same passphrase."""
         target = Path(target)
         partial = target.with_name(target.name + ".partial")
-        _sqlite_copy(self.path, partial)
+        _copy_or_clean_up(self.path, partial)
         os.replace(partial, target)
         return target
 
@@ -188,19 +240,21 @@ class Vault:
     def restore(cls, backup: Path, passphrase: str, target: Path) -> Path | None:
         """Replace the vault at ``target`` with ``backup`` after checking that it opens.
 
-        The vault being replaced is kept beside it as ``*.before-restore``; its path is
-        returned (None when there was none).
+        The vault being replaced is kept beside it as ``*.before-restore-YYYYmmdd-HHMMSS``
+        (a new name each time, so an earlier kept copy is never overwritten), with its
+        ``-wal`` and ``-shm`` files, so that it opens with everything committed to it. Its
+        path is returned (None when there was none).
         """
         candidate = cls.open(Path(backup), passphrase)  # DamagedVault, WrongPassphrase
         candidate.close()
         target = Path(target)
         staged = target.with_name(target.name + ".restoring")
-        _sqlite_copy(Path(backup), staged)
+        _copy_or_clean_up(Path(backup), staged)
         kept = None
         if target.exists():
-            kept = target.with_name(target.name + ".before-restore")
-            os.replace(target, kept)
-        for suffix in ("-wal", "-shm"):
+            kept = _unused_kept_path(target)
+            _move_with_sidecars(target, kept)
+        for suffix in SIDECARS:  # strays without a main file must not meet the restored one
             Path(f"{target}{suffix}").unlink(missing_ok=True)
         os.replace(staged, target)
         return kept
@@ -210,17 +264,23 @@ class Vault:
         return db.integrity_problem(self.engine, full=True)
 
     def close(self) -> None:
-        """Checkpoint the WAL, release the file and drop the key."""
+        """Refuse new connections, drop the key, then checkpoint the WAL and release the file.
+
+        The door shuts first: a background job that outlived its join still holds this
+        engine, and with NullPool its next statement would open a fresh connection (and,
+        after "delete everything", a fresh empty vault file). It gets VaultClosed instead;
+        and without the key, a transaction it has open cannot seal another row.
+        """
         if self._closed:
             return
         self._closed = True
+        db.refuse_connections(self.engine)
+        self.cipher.forget()
         try:
-            db.checkpoint(self.engine)
+            self.engine.dispose()
+            db.checkpoint_file(self.path)
         except OperationalError:
             log.warning("WAL checkpoint on close failed", exc_info=True)
-        finally:
-            self.engine.dispose()
-            self.cipher.forget()
 
     @property
     def closed(self) -> bool:

@@ -1,6 +1,11 @@
 """In-memory hybrid search: BM25 over chunk text plus cosine similarity over vectors,
 fused by reciprocal rank fusion. Built from the vault after unlock; never written to
 disk. Safe to search from one thread while another adds documents.
+
+One index holds the vectors of one embedding model: it takes its dimension from the
+first vector (or its constructor) and refuses any other with ValueError, at the door,
+rather than failing later in ``np.vstack`` or, with an equal size, ranking by nonsense.
+``Indexes`` keeps one per model, and knows which model answers for each collection.
 """
 
 from __future__ import annotations
@@ -9,7 +14,9 @@ import math
 import re
 import threading
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -48,7 +55,8 @@ class Hit:
 
 
 class SearchIndex:
-    def __init__(self) -> None:
+    def __init__(self, dimensions: int = 0, model: str = "") -> None:
+        self.model = model  # the embedding model's sha256, for messages
         self._lock = threading.RLock()
         self.chunks: list[StoredChunk] = []
         self._vectors: list[np.ndarray] = []
@@ -56,7 +64,7 @@ class SearchIndex:
         self._postings: dict[str, dict[int, int]] = defaultdict(dict)
         self._alive: list[bool] = []
         self._matrix: np.ndarray | None = None
-        self._dim = 0
+        self._dim = dimensions
         # numpy views of the lists above, rebuilt only after a change
         self._arrays: dict[str, np.ndarray] | None = None
         self._posting_arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
@@ -69,13 +77,31 @@ class SearchIndex:
         with self._lock:
             return sum(self._alive)
 
+    def count(self, collection_id: int) -> int:
+        """Live chunks of one collection."""
+        with self._lock:
+            return sum(self._alive[i] for i in self._by_collection.get(collection_id, []))
+
+    @property
+    def dimensions(self) -> int:
+        """The vector size of this index's model (0 until the first vector)."""
+        return self._dim
+
+    def _check(self, vector: np.ndarray) -> np.ndarray:
+        v = np.asarray(vector, dtype=np.float32)
+        if v.ndim != 1 or (self._dim and v.shape[0] != self._dim):
+            model = f" of model {self.model[:12]}" if self.model else ""
+            raise ValueError(f"a vector of shape {v.shape} does not fit this index{model}, "
+                             f"whose vectors have {self._dim} dimensions")
+        return v
+
     def add(self, chunk: StoredChunk, vector: np.ndarray) -> None:
         with self._lock:
+            v = self._check(vector)
             index = len(self.chunks)
             self.chunks.append(chunk)
             self._by_document[chunk.document_id].append(index)
             self._by_collection[chunk.collection_id].append(index)
-            v = np.asarray(vector, dtype=np.float32)
             norm = float(np.linalg.norm(v)) or 1.0
             self._vectors.append(v / norm)
             self._dim = v.shape[0]
@@ -170,6 +196,8 @@ class SearchIndex:
                collection_ids: list[int] | None = None, mode: str = "hybrid") -> list[Hit]:
         """Top ``k`` relevant chunks; mode "bm25", "vector" or "hybrid" (rank fusion)."""
         with self._lock:
+            if vector is not None:
+                vector = self._check(vector)
             if not self.chunks:
                 return []
             mask = self._mask(collection_ids)
@@ -198,3 +226,54 @@ class SearchIndex:
                 fused[order] += 1.0 / (RRF_K + np.arange(1, len(order) + 1))
             ranked = [i for i in top(fused, k * 2) if fused[i] > 0][:k]
             return [Hit(self.chunks[i], float(fused[i]), float(cosine[i]), float(bm25[i])) for i in ranked]
+
+
+class Indexes:
+    """One SearchIndex per embedding model; each collection answers from its model's."""
+
+    def __init__(self) -> None:
+        self._by_model: dict[str, SearchIndex] = {}
+        self.models: dict[int, str] = {}  # collection id -> the model whose vectors answer
+
+    def index(self, model: str) -> SearchIndex:
+        if model not in self._by_model:
+            self._by_model[model] = SearchIndex(model=model)
+        return self._by_model[model]
+
+    def __len__(self) -> int:
+        return sum(len(index) for index in self._by_model.values())
+
+    def count(self, collection_id: int) -> int:
+        model = self.models.get(collection_id)
+        index = self._by_model.get(model) if model is not None else None
+        return index.count(collection_id) if index is not None else 0
+
+    def add(self, chunk: StoredChunk, vector: np.ndarray) -> None:
+        """ValueError if the vector does not fit its model's index (another size)."""
+        self.index(chunk.model).add(chunk, vector)
+
+    def remove_document(self, document_id: int) -> None:
+        for index in self._by_model.values():
+            index.remove_document(document_id)
+
+    def remove_collection(self, collection_id: int) -> None:
+        for index in self._by_model.values():
+            index.remove_collection(collection_id)
+
+    def search(self, question: str, vectors: Mapping[str, Any], collection_ids: list[int],
+               k: int = 5, mode: str = "hybrid") -> list[Hit]:
+        """Each collection in its model's index, with that model's question vector (by
+        keywords alone where there is none); the hits of several models merged by their
+        rank-fusion scores."""
+        groups: dict[str, list[int]] = {}
+        for collection_id in collection_ids:
+            if collection_id in self.models:
+                groups.setdefault(self.models[collection_id], []).append(collection_id)
+        hits: list[Hit] = []
+        for model, ids in groups.items():
+            index = self._by_model.get(model)
+            if index is not None:
+                hits += index.search(question, vectors.get(model), k=k, collection_ids=ids, mode=mode)
+        if len(groups) > 1:
+            hits = sorted(hits, key=lambda h: h.score, reverse=True)[:k]
+        return hits

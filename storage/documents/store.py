@@ -1,4 +1,11 @@
-"""Collections, documents and chunks in the vault, every payload and vector encrypted."""
+"""Collections, documents and chunks in the vault, every payload and vector encrypted.
+
+Each chunk records the embedding model (its sha256) that made its vector, inside the
+encrypted payload (no schema change: rows written before this count as made by their
+collection's recorded ``embedding_model``). A collection's recorded model is the one whose
+vectors answer; a re-embedding writes the new model's rows beside the old ones and
+``switch_model`` makes them the answer, dropping the others, in one transaction.
+"""
 
 from __future__ import annotations
 
@@ -54,10 +61,11 @@ class StoredChunk:
     heading: str | None
     start: int
     end: int
+    model: str = ""  # sha256 of the embedding model that made this chunk's vector
 
 
 class DocumentStore:
-    """Each call is its own transaction; safe to use from the ingestion thread and the UI."""
+    """Each call is its own transaction. The document service's thread alone uses it."""
 
     def __init__(self, vault: Vault) -> None:
         self.vault = vault
@@ -144,33 +152,125 @@ class DocumentStore:
             conn.execute(delete(schema.documents).where(schema.documents.c.id == document_id))
 
     # Chunks -----------------------------------------------------------------------
-    def replace_chunks(self, document: Document, chunks: list[Chunk], vectors: np.ndarray) -> list[int]:
-        """Store a document's chunks with their vectors in one transaction; old ones go."""
+    def replace_chunks(self, document: Document, chunks: list[Chunk], vectors: np.ndarray,
+                       model: str, only_model: bool = False) -> list[int]:
+        """Store a document's chunks with their vectors (made by ``model``) in one transaction.
+
+        The document's old chunks go: all of them, or with ``only_model`` those of
+        ``model`` alone (a re-embedding keeps the answering model's rows until the switch).
+        """
+        c = schema.chunks.c
         ids = []
         with self._engine.begin() as conn:
-            conn.execute(delete(schema.chunks).where(schema.chunks.c.document_id == document.id))
+            if only_model:
+                recorded = self._recorded_models(conn).get(document.collection_id, "")
+                rows = conn.execute(select(c.id, c.payload).where(c.document_id == document.id)).all()
+                stale = [row_id for row_id, blob in rows
+                         if self._chunk_model(row_id, blob, recorded) == model]
+                if stale:
+                    conn.execute(delete(schema.chunks).where(c.id.in_(stale)))
+            else:
+                conn.execute(delete(schema.chunks).where(c.document_id == document.id))
             for chunk, vector in zip(chunks, vectors, strict=True):
                 row_id = inserted_id(conn.execute(insert(schema.chunks).values(
                     collection_id=document.collection_id, document_id=document.id,
                     payload=b"", vector=b"")))
                 payload = {"text": chunk.text, "page": chunk.page, "heading": chunk.heading,
-                           "start": chunk.start, "end": chunk.end, "section": chunk.section}
-                conn.execute(update(schema.chunks).where(schema.chunks.c.id == row_id).values(
+                           "start": chunk.start, "end": chunk.end, "section": chunk.section,
+                           "model": model}
+                conn.execute(update(schema.chunks).where(c.id == row_id).values(
                     payload=self._seal("chunks", "payload", row_id, payload),
                     vector=self._seal("chunks", "vector", row_id,
                                       np.asarray(vector, dtype=np.float32).tobytes())))
                 ids.append(row_id)
         return ids
 
+    def _recorded_models(self, conn: Any) -> dict[int, str]:
+        """Each collection's recorded embedding model: the one that untagged rows came from."""
+        found = {}
+        for row_id, blob in conn.execute(select(schema.collections.c.id,
+                                                schema.collections.c.payload)).all():
+            try:
+                found[row_id] = self._open("collections", "payload", row_id, blob)["embedding_model"]
+            except DamagedVault:
+                found[row_id] = ""
+        return found
+
+    def _chunk_model(self, row_id: int, blob: bytes, recorded: str) -> str | None:
+        """The model of a chunk row (None when its payload is damaged)."""
+        try:
+            return self._open("chunks", "payload", row_id, blob).get("model") or recorded
+        except DamagedVault:
+            return None
+
+    def chunk_models(self, collection_id: int) -> dict[int, set[str]]:
+        """For each document of the collection, the models its stored chunks were made by."""
+        c = schema.chunks.c
+        found: dict[int, set[str]] = {}
+        with self._engine.connect() as conn:
+            recorded = self._recorded_models(conn).get(collection_id, "")
+            rows = conn.execute(select(c.id, c.document_id, c.payload)
+                                .where(c.collection_id == collection_id)).all()
+        for row_id, document_id, blob in rows:
+            model = self._chunk_model(row_id, blob, recorded)
+            if model is not None:
+                found.setdefault(document_id, set()).add(model)
+        return found
+
+    def document_chunks(self, document_id: int, model: str) -> list[Chunk]:
+        """The chunks ``model`` made for a document, in their order, without vectors."""
+        c = schema.chunks.c
+        with self._engine.connect() as conn:
+            collection_id = conn.scalar(select(schema.documents.c.collection_id)
+                                        .where(schema.documents.c.id == document_id))
+            recorded = self._recorded_models(conn).get(collection_id or 0, "")
+            rows = conn.execute(select(c.id, c.payload).where(c.document_id == document_id)
+                                .order_by(c.id)).all()
+        found = []
+        for row_id, blob in rows:
+            try:
+                data = self._open("chunks", "payload", row_id, blob)
+            except DamagedVault:
+                continue
+            if (data.get("model") or recorded) == model:
+                found.append(Chunk(data["text"], data.get("section", 0), data["page"],
+                                   data["heading"], data["start"], data["end"]))
+        return found
+
+    def switch_model(self, collection: Collection, model: str) -> Collection:
+        """Make ``model``'s vectors the collection's answer: in one transaction, record the
+        model and delete every chunk another model made. A crash before the commit leaves
+        the old model in charge, with all its rows."""
+        c = schema.chunks.c
+        switched = Collection(collection.id, collection.name, collection.sources, model,
+                              collection.created_at)
+        with self._engine.begin() as conn:
+            recorded = self._recorded_models(conn).get(collection.id, "")
+            rows = conn.execute(select(c.id, c.payload).where(c.collection_id == collection.id)).all()
+            other = [row_id for row_id, blob in rows
+                     if self._chunk_model(row_id, blob, recorded) != model]
+            for start in range(0, len(other), 500):
+                conn.execute(delete(schema.chunks).where(c.id.in_(other[start:start + 500])))
+            data = {"name": switched.name, "sources": switched.sources,
+                    "embedding_model": model, "created_at": switched.created_at}
+            conn.execute(update(schema.collections).where(schema.collections.c.id == collection.id)
+                         .values(payload=self._seal("collections", "payload", collection.id, data)))
+        return switched
+
     def iter_chunks(self, collection_ids: list[int] | None = None
                     ) -> Iterator[tuple[StoredChunk, np.ndarray]]:
-        """Every chunk with its vector, decrypted, for building the in-memory index."""
+        """Every chunk with its vector, decrypted, for building the in-memory index.
+
+        Each carries its model; a row without one counts as its collection's recorded
+        model. Rows of every model come out: the caller keeps those it wants.
+        """
         c = schema.chunks.c
         query = select(c.id, c.collection_id, c.document_id, c.payload, c.vector)
         if collection_ids is not None:
             query = query.where(c.collection_id.in_(collection_ids))
         paths: dict[int, str] = {}
         with self._engine.connect() as conn:
+            recorded = self._recorded_models(conn)
             rows = conn.execute(query).all()
             d = schema.documents.c
             for row_id, blob in conn.execute(select(d.id, d.payload)).all():
@@ -186,5 +286,6 @@ class DocumentStore:
                 continue
             yield (StoredChunk(row_id, collection_id, document_id, data["text"],
                                paths.get(document_id, ""), data["page"], data["heading"],
-                               data["start"], data["end"]),
+                               data["start"], data["end"],
+                               data.get("model") or recorded.get(collection_id, "")),
                    np.frombuffer(raw, dtype=np.float32))

@@ -65,8 +65,8 @@ def test_a_vault_from_version_0001_upgrades_with_its_chats(tmp_path: Path) -> No
     path = tmp_path / "old.db"
     store = ChatStore(Vault.create(path, PASSPHRASE, FAST_KDF))
     store.add_message(store.create_chat("from 0001").id, "user", "older text")
-    engine = store.vault.engine
     store.close()
+    engine = db.make_engine(path)  # the closed vault's own engine refuses connections
     with engine.begin() as conn:  # back to the first schema, as an older Hearth left it
         command.downgrade(db.alembic_config(conn), "0001_vault")
     engine.dispose()

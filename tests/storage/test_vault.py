@@ -151,3 +151,107 @@ def test_the_database_is_wal_with_secure_delete(store: ChatStore) -> None:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert conn.exec_driver_sql("PRAGMA secure_delete").scalar() == 1
         assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL
+
+
+def _titles(path: Path) -> list[str]:
+    store = reopen(path)
+    try:
+        return [c.title for c in store.list_chats()]
+    finally:
+        store.close()
+
+
+def test_each_restore_keeps_its_own_dated_copy(vault_path: Path, tmp_path: Path) -> None:
+    store = ChatStore(Vault.create(vault_path, PASSPHRASE, FAST_KDF))
+    store.create_chat("in the backup")
+    backup = store.vault.backup_to(tmp_path / "backup.db")
+    store.create_chat("first")
+    store.close()
+    first = Vault.restore(backup, PASSPHRASE, vault_path)
+    store = reopen(vault_path)
+    store.create_chat("second")
+    store.close()
+    second = Vault.restore(backup, PASSPHRASE, vault_path)  # within the same second, likely
+    assert first is not None and second is not None and first != second
+    for kept in (first, second):
+        assert kept.parent == vault_path.parent
+        assert kept.name.startswith("vault.db.before-restore-")
+    assert sorted(_titles(first)) == ["first", "in the backup"]
+    assert sorted(_titles(second)) == ["in the backup", "second"]
+    assert _titles(vault_path) == ["in the backup"]
+
+
+def test_restores_in_the_same_second_get_distinct_names(
+    vault_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Vault.create(vault_path, PASSPHRASE, FAST_KDF).close()
+    backup = tmp_path / "backup.db"
+    backup.write_bytes(vault_path.read_bytes())
+    monkeypatch.setattr("storage.vault.time.strftime", lambda *_args: "20261201-093512")
+    stray = vault_path.with_name("vault.db.before-restore-20261201-093512-2-wal")
+    stray.write_bytes(b"")  # a name whose WAL file is taken is not used either
+    names = [Vault.restore(backup, PASSPHRASE, vault_path) for _ in range(3)]
+    assert [p.name for p in names if p] == [
+        "vault.db.before-restore-20261201-093512",
+        "vault.db.before-restore-20261201-093512-3",
+        "vault.db.before-restore-20261201-093512-4",
+    ]
+
+
+def test_the_kept_copy_has_the_data_still_in_the_wal(vault_path: Path, tmp_path: Path) -> None:
+    store = ChatStore(Vault.create(vault_path, PASSPHRASE, FAST_KDF))
+    backup = store.vault.backup_to(tmp_path / "backup.db")
+    # While another connection is open, closing ours does not fold the WAL into the file:
+    # the state a vault is in when Hearth is killed or the machine loses power.
+    holder = sqlite3.connect(vault_path)
+    holder.execute("SELECT count(*) FROM vault_meta").fetchall()
+    store.create_chat("only in the wal")
+    crashed = tmp_path / "crashed" / "vault.db"
+    crashed.parent.mkdir()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{crashed}{suffix}").write_bytes(Path(f"{vault_path}{suffix}").read_bytes())
+    holder.close()
+    store.close()
+    assert Path(f"{crashed}-wal").stat().st_size > 0
+
+    kept = Vault.restore(backup, PASSPHRASE, crashed)
+    assert kept is not None
+    assert not Path(f"{crashed}-wal").exists() and not Path(f"{crashed}-shm").exists()
+    assert _titles(kept) == ["only in the wal"]
+    assert _titles(crashed) == []
+
+
+def _fail_after_a_few_bytes(source: Path, target: Path) -> None:
+    target.write_bytes(b"SQLite format 3\x00 and then the disk was full")
+    raise OSError(28, "No space left on device")
+
+
+def test_a_backup_that_fails_leaves_no_partial_file(
+    vault_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = ChatStore(Vault.create(vault_path, PASSPHRASE, FAST_KDF))
+    store.create_chat("precious")
+    folder = tmp_path / "backups"
+    monkeypatch.setattr("storage.vault._sqlite_copy", _fail_after_a_few_bytes)
+    with pytest.raises(OSError, match="No space left"):
+        store.vault.backup_to(tmp_path / "backup.db")
+    with pytest.raises(OSError, match="No space left"):
+        store.vault.auto_backup(folder)
+    store.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["backups", "vault.db"]
+    assert list(folder.iterdir()) == []
+    assert _titles(vault_path) == ["precious"]
+
+
+def test_a_restore_whose_copy_fails_leaves_the_vault_alone(
+    vault_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = ChatStore(Vault.create(vault_path, PASSPHRASE, FAST_KDF))
+    backup = store.vault.backup_to(tmp_path / "backup.db")
+    store.create_chat("precious")
+    store.close()
+    monkeypatch.setattr("storage.vault._sqlite_copy", _fail_after_a_few_bytes)
+    with pytest.raises(OSError, match="No space left"):
+        Vault.restore(backup, PASSPHRASE, vault_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["backup.db", "vault.db"]
+    assert _titles(vault_path) == ["precious"]

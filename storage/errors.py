@@ -1,0 +1,123 @@
+"""Faults of the user's environment, told apart from bugs.
+
+A full disk, a read-only folder, an I/O error, a file another program holds, or a
+damaged database is the user's to act on: it gets a message in their words, and the
+code that hit it decides what was and was not saved. Anything else is a bug: it is
+logged with its traceback and shown as a calm internal error. (qutebrowser's
+``misc/sql.py`` draws the same line between ``KnownError`` and ``BugError``.)
+
+``trouble(exc)`` looks through an exception and what caused it (SQLAlchemy wraps
+sqlite3's errors, which carry no error code in Python 3.10) and returns the kind of
+fault, or None for a bug.
+"""
+
+from __future__ import annotations
+
+import errno
+import shutil
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from storage.paths import data_dir
+
+FULL, READ_ONLY, IO, BUSY, CORRUPT = "full", "read-only", "io", "busy", "corrupt"
+NEARLY_FULL = 1 << 20  # free bytes under which an I/O error is taken for a full disk
+
+_ERRNO = {
+    errno.ENOSPC: FULL,
+    errno.EDQUOT: FULL,
+    errno.EFBIG: FULL,  # RLIMIT_FSIZE or the filesystem's largest file
+    errno.EROFS: READ_ONLY,
+    errno.EACCES: READ_ONLY,
+    errno.EPERM: READ_ONLY,
+    errno.EIO: IO,
+    errno.EBUSY: BUSY,
+}
+# sqlite3's own messages (sqlite3_errstr), lower case.
+_SQLITE = (
+    ("database or disk is full", FULL),
+    ("attempt to write a readonly database", READ_ONLY),
+    ("readonly database", READ_ONLY),
+    ("disk i/o error", IO),
+    ("unable to open database file", IO),
+    ("database is locked", BUSY),
+    ("database table is locked", BUSY),
+    ("database disk image is malformed", CORRUPT),
+    ("file is not a database", CORRUPT),
+)
+
+_SAY = {
+    FULL: "The disk is full",
+    READ_ONLY: "Hearth's data folder cannot be written to (it is read-only or not yours)",
+    IO: "The disk reported a read or write error",
+    BUSY: "Another program is holding Hearth's vault file",
+    CORRUPT: "The vault file is damaged",
+}
+_ADVICE = {
+    FULL: "Free some space; Hearth keeps trying.",
+    READ_ONLY: "Check the folder's permissions.",
+    IO: "The disk may be failing or was removed; check it.",
+    BUSY: "Close the other program; Hearth keeps trying.",
+    CORRUPT: "See Help ▸ Check vault; your automatic backups are in the backups folder.",
+}
+
+
+@dataclass(frozen=True)
+class Trouble:
+    kind: str
+
+    @property
+    def said(self) -> str:
+        """What happened, in the user's words, without a full stop."""
+        return _SAY[self.kind]
+
+    @property
+    def advice(self) -> str:
+        return _ADVICE[self.kind]
+
+    def message(self, outcome: str) -> str:
+        """``outcome`` says what was and was not saved, e.g. "Your message was not sent"."""
+        return f"{self.said}. {outcome} {self.advice}".strip()
+
+
+def trouble(exc: BaseException | None, where: Path | None = None) -> Trouble | None:
+    """The environmental fault behind ``exc``, or None when it is a bug.
+
+    SQLite often reports a full disk as "disk I/O error" (growing its shared-memory or
+    WAL file fails half-way); when the folder it writes to (``where``, by default the
+    data folder) has next to no space left, that is said as a full disk."""
+    found = _kind(exc)
+    if found == IO and _nearly_full(where):
+        found = FULL
+    return Trouble(found) if found else None
+
+
+def _kind(exc: BaseException | None) -> str | None:
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError) and exc.errno in _ERRNO:
+            return _ERRNO[exc.errno]
+        if isinstance(exc, sqlite3.Error):
+            text = str(exc).lower()
+            for needle, kind in _SQLITE:
+                if needle in text:
+                    return kind
+        exc = getattr(exc, "orig", None) or exc.__cause__ or exc.__context__
+    return None
+
+
+def _nearly_full(where: Path | None) -> bool:
+    try:
+        folder = where if where is not None else data_dir()
+        return shutil.disk_usage(folder).free < NEARLY_FULL
+    except OSError:
+        return False
+
+
+def not_damage(exc: BaseException, where: Path | None = None) -> bool:
+    """True when a database error is the machine's fault (full, read-only, I/O, busy), not
+    a damaged file: it must be said as such, never as "the vault is damaged"."""
+    found = trouble(exc, where)
+    return found is not None and found.kind != CORRUPT

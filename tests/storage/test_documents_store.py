@@ -1,0 +1,109 @@
+"""The document store's model tags, the index's one size, a vault that refuses after close,
+and a parser that another thread can stop. Real vault files, real parser processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sqlalchemy import insert, update
+
+from storage import schema
+from storage.db import VaultClosed, inserted_id
+from storage.documents.chunking import Chunk
+from storage.documents.isolation import IsolatedParser, ParseStopped
+from storage.documents.search import SearchIndex
+from storage.documents.store import INDEXED, Document, DocumentStore, StoredChunk
+from storage.vault import Vault
+from tests.storage.conftest import FAST_KDF, PASSPHRASE
+
+
+@pytest.fixture
+def vault(tmp_path: Path):
+    v = Vault.create(tmp_path / "vault.db", PASSPHRASE, FAST_KDF)
+    yield v
+    v.close()
+
+
+def _chunk(text: str, n: int = 0) -> Chunk:
+    return Chunk(text, 0, None, None, n, n + len(text))
+
+
+def test_an_index_refuses_a_vector_of_another_size() -> None:
+    index = SearchIndex()
+    index.add(StoredChunk(1, 1, 1, "owls hunt at night", "/a.md", None, None, 0, 18), np.ones(4))
+    with pytest.raises(ValueError, match="4 dimensions"):
+        index.add(StoredChunk(2, 1, 1, "foxes", "/a.md", None, None, 0, 5), np.ones(3))
+    with pytest.raises(ValueError, match="4 dimensions"):
+        index.search("owls", np.ones(3))
+    assert [h.chunk.id for h in index.search("owls", np.ones(4))] == [1]
+
+
+def test_chunks_carry_their_model_and_old_rows_count_as_the_collection_s(vault: Vault) -> None:
+    store = DocumentStore(vault)
+    collection = store.create_collection("notes")
+    store.update_collection(type(collection)(collection.id, "notes", [], "model-old", 0.0))
+    document = store.save_document(Document(0, collection.id, "/notes/a.md", INDEXED))
+    # A row as Hearth wrote them before chunks named their model.
+    with vault.engine.begin() as conn:
+        row_id = inserted_id(conn.execute(insert(schema.chunks).values(
+            collection_id=collection.id, document_id=document.id, payload=b"", vector=b"")))
+        payload = {"text": "an old passage", "page": None, "heading": None, "start": 0, "end": 14,
+                   "section": 0}
+        conn.execute(update(schema.chunks).where(schema.chunks.c.id == row_id).values(
+            payload=vault.cipher.encrypt(json.dumps(payload).encode(), "chunks", "payload", row_id),
+            vector=vault.cipher.encrypt(np.ones(4, np.float32).tobytes(), "chunks", "vector", row_id)))
+    assert [c.model for c, _ in store.iter_chunks()] == ["model-old"]
+
+    # A re-embedding writes the new model's rows beside them ...
+    store.replace_chunks(document, [_chunk("an old passage")], np.ones((1, 2)), "model-new",
+                         only_model=True)
+    assert store.chunk_models(collection.id) == {document.id: {"model-old", "model-new"}}
+    assert [c.text for c in store.document_chunks(document.id, "model-old")] == ["an old passage"]
+    assert {c.model: len(v) for c, v in store.iter_chunks()} == {"model-old": 4, "model-new": 2}
+    # ... and the switch keeps only them, with the collection's record, in one step.
+    switched = store.switch_model(store.get_collection(collection.id), "model-new")
+    assert switched.embedding_model == "model-new"
+    assert store.get_collection(collection.id).embedding_model == "model-new"
+    assert [(c.model, len(v)) for c, v in store.iter_chunks()] == [("model-new", 2)]
+
+
+def test_a_closed_vault_refuses_connections_and_never_creates_a_file(tmp_path: Path) -> None:
+    vault = Vault.create(tmp_path / "vault.db", PASSPHRASE, FAST_KDF)
+    store = DocumentStore(vault)
+    store.create_collection("before")
+    vault.close()
+    files = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    with pytest.raises(VaultClosed):
+        store.create_collection("after")
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == files
+    (tmp_path / "vault.db").unlink()
+    with pytest.raises(VaultClosed):
+        store.collections()
+    assert not (tmp_path / "vault.db").exists()
+
+
+def test_another_thread_can_stop_a_parse_that_blocks(tmp_path: Path) -> None:
+    fifo = tmp_path / "blocked.txt"  # a read that blocks: a FIFO with no writer
+    os.mkfifo(fifo)
+    (tmp_path / "fine.txt").write_text("hello")
+    parser = IsolatedParser(timeout=600)
+    outcome: list[BaseException] = []
+
+    def parse() -> None:
+        try:
+            parser.parse(fifo)
+        except BaseException as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=parse)
+    thread.start()
+    parser.kill()  # during the parse, or before it started: either way it ends now
+    thread.join(60)  # far below the 600 s time-out
+    assert not thread.is_alive() and len(outcome) == 1 and isinstance(outcome[0], ParseStopped)
+    assert parser.parse(tmp_path / "fine.txt")[0][0].text == "hello"  # a fresh child
+    parser.close()
