@@ -69,3 +69,53 @@ def embedding_model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if source_path(model) is None:
         pytest.fail("the converted embedding model is missing: run `python3 packaging/bootstrap.py test`")
     return provision(model, tmp_path_factory.mktemp("embedding"))
+
+
+class SmallDisk:
+    """A real, small filesystem (tmpfs) that a test can fill to the last byte and free."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._filler = path / ".filler"
+
+    def fill(self) -> None:
+        """Write until the filesystem says ENOSPC; what is there stays."""
+        import errno
+
+        with open(self._filler, "ab", buffering=0) as out:
+            for size in (1 << 16, 4096, 1):
+                try:
+                    while out.write(b"\0" * size):
+                        pass
+                except OSError as exc:
+                    assert exc.errno == errno.ENOSPC, exc
+
+    def free(self) -> None:
+        self._filler.unlink(missing_ok=True)
+
+
+@pytest.fixture
+def make_small_disk(tmp_path: Path):
+    """``make_small_disk(megabytes)``: a tmpfs of that size, mounted for this test only.
+
+    Needs root on Linux (``mount -t tmpfs``); elsewhere the test is skipped, saying so."""
+    import subprocess
+    import sys
+
+    if not sys.platform.startswith("linux") or os.geteuid() != 0:
+        pytest.skip("a real full disk needs a tmpfs, and mounting one needs root on Linux")
+    mounted: list[Path] = []
+
+    def make(megabytes: int) -> SmallDisk:
+        mount = tmp_path / f"disk-{len(mounted)}"
+        mount.mkdir()
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={megabytes}m", "tmpfs", str(mount)],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            pytest.skip(f"mounting a tmpfs failed here: {done.stderr.strip()}")
+        mounted.append(mount)
+        return SmallDisk(mount)
+
+    yield make
+    for mount in mounted:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True)

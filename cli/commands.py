@@ -1,0 +1,373 @@
+"""The terminal commands: ``docs add|list|search``, ``ask``, ``chat``, ``serve``,
+``models list`` and ``check-vault``.
+
+They open the same vault as the window (passphrase from HEARTH_PASSPHRASE or a
+prompt) and run the same worker, engine, embedder and pipeline, without Qt.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import sys
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from cli.headless import HeadlessError, open_store
+from core.document_protocol import CollectionsChanged, DocumentsUnavailable, JobFailed
+from core.document_service import DocumentService
+from core.documents import Progress, Report, label
+from core.models import resolve_embedding_model, resolve_model
+from core.turns import SYSTEM_PROMPT
+from inference.bundled import embedding_model
+from inference.client import Answer, ClientError, WorkerClient
+from inference.embedder import EmbedderNotLoaded
+from inference.errors import InferenceError
+from inference.protocol import ChatMessage, Embed, ModelSpec, Retrieval, SamplingParams
+from storage.crypto import BadPassphrase, DamagedVault, WrongPassphrase
+from storage.db import VaultClosed
+from storage.documents.store import Collection
+from storage.errors import trouble
+from storage.instance_lock import AlreadyRunning
+
+
+class CommandError(Exception):
+    pass
+
+
+OPENING_FAILED = (WrongPassphrase, BadPassphrase, DamagedVault, AlreadyRunning, HeadlessError)
+JOB_TIMEOUT = 3600.0  # an import of many files; progress shows meanwhile
+
+
+class Documents:
+    """The document service for one command: started, its index loaded, waited on.
+
+    The service's thread owns the store and the index; this side only sends commands and
+    waits on the futures they carry, and reads the events (progress) off a queue.
+    """
+
+    def __init__(self, service: DocumentService, client: WorkerClient,
+                 events: queue.Queue[Any]) -> None:
+        self.service = service
+        self.client = client
+        self.events = events  # the service's sink
+        self._failure = ""  # the last job's failure, in the user's words
+
+    def wait(self, future: Future, timeout: float = JOB_TIMEOUT) -> Any:
+        """The future's result; a failure the user can act on becomes a CommandError."""
+        try:
+            return future.result(timeout=timeout)
+        except FutureTimeout:
+            raise CommandError("The documents did not answer in time.") from None
+        except Exception as exc:
+            failure, self._failure = self._failure, ""
+            found = trouble(exc)
+            if failure or found is not None or isinstance(
+                    exc, (DocumentsUnavailable, InferenceError, VaultClosed)):
+                raise CommandError(failure or (found.message("Nothing more was saved.") if found
+                                               else str(exc))) from exc
+            raise
+
+    def collections(self) -> CollectionsChanged:
+        return self.wait(self.service.collections())
+
+    def collection(self, name: str, create: bool = False) -> Collection:
+        if create:
+            return self.wait(self.service.create(name))
+        found = next((c for c in self.collections().collections if c.name == name), None)
+        if found is None:
+            names = ", ".join(c.name for c in self.collections().collections) or "none yet"
+            raise CommandError(f"There is no collection named {name!r} (collections: {names}).")
+        return found
+
+    def add(self, collection: Collection, paths: list[Path],
+            progress: Callable[[Progress], None]) -> Report:
+        done: Future = Future()
+        done.add_done_callback(self.events.put)  # the end, in line behind the progress events
+        self.service.add(collection.id, paths, done=done)
+        while (event := self.events.get()) is not done:
+            if isinstance(event, Progress):
+                progress(event)
+            elif isinstance(event, JobFailed):
+                self._failure = event.message
+        return self.wait(done)
+
+    def question_vectors(self, question: str, collection: Collection) -> dict[str, Any]:
+        """The question embedded by the model whose vectors answer for the collection; none
+        (keywords alone) if that model is not the one loaded here."""
+        future: Future = Future()
+        self.client.worker.submit(Embed((question,), future, collection.embedding_model))
+        try:
+            return {collection.embedding_model: future.result(timeout=JOB_TIMEOUT)[0]}
+        except EmbedderNotLoaded:
+            print("(The collection was indexed with another embedding model: keyword search "
+                  "only. Open Hearth to re-index it.)", file=sys.stderr)
+            return {}
+
+
+def _embedding_model(store: Any) -> Path:
+    """The embedding model the window uses for documents (Models ▸ Use for documents), else
+    the bundled one."""
+    from storage.library import ModelLibrary
+
+    library = ModelLibrary(store)
+    chosen = library.get(library.preferences().get("embedding_model") or -1)
+    if chosen is not None and chosen.usable and Path(chosen.path).is_file():
+        return Path(chosen.path)
+    return resolve_embedding_model()
+
+
+@contextmanager
+def session(chat: bool = False) -> Iterator[tuple[Documents, WorkerClient]]:
+    """The vault, a worker with the embedding model (and the chat model if asked), and the
+    document service with its index loaded; all closed in order at the end."""
+    try:
+        store, lock = open_store()
+    except OPENING_FAILED as exc:
+        raise CommandError(str(exc)) from exc
+    client = WorkerClient()
+    service: DocumentService | None = None
+    try:
+        chat_path = resolve_model() if chat else None  # also chooses the CPU build
+        loaded = client.load_embedder(_embedding_model(store))
+        if chat_path is not None:
+            client.load(ModelSpec(chat_path))
+        events: queue.Queue[Any] = queue.Queue()
+        # No re-embedding in the background here: a command does what it was asked (an
+        # import re-embeds the collection it adds to first, if it was on another model).
+        service = DocumentService(store.vault, client.worker.submit,
+                                  loaded.model or embedding_model().sha256, events.put,
+                                  follow_model=False)
+        documents = Documents(service, client, events)
+        service.start()
+        loaded_index: Future = Future()
+        service.load_index(done=loaded_index)
+        documents.wait(loaded_index)
+        yield documents, client
+    except (InferenceError, ClientError) as exc:
+        raise CommandError(str(exc)) from exc
+    finally:
+        if service is not None:
+            service.close(5.0)
+        client.close(10.0)
+        store.close()
+        lock.release()
+
+
+def docs_add(name: str, paths: list[str]) -> int:
+    with session() as (documents, _client):
+        collection = documents.collection(name, create=True)
+
+        def show(progress: Progress) -> None:
+            eta = f", about {progress.eta_seconds:.0f} s left" if progress.eta_seconds else ""
+            what = "re-indexing for the embedding model: " if progress.reembedding else ""
+            print(f"\r{what}[{progress.files_done}/{progress.files_total}] {progress.chunks_done} "
+                  f"chunks{eta}  ", end="", file=sys.stderr, flush=True)
+
+        report = documents.add(collection, [Path(p) for p in paths], show)
+        print(file=sys.stderr)
+        for path in report.indexed:
+            print(f"indexed  {path}")
+        for path, why in report.skipped:
+            print(f"skipped  {path}: {why}")
+        for path, why in report.failed:
+            print(f"failed   {path}: {why}")
+        print(f"{len(report.indexed)} indexed, {len(report.skipped)} skipped, {len(report.failed)} failed; "
+              f"{report.chunks} chunks")
+    return 0
+
+
+def docs_list() -> int:
+    with session() as (documents, _client):
+        snapshot = documents.collections()
+        for collection in snapshot.collections:
+            docs = snapshot.documents.get(collection.id, ())
+            print(f"{collection.name}: {len(docs)} files")
+            for doc in docs:
+                why = f" ({doc.reason})" if doc.reason else ""
+                print(f"  {doc.status:<8} {doc.path}{why}")
+    return 0
+
+
+def docs_search(name: str, question: str, k: int, as_json: bool, mode: str) -> int:
+    with session() as (documents, _client):
+        collection = documents.collection(name)
+        vectors = documents.question_vectors(question, collection) if mode != "bm25" else {}
+        hits = documents.wait(documents.service.search(question, vectors, [collection.id], k, mode))
+        rows = [{"file": h.chunk.path, "page": h.chunk.page, "section": h.chunk.heading,
+                 "score": round(h.score, 6), "cosine": round(h.cosine, 4), "text": h.chunk.text}
+                for h in hits]
+        if as_json:
+            print(json.dumps(rows, ensure_ascii=False, indent=2))
+        else:
+            for n, (hit, row) in enumerate(zip(hits, rows, strict=True), start=1):
+                print(f"[{n}] {label(hit.chunk)}  score {row['score']}\n    {hit.chunk.text[:200]!r}")
+            if not rows:
+                print("No relevant passages found.")
+    return 0
+
+
+def ask(name: str, question: str, max_tokens: int) -> int:
+    with session(chat=True) as (documents, client):
+        collection = documents.collection(name)
+        messages = (ChatMessage("system", SYSTEM_PROMPT), ChatMessage("user", question))
+        retrieval = Retrieval(question, documents.service.searcher([collection.id]),
+                              (collection.embedding_model,))
+        answer = _answer(client, messages, SamplingParams(max_tokens=max_tokens, temperature=0.2, seed=1),
+                         retrieval)
+        print()
+        if answer.passages:
+            print("\nSources:")
+            for p in answer.passages:
+                print(f"[{p.number}] {p.label} — {p.path}")
+        else:
+            print("\n(No passage in the collection matched this question.)")
+    return 0
+
+
+def _answer(client: WorkerClient, messages: tuple[ChatMessage, ...], params: SamplingParams,
+            retrieval: Retrieval | None = None) -> Answer:
+    """Stream one answer to the terminal."""
+    try:
+        return client.generate(messages, params, retrieval,
+                               on_chunk=lambda text: print(text, end="", flush=True))
+    except ClientError as exc:
+        raise CommandError(str(exc)) from exc
+
+
+def check_vault() -> int:
+    """Decrypt every item and check the file; 0 when all is sound."""
+    try:
+        store, lock = open_store()
+    except OPENING_FAILED as exc:
+        raise CommandError(str(exc)) from exc
+    try:
+        problems = store.verify()
+        sound = store.vault.integrity_problem()
+        chats, messages = len(store.list_chats()), store.message_count()
+    finally:
+        store.close()
+        lock.release()
+    if problems or sound:
+        for problem in problems + ([f"SQLite: {sound}"] if sound else []):
+            print(f"damaged: {problem}")
+        return 1
+    print(f"vault ok: {chats} chats, {messages} messages, all decrypt; file sound")
+    return 0
+
+
+def run(args: Any) -> int:
+    try:
+        if args.command == "check-vault":
+            return check_vault()
+        if args.command == "serve":
+            return serve(args.host, args.port, args.token)
+        if args.command == "chat":
+            return terminal_chat()
+        if args.command == "models":
+            return models_list()
+        if args.command == "docs":
+            if args.docs_command == "add":
+                return docs_add(args.collection, args.paths)
+            if args.docs_command == "list":
+                return docs_list()
+            return docs_search(args.collection, args.question, args.k, args.json, args.mode)
+        return ask(args.collection, args.question, args.max_tokens)
+    except CommandError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+def serve(host: str, port: int, token: str | None) -> int:
+    """The local API without a window: the starter (or chosen) model and the embedder."""
+    import signal
+    import threading
+
+    from core.api import ApiServer, Backend
+    from inference.bundled import starter_model
+
+    client = WorkerClient()
+    try:
+        path = resolve_model()
+        client.load(ModelSpec(path))
+        client.load_embedder(resolve_embedding_model())
+        client.router.fallback = None  # from now on every event belongs to an API request
+        model_id = Path(starter_model().file).stem if path.name == starter_model().file else path.stem
+        backend = Backend(client.worker.submit, client.worker.cancel, client.router, lambda: model_id,
+                          lambda: Path(embedding_model().file).stem)
+        try:
+            server = ApiServer(backend, host=host, port=port, token=token)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        server.start()
+        print(f"Hearth API on {server.url}\nmodel: {model_id}\ntoken: {server.token}\n"
+              "Conversations through the API are not stored. Ctrl+C stops.", flush=True)
+        stop = threading.Event()
+        signal.signal(signal.SIGINT, lambda *_: stop.set())
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        stop.wait()
+        server.stop()
+    except (InferenceError, ClientError) as exc:
+        raise CommandError(str(exc)) from exc
+    finally:
+        client.close(5.0)
+    return 0
+
+
+def terminal_chat() -> int:
+    """Chat in the terminal with the starter (or first) model. Not stored."""
+    with WorkerClient(with_embedder=False) as client:
+        try:
+            model = client.load(ModelSpec(resolve_model()))
+        except (InferenceError, ClientError) as exc:
+            raise CommandError(str(exc)) from exc
+        print(f"{model.name}. Empty line or Ctrl+D to leave. This terminal chat is not saved.")
+        history = [ChatMessage("system", SYSTEM_PROMPT)]
+        while True:
+            try:
+                line = input("you> ").strip()
+            except EOFError:
+                break
+            if not line:
+                break
+            history.append(ChatMessage("user", line))
+            print("model> ", end="", flush=True)
+            try:
+                answer = client.generate(tuple(history), SamplingParams(max_tokens=512),
+                                         on_chunk=lambda text: print(text, end="", flush=True))
+            except ClientError as exc:
+                print(f"\n(error: {exc})")
+                continue
+            print()
+            history.append(ChatMessage("assistant", answer.text))
+    return 0
+
+
+def models_list() -> int:
+    """The model library (in the vault) and the bundled models."""
+    from inference.bundled import manifests
+    from storage.library import ModelLibrary
+
+    try:
+        store, lock = open_store()
+    except OPENING_FAILED as exc:
+        raise CommandError(str(exc)) from exc
+    try:
+        entries = ModelLibrary(store).entries()
+        listed = {e.sha256 for e in entries}
+        for model in manifests():
+            if model.sha256 not in listed:
+                print(f"{model.name:<40} {model.role:<9} bundled")
+        for entry in entries:
+            info = entry.info
+            state = "ready" if entry.usable else f"unusable: {entry.probe.get('reason', 'not checked')}"
+            print(f"{entry.name:<40} {info.get('role', '?'):<9} {info.get('quantization', '?'):<8} "
+                  f"{info.get('file_size', 0) / 2**20:>8.0f} MB  {entry.stored:<9} {state}")
+    finally:
+        store.close()
+        lock.release()
+    return 0

@@ -1,0 +1,111 @@
+"""The terminal side of Hearth's entry point: the arguments, and every command that needs
+no window. ``app/__main__.py`` installs the network guard, then hands over here unless
+the window is wanted."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="hearth", description="Private, offline chat with local models.")
+    parser.add_argument("--self-test", action="store_true", help="load the model, generate 16 tokens, print figures")
+    parser.add_argument("--prepare-models", action="store_true", help="place the bundled models and exit")
+    parser.add_argument("--verbose", action="store_true", help="log debug detail (never message text)")
+    commands = parser.add_subparsers(dest="command")
+    commands.add_parser("check-vault", help="decrypt every item and check the vault file "
+                        "(passphrase from HEARTH_PASSPHRASE, or asked)")
+    docs = commands.add_parser("docs", help="document collections for questions")
+    docs_commands = docs.add_subparsers(dest="docs_command", required=True)
+    add = docs_commands.add_parser("add", help="index files and folders into a collection")
+    add.add_argument("collection")
+    add.add_argument("paths", nargs="+")
+    docs_commands.add_parser("list", help="collections and the state of each file")
+    search = docs_commands.add_parser("search", help="the passages that match a question")
+    search.add_argument("collection")
+    search.add_argument("question")
+    search.add_argument("--k", type=int, default=5)
+    search.add_argument("--json", action="store_true")
+    search.add_argument("--mode", choices=("hybrid", "bm25", "vector"), default="hybrid")
+    ask = commands.add_parser("ask", help="answer a question from a collection, with citations")
+    ask.add_argument("collection")
+    ask.add_argument("question")
+    ask.add_argument("--max-tokens", type=int, default=256)
+    serve = commands.add_parser("serve", help="the local OpenAI-compatible API (127.0.0.1 only)")
+    serve.add_argument("--host", default="127.0.0.1", help="loopback only; anything else is refused")
+    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--token", default=None, help="the bearer token (default: a new random one)")
+    commands.add_parser("chat", help="chat in the terminal (not saved)")
+    models = commands.add_parser("models", help="the model library")
+    models.add_subparsers(dest="models_command", required=True).add_parser("list")
+    return parser.parse_args(argv)
+
+
+def setup(verbose: bool) -> None:
+    """Process-wide measures every entry takes: no core dumps, the log file, logged bugs."""
+    from core.logs import install_hooks, setup_logging
+    from guard.hardening import harden_process
+
+    harden_process()
+    setup_logging(verbose)
+    install_hooks()
+
+
+def wants_window(args: argparse.Namespace) -> bool:
+    return not (args.self_test or args.prepare_models or args.command)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run a terminal command (anything but the window); its exit status.
+
+    A fault of the machine (a full disk, a read-only folder) is said in plain words; a
+    bug is logged with its traceback and said calmly. Neither prints a traceback."""
+    import logging
+
+    from storage.errors import trouble
+
+    try:
+        return _dispatch(args)
+    except KeyboardInterrupt:
+        print("stopped", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        found = trouble(exc)
+        if found is not None:
+            print(f"error: {found.message(SAVED_SO_FAR.get(args.command or '', ''))}", file=sys.stderr)
+            return 1
+        from storage.paths import logs_dir
+
+        logging.getLogger("hearth").exception("the command failed")
+        print(f"error: Hearth ran into an internal error ({type(exc).__name__}). The details are "
+              f"in {logs_dir() / 'hearth.log'}.", file=sys.stderr)
+        return 1
+
+
+# What a command had saved when the disk refused it, in the user's words.
+SAVED_SO_FAR = {
+    "docs": "The files indexed before it are saved; run the same command again once there is "
+            "space (what is already indexed is skipped).",
+    "check-vault": "Nothing was changed.",
+}
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.self_test:
+        from cli.selftest import run_self_test
+
+        return run_self_test()
+    if args.prepare_models:
+        from core.models import resolve_model
+        from inference.errors import InferenceError
+
+        try:
+            print(f"model ready: {resolve_model()}")
+        except InferenceError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        return 0
+    from cli.commands import run as run_command
+
+    return run_command(args)

@@ -1,0 +1,76 @@
+"""``python -m app --self-test``: load the model, generate 16 tokens, print the figures.
+
+No window and no Qt: it drives the same worker and engine the app uses, so a frozen
+build or a new machine can be checked from a terminal. Exit 0 on success; otherwise the
+reason is printed and the exit status is 1.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from core.models import resolve_embedding_model, resolve_model
+from inference.client import ClientError, WorkerClient
+from inference.errors import InferenceError
+from inference.protocol import ChatMessage, ModelLoaded, ModelSpec, SamplingParams, Stats
+
+TOKENS = 16
+LOAD_TIMEOUT = 300.0
+GENERATE_TIMEOUT = 300.0
+PROMPT = (ChatMessage("user", "Tell me a short story about a lighthouse keeper."),)
+
+
+def _embed_a_sentence(client: WorkerClient) -> int:
+    """Load the bundled embedding model in the same worker and embed one sentence."""
+    client.load_embedder(resolve_embedding_model(), LOAD_TIMEOUT)
+    vectors = client.embed(["The lighthouse keeper climbed the stairs."], GENERATE_TIMEOUT)
+    if vectors.shape[0] != 1 or not vectors.any():
+        raise RuntimeError("the embedding model returned no vector")
+    return int(vectors.shape[1])
+
+
+def load_and_generate(client: WorkerClient, spec: ModelSpec, tokens: int = TOKENS) -> tuple[ModelLoaded, str, Stats]:
+    """Load ``spec`` and decode ``tokens`` greedy tokens of a fixed prompt.
+
+    Raises ClientError with llama.cpp's reason if loading or generating fails, and
+    TimeoutError if either takes too long."""
+    loaded = client.load(spec, LOAD_TIMEOUT)
+    answer = client.generate(PROMPT, SamplingParams(max_tokens=tokens, temperature=0.0, seed=1),
+                             timeout=GENERATE_TIMEOUT)
+    return loaded, answer.text, answer.stats
+
+
+def run_self_test(out: TextIO = sys.stdout) -> int:
+    try:
+        path = resolve_model()
+    except InferenceError as exc:
+        print(f"self-test FAILED: {exc}", file=out)
+        return 1
+    client = WorkerClient(flush_interval=0.0)
+    try:
+        loaded, text, stats = load_and_generate(client, ModelSpec(path=path))
+        embedded = _embed_a_sentence(client)
+    except TimeoutError:
+        print("self-test FAILED: the model did not answer in time", file=out)
+        return 1
+    except (InferenceError, ClientError, RuntimeError) as exc:
+        print(f"self-test FAILED: {exc}", file=out)
+        return 1
+    finally:
+        client.close(timeout=5.0)
+    if stats.tokens == 0 or not text.strip():
+        print("self-test FAILED: the model produced no text", file=out)
+        return 1
+    from inference import cpu_variant
+
+    print(f"model: {loaded.name} ({path})", file=out)
+    print(f"llama.cpp build: {cpu_variant.describe()}; backend {loaded.backend}", file=out)
+    print(f"load time: {loaded.load_seconds:.2f} s", file=out)
+    print(f"tokens: {stats.tokens}", file=out)
+    print(f"time to first token: {stats.ttft_seconds:.3f} s", file=out)
+    print(f"tokens/s: {stats.tokens_per_second:.1f}", file=out)
+    print(f"sample: {text.strip()[:80]!r}", file=out)
+    print(f"embedding: {embedded} dimensions ({resolve_embedding_model().name})", file=out)
+    print("self-test OK", file=out)
+    return 0

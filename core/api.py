@@ -1,0 +1,267 @@
+"""The local OpenAI-compatible API: off by default, loopback only, bearer token.
+
+Starlette and uvicorn do the HTTP; this module maps the requests onto the app's one
+inference worker (no second model in memory). Requests from the API and the window
+queue in the same worker, first come, first served. A client that goes away cancels
+its generation. No Qt here: ``python -m app serve`` runs it headless, the window runs
+it on its own worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import ipaddress
+import itertools
+import json
+import logging
+import secrets
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from inference.protocol import (
+    ChatMessage,
+    Chunk,
+    Done,
+    Embed,
+    Event,
+    Failed,
+    Generate,
+    SamplingParams,
+    Stopped,
+)
+from inference.routing import RequestRouter
+
+log = logging.getLogger(__name__)
+MAX_BODY = 1 << 20  # 1 MiB
+API_IDS = itertools.count(1_000_000_000)  # far from the window's request ids
+
+
+@dataclass
+class Backend:
+    """What the API needs from the app: the worker and the loaded model's name."""
+
+    submit: Callable[[Any], None]
+    cancel: Callable[[int], None]
+    router: RequestRouter
+    model_id: Callable[[], str]  # "" when no model is loaded
+    embedding_model_id: Callable[[], str]
+    on_exchange: Callable[[list[ChatMessage], str], None] | None = None  # store, if the user asked
+
+
+def error(status: int, message: str, kind: str = "invalid_request_error", code: str | None = None) -> JSONResponse:
+    return JSONResponse({"error": {"message": message, "type": kind, "param": None, "code": code}},
+                        status_code=status)
+
+
+def is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+def create_app(backend: Backend, token: str) -> Starlette:
+    async def read_json(request: Request) -> tuple[Any, JSONResponse | None]:
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
+            return None, error(413, f"The request body is larger than {MAX_BODY} bytes.")
+        body = b""
+        async for part in request.stream():
+            body += part
+            if len(body) > MAX_BODY:
+                return None, error(413, f"The request body is larger than {MAX_BODY} bytes.")
+        try:
+            return json.loads(body or b"null"), None
+        except (ValueError, UnicodeDecodeError):
+            return None, error(400, "The request body is not valid JSON.")
+
+    def authorized(request: Request) -> bool:
+        header = request.headers.get("authorization", "")
+        scheme, _, given = header.partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
+
+    def authenticated(handler):
+        """Every route needs the bearer token; without it: 401, and nothing else happens."""
+
+        async def guarded(request: Request) -> Response:
+            if not authorized(request):
+                return error(401, "Missing or wrong API token.", "authentication_error", "invalid_api_key")
+            return await handler(request)
+
+        return guarded
+
+    @authenticated
+    async def models(request: Request) -> Response:
+        ids = [m for m in (backend.model_id(), backend.embedding_model_id()) if m]
+        return JSONResponse({"object": "list", "data": [
+            {"id": m, "object": "model", "created": 0, "owned_by": "hearth"} for m in ids]})
+
+    @authenticated
+    async def chat(request: Request) -> Response:
+        body, problem = await read_json(request)
+        if problem:
+            return problem
+        if not isinstance(body, dict) or not isinstance(body.get("messages"), list) or not body["messages"]:
+            return error(400, "'messages' must be a non-empty list.")
+        model = backend.model_id()
+        if not model:
+            return error(503, "No model is loaded yet.", "server_error")
+        if body.get("model") not in (None, model):
+            return error(404, f"The model {body.get('model')!r} does not exist; this server has {model!r}.",
+                         code="model_not_found")
+        try:
+            messages = [ChatMessage(str(m["role"]), str(m.get("content") or "")) for m in body["messages"]]
+            params = SamplingParams(
+                max_tokens=int(body.get("max_tokens") or body.get("max_completion_tokens") or 512),
+                temperature=float(body.get("temperature", 0.7)), top_p=float(body.get("top_p", 0.95)),
+                seed=None if body.get("seed") is None else int(body["seed"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            return error(400, f"Malformed request: {exc}.")
+        if any(m.role not in ("system", "user", "assistant") for m in messages):
+            return error(400, "Message roles must be system, user or assistant.")
+        rid = next(API_IDS)
+        created = int(time.time())
+        if body.get("stream"):
+            return StreamingResponse(stream(rid, messages, params, model, created), media_type="text/event-stream")
+        text, stats, failure = "", None, None
+        async for event in events(rid, messages, params):
+            if isinstance(event, Chunk):
+                text += event.text
+            elif isinstance(event, (Done, Stopped)):
+                stats = event.stats
+            elif isinstance(event, Failed):
+                failure = event.reason
+        if failure:
+            return error(400, failure)
+        if backend.on_exchange:
+            backend.on_exchange(messages, text)
+        usage = {"prompt_tokens": stats.prompt_tokens if stats else 0,
+                 "completion_tokens": stats.tokens if stats else 0}
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        return JSONResponse({
+            "id": f"chatcmpl-{rid}", "object": "chat.completion", "created": created, "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                         "finish_reason": "length" if stats and stats.tokens >= params.max_tokens else "stop"}],
+            "usage": usage})
+
+    async def events(rid: int, messages: list[ChatMessage], params: SamplingParams) -> AsyncIterator[Event]:
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[Event] = asyncio.Queue()
+        backend.router.register(rid, lambda e: loop.call_soon_threadsafe(queue.put_nowait, e))
+        finished = False
+        try:
+            backend.submit(Generate(rid, -1, tuple(messages), params))
+            while True:
+                event = await queue.get()
+                yield event
+                if isinstance(event, (Done, Stopped, Failed)):
+                    finished = True
+                    return
+        finally:
+            if not finished:
+                backend.cancel(rid)  # the client went away: stop generating for it
+            backend.router.unregister(rid)
+
+    async def stream(rid: int, messages: list[ChatMessage], params: SamplingParams, model: str,
+                     created: int) -> AsyncIterator[str]:
+        def chunk(delta: dict, finish: str | None = None) -> str:
+            return "data: " + json.dumps({
+                "id": f"chatcmpl-{rid}", "object": "chat.completion.chunk", "created": created, "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}) + "\n\n"
+
+        yield chunk({"role": "assistant", "content": ""})
+        text = ""
+        async for event in events(rid, messages, params):
+            if isinstance(event, Chunk):
+                text += event.text
+                yield chunk({"content": event.text})
+            elif isinstance(event, Failed):
+                yield "data: " + json.dumps({"error": {"message": event.reason, "type": "server_error"}}) + "\n\n"
+            elif isinstance(event, (Done, Stopped)):
+                yield chunk({}, "length" if event.stats.tokens >= params.max_tokens else "stop")
+        if backend.on_exchange:
+            backend.on_exchange(messages, text)
+        yield "data: [DONE]\n\n"
+
+    @authenticated
+    async def embeddings(request: Request) -> Response:
+        body, problem = await read_json(request)
+        if problem:
+            return problem
+        if not isinstance(body, dict) or "input" not in body:
+            return error(400, "'input' is required.")
+        texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        if not texts or not all(isinstance(t, str) for t in texts):
+            return error(400, "'input' must be a string or a list of strings.")
+        model = backend.embedding_model_id()
+        if body.get("model") not in (None, model):
+            return error(404, f"The model {body.get('model')!r} does not exist; embeddings use {model!r}.",
+                         code="model_not_found")
+        future: Future = Future()
+        backend.submit(Embed(tuple(texts), future))
+        try:
+            vectors = await asyncio.wrap_future(future)
+        except Exception as exc:
+            return error(503, f"Embedding failed: {exc}", "server_error")
+        return JSONResponse({"object": "list", "model": model, "data": [
+            {"object": "embedding", "index": i, "embedding": [float(x) for x in v]} for i, v in enumerate(vectors)],
+            "usage": {"prompt_tokens": 0, "total_tokens": 0}})
+
+    return Starlette(routes=[
+        Route("/v1/models", models, methods=["GET"]),
+        Route("/v1/chat/completions", chat, methods=["POST"]),
+        Route("/v1/embeddings", embeddings, methods=["POST"]),
+    ])
+
+
+class ApiServer:
+    """uvicorn on 127.0.0.1 in a background thread; the egress guard lets only its port in."""
+
+    def __init__(self, backend: Backend, host: str = "127.0.0.1", port: int = 0, token: str | None = None) -> None:
+        if not is_loopback(host):
+            raise ValueError(f"The local API only listens on this computer (127.0.0.1), not on {host}.")
+        import socket
+
+        import uvicorn
+
+        from guard import egress
+
+        self.token = token or secrets.token_urlsafe(32)
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._socket.bind((host, port))
+        # Listening from here on: a client that connects before uvicorn's loop runs waits in
+        # the backlog, so starting never has to wait (and never blocks the window).
+        self._socket.listen(128)
+        self.host, self.port = self._socket.getsockname()[:2]
+        egress.allow_loopback_port(self.port)
+        config = uvicorn.Config(create_app(backend, self.token), log_level="warning", access_log=False,
+                                lifespan="off", timeout_graceful_shutdown=2)
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._socket]},
+                                        name="hearth-api", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    def start(self) -> None:
+        """Serve from a background thread; returns at once (requests queue until it runs)."""
+        self._thread.start()
+
+    def stop(self, timeout: float = 2.5) -> None:
+        """Ask uvicorn to finish (open streams get 2 s) and wait at most ``timeout``."""
+        self._server.should_exit = True
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+        self._socket.close()

@@ -1,0 +1,289 @@
+"""Commands into the document service and events out of it.
+
+Plain frozen dataclasses, like ``inference.protocol``: the service never sees Qt, and the
+window never sees the store. A command that has an answer carries a Future for it (the
+window mostly listens to the events instead; the terminal waits on the futures), and
+``DocumentCalls`` sends them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import multiprocessing
+import queue
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.documents import Progress, Report, label
+from inference.errors import InferenceError
+from inference.rag import Passage
+from storage.documents.store import Collection, Document
+from storage.errors import trouble
+
+log = logging.getLogger(__name__)
+SEARCH_TIMEOUT = 30.0  # a chat answer waits this long for its passages, then fails plainly
+
+
+class DocumentsUnavailable(InferenceError):
+    """The documents could not answer (closed, or too slow); the message is for the user."""
+
+
+# Commands ---------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class LoadIndex:
+    done: Future | None = None  # the number of chunks loaded
+
+
+@dataclass(frozen=True, eq=False)
+class AddPaths:
+    collection_id: int
+    paths: tuple[Path, ...]
+    done: Future | None = None  # the Report
+
+
+@dataclass(frozen=True, eq=False)
+class RefreshAll:
+    done: Future | None = None  # a list of Reports
+
+
+@dataclass(frozen=True, eq=False)
+class CreateCollection:
+    name: str
+    future: Future  # the Collection (the existing one if the name is taken)
+
+
+@dataclass(frozen=True, eq=False)
+class DeleteCollection:
+    collection_id: int
+    done: Future | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class ListCollections:
+    future: Future  # a CollectionsChanged snapshot
+
+
+@dataclass(frozen=True, eq=False)
+class Search:
+    """``vectors``: the question embedded by each model it was asked for, ``{sha256: vector}``."""
+
+    question: str
+    vectors: Mapping[str, Any]
+    collection_ids: tuple[int, ...]
+    future: Future  # a list of Hits
+    k: int = 5
+    mode: str = "hybrid"
+
+
+@dataclass(frozen=True)
+class SetEmbeddingModel:
+    model: str  # sha256; the worker must have it loaded (LoadEmbedder) to embed with it
+
+
+@dataclass(frozen=True)
+class CancelJobs:
+    """Stop the running import, refresh or re-embedding, and drop the queued imports."""
+
+
+@dataclass(frozen=True)
+class Close:
+    pass
+
+
+@dataclass(frozen=True)
+class Wake:
+    """Only wakes the thread (a future it waits on is done)."""
+
+
+@dataclass(frozen=True)
+class Reembed:
+    """Bring every collection to the current embedding model."""
+
+
+# Events -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Finished:
+    report: Report  # no longer touched by the service
+
+
+@dataclass(frozen=True)
+class CollectionsChanged:
+    collections: tuple[Collection, ...]
+    documents: Mapping[int, tuple[Document, ...]]  # read-only
+
+
+@dataclass(frozen=True)
+class Ready:
+    chunks: int
+
+
+@dataclass(frozen=True)
+class Busy:
+    busy: bool
+
+
+@dataclass(frozen=True)
+class JobFailed:
+    message: str  # in the user's words: what stopped, and what was kept
+
+
+Event = Progress | Finished | CollectionsChanged | Ready | Busy | JobFailed
+JOBS = (LoadIndex, AddPaths, RefreshAll, DeleteCollection, Reembed)
+WAKE = Wake()
+
+
+def closed_error() -> DocumentsUnavailable:
+    return DocumentsUnavailable("Your documents are closed (Hearth is locked or quitting).")
+
+
+KEPT = {
+    AddPaths: "The import stopped; the files indexed before it are kept. Add the files again to resume.",
+    RefreshAll: "The check for changed files stopped; your collections are as they were.",
+    Reembed: "Re-indexing for the new embedding model stopped; your documents still answer "
+              "with the previous model, and it resumes next time.",
+    LoadIndex: "Your documents cannot be searched until Hearth is unlocked again.",
+    DeleteCollection: "The collection was not deleted.",
+}
+
+
+def message(exc: BaseException, kept: str) -> str:
+    """What the user reads: the environment's fault or the engine's words; a bug is logged."""
+    found = trouble(exc)
+    if found is not None:
+        return found.message(kept)
+    if isinstance(exc, InferenceError):
+        return f"{exc} {kept}"
+    if isinstance(exc, TimeoutError):
+        return f"The model engine did not answer in time. {kept}"
+    return f"Hearth ran into an internal error; details are in the log. {kept}"
+
+
+def refuse(command: object) -> None:
+    """Answer a command that will not run, so that nobody waits for it forever."""
+    for name in ("future", "done"):
+        future = getattr(command, name, None)
+        if isinstance(future, Future) and not future.done():
+            future.set_exception(closed_error())
+
+
+class Inbox:
+    """The service's queue: its arrivals also make ``wake`` readable, so the service thread
+    can wait on another pipe (the parser's) and still hear of them. One byte at most is
+    outstanding; once closed, ``put`` says no and the caller answers for itself."""
+
+    def __init__(self) -> None:
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self.wake, self._wake_w = multiprocessing.Pipe(duplex=False)
+        self._lock = threading.Lock()
+        self._sent = False
+        self._closed = False
+
+    def put(self, command: object) -> bool:
+        with self._lock:
+            if self._closed:
+                return False
+            self._queue.put(command)
+            if not self._sent:
+                with contextlib.suppress(OSError):
+                    self._wake_w.send_bytes(b"!")
+                    self._sent = True
+            return True
+
+    def get(self, timeout: float | None = None) -> Any:
+        """The next command; queue.Empty after ``timeout``."""
+        return self._queue.get(timeout=timeout)
+
+    def _rest(self) -> list[Any]:
+        found = []
+        while True:
+            try:
+                found.append(self._queue.get_nowait())
+            except queue.Empty:
+                return found
+
+    def drain(self) -> list[Any]:
+        """Everything waiting, and ``wake`` quiet again."""
+        with self._lock:
+            if self._sent and not self._closed:
+                self.wake.recv_bytes()
+                self._sent = False
+        return self._rest()
+
+    def close(self) -> list[Any]:
+        """No more puts; what was still waiting, to be answered."""
+        with self._lock:
+            self._closed = True
+            self.wake.close()
+            self._wake_w.close()
+        return self._rest()
+
+
+class DocumentCalls:
+    """The calls that send the commands: safe from any thread. ``post`` is the service's."""
+
+    def post(self, command: object) -> None:
+        raise NotImplementedError
+
+    def load_index(self, done: Future | None = None) -> None:
+        self.post(LoadIndex(done))
+
+    def add(self, collection_id: int, paths: list[Path], done: Future | None = None) -> None:
+        self.post(AddPaths(collection_id, tuple(Path(p) for p in paths), done))
+
+    def refresh_all(self, done: Future | None = None) -> None:
+        self.post(RefreshAll(done))
+
+    def create(self, name: str) -> Future:
+        future: Future = Future()
+        self.post(CreateCollection(name, future))
+        return future
+
+    def delete(self, collection_id: int, done: Future | None = None) -> None:
+        self.post(DeleteCollection(collection_id, done))
+
+    def collections(self) -> Future:
+        future: Future = Future()
+        self.post(ListCollections(future))
+        return future
+
+    def search(self, question: str, vectors: Mapping[str, Any], collection_ids: list[int],
+               k: int = 5, mode: str = "hybrid") -> Future:
+        future: Future = Future()
+        self.post(Search(question, dict(vectors), tuple(collection_ids), future, k, mode))
+        return future
+
+    def set_embedding_model(self, model: str) -> None:
+        self.post(SetEmbeddingModel(model))
+
+    def cancel(self) -> None:
+        self.post(CancelJobs())
+
+    def searcher(self, collection_ids: list[int], k: int = 5
+                 ) -> Callable[[str, Mapping[str, Any]], list[Passage]]:
+        """For ``Retrieval``: runs on the inference worker's thread, and only asks this
+        service's thread to search, waiting on its answer (never touching the index)."""
+        ids = list(collection_ids)
+
+        def search(question: str, vectors: Mapping[str, Any]) -> list[Passage]:
+            try:
+                hits = self.search(question, vectors, ids, k).result(timeout=SEARCH_TIMEOUT)
+            except FutureTimeout:
+                raise DocumentsUnavailable("Your documents could not be searched in time (they are "
+                                           "still loading); try again in a moment.") from None
+            except DocumentsUnavailable:
+                raise
+            except Exception as exc:
+                log.error("a document search failed", exc_info=exc)
+                raise DocumentsUnavailable("Your documents could not be searched; details are in "
+                                           "the log.") from exc
+            return [Passage(n, label(h.chunk), h.chunk.text, h.chunk.path, h.chunk.page,
+                            h.chunk.heading) for n, h in enumerate(hits, start=1)]
+
+        return search
+

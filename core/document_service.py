@@ -1,0 +1,429 @@
+"""The document service: one thread owns the document store, the search indexes and the parser.
+
+Three threads used to touch them (the UI, an import thread, and the inference worker
+through a search closure), and lock or quit closed the vault under a running import.
+Now commands arrive on a queue and events leave through a plain callable sink, as with
+the inference worker; ``app/`` turns the events into queued Qt signals.
+
+Jobs (load the index, import, refresh, re-embed for a new embedding model, delete) run
+one after another. Between any two of their steps, and while they wait for the worker's
+embeddings or for the parser, the thread answers the quick commands (search, list,
+create) and notes the others: a delete cancels the job busy with its collection and runs
+right after it, never beside it. ``close`` cancels, kills a parse under way and joins;
+once the vault refuses connections too, nothing more is written.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.document_protocol import (
+    JOBS,
+    KEPT,
+    WAKE,
+    AddPaths,
+    Busy,
+    CancelJobs,
+    Close,
+    CollectionsChanged,
+    CreateCollection,
+    DeleteCollection,
+    DocumentCalls,
+    Finished,
+    Inbox,
+    JobFailed,
+    ListCollections,
+    LoadIndex,
+    Ready,
+    Reembed,
+    RefreshAll,
+    Search,
+    SetEmbeddingModel,
+    Wake,
+    closed_error,
+    message,
+    refuse,
+)
+from core.documents import Ingestion, Progress, Report, Stopped
+from inference.protocol import CountTokens, Embed
+from storage.db import VaultClosed
+from storage.documents.isolation import IsolatedParser, ParseStopped
+from storage.documents.parsers import Section
+from storage.documents.search import Indexes
+from storage.documents.store import DocumentStore
+from storage.vault import Vault
+
+log = logging.getLogger(__name__)
+WORKER_TIMEOUT = 600.0  # one embedding batch, however busy the worker is with answers
+CLOSE_TIMEOUT = 1.5
+
+
+@dataclass
+class _Job:
+    command: Any
+    model: str
+    collection_id: int | None = None  # the collection it is busy with now
+    cancelled: bool = False
+    again: bool = False  # interrupted by a delete: queued again after it
+
+    @property
+    def reembedding(self) -> bool:
+        return isinstance(self.command, Reembed)
+
+
+class DocumentService(DocumentCalls):
+    def __init__(self, vault: Vault, submit: Callable[[Embed | CountTokens], None],
+                 embedding_model: str,
+                 sink: Callable[[object], None], follow_model: bool = True,
+                 parser: IsolatedParser | None = None) -> None:
+        """``submit`` reaches the inference worker; ``embedding_model`` is the sha256 new
+        vectors are made with; with ``follow_model`` collections on another model are
+        re-embedded in the background once the index is loaded."""
+        self._store = DocumentStore(vault)
+        self._indexes = Indexes()
+        self._ingestion = Ingestion(self._store, self._indexes, _Steps(self))
+        self._submit = submit
+        self._sink = sink
+        self._model = embedding_model
+        self._follow = follow_model
+        self._parser = parser or IsolatedParser()
+        self._inbox = Inbox()
+        self._closing = threading.Event()
+        self._pending: deque[Any] = deque()  # jobs, in order (the thread's own)
+        self._job: _Job | None = None
+        self._loaded = False
+        self._waiting: list[Search] = []  # searches that came before the index was loaded
+        self._busy = False
+        self._thread = threading.Thread(target=self._run, name="hearth-documents", daemon=True)
+
+    # Called from any thread -------------------------------------------------------
+    def start(self) -> None:
+        self._thread.start()
+
+    @property
+    def is_alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def post(self, command: object) -> None:
+        if not self._inbox.put(command):
+            refuse(command)  # the thread is gone: answer now rather than never
+
+    def close(self, timeout: float = CLOSE_TIMEOUT) -> bool:
+        """Cancel, kill a parse under way, and wait for the thread; True if it ended.
+
+        A thread that does not end in time (blocked in a write) writes nothing more once
+        the vault is closed: its connection is refused (VaultClosed), which it takes as
+        "stopped".
+        """
+        self._closing.set()
+        self._parser.kill()
+        self.post(Close())
+        if self._thread.is_alive() and threading.current_thread() is not self._thread:
+            self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    # The thread ---------------------------------------------------------------------
+    def _emit(self, event: object) -> None:
+        try:
+            self._sink(event)
+        except Exception:  # a broken receiver must not stop the documents
+            log.exception("document event sink failed for %s", type(event).__name__)
+
+    def _run(self) -> None:
+        try:
+            while True:
+                if self._closing.is_set():
+                    raise Stopped(closing=True)
+                if self._pending:
+                    self._run_job(self._pending.popleft())
+                    continue
+                self._set_busy(False)
+                self._take(self._inbox.get())
+        except Stopped:
+            pass
+        except BaseException:  # a bug in the loop itself
+            log.exception("the document service stopped by a fault")
+            self._emit(JobFailed("Hearth's document search stopped after an internal error; "
+                                 "details are in the log. Lock and unlock Hearth to restart it."))
+        finally:
+            self._parser.kill()
+            self._parser.close()
+            for command in [*self._inbox.close(), *self._pending, *self._waiting]:
+                refuse(command)
+
+    def _set_busy(self, busy: bool) -> None:
+        if busy != self._busy:
+            self._busy = busy
+            self._emit(Busy(busy))
+
+    def _pump(self) -> None:
+        """Answer what came in meanwhile: called between the steps of a job."""
+        for command in self._inbox.drain():
+            self._take(command)
+
+    def _check(self) -> None:
+        self._pump()
+        if self._closing.is_set():
+            raise Stopped(closing=True)
+        if self._job is not None and self._job.cancelled:
+            raise Stopped()
+
+    def _take(self, command: Any) -> None:
+        """One command from the inbox: quick ones now, jobs into the queue."""
+        if isinstance(command, Close) or self._closing.is_set():
+            refuse(command)  # closing: nothing more runs, and nothing is written
+            raise Stopped(closing=True)
+        if isinstance(command, Wake):
+            return
+        if isinstance(command, Search):
+            if self._loaded:
+                self._answer(command.future, lambda: self._indexes.search(
+                    command.question, command.vectors, list(command.collection_ids), command.k,
+                    command.mode))
+            else:
+                self._waiting.append(command)
+        elif isinstance(command, ListCollections):
+            self._answer(command.future, self._snapshot)
+        elif isinstance(command, CreateCollection):
+            if self._answer(command.future, lambda: self._ingestion.create(command.name, self._model)):
+                self._emit(self._snapshot())
+        elif isinstance(command, SetEmbeddingModel):
+            self._set_model(command.model)
+        elif isinstance(command, CancelJobs):
+            if self._job is not None:
+                self._job.cancelled = True
+            self._drop(lambda p: isinstance(p, (AddPaths, RefreshAll)))
+        elif isinstance(command, DeleteCollection):
+            self._delete_soon(command)
+        elif isinstance(command, JOBS):
+            self._pending.append(command)
+        else:
+            log.error("the document service got an unknown command %s", type(command).__name__)
+
+    def _answer(self, future: Future, work: Callable[[], Any]) -> bool:
+        if not future.set_running_or_notify_cancel():
+            return False
+        try:
+            future.set_result(work())
+            return True
+        except Exception as exc:
+            if not self._closing.is_set() and not isinstance(exc, VaultClosed):
+                self._emit(JobFailed(message(exc, "Nothing was changed.")))
+            future.set_exception(exc)
+            return False
+
+    def _set_model(self, model: str) -> None:
+        if model == self._model:
+            return
+        self._model = model
+        job = self._job
+        if job is not None and job.reembedding and job.model != model:
+            job.cancelled = True  # superseded: its work is not the new model's
+        if not any(isinstance(p, Reembed) for p in self._pending):
+            self._pending.append(Reembed())
+
+    def _delete_soon(self, command: DeleteCollection) -> None:
+        """Cancel whatever works on that collection; the delete runs next, after it."""
+        cid = command.collection_id
+        job = self._job
+        if job is not None and job.collection_id == cid:
+            job.cancelled = True
+            job.again = isinstance(job.command, (RefreshAll, Reembed))
+        self._drop(lambda p: isinstance(p, AddPaths) and p.collection_id == cid)
+        self._pending.appendleft(command)
+
+    def _drop(self, which: Callable[[Any], bool]) -> None:
+        """Take queued jobs off the queue; whoever waits for one learns it was cancelled."""
+        kept: deque[Any] = deque()
+        for job in self._pending:
+            if not which(job):
+                kept.append(job)
+                continue
+            done = getattr(job, "done", None)
+            if done is not None and done.set_running_or_notify_cancel():
+                cid = getattr(job, "collection_id", 0)
+                done.set_result(Report(cancelled=True, collection_id=cid)
+                                if isinstance(job, AddPaths) else [])
+        self._pending = kept
+
+    def _snapshot(self) -> CollectionsChanged:
+        collections = tuple(self._store.collections())
+        return CollectionsChanged(collections, {c.id: tuple(self._store.documents(c.id))
+                                                for c in collections})
+
+    # Jobs ---------------------------------------------------------------------------
+    def _run_job(self, command: Any) -> None:
+        self._set_busy(True)
+        job = self._job = _Job(command, self._model)
+        done: Future | None = getattr(command, "done", None)
+        if done is not None and not done.set_running_or_notify_cancel():
+            done = None
+        try:
+            result = self._do(job)
+            if done is not None:
+                done.set_result(result)
+        except (Stopped, VaultClosed) as exc:
+            if done is not None:
+                done.set_exception(closed_error())
+            raise Stopped(closing=True) from exc
+        except Exception as exc:
+            if self._closing.is_set() or self._store.vault.closed:  # the vault went: stopped
+                if done is not None:
+                    done.set_exception(closed_error())
+                raise Stopped(closing=True) from exc
+            log.error("a document job failed: %s", type(command).__name__, exc_info=exc)
+            self._emit(JobFailed(message(exc, KEPT.get(type(command), "Nothing was lost."))))
+            if done is not None:  # after the message, so that a waiter has read it too
+                done.set_exception(exc)
+        finally:
+            self._job = None
+            if not self._closing.is_set():
+                self._parser.close()  # no idle child between jobs
+        if job.again:
+            self._pending.insert(min(1, len(self._pending)), command)
+
+    def _do(self, job: _Job) -> Any:
+        """One job; Stopped(closing) goes up, a user's cancel ends it quietly."""
+        command = job.command
+        try:
+            if isinstance(command, LoadIndex):
+                return self._load()
+            if isinstance(command, AddPaths):
+                return self._add(job, command)
+            if isinstance(command, RefreshAll):
+                return self._refresh(job)
+            if isinstance(command, Reembed):
+                return self._reembed(job)
+            if isinstance(command, DeleteCollection):
+                self._ingestion.delete(command.collection_id)
+                self._emit(self._snapshot())
+                return None
+        except Stopped as stop:
+            if stop.closing:
+                raise
+        return None
+
+    def _load(self) -> int:
+        if self._loaded:  # once per service: a second load would add every chunk twice
+            return len(self._indexes)
+        chunks = self._ingestion.load()
+        self._loaded = True
+        waiting, self._waiting = self._waiting, []
+        for search in waiting:
+            self._take(search)
+        self._emit(Ready(chunks))
+        snapshot = self._snapshot()
+        self._emit(snapshot)
+        self._pump()  # a model change that came meanwhile decides what re-embedding is due
+        due = any(c.embedding_model != self._model for c in snapshot.collections)
+        if self._follow and due and not any(isinstance(p, Reembed) for p in self._pending):
+            self._pending.append(Reembed())
+        return chunks
+
+    def _add(self, job: _Job, command: AddPaths) -> Report:
+        job.collection_id = command.collection_id
+        collection = self._store.get_collection(command.collection_id)
+        if collection is None:
+            report = Report(collection_id=command.collection_id,
+                            failed=[(str(p), "its collection was deleted") for p in command.paths])
+        else:
+            report = self._ingestion.add(collection, list(command.paths), job.model)
+        self._emit(Finished(report))
+        self._emit(self._snapshot())
+        return report
+
+    def _refresh(self, job: _Job) -> list[Report]:
+        reports = []
+        for collection in self._store.collections():
+            if not collection.sources:
+                continue
+            job.collection_id = collection.id
+            report = self._ingestion.refresh(collection, job.model)
+            reports.append(report)
+            self._emit(Finished(report))
+            if report.cancelled:
+                break
+        self._emit(self._snapshot())
+        return reports
+
+    def _reembed(self, job: _Job) -> int:
+        """Every collection to the current model, one at a time; the count switched."""
+        switched = 0
+        for collection in self._store.collections():
+            if collection.embedding_model == job.model:
+                continue
+            job.collection_id = collection.id
+            self._ingestion.reembed(collection, job.model)
+            switched += 1
+            self._emit(self._snapshot())
+        return switched
+
+    # Steps (on the thread, for core.documents) ------------------------------------
+    def _result(self, future: Future) -> Any:
+        """Wait for the worker's answer while answering what comes in meanwhile."""
+        future.add_done_callback(lambda _f: self.post(WAKE))
+        deadline = time.monotonic() + WORKER_TIMEOUT
+        try:
+            while not future.done():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError("the model engine did not answer in time")
+                try:
+                    command = self._inbox.get(timeout=remaining)
+                except queue.Empty:
+                    continue
+                self._take(command)
+                self._check()
+        except BaseException:
+            future.cancel()  # not started yet: the worker skips it
+            raise
+        return future.result()
+
+    def _embed(self, texts: list[str], model: str) -> np.ndarray:
+        future: Future = Future()
+        self._submit(Embed(tuple(texts), future, model))
+        return self._result(future)
+
+    def _count_tokens(self, texts: list[str], model: str) -> list[int]:
+        future: Future = Future()
+        self._submit(CountTokens(tuple(texts), future, model))
+        return self._result(future)
+
+    def _parse(self, path: Path) -> tuple[list[Section], list[str]]:
+        try:
+            return self._parser.parse(path, wake=self._inbox.wake, on_wake=self._check)
+        except ParseStopped:
+            raise Stopped(closing=self._closing.is_set()) from None
+
+
+class _Steps:
+    """``core.documents.Steps`` over the service's thread."""
+
+    def __init__(self, service: DocumentService) -> None:
+        self._service = service
+
+    def embed(self, texts: list[str], model: str) -> np.ndarray:
+        return self._service._embed(texts, model)
+
+    def count_tokens(self, texts: list[str], model: str) -> list[int]:
+        return self._service._count_tokens(texts, model)
+
+    def parse(self, path: Path) -> tuple[list[Section], list[str]]:
+        return self._service._parse(path)
+
+    def check(self) -> None:
+        self._service._check()
+
+    def progress(self, state: Progress) -> None:
+        self._service._emit(state)

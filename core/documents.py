@@ -1,0 +1,372 @@
+"""Document collections: the ingestion steps and the per-model indexes (no Qt, no thread).
+
+Files go through: the size and type checks, a hash (duplicates are skipped), the
+isolated parser (time and memory limits), token-aware chunking with the embedding
+model's tokenizer, embedding in the inference worker (in batches, behind any chat
+answer), and the encrypted store; then into the in-memory search index. Each file
+gets its own status and reason, and one bad file never stops the rest.
+
+Everything here runs on the document service's thread (``core.document_service``),
+which alone owns the store, the indexes and the parser. What the steps need from
+outside comes in through ``Steps``: the worker's embeddings, the parser, and ``check``,
+which raises ``Stopped`` when the job must end and answers searches meanwhile.
+
+Every vector is made by a named embedding model, and each collection answers from the
+vectors of its recorded model only, in that model's own ``SearchIndex``: two models'
+vectors never meet, whatever their sizes.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat as stat_module
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from inference.bundled import sha256_of
+from storage.documents import parsers
+from storage.documents.chunking import Chunk, chunk_sections, unit_texts
+from storage.documents.parsers import ParseError, Section
+from storage.documents.search import Indexes
+from storage.documents.store import (
+    FAILED,
+    INDEXED,
+    PENDING,
+    SKIPPED,
+    Collection,
+    Document,
+    DocumentStore,
+    StoredChunk,
+)
+
+log = logging.getLogger(__name__)
+EMBED_BATCH = 32
+CHECK_EVERY = 500  # rows decrypted between two checks while an index is loaded
+
+
+@dataclass(frozen=True)
+class Progress:
+    files_total: int = 0
+    files_done: int = 0
+    chunks_done: int = 0
+    current: str = ""
+    started: float = field(default_factory=time.monotonic)
+    collection_id: int = 0
+    reembedding: bool = False  # passages embedded again for a new embedding model
+
+    @property
+    def eta_seconds(self) -> float | None:
+        if not self.files_done or self.files_done >= self.files_total:
+            return None
+        rate = (time.monotonic() - self.started) / self.files_done
+        return rate * (self.files_total - self.files_done)
+
+
+@dataclass
+class Report:
+    """What one import did. Filled on the service thread, handed over when it is done."""
+
+    indexed: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    chunks: int = 0
+    cancelled: bool = False
+    collection_id: int = 0
+
+
+class Stopped(Exception):
+    """The job ends here: cancelled by the user (``closing`` False) or the service is
+    closing (True: nothing more may be written, not even a note that it stopped)."""
+
+    def __init__(self, closing: bool = False) -> None:
+        super().__init__("closing" if closing else "cancelled")
+        self.closing = closing
+
+
+class Steps(Protocol):
+    """What the ingestion needs from the thread that owns it."""
+
+    def embed(self, texts: list[str], model: str) -> np.ndarray: ...
+
+    def count_tokens(self, texts: list[str], model: str) -> list[int]: ...
+
+    def parse(self, path: Path) -> tuple[list[Section], list[str]]: ...
+
+    def check(self) -> None:
+        """Raise Stopped if the job must end; answer waiting searches meanwhile."""
+
+    def progress(self, state: Progress) -> None: ...
+
+
+def _regular(info: os.stat_result) -> bool:
+    return stat_module.S_ISREG(info.st_mode)
+
+
+def expand(paths: Iterable[Path]) -> tuple[list[Path], list[tuple[str, str]]]:
+    """Files under ``paths`` (folders recursively, symlink loops cut); problems found on the way.
+
+    Only regular files: reading a FIFO or a device would block or never end.
+    """
+    files: list[Path] = []
+    problems: list[tuple[str, str]] = []
+    seen_dirs: set[tuple[int, int]] = set()
+    seen_files: set[tuple[int, int]] = set()
+    for path in paths:
+        path = Path(path)
+        if not path.exists():
+            problems.append((str(path), "does not exist (or is a broken link)"))
+            continue
+        if not path.is_dir():
+            info = path.stat()
+            if not _regular(info):
+                problems.append((str(path), "is not a regular file"))
+            elif (info.st_dev, info.st_ino) not in seen_files:
+                seen_files.add((info.st_dev, info.st_ino))
+                files.append(path)
+            continue
+        for root, dirs, names in os.walk(path, followlinks=True, onerror=lambda e: problems.append(
+                (str(e.filename), f"cannot be read ({e.strerror})"))):
+            info = os.stat(root)
+            if (info.st_dev, info.st_ino) in seen_dirs:
+                dirs[:] = []  # a symlink loop: this folder was visited already
+                continue
+            seen_dirs.add((info.st_dev, info.st_ino))
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            for name in sorted(names):
+                file = Path(root) / name
+                if name.startswith(".") or not parsers.supported(file):
+                    continue
+                try:
+                    found = file.stat()
+                except OSError as exc:
+                    problems.append((str(file), f"cannot be read ({exc.strerror})"))
+                    continue
+                if not _regular(found):
+                    problems.append((str(file), "is not a regular file"))
+                elif (found.st_dev, found.st_ino) not in seen_files:
+                    seen_files.add((found.st_dev, found.st_ino))
+                    files.append(file)
+    return files, problems
+
+
+def label(chunk: StoredChunk) -> str:
+    where = f"page {chunk.page}" if chunk.page else (chunk.heading or "")
+    name = Path(chunk.path).name
+    return f"{name}, {where}" if where else name
+
+
+def embed_text(chunk: Chunk) -> str:
+    return (chunk.heading + "\n" if chunk.heading else "") + chunk.text
+
+
+class Ingestion:
+    """The steps of loading, importing, refreshing and re-embedding, on the owner's thread."""
+
+    def __init__(self, store: DocumentStore, indexes: Indexes, steps: Steps) -> None:
+        self.store = store
+        self.indexes = indexes
+        self.steps = steps
+
+    # Index ------------------------------------------------------------------------
+    def load(self) -> int:
+        """Decrypt the chunks into memory: for each collection, its recorded model's only."""
+        models = {c.id: c.embedding_model for c in self.store.collections()}
+        self.indexes.models.update(models)
+        for n, (chunk, vector) in enumerate(self.store.iter_chunks(), start=1):
+            if n % CHECK_EVERY == 0:
+                self.steps.check()
+            if models.get(chunk.collection_id) != chunk.model:
+                continue  # left by a re-embedding that did not finish: not the answer
+            try:
+                self.indexes.add(chunk, vector)
+            except ValueError:
+                log.warning("chunk %d does not fit its model's index: left out", chunk.id)
+        return len(self.indexes)
+
+    def create(self, name: str, model: str) -> Collection:
+        found = self.store.find_collection(name)
+        if found is not None:
+            return found
+        created = replace(self.store.create_collection(name), embedding_model=model)
+        self.store.update_collection(created)
+        self.indexes.models[created.id] = model
+        return created
+
+    def delete(self, collection_id: int) -> None:
+        self.store.delete_collection(collection_id)
+        self.indexes.remove_collection(collection_id)
+        self.indexes.models.pop(collection_id, None)
+
+    # Embedding --------------------------------------------------------------------
+    def _embed_chunks(self, chunks: list[Chunk], model: str) -> np.ndarray:
+        vectors = []
+        for start in range(0, len(chunks), EMBED_BATCH):
+            self.steps.check()
+            batch = chunks[start:start + EMBED_BATCH]
+            vectors.append(self.steps.embed([embed_text(c) for c in batch], model))
+        return np.vstack(vectors) if vectors else np.zeros((0, 1), dtype=np.float32)
+
+    def reembed(self, collection: Collection, model: str) -> Collection:
+        """Embed the collection's stored passages with ``model`` beside the old vectors,
+        then switch to them in one step. Searches answer from the old vectors until then;
+        a stop midway leaves the old model in charge, and the next run skips the documents
+        that are done. (The passages are not cut again: the files need not be there.)"""
+        old = collection.embedding_model
+        done = self.store.chunk_models(collection.id)
+        todo = [d for d in self.store.documents(collection.id) if old in done.get(d.id, set())]
+        state = Progress(files_total=len(todo), collection_id=collection.id, reembedding=True)
+        for document in todo:
+            self.steps.progress(replace(state, current=Path(document.path).name))
+            if model not in done.get(document.id, set()):
+                chunks = self.store.document_chunks(document.id, old)
+                vectors = self._embed_chunks(chunks, model)
+                self.steps.check()
+                self.store.replace_chunks(document, chunks, vectors, model, only_model=True)
+                state = replace(state, chunks_done=state.chunks_done + len(chunks))
+            state = replace(state, files_done=state.files_done + 1)
+            self.steps.progress(state)
+        fresh = []
+        for n, (chunk, vector) in enumerate(self.store.iter_chunks([collection.id]), start=1):
+            if n % CHECK_EVERY == 0:
+                self.steps.check()
+            if chunk.model == model:
+                fresh.append((chunk, vector))
+        sizes = {len(v) for _, v in fresh} | ({self.indexes.index(model).dimensions} - {0})
+        if len(sizes) > 1:  # refused here, before the switch, rather than halfway through it
+            raise ValueError(f"vectors of several sizes {sorted(sizes)} for model {model[:12]}…")
+        self.steps.check()
+        switched = self.store.switch_model(collection, model)
+        # The in-memory switch, with no check (and so no search) in between.
+        self.indexes.remove_collection(collection.id)
+        for chunk, vector in fresh:
+            self.indexes.add(chunk, vector)
+        self.indexes.models[collection.id] = model
+        log.info("collection %d now answers with embedding model %s…", collection.id, model[:12])
+        return switched
+
+    # Ingestion --------------------------------------------------------------------
+    def add(self, collection: Collection, paths: list[Path], model: str) -> Report:
+        """Index ``paths`` into ``collection`` with ``model``; resumable (unchanged files are
+        skipped). A collection on another model is re-embedded first."""
+        report = Report(collection_id=collection.id)
+        try:
+            if collection.embedding_model != model:
+                collection = self.reembed(collection, model)
+            sources = sorted({*collection.sources, *(str(Path(p).resolve()) for p in paths)})
+            collection = replace(collection, sources=sources)
+            self.steps.check()
+            self.store.update_collection(collection)
+            files, problems = expand(paths)
+            report.failed += problems
+            state = Progress(files_total=len(files), collection_id=collection.id)
+            known = {d.path: d for d in self.store.documents(collection.id)}
+            by_hash = {d.sha256: d for d in known.values() if d.status == INDEXED}
+            for file in files:
+                self.steps.check()
+                state = replace(state, current=file.name)
+                self.steps.progress(state)
+                self._add_file(collection, file, model, known, by_hash, report)
+                state = replace(state, files_done=state.files_done + 1, chunks_done=report.chunks)
+                self.steps.progress(state)
+        except Stopped as stop:
+            if stop.closing:
+                raise
+            report.cancelled = True
+        return report
+
+    def _add_file(self, collection: Collection, file: Path, model: str, known: dict[str, Document],
+                  by_hash: dict[str, Document], report: Report) -> None:
+        path = str(file.resolve())
+        record = known.get(path) or Document(0, collection.id, path, PENDING)
+
+        def finish(status: str, reason: str = "", **changes: Any) -> None:
+            self.steps.check()
+            saved = self.store.save_document(replace(record, status=status, reason=reason, **changes))
+            known[path] = saved
+            if status == INDEXED:
+                report.indexed.append(path)
+                by_hash[saved.sha256] = saved
+            elif status == SKIPPED:
+                report.skipped.append((path, reason))
+            else:
+                report.failed.append((path, reason))
+
+        try:
+            info = file.stat()
+            if not os.access(file, os.R_OK):
+                raise PermissionError("permission denied")
+        except OSError as exc:
+            finish(FAILED, f"cannot be read ({getattr(exc, 'strerror', None) or exc})")
+            return
+        if not _regular(info):
+            finish(FAILED, "is not a regular file")
+            return
+        if record.status == INDEXED and record.size == info.st_size and record.mtime == info.st_mtime:
+            report.skipped.append((path, "unchanged since it was indexed"))
+            return
+        limit = parsers.MAX_BYTES.get(file.suffix.lower().lstrip("."), parsers.MAX_TEXT_BYTES)
+        if info.st_size > limit:
+            finish(FAILED, f"too large ({info.st_size / (1 << 20):,.0f} MB; the limit is {limit >> 20} MB)",
+                   size=info.st_size, mtime=info.st_mtime)
+            return
+        sha = sha256_of(file)
+        twin = by_hash.get(sha)
+        if twin is not None and twin.path != path:
+            finish(SKIPPED, f"the same content as {Path(twin.path).name}", size=info.st_size,
+                   mtime=info.st_mtime, sha256=sha)
+            return
+        try:
+            sections, notes = self.steps.parse(file)
+        except ParseError as exc:
+            finish(FAILED, str(exc), size=info.st_size, mtime=info.st_mtime, sha256=sha)
+            return
+        # One round trip to the worker for all units; only pieces of over-long units
+        # (rare) are counted one by one afterwards.
+        units = list(dict.fromkeys(unit_texts(sections)))
+        counts = self.steps.count_tokens(units, model) if units else []
+        units_cache: dict[str, int] = dict(zip(units, counts, strict=True))
+
+        def count(text: str) -> int:
+            if text not in units_cache:
+                units_cache[text] = self.steps.count_tokens([text], model)[0]
+            return units_cache[text]
+
+        chunks = chunk_sections(sections, count)
+        matrix = self._embed_chunks(chunks, model)
+        self.steps.check()
+        record = self.store.save_document(replace(record, status=PENDING, size=info.st_size,
+                                                  mtime=info.st_mtime, sha256=sha))
+        ids = self.store.replace_chunks(record, chunks, matrix, model)
+        self.indexes.remove_document(record.id)
+        for chunk_id, chunk, vector in zip(ids, chunks, matrix, strict=True):
+            self.indexes.add(StoredChunk(chunk_id, collection.id, record.id, chunk.text, path,
+                                         chunk.page, chunk.heading, chunk.start, chunk.end, model),
+                             vector)
+        report.chunks += len(chunks)
+        finish(INDEXED, "", size=info.st_size, mtime=info.st_mtime, sha256=sha,
+               chunks=len(chunks), notes=notes)
+
+    def refresh(self, collection: Collection, model: str) -> Report:
+        """Notice changed, moved or deleted files: re-index the changed, drop the missing."""
+        gone: list[tuple[str, str]] = []
+        try:
+            for document in self.store.documents(collection.id):
+                if not Path(document.path).exists():
+                    self.steps.check()
+                    self.store.delete_document(document.id)
+                    self.indexes.remove_document(document.id)
+                    gone.append((document.path, "no longer there: removed from the collection"))
+        except Stopped as stop:
+            if stop.closing:
+                raise
+            return Report(skipped=gone, cancelled=True, collection_id=collection.id)
+        sources = [Path(s) for s in collection.sources if Path(s).exists()]
+        added = self.add(collection, sources, model) if sources else Report(collection_id=collection.id)
+        added.skipped = gone + added.skipped
+        return added

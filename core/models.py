@@ -1,0 +1,84 @@
+"""Which model the app opens, the bundled starter model's first-launch placement, and
+copying a model into the library (cancellable, never leaving a partial file)."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import threading
+from pathlib import Path
+
+from inference import cpu_variant
+from inference.bundled import choose_model, embedding_model, provision, starter_model
+from inference.errors import ModelLoadError
+from storage.paths import data_dir, models_dir
+
+log = logging.getLogger(__name__)
+
+
+def resolve_model() -> Path:
+    """The model to open. Places the bundled starter model first if it is missing.
+
+    Raises ModelLoadError with a message for the user when there is no model at all.
+    """
+    folder = models_dir()
+    try:
+        starter = provision(starter_model(), folder)
+        # The CPU-variant probe loads the starter model in a separate process.
+        cpu_variant.configure(starter, data_dir() / "cpu-variant.json")
+    except ModelLoadError as exc:
+        log.warning("bundled model not provisioned: %s", exc)
+        chosen = choose_model(folder)
+        if chosen is None:
+            raise
+        return chosen
+    chosen = choose_model(folder)
+    if chosen is None:  # pragma: no cover - provision just placed one
+        raise ModelLoadError(f"No model was found in {folder}.")
+    return chosen
+
+
+def resolve_embedding_model() -> Path:
+    """The bundled embedding model, placed in the models folder. Raises ModelLoadError."""
+    return provision(embedding_model(), models_dir())
+
+
+class Cancelled(Exception):
+    """A copy or hash was stopped (lock or quit); its partial file is gone."""
+
+
+BLOCK = 1 << 20
+
+
+def hash_file(path: Path, cancel: threading.Event | None = None) -> str:
+    """The file's sha256, stopping within one block when ``cancel`` is set."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as src:
+        while block := src.read(BLOCK):
+            if cancel is not None and cancel.is_set():
+                raise Cancelled(f"hashing {path.name} was stopped")
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def copy_with_hash(source: Path, folder: Path, cancel: threading.Event | None = None) -> tuple[Path, str]:
+    """Copy into the library under a temporary name, hashing on the way; name it by its hash.
+
+    The partial copy is removed whatever happens: a full disk, a read error, a cancel."""
+    folder.mkdir(parents=True, exist_ok=True)
+    partial = folder / f".importing-{os.getpid()}-{source.stat().st_ino}.partial"
+    digest = hashlib.sha256()
+    try:
+        with open(source, "rb") as src, open(partial, "wb") as dst:
+            while block := src.read(BLOCK):
+                if cancel is not None and cancel.is_set():
+                    raise Cancelled(f"copying {source.name} was stopped")
+                digest.update(block)
+                dst.write(block)
+        sha = digest.hexdigest()
+        target = folder / f"{sha}.gguf"
+        os.replace(partial, target)
+        return target, sha
+    finally:
+        partial.unlink(missing_ok=True)

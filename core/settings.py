@@ -1,0 +1,47 @@
+"""App preferences that are not the user's content (auto-lock time), in a small JSON file.
+
+Nothing here is private: it is read before the vault is unlocked. A damaged or missing
+file means defaults, never a failure to start.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from storage.paths import settings_path
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Settings:
+    auto_lock_minutes: int = 10  # 0: never
+    api_enabled: bool = False  # the local API is off unless the user switches it on
+    api_port: int = 8765
+    api_store: bool = False  # keep API conversations in the vault
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> Settings:
+        path = path or settings_path()
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            minutes = int(data.get("auto_lock_minutes", cls.auto_lock_minutes))
+            return cls(auto_lock_minutes=max(0, min(minutes, 24 * 60)),
+                       api_enabled=bool(data.get("api_enabled", False)),
+                       api_port=int(data.get("api_port", 8765)),
+                       api_store=bool(data.get("api_store", False)))
+        except FileNotFoundError:
+            return cls()
+        except (OSError, ValueError, TypeError, AttributeError):
+            log.warning("settings file unreadable; using defaults")
+            return cls()
+
+    def save(self, path: Path | None = None) -> None:
+        path = path or settings_path()
+        partial = path.with_name(path.name + ".partial")
+        partial.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
+        os.replace(partial, path)

@@ -1,0 +1,336 @@
+"""The chat-turn state machine: one answer at a time, saved so that nothing is lost.
+
+The user's message is committed before anything else happens. The answer is written as
+a placeholder, checkpointed about once a second while it streams, and finalized on
+``Done``, or kept as interrupted / failed on ``Stopped`` / ``Failed``. An answer being
+replaced (regenerate) stays in the vault until its successor is complete; stopping the
+new one, or its failure, keeps the old one as it was, also across a crash (the
+successor carries ``replaces`` until it is complete, and the store hides such a
+leftover).
+
+A fault of the user's environment (a full disk, a read-only folder) never raises out of
+here: the partial answer stays on screen, the listener hears what was and was not
+saved, checkpointing pauses and the write is tried again later (``retry_pending``).
+No Qt: the window adapts the listener to signals; the terminal could drive it alike.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from inference.protocol import (
+    ChatMessage,
+    Chunk,
+    Done,
+    Event,
+    Failed,
+    Generate,
+    Retrieval,
+    Retrieved,
+    SamplingParams,
+    Started,
+    Stopped,
+    WorkerDied,
+)
+from storage.chats import (
+    COMPLETE,
+    DAMAGED,
+    FAILED,
+    INTERRUPTED,
+    REPLACES,
+    STREAMING,
+    Chat,
+    ChatStore,
+    Message,
+)
+from storage.errors import Trouble, trouble
+
+log = logging.getLogger(__name__)
+
+CHECKPOINT_SECONDS = 1.0
+RETRY_SECONDS = 5.0  # after a failed checkpoint, how long before the next try
+SYSTEM_PROMPT = "You are a helpful assistant."
+TITLE_LENGTH = 48
+NOT_SENT = "Your message was not sent; it is still in the box."
+
+
+def title_from(text: str) -> str:
+    first_line = text.strip().splitlines()[0].strip() if text.strip() else "New chat"
+    return first_line if len(first_line) <= TITLE_LENGTH else first_line[: TITLE_LENGTH - 1] + "…"
+
+
+class TurnListener(Protocol):
+    """What the machine tells the window (or any other front end)."""
+
+    def message_added(self, message: Message) -> None: ...
+    def message_removed(self, message_id: int) -> None: ...
+    def answer_updated(self, message_id: int, text: str) -> None: ...
+    def answer_finished(self, message: Message) -> None: ...
+    def busy_changed(self, busy: bool) -> None: ...
+    def notice(self, text: str) -> None: ...
+
+
+@dataclass
+class Turn:
+    request_id: int
+    chat_id: int
+    message_id: int
+    replaces: int | None = None  # the answer this one replaces, kept until this one is complete
+    text: str = ""
+    last_checkpoint: float = 0.0
+    sources: list[dict[str, Any]] | None = None  # passages given to the model, with documents on
+
+
+@dataclass
+class _Pending:
+    """A write that failed for an environmental reason, to be tried again."""
+
+    what: str
+    run: Callable[[], None]
+    after: list[Callable[[], None]] = field(default_factory=list)
+
+
+def history(store: ChatStore, chat: Chat | None, chat_id: int, until: int | None = None) -> tuple[ChatMessage, ...]:
+    """The messages the model sees: the chat's system prompt, then every usable message
+    (before message ``until``, when an answer is being replaced)."""
+    system = ((chat.settings.get("system_prompt") if chat else "") or "").strip()
+    found = [ChatMessage("system", system or SYSTEM_PROMPT)]
+    for m in store.messages(chat_id):
+        if until is not None and m.id == until:
+            break
+        if m.status in (FAILED, STREAMING, DAMAGED) or not m.content:
+            continue
+        found.append(ChatMessage(m.role, m.content))
+    return tuple(found)
+
+
+class TurnMachine:
+    """Owns the one turn in progress. Called on one thread (the window's UI thread)."""
+
+    def __init__(self, listener: TurnListener, submit: Callable[[Any], None],
+                 cancel: Callable[[int], None], clock: Callable[[], float] = time.monotonic) -> None:
+        self._listener = listener
+        self._submit = submit
+        self._cancel = cancel
+        self._clock = clock
+        self._ids = itertools.count(1)
+        self.store: ChatStore | None = None
+        self.active: Turn | None = None
+        self.model_name = ""
+        self._pending: list[_Pending] = []
+        self._paused_until = 0.0
+
+    @property
+    def busy(self) -> bool:
+        return self.active is not None
+
+    # Starting -----------------------------------------------------------------------
+    def save_user_message(self, chat_id: int, text: str) -> Message | None:
+        """Commit the user's message first. None (and a notice) if the disk refused it:
+        then nothing was sent, and the text is still the caller's to keep."""
+        assert self.store is not None
+        try:
+            return self.store.add_message(chat_id, "user", text)
+        except Exception as exc:
+            self.environmental(exc, NOT_SENT)
+            return None
+
+    def start(self, chat_id: int, params: SamplingParams, retrieval_for: Callable[[int, str], Retrieval | None] | None,
+              replaces: int | None = None) -> bool:
+        """Write the answer's placeholder and ask the worker for it. False if not started."""
+        store = self.store
+        assert store is not None and self.active is None
+        chat = store.get_chat(chat_id)
+        messages = history(store, chat, chat_id, until=replaces)
+        try:
+            placeholder = store.add_message(chat_id, "assistant", "", STREAMING,
+                                            stats={REPLACES: replaces} if replaces else None)
+        except Exception as exc:
+            self.environmental(exc, "No answer was started; your messages so far are saved.")
+            return False
+        self._listener.message_added(placeholder)
+        turn = Turn(next(self._ids), chat_id, placeholder.id, replaces, "", self._clock())
+        self._set_active(turn)
+        question = messages[-1].content if len(messages) > 1 else ""
+        retrieval = retrieval_for(chat_id, question) if retrieval_for else None
+        self._submit(Generate(turn.request_id, chat_id, messages, params, retrieval))
+        return True
+
+    def last_answer(self, chat_id: int) -> Message | None:
+        """The answer a regenerate would replace (the chat's last message, if it is one)."""
+        assert self.store is not None
+        messages = self.store.messages(chat_id)
+        return messages[-1] if messages and messages[-1].role == "assistant" else None
+
+    def stop(self) -> None:
+        if self.active is not None:
+            self._cancel(self.active.request_id)
+
+    # Worker events -------------------------------------------------------------------
+    def on_event(self, event: Event) -> None:
+        turn = self.active
+        if isinstance(event, WorkerDied):
+            if turn is not None:  # its request was answered with Failed; say why if not
+                self._finish(turn, FAILED, {"error": event.reason})
+            return
+        if turn is None or getattr(event, "request_id", None) != turn.request_id:
+            return  # leftovers of a stopped or replaced request
+        if isinstance(event, Retrieved):
+            turn.sources = [p.as_dict() for p in event.passages]
+            if not event.passages:
+                self._listener.notice("No passage in this chat's documents matched the question; "
+                                      "the model was told so.")
+        elif isinstance(event, Started):
+            if event.dropped_messages:
+                self._listener.notice(
+                    f"This chat is longer than the model's context: the {event.dropped_messages} "
+                    "oldest messages were left out of this answer.")
+        elif isinstance(event, Chunk):
+            turn.text += event.text
+            self._listener.answer_updated(turn.message_id, turn.text)
+            self._checkpoint(turn)
+        elif isinstance(event, Done):
+            self._finish(turn, COMPLETE, event.stats.as_dict())
+        elif isinstance(event, Stopped):
+            self._finish(turn, INTERRUPTED, event.stats.as_dict())
+        elif isinstance(event, Failed):
+            self._finish(turn, FAILED, {"error": event.reason})
+
+    def _checkpoint(self, turn: Turn) -> None:
+        now = self._clock()
+        if self.store is None or now - turn.last_checkpoint < CHECKPOINT_SECONDS or now < self._paused_until:
+            return
+        turn.last_checkpoint = now
+        try:
+            self.store.update_message(turn.message_id, content=turn.text)
+        except Exception as exc:
+            found = self._trouble_or_raise(exc)
+            if self._paused_until == 0.0:  # say it once per spell, not every second
+                self._listener.notice(found.message("The answer so far is on screen but not saved yet."))
+            self._paused_until = now + RETRY_SECONDS
+            return
+        if self._paused_until:
+            self._paused_until = 0.0
+
+    def _finish(self, turn: Turn, status: str, stats: dict[str, Any]) -> None:
+        self._set_active(None)
+        if turn.replaces is not None and status != COMPLETE:
+            # Stopped or failed: the new answer goes, the one it would have replaced stays.
+            self._write("the unfinished answer's removal", lambda: self._delete(turn.message_id))
+            if status == FAILED:
+                self._listener.notice(f"The new answer failed ({stats.get('error')}). The earlier "
+                                      "answer is kept.")
+            return
+        if status == INTERRUPTED and not turn.text:
+            # Stopped before the first word: nothing worth keeping.
+            self._write("the empty answer's removal", lambda: self._delete(turn.message_id))
+            return
+        stats = {**stats, "model": self.model_name}  # stored encrypted with the answer
+        if turn.sources is not None:
+            stats["sources"] = turn.sources
+        message = Message(turn.message_id, turn.chat_id, 0, "assistant", turn.text, status, stats)
+        self._listener.answer_finished(message)
+        store = self.store
+
+        def save() -> None:
+            assert store is not None
+            store.update_message(turn.message_id, content=turn.text, status=status, stats=stats)
+
+        after = [lambda: self._delete(turn.replaces)] if turn.replaces is not None else []
+        self._write("the answer", save, after, "The answer is on screen but not saved yet.")
+
+    def _delete(self, message_id: int | None) -> None:
+        if self.store is None or message_id is None:
+            return
+        self.store.delete_message(message_id)
+        self._listener.message_removed(message_id)
+
+    # Writes that may meet a full disk ------------------------------------------------
+    def _write(self, what: str, run: Callable[[], None], after: list[Callable[[], None]] | None = None,
+               outcome: str = "") -> None:
+        job = _Pending(what, run, after or [])
+        if self._pending:  # keep the order of writes
+            self._pending.append(job)
+            return
+        try:
+            self._run(job)
+        except Exception as exc:
+            found = self._trouble_or_raise(exc)
+            self._pending.append(job)
+            self._listener.notice(found.message(outcome or f"Saving {what} failed for now."))
+
+    @staticmethod
+    def _run(job: _Pending) -> None:
+        job.run()
+        job.run = lambda: None  # done: a retry resumes with what follows it
+        while job.after:
+            job.after[0]()
+            job.after.pop(0)
+
+    def retry_pending(self) -> bool:
+        """Try the writes a full disk refused again, in order. True when none is left."""
+        while self._pending and self.store is not None:
+            try:
+                self._run(self._pending[0])
+            except Exception as exc:
+                self._trouble_or_raise(exc)
+                return False
+            self._pending.pop(0)
+        if not self._pending and self._paused_until:
+            self._paused_until = 0.0
+        return not self._pending
+
+    @property
+    def unsaved(self) -> bool:
+        return bool(self._pending)
+
+    # Lock, quit, delete --------------------------------------------------------------
+    def interrupt(self) -> None:
+        """Lock or quit: stop the answer and keep what it said (a replacement goes)."""
+        turn = self.active
+        if turn is None:
+            return
+        self._cancel(turn.request_id)
+        self._finish(turn, INTERRUPTED, {})
+
+    def forget_chat(self, chat_id: int) -> None:
+        """The chat is being deleted: its turn ends without writing anything."""
+        if self.active is not None and self.active.chat_id == chat_id:
+            self._cancel(self.active.request_id)
+            self._set_active(None)
+
+    def detach(self) -> None:
+        """The vault is closing: writes still refused by the disk are given up, said so."""
+        if self._pending:
+            self._listener.notice("Some of the last answer could not be saved before the vault "
+                                  "closed (the disk refused it).")
+        self._pending.clear()
+        self._paused_until = 0.0
+        self.store = None
+
+    # Helpers ---------------------------------------------------------------------------
+    def _set_active(self, turn: Turn | None) -> None:
+        was_busy = self.active is not None
+        self.active = turn
+        if was_busy != (turn is not None):
+            self._listener.busy_changed(turn is not None)
+
+    def environmental(self, exc: Exception, outcome: str) -> Trouble:
+        """Say an environmental fault in the user's words (``outcome``: what was and was
+        not saved); re-raise anything else, which is a bug."""
+        found = self._trouble_or_raise(exc)
+        self._listener.notice(found.message(outcome))
+        return found
+
+    @staticmethod
+    def _trouble_or_raise(exc: Exception) -> Trouble:
+        found = trouble(exc)
+        if found is None:
+            raise exc
+        log.warning("storage refused a write: %s", found.kind)
+        return found

@@ -1,0 +1,380 @@
+"""The document service with real things: a real vault, the real bundled embedding model in
+a real inference worker, a second real embedding model of another size, the real parser.
+
+The second model is made here with the project's own converter from the same weights,
+cut to 192 dimensions, 6 heads and 2 layers (``build_narrow_model``): a genuine llama.cpp
+BERT GGUF whose vectors are half the size of the bundled model's. Its answers are worse,
+which does not matter: what matters is that its vectors never meet the other model's.
+
+No sleeps: a gate in front of the worker holds chosen Embed commands, so a test can stop
+an import or a re-embedding at a known step, look, and let it go on.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import queue
+import sys
+import threading
+import zipfile
+from collections.abc import Callable
+from concurrent.futures import Future
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.document_protocol import CollectionsChanged, Finished
+from core.document_service import DocumentService
+from inference.bundled import embedding_model, sha256_of
+from inference.embedder import LlamaEmbedder
+from inference.llama_engine import LlamaEngine
+from inference.protocol import Embed, LoadEmbedder
+from inference.worker import InferenceWorker
+from storage.db import VaultClosed
+from storage.documents.isolation import IsolatedParser
+from storage.documents.store import DocumentStore
+from storage.vault import Vault
+from tests import retrieval_set
+from tests.storage.conftest import FAST_KDF
+
+pytestmark = pytest.mark.model
+ROOT = Path(__file__).resolve().parents[2]
+WAIT = 120.0
+BUNDLED = embedding_model().sha256
+QUESTION = "What is the mooring fee per meter per day?"
+
+
+def build_narrow_model(out: Path, hidden: int = 192, heads: int = 6, layers: int = 2) -> Path:
+    """A second real embedding model: the bundled weights cut to ``hidden`` dimensions,
+    converted by ``packaging/convert_embedding.py``."""
+    from safetensors.numpy import load, save
+
+    sys.path.insert(0, str(ROOT / "packaging"))
+    try:
+        import convert_embedding
+    finally:
+        sys.path.remove(str(ROOT / "packaging"))
+    with zipfile.ZipFile(convert_embedding.model_zip()) as archive:
+        config = json.loads(archive.read("config.json"))
+        tokenizer = archive.read("tokenizer.json")
+        tensors = load(archive.read("model.safetensors"))
+    full = config["hidden_size"]
+    kept = {}
+    for name, tensor in tensors.items():
+        if name.startswith("encoder.layer.") and int(name.split(".")[2]) >= layers:
+            continue
+        cut = tuple(slice(0, hidden) if n == full else slice(None) for n in tensor.shape)
+        kept[name] = np.ascontiguousarray(tensor[cut])
+    config.update(hidden_size=hidden, num_attention_heads=heads, num_hidden_layers=layers)
+    source = out.with_suffix(".zip")
+    with zipfile.ZipFile(source, "w") as archive:
+        archive.writestr("config.json", json.dumps(config))
+        archive.writestr("tokenizer.json", tokenizer)
+        archive.writestr("model.safetensors", save(kept))
+    return convert_embedding.convert(out, source)
+
+
+@pytest.fixture(scope="module")
+def narrow(tmp_path_factory) -> tuple[Path, str]:
+    path = build_narrow_model(tmp_path_factory.mktemp("narrow") / "narrow-192.gguf")
+    return path, sha256_of(path)
+
+
+@pytest.fixture(scope="module")
+def worker(embedding_model_path: Path, narrow):
+    w = InferenceWorker(LlamaEngine, lambda _event: None, embedder_factory=LlamaEmbedder)
+    w.start()
+    w.submit(LoadEmbedder(embedding_model_path, BUNDLED))
+    w.submit(LoadEmbedder(narrow[0], narrow[1]))
+    yield w
+    assert w.shutdown(5.0)
+
+
+def embed(worker, model: str, text: str) -> np.ndarray:
+    future: Future = Future()
+    worker.submit(Embed((text,), future, model))
+    return future.result(timeout=WAIT)[0]
+
+
+class Gate:
+    """Between the service and the worker: Embed commands that ``hold`` picks wait here."""
+
+    def __init__(self, worker, hold: Callable[[Embed], bool]) -> None:
+        self.worker = worker
+        self.hold = hold
+        self.held: list[Embed] = []
+        self.holding = threading.Event()  # at least one command is held
+        self.passed: list[Embed] = []
+        self._lock = threading.Lock()
+        self._open = False
+
+    def submit(self, command) -> None:
+        with self._lock:
+            if isinstance(command, Embed) and not self._open and self.hold(command):
+                self.held.append(command)
+                self.holding.set()
+                return
+            if isinstance(command, Embed):
+                self.passed.append(command)
+        self.worker.submit(command)
+
+    def open(self) -> None:
+        with self._lock:
+            self._open = True
+            held, self.held = self.held, []
+        for command in held:
+            self.worker.submit(command)
+
+    def wait_held(self) -> None:
+        assert self.holding.wait(WAIT), "nothing reached the gate"
+
+
+def after_first(model: str, allowed: int = 1) -> Callable[[Embed], bool]:
+    """Hold ``model``'s Embeds after the first ``allowed`` of them."""
+    seen = [0]
+
+    def hold(command: Embed) -> bool:
+        if command.model != model:
+            return False
+        seen[0] += 1
+        return seen[0] > allowed
+
+    return hold
+
+
+class Service:
+    """A started service and its events, with the waits a test needs."""
+
+    def __init__(self, vault: Vault, submit, model: str, **kwargs) -> None:
+        self.events: queue.Queue = queue.Queue()
+        self.service = DocumentService(vault, submit, model, self.events.put, **kwargs)
+        self.service.start()
+        loaded: Future = Future()
+        self.service.load_index(done=loaded)
+        self.chunks = loaded.result(timeout=WAIT)
+
+    def until(self, test: Callable[[object], bool]) -> object:
+        while True:
+            event = self.events.get(timeout=WAIT)
+            if test(event):
+                return event
+
+    def create(self, name: str):
+        return self.service.create(name).result(timeout=WAIT)
+
+    def add(self, collection_id: int, paths: list[Path]) -> Future:
+        done: Future = Future()
+        self.service.add(collection_id, paths, done=done)
+        return done
+
+    def search(self, question: str, vectors: dict, ids: list[int]):
+        return self.service.search(question, vectors, ids).result(timeout=WAIT)
+
+
+@pytest.fixture
+def vault(tmp_path: Path):
+    v = Vault.create(tmp_path / "vault" / "vault.db", "service passphrase", FAST_KDF)
+    yield v
+    v.close()
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    return retrieval_set.write_corpus(tmp_path_factory.mktemp("corpus"))
+
+
+def switched(event: object, model: str) -> bool:
+    """The snapshot after the collection's switch to ``model``."""
+    return (isinstance(event, CollectionsChanged) and bool(event.collections)
+            and all(c.embedding_model == model for c in event.collections))
+
+
+def chunks_by_model(vault: Vault) -> dict[str, set[int]]:
+    """Read as a bystander: which models the stored chunks were made by, and their sizes."""
+    found: dict[str, set[int]] = {}
+    for chunk, vector in DocumentStore(vault).iter_chunks():
+        found.setdefault(chunk.model, set()).add(len(vector))
+    return found
+
+
+def test_a_model_of_another_size_takes_over_in_the_background_and_answers_throughout(
+        vault: Vault, worker, narrow, corpus: Path, tmp_path: Path) -> None:
+    narrow_path, narrow_sha = narrow
+    gate = Gate(worker, after_first(narrow_sha))
+    s = Service(vault, gate.submit, BUNDLED)
+    work = s.create("work")
+    report = s.add(work.id, [corpus]).result(timeout=WAIT)
+    assert len(report.indexed) == 8 and not report.failed
+    before = sum(1 for _ in DocumentStore(vault).iter_chunks())
+
+    s.service.set_embedding_model(narrow_sha)
+    gate.wait_held()  # the re-embedding is under way: one document done, the next one waits
+    assert chunks_by_model(vault) == {BUNDLED: {384}, narrow_sha: {192}}
+    hits = s.search(QUESTION, {BUNDLED: embed(worker, BUNDLED, QUESTION)}, [work.id])
+    assert hits and Path(hits[0].chunk.path).name == "harbor.pdf" and hits[0].chunk.page == 3
+    assert {h.chunk.model for h in hits} == {BUNDLED}  # the complete old index answers
+    # A question embedded by the new model meets no old vector: keywords answer for now.
+    hits = s.search(QUESTION, {narrow_sha: embed(worker, narrow_sha, QUESTION)}, [work.id])
+    assert hits and Path(hits[0].chunk.path).name == "harbor.pdf"
+
+    gate.open()
+    s.until(lambda e: switched(e, narrow_sha))
+    assert chunks_by_model(vault) == {narrow_sha: {192}}
+    assert sum(1 for _ in DocumentStore(vault).iter_chunks()) == before
+    hits = s.search(QUESTION, {narrow_sha: embed(worker, narrow_sha, QUESTION)}, [work.id])
+    assert hits and Path(hits[0].chunk.path).name == "harbor.pdf"
+    assert {h.chunk.model for h in hits} == {narrow_sha} and hits[0].cosine > 0
+    # An old-model question vector is not held against the new vectors.
+    hits = s.search(QUESTION, {BUNDLED: embed(worker, BUNDLED, QUESTION)}, [work.id])
+    assert hits and all(h.cosine == -1.0 for h in hits)
+    assert s.service.close()
+
+    # A new file joins with the new model; after a restart the index holds one model only.
+    again = Service(vault, worker.submit, narrow_sha)
+    assert again.chunks == before
+    (tmp_path / "owls.md").write_text("# Owls\nBarn owls hunt at night.\n")
+    assert again.add(work.id, [tmp_path / "owls.md"]).result(timeout=WAIT).indexed
+    assert chunks_by_model(vault) == {narrow_sha: {192}}
+    assert again.service.close()
+
+
+def test_a_reembedding_stopped_midway_leaves_the_old_model_in_charge_and_resumes(
+        vault: Vault, worker, narrow, corpus: Path) -> None:
+    _narrow_path, narrow_sha = narrow
+    gate = Gate(worker, after_first(narrow_sha))
+    s = Service(vault, gate.submit, BUNDLED)
+    work = s.create("work")
+    s.add(work.id, [corpus]).result(timeout=WAIT)
+    s.service.set_embedding_model(narrow_sha)
+    gate.wait_held()
+    assert s.service.close()  # as if Hearth quit here
+
+    store = DocumentStore(vault)
+    assert store.get_collection(work.id).embedding_model == BUNDLED
+    models = store.chunk_models(work.id)
+    done = {d for d, m in models.items() if narrow_sha in m}
+    assert len(done) == 1  # the document that got through the gate
+    sizes: dict[int, int] = {}
+    for chunk, _vector in store.iter_chunks([work.id]):
+        if chunk.model == BUNDLED:
+            sizes[chunk.document_id] = sizes.get(chunk.document_id, 0) + 1
+    expected = sum(math.ceil(n / 32) for d, n in sizes.items() if d not in done)
+
+    counted = Gate(worker, lambda _c: False)
+    resumed = Service(vault, counted.submit, narrow_sha)
+    assert resumed.chunks == sum(sizes.values())  # the old model's complete index
+    resumed.until(lambda e: switched(e, narrow_sha))
+    assert sum(c.model == narrow_sha for c in counted.passed) == expected  # the rest only
+    assert chunks_by_model(vault) == {narrow_sha: {192}}
+    assert resumed.service.close()
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def test_closing_during_an_import_stops_it_and_nothing_is_written_after(
+        vault: Vault, worker, corpus: Path) -> None:
+    gate = Gate(worker, after_first(BUNDLED))
+    s = Service(vault, gate.submit, BUNDLED)
+    work = s.create("work")
+    done = s.add(work.id, [corpus])
+    gate.wait_held()
+    assert s.service.close()
+    assert not s.service.is_alive
+    with pytest.raises(Exception, match="closed"):
+        done.result(timeout=WAIT)
+    vault.close()
+    folder = vault.path.parent
+    closed = _files(folder)
+    gate.open()  # the embeddings it was waiting for arrive: nobody takes them
+    embed(worker, BUNDLED, "the worker is past the released batches")
+    with pytest.raises(VaultClosed):
+        DocumentStore(vault).create_collection("late")
+    assert _files(folder) == closed
+    for name in closed:  # as "delete everything" does: no write may bring a vault back
+        (folder / name).unlink()
+    with pytest.raises(VaultClosed):
+        DocumentStore(vault).collections()
+    assert not any(folder.iterdir())
+
+
+class _BlockedParser(IsolatedParser):
+    """The real isolated parser, made to read a FIFO that nobody writes: a parse that
+    would block for its whole time-out."""
+
+    def __init__(self, fifo: Path) -> None:
+        super().__init__(timeout=600)
+        self.fifo = fifo
+        self.parsing = threading.Event()
+
+    def parse(self, path, wake=None, on_wake=None):
+        self.parsing.set()
+        return super().parse(self.fifo, wake=wake, on_wake=on_wake)
+
+
+def test_closing_during_a_parse_kills_the_parser_and_returns(vault: Vault, worker, tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "blocked.txt"
+    os.mkfifo(fifo)
+    (tmp_path / "note.txt").write_text("A note about owls.")
+    parser = _BlockedParser(fifo)
+    s = Service(vault, worker.submit, BUNDLED, parser=parser)
+    work = s.create("work")
+    s.add(work.id, [tmp_path / "note.txt"])
+    assert parser.parsing.wait(WAIT)
+    assert s.service.close()  # well before the parse's 600 s time-out
+    assert parser._process is None  # the child is gone
+    assert DocumentStore(vault).documents(work.id) == []  # nothing was written for it
+
+
+def test_deleting_a_collection_during_its_import_stops_it_and_nothing_comes_back(
+        vault: Vault, worker, corpus: Path, tmp_path: Path) -> None:
+    gate = Gate(worker, after_first(BUNDLED))
+    s = Service(vault, gate.submit, BUNDLED)
+    work = s.create("work")
+    other = s.create("other")
+    (tmp_path / "keep.md").write_text("# Keep\nThe lighthouse keeper climbs 120 steps.\n")
+    first = s.add(work.id, [corpus])
+    queued = s.add(work.id, [corpus])  # queued behind the first: dropped by the delete
+    kept = s.add(other.id, [tmp_path / "keep.md"])
+    gate.wait_held()
+    assert DocumentStore(vault).documents(work.id)  # the first file is in
+    deleted: Future = Future()
+    s.service.delete(work.id, done=deleted)
+    deleted.result(timeout=WAIT)
+    assert first.result(timeout=WAIT).cancelled
+    gate.open()
+    assert kept.result(timeout=WAIT).indexed  # the other collection's import ran after it
+    assert queued.result(timeout=WAIT).cancelled
+    s.until(lambda e: isinstance(e, Finished) and e.report.collection_id == other.id)
+    snapshot = s.service.collections().result(timeout=WAIT)
+    assert [c.name for c in snapshot.collections] == ["other"]
+    store = DocumentStore(vault)
+    assert store.documents(work.id) == [] and list(store.iter_chunks([work.id])) == []
+    assert s.search("mooring fee", {}, [work.id]) == []
+    assert s.service.close()
+    assert list(DocumentStore(vault).iter_chunks([work.id])) == []
+
+
+def test_an_index_never_loads_two_models_together(vault: Vault, worker, narrow, tmp_path: Path) -> None:
+    """Rows of another model (left by an unfinished switch) stay out of the index."""
+    _path, narrow_sha = narrow
+    (tmp_path / "a.md").write_text("# A\nThe secret word is pelican.\n")
+    s = Service(vault, worker.submit, BUNDLED, follow_model=False)
+    work = s.create("work")
+    s.add(work.id, [tmp_path / "a.md"]).result(timeout=WAIT)
+    assert s.service.close()
+    store = DocumentStore(vault)
+    document = store.documents(work.id)[0]
+    chunks = store.document_chunks(document.id, BUNDLED)
+    vectors = np.stack([embed(worker, narrow_sha, c.text) for c in chunks])
+    store.replace_chunks(document, chunks, vectors, narrow_sha, only_model=True)
+    loaded = Service(vault, worker.submit, BUNDLED)
+    assert loaded.chunks == len(chunks)
+    hits = loaded.search("secret word", {BUNDLED: embed(worker, BUNDLED, "secret word")}, [work.id])
+    assert hits and {h.chunk.model for h in hits} == {BUNDLED}
+    assert loaded.service.close()

@@ -1,0 +1,61 @@
+"""Copying a model into the library and probing it: cancellable, and never a partial file."""
+
+from __future__ import annotations
+
+import errno
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from core.models import Cancelled, copy_with_hash, hash_file
+
+
+def _model(path: Path, size: int) -> Path:
+    path.write_bytes(b"GGUF" + b"\x01" * (size - 4))
+    return path
+
+
+def test_a_copy_names_the_file_by_its_hash(tmp_path: Path) -> None:
+    source = _model(tmp_path / "m.gguf", 3 << 20)
+    target, sha = copy_with_hash(source, tmp_path / "library")
+    assert target.name == f"{sha}.gguf" and sha == hash_file(source)
+    assert target.read_bytes() == source.read_bytes()
+
+
+def test_a_cancelled_copy_stops_and_leaves_nothing(tmp_path: Path) -> None:
+    source = _model(tmp_path / "m.gguf", 3 << 20)
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(Cancelled):
+        copy_with_hash(source, tmp_path / "library", cancel)
+    assert list((tmp_path / "library").iterdir()) == []
+    with pytest.raises(Cancelled):
+        hash_file(source, cancel)
+
+
+def test_a_copy_onto_a_full_disk_raises_enospc_and_leaves_nothing(make_small_disk, tmp_path: Path) -> None:
+    from storage.errors import FULL, trouble
+
+    disk = make_small_disk(2)
+    source = _model(tmp_path / "m.gguf", 4 << 20)
+    with pytest.raises(OSError) as caught:
+        copy_with_hash(source, disk.path / "library")
+    assert caught.value.errno == errno.ENOSPC and trouble(caught.value).kind == FULL
+    assert list((disk.path / "library").iterdir()) == []
+
+
+def test_a_probe_is_cancelled_at_once_and_its_child_killed(tmp_path: Path, monkeypatch) -> None:
+    from inference import probe as probe_module
+
+    marker = tmp_path / "child.pid"
+    code = f"import os, time; open({str(marker)!r}, 'w').write(str(os.getpid())); time.sleep(60)"
+    monkeypatch.setattr(probe_module, "probe_command", lambda *_a: [sys.executable, "-c", code])
+    cancel = threading.Event()
+    threading.Timer(0.5, cancel.set).start()
+    with pytest.raises(probe_module.ProbeCancelled):
+        probe_module.probe(tmp_path / "m.gguf", cancel=cancel)
+    import psutil
+
+    assert not psutil.pid_exists(int(marker.read_text()))  # killed and reaped, not left running

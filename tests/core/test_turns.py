@@ -1,0 +1,177 @@
+"""The chat-turn machine on a real vault and the real worker (fake engine): what is saved
+when an answer is regenerated, stopped, fails, or meets a full disk."""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import time
+from pathlib import Path
+
+import pytest
+
+from core.turns import TurnMachine
+from inference.protocol import LoadModel, ModelSpec, SamplingParams
+from inference.worker import SupervisedWorker
+from storage.chats import COMPLETE, INTERRUPTED, ChatStore
+from tests.fakes import FakeEngine
+from tests.storage.conftest import reopen
+
+TIMEOUT = 10.0
+
+
+class Recorder:
+    """The listener: remembers every report, in order."""
+
+    def __init__(self) -> None:
+        self.reports: list[tuple[str, object]] = []
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return lambda *args: self.reports.append((name, args))
+
+    def said(self) -> list[str]:
+        return [args[0] for name, args in self.reports if name == "notice"]
+
+
+class Rig:
+    """A turn machine driven the way the window drives it: events pumped on this thread."""
+
+    def __init__(self, store: ChatStore, engine: FakeEngine) -> None:
+        self.events: queue.Queue = queue.Queue()
+        self.worker = SupervisedWorker(lambda: engine, self.events.put, flush_interval=0.0)
+        self.worker.start()
+        self.listener = Recorder()
+        self.turns = TurnMachine(self.listener, self.worker.submit, self.worker.cancel)
+        self.turns.store = store
+        self.turns.model_name = "Fake model"
+        self.worker.submit(LoadModel(ModelSpec(Path("fake.gguf"))))
+
+    def pump_until(self, condition, timeout: float = TIMEOUT) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if time.monotonic() > deadline:
+                raise TimeoutError
+            with contextlib.suppress(queue.Empty):
+                self.turns.on_event(self.events.get(timeout=0.05))
+
+    def ask(self, chat_id: int, text: str) -> None:
+        assert self.turns.save_user_message(chat_id, text) is not None
+        assert self.turns.start(chat_id, SamplingParams(max_tokens=64), None)
+        self.pump_until(lambda: not self.turns.busy)
+
+    def close(self) -> None:
+        self.worker.shutdown(5.0)
+
+
+@pytest.fixture
+def rig(store: ChatStore):
+    made: list[Rig] = []
+
+    def make(engine: FakeEngine | None = None) -> Rig:
+        made.append(Rig(store, engine or FakeEngine()))
+        return made[-1]
+
+    yield make
+    for r in made:
+        r.close()
+
+
+def test_regenerate_keeps_the_old_answer_until_the_new_one_is_complete(rig, store) -> None:
+    engine = FakeEngine(tokens=["a", "b", "c"], delay=0.05)
+    r = rig(engine)
+    chat = store.create_chat()
+    r.ask(chat.id, "question")
+    old = store.messages(chat.id)[-1]
+    assert old.content == engine.expected_text(1)
+    assert r.turns.start(chat.id, SamplingParams(), None, replaces=old.id)
+    r.pump_until(lambda: r.turns.active is not None and r.turns.active.text != "")
+    # Streaming: the old answer is still in the vault, unchanged, before its successor.
+    during = store.messages(chat.id)
+    assert [(m.id, m.content) for m in during[:2]][1] == (old.id, old.content)
+    assert during[2].stats["replaces"] == old.id
+    r.pump_until(lambda: not r.turns.busy)
+    messages = store.messages(chat.id)
+    assert [(m.role, m.content, m.status) for m in messages] == [
+        ("user", "question", COMPLETE), ("assistant", engine.expected_text(2), COMPLETE)]
+    assert "replaces" not in messages[1].stats
+    # The model saw the question only, not the answer being replaced.
+    assert [m.content for m in engine.calls[-1]][1:] == ["question"]
+
+
+def test_stopping_a_regenerate_before_its_first_word_keeps_the_old_answer(rig, store, vault_path) -> None:
+    engine = FakeEngine(tokens=["slow"] * 50)
+    r = rig(engine)
+    chat = store.create_chat()
+    r.ask(chat.id, "question")
+    old = store.messages(chat.id)[-1]
+    engine.delay = 0.5
+    assert r.turns.start(chat.id, SamplingParams(), None, replaces=old.id)
+    r.turns.stop()
+    r.pump_until(lambda: not r.turns.busy)
+    assert [(m.id, m.content) for m in store.messages(chat.id)][1] == (old.id, old.content)
+    assert len(store.messages(chat.id)) == 2
+    r.close()
+    store.close()
+    again = reopen(vault_path)
+    assert [(m.role, m.content, m.status) for m in again.messages(chat.id)] == [
+        ("user", "question", COMPLETE), ("assistant", old.content, COMPLETE)]
+    again.close()
+
+
+def test_a_regenerate_cut_short_by_a_crash_leaves_the_old_answer_standing(store, vault_path) -> None:
+    """The app died mid-regenerate: the half-written successor is hidden, the old answer stays."""
+    chat = store.create_chat()
+    store.add_message(chat.id, "user", "question")
+    old = store.add_message(chat.id, "assistant", "the old answer")
+    store.add_message(chat.id, "assistant", "half of a new", "streaming", stats={"replaces": old.id})
+    store.close()
+    again = reopen(vault_path)
+    assert [m.content for m in again.messages(chat.id)] == ["question", "the old answer"]
+    again.close()
+
+
+def test_a_failed_regenerate_keeps_the_old_answer_and_says_so(rig, store) -> None:
+    engine = FakeEngine()
+    r = rig(engine)
+    chat = store.create_chat()
+    r.ask(chat.id, "question")
+    old = store.messages(chat.id)[-1]
+    engine.tokens = []  # the fake raises nothing; make the prompt too long instead
+    engine._n_ctx = 2
+    assert r.turns.start(chat.id, SamplingParams(), None, replaces=old.id)
+    r.pump_until(lambda: not r.turns.busy)
+    assert [m.id for m in store.messages(chat.id)] == [store.messages(chat.id)[0].id, old.id]
+    assert any("earlier answer is kept" in text for text in r.listener.said())
+
+
+def test_a_plain_answer_stopped_mid_stream_is_kept_as_interrupted(rig, store) -> None:
+    r = rig(FakeEngine(tokens=["word "] * 500, delay=0.01))
+    chat = store.create_chat()
+    assert r.turns.save_user_message(chat.id, "long") is not None
+    assert r.turns.start(chat.id, SamplingParams(), None)
+    r.pump_until(lambda: r.turns.active is not None and "word" in r.turns.active.text)
+    r.turns.stop()
+    r.pump_until(lambda: not r.turns.busy)
+    answer = store.messages(chat.id)[-1]
+    assert answer.status == INTERRUPTED and answer.content.startswith("[1] word")
+
+
+def test_the_answer_is_checkpointed_about_once_a_second(store) -> None:
+    """On a fake clock: chunks within a second are not written; the next one is."""
+    now = [100.0]
+    listener = Recorder()
+    turns = TurnMachine(listener, lambda _c: None, lambda _r: None, clock=lambda: now[0])
+    turns.store = store
+    chat = store.create_chat()
+    turns.save_user_message(chat.id, "q")
+    assert turns.start(chat.id, SamplingParams(), None)
+    rid = turns.active.request_id
+    from inference.protocol import Chunk
+
+    turns.on_event(Chunk(rid, "one "))
+    assert store.messages(chat.id)[-1].content == ""
+    now[0] += 1.01
+    turns.on_event(Chunk(rid, "two"))
+    assert store.messages(chat.id)[-1].content == "one two"
