@@ -35,18 +35,29 @@ def write_corpus(folder: Path, files: int, rng: random.Random) -> Path:
     return folder
 
 
-def _documents(tmp: Path, worker):
-    from app.documents import Documents
+def _documents(tmp: Path, worker, model: str):
+    """A vault and a started document service on it (its index loaded)."""
+    from concurrent.futures import Future
+
+    from core.document_service import DocumentService
     from storage.crypto import KdfParams
     from storage.vault import Vault
 
     vault = Vault.create(tmp / f"v{time.monotonic_ns()}.db", "benchmark passphrase",
                          KdfParams(memory_kib=64, iterations=1, lanes=1))
-    return vault, Documents(vault, worker.submit, "bench")
+    service = DocumentService(vault, worker.submit, model, lambda _event: None)
+    service.start()
+    loaded: Future = Future()
+    service.load_index(done=loaded)
+    loaded.result(timeout=60)
+    return vault, service
 
 
 def ingestion(quick: bool) -> list[Figure]:
-    from app.models import resolve_embedding_model
+    from concurrent.futures import Future
+
+    from core.models import resolve_embedding_model
+    from inference.bundled import sha256_of
     from inference.embedder import LlamaEmbedder
     from inference.llama_engine import LlamaEngine
     from inference.protocol import LoadEmbedder
@@ -60,7 +71,8 @@ def ingestion(quick: bool) -> list[Figure]:
         model = resolve_embedding_model()
         worker = InferenceWorker(LlamaEngine, lambda e: None, embedder_factory=LlamaEmbedder)
         worker.start()
-        worker.submit(LoadEmbedder(model))
+        identity = sha256_of(model)
+        worker.submit(LoadEmbedder(model, identity))
         corpus = write_corpus(tmp / "corpus", 10 if quick else 30, random.Random(7))
         raw = LlamaEmbedder()
         raw.load(model)
@@ -71,10 +83,13 @@ def ingestion(quick: bool) -> list[Figure]:
                       for c in chunk_sections(sections, raw.count_tokens)]
 
         def pipeline() -> float:
-            vault, documents = _documents(tmp, worker)
+            vault, service = _documents(tmp, worker, identity)
             started = time.perf_counter()
-            report = documents.add(documents.collection("b", create=True), [corpus])
+            done: Future = Future()
+            service.add(service.create("b").result(timeout=60).id, [corpus], done=done)
+            report = done.result(timeout=3600)
             elapsed = time.perf_counter() - started
+            service.close(5.0)
             vault.close()
             return report.chunks / elapsed
 
@@ -130,9 +145,9 @@ def ui_stalls(quick: bool) -> list[Figure]:
     from PySide6.QtCore import QElapsedTimer, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from app.controller import ChatController
-    from app.main_window import MainWindow
-    from app.models import resolve_embedding_model
+    from app.chat.controller import ChatController
+    from app.shell.main_window import MainWindow
+    from core.models import resolve_embedding_model
     from inference.embedder import LlamaEmbedder
     from inference.protocol import LoadEmbedder
     from storage.crypto import KdfParams

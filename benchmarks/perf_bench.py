@@ -27,8 +27,8 @@ class AppRig:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         from PySide6.QtWidgets import QApplication
 
-        from app.controller import ChatController
-        from app.main_window import MainWindow
+        from app.chat.controller import ChatController
+        from app.shell.main_window import MainWindow
         from inference.settings import ModelSettings
         from storage.crypto import KdfParams
 
@@ -156,7 +156,7 @@ def _history_messages(target_tokens: int, count_tokens) -> list[tuple[str, str]]
 
 
 def run(quick: bool = False) -> list[Figure]:
-    from app.models import resolve_model
+    from core.models import resolve_model
     from inference.protocol import ChatMessage
 
     figures: list[Figure] = []

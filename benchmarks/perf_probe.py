@@ -36,13 +36,13 @@ def start(_model: Path) -> None:
     import psutil
 
     begun = psutil.Process().create_time()
-    from app import egress
+    from guard import egress
 
     egress.install()
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from app.gui import build_window
+    from app.shell.startup import build_window
 
     application = QApplication(sys.argv)
     window = build_window()

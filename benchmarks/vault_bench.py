@@ -74,8 +74,8 @@ def window_figure(path: Path, chats: int, per_chat: int) -> Figure:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication
 
-    from app.controller import ChatController
-    from app.main_window import MainWindow
+    from app.chat.controller import ChatController
+    from app.shell.main_window import MainWindow
     from tests.fakes import FakeEngine
 
     app = QApplication.instance() or QApplication([])

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from app.controller import ChatController, default_model_spec
-from app.main_window import MainWindow
+from app.chat.controller import ChatController, default_model_spec
+from app.shell.main_window import MainWindow
 from tests.fakes import FakeEngine
 from tests.storage.conftest import FAST_KDF
 
@@ -88,5 +88,5 @@ def confirm_dialogs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         asked.append(title)
         return True
 
-    monkeypatch.setattr("app.dialogs.confirm", confirm)
+    monkeypatch.setattr("app.shell.dialogs.confirm", confirm)
     return asked

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from app.controller import ChatController, default_model_spec
-from app.main_window import MainWindow
+from app.chat.controller import ChatController, default_model_spec
+from app.shell.main_window import MainWindow
 from tests.fakes import FakeEngine
 from tests.storage.conftest import FAST_KDF
 

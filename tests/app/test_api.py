@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.api import ApiServer, Backend, RequestRouter
+from core.api import ApiServer, Backend
 from inference.embedder import LlamaEmbedder
 from inference.llama_engine import LlamaEngine
 from inference.protocol import (
@@ -25,6 +25,7 @@ from inference.protocol import (
     ModelSpec,
     SamplingParams,
 )
+from inference.routing import RequestRouter
 from inference.worker import InferenceWorker
 
 openai = pytest.importorskip("openai", reason="the openai client is a test dependency")

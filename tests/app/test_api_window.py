@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from app.api_controller import ApiDialog
+from app.api.controller import ApiDialog
 from tests.app.conftest import WAIT_MS
 from tests.fakes import FakeEngine
 

@@ -63,12 +63,12 @@ def test_no_plaintext_anywhere_under_the_data_folder(
                                             {"collections": [collection.id]})
         say(f"Long message {index} with {MARKER} inside. " + "Confidential detail. " * 300)
         say(f"Follow-up {MARKER} number {index}")
-        monkeypatch.setattr("app.dialogs.text", lambda *a, t=title: t)
+        monkeypatch.setattr("app.shell.dialogs.text", lambda *a, t=title: t)
         window.rename_action.trigger()
     assert [window.chat_list.item(i).text() for i in range(3)] == list(reversed(TITLES))
     assert leaks(data_dir, secrets) == []  # while open, with the WAL in use
 
-    monkeypatch.setattr("app.dialogs.confirm", lambda *a: True)
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda *a: True)
     window.delete_action.trigger()
     assert window.chat_list.count() == 2
     window.vault.lock()

@@ -1,43 +1,105 @@
-"""The document pipeline with the real embedding model: ingestion, bad input, retrieval quality."""
+"""The document pipeline with the real embedding model: ingestion, bad input, retrieval quality.
+
+Through ``core.document_service`` as the window and the terminal use it: one service
+thread owns the store, the index and the parser; the test waits on the futures its
+commands carry.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import queue
 import shutil
+from concurrent.futures import Future
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from app.documents import Documents
+from core.document_service import DocumentService
+from core.documents import Progress
+from inference.bundled import embedding_model
 from inference.embedder import LlamaEmbedder
 from inference.llama_engine import LlamaEngine
+from inference.protocol import Embed, LoadEmbedder
 from inference.worker import InferenceWorker
-from storage.documents.store import FAILED, INDEXED, SKIPPED
+from storage.documents.store import FAILED, INDEXED, SKIPPED, DocumentStore
 from storage.vault import Vault
 from tests import documents_corpus as corpus
 from tests import retrieval_set
+from tests.core.test_document_service import build_narrow_model
 from tests.storage.conftest import FAST_KDF
 
 pytestmark = pytest.mark.model
+WAIT = 120.0
+MODEL = embedding_model().sha256
 
 
 @pytest.fixture(scope="module")
 def worker(embedding_model_path: Path):
-    from inference.protocol import LoadEmbedder
-
-    events = []
+    events: list = []
     w = InferenceWorker(LlamaEngine, events.append, embedder_factory=LlamaEmbedder)
     w.start()
-    w.submit(LoadEmbedder(embedding_model_path))
+    w.submit(LoadEmbedder(embedding_model_path, MODEL))
     yield w
     assert w.shutdown(5.0)
+
+
+class Docs:
+    """A started service on a vault, with synchronous calls for the tests."""
+
+    def __init__(self, vault: Vault, worker, model: str = MODEL, sink=None) -> None:
+        self.vault = vault
+        self.worker = worker
+        self.events: queue.Queue = queue.Queue()
+        self.sink = sink
+        self.service = DocumentService(vault, worker.submit, model, self._event)
+        self.service.start()
+        loaded: Future = Future()
+        self.service.load_index(done=loaded)
+        loaded.result(timeout=WAIT)
+
+    def _event(self, event) -> None:
+        self.events.put(event)
+        if self.sink is not None:
+            self.sink(event)
+
+    def collection(self, name: str):
+        return self.service.create(name).result(timeout=WAIT)
+
+    def add(self, collection, paths):
+        done: Future = Future()
+        self.service.add(collection.id, list(paths), done=done)
+        return done.result(timeout=WAIT)
+
+    def refresh(self):
+        done: Future = Future()
+        self.service.refresh_all(done=done)
+        return done.result(timeout=WAIT)
+
+    def documents(self, collection):
+        return DocumentStore(self.vault).documents(collection.id)  # read as a bystander
+
+    def embed(self, text: str, model: str = MODEL) -> np.ndarray:
+        future: Future = Future()
+        self.worker.submit(Embed((text,), future, model))
+        return future.result(timeout=WAIT)[0]
+
+    def hits(self, question: str, collection, mode: str = "hybrid", model: str = MODEL):
+        vectors = {model: self.embed(question, model)} if mode != "bm25" else {}
+        return self.service.search(question, vectors, [collection.id], 5, mode).result(timeout=WAIT)
+
+    def close(self) -> None:
+        assert self.service.close(5.0)
 
 
 @pytest.fixture
 def documents(tmp_path: Path, worker):
     vault = Vault.create(tmp_path / "vault.db", "documents passphrase", FAST_KDF)
-    yield Documents(vault, worker.submit, "embedding-sha")
+    docs = Docs(vault, worker)
+    yield docs
+    docs.close()
     vault.close()
 
 
@@ -45,17 +107,17 @@ def documents(tmp_path: Path, worker):
 def retrieval_results(tmp_path_factory, worker) -> dict[str, dict[str, float]]:
     folder = retrieval_set.write_corpus(tmp_path_factory.mktemp("corpus"))
     vault = Vault.create(tmp_path_factory.mktemp("v") / "vault.db", "p4ssphrase", FAST_KDF)
-    docs = Documents(vault, worker.submit, "embedding-sha")
-    collection = docs.collection("eval", create=True)
+    docs = Docs(vault, worker)
+    collection = docs.collection("eval")
     report = docs.add(collection, [folder])
     assert len(report.indexed) == 8, report
 
     def search(question: str, mode: str):
-        vector = docs.embed([question])[0]
         return [(h.chunk.path, h.chunk.page, h.chunk.heading)
-                for h in docs.hits(question, vector, [collection.id], k=5, mode=mode)]
+                for h in docs.hits(question, collection, mode)]
 
     results = {mode: retrieval_set.evaluate(search, mode) for mode in ("bm25", "vector", "hybrid")}
+    docs.close()
     vault.close()
     out = Path(os.environ.get("HEARTH_RETRIEVAL_REPORT", tmp_path_factory.mktemp("r") / "retrieval.json"))
     out.write_text(json.dumps(results, indent=2))
@@ -71,7 +133,7 @@ def test_hybrid_retrieval_beats_bm25_and_vectors_alone(retrieval_results) -> Non
 
 
 def test_a_batch_with_bad_files_indexes_the_good_ones_and_says_why_for_the_rest(
-    documents: Documents, tmp_path: Path
+    documents: Docs, tmp_path: Path
 ) -> None:
     folder = tmp_path / "batch"
     folder.mkdir()
@@ -83,10 +145,11 @@ def test_a_batch_with_bad_files_indexes_the_good_ones_and_says_why_for_the_rest(
     with open(folder / "huge.txt", "wb") as fh:
         fh.truncate(1 << 30)
     (folder / "loop").symlink_to(folder, target_is_directory=True)  # a symlink loop
-    collection = documents.collection("batch", create=True)
+    os.mkfifo(folder / "pipe.txt")  # reading it would block the import for ever
+    collection = documents.collection("batch")
     report = documents.add(collection, [folder, tmp_path / "missing.pdf"])
 
-    statuses = {Path(d.path).name: (d.status, d.reason) for d in documents.store.documents(collection.id)}
+    statuses = {Path(d.path).name: (d.status, d.reason) for d in documents.documents(collection)}
     assert statuses["good.md"][0] == INDEXED or statuses["copy-of-good.md"][0] == INDEXED
     assert SKIPPED in (statuses["good.md"][0], statuses["copy-of-good.md"][0])  # the duplicate
     assert statuses["locked.pdf"] == (FAILED, statuses["locked.pdf"][1]) and "password" in statuses["locked.pdf"][1]
@@ -94,69 +157,91 @@ def test_a_batch_with_bad_files_indexes_the_good_ones_and_says_why_for_the_rest(
     assert "binary" in statuses["noise.txt"][1]
     assert "too large" in statuses["huge.txt"][1]
     assert any("does not exist" in why for _, why in report.failed)
-    hits = documents.hits("owls hunting", documents.embed(["owls hunting"])[0], [collection.id])
+    assert any(path.endswith("pipe.txt") and "not a regular file" in why for path, why in report.failed)
+    hits = documents.hits("owls hunting", collection)
     assert hits and Path(hits[0].chunk.path).name in ("good.md", "copy-of-good.md")
 
 
-def test_unreadable_files_are_reported(documents: Documents, tmp_path: Path, monkeypatch) -> None:
+def test_unreadable_files_are_reported(documents: Docs, tmp_path: Path, monkeypatch) -> None:
     path = tmp_path / "private.txt"
     path.write_text("text")
     # Root reads anything, so the permission check is made to say no, as it would for a user.
     real_access = os.access
     monkeypatch.setattr(os, "access", lambda p, mode: False if str(p) == str(path) else real_access(p, mode))
-    report = documents.add(documents.collection("perm", create=True), [path])
+    report = documents.add(documents.collection("perm"), [path])
     assert report.failed and "permission denied" in report.failed[0][1]
 
 
-def test_changed_and_deleted_files_are_noticed(documents: Documents, tmp_path: Path) -> None:
+def test_changed_and_deleted_files_are_noticed(documents: Docs, tmp_path: Path) -> None:
     folder = tmp_path / "watched"
     folder.mkdir()
     (folder / "a.md").write_text("# A\nThe secret word is pelican.\n")
     (folder / "b.md").write_text("# B\nNothing here.\n")
-    collection = documents.collection("watched", create=True)
-    documents.add(collection, [folder])
     collection = documents.collection("watched")
+    documents.add(collection, [folder])
     (folder / "a.md").write_text("# A\nThe secret word is flamingo now.\n")
     os.utime(folder / "a.md", (1, 1))
     (folder / "b.md").unlink()
-    report = documents.refresh(collection)
+    [report] = documents.refresh()
     assert any("no longer there" in why for _, why in report.skipped)
-    assert [Path(d.path).name for d in documents.store.documents(collection.id)] == ["a.md"]
-    vector = documents.embed(["secret word"])[0]
-    texts = [h.chunk.text for h in documents.hits("secret word", vector, [collection.id])]
+    assert [Path(d.path).name for d in documents.documents(collection)] == ["a.md"]
+    texts = [h.chunk.text for h in documents.hits("secret word", collection)]
     assert any("flamingo" in t for t in texts) and not any("pelican" in t for t in texts)
 
 
-def test_cancel_and_resume(documents: Documents, tmp_path: Path) -> None:
-    import threading
-
+def test_cancel_and_resume(tmp_path: Path, worker) -> None:
     folder = tmp_path / "many"
     folder.mkdir()
     for i in range(6):
         (folder / f"note{i}.md").write_text(f"# Note {i}\nFact number {i} is here.\n")
-    collection = documents.collection("many", create=True)
-    cancel = threading.Event()
+    vault = Vault.create(tmp_path / "vault.db", "documents passphrase", FAST_KDF)
+    docs: Docs
+    cancelled: list[int] = []
 
-    def progress(state) -> None:
-        if state.files_done >= 2:
-            cancel.set()
+    def progress(event) -> None:  # on the service's thread, as a window's cancel would come
+        if isinstance(event, Progress) and event.files_done >= 2 and not cancelled:
+            cancelled.append(event.files_done)
+            docs.service.cancel()
 
-    first = documents.add(collection, [folder], progress, cancel)
+    docs = Docs(vault, worker, sink=progress)
+    collection = docs.collection("many")
+    first = docs.add(collection, [folder])
     assert first.cancelled and 2 <= len(first.indexed) < 6
-    second = documents.add(documents.collection("many"), [folder])
+    docs.sink = None
+    second = docs.add(collection, [folder])
     assert len(second.indexed) == 6 - len(first.indexed)
     assert len([s for s in second.skipped if "unchanged" in s[1]]) == len(first.indexed)
+    docs.close()
+    vault.close()
 
 
-def test_a_new_embedding_model_indexes_the_collection_again(documents: Documents, tmp_path: Path) -> None:
+def test_a_collection_of_another_model_is_re_embedded_before_new_files_join_it(
+        tmp_path: Path, worker) -> None:
+    """Old behaviour kept: a collection is never filled by two models. New: its passages
+    are embedded again from the vault (the files are not parsed again)."""
+    narrow = build_narrow_model(tmp_path / "narrow-192.gguf")
+    from inference.bundled import sha256_of
+
+    narrow_sha = sha256_of(narrow)
+    worker.submit(LoadEmbedder(narrow, narrow_sha))
     folder = tmp_path / "notes"
     folder.mkdir()
     for name in ("a.md", "b.md"):
         (folder / name).write_text(f"# {name}\nSome text about {name}.\n")
-    collection = documents.collection("notes", create=True)
-    assert len(documents.add(collection, [folder]).indexed) == 2
-    documents.embedding_model = "another-model-sha"
-    again = documents.add(documents.collection("notes"), [folder])
-    assert len(again.indexed) == 2  # not "unchanged": the vectors came from another model
-    assert documents.collection("notes").embedding_model == "another-model-sha"
-    assert len(documents.index) == 2
+    vault = Vault.create(tmp_path / "vault.db", "documents passphrase", FAST_KDF)
+    first = Docs(vault, worker)
+    collection = first.collection("notes")
+    assert len(first.add(collection, [folder]).indexed) == 2
+    first.close()
+
+    again = Docs(vault, worker, model=narrow_sha)  # re-embeds (in the background or first)
+    (folder / "c.md").write_text("# c.md\nSome text about c.md.\n")
+    report = again.add(collection, [folder])
+    assert len(report.indexed) == 1 and len([s for s in report.skipped if "unchanged" in s[1]]) == 2
+    store = DocumentStore(vault)
+    assert store.get_collection(collection.id).embedding_model == narrow_sha
+    assert {(c.model, len(v)) for c, v in store.iter_chunks()} == {(narrow_sha, 192)}
+    hits = again.hits("text about c.md", collection, model=narrow_sha)
+    assert hits and {h.chunk.model for h in hits} == {narrow_sha}
+    again.close()
+    vault.close()

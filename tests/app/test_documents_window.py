@@ -1,19 +1,33 @@
 """Documents in the window: a collection imported in the background, switched on for a
-chat, and an answer that carries its sources."""
+chat, and an answer that carries its sources; a switch to an embedding model of another
+size while answers go on; lock, quit and "delete everything" in the middle of an import.
+
+A gate in front of the worker (the window's own worker, reached through the service)
+holds chosen Embed commands, so a test can stop a job at a known step without sleeping.
+"""
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
 
-from app.collections_dialog import CollectionsDialog
+from app.documents.dialog import CollectionsDialog
+from inference.bundled import embedding_model, sha256_of
+from inference.protocol import Embed
+from storage.db import VaultClosed
+from storage.documents.store import DocumentStore
 from tests import retrieval_set
 from tests.app.conftest import WAIT_MS
+from tests.core.test_document_service import build_narrow_model
 from tests.fakes import FakeEngine
 
 pytestmark = [pytest.mark.gui, pytest.mark.model]
 WAIT = 6 * WAIT_MS
+BUNDLED = embedding_model().sha256
+QUESTION = "What is the mooring fee per meter?"
 
 
 @pytest.fixture
@@ -25,6 +39,58 @@ def engine() -> FakeEngine:
 def window(make_window, engine, embedding_model_path):
     """A fake chat model (fast) with the real embedding model and the real pipeline."""
     return make_window(engine, embedder=embedding_model_path)
+
+
+@pytest.fixture(scope="module")
+def narrow(tmp_path_factory) -> tuple[Path, str]:
+    path = build_narrow_model(tmp_path_factory.mktemp("narrow") / "narrow-192.gguf")
+    return path, sha256_of(path)
+
+
+class Gate:
+    """Wraps the window's worker: Embeds of ``model`` after the first ``allowed`` wait."""
+
+    def __init__(self, window, monkeypatch, model: str, allowed: int) -> None:
+        self.real = window.controller.worker.submit
+        self.model, self.allowed = model, allowed
+        self.held: list[Embed] = []
+        self.holding = threading.Event()
+        self._lock = threading.Lock()
+        self._open = False
+        monkeypatch.setattr(window.controller.worker, "submit", self.submit)
+
+    def submit(self, command) -> None:
+        with self._lock:
+            if isinstance(command, Embed) and command.model == self.model and not self._open:
+                self.allowed -= 1
+                if self.allowed < 0:
+                    self.held.append(command)
+                    self.holding.set()
+                    return
+        self.real(command)
+
+    def open(self) -> None:
+        with self._lock:
+            self._open = True
+            held, self.held = self.held, []
+        for command in held:
+            self.real(command)
+
+
+def _ask(qtbot, window, text: str):
+    window.input.setPlainText(text)
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT):
+        window.send_button.click()
+    return window.controller.store.messages(window.controller.current_chat.id)[-1]
+
+
+def _import(qtbot, window, folder: Path, name: str = "Work"):
+    collection = window.documents.create(name)
+    assert collection is not None
+    with qtbot.waitSignal(window.documents.finished, timeout=WAIT) as finished:
+        assert window.documents.add(collection, [folder])
+    qtbot.waitUntil(lambda: not window.documents.busy, timeout=WAIT)
+    return collection, finished.args[0]
 
 
 def test_import_toggle_and_cited_answer(qtbot, window, engine, tmp_path: Path) -> None:
@@ -43,7 +109,7 @@ def test_import_toggle_and_cited_answer(qtbot, window, engine, tmp_path: Path) -
     assert len(report.indexed) == 8 and not report.failed
     qtbot.waitUntil(lambda: not window.documents.busy, timeout=WAIT)
     assert progress and max(progress) == 8
-    assert dialog.table.rowCount() == 8
+    qtbot.waitUntil(lambda: dialog.table.rowCount() == 8, timeout=WAIT)
     assert {dialog.table.item(r, 1).text() for r in range(8)} == {"indexed"}
 
     window.new_chat_button.click()
@@ -51,10 +117,7 @@ def test_import_toggle_and_cited_answer(qtbot, window, engine, tmp_path: Path) -
     action = next(a for a in window.documents_menu.actions() if a.text() == "Work")
     action.setChecked(True)
     assert window.documents_button.text() == "Documents: Work"
-    window.input.setPlainText("What is the mooring fee per meter?")
-    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT):
-        window.send_button.click()
-    answer = window.controller.store.messages(window.controller.current_chat.id)[-1]
+    answer = _ask(qtbot, window, "What is the mooring fee per meter?")
     sources = answer.stats["sources"]
     assert sources and sources[0]["label"] == "harbor.pdf, page 3"
     widget = window.conversation.message_widgets()[-1]
@@ -69,15 +132,65 @@ def test_import_toggle_and_cited_answer(qtbot, window, engine, tmp_path: Path) -
 def test_nothing_relevant_is_said_to_model_and_user(qtbot, window, tmp_path: Path) -> None:
     qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)
     (tmp_path / "owls.md").write_text("# Owls\nBarn owls hunt at night.\n")
-    collection = window.documents.create("Birds")
-    with qtbot.waitSignal(window.documents.finished, timeout=WAIT):
-        window.documents.add(collection, [tmp_path / "owls.md"])
-    qtbot.waitUntil(lambda: not window.documents.busy, timeout=WAIT)
+    collection, _report = _import(qtbot, window, tmp_path / "owls.md", "Birds")
     chat = window.controller.new_chat()
     window.controller.set_chat_settings(chat.id, {"collections": [collection.id]})
-    window.input.setPlainText("What is the capital of Peru?")
-    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT):
-        window.send_button.click()
+    _ask(qtbot, window, "What is the capital of Peru?")
     assert "No passage" in window.notice.text()
     answer = window.controller.store.messages(chat.id)[-1]
     assert answer.stats["sources"] == []
+
+
+def test_a_switch_to_an_embedding_model_of_another_size_keeps_answers_working(
+        qtbot, window, narrow, monkeypatch, tmp_path: Path) -> None:
+    narrow_path, narrow_sha = narrow
+    qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)
+    collection, report = _import(qtbot, window, retrieval_set.write_corpus(tmp_path / "corpus"))
+    assert len(report.indexed) == 8
+    chat = window.controller.new_chat()
+    window.controller.set_chat_settings(chat.id, {"collections": [collection.id]})
+    gate = Gate(window, monkeypatch, narrow_sha, allowed=1)
+
+    window.models.embedding_model_chosen.emit(narrow_path, narrow_sha)  # as Models ▸ Use does
+    qtbot.waitUntil(gate.holding.is_set, timeout=WAIT)  # re-embedding: one document done
+    answer = _ask(qtbot, window, QUESTION)
+    assert answer.status == "complete", answer
+    assert answer.stats["sources"][0]["label"] == "harbor.pdf, page 3"  # the old index answers
+
+    gate.open()
+    qtbot.waitUntil(lambda: window.documents.collections()[0].embedding_model == narrow_sha,
+                    timeout=WAIT)
+    stored = [(c.model, len(v)) for c, v in DocumentStore(window.controller.store.vault).iter_chunks()]
+    assert stored and set(stored) == {(narrow_sha, 192)}  # every chunk: the new model's vectors
+    answer = _ask(qtbot, window, QUESTION)  # the question is embedded by the new model now
+    assert answer.status == "complete", answer
+    assert any(s["label"].startswith("harbor.pdf") for s in answer.stats["sources"])
+
+
+def _vault_files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.glob("vault.db*"))}
+
+
+@pytest.mark.parametrize("how", ["lock", "quit", "delete everything"])
+def test_lock_quit_or_delete_everything_during_an_import_stops_it_and_writes_nothing_after(
+        qtbot, window, monkeypatch, data_dir: Path, tmp_path: Path, how: str) -> None:
+    qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)
+    collection = window.documents.create("Work")
+    gate = Gate(window, monkeypatch, BUNDLED, allowed=1)
+    window.documents.add(collection, [retrieval_set.write_corpus(tmp_path / "corpus")])
+    qtbot.waitUntil(gate.holding.is_set, timeout=WAIT)  # the import waits on an embedding
+    service, vault = window.documents.service, window.controller.store.vault
+    {"lock": window.vault.lock, "quit": window.close,
+     "delete everything": window.vault.delete_everything}[how]()
+    assert not service.is_alive and vault.closed
+    closed = _vault_files(data_dir)
+    assert bool(closed) == (how != "delete everything")
+
+    gate.open()  # the embeddings the import waited for arrive now
+    if how != "quit":  # the worker is still there: wait until it is past them
+        future: Future = Future()
+        gate.real(Embed(("after",), future, BUNDLED))
+        future.result(timeout=WAIT / 1000)
+    with pytest.raises(VaultClosed):
+        DocumentStore(vault).create_collection("late")
+    assert _vault_files(data_dir) == closed  # not a byte, and no stray vault.db

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from app.main_window import MainWindow
+from app.shell.main_window import MainWindow
 from storage.chats import COMPLETE, INTERRUPTED, ChatStore
 from storage.vault import Vault
 from tests.app.conftest import PASSPHRASE, WAIT_MS
@@ -178,7 +178,7 @@ def test_a_message_too_long_for_the_context_is_explained_and_kept(qtbot, make_wi
 
 
 def test_the_partial_answer_is_checkpointed_while_streaming(qtbot, make_window, monkeypatch) -> None:
-    monkeypatch.setattr("app.controller.CHECKPOINT_SECONDS", 0.0)
+    monkeypatch.setattr("core.turns.CHECKPOINT_SECONDS", 0.0)
     window = make_window(FakeEngine(tokens=["chunk "] * 2000, delay=0.005))
     window.input.setPlainText("stream")
     window.send_button.click()

@@ -6,8 +6,8 @@ import socket
 
 import pytest
 
-from app import egress
-from app.privacy_dialog import CONFIRM_WORD, PrivacyDialog
+from app.shell.privacy_dialog import CONFIRM_WORD, PrivacyDialog
+from guard import egress
 from storage.paths import backups_dir, vault_path
 from tests.app.conftest import WAIT_MS
 
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.gui
 
 def test_panel_shows_where_the_data_is_encryption_and_blocked_attempts(qtbot, make_window, monkeypatch) -> None:
     monkeypatch.setattr(egress, "GUARD", egress.Guard(installed=True))
-    monkeypatch.setattr("app.privacy_dialog.egress.GUARD", egress.GUARD)
+    monkeypatch.setattr("app.shell.privacy_dialog.egress.GUARD", egress.GUARD)
     window = make_window()
     # What a blocked attempt leaves behind (the guard itself is tested in a subprocess).
     with pytest.raises(egress.EgressBlocked):
@@ -41,10 +41,10 @@ def test_delete_all_my_data(qtbot, make_window, monkeypatch) -> None:
     dialog = PrivacyDialog(window)
     qtbot.addWidget(dialog)
     dialog.delete_everything.connect(window.vault.delete_everything)
-    monkeypatch.setattr("app.privacy_dialog.QInputDialog.getText", lambda *a, **k: ("nope", True))
+    monkeypatch.setattr("app.shell.privacy_dialog.QInputDialog.getText", lambda *a, **k: ("nope", True))
     dialog._delete()
     assert vault_path().exists()  # a wrong confirmation word deletes nothing
-    monkeypatch.setattr("app.privacy_dialog.QInputDialog.getText", lambda *a, **k: (CONFIRM_WORD, True))
+    monkeypatch.setattr("app.shell.privacy_dialog.QInputDialog.getText", lambda *a, **k: (CONFIRM_WORD, True))
     dialog._delete()
 
     assert window.controller.locked and window.lock_screen.mode == "create"

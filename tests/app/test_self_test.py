@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.selftest import run_self_test
+from cli.selftest import run_self_test
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.single_instance import ActivationServer
+from app.shell.single_instance import ActivationServer
 from storage.instance_lock import InstanceLock
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from app.lock_screen import strength
+from app.vault.lock_screen import strength
 from storage.chats import ChatStore
 from storage.paths import backups_dir, vault_path
 from storage.vault import Vault
@@ -111,7 +111,7 @@ def test_auto_lock_after_idle_time(qtbot, make_window) -> None:
 
 def test_auto_lock_setting_is_saved(qtbot, make_window, monkeypatch) -> None:
     window = make_window()
-    monkeypatch.setattr("app.dialogs.integer", lambda *a: 3)
+    monkeypatch.setattr("app.shell.dialogs.integer", lambda *a: 3)
     window.vault.set_auto_lock()
     assert json.loads((vault_path().parent / "settings.json").read_text())["auto_lock_minutes"] == 3
     assert window.vault.idle._timer.interval() == 3 * 60_000
@@ -122,7 +122,7 @@ def test_rename_pin_and_search(qtbot, make_window, monkeypatch) -> None:
     send(qtbot, window, "about lighthouses")
     window.new_chat_button.click()
     send(qtbot, window, "about gardens")
-    monkeypatch.setattr("app.dialogs.text", lambda *a: "Garden plans")
+    monkeypatch.setattr("app.shell.dialogs.text", lambda *a: "Garden plans")
     window.rename_action.trigger()
     titles = [window.chat_list.item(i).text() for i in range(window.chat_list.count())]
     assert titles == ["Garden plans", "about lighthouses"]
@@ -144,17 +144,17 @@ def test_export_warns_and_writes_plaintext_only_when_asked(qtbot, make_window, m
     window = make_window()
     send(qtbot, window, "export me")
     asked = []
-    monkeypatch.setattr("app.dialogs.confirm", lambda _p, title, text, _a: asked.append(text) or False)
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda _p, title, text, _a: asked.append(text) or False)
     window.export_action.trigger()
     assert "WITHOUT encryption" in asked[0]
     target = tmp_path / "chat.md"
-    monkeypatch.setattr("app.dialogs.confirm", lambda *a: True)
-    monkeypatch.setattr("app.dialogs.save_path", lambda *a: target)
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda *a: True)
+    monkeypatch.setattr("app.shell.dialogs.save_path", lambda *a: target)
     window.export_action.trigger()
     text = target.read_text()
     assert "# export me" in text and "## You" in text and "[1] Hello" in text
     json_target = tmp_path / "chat.json"
-    monkeypatch.setattr("app.dialogs.save_path", lambda *a: json_target)
+    monkeypatch.setattr("app.shell.dialogs.save_path", lambda *a: json_target)
     window.export_action.trigger()
     data = json.loads(json_target.read_text())
     assert [m["role"] for m in data["messages"]] == ["user", "assistant"]
@@ -164,9 +164,9 @@ def test_backup_then_restore_from_the_lock_screen(qtbot, make_window, monkeypatc
     window = make_window()
     send(qtbot, window, "in the backup")
     backup = tmp_path / "backup.db"
-    monkeypatch.setattr("app.dialogs.save_path", lambda *a: backup)
+    monkeypatch.setattr("app.shell.dialogs.save_path", lambda *a: backup)
     informed = []
-    monkeypatch.setattr("app.dialogs.inform", lambda _p, _t, text: informed.append(text))
+    monkeypatch.setattr("app.shell.dialogs.inform", lambda _p, _t, text: informed.append(text))
     window.backup_action.trigger()
     qtbot.waitUntil(lambda: bool(informed), timeout=WAIT_MS)
     assert backup.exists() and "encrypted backup" in informed[0]
@@ -174,22 +174,22 @@ def test_backup_then_restore_from_the_lock_screen(qtbot, make_window, monkeypatc
     send(qtbot, window, "after the backup")
     assert window.chat_list.count() == 2
 
-    monkeypatch.setattr("app.dialogs.open_path", lambda *a: backup)
-    monkeypatch.setattr("app.dialogs.passphrase", lambda *a: PASSPHRASE)
-    monkeypatch.setattr("app.dialogs.confirm", lambda *a: True)
+    monkeypatch.setattr("app.shell.dialogs.open_path", lambda *a: backup)
+    monkeypatch.setattr("app.shell.dialogs.passphrase", lambda *a: PASSPHRASE)
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda *a: True)
     with qtbot.waitSignal(window.vault.unlocked, timeout=WAIT_MS):
         window.vault.restore()
     assert window.chat_list.count() == 1
     assert window.conversation.message_widgets()[0].text() == "in the backup"
-    assert vault_path().with_name("vault.db.before-restore").exists()
+    assert list(vault_path().parent.glob("vault.db.before-restore-*"))
 
 
 def test_change_passphrase(qtbot, make_window, monkeypatch) -> None:
     window = make_window()
     answers = iter([PASSPHRASE, "a brand new passphrase", "a brand new passphrase"])
-    monkeypatch.setattr("app.dialogs.passphrase", lambda *a: next(answers))
+    monkeypatch.setattr("app.shell.dialogs.passphrase", lambda *a: next(answers))
     informed = []
-    monkeypatch.setattr("app.dialogs.inform", lambda _p, _t, text: informed.append(text))
+    monkeypatch.setattr("app.shell.dialogs.inform", lambda _p, _t, text: informed.append(text))
     window.vault.change_passphrase()
     qtbot.waitUntil(lambda: bool(informed), timeout=WAIT_MS)
     assert "changed" in informed[0]
@@ -197,9 +197,9 @@ def test_change_passphrase(qtbot, make_window, monkeypatch) -> None:
     unlock(qtbot, window, "a brand new passphrase")
 
     wrong = iter(["not the current one", "another new passphrase", "another new passphrase"])
-    monkeypatch.setattr("app.dialogs.passphrase", lambda *a: next(wrong))
+    monkeypatch.setattr("app.shell.dialogs.passphrase", lambda *a: next(wrong))
     warned = []
-    monkeypatch.setattr("app.dialogs.warn", lambda _p, _t, text: warned.append(text))
+    monkeypatch.setattr("app.shell.dialogs.warn", lambda _p, _t, text: warned.append(text))
     window.vault.change_passphrase()
     qtbot.waitUntil(lambda: bool(warned), timeout=WAIT_MS)
     assert "wrong" in warned[0]
@@ -238,14 +238,15 @@ def test_a_tampered_message_is_shown_as_damaged_and_the_rest_stays(qtbot, make_w
     assert widgets[1].text().startswith("[1] Hello")
     assert "could not be decrypted" in window.notice.text()
     warned = []
-    import app.dialogs
+    import app.shell.dialogs
 
-    original = app.dialogs.warn
-    app.dialogs.warn = lambda _p, _t, text: warned.append(text)
+    original = app.shell.dialogs.warn
+    app.shell.dialogs.warn = lambda _p, _t, text: warned.append(text)
     try:
-        window.vault.check()
+        window.vault.check()  # runs off the UI thread, reports back on it
+        qtbot.waitUntil(lambda: bool(warned), timeout=WAIT_MS)
     finally:
-        app.dialogs.warn = original
+        app.shell.dialogs.warn = original
     assert "1 item(s)" in warned[0] and f"row {row_id}" in warned[0]
 
 
@@ -268,8 +269,8 @@ def test_the_window_offers_restore_when_there_is_no_vault_yet(qtbot, make_window
         leftover.unlink()
     window = make_window(open_vault=False)
     assert window.lock_screen.mode == "create" and window.lock_screen.restore.isVisible()
-    monkeypatch.setattr("app.dialogs.open_path", lambda *a: backup)
-    monkeypatch.setattr("app.dialogs.passphrase", lambda *a: PASSPHRASE)
+    monkeypatch.setattr("app.shell.dialogs.open_path", lambda *a: backup)
+    monkeypatch.setattr("app.shell.dialogs.passphrase", lambda *a: PASSPHRASE)
     with qtbot.waitSignal(window.vault.unlocked, timeout=WAIT_MS):
         window.lock_screen.restore.click()
     assert window.conversation.message_widgets()[0].text() == "carried over"

@@ -59,4 +59,5 @@ def choice(parent: QWidget | None, title: str, text: str, options: list[str]) ->
     box = QMessageBox(QMessageBox.Icon.Question, title, text, QMessageBox.StandardButton.Cancel, parent)
     buttons = {box.addButton(option, QMessageBox.ButtonRole.AcceptRole): option for option in options}
     box.exec()
-    return buttons.get(box.clickedButton())
+    clicked = box.clickedButton()
+    return next((option for button, option in buttons.items() if button is clicked), None)

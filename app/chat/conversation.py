@@ -1,117 +1,26 @@
-"""Widgets of the chat view: the message bubbles and the input box.
-
-Model output is rendered as Markdown with raw HTML switched off, and the document
-loads no resource at all: an answer that embeds a remote image or stylesheet stays
-inert text. Links open only through the window, after the user confirms.
-"""
+"""The conversation: message bubbles with their figures and sources, the scrolling view
+that shows one chat (its newest page first), and the input box."""
 
 from __future__ import annotations
 
 import html
-import re
-from typing import Any
 
-from PySide6.QtCore import QSize, Qt, QUrl, Signal
+from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import (
-    QColor,
     QKeyEvent,
-    QResizeEvent,
-    QTextBlockFormat,
-    QTextCursor,
-    QTextDocument,
-    QTextFormat,
 )
 from PySide6.QtWidgets import (
     QFrame,
     QLabel,
     QPlainTextEdit,
+    QPushButton,
     QScrollArea,
-    QSizePolicy,
-    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
 
+from app.chat.markdown import MarkdownView
 from storage.chats import COMPLETE, FAILED, INTERRUPTED, STREAMING, Message
-
-MARKDOWN_FEATURES = (
-    QTextDocument.MarkdownFeature.MarkdownDialectGitHub
-    | QTextDocument.MarkdownFeature.MarkdownNoHTML
-)
-
-
-_IMAGE = re.compile(r"!\[([^\]]*)\](\(|\[)")
-
-
-def inert_images(markdown: str) -> str:
-    """Markdown images become plain links ("image: alt"): nothing is ever loaded, and the
-    address opens only if the user clicks it and confirms. Answers that embed remote
-    images are a known way to smuggle text out (the address carries it)."""
-    return _IMAGE.sub(lambda m: f"[image: {m.group(1) or 'untitled'}]{m.group(2)}", markdown)
-
-
-class MarkdownView(QTextBrowser):
-    """A read-only text view that is exactly as tall as its text and loads nothing."""
-
-    link_requested = Signal(QUrl)
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setOpenLinks(False)
-        self.setOpenExternalLinks(False)
-        self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.anchorClicked.connect(self.link_requested)
-        self.document().documentLayout().documentSizeChanged.connect(self._fit_height)
-        self._source = ""
-
-    def loadResource(self, type: int, name: QUrl) -> Any:  # noqa: A002 - Qt's signature
-        return None  # never fetch or read anything an answer points at
-
-    def set_markdown(self, text: str) -> None:
-        self._source = text
-        self.document().setMarkdown(inert_images(text), MARKDOWN_FEATURES)
-        _shade_code_blocks(self.document())
-
-    def set_plain(self, text: str) -> None:
-        self._source = text
-        self.setPlainText(text)
-
-    def source_text(self) -> str:
-        return self._source
-
-    def _fit_height(self) -> None:
-        margins = self.contentsMargins()
-        height = int(self.document().size().height()) + margins.top() + margins.bottom() + 2
-        if height != self.height():
-            self.setFixedHeight(height)
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self.document().setTextWidth(self.viewport().width())
-        self._fit_height()
-
-    def sizeHint(self) -> QSize:
-        return QSize(200, self.height())
-
-
-CODE_BACKGROUND = QColor("#f3f4f6")
-
-
-def _shade_code_blocks(document: QTextDocument) -> None:
-    """Give fenced and indented code a background so it stands apart from prose."""
-    block = document.begin()
-    while block.isValid():
-        fmt = block.blockFormat()
-        if fmt.hasProperty(QTextFormat.Property.BlockCodeFence) or fmt.hasProperty(
-            QTextFormat.Property.BlockCodeLanguage
-        ) or block.charFormat().fontFixedPitch():
-            shaded = QTextBlockFormat(fmt)
-            shaded.setBackground(CODE_BACKGROUND)
-            QTextCursor(block).setBlockFormat(shaded)
-        block = block.next()
 
 
 class MessageWidget(QFrame):
@@ -153,6 +62,14 @@ class MessageWidget(QFrame):
             self.body.set_plain(text)
         else:
             self.body.set_markdown(text)
+
+    def stream_text(self, text: str) -> None:
+        """The answer so far, while it streams: rendered incrementally (see set_text for the
+        full rendering, which show_message gives the finished answer)."""
+        if self.role == "user":
+            self.body.set_plain(text)
+        else:
+            self.body.stream_markdown(text)
 
     def show_message(self, message: Message) -> None:
         self.set_text(message.content)
@@ -210,6 +127,9 @@ class ConversationView(QScrollArea):
     link_requested = Signal(QUrl)
     source_requested = Signal(str)
 
+    # Opening a chat builds the newest messages only; older ones on request, a page at a time.
+    PAGE = 40
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWidgetResizable(True)
@@ -217,9 +137,14 @@ class ConversationView(QScrollArea):
         self._inner = QWidget()
         self._layout = QVBoxLayout(self._inner)
         self._layout.setSpacing(8)
+        self.earlier_button = QPushButton()
+        self.earlier_button.clicked.connect(self.show_earlier)
+        self.earlier_button.hide()
+        self._layout.addWidget(self.earlier_button)
         self._layout.addStretch(1)
         self.setWidget(self._inner)
         self._widgets: dict[int, MessageWidget] = {}
+        self._hidden: list[Message] = []  # older messages of this chat, not built yet
         self.assistant_name = "Assistant"
         self.verticalScrollBar().rangeChanged.connect(self._follow)
         self._at_end = True
@@ -229,14 +154,41 @@ class ConversationView(QScrollArea):
             widget.setParent(None)
             widget.deleteLater()
         self._widgets.clear()
+        self._hidden = []
+        self.earlier_button.hide()
         self._at_end = True
+
+    def show_messages(self, messages: list[Message]) -> None:
+        """Show a chat: widgets for the newest ``PAGE`` messages; the rest wait behind a button."""
+        self.clear()
+        self._hidden = list(messages[:-self.PAGE]) if len(messages) > self.PAGE else []
+        for message in messages[len(self._hidden):]:
+            self.add(message)
+        self._update_earlier()
+
+    def show_earlier(self) -> None:
+        """Build the next page of older messages above the ones shown."""
+        page, self._hidden = self._hidden[-self.PAGE:], self._hidden[:-self.PAGE]
+        self._at_end = False
+        for offset, message in enumerate(page):
+            self._insert(message, 1 + offset)  # after the button
+        self._widgets = dict(sorted(self._widgets.items(), key=lambda item: self._layout.indexOf(item[1])))
+        self._update_earlier()
+
+    def _update_earlier(self) -> None:
+        self.earlier_button.setText(f"Show {min(self.PAGE, len(self._hidden))} earlier messages "
+                                    f"({len(self._hidden)} not shown)")
+        self.earlier_button.setVisible(bool(self._hidden))
 
     def add(self, message: Message) -> MessageWidget:
         self._at_end = self._is_at_end()
+        return self._insert(message, self._layout.count() - 1)
+
+    def _insert(self, message: Message, index: int) -> MessageWidget:
         widget = MessageWidget(message, self.assistant_name, self._inner)
         widget.body.link_requested.connect(self.link_requested)
         widget.source_requested.connect(self.source_requested)
-        self._layout.insertWidget(self._layout.count() - 1, widget)
+        self._layout.insertWidget(index, widget)
         self._widgets[message.id] = widget
         return widget
 
@@ -256,7 +208,7 @@ class ConversationView(QScrollArea):
         widget = self._widgets.get(message_id)
         if widget is not None:
             self._at_end = self._is_at_end()
-            widget.set_text(text)
+            widget.stream_text(text)
 
     def _is_at_end(self) -> bool:
         bar = self.verticalScrollBar()

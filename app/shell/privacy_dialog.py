@@ -8,7 +8,7 @@ from collections import Counter
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QDialog, QInputDialog, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from app import egress
+from guard import egress
 from storage.paths import data_dir
 
 CONFIRM_WORD = "DELETE"

@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import dialogs
-from app.documents import Progress, Report
-from app.documents_controller import DocumentsController
+from app.documents.controller import DocumentsController
+from app.shell import dialogs
+from core.documents import Progress, Report
 from storage.documents.store import Collection
 
 
@@ -87,6 +87,7 @@ class CollectionsDialog(QDialog):
         docs.progress.connect(self._progress)
         docs.finished.connect(self._finished)
         docs.busy_changed.connect(self._busy)
+        docs.failed.connect(self._failed)
         self._busy(docs.busy)
         self.refresh()
 
@@ -114,14 +115,13 @@ class CollectionsDialog(QDialog):
     @Slot()
     def _show_documents(self, *_args: object) -> None:
         collection = self.selected()
-        has = collection is not None and self.docs.documents is not None
         for widget in (self.delete_button, self.add_files_button, self.add_folder_button):
-            widget.setEnabled(has)
+            widget.setEnabled(collection is not None and self.docs.attached)
         self.table.setRowCount(0)
-        if not has:
+        if collection is None or not self.docs.attached:
             return
-        assert self.docs.documents is not None
-        documents = self.docs.documents.store.documents(collection.id)
+        # The service's last snapshot: the store itself belongs to the service's thread.
+        documents = self.docs.documents_of(collection.id)
         self.table.setRowCount(len(documents))
         for row, document in enumerate(documents):
             for column, text in enumerate((document.path, document.status,
@@ -156,8 +156,9 @@ class CollectionsDialog(QDialog):
             collection = self.docs.create("My documents")
         if collection is None or not paths:
             return
-        if not self.docs.add(collection, paths):
-            self.summary.setText("An import is already running; wait for it or cancel it first.")
+        busy = self.docs.busy
+        if self.docs.add(collection, paths) and busy:
+            self.summary.setText("Queued: the import starts when the one under way ends.")
 
     @Slot()
     def _add_files(self) -> None:
@@ -174,7 +175,8 @@ class CollectionsDialog(QDialog):
         self.progress_bar.setRange(0, max(1, state.files_total))
         self.progress_bar.setValue(state.files_done)
         eta = f" · about {state.eta_seconds:.0f} s left" if state.eta_seconds else ""
-        self.progress_label.setText(f"{state.files_done} of {state.files_total} files · "
+        what = "Re-indexing for the new embedding model: " if state.reembedding else ""
+        self.progress_label.setText(f"{what}{state.files_done} of {state.files_total} files · "
                                     f"{state.chunks_done} passages{eta} · {state.current}")
 
     @Slot(object)
@@ -183,6 +185,10 @@ class CollectionsDialog(QDialog):
         self.progress_label.setText(f"{len(report.indexed)} indexed, {len(report.skipped)} skipped, "
                                     f"{len(report.failed)} failed{note}.")
         self._show_documents()
+
+    @Slot(str)
+    def _failed(self, message: str) -> None:
+        self.progress_label.setText(message)
 
     @Slot(bool)
     def _busy(self, busy: bool) -> None:

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import dialogs
-from app.models_controller import ModelsController, gpu_offload
+from app.models.controller import ModelsController, gpu_offload
+from app.shell import dialogs
 from inference import chat_formats
 from inference.fit import MIB
 from inference.hardware import physical_cores
@@ -240,7 +240,8 @@ class ModelsDialog(QDialog):
             guess = estimate(ModelInfo.from_dict(entry.info), at).total
             text += (f"<br>Measured when checked (context {at}): {measured / MIB:,.0f} MB; "
                      f"the estimate for that context: {guess / MIB:,.0f} MB.")
-        if self.models.current() and entry.id == self.models.current().id and self.models.chat.model_memory:
+        current = self.models.current()
+        if current is not None and entry.id == current.id and self.models.chat.model_memory:
             text += f"<br>Loaded now: {self.models.chat.model_memory / MIB:,.0f} MB more resident memory."
         self.fit_label.setText(text)
 

@@ -8,24 +8,36 @@ import logging
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol, cast
 
 from PySide6.QtCore import QObject, QThreadPool, Signal, Slot
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
-from app import dialogs
-from app.background import run_in_background
-from app.idle import IdleWatcher
-from app.lock_screen import MIN_LENGTH
-from app.settings import Settings
+from app.shell import dialogs
+from app.shell.background import run_in_background
+from app.vault.idle import IdleWatcher
+from app.vault.lock_screen import MIN_LENGTH
+from core.settings import Settings
 from storage import export
 from storage.chats import ChatStore
 from storage.crypto import BadPassphrase, DamagedVault, KdfParams, WrongPassphrase
+from storage.errors import trouble
 from storage.paths import backups_dir, vault_path
 from storage.vault import Vault, VaultMissing
 
-if TYPE_CHECKING:
-    from app.main_window import MainWindow
+
+class VaultHost(Protocol):
+    """What the vault flows need of the window (the window builds them, not the reverse)."""
+
+    controller: Any
+    lock_screen: Any
+    documents: Any
+    models: Any
+    models_dialog: Any
+    collections_dialog: Any
+    _closing: bool
+
+    def _locked_changed(self, locked: bool) -> None: ...
 
 log = logging.getLogger(__name__)
 
@@ -51,14 +63,15 @@ class VaultFlows(QObject):
     unlocked = Signal()
     locked = Signal()
 
-    def __init__(self, window: MainWindow, kdf: KdfParams) -> None:
-        super().__init__(window)
+    def __init__(self, window: VaultHost, kdf: KdfParams) -> None:
+        super().__init__(cast(QObject, window))
         self.window = window
+        self.parent_widget = cast(QWidget, window)  # for dialogs: the window is a QMainWindow
         self.controller = window.controller
         self.kdf = kdf
         self.path = vault_path()
         self.settings = Settings.load()
-        from app.api_controller import ApiController
+        from app.api.controller import ApiController
 
         self.api = ApiController(window.controller, self.settings)
         self.idle = IdleWatcher(self)
@@ -128,6 +141,8 @@ class VaultFlows(QObject):
             screen.show_error(damaged_message(exc), offer_restore=True)
         elif isinstance(exc, VaultMissing):
             screen.show_create()
+        elif (found := trouble(exc, self.path.parent)) is not None:
+            screen.show_error(found.message("The vault was not opened; nothing in it was changed."))
         else:
             log.error("opening the vault failed", exc_info=exc)
             screen.show_error(f"The vault could not be opened ({type(exc).__name__}: {exc}).")
@@ -161,7 +176,7 @@ class VaultFlows(QObject):
 
     @Slot()
     def set_auto_lock(self) -> None:
-        minutes = dialogs.integer(self.window, "Auto-lock", "Lock after this many idle minutes (0: never):",
+        minutes = dialogs.integer(self.parent_widget, "Auto-lock", "Lock after this many idle minutes (0: never):",
                                   self.settings.auto_lock_minutes, 0, 24 * 60)
         if minutes is None:
             return
@@ -174,19 +189,19 @@ class VaultFlows(QObject):
     @Slot()
     def change_passphrase(self) -> None:
         if self.controller.locked:
-            dialogs.inform(self.window, "Change passphrase", "Unlock Hearth first.")
+            dialogs.inform(self.parent_widget, "Change passphrase", "Unlock Hearth first.")
             return
-        old = dialogs.passphrase(self.window, "Change passphrase", "Current passphrase:")
+        old = dialogs.passphrase(self.parent_widget, "Change passphrase", "Current passphrase:")
         if old is None:
             return
-        new = dialogs.passphrase(self.window, "Change passphrase", "New passphrase:")
+        new = dialogs.passphrase(self.parent_widget, "Change passphrase", "New passphrase:")
         if new is None:
             return
         if len(new) < MIN_LENGTH:
-            dialogs.warn(self.window, "Change passphrase", f"Use at least {MIN_LENGTH} characters. Nothing was changed.")
+            dialogs.warn(self.parent_widget, "Change passphrase", f"Use at least {MIN_LENGTH} characters. Nothing was changed.")
             return
-        if dialogs.passphrase(self.window, "Change passphrase", "New passphrase again:") != new:
-            dialogs.warn(self.window, "Change passphrase", "The new passphrases are different. Nothing was changed.")
+        if dialogs.passphrase(self.parent_widget, "Change passphrase", "New passphrase again:") != new:
+            dialogs.warn(self.parent_widget, "Change passphrase", "The new passphrases are different. Nothing was changed.")
             return
         vault = self.controller.store.vault
         self._background(lambda: vault.change_passphrase(old, new), self._passphrase_changed,
@@ -194,15 +209,15 @@ class VaultFlows(QObject):
 
     @Slot(object)
     def _passphrase_changed(self, _result: object) -> None:
-        dialogs.inform(self.window, "Change passphrase", "Your passphrase was changed.")
+        dialogs.inform(self.parent_widget, "Change passphrase", "Your passphrase was changed.")
 
     @Slot(object)
     def _passphrase_failed(self, exc: Exception) -> None:
         if isinstance(exc, WrongPassphrase):
-            dialogs.warn(self.window, "Change passphrase", "The current passphrase is wrong. Nothing was changed.")
+            dialogs.warn(self.parent_widget, "Change passphrase", "The current passphrase is wrong. Nothing was changed.")
         else:
             log.error("passphrase change failed", exc_info=exc)
-            dialogs.warn(self.window, "Change passphrase", f"The passphrase was not changed ({exc}).")
+            dialogs.warn(self.parent_widget, "Change passphrase", f"The passphrase was not changed ({exc}).")
 
     # Export, backup, restore, check ----------------------------------------------
     @Slot()
@@ -211,13 +226,13 @@ class VaultFlows(QObject):
         if chat is None:
             return
         if not dialogs.confirm(
-            self.window, "Export chat",
+            self.parent_widget, "Export chat",
             "Exporting writes this chat to a file WITHOUT encryption. Anyone who can read that "
             "file can read the chat.", "Export unencrypted",
         ):
             return
         safe = "".join(ch if ch.isalnum() or ch in " -_" else "_" for ch in chat.title).strip() or "chat"
-        target = dialogs.save_path(self.window, "Export chat", Path.home() / f"{safe}.md",
+        target = dialogs.save_path(self.parent_widget, "Export chat", Path.home() / f"{safe}.md",
                                    "Markdown (*.md);;JSON (*.json)")
         if target is None:
             return
@@ -229,14 +244,14 @@ class VaultFlows(QObject):
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(text)
         except OSError as exc:
-            dialogs.warn(self.window, "Export chat", f"The chat could not be written to {target}: {exc.strerror}.")
+            dialogs.warn(self.parent_widget, "Export chat", f"The chat could not be written to {target}: {exc.strerror}.")
 
     @Slot()
     def backup(self) -> None:
         if self.controller.locked:
             return
         suggested = Path.home() / time.strftime("hearth-backup-%Y%m%d.db")
-        target = dialogs.save_path(self.window, "Back up vault", suggested, "Hearth backup (*.db)")
+        target = dialogs.save_path(self.parent_widget, "Back up vault", suggested, "Hearth backup (*.db)")
         if target is None:
             return
         vault = self.controller.store.vault
@@ -244,25 +259,25 @@ class VaultFlows(QObject):
 
     @Slot(object)
     def _backup_done(self, target: Path) -> None:
-        dialogs.inform(self.window, "Back up vault",
+        dialogs.inform(self.parent_widget, "Back up vault",
                        f"Saved an encrypted backup to {target}. It opens with your current passphrase.")
 
     @Slot(object)
     def _backup_error(self, exc: Exception) -> None:
-        dialogs.warn(self.window, "Back up vault", f"The backup could not be written ({exc}).")
+        dialogs.warn(self.parent_widget, "Back up vault", f"The backup could not be written ({exc}).")
 
     @Slot()
     def restore(self) -> None:
-        source = dialogs.open_path(self.window, "Restore vault", backups_dir(), "Hearth backup (*.db)")
+        source = dialogs.open_path(self.parent_widget, "Restore vault", backups_dir(), "Hearth backup (*.db)")
         if source is None:
             return
-        passphrase = dialogs.passphrase(self.window, "Restore vault", "Passphrase of this backup:")
+        passphrase = dialogs.passphrase(self.parent_widget, "Restore vault", "Passphrase of this backup:")
         if not passphrase:
             return
         if Vault.exists(self.path) and not dialogs.confirm(
-            self.window, "Restore vault",
+            self.parent_widget, "Restore vault",
             f"Replace your current chats with the backup {source.name}? The current vault is "
-            "kept beside it as vault.db.before-restore.", "Restore",
+            "kept beside it as a dated copy, vault.db.before-restore-DATE.", "Restore",
         ):
             return
         self.lock()
@@ -299,16 +314,31 @@ class VaultFlows(QObject):
     @Slot()
     def check(self) -> None:
         if self.controller.locked:
-            dialogs.inform(self.window, "Check vault", "Unlock Hearth first.")
+            dialogs.inform(self.parent_widget, "Check vault", "Unlock Hearth first.")
             return
         store = self.controller.store
-        problems = store.verify()
-        sound = store.vault.integrity_problem()
+        # Decrypting everything takes a while on a large vault: off the UI thread.
+        self._background(lambda: (store.verify(), store.vault.integrity_problem(), store.message_count()),
+                         self._checked, self._check_failed)
+
+    @Slot(object)
+    def _checked(self, result: tuple[list[str], str | None, int]) -> None:
+        problems, sound, count = result
         if not problems and sound is None:
-            dialogs.inform(self.window, "Check vault",
-                           f"All {store.message_count()} messages decrypt and the vault file is sound.")
+            dialogs.inform(self.parent_widget, "Check vault",
+                           f"All {count} messages decrypt and the vault file is sound.")
             return
         details = "\n".join(problems[:10] + ([f"SQLite: {sound}"] if sound else []))
-        dialogs.warn(self.window, "Check vault",
+        dialogs.warn(self.parent_widget, "Check vault",
                      f"{len(problems)} item(s) could not be decrypted: they were changed outside "
                      f"Hearth or are damaged.\n\n{details}\n\n{damaged_message(Exception('')).strip()}")
+
+    @Slot(object)
+    def _check_failed(self, exc: Exception) -> None:
+        found = trouble(exc)
+        if found is None:
+            log.error("checking the vault failed", exc_info=exc)
+            dialogs.warn(self.parent_widget, "Check vault", "The check could not run (an internal error); "
+                         "details are in the log.")
+            return
+        dialogs.warn(self.parent_widget, "Check vault", found.message("The check could not finish."))

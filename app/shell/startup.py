@@ -9,12 +9,13 @@ from types import TracebackType
 
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from app.controller import ChatController, default_model_spec
-from app.main_window import MainWindow
-from app.models import resolve_embedding_model, resolve_model
-from app.single_instance import ActivationServer, ask_first_instance_to_show
+from app.chat.controller import ChatController, default_model_spec
+from app.shell.main_window import MainWindow
+from app.shell.single_instance import ActivationServer, ask_first_instance_to_show
+from core.models import resolve_embedding_model, resolve_model
 from inference.errors import InferenceError
 from inference.protocol import LoadEmbedder
+from storage.errors import trouble
 from storage.instance_lock import AlreadyRunning, InstanceLock
 from storage.paths import data_dir, logs_dir
 
@@ -22,13 +23,21 @@ log = logging.getLogger(__name__)
 
 
 def _calm_dialog(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
-    """A bug: log the traceback, tell the user calmly, keep running."""
+    """A fault nobody caught: the machine's (a full disk) is said in plain words; a bug is
+    logged with its traceback and told calmly. Hearth keeps running either way."""
+    found = trouble(value)
+    if found is not None:
+        log.warning("an action failed for an environmental reason: %s", found.kind)
+        if QApplication.instance() is not None:
+            QMessageBox.warning(None, "Not saved", found.message("That last change was not saved."))
+        return
     log.error("unhandled exception:\n%s", "".join(traceback.format_exception(kind, value, tb)))
     if QApplication.instance() is not None:
         QMessageBox.warning(
             None,
             "Something went wrong",
-            "Hearth ran into an internal error. Your messages are saved.\n\n"
+            "Hearth ran into an internal error and carried on. What you saw last may not "
+            "be saved; check it before you quit.\n\n"
             f"Details were written to {logs_dir() / 'hearth.log'}.",
         )
 

@@ -7,26 +7,27 @@ once its probe passed with this version of Hearth, of llama.cpp and of the CPU b
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import os
 import sys
+import threading
 from dataclasses import replace
 from importlib import metadata
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from app.background import run_in_background
-from app.controller import ChatController
+from app.chat.controller import ChatController
+from app.shell.background import run_in_background
+from core.models import Cancelled, copy_with_hash, hash_file
 from inference import cpu_variant
-from inference.bundled import embedding_model, sha256_of, starter_model
+from inference.bundled import embedding_model, starter_model
 from inference.fit import FitReport, available_memory, fit
 from inference.gguf import InvalidGGUF
 from inference.modelinfo import ModelInfo, read_info
-from inference.probe import probe
+from inference.probe import ProbeCancelled, probe
 from inference.settings import ModelSettings
 from storage.chats import ChatStore
+from storage.errors import trouble
 from storage.library import BUNDLED, COPY, LibraryEntry, ModelLibrary
 from storage.paths import models_dir
 
@@ -57,24 +58,6 @@ def gpu_offload() -> bool:
     return bool(llama_cpp.llama_supports_gpu_offload())
 
 
-def copy_with_hash(source: Path, folder: Path) -> tuple[Path, str]:
-    """Copy into the library under a temporary name, hashing on the way; name it by its hash."""
-    folder.mkdir(parents=True, exist_ok=True)
-    partial = folder / f".importing-{os.getpid()}-{source.stat().st_ino}.partial"
-    digest = hashlib.sha256()
-    try:
-        with open(source, "rb") as src, open(partial, "wb") as dst:
-            while block := src.read(1 << 20):
-                digest.update(block)
-                dst.write(block)
-        sha = digest.hexdigest()
-        target = folder / f"{sha}.gguf"
-        os.replace(partial, target)
-        return target, sha
-    finally:
-        partial.unlink(missing_ok=True)
-
-
 class ModelsController(QObject):
     library_changed = Signal()
     imported = Signal(object)  # LibraryEntry (probe still running)
@@ -87,6 +70,8 @@ class ModelsController(QObject):
         self.chat = chat
         self.library: ModelLibrary | None = None
         self.pending: set[str] = set()  # sha256 of imports and probes under way
+        # Set at lock and quit: copies, hashes and probes under way stop at once.
+        self._cancel = threading.Event()
 
     # Vault life cycle -------------------------------------------------------------
     def attach(self, store: ChatStore) -> None:
@@ -104,8 +89,15 @@ class ModelsController(QObject):
         self.library_changed.emit()
 
     def detach(self) -> None:
+        self.cancel_jobs()
+        self.pending.clear()
         self.library = None
         self.library_changed.emit()
+
+    def cancel_jobs(self) -> None:
+        """Stop imports and probes under way (their partial files go); new ones start afresh."""
+        self._cancel.set()
+        self._cancel = threading.Event()
 
     def _ensure_bundled(self) -> None:
         assert self.library is not None
@@ -150,12 +142,12 @@ class ModelsController(QObject):
         except InvalidGGUF as exc:
             self.import_failed.emit(f"{source.name} cannot be imported: {exc}.")
             return False
-        folder = models_dir()
+        folder, cancel = models_dir(), self._cancel
 
         def work() -> tuple[Path, str]:
             if mode == COPY:
-                return copy_with_hash(source, folder)
-            return source.resolve(), sha256_of(source)
+                return copy_with_hash(source, folder, cancel)
+            return source.resolve(), hash_file(source, cancel)
 
         key = str(source.resolve())
         self.pending.add(key)
@@ -181,6 +173,12 @@ class ModelsController(QObject):
     @Slot(object)
     def _import_error(self, key: str, source: Path, exc: Exception) -> None:
         self.pending.discard(key)
+        if isinstance(exc, Cancelled):
+            return  # locked or quitting: nothing to say, nothing left behind
+        found = trouble(exc)
+        if found is not None:
+            self.import_failed.emit(found.message(f"{source.name} was not imported; nothing was left behind."))
+            return
         log.error("import failed", exc_info=exc)
         self.import_failed.emit(f"{source.name} could not be imported: {exc}.")
 
@@ -191,13 +189,15 @@ class ModelsController(QObject):
         if entry is None:
             return
         settings = ModelSettings.from_dict(entry.settings)
-        path, n_ctx, key = Path(entry.path), min(settings.n_ctx, 2048), probe_key()
+        path, n_ctx, key, cancel = Path(entry.path), min(settings.n_ctx, 2048), probe_key(), self._cancel
         self.pending.add(entry.sha256)
-        run_in_background(lambda: probe(path, n_ctx=n_ctx),
+        run_in_background(lambda: probe(path, n_ctx=n_ctx, cancel=cancel),
                           self, lambda result: self._probed(entry.id, key, result),
                           lambda exc: self._probed(entry.id, key, exc))
 
     def _probed(self, entry_id: int, key: str, result) -> None:
+        if isinstance(result, ProbeCancelled):
+            return  # locked or quitting: checked again the next time it is chosen
         entry = self.library.get(entry_id) if self.library else None
         if entry is None:
             return
@@ -208,6 +208,7 @@ class ModelsController(QObject):
             verdict = {"ok": result.ok, "reason": result.reason, "key": key,
                        "memory": result.model_bytes, "n_ctx": result.n_ctx}
         entry = replace(entry, probe=verdict)
+        assert self.library is not None
         self.library.save(entry)
         self.probed.emit(entry)
         self.library_changed.emit()

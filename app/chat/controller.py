@@ -1,73 +1,64 @@
-"""The chat controller: between the window, the chat store and the inference worker.
+"""The chat controller: the Qt adapter between the window, the chat store, the turn
+machine (``core.turns``) and the supervised inference worker.
 
-It lives on the UI thread. A user message is committed before its generation is
-queued; the streaming answer is checkpointed about once a second and finalized on
-Done, or marked interrupted / failed on Stopped / Failed. Events of a request that is
-no longer the active one are dropped.
+It lives on the UI thread. The turn machine decides what is saved when; this class turns
+its reports into signals, keeps the model's state for the window, and restarts nothing
+itself: the worker supervises its own thread and says so with ``WorkerDied``.
 """
 
 from __future__ import annotations
 
-import itertools
 import logging
-import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from app.api import RequestRouter
-from app.bridge import WorkerBridge
+from app.chat.bridge import WorkerBridge
+from core.turns import NOT_SENT, TurnMachine, title_from
 from inference.protocol import (
-    ChatMessage,
-    Chunk,
-    Done,
     Event,
-    Failed,
     Forget,
-    Generate,
     LoadModel,
     ModelFailed,
     ModelLoaded,
     ModelLoading,
     ModelSpec,
-    Retrieved,
     SamplingParams,
-    Started,
-    Stopped,
+    WorkerDied,
 )
-from inference.worker import InferenceWorker
-from storage.chats import (
-    COMPLETE,
-    DAMAGED,
-    FAILED,
-    INTERRUPTED,
-    STREAMING,
-    Chat,
-    ChatStore,
-    Message,
-)
+from inference.routing import RequestRouter
+from inference.worker import InferenceWorker, SupervisedWorker
+from storage.chats import Chat, ChatStore, Message
 
 log = logging.getLogger(__name__)
 
-CHECKPOINT_SECONDS = 1.0
-SYSTEM_PROMPT = "You are a helpful assistant."
-TITLE_LENGTH = 48
+RETRY_MS = 5000  # how often writes a full disk refused are tried again
 
 
-@dataclass
-class _Active:
-    request_id: int
-    chat_id: int
-    message_id: int
-    text: str = ""
-    last_checkpoint: float = 0.0
-    sources: list | None = None  # passages given to the model, when documents were on
+class _Signals:
+    """The turn machine's listener: each report becomes the controller's signal."""
 
+    def __init__(self, controller: ChatController) -> None:
+        self._c = controller
 
-def title_from(text: str) -> str:
-    first_line = text.strip().splitlines()[0].strip() if text.strip() else "New chat"
-    return first_line if len(first_line) <= TITLE_LENGTH else first_line[: TITLE_LENGTH - 1] + "…"
+    def message_added(self, message: Message) -> None:
+        self._c.message_added.emit(message)
+
+    def message_removed(self, message_id: int) -> None:
+        self._c.message_removed.emit(message_id)
+
+    def answer_updated(self, message_id: int, text: str) -> None:
+        self._c.answer_updated.emit(message_id, text)
+
+    def answer_finished(self, message: Message) -> None:
+        self._c.answer_finished.emit(message)
+
+    def busy_changed(self, busy: bool) -> None:
+        self._c.busy_changed.emit(busy)
+
+    def notice(self, text: str) -> None:
+        self._c.notice.emit(text)
 
 
 class ChatController(QObject):
@@ -91,23 +82,24 @@ class ChatController(QObject):
         params: SamplingParams | None = None,
     ) -> None:
         super().__init__()
-        self._store = store
         self.params = params or SamplingParams()
         self.bridge = WorkerBridge()
-        self.bridge.event.connect(self._on_event)
+        self.bridge.received.connect(self._on_event)
         # The local API's requests are routed to it; everything else comes to the window.
         self.router = RequestRouter(self.bridge.sink)
-        factory = worker_factory or InferenceWorker
         if engine_factory is None:
             from inference.embedder import LlamaEmbedder
             from inference.llama_engine import LlamaEngine
 
             engine_factory = LlamaEngine
             embedder_factory = embedder_factory or LlamaEmbedder
-        self.worker = factory(engine_factory, self.router.sink, embedder_factory=embedder_factory)
+        self.worker = SupervisedWorker(engine_factory, self.router.sink, embedder_factory=embedder_factory,
+                                       worker_type=worker_factory or InferenceWorker)
         self.worker.start()
-        self._ids = itertools.count(1)
-        self._active: _Active | None = None
+        self.turns = TurnMachine(_Signals(self), self.worker.submit, self.worker.cancel)
+        self._retry = QTimer(self)
+        self._retry.setInterval(RETRY_MS)
+        self._retry.timeout.connect(self._retry_writes)
         self._model_ready = False
         self._model_problem = "No model is loaded yet."
         self.model_name = ""
@@ -116,6 +108,8 @@ class ChatController(QObject):
         # Set by the documents controller: (chat id, question) -> Retrieval or None.
         self.retrieval_for = None
         self.current_chat: Chat | None = None
+        if store is not None:
+            self.turns.store = store
 
     # Model ------------------------------------------------------------------------
     def load_model(self, spec: ModelSpec) -> None:
@@ -137,18 +131,22 @@ class ChatController(QObject):
 
     # Vault ------------------------------------------------------------------------
     @property
+    def _store(self) -> ChatStore | None:
+        return self.turns.store
+
+    @property
     def store(self) -> ChatStore:
-        if self._store is None:
+        if self.turns.store is None:
             raise RuntimeError("the vault is locked")
-        return self._store
+        return self.turns.store
 
     @property
     def locked(self) -> bool:
-        return self._store is None
+        return self.turns.store is None
 
     def attach_store(self, store: ChatStore) -> None:
         """The vault was unlocked: show its chats."""
-        self._store = store
+        self.turns.store = store
         self.locked_changed.emit(False)
         self.chats_changed.emit()
         chats = store.list_chats()
@@ -156,27 +154,26 @@ class ChatController(QObject):
 
     def lock(self) -> None:
         """Stop generating, save the partial answer, close the vault, forget the conversation."""
-        if self._store is None:
+        store = self.turns.store
+        if store is None:
             return
-        self._interrupt_active()
+        self.turns.interrupt()
+        self.turns.retry_pending()
+        self.turns.detach()
+        self._retry.stop()
         self.current_chat = None
-        store, self._store = self._store, None
         store.close()
         self.worker.submit(Forget())
         self.locked_changed.emit(True)
 
-    def _interrupt_active(self) -> None:
-        active = self._active
-        if active is None:
-            return
-        self.worker.cancel(active.request_id)
-        if self._store is not None:
-            self.store.update_message(active.message_id, content=active.text, status=INTERRUPTED)
-        self._set_active(None)
-
     @property
     def busy(self) -> bool:
-        return self._active is not None
+        return self.turns.busy
+
+    @property
+    def unsaved(self) -> bool:
+        """Some writes were refused by the disk and wait to be tried again."""
+        return self.turns.unsaved
 
     # Chats ------------------------------------------------------------------------
     def chats(self) -> list[Chat]:
@@ -213,9 +210,7 @@ class ChatController(QObject):
         self.chats_changed.emit()
 
     def delete_chat(self, chat_id: int) -> None:
-        if self._active and self._active.chat_id == chat_id:
-            self.worker.cancel(self._active.request_id)
-            self._set_active(None)
+        self.turns.forget_chat(chat_id)
         self.store.delete_chat(chat_id)
         if self.current_chat and self.current_chat.id == chat_id:
             remaining = self.store.list_chats()
@@ -231,12 +226,27 @@ class ChatController(QObject):
         if self._store is None:
             self.notice.emit("Hearth is locked. Unlock it first.")
             return False
-        if self._active is not None:
+        if self.busy:
             self.notice.emit("Wait for the current answer to finish, or stop it (Esc).")
             return False
         if not self._model_ready:
             self.notice.emit(self._model_problem)
             return False
+        try:
+            chat = self._chat_for(text)
+        except Exception as exc:
+            self.turns.environmental(exc, NOT_SENT)
+            return False
+        message = self.turns.save_user_message(chat.id, text)  # committed before generating
+        if message is None:
+            return False
+        self.message_added.emit(message)
+        self.chats_changed.emit()
+        self.turns.start(chat.id, self._params_for(chat), self.retrieval_for)
+        return True
+
+    def _chat_for(self, text: str) -> Chat:
+        """The chat a new message goes to: the current one, or a new one named after it."""
         chat = self.current_chat
         if chat is None:
             chat = self.store.create_chat(title_from(text))
@@ -245,32 +255,24 @@ class ChatController(QObject):
             self.chat_selected.emit(chat, [])
         elif chat.title == "New chat" and not self.store.messages(chat.id):
             self.store.rename_chat(chat.id, title_from(text))
-        message = self.store.add_message(chat.id, "user", text)  # committed before generating
-        self.message_added.emit(message)
-        self.chats_changed.emit()
-        self._generate(chat.id)
-        return True
+        return chat
 
     def stop(self) -> None:
-        if self._active is not None:
-            self.worker.cancel(self._active.request_id)
+        self.turns.stop()
 
     def regenerate(self) -> bool:
-        """Replace the last answer of the current chat with a new one."""
+        """A new answer for the last question; the old one stays until the new one is complete."""
         chat = self.current_chat
-        if chat is None or self._active is not None or self._store is None:
+        if chat is None or self.busy or self._store is None:
             return False
         if not self._model_ready:
             self.notice.emit(self._model_problem)
             return False
-        messages = self.store.messages(chat.id)
-        if not messages:
+        if not self.store.messages(chat.id):
             return False
-        if messages[-1].role == "assistant":
-            self.store.delete_message(messages[-1].id)
-            self.message_removed.emit(messages[-1].id)
-        self._generate(chat.id)
-        return True
+        old = self.turns.last_answer(chat.id)
+        return self.turns.start(chat.id, self._params_for(chat), self.retrieval_for,
+                                replaces=old.id if old else None)
 
     def set_chat_settings(self, chat_id: int, settings: dict) -> None:
         self.store.set_chat_settings(chat_id, settings)
@@ -282,30 +284,11 @@ class ChatController(QObject):
         return replace(self.params, **{k: v for k, v in overrides.items()
                                        if k in SamplingParams.__dataclass_fields__})
 
-    def _history(self, chat_id: int, chat: Chat | None) -> tuple[ChatMessage, ...]:
-        system = ((chat.settings.get("system_prompt") if chat else "") or "").strip()
-        history = [ChatMessage("system", system or SYSTEM_PROMPT)]
-        for m in self.store.messages(chat_id):
-            if m.status in (FAILED, STREAMING, DAMAGED) or not m.content:
-                continue
-            history.append(ChatMessage(m.role, m.content))
-        return tuple(history)
-
-    def _generate(self, chat_id: int) -> None:
-        chat = self.store.get_chat(chat_id)  # its settings: system prompt, sampling
-        history = self._history(chat_id, chat)
-        placeholder = self.store.add_message(chat_id, "assistant", "", STREAMING)
-        self.message_added.emit(placeholder)
-        request_id = next(self._ids)
-        self._set_active(_Active(request_id, chat_id, placeholder.id, "", time.monotonic()))
-        retrieval = self.retrieval_for(chat_id, history[-1].content) if self.retrieval_for else None
-        self.worker.submit(Generate(request_id, chat_id, history, self._params_for(chat), retrieval))
-
-    def _set_active(self, active: _Active | None) -> None:
-        was_busy = self._active is not None
-        self._active = active
-        if was_busy != (active is not None):
-            self.busy_changed.emit(active is not None)
+    @Slot()
+    def _retry_writes(self) -> None:
+        if self.turns.retry_pending():
+            self._retry.stop()
+            self.notice.emit("Saved: everything that waited for disk space is in the vault now.")
 
     # Worker events (UI thread) -----------------------------------------------------
     @Slot(object)
@@ -314,70 +297,44 @@ class ChatController(QObject):
             self.model_state.emit("loading", f"Loading {event.path.name}…")
         elif isinstance(event, ModelLoaded):
             self._model_ready = True
-            self.model_name = event.name
+            self.model_name = self.turns.model_name = event.name
             self.model_memory = event.memory_bytes
             self.model_state.emit("ready", f"{event.name} · {event.backend} · context {event.n_ctx} tokens")
         elif isinstance(event, ModelFailed):
             self._model_ready = False
             self._model_problem = event.reason
             self.model_state.emit("failed", event.reason)
+        elif isinstance(event, WorkerDied):
+            self._worker_died(event)
         else:
-            self._on_generation_event(event)
+            self.turns.on_event(event)
+        if self.turns.unsaved and not self._retry.isActive():
+            self._retry.start()
 
-    def _on_generation_event(self, event: Event) -> None:
-        active = self._active
-        if active is None or getattr(event, "request_id", None) != active.request_id:
-            return  # leftovers of a stopped or replaced request
-        if isinstance(event, Retrieved):
-            active.sources = [p.as_dict() for p in event.passages]
-            if not event.passages:
-                self.notice.emit("No passage in this chat's documents matched the question; "
-                                 "the model was told so.")
-        elif isinstance(event, Started):
-            if event.dropped_messages:
-                self.notice.emit(
-                    f"This chat is longer than the model's context: the {event.dropped_messages} "
-                    "oldest messages were left out of this answer."
-                )
-        elif isinstance(event, Chunk):
-            active.text += event.text
-            self.answer_updated.emit(active.message_id, active.text)
-            now = time.monotonic()
-            if self._store is None:
-                return
-            if now - active.last_checkpoint >= CHECKPOINT_SECONDS:
-                self.store.update_message(active.message_id, content=active.text)
-                active.last_checkpoint = now
-        elif isinstance(event, Done):
-            self._finish(active, COMPLETE, event.stats.as_dict())
-        elif isinstance(event, Stopped):
-            self._finish(active, INTERRUPTED, event.stats.as_dict())
-        elif isinstance(event, Failed):
-            self._finish(active, FAILED, {"error": event.reason})
-
-    def _finish(self, active: _Active, status: str, stats: dict) -> None:
-        self._set_active(None)
-        stats = {**stats, "model": self.model_name}  # stored encrypted with the answer
-        if active.sources is not None:
-            stats["sources"] = active.sources
-        if status == INTERRUPTED and not active.text:
-            # Stopped before the first word: nothing worth keeping.
-            self.store.delete_message(active.message_id)
-            self.message_removed.emit(active.message_id)
-            return
-        self.store.update_message(active.message_id, content=active.text, status=status, stats=stats)
-        message = Message(active.message_id, active.chat_id, 0, "assistant", active.text, status, stats)
-        self.answer_finished.emit(message)
+    def _worker_died(self, event: WorkerDied) -> None:
+        self.turns.on_event(event)
+        self._model_ready = False
+        if event.restarting:
+            self._model_problem = "The model is being loaded again. Try again in a moment."
+            self.notice.emit(f"{event.reason} Hearth is starting it again with the same model; "
+                             "your chats are saved.")
+        else:
+            self._model_problem = ("The model engine keeps failing and was not started again. "
+                                   "Quit and reopen Hearth; your chats are saved.")
+            self.model_state.emit("failed", self._model_problem)
+            self.notice.emit(f"{event.reason} {self._model_problem}")
 
     # Shutdown ---------------------------------------------------------------------
     def shutdown(self, timeout: float = 2.0) -> bool:
         """Stop generating, save the partial answer, join the worker, close the vault."""
-        self._interrupt_active()
+        self.turns.interrupt()
         joined = self.worker.shutdown(timeout)
         if not joined:
             log.error("the inference worker did not stop within %.1f s", timeout)
-        if self._store is not None:
-            store, self._store = self._store, None
+        store = self.turns.store
+        if store is not None:
+            self.turns.retry_pending()
+            self.turns.detach()
             store.close()
         return joined
 

@@ -17,9 +17,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.api import ApiServer, Backend
-from app.controller import ChatController
-from app.settings import Settings
+from app.chat.controller import ChatController
+from core.api import ApiServer, Backend
+from core.settings import Settings
 from inference.bundled import embedding_model
 from inference.protocol import ChatMessage
 

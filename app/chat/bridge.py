@@ -13,7 +13,8 @@ from inference.protocol import Event
 
 
 class WorkerBridge(QObject):
-    event = Signal(object)
+    # Not named ``event``: that would shadow QObject.event(), Qt's own dispatch method.
+    received = Signal(object)
 
     def sink(self, event: Event) -> None:
-        self.event.emit(event)
+        self.received.emit(event)

@@ -1,0 +1,1 @@
+"""The local API in the window: switching it on, its settings dialog."""

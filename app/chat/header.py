@@ -1,0 +1,86 @@
+"""The conversation's header: which collections answer in this chat (the Documents menu)
+and which model answers (the picker). A mixin of the main window: it uses the window's
+controller, models and documents controllers and its notice line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Slot
+
+
+class ChatHeader:
+    """The window's slots for its header; mixed into MainWindow."""
+
+    controller: Any
+    models: Any
+    documents: Any
+    documents_menu: Any
+    documents_button: Any
+    model_picker: Any
+
+    def show_notice(self, text: str) -> None: ...  # the window's
+    def show_collections(self) -> None: ...  # the window's
+
+    @Slot()
+    def _refresh_documents_menu(self, *_args: object) -> None:
+        self.documents_menu.clear()
+        if self.controller.locked:
+            self.documents_button.setText("Documents: off")
+            return
+        chat = self.controller.current_chat
+        chosen = set((chat.settings.get("collections") if chat else None) or [])
+        collections = self.documents.collections()
+        for collection in collections:
+            action = self.documents_menu.addAction(collection.name)
+            action.setCheckable(True)
+            action.setChecked(collection.id in chosen)
+            action.setData(collection.id)
+            action.toggled.connect(self._toggle_collection)
+        if collections:
+            self.documents_menu.addSeparator()
+        self.documents_menu.addAction("Manage documents…", self.show_collections)
+        used = [c.name for c in collections if c.id in chosen]
+        self.documents_button.setText(f"Documents: {', '.join(used)}" if used else "Documents: off")
+        if used and not self.documents.ready:
+            self.documents_button.setText(self.documents_button.text() + " (loading…)")
+
+    @Slot(bool)
+    def _toggle_collection(self, _checked: bool) -> None:
+        """The menu's ticks are the chat's collections: read them all, whichever changed."""
+        chosen = sorted(a.data() for a in self.documents_menu.actions() if a.isCheckable() and a.isChecked())
+        chat = self.controller.current_chat
+        if chat is None:
+            chat = self.controller.new_chat()
+        self.controller.set_chat_settings(chat.id, {**chat.settings, "collections": chosen})
+        self._refresh_documents_menu()
+
+    @Slot()
+    def _refresh_models(self) -> None:
+        self.model_picker.blockSignals(True)
+        self.model_picker.clear()
+        current = self.models.current()
+        for entry in self.models.entries():
+            if entry.usable and entry.info.get("role") != "embedding":
+                self.model_picker.addItem(entry.name, entry.id)
+                if current and entry.id == current.id:
+                    self.model_picker.setCurrentIndex(self.model_picker.count() - 1)
+        self.model_picker.blockSignals(False)
+
+    @Slot(int)
+    def _pick_model(self, index: int) -> None:
+        entry_id = self.model_picker.itemData(index)
+        current = self.models.current()
+        if entry_id is None or (current and current.id == entry_id):
+            return
+        problem = self.models.switch(entry_id)
+        if problem:
+            self.show_notice(problem)
+            self._refresh_models()
+
+    @Slot(object)
+    def _model_checked(self, entry) -> None:
+        if entry.usable:
+            self.show_notice(f"“{entry.name}” passed its check and can be chosen above.")
+        else:
+            self.show_notice(f"“{entry.name}” cannot be used: {entry.probe.get('reason')}")

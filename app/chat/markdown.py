@@ -1,0 +1,317 @@
+"""Model output as Markdown that loads nothing: raw HTML off, images made inert links, no
+resource ever fetched. Links open only through the window, after the user confirms.
+
+While an answer streams, its view is updated incrementally (``MarkdownView.stream_markdown``):
+the finished blocks are rendered once and only the open block at the end is rendered
+again, so an update costs what the new text costs, not what the whole answer does. The
+finished answer gets one full rendering (``set_markdown``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from PySide6.QtCore import QSize, Qt, QUrl, Signal
+from PySide6.QtGui import (
+    QColor,
+    QResizeEvent,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextDocumentFragment,
+    QTextFormat,
+)
+from PySide6.QtWidgets import (
+    QFrame,
+    QSizePolicy,
+    QTextBrowser,
+    QWidget,
+)
+
+MARKDOWN_FEATURES = (
+    QTextDocument.MarkdownFeature.MarkdownDialectGitHub
+    | QTextDocument.MarkdownFeature.MarkdownNoHTML
+)
+
+
+_IMAGE = re.compile(r"!\[([^\]]*)\](\(|\[)")
+
+
+def inert_images(markdown: str) -> str:
+    """Markdown images become plain links ("image: alt"): nothing is ever loaded, and the
+    address opens only if the user clicks it and confirms. Answers that embed remote
+    images are a known way to smuggle text out (the address carries it)."""
+    return _IMAGE.sub(lambda m: f"[image: {m.group(1) or 'untitled'}]{m.group(2)}", markdown)
+
+
+def _render_markdown(document: QTextDocument, markdown: str) -> None:
+    """The one way model output becomes rich text: images inert, no HTML, code shaded."""
+    document.setMarkdown(inert_images(markdown), MARKDOWN_FEATURES)
+    _shade_code_blocks(document)
+
+
+# While streaming, the open block at the end is rendered again on each update only while
+# it is shorter than this; past it (a long code block, say) new text is appended as plain
+# text in the block's style until the block is finished, or the answer is.
+TAIL_LIMIT = 2_000
+
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
+
+
+class _BlockScanner:
+    """Finds, in a growing Markdown text, where its last finished top-level block ends.
+
+    A new top-level block surely starts on a line that begins at the margin after a
+    blank line outside a code fence: everything before that line is finished and renders
+    the same whatever follows (but for lists that continue after a blank line, and links
+    to definitions further on, which the final full rendering puts right). Each call reads
+    only the lines added since the last one.
+    """
+
+    def __init__(self) -> None:
+        self.position = 0  # the complete lines before this offset have been read
+        self.fence = ""  # the open code fence ("```", "~~~~"), or "" outside one
+        self.after_blank = False  # the last line read was blank (outside a fence)
+        self.boundary = 0  # where the last finished block ends and an open one starts
+
+    def feed(self, text: str) -> int:
+        position = self.position
+        end = text.find("\n", position)
+        while end >= 0:
+            self._line(text, position, end)
+            position = end + 1
+            end = text.find("\n", position)
+        self.position = position
+        if self.after_blank and not self.fence and position < len(text) and text[position] not in " \t\r":
+            self.boundary = position  # an unfinished line, but it starts a new block
+        return self.boundary
+
+    def _line(self, text: str, start: int, end: int) -> None:
+        line = text[start:end]
+        if start == 0 and line.rstrip("\r") == "---":
+            self.fence = "---"  # front matter (Qt hides it): one block up to its closing line
+            return
+        if self.fence == "---":
+            if line.rstrip("\r") == "---":
+                self.fence = ""
+            return
+        if self.fence:
+            match = _FENCE.match(line)
+            if (match and match.group(1)[0] == self.fence[0] and len(match.group(1)) >= len(self.fence)
+                    and not match.group(2).strip()):
+                self.fence = ""
+            return
+        if not line.strip():
+            self.after_blank = True
+            return
+        if self.after_blank and line[0] not in " \t":
+            self.boundary = start
+        self.after_blank = False
+        match = _FENCE.match(line)
+        if match and (match.group(1)[0] == "~" or "`" not in match.group(2)):
+            self.fence = match.group(1)
+
+
+class _InertDocument(QTextDocument):
+    """The scratch document pieces of a streaming answer are rendered in: it loads nothing."""
+
+    def loadResource(self, type: int, name: QUrl | str) -> Any:  # noqa: A002 - Qt's signature
+        return None
+
+
+class MarkdownView(QTextBrowser):
+    """A read-only text view that is exactly as tall as its text and loads nothing."""
+
+    link_requested = Signal(QUrl)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.anchorClicked.connect(self.link_requested)
+        self.document().documentLayout().documentSizeChanged.connect(self._fit_height)
+        self._source = ""
+        # Incremental rendering while an answer streams (see stream_markdown).
+        self._streaming = False
+        self._scratch = _InertDocument(self)
+        self._scanner = _BlockScanner()
+        self._committed = 0  # characters of _source shown as finished blocks
+        self._tail_start = 0  # document position where the open block's rendering starts
+        self._tail_plain = False  # the open block grew past TAIL_LIMIT: text is appended as is
+        self._end_block: tuple[QTextBlockFormat, QTextCharFormat, Any] | None = None
+
+    def loadResource(self, type: int, name: QUrl | str) -> Any:  # noqa: A002 - Qt's signature
+        return None  # never fetch or read anything an answer points at
+
+    def set_markdown(self, text: str) -> None:
+        self._source = text
+        self._streaming = False
+        _render_markdown(self.document(), text)
+
+    def set_plain(self, text: str) -> None:
+        self._source = text
+        self._streaming = False
+        self.setPlainText(text)
+
+    def stream_markdown(self, text: str) -> None:
+        """Show a longer version of a streaming answer, rendering only what is new.
+
+        The finished blocks (up to a blank line outside a code fence) are rendered once and
+        appended; only the open block after them is rendered again, so an update costs what
+        the open block costs however long the answer already is. Text that does not extend
+        what is shown is rendered afresh. The same safeguards apply (no HTML, inert images,
+        nothing loaded); ``set_markdown`` gives the final rendering once the answer is done.
+        """
+        if not self._streaming or not text.startswith(self._source):
+            self._restart(text)
+            return
+        previous = len(self._source)
+        if len(text) == previous:
+            return
+        self._source = text
+        boundary = self._scanner.feed(text)
+        if boundary > self._committed:
+            self._render_tail(boundary)
+        elif self._tail_plain or len(text) - self._committed > TAIL_LIMIT:
+            self._append_plain(text[previous:])
+        else:
+            self._render_tail(None)
+
+    def _restart(self, text: str) -> None:
+        """A full rendering of the finished blocks of text, then its open block."""
+        scanner = _BlockScanner()
+        boundary = scanner.feed(text)
+        self.set_markdown(text[:boundary])
+        self._source = text
+        self._streaming = True
+        self._scanner = scanner
+        self._committed = boundary
+        if boundary:
+            self._mark_committed()
+        self._render_tail(None)
+
+    def _render_tail(self, boundary: int | None) -> None:
+        """Replace the rendering of the open block: newly finished blocks (up to boundary)
+        are appended for good, then what follows them is rendered as the new open block."""
+        document = self.document()
+        text = self._source
+        self._tail_plain = False
+        keep = True
+        if not self._committed:  # nothing finished yet: the piece is the whole document
+            first = boundary or len(text)
+            _render_markdown(document, text[:first])
+            if not boundary:
+                return
+            self._committed = boundary
+            self._mark_committed()
+            keep = False
+        cursor = QTextCursor(document)
+        cursor.beginEditBlock()
+        if keep:
+            self._drop_tail(cursor)
+        if boundary is not None and boundary > self._committed:
+            self._append_markdown(cursor, text[self._committed:boundary])
+            self._committed = boundary
+            self._mark_committed()
+        self._append_markdown(cursor, text[self._committed:])
+        cursor.endEditBlock()
+
+    def _mark_committed(self) -> None:
+        document = self.document()
+        last = document.lastBlock()
+        self._tail_start = document.characterCount() - 1
+        self._end_block = (last.blockFormat(), last.charFormat(), last.textList())
+
+    def _drop_tail(self, cursor: QTextCursor) -> None:
+        """Remove everything after the finished blocks, leaving the last of them as it was."""
+        cursor.setPosition(self._tail_start)
+        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+        if self._end_block is None:
+            return
+        # Qt keeps the format of the following block when an empty block is merged away.
+        block_format, char_format, text_list = self._end_block
+        block = cursor.block()
+        if block.textList() != text_list:
+            if block.textList() is not None:
+                block.textList().remove(block)
+            if text_list is not None:
+                text_list.add(block)
+        cursor.setBlockFormat(block_format)
+        cursor.setBlockCharFormat(char_format)
+
+    def _append_markdown(self, cursor: QTextCursor, markdown: str) -> None:
+        """Render markdown on its own and append it to the document as new blocks."""
+        if not markdown:
+            return
+        if markdown.startswith(("---\n", "---\r\n")):
+            markdown = "--- " + markdown[3:]  # a rule: only at the very start is it front matter
+        scratch = self._scratch
+        _render_markdown(scratch, markdown)
+        # A fragment's first block joins the block it is inserted into, with that block's
+        # format (unless the document is empty): start the piece with an empty block so its
+        # own first block keeps its format. A piece that starts with a table or a rule starts
+        # with an empty block already.
+        first = scratch.begin()
+        if not self.document().isEmpty() and (first.length() > 1
+                                               or first.blockFormat() != QTextBlockFormat()):
+            QTextCursor(scratch).insertBlock(first.blockFormat(), first.charFormat())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertFragment(QTextDocumentFragment(scratch))
+
+    def _append_plain(self, suffix: str) -> None:
+        """Extend the open block with new text as it is, in the style of its last line."""
+        self._tail_plain = True
+        cursor = QTextCursor(self.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.beginEditBlock()
+        lines = suffix.split("\n")
+        cursor.insertText(lines[0])
+        for line in lines[1:]:
+            if cursor.block().textList() is not None:  # a new line is not a new list item
+                cursor.insertBlock(QTextBlockFormat(), cursor.charFormat())
+            else:
+                cursor.insertBlock()
+            cursor.insertText(line)
+        cursor.endEditBlock()
+
+    def source_text(self) -> str:
+        return self._source
+
+    def _fit_height(self) -> None:
+        margins = self.contentsMargins()
+        height = int(self.document().size().height()) + margins.top() + margins.bottom() + 2
+        if height != self.height():
+            self.setFixedHeight(height)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self.document().textWidth() != self.viewport().width():  # else a full relayout for nothing
+            self.document().setTextWidth(self.viewport().width())
+        self._fit_height()
+
+    def sizeHint(self) -> QSize:
+        return QSize(200, self.height())
+
+
+CODE_BACKGROUND = QColor("#f3f4f6")
+
+
+def _shade_code_blocks(document: QTextDocument) -> None:
+    """Give fenced and indented code a background so it stands apart from prose."""
+    block = document.begin()
+    while block.isValid():
+        fmt = block.blockFormat()
+        if fmt.hasProperty(QTextFormat.Property.BlockCodeFence) or fmt.hasProperty(
+            QTextFormat.Property.BlockCodeLanguage
+        ) or block.charFormat().fontFixedPitch():
+            shaded = QTextBlockFormat(fmt)
+            shaded.setBackground(CODE_BACKGROUND)
+            QTextCursor(block).setBlockFormat(shaded)
+        block = block.next()

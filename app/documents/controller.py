@@ -1,0 +1,207 @@
+"""Document collections in the window: a thin Qt adapter over ``core.document_service``.
+
+The service's thread owns the store, the indexes and the parser; this object lives on the
+UI thread, sends it commands, and keeps the last snapshot of the collections it reported
+(what the menus and the dialog show). The service's events reach the UI thread as a
+queued signal through a bridge, as the inference worker's do. After unlock the index is
+loaded and collections are checked for changed, moved or deleted files; the same check
+runs every few minutes. Lock, quit and "delete everything" close the service (``detach``)
+before the vault closes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from concurrent.futures import TimeoutError as FutureTimeout
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
+
+from app.chat.controller import ChatController
+from core.document_protocol import Busy, CollectionsChanged, Finished, JobFailed, Ready
+from core.document_service import DocumentService
+from core.documents import Progress
+from inference.bundled import embedding_model
+from inference.protocol import CountTokens, Embed, LoadEmbedder, Retrieval
+from storage.chats import ChatStore
+from storage.documents.store import Collection, Document
+
+log = logging.getLogger(__name__)
+REFRESH_MS = 5 * 60_000
+CLOSE_TIMEOUT = 1.5
+# Creating a collection is answered between any two steps of a running job, in
+# milliseconds; the window waits at most this long for its id.
+CREATE_WAIT = 2.0
+
+
+class _Bridge(QObject):
+    """The service's sink, as a signal: emitted on the service's thread, delivered queued
+    on the UI thread. The number tells events of an earlier unlock from this one's."""
+
+    delivered = Signal(int, object)  # not "event": that name is QObject's event handler
+
+    def sink_for(self, generation: int) -> Callable[[object], None]:
+        return lambda event: self.delivered.emit(generation, event)
+
+
+class DocumentsController(QObject):
+    ready_changed = Signal(bool)  # the index is loaded and searchable
+    collections_changed = Signal()
+    progress = Signal(object)  # Progress
+    finished = Signal(object)  # Report
+    busy_changed = Signal(bool)
+    failed = Signal(str)  # a job stopped: the message says what was kept
+
+    def __init__(self, chat: ChatController) -> None:
+        super().__init__(chat)
+        self.chat = chat
+        self.service: DocumentService | None = None
+        self.ready = False
+        self.busy = False
+        self._collections: tuple[Collection, ...] = ()
+        self._documents: Mapping[int, tuple[Document, ...]] = {}
+        self._generation = 0
+        self._bridge = _Bridge(self)
+        self._bridge.delivered.connect(self._on_event)
+        self._timer = QTimer(self)
+        self._timer.setInterval(REFRESH_MS)
+        self._timer.timeout.connect(self.refresh_all)
+        chat.retrieval_for = self.retrieval_for  # type: ignore[assignment]
+
+    # Vault life cycle -------------------------------------------------------------
+    def attach(self, store: ChatStore, embedding_sha256: str | None = None) -> None:
+        if self.service is not None:
+            self.detach()
+        self._generation += 1
+        service = DocumentService(store.vault, self._to_worker,
+                                  embedding_sha256 or embedding_model().sha256,
+                                  self._bridge.sink_for(self._generation))
+        service.start()
+        service.load_index()
+        service.refresh_all()
+        self.service = service
+        self._timer.start()
+
+    def _to_worker(self, command: Embed | CountTokens) -> None:
+        """Called on the service's thread; the worker's submit is safe from any thread."""
+        self.chat.worker.submit(command)
+
+    def detach(self) -> None:
+        """Stop the service (cancel, kill a parse, join); the vault may close after this."""
+        self._timer.stop()
+        service, self.service = self.service, None
+        self._generation += 1  # what the old service still reports is dropped
+        if service is not None and not service.close(CLOSE_TIMEOUT):
+            log.warning("the document service did not stop in time; the closed vault refuses it")
+        self._collections, self._documents = (), {}
+        if self.busy:
+            self.busy = False
+            self.busy_changed.emit(False)
+        self._set_ready(False)
+        self.collections_changed.emit()
+
+    @property
+    def attached(self) -> bool:
+        return self.service is not None
+
+    @Slot(int, object)
+    def _on_event(self, generation: int, event: object) -> None:
+        if generation != self._generation:
+            return
+        if isinstance(event, Progress):
+            self.progress.emit(event)
+        elif isinstance(event, Finished):
+            self.finished.emit(event.report)
+        elif isinstance(event, CollectionsChanged):
+            self._collections, self._documents = event.collections, event.documents
+            self.collections_changed.emit()
+        elif isinstance(event, Ready):
+            self._set_ready(True)
+        elif isinstance(event, Busy):
+            self.busy = event.busy
+            self.busy_changed.emit(event.busy)
+        elif isinstance(event, JobFailed):
+            self.failed.emit(event.message)
+            self.chat.notice.emit(event.message)
+
+    def _set_ready(self, ready: bool) -> None:
+        self.ready = ready
+        self.ready_changed.emit(ready)
+
+    # Jobs ---------------------------------------------------------------------------
+    def add(self, collection: Collection | None, paths: list[Path]) -> bool:
+        """Import files and folders in the background (queued behind a running job)."""
+        if self.service is None or collection is None or not paths:
+            return False
+        self.service.add(collection.id, paths)
+        return True
+
+    @Slot()
+    def refresh_all(self) -> None:
+        if self.service is not None and not self.busy:
+            self.service.refresh_all()
+
+    @Slot()
+    def cancel(self) -> None:
+        if self.service is not None:
+            self.service.cancel()
+
+    @Slot(object, str)
+    def set_embedding_model(self, path: Path, sha256: str) -> None:
+        """Documents are embedded by another model from now on. The worker loads it beside
+        the current one; the service re-embeds each collection in the background and
+        switches it when its new vectors are complete."""
+        self.chat.worker.submit(LoadEmbedder(Path(path), sha256))
+        if self.service is not None:
+            self.service.set_embedding_model(sha256)
+
+    # Collections --------------------------------------------------------------------
+    def collections(self) -> list[Collection]:
+        return list(self._collections)
+
+    def documents_of(self, collection_id: int) -> tuple[Document, ...]:
+        return self._documents.get(collection_id, ())
+
+    def create(self, name: str) -> Collection | None:
+        """A new collection (or the one of that name); None if it is not there in time."""
+        if self.service is None or not name.strip():
+            return None
+        try:
+            collection: Collection = self.service.create(name.strip()).result(timeout=CREATE_WAIT)
+        except FutureTimeout:
+            self.chat.notice.emit("The collection is being created; it appears in a moment.")
+            return None
+        except Exception:  # the service said why (failed)
+            return None
+        if all(c.id != collection.id for c in self._collections):
+            self._collections = (*self._collections, collection)
+            self._collections = tuple(sorted(self._collections, key=lambda c: c.name.casefold()))
+        self.collections_changed.emit()
+        return collection
+
+    def delete(self, collection_id: int) -> None:
+        """Delete in the background; an import into it stops first. Gone from view now."""
+        if self.service is None:
+            return
+        self.service.delete(collection_id)
+        self._collections = tuple(c for c in self._collections if c.id != collection_id)
+        self.collections_changed.emit()
+
+    # Answers ------------------------------------------------------------------------
+    def retrieval_for(self, chat_id: int, question: str) -> Retrieval | None:
+        """The retrieval step for a chat with collections switched on, else None.
+
+        The worker embeds the question with each model whose vectors answer for these
+        collections, then the search runs on the service's thread (``searcher``)."""
+        service = self.service
+        if service is None or self.chat.locked:
+            return None
+        chat = self.chat.store.get_chat(chat_id)
+        wanted = list((chat.settings.get("collections") if chat else None) or [])
+        chosen = [c for c in self._collections if c.id in wanted]
+        if not chosen:
+            return None
+        k = int((chat.settings.get("passages") if chat else None) or 5)
+        models = tuple(dict.fromkeys(c.embedding_model for c in chosen))
+        return Retrieval(question, service.searcher([c.id for c in chosen], k), models)

@@ -1,0 +1,1 @@
+"""The model library in the window: import, check, switch, per-model settings."""

@@ -1,0 +1,1 @@
+"""The window around the features: main window, start-up, menus, shared dialogs."""

@@ -1,0 +1,371 @@
+"""The main window: the lock screen, or the chat list beside the conversation and the input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, QUrl, Slot
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDesktopServices,
+    QDragEnterEvent,
+    QDropEvent,
+    QKeySequence,
+    QShortcut,
+)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QMainWindow,
+    QMenu,
+    QProgressBar,
+    QPushButton,
+    QStackedWidget,
+    QToolButton,
+)
+
+from app.chat.chat_list import ChatListActions
+from app.chat.controller import ChatController
+from app.chat.conversation import ChatInput, ConversationView
+from app.chat.header import ChatHeader
+from app.chat.page import PARTS, ChatPage
+from app.chat.settings_dialog import ChatSettingsDialog
+from app.documents.controller import DocumentsController
+from app.documents.dialog import CollectionsDialog
+from app.models.controller import ModelsController
+from app.models.dialog import ModelsDialog, ask_import, gguf_paths
+from app.shell import dialogs
+from app.shell.menus import build_menus
+from app.shell.privacy_dialog import PrivacyDialog
+from app.shell.style import STYLE
+from app.vault.flows import VaultFlows
+from app.vault.lock_screen import LockScreen
+from guard import egress
+from storage.chats import Chat, Message
+from storage.crypto import DEFAULT_KDF, KdfParams
+
+
+class MainWindow(ChatHeader, ChatListActions, QMainWindow):
+    # The chat page's parts (app.chat.page.PARTS), reached through the window.
+    new_chat_button: QPushButton
+    search: QLineEdit
+    chat_list: QListWidget
+    delete_chat_button: QPushButton
+    chat_title: QLabel
+    model_picker: QComboBox
+    documents_button: QToolButton
+    documents_menu: QMenu
+    conversation: ConversationView
+    notice: QLabel
+    input: ChatInput
+    send_button: QPushButton
+    stop_button: QPushButton
+    regenerate_button: QPushButton
+    # Set by app.shell.menus.build_menus.
+    new_chat_action: QAction
+    import_model_action: QAction
+    export_action: QAction
+    backup_action: QAction
+    lock_action: QAction
+    rename_action: QAction
+    pin_action: QAction
+    delete_action: QAction
+    chat_settings_action: QAction
+    models_action: QAction
+    collections_action: QAction
+    api_action: QAction
+    privacy_action: QAction
+    unlocked_only: list[QAction]
+
+    def __init__(self, controller: ChatController, kdf: KdfParams = DEFAULT_KDF) -> None:
+        super().__init__()
+        self.controller = controller
+        self.models = ModelsController(controller)
+        self.models_dialog: ModelsDialog | None = None
+        self.documents = DocumentsController(controller)
+        self.collections_dialog: CollectionsDialog | None = None
+        self.setAcceptDrops(True)
+        self.setWindowTitle("Hearth — private local chat")
+        self.resize(1000, 700)
+        self.setStyleSheet(STYLE)
+        self._closing = False
+
+        self.lock_screen = LockScreen()
+        self.chat_page = ChatPage()
+        for part in PARTS:  # the window speaks of its parts directly
+            setattr(self, part, getattr(self.chat_page, part))
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.lock_screen)
+        self.pages.addWidget(self.chat_page)
+        self.setCentralWidget(self.pages)
+        self.model_label = QLabel()
+        self.loading_bar = QProgressBar()
+        self.loading_bar.setRange(0, 0)  # busy: llama.cpp reports no progress we could show
+        self.loading_bar.setMaximumWidth(120)
+        self.loading_bar.hide()
+        self.guard_label = QLabel()
+        self.statusBar().addPermanentWidget(self.loading_bar)
+        self.statusBar().addPermanentWidget(self.model_label)
+        self.statusBar().addPermanentWidget(self.guard_label)
+        self.privacy_dialog: PrivacyDialog | None = None
+        self._guard_timer = QTimer(self)
+        self._guard_timer.setInterval(5000)
+        self._guard_timer.timeout.connect(self._update_guard_label)
+        self._guard_timer.start()
+        self._update_guard_label()
+
+        self.vault = VaultFlows(self, kdf)
+        build_menus(self)
+        self._wire()
+        self.vault.start()
+
+    # Building ---------------------------------------------------------------------
+    def _wire(self) -> None:
+        self.new_chat_button.clicked.connect(self._new_chat)
+        self.delete_chat_button.clicked.connect(self._delete_current_chat)
+        self.chat_list.currentItemChanged.connect(self._chat_clicked)
+        self.chat_list.customContextMenuRequested.connect(self._chat_menu)
+        self.search.textChanged.connect(self._refresh_chats)
+        self.input.submitted.connect(self.send)
+        self.send_button.clicked.connect(self.send)
+        self.stop_button.clicked.connect(self.controller.stop)
+        self.regenerate_button.clicked.connect(self._regenerate)
+        self.conversation.link_requested.connect(self._open_link)
+        QShortcut(QKeySequence(Qt.Key.Key_Escape), self.chat_page, self.controller.stop)
+        QShortcut(QKeySequence(Qt.Key.Key_Delete), self.chat_list, self._delete_current_chat)
+
+        c = self.controller
+        c.chats_changed.connect(self._refresh_chats)
+        c.chat_selected.connect(self._show_chat)
+        c.message_added.connect(self._message_added)
+        c.message_removed.connect(self.conversation.remove)
+        c.answer_updated.connect(self.conversation.update_text)
+        c.answer_finished.connect(self._answer_finished)
+        c.busy_changed.connect(self._busy_changed)
+        c.model_state.connect(self._model_state)
+        c.notice.connect(self.show_notice)
+        c.locked_changed.connect(self._locked_changed)
+        self.models.library_changed.connect(self._refresh_models)
+        self.models.import_failed.connect(self.show_notice)
+        self.models.probed.connect(self._model_checked)
+        self.models.embedding_model_chosen.connect(self.documents.set_embedding_model)
+        self.model_picker.activated.connect(self._pick_model)
+        self.documents.collections_changed.connect(self._refresh_documents_menu)
+        self.documents.ready_changed.connect(self._refresh_documents_menu)
+        self.documents_menu.aboutToShow.connect(self._refresh_documents_menu)
+        self.conversation.source_requested.connect(self._open_source)
+
+    # Actions ----------------------------------------------------------------------
+    @Slot()
+    def send(self) -> None:
+        text = self.input.toPlainText()
+        if self.controller.send(text):
+            self.input.clear()
+            self.notice.hide()
+
+    @Slot()
+    def _regenerate(self) -> None:
+        self.notice.hide()
+        self.controller.regenerate()
+
+    @Slot()
+    def _new_chat(self) -> None:
+        if self.controller.locked:
+            return
+        self.search.clear()
+        self.controller.new_chat()
+        self.input.setFocus()
+
+    @Slot()
+    def show_models(self) -> None:
+        if self.controller.locked:
+            return
+        if self.models_dialog is None:
+            self.models_dialog = ModelsDialog(self.models, self)
+        self.models_dialog.refresh()
+        self.models_dialog.show()
+        self.models_dialog.raise_()
+
+    @Slot()
+    def show_api(self) -> None:
+        from app.api.controller import ApiDialog
+
+        ApiDialog(self.vault.api, self).exec()
+
+    @Slot()
+    def show_about(self) -> None:
+        from app.shell.about import AboutDialog
+
+        AboutDialog(self).exec()
+
+    @Slot()
+    def show_privacy(self) -> None:
+        dialog = PrivacyDialog(self)
+        dialog.delete_everything.connect(self.vault.delete_everything)
+        self.privacy_dialog = dialog
+        dialog.show()
+
+    @Slot()
+    def _update_guard_label(self) -> None:
+        guard = egress.GUARD
+        if guard.installed:
+            self.guard_label.setText(f"Offline · {guard.blocked_count} blocked")
+            self.guard_label.setToolTip("Hearth makes no network connections. Help ▸ Privacy for details.")
+        else:
+            self.guard_label.setText("Network guard off")
+
+    @Slot()
+    def show_collections(self) -> None:
+        if self.controller.locked:
+            return
+        if self.collections_dialog is None:
+            self.collections_dialog = CollectionsDialog(self.documents, self)
+        self.collections_dialog.refresh()
+        self.collections_dialog.show()
+        self.collections_dialog.raise_()
+
+    @Slot(str)
+    def _open_source(self, path: str) -> None:
+        if not Path(path).exists():
+            self.show_notice(f"{path} is no longer there.")
+            return
+        QDesktopServices.openUrl(QUrl.fromLocalFile(path))  # a local file: no network
+
+    @Slot()
+    def _import_models(self) -> None:
+        paths = dialogs.open_paths(self, "Import models", Path.home(), "GGUF models (*.gguf)")
+        ask_import(self, self.models, paths)
+
+    @Slot()
+    def _chat_settings(self) -> None:
+        chat = self.controller.current_chat
+        if chat is None:
+            self.show_notice("Open or start a chat first.")
+            return
+        dialog = ChatSettingsDialog(chat.settings, self.controller.params, self)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            kept = {k: v for k, v in chat.settings.items()
+                    if k not in ("system_prompt", "sampling", "passages")}
+            self.controller.set_chat_settings(chat.id, {**kept, **dialog.values()})
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        """Models (.gguf) go to the model library; other files and folders to documents."""
+        event.acceptProposedAction()
+        if self.controller.locked:
+            self.lock_screen.show_error("Unlock Hearth first, then drop the files again.")
+            return
+        models = gguf_paths(event)
+        others = [Path(u.toLocalFile()) for u in event.mimeData().urls()
+                  if u.isLocalFile() and not u.toLocalFile().lower().endswith(".gguf")]
+        if models:
+            ask_import(self, self.models, models)
+        if others:
+            self.show_collections()
+            assert self.collections_dialog is not None
+            self.collections_dialog.add(others)
+
+    @Slot(QUrl)
+    def _open_link(self, url: QUrl) -> None:
+        if dialogs.confirm(
+            self, "Open link",
+            f"Open this link in your web browser?\n\n{url.toString()}\n\n"
+            "Your browser will connect to the internet; Hearth does not.",
+            "Open in browser",
+        ):
+            QDesktopServices.openUrl(url)
+
+    # Controller updates -----------------------------------------------------------
+    @Slot(object, list)
+    def _show_chat(self, chat: Chat | None, messages: list[Message]) -> None:
+        self._refresh_documents_menu()
+        self.conversation.assistant_name = self.controller.model_name or "Assistant"
+        self.conversation.show_messages(messages)
+        self._mark_current(chat)
+        self._update_buttons()
+
+    @Slot(object)
+    def _message_added(self, message: Message) -> None:
+        current = self.controller.current_chat
+        if current is not None and message.chat_id == current.id:
+            self.conversation.add(message)
+        self._update_buttons()
+
+    @Slot(object)
+    def _answer_finished(self, message: Message) -> None:
+        widget = self.conversation.widget_for(message.id)
+        if widget is not None:
+            widget.show_message(message)
+        self._update_buttons()
+
+    @Slot(bool)
+    def _busy_changed(self, _busy: bool) -> None:
+        self._update_buttons()
+
+    @Slot(bool)
+    def _locked_changed(self, locked: bool) -> None:
+        if locked:
+            self.conversation.clear()
+            self.search.blockSignals(True)
+            self.search.clear()
+            self.search.blockSignals(False)
+            self._refresh_chats()
+            self.input.clear()
+            self.notice.hide()
+        for action in self.unlocked_only:
+            action.setEnabled(not locked)
+        self.pages.setCurrentWidget(self.lock_screen if locked else self.chat_page)
+        if not locked:
+            self.input.setFocus()
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        busy = self.controller.busy
+        self.send_button.setEnabled(not busy)
+        self.stop_button.setEnabled(busy)
+        has_messages = bool(self.conversation.message_widgets())
+        self.regenerate_button.setEnabled(not busy and has_messages)
+        self.delete_chat_button.setEnabled(self.controller.current_chat is not None)
+
+    @Slot(str, str)
+    def _model_state(self, state: str, text: str) -> None:
+        self.loading_bar.setVisible(state == "loading")
+        self.model_picker.setEnabled(state != "loading")
+        if state != "loading":
+            self._refresh_models()
+        self.model_label.setText(text if state != "failed" else "No model loaded")
+        if state == "failed":
+            self.show_notice(f"The model could not be loaded: {text}")
+        elif state == "ready":
+            self.conversation.assistant_name = self.controller.model_name
+            if self.notice.text().startswith("The model"):
+                self.notice.hide()
+
+    @Slot()
+    def bring_forward(self) -> None:
+        self.showNormal()
+        self.raise_()
+        self.activateWindow()
+
+    @Slot(str)
+    def show_notice(self, text: str) -> None:
+        self.notice.setText(text)
+        self.notice.show()
+
+    # Shutdown ---------------------------------------------------------------------
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._closing:
+            self._closing = True
+            self.vault.stop_auto_lock()
+            self.models.detach()  # a model copy or probe stops at once; its partial file goes
+            self.vault.api.stop()
+            self.documents.detach()  # cancel an import; the index goes before the vault closes
+            self.controller.shutdown()
+        event.accept()

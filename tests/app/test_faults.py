@@ -1,0 +1,168 @@
+"""Faults in the window: a full disk while an answer streams or a message is sent, an
+inference engine that cannot start, a regenerate cut short. Each ends in plain words and
+a working app, with nothing the user wrote lost."""
+
+from __future__ import annotations
+
+import pytest
+
+from storage.chats import COMPLETE, INTERRUPTED, ChatStore
+from storage.vault import Vault
+from tests.app.conftest import PASSPHRASE as WINDOW_PASSPHRASE
+from tests.app.conftest import WAIT_MS
+from tests.fakes import FakeEngine
+
+pytestmark = pytest.mark.gui
+
+
+def test_a_full_disk_while_an_answer_streams_keeps_it_on_screen_and_saves_it_once_freed(
+        qtbot, make_window, make_small_disk, monkeypatch) -> None:
+    disk = make_small_disk(8)
+    monkeypatch.setenv("HEARTH_DATA_DIR", str(disk.path))
+    monkeypatch.setattr("core.turns.CHECKPOINT_SECONDS", 0.0)
+    monkeypatch.setattr("app.chat.controller.RETRY_MS", 50)
+    window = make_window(FakeEngine(tokens=["word "] * 3000, delay=0.002))
+    window.input.setPlainText("the question I typed")
+    window.send_button.click()
+    qtbot.waitUntil(lambda: "word" in window.conversation.message_widgets()[-1].text(), timeout=WAIT_MS)
+    disk.fill()
+    qtbot.waitUntil(lambda: "The disk is full" in window.notice.text(), timeout=WAIT_MS)
+    assert "not saved yet" in window.notice.text()
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        window.controller.stop()
+    shown = window.conversation.message_widgets()[-1].text()
+    assert shown.startswith("[1] word")  # the partial answer stays on screen
+    assert window.controller.unsaved
+    disk.free()
+    qtbot.waitUntil(lambda: not window.controller.unsaved, timeout=WAIT_MS)
+    assert "Saved" in window.notice.text()
+    path, chat_id = window.controller.store.path, window.controller.current_chat.id
+    window.close()
+    store = ChatStore(Vault.open(path, WINDOW_PASSPHRASE))
+    try:
+        messages = store.messages(chat_id)
+        assert [m.content for m in messages][0] == "the question I typed"
+        assert messages[1].status == INTERRUPTED and messages[1].content == shown
+        assert store.verify() == [] and store.vault.integrity_problem() is None
+    finally:
+        store.close()
+
+
+def test_sending_on_a_full_disk_keeps_the_text_in_the_box_and_works_once_freed(
+        qtbot, make_window, make_small_disk, monkeypatch) -> None:
+    disk = make_small_disk(8)
+    monkeypatch.setenv("HEARTH_DATA_DIR", str(disk.path))
+    window = make_window()
+    window.new_chat_button.click()
+    disk.fill()
+    window.input.setPlainText("words I must not lose")
+    window.send_button.click()
+    assert "The disk is full" in window.notice.text()
+    assert "still in the box" in window.notice.text()
+    assert window.input.toPlainText() == "words I must not lose"
+    assert not window.controller.busy
+    disk.free()
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        window.send_button.click()
+    messages = window.controller.store.messages(window.controller.current_chat.id)
+    assert [(m.content, m.status) for m in messages][0] == ("words I must not lose", COMPLETE)
+
+
+def test_an_engine_that_cannot_start_is_said_in_plain_words_and_the_app_recovers(qtbot, make_window) -> None:
+    engine = FakeEngine()
+    starts = []
+
+    def factory():
+        starts.append(1)
+        if len(starts) == 1:
+            raise RuntimeError("llama.cpp could not be initialised")
+        return engine
+
+    window = make_window(factory)
+    qtbot.waitUntil(lambda: "starting it again" in window.notice.text(), timeout=WAIT_MS)
+    assert "RuntimeError" in window.notice.text() and "Traceback" not in window.notice.text()
+    qtbot.waitUntil(lambda: window.controller.model_ready, timeout=WAIT_MS)
+    window.input.setPlainText("are you back?")
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        window.send_button.click()
+    assert window.conversation.message_widgets()[-1].text() == engine.expected_text(1)
+
+
+def test_regenerate_then_stop_before_the_first_word_keeps_the_old_answer_across_a_restart(
+        qtbot, make_window) -> None:
+    engine = FakeEngine()
+    window = make_window(engine)
+    window.input.setPlainText("question")
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        window.send_button.click()
+    old = engine.expected_text(1)
+    engine.delay = 1.0  # the new answer's first word takes a second: stop comes first
+    with qtbot.waitSignal(window.controller.busy_changed, timeout=WAIT_MS,
+                          check_params_cb=lambda busy: not busy):
+        window.regenerate_button.click()
+        window.controller.stop()
+    assert [w.text() for w in window.conversation.message_widgets()] == ["question", old]
+    chat_id = window.controller.current_chat.id
+    path = window.controller.store.path
+    window.close()
+    store = ChatStore(Vault.open(path, WINDOW_PASSPHRASE))
+    try:
+        assert [(m.content, m.status) for m in store.messages(chat_id)] == [
+            ("question", COMPLETE), (old, COMPLETE)]
+    finally:
+        store.close()
+    reopened = make_window(FakeEngine())
+    assert [w.text() for w in reopened.conversation.message_widgets()] == ["question", old]
+
+
+def test_quitting_during_a_model_copy_and_a_probe_stops_both_at_once(qtbot, make_window, tmp_path,
+                                                                    monkeypatch) -> None:
+    """Quitting must not leave a windowless process copying or probing for minutes."""
+    import sys
+
+    from PySide6.QtCore import QThreadPool
+
+    from storage.library import COPY
+    from storage.paths import models_dir
+    from tests.inference import gguf_builder
+
+    # A probe child that would take a minute, and a model file that takes a while to copy.
+    monkeypatch.setattr("inference.probe.probe_command",
+                        lambda *_args: [sys.executable, "-c", "import time; time.sleep(60)"])
+    big = tmp_path / "big.gguf"
+    big.write_bytes(gguf_builder.build())
+    with open(big, "r+b") as fh:
+        fh.truncate(1 << 30)  # sparse: a gigabyte to copy, nothing on the disk
+    window = make_window()
+    assert window.models.import_file(big, COPY)
+    bundled = tmp_path / "checked.gguf"
+    bundled.write_bytes(gguf_builder.build())
+    entry = window.models.library.add("checked", str(bundled), "reference", "0" * 64, {}, {})
+    window.models.check(entry.id)
+    window.close()
+    assert QThreadPool.globalInstance().waitForDone(3000)
+    assert [p.name for p in models_dir().glob("*.partial")] == []
+
+
+def test_unlocking_on_a_full_disk_says_the_disk_is_full_not_that_the_vault_is_damaged(
+        qtbot, make_window, make_small_disk, monkeypatch) -> None:
+    disk = make_small_disk(8)
+    monkeypatch.setenv("HEARTH_DATA_DIR", str(disk.path))
+    window = make_window()
+    window.input.setPlainText("kept safe")
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        window.send_button.click()
+    window.close()
+    disk.fill()
+    window = make_window(open_vault=False)
+    screen = window.lock_screen
+    screen.passphrase.setText(WINDOW_PASSPHRASE)
+    screen.submit.click()
+    qtbot.waitUntil(lambda: bool(screen.error.text()), timeout=WAIT_MS)
+    text = screen.error.text()
+    assert "The disk is full" in text and "damaged" not in text
+    disk.free()
+    with qtbot.waitSignal(window.vault.unlocked, timeout=WAIT_MS):
+        screen.submit.click()
+    messages = window.controller.store.messages(window.controller.current_chat.id)
+    assert messages[0].content == "kept safe"
