@@ -221,16 +221,28 @@ def convert_embedding_model(python: str) -> None:
 
 
 def ensure_test_tools() -> None:
-    """strace proves the no-egress promise at the system-call level. On Debian-like Linux
-    as root it is installed when missing; elsewhere those tests skip and say why."""
+    """What the system-level tests need, installed on Debian-like Linux as root when missing:
+    strace (the no-egress proof at the system-call level) and the libraries the .deb
+    depends on (Qt's X11 libraries; the .deb round-trip test installs the package with
+    dpkg). Elsewhere those tests skip and say why."""
     import shutil
 
-    if not sys.platform.startswith("linux") or shutil.which("strace"):
+    if not sys.platform.startswith("linux"):
         return
-    if shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0:
-        print("==> installing strace (for the no-egress tests)", flush=True)
-        subprocess.call(["apt-get", "update", "-qq"], stdout=subprocess.DEVNULL)
-        subprocess.call(["apt-get", "install", "-y", "-qq", "strace"], stdout=subprocess.DEVNULL)
+    sys.path.insert(0, str(ROOT / "packaging"))
+    from build import DEB_DEPENDS
+
+    wanted = [name.strip() for name in DEB_DEPENDS.split(",")]
+    missing = [name for name in wanted if subprocess.call(
+        ["dpkg", "-s", name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) != 0] \
+        if shutil.which("dpkg") else []
+    if not shutil.which("strace"):
+        missing.append("strace")
+    if not missing or not (shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0):
+        return
+    print(f"==> installing {', '.join(missing)} (for the no-egress and .deb tests)", flush=True)
+    subprocess.call(["apt-get", "update", "-qq"], stdout=subprocess.DEVNULL)
+    subprocess.call(["apt-get", "install", "-y", "-qq", *missing], stdout=subprocess.DEVNULL)
 
 
 def main(argv: list[str]) -> int:
@@ -249,6 +261,9 @@ def main(argv: list[str]) -> int:
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     lint = subprocess.call([python, "-m", "ruff", "check", "."], cwd=ROOT)
     lint = subprocess.call([python, "-m", "mypy"], cwd=ROOT) or lint
+    # The layering contracts (pyproject.toml, [tool.importlinter]).
+    lint_imports = Path(python).with_name("lint-imports" + (".exe" if os.name == "nt" else ""))
+    lint = subprocess.call([str(lint_imports)], cwd=ROOT) or lint
     # The frozen-app tests need a fresh build of the installers: a stale one must not pass.
     import shutil
 

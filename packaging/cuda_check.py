@@ -115,22 +115,14 @@ def gpu_memory_used() -> str:
 
 def greedy(model: Path, gpu_layers: int) -> tuple[str, float, str]:
     """Text, decode tokens/s and backend, through the self-test's worker and engine."""
-    import queue
-
-    from app.selftest import load_and_generate
-    from inference.llama_engine import LlamaEngine
+    from cli.selftest import load_and_generate
+    from inference.client import WorkerClient
     from inference.protocol import ModelSpec
-    from inference.worker import InferenceWorker
 
-    events: queue.Queue = queue.Queue()
-    worker = InferenceWorker(LlamaEngine, events.put, flush_interval=0.0)
-    worker.start()
-    try:
-        loaded, text, stats = load_and_generate(worker, events, ModelSpec(path=model, n_gpu_layers=gpu_layers,
-                                                                          n_ctx=512), tokens=TOKENS)
+    with WorkerClient(flush_interval=0.0, with_embedder=False) as client:
+        loaded, text, stats = load_and_generate(client, ModelSpec(path=model, n_gpu_layers=gpu_layers,
+                                                                  n_ctx=512), tokens=TOKENS)
         backend = f"{loaded.backend}, GPU memory in use {gpu_memory_used()}"
-    finally:
-        worker.shutdown(timeout=5.0)
     return text, stats.tokens_per_second, f"{backend}, {stats.tokens} tokens"
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import multiprocessing
 import sys
 
-from app import egress
+from guard import egress
 
 egress.install()
 
 if __name__ == "__main__":
     multiprocessing.freeze_support()  # the isolated parser process re-enters here
     if len(sys.argv) > 1 and sys.argv[1] == "--probe-model":
-        from inference.probe import main as probe_main
+        from inference.probe_child import main as probe_main
 
         sys.exit(probe_main(sys.argv[2:]))
     from app.__main__ import main

@@ -29,14 +29,14 @@ def main(out: Path) -> int:
         args = [xvfb, "-a", "-s", "-screen 0 1280x900x24", sys.executable, __file__, str(out)]
         os.execv(xvfb, args)
     os.environ.setdefault("HEARTH_DATA_DIR", tempfile.mkdtemp(prefix="hearth-shot-"))
-    from app import egress
+    from guard import egress
 
     egress.install()  # as python -m app does
 
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from app.gui import build_window, load_default_model
+    from app.shell.startup import build_window, load_default_model
     from inference.protocol import SamplingParams
 
     app = QApplication(sys.argv)

@@ -9,7 +9,7 @@ Prints "SESSION OK" and, on the last line, the imported top-level modules as JSO
 
 from __future__ import annotations
 
-from app import egress
+from guard import egress
 
 egress.install()
 
@@ -29,7 +29,7 @@ def main() -> int:
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from app.gui import build_window, load_default_model
+    from app.shell.startup import build_window, load_default_model
     from inference.protocol import SamplingParams
     from storage.crypto import KdfParams
 
@@ -72,7 +72,8 @@ def main() -> int:
     (folder / "harbor.md").write_text("# Fees\nThe mooring fee is 12 euros per meter per day.\n")
     collection = window.documents.create("E2E")
     window.documents.add(collection, [folder])
-    until(lambda: not window.documents.busy and len(window.documents.documents.index) > 0)
+    until(lambda: not window.documents.busy
+          and any(d.status == "indexed" for d in window.documents.documents_of(collection.id)))
     window.controller.set_chat_settings(controller.current_chat.id, {"collections": [collection.id]})
     window.input.setPlainText("How much is the mooring fee?")
     window.send()

@@ -26,7 +26,7 @@ def run_python(code: str) -> subprocess.CompletedProcess:
 
 def test_the_guard_refuses_connections_lookups_and_sends_and_counts_them() -> None:
     code = """
-from app import egress
+from guard import egress
 egress.install()
 import socket, json, urllib.request
 results = {}
@@ -142,7 +142,7 @@ def test_no_connect_or_send_leaves_the_machine_at_the_system_call_level(data_dir
 
 @pytest.mark.gui
 def test_answers_with_remote_content_load_nothing(qtbot, monkeypatch) -> None:
-    from app.widgets import MarkdownView
+    from app.chat.markdown import MarkdownView
 
     requested: list[str] = []
     original = MarkdownView.loadResource
