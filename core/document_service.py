@@ -201,7 +201,8 @@ class DocumentService(DocumentCalls):
         elif isinstance(command, SetEmbeddingModel):
             self._set_model(command.model)
         elif isinstance(command, CancelJobs):
-            if self._job is not None:
+            # "Cancel import" stops imports and checks, never the index load search waits on.
+            if self._job is not None and not isinstance(self._job.command, LoadIndex):
                 self._job.cancelled = True
             self._drop(lambda p: isinstance(p, (AddPaths, RefreshAll)))
         elif isinstance(command, DeleteCollection):

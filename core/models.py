@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import tempfile
 import threading
 from pathlib import Path
 
@@ -67,10 +68,11 @@ def copy_with_hash(source: Path, folder: Path, cancel: threading.Event | None = 
 
     The partial copy is removed whatever happens: a full disk, a read error, a cancel."""
     folder.mkdir(parents=True, exist_ok=True)
-    partial = folder / f".importing-{os.getpid()}-{source.stat().st_ino}.partial"
+    handle, name = tempfile.mkstemp(dir=folder, prefix=".importing-", suffix=".partial")
+    partial = Path(name)  # unique: two imports at once never write the same file
     digest = hashlib.sha256()
     try:
-        with open(source, "rb") as src, open(partial, "wb") as dst:
+        with open(source, "rb") as src, os.fdopen(handle, "wb") as dst:
             while block := src.read(BLOCK):
                 if cancel is not None and cancel.is_set():
                     raise Cancelled(f"copying {source.name} was stopped")

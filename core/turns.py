@@ -221,6 +221,8 @@ class TurnMachine:
         self._set_active(None)
         if turn.replaces is not None and status != COMPLETE:
             # Stopped or failed: the new answer goes, the one it would have replaced stays.
+            if self.store is not None:
+                self.store.abandon(turn.message_id)
             self._write("the unfinished answer's removal", lambda: self._delete(turn.message_id))
             if status == FAILED:
                 self._listener.notice(f"The new answer failed ({stats.get('error')}). The earlier "

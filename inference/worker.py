@@ -140,6 +140,8 @@ class InferenceWorker:
         except BaseException as exc:
             log.exception("the inference worker stopped by a fault")
             self._death = f"The model engine stopped unexpectedly ({type(exc).__name__}); details are in the log."
+            self._close(engine)  # before a successor loads the model again: not two in memory
+            engine = None
             self._emit(WorkerDied(self._death))
             if not isinstance(exc, Exception):
                 raise
@@ -147,12 +149,16 @@ class InferenceWorker:
             with self._lock:  # from now on submit() answers by itself
                 self._ended = self._death or "Hearth is shutting down."
             self._refuse_pending(self._ended)
-            for owned in (engine, self._embedders):
-                try:
-                    if owned is not None:
-                        owned.close()
-                except Exception:  # pragma: no cover - freeing must not mask the real exit
-                    log.exception("closing a model failed")
+            self._close(engine)
+
+    def _close(self, engine: Engine | None) -> None:
+        for owned in (engine, self._embedders):
+            try:
+                if owned is not None:
+                    owned.close()
+            except Exception:  # pragma: no cover - freeing must not mask the real exit
+                log.exception("closing a model failed")
+        self._embedders = None
 
     def _serve(self, engine: Engine) -> None:
         while True:

@@ -239,6 +239,11 @@ class ChatStore:
         found = [self._message(*row) for row in rows]
         return [message for message in found if not self._cut_short(message)]
 
+    def abandon(self, message_id: int) -> None:
+        """The answer being written here was given up: from now on it reads as cut short
+        (hidden, if it replaced another), even while its removal waits for disk space."""
+        self._streaming_here.discard(message_id)
+
     def _cut_short(self, message: Message) -> bool:
         return message.stats.get(REPLACES) is not None and message.id not in self._streaming_here
 

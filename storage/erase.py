@@ -36,7 +36,9 @@ def crypto_erase(database: Path) -> None:
 def erase_everything(folder: Path, keep: set[str]) -> list[str]:
     """Crypto-erase every vault file under ``folder``, then delete all but ``keep`` names
     (bundled model files). Returns what could not be deleted."""
-    for database in [folder / "vault.db", *sorted((folder / "backups").glob("*.db"))]:
+    kept_copies = sorted(p for p in folder.glob("vault.db.before-restore*")
+                         if not p.name.endswith(("-wal", "-shm", "-journal")))
+    for database in [folder / "vault.db", *kept_copies, *sorted((folder / "backups").glob("*.db"))]:
         crypto_erase(database)
     problems = []
     for path in sorted(folder.rglob("*"), key=lambda p: len(p.parts), reverse=True):

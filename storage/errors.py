@@ -104,7 +104,9 @@ def _kind(exc: BaseException | None) -> str | None:
             for needle, kind in _SQLITE:
                 if needle in text:
                     return kind
-        exc = getattr(exc, "orig", None) or exc.__cause__ or exc.__context__
+        # orig (SQLAlchemy's wrapper) and __cause__ ("raise ... from"): not __context__,
+        # or a bug raised while handling a full disk would be taken for the full disk.
+        exc = getattr(exc, "orig", None) or exc.__cause__
     return None
 
 

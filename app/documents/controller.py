@@ -62,6 +62,7 @@ class DocumentsController(QObject):
         self._collections: tuple[Collection, ...] = ()
         self._documents: Mapping[int, tuple[Document, ...]] = {}
         self._generation = 0
+        self._preferred = ""  # the embedding model the user chose (models controller says)
         self._bridge = _Bridge(self)
         self._bridge.delivered.connect(self._on_event)
         self._timer = QTimer(self)
@@ -75,7 +76,7 @@ class DocumentsController(QObject):
             self.detach()
         self._generation += 1
         service = DocumentService(store.vault, self._to_worker,
-                                  embedding_sha256 or embedding_model().sha256,
+                                  embedding_sha256 or self._preferred or embedding_model().sha256,
                                   self._bridge.sink_for(self._generation))
         service.start()
         service.load_index()
@@ -153,6 +154,7 @@ class DocumentsController(QObject):
         the current one; the service re-embeds each collection in the background and
         switches it when its new vectors are complete."""
         self.chat.worker.submit(LoadEmbedder(Path(path), sha256))
+        self._preferred = sha256  # what the next attach starts with, too
         if self.service is not None:
             self.service.set_embedding_model(sha256)
 

@@ -21,6 +21,7 @@ from core.settings import Settings
 from storage import export
 from storage.chats import ChatStore
 from storage.crypto import BadPassphrase, DamagedVault, KdfParams, WrongPassphrase
+from storage.db import VaultClosed
 from storage.errors import trouble
 from storage.paths import backups_dir, vault_path
 from storage.vault import Vault, VaultMissing
@@ -57,6 +58,15 @@ def damaged_message(exc: Exception) -> str:
         advice = ("There is no automatic backup yet. If you saved one with File ▸ Back up "
                   "vault, choose “Restore from a backup…”.")
     return f"{exc}\n\n{advice}"
+
+
+def _chain(exc: BaseException | None) -> list[BaseException]:
+    """The exception and what caused it (SQLAlchemy wraps the error a listener raised)."""
+    found: list[BaseException] = []
+    while exc is not None and exc not in found:
+        found.append(exc)
+        exc = getattr(exc, "orig", None) or exc.__cause__ or exc.__context__
+    return found
 
 
 class VaultFlows(QObject):
@@ -113,8 +123,10 @@ class VaultFlows(QObject):
             store.close()
             return
         self.controller.attach_store(store)
+        # The library first: it names the embedding model the user chose, so the documents
+        # start with it instead of re-embedding to the bundled one and back.
+        self.window.models.attach(store)
         self.window.documents.attach(store)
-        self.window.models.attach(store)  # may switch the embedding model of the documents
         self.api.start()  # only if the user switched it on
         self.idle.set_minutes(self.settings.auto_lock_minutes)
         vault, folder = store.vault, backups_dir()
@@ -335,6 +347,10 @@ class VaultFlows(QObject):
 
     @Slot(object)
     def _check_failed(self, exc: Exception) -> None:
+        if any(isinstance(e, VaultClosed) for e in _chain(exc)):
+            dialogs.inform(self.parent_widget, "Check vault", "Hearth was locked before the check "
+                           "finished; unlock it and check again.")
+            return
         found = trouble(exc)
         if found is None:
             log.error("checking the vault failed", exc_info=exc)

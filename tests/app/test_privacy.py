@@ -68,3 +68,25 @@ def test_crypto_erase_makes_a_vault_copy_unopenable(tmp_path) -> None:
     crypto_erase(path)
     with pytest.raises(DamagedVault):
         Vault.open(path, "erase me please")
+
+
+def test_delete_everything_crypto_erases_the_copies_a_restore_kept(tmp_path, monkeypatch) -> None:
+    """A restore keeps the replaced vault whole; it must not outlive 'delete everything'."""
+    from storage import erase
+    from storage.chats import ChatStore
+    from storage.vault import Vault
+    from tests.storage.conftest import FAST_KDF, PASSPHRASE
+
+    folder = tmp_path / "data"
+    ChatStore(Vault.create(folder / "vault.db", PASSPHRASE, FAST_KDF)).close()
+    backup = tmp_path / "backup.db"
+    vault = Vault.open(folder / "vault.db", PASSPHRASE)
+    vault.backup_to(backup)
+    vault.close()
+    kept = Vault.restore(backup, PASSPHRASE, folder / "vault.db")
+    assert kept is not None and kept.exists()
+    erased = []
+    original = erase.crypto_erase
+    monkeypatch.setattr(erase, "crypto_erase", lambda path: (erased.append(path.name), original(path)))
+    assert erase.erase_everything(folder, keep=set()) == []
+    assert kept.name in erased and not kept.exists()
