@@ -222,6 +222,11 @@ class Vault:
         target = Path(target)
         partial = target.with_name(target.name + ".partial")
         _copy_or_clean_up(self.path, partial)
+        if self._closed:
+            # Locked (or everything deleted) while copying: a backup made now would outlive
+            # the vault it copies, key record and all.
+            _remove_with_sidecars(partial)
+            raise db.VaultClosed("The vault was closed while it was being backed up.")
         os.replace(partial, target)
         return target
 

@@ -152,19 +152,31 @@ class ChatController(QObject):
         chats = store.list_chats()
         self.select_chat(chats[0].id if chats else None)
 
-    def lock(self) -> None:
-        """Stop generating, save the partial answer, close the vault, forget the conversation."""
-        store = self.turns.store
-        if store is None:
+    def end_session(self) -> None:
+        """The session's "answer" step: stop the answer and save it; the vault stays open
+        for the session to close."""
+        if self.turns.store is None:
             return
         self.turns.interrupt()
         self.turns.retry_pending()
         self.turns.detach()
         self._retry.stop()
         self.current_chat = None
-        store.close()
+
+    def locked_out(self) -> None:
+        """After the vault closed: forget the conversation in the model, show the lock."""
         self.worker.submit(Forget())
         self.locked_changed.emit(True)
+
+    def lock(self) -> None:
+        """Stop generating, save the partial answer, close the vault, forget the conversation
+        (for a controller used without a window's session)."""
+        store = self.turns.store
+        if store is None:
+            return
+        self.end_session()
+        store.close()
+        self.locked_out()
 
     @property
     def busy(self) -> bool:
@@ -326,15 +338,15 @@ class ChatController(QObject):
 
     # Shutdown ---------------------------------------------------------------------
     def shutdown(self, timeout: float = 2.0) -> bool:
-        """Stop generating, save the partial answer, join the worker, close the vault."""
+        """Stop generating, save the partial answer, join the worker, close the vault (if a
+        session has not closed it already)."""
         self.turns.interrupt()
         joined = self.worker.shutdown(timeout)
         if not joined:
             log.error("the inference worker did not stop within %.1f s", timeout)
         store = self.turns.store
         if store is not None:
-            self.turns.retry_pending()
-            self.turns.detach()
+            self.end_session()
             store.close()
         return joined
 

@@ -363,9 +363,8 @@ class MainWindow(ChatHeader, ChatListActions, QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self._closing:
             self._closing = True
-            self.models.detach()  # a model copy or probe stops at once; its partial file goes
-            self.vault.stop_auto_lock()  # waits for background work, now cancelled
-            self.vault.api.stop()
-            self.documents.detach()  # cancel an import; the index goes before the vault closes
-            self.controller.shutdown()
+            # API, model jobs, documents, the answer, then the vault (core.session).
+            self.vault.end_session()
+            self.vault.stop_auto_lock()  # waits for background work, cancelled by now
+            self.controller.shutdown()  # the worker frees the model
         event.accept()

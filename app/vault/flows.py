@@ -17,6 +17,7 @@ from app.shell import dialogs
 from app.shell.background import run_in_background
 from app.vault.idle import IdleWatcher
 from app.vault.lock_screen import MIN_LENGTH
+from core.session import Session
 from core.settings import Settings
 from storage import export
 from storage.chats import ChatStore
@@ -81,6 +82,7 @@ class VaultFlows(QObject):
         self.kdf = kdf
         self.path = vault_path()
         self.settings = Settings.load()
+        self.session: Session | None = None  # while unlocked
         from app.api.controller import ApiController
 
         self.api = ApiController(window.controller, self.settings)
@@ -122,12 +124,17 @@ class VaultFlows(QObject):
         if self.window._closing:
             store.close()
             return
+        session = self.session = Session(store)
         self.controller.attach_store(store)
         # The library first: it names the embedding model the user chose, so the documents
         # start with it instead of re-embedding to the bundled one and back.
         self.window.models.attach(store)
         self.window.documents.attach(store)
         self.api.start()  # only if the user switched it on
+        session.on_close("requests", self.api.stop)
+        session.on_close("jobs", self.window.models.detach)
+        session.on_close("documents", self.window.documents.detach)
+        session.on_close("answer", self.controller.end_session)
         self.idle.set_minutes(self.settings.auto_lock_minutes)
         vault, folder = store.vault, backups_dir()
         self._background(lambda: vault.auto_backup(folder), self._backed_up, self._backup_failed)
@@ -164,13 +171,11 @@ class VaultFlows(QObject):
         if self.controller.locked:
             return
         self.idle.stop()
-        self.api.stop()
-        self.window.models.detach()
-        self.window.documents.detach()
         for dialog in (self.window.models_dialog, self.window.collections_dialog):
             if dialog is not None:
                 dialog.close()
-        self.controller.lock()
+        self.end_session()
+        self.controller.locked_out()
         self.window.lock_screen.show_unlock()
         self.locked.emit()
 
@@ -181,6 +186,12 @@ class VaultFlows(QObject):
         self.lock()
         minutes = self.settings.auto_lock_minutes
         self.window.lock_screen.show_error(f"Locked after {minutes} minutes without use.")
+
+    def end_session(self) -> None:
+        """Close this unlock's session (core.session: API, jobs, documents, answer, vault)."""
+        session, self.session = self.session, None
+        if session is not None:
+            session.close()
 
     def stop_auto_lock(self) -> None:
         self.idle.stop()
@@ -310,6 +321,9 @@ class VaultFlows(QObject):
         from storage.paths import data_dir
 
         self.lock()
+        # An automatic backup may still be copying: it gives up once the vault is closed,
+        # and must be done before the files are erased.
+        QThreadPool.globalInstance().waitForDone(5000)
         for handler in logging.getLogger().handlers:
             if isinstance(handler, logging.FileHandler):
                 handler.close()  # reopened on the next log line, in a fresh file

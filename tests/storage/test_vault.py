@@ -255,3 +255,23 @@ def test_a_restore_whose_copy_fails_leaves_the_vault_alone(
         Vault.restore(backup, PASSPHRASE, vault_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["backup.db", "vault.db"]
     assert _titles(vault_path) == ["precious"]
+
+
+def test_a_backup_that_finishes_after_the_vault_closed_is_thrown_away(vault_path, monkeypatch, tmp_path) -> None:
+    """Locking (or deleting everything) while an automatic backup copies: no copy survives."""
+    import storage.vault as vault_module
+    from storage.db import VaultClosed
+
+    vault = Vault.create(vault_path, PASSPHRASE, FAST_KDF)
+    original = vault_module._sqlite_copy
+
+    def copy_then_lock(source, target):
+        original(source, target)
+        vault.close()
+
+    monkeypatch.setattr(vault_module, "_sqlite_copy", copy_then_lock)
+    target = tmp_path / "backups" / "vault-1.db"
+    target.parent.mkdir()
+    with pytest.raises(VaultClosed):
+        vault.backup_to(target)
+    assert list(target.parent.iterdir()) == []
