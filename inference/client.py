@@ -130,14 +130,19 @@ class WorkerClient:
     def generate(self, messages: tuple[ChatMessage, ...], params: SamplingParams,
                  retrieval: Retrieval | None = None, on_chunk: Callable[[str], None] | None = None,
                  timeout: float = ANSWER_TIMEOUT) -> Answer:
-        """Generate one answer; ``on_chunk`` sees the text as it streams. Raises ClientError."""
+        """Generate one answer; ``on_chunk`` sees the text as it streams. Raises ClientError,
+        or TimeoutError (and cancels the request) when no event came for ``timeout`` s."""
         request_id = next(self._ids)
         self.worker.submit(Generate(request_id, 0, messages, params, retrieval))
         text: list[str] = []
         passages: tuple[Any, ...] = ()
         while True:
-            event = self._wait((Retrieved, Chunk, Done, Stopped, Failed), timeout,
-                               "the model did not answer in time")
+            try:
+                event = self._wait((Retrieved, Chunk, Done, Stopped, Failed), timeout,
+                                   "the model did not answer in time")
+            except TimeoutError:
+                self.worker.cancel(request_id)  # the worker must not go on answering nobody
+                raise
             if getattr(event, "request_id", request_id) != request_id:
                 continue
             if isinstance(event, Retrieved):
