@@ -16,6 +16,7 @@ from __future__ import annotations
 import errno
 import shutil
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,20 +94,25 @@ def trouble(exc: BaseException | None, where: Path | None = None) -> Trouble | N
     return Trouble(found) if found else None
 
 
-def _kind(exc: BaseException | None) -> str | None:
+def causes(exc: BaseException | None) -> Iterator[BaseException]:
+    """``exc``, then what caused it: SQLAlchemy's ``orig`` and ``raise ... from``. Not
+    ``__context__``: a bug raised while handling a full disk is the bug, not the disk."""
     seen: set[int] = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
-        if isinstance(exc, OSError) and exc.errno in _ERRNO:
-            return _ERRNO[exc.errno]
-        if isinstance(exc, sqlite3.Error):
-            text = str(exc).lower()
+        yield exc
+        exc = getattr(exc, "orig", None) or exc.__cause__
+
+
+def _kind(exc: BaseException | None) -> str | None:
+    for cause in causes(exc):
+        if isinstance(cause, OSError) and cause.errno in _ERRNO:
+            return _ERRNO[cause.errno]
+        if isinstance(cause, sqlite3.Error):
+            text = str(cause).lower()
             for needle, kind in _SQLITE:
                 if needle in text:
                     return kind
-        # orig (SQLAlchemy's wrapper) and __cause__ ("raise ... from"): not __context__,
-        # or a bug raised while handling a full disk would be taken for the full disk.
-        exc = getattr(exc, "orig", None) or exc.__cause__
     return None
 
 

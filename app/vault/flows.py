@@ -23,7 +23,7 @@ from storage import export
 from storage.chats import ChatStore
 from storage.crypto import BadPassphrase, DamagedVault, KdfParams, WrongPassphrase
 from storage.db import VaultClosed
-from storage.errors import trouble
+from storage.errors import causes, trouble
 from storage.paths import backups_dir, vault_path
 from storage.vault import Vault, VaultMissing
 
@@ -59,15 +59,6 @@ def damaged_message(exc: Exception) -> str:
         advice = ("There is no automatic backup yet. If you saved one with File ▸ Back up "
                   "vault, choose “Restore from a backup…”.")
     return f"{exc}\n\n{advice}"
-
-
-def _chain(exc: BaseException | None) -> list[BaseException]:
-    """The exception and what caused it (SQLAlchemy wraps the error a listener raised)."""
-    found: list[BaseException] = []
-    while exc is not None and exc not in found:
-        found.append(exc)
-        exc = getattr(exc, "orig", None) or exc.__cause__ or exc.__context__
-    return found
 
 
 class VaultFlows(QObject):
@@ -361,7 +352,7 @@ class VaultFlows(QObject):
 
     @Slot(object)
     def _check_failed(self, exc: Exception) -> None:
-        if any(isinstance(e, VaultClosed) for e in _chain(exc)):
+        if any(isinstance(e, VaultClosed) for e in causes(exc)):
             dialogs.inform(self.parent_widget, "Check vault", "Hearth was locked before the check "
                            "finished; unlock it and check again.")
             return

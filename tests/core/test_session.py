@@ -9,6 +9,7 @@ from sqlalchemy import text
 from core.session import Session
 from storage.chats import ChatStore
 from storage.db import VaultClosed
+from storage.errors import causes
 
 
 def test_the_steps_run_in_their_fixed_order_then_the_vault_closes(store: ChatStore) -> None:
@@ -43,8 +44,4 @@ def test_after_the_session_the_vault_refuses_writes(store: ChatStore) -> None:
     Session(store).close()
     with pytest.raises(Exception) as caught, engine.connect() as conn:
         conn.execute(text("SELECT 1"))
-    chain, exc = [], caught.value
-    while exc is not None:
-        chain.append(exc)
-        exc = exc.__cause__ or getattr(exc, "orig", None)
-    assert any(isinstance(e, VaultClosed) for e in chain)
+    assert any(isinstance(e, VaultClosed) for e in causes(caught.value))
