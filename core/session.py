@@ -12,12 +12,15 @@ session this way, so no path can close the vault under a job that still writes:
 5. the vault: WAL checkpointed, key dropped.
 
 A step that fails is logged and the next one still runs: a bug in one must not leave the
-vault open.
+vault open. ``close(timeout)`` shares one deadline among the steps: each is handed the
+seconds left, so quitting takes about two seconds however many steps wait. A step that
+runs out of time does not keep the vault open: what it still tries to write is refused.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 
 from storage.chats import ChatStore
@@ -25,27 +28,32 @@ from storage.chats import ChatStore
 log = logging.getLogger(__name__)
 
 STAGES = ("requests", "jobs", "documents", "answer")
+CLOSE_TIMEOUT = 2.0  # seconds for all the steps together
+Stop = Callable[[float], object]  # called with the seconds left
 
 
 class Session:
     def __init__(self, store: ChatStore) -> None:
         self.store = store
-        self._closers: dict[str, list[Callable[[], object]]] = {stage: [] for stage in STAGES}
+        self._closers: dict[str, list[Stop]] = {stage: [] for stage in STAGES}
         self.closed = False
 
-    def on_close(self, stage: str, stop: Callable[[], object]) -> None:
-        """Run ``stop`` when the session ends, in ``stage``'s turn (see the module's list)."""
+    def on_close(self, stage: str, stop: Stop) -> None:
+        """Run ``stop(seconds_left)`` when the session ends, in ``stage``'s turn (see the
+        module's list)."""
         self._closers[stage].append(stop)
 
-    def close(self) -> None:
-        """Stop everything in order, then close the vault. Idempotent."""
+    def close(self, timeout: float = CLOSE_TIMEOUT) -> None:
+        """Stop everything in order within ``timeout`` seconds, then close the vault.
+        Idempotent."""
         if self.closed:
             return
         self.closed = True
+        deadline = time.monotonic() + timeout
         for stage in STAGES:
             for stop in self._closers[stage]:
                 try:
-                    stop()
+                    stop(max(0.0, deadline - time.monotonic()))
                 except Exception:
                     log.exception("ending the session: the %s step failed", stage)
         self.store.close()

@@ -58,9 +58,10 @@ class ApiController(QObject):
         self.state_changed.emit(f"Local API on {self.server.url}")
         return None
 
-    def stop(self) -> None:
+    def stop(self, timeout: float = 2.5) -> None:
+        """Take no more requests; open streams get at most ``timeout`` seconds to end."""
         if self.server is not None:
-            self.server.stop()
+            self.server.stop(timeout)
             self.server = None
             self.state_changed.emit("Local API off")
 

@@ -88,12 +88,12 @@ class DocumentsController(QObject):
         """Called on the service's thread; the worker's submit is safe from any thread."""
         self.chat.worker.submit(command)
 
-    def detach(self) -> None:
+    def detach(self, timeout: float = CLOSE_TIMEOUT) -> None:
         """Stop the service (cancel, kill a parse, join); the vault may close after this."""
         self._timer.stop()
         service, self.service = self.service, None
         self._generation += 1  # what the old service still reports is dropped
-        if service is not None and not service.close(CLOSE_TIMEOUT):
+        if service is not None and not service.close(min(timeout, CLOSE_TIMEOUT)):
             log.warning("the document service did not stop in time; the closed vault refuses it")
         self._collections, self._documents = (), {}
         if self.busy:

@@ -88,7 +88,8 @@ class ModelsController(QObject):
             self.chat.params = ModelSettings.from_dict(current.settings).sampling()
         self.library_changed.emit()
 
-    def detach(self) -> None:
+    def detach(self, _timeout: float = 0.0) -> None:
+        """Cancel copies and probes; the session's job step then waits for them."""
         self.cancel_jobs()
         self.pending.clear()
         self.library = None
@@ -152,7 +153,7 @@ class ModelsController(QObject):
         key = str(source.resolve())
         self.pending.add(key)
         run_in_background(work, self, lambda result: self._stored(key, source, mode, info, result),
-                          lambda exc: self._import_error(key, source, exc))
+                          lambda exc: self._import_error(key, source, exc), name="model-import")
         return True
 
     def _stored(self, key: str, source: Path, mode: str, info: ModelInfo, result: tuple[Path, str]) -> None:
@@ -193,7 +194,7 @@ class ModelsController(QObject):
         self.pending.add(entry.sha256)
         run_in_background(lambda: probe(path, n_ctx=n_ctx, cancel=cancel),
                           self, lambda result: self._probed(entry.id, key, result),
-                          lambda exc: self._probed(entry.id, key, exc))
+                          lambda exc: self._probed(entry.id, key, exc), name="probe")
 
     def _probed(self, entry_id: int, key: str, result) -> None:
         if isinstance(result, ProbeCancelled):

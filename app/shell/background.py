@@ -1,39 +1,70 @@
-"""Run slow work (key derivation, backups) off the UI thread, report back on it.
+"""Slow work (key derivation, backups, model copies, probes) off the UI thread.
 
-The callable runs on a pool thread and must not touch widgets; its result or exception
-comes back through a signal that Qt delivers on the UI thread.
+A thin Qt adapter over ``core.jobs``: the job runs on its own daemon thread and must not
+touch widgets; its outcome comes back through a queued signal, so the callbacks run on
+the UI thread. One registry serves the whole window: lock and quit cancel its jobs and
+wait for them with a deadline (``jobs().wait``), never with an unbounded pool wait.
 """
 
 from __future__ import annotations
 
-import logging
+import threading
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
-log = logging.getLogger(__name__)
-
-
-class Task(QObject):
-    succeeded = Signal(object)
-    failed = Signal(object)  # the exception
+from core.jobs import Job, JobRegistry
 
 
-class _Runnable(QRunnable):
-    def __init__(self, fn: Callable[[], Any], task: Task) -> None:
+class _Poster(QObject):
+    """Lives on the UI thread; a callable emitted from any thread runs there."""
+
+    posted = Signal(object)
+
+    def __init__(self) -> None:
         super().__init__()
-        self._fn = fn
-        self._task = task
+        self.posted.connect(self._run)
 
-    @Slot()
-    def run(self) -> None:
-        try:
-            result = self._fn()
-        except Exception as exc:  # delivered to the UI thread, which decides what to say
-            self._task.failed.emit(exc)
-            return
-        self._task.succeeded.emit(result)
+    @Slot(object)
+    def _run(self, callback: Callable[[], None]) -> None:
+        callback()
+
+
+_registry: JobRegistry | None = None
+_poster: _Poster | None = None
+
+
+def jobs() -> JobRegistry:
+    """The window's job registry (made on first use, on the UI thread)."""
+    global _registry, _poster
+    if _registry is None:
+        _poster = _Poster()
+        app = QCoreApplication.instance()
+        if app is not None:
+            _poster.moveToThread(app.thread())
+        _registry = JobRegistry(post=_poster.posted.emit)
+    return _registry
+
+
+def start_job(
+    name: str,
+    work: Callable[[threading.Event], Any],
+    parent: QObject,
+    on_success: Callable[[Any], None],
+    on_failure: Callable[[Exception], None],
+) -> Job:
+    """Run ``work(cancel)`` in the background; a callback gets its outcome on the UI thread,
+    unless ``parent`` has been deleted by then."""
+
+    def alive(callback: Callable[[Any], None]) -> Callable[[Any], None]:
+        def deliver(value: Any) -> None:
+            if shiboken6.isValid(parent):
+                callback(value)
+        return deliver
+
+    return jobs().start(name, work, alive(on_success), alive(on_failure))
 
 
 def run_in_background(
@@ -41,16 +72,7 @@ def run_in_background(
     parent: QObject,
     on_success: Callable[[Any], None],
     on_failure: Callable[[Exception], None],
-) -> Task:
-    """Run ``fn`` on the global pool; the callbacks run on the UI thread.
-
-    The callbacks are connected before the work starts: a fast ``fn`` must not finish
-    before anyone listens.
-    """
-    task = Task(parent)
-    task.succeeded.connect(on_success)
-    task.failed.connect(on_failure)
-    task.succeeded.connect(task.deleteLater)
-    task.failed.connect(task.deleteLater)
-    QThreadPool.globalInstance().start(_Runnable(fn, task))
-    return task
+    name: str = "task",
+) -> Job:
+    """``start_job`` for work that cannot be cancelled half-way (a key derivation)."""
+    return start_job(name, lambda _cancel: fn(), parent, on_success, on_failure)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Slot
@@ -47,6 +48,9 @@ from app.vault.lock_screen import LockScreen
 from guard import egress
 from storage.chats import Chat, Message
 from storage.crypto import DEFAULT_KDF, KdfParams
+
+QUIT_TIMEOUT = 2.0  # seconds from closing the window to the worker's end
+WORKER_TIMEOUT = 0.5  # of which the worker gets at least this (it stops between tokens)
 
 
 class MainWindow(ChatHeader, ChatListActions, QMainWindow):
@@ -363,8 +367,10 @@ class MainWindow(ChatHeader, ChatListActions, QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self._closing:
             self._closing = True
-            # API, model jobs, documents, the answer, then the vault (core.session).
-            self.vault.end_session()
-            self.vault.stop_auto_lock()  # waits for background work, cancelled by now
-            self.controller.shutdown()  # the worker frees the model
+            # API, model jobs, documents, the answer, then the vault (core.session), then
+            # the worker frees the model: about two seconds in all (QUIT_TIMEOUT).
+            deadline = time.monotonic() + QUIT_TIMEOUT
+            self.vault.end_session(QUIT_TIMEOUT - WORKER_TIMEOUT)
+            self.vault.stop_auto_lock()
+            self.controller.shutdown(max(0.2, deadline - time.monotonic()))
         event.accept()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
+import threading
 import traceback
 from types import TracebackType
 
@@ -83,4 +85,16 @@ def run_gui() -> int:
     code = app.exec()
     window.close()  # staged shutdown if the loop ended another way
     lock.release()
+    _exit_if_stuck(code)
     return code
+
+
+def _exit_if_stuck(code: int) -> None:
+    """Never a windowless process: the staged shutdown had its two seconds; a thread that
+    outlived it (a copy blocked on a hung drive) must not keep Hearth running unseen."""
+    stuck = [t.name for t in threading.enumerate()
+             if t is not threading.main_thread() and t.is_alive() and not t.daemon]
+    if stuck:
+        log.error("threads still running at exit, ending the process: %s", ", ".join(stuck))
+        logging.shutdown()
+        os._exit(code)

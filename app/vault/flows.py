@@ -10,14 +10,14 @@ import time
 from pathlib import Path
 from typing import Any, Protocol, cast
 
-from PySide6.QtCore import QObject, QThreadPool, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QApplication, QWidget
 
 from app.shell import dialogs
-from app.shell.background import run_in_background
+from app.shell.background import jobs, run_in_background
 from app.vault.idle import IdleWatcher
 from app.vault.lock_screen import MIN_LENGTH
-from core.session import Session
+from core.session import CLOSE_TIMEOUT, Session
 from core.settings import Settings
 from storage import export
 from storage.chats import ChatStore
@@ -95,7 +95,7 @@ class VaultFlows(QObject):
         self.window._locked_changed(True)
 
     def _background(self, fn, on_success, on_failure) -> None:
-        run_in_background(fn, self, on_success, on_failure)
+        run_in_background(fn, self, on_success, on_failure, name="vault")
 
     # Create, unlock, lock ---------------------------------------------------------
     @Slot(str)
@@ -124,8 +124,9 @@ class VaultFlows(QObject):
         self.api.start()  # only if the user switched it on
         session.on_close("requests", self.api.stop)
         session.on_close("jobs", self.window.models.detach)
+        session.on_close("jobs", jobs().wait)  # an automatic backup gives up once cancelled
         session.on_close("documents", self.window.documents.detach)
-        session.on_close("answer", self.controller.end_session)
+        session.on_close("answer", lambda _left: self.controller.end_session())
         self.idle.set_minutes(self.settings.auto_lock_minutes)
         vault, folder = store.vault, backups_dir()
         self._background(lambda: vault.auto_backup(folder), self._backed_up, self._backup_failed)
@@ -178,15 +179,14 @@ class VaultFlows(QObject):
         minutes = self.settings.auto_lock_minutes
         self.window.lock_screen.show_error(f"Locked after {minutes} minutes without use.")
 
-    def end_session(self) -> None:
+    def end_session(self, timeout: float = CLOSE_TIMEOUT) -> None:
         """Close this unlock's session (core.session: API, jobs, documents, answer, vault)."""
         session, self.session = self.session, None
         if session is not None:
-            session.close()
+            session.close(timeout)
 
     def stop_auto_lock(self) -> None:
         self.idle.stop()
-        QThreadPool.globalInstance().waitForDone(5000)
 
     @Slot()
     def set_auto_lock(self) -> None:
@@ -314,7 +314,8 @@ class VaultFlows(QObject):
         self.lock()
         # An automatic backup may still be copying: it gives up once the vault is closed,
         # and must be done before the files are erased.
-        QThreadPool.globalInstance().waitForDone(5000)
+        if not jobs().wait(5.0):
+            log.warning("deleting everything while background work is still running")
         for handler in logging.getLogger().handlers:
             if isinstance(handler, logging.FileHandler):
                 handler.close()  # reopened on the next log line, in a fresh file

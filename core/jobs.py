@@ -1,0 +1,105 @@
+"""Background jobs: slow work off the UI thread, its outcome delivered back on it.
+
+In the style of Anki's ``QueryOp``: a job is a callable that receives its own cancel
+event; its result or exception is handed to ``post``, which the window implements as a
+queued Qt signal (so the callbacks run on the UI thread) and the terminal as a direct
+call. The registry knows every job under way, so a session can cancel them all at lock
+and quit and wait for them with a deadline.
+
+Jobs run on daemon threads: one stuck in a system call past the deadline (a copy from
+a hung network drive, a key derivation) never keeps a closed app alive as a windowless
+process. Work that must not be cut short by the process ending (a vault write) is
+crash-safe by itself; nothing here relies on a job finishing.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+Post = Callable[[Callable[[], None]], None]
+
+
+def direct(callback: Callable[[], None]) -> None:
+    """``post`` for code without an event loop: run the callback on the job's thread."""
+    callback()
+
+
+@dataclass(eq=False)
+class Job:
+    name: str
+    cancel: threading.Event = field(default_factory=threading.Event)
+    done: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def cancelled(self) -> bool:
+        return self.cancel.is_set()
+
+
+class JobRegistry:
+    def __init__(self, post: Post = direct) -> None:
+        self._post = post
+        self._lock = threading.Lock()
+        self._jobs: set[Job] = set()
+
+    def start(
+        self,
+        name: str,
+        work: Callable[[threading.Event], Any],
+        on_success: Callable[[Any], None],
+        on_failure: Callable[[Exception], None],
+    ) -> Job:
+        """Run ``work(cancel)`` on its own thread; one of the callbacks gets its outcome.
+
+        A cancelled job's outcome is still delivered (a copy cancelled half-way raises
+        its own ``Cancelled``): the callback decides what a late answer means.
+        """
+        job = Job(name)
+        with self._lock:
+            self._jobs.add(job)
+
+        def run() -> None:
+            outcome: Callable[[], None]
+            try:
+                result = work(job.cancel)
+                outcome = functools.partial(on_success, result)
+            except Exception as exc:  # the callback decides what to say
+                outcome = functools.partial(on_failure, exc)
+            finally:
+                with self._lock:
+                    self._jobs.discard(job)
+                job.done.set()
+            try:
+                self._post(outcome)
+            except Exception:
+                log.exception("the outcome of the %s job could not be delivered", name)
+
+        threading.Thread(target=run, name=f"hearth-job-{name}", daemon=True).start()
+        return job
+
+    def running(self) -> list[Job]:
+        with self._lock:
+            return sorted(self._jobs, key=lambda job: job.name)
+
+    def cancel_all(self) -> None:
+        for job in self.running():
+            job.cancel.set()
+
+    def wait(self, timeout: float) -> bool:
+        """Wait until every job under way has ended, at most ``timeout`` seconds in all;
+        True if none is left. Jobs started meanwhile are waited for too."""
+        deadline = time.monotonic() + timeout
+        while jobs := self.running():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                log.warning("background jobs still running: %s", ", ".join(j.name for j in jobs))
+                return False
+            jobs[0].done.wait(left)
+        return True
