@@ -1,7 +1,10 @@
 """Chats and messages in the vault, every payload encrypted and bound to its row.
 
 Each public method runs in its own short transaction on the calling thread; callers get
-frozen records. A payload that does not decrypt (changed outside Hearth, or damaged)
+frozen records. A message's ciphertext is bound to its chat and position; each chat's
+payload lists its messages with a version that every change of a message raises, so
+``verify`` notices a message deleted outside Hearth, one added from another copy, and an
+older copy of a message put back in place of the current one. A payload that does not decrypt (changed outside Hearth, or damaged)
 does not take the rest down: its record comes back marked ``damaged`` and the place is
 listed in ``damaged_places`` so the window can say so.
 """
@@ -16,7 +19,7 @@ from typing import Any
 from sqlalchemy import Connection, delete, func, insert, select, update
 
 from storage import schema
-from storage.crypto import DamagedVault
+from storage.crypto import Binding, DamagedVault
 from storage.db import inserted_id
 from storage.vault import Vault
 
@@ -71,14 +74,14 @@ class ChatStore:
         self.damaged_places: list[str] = []
 
     # Payloads ---------------------------------------------------------------------
-    def _seal(self, table: str, row_id: int, data: dict[str, Any]) -> bytes:
+    def _seal(self, table: str, row_id: int, data: dict[str, Any], bind: Binding = ()) -> bytes:
         plain = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        return self._cipher.encrypt(plain, table, "payload", row_id)
+        return self._cipher.encrypt(plain, table, "payload", row_id, bind)
 
     def _unseal(self, table: str, row_id: int, blob: bytes,
-                places: list[str] | None = None) -> dict[str, Any] | None:
+                places: list[str] | None = None, bind: Binding = ()) -> dict[str, Any] | None:
         try:
-            return json.loads(self._cipher.decrypt(blob, table, "payload", row_id))
+            return json.loads(self._cipher.decrypt(blob, table, "payload", row_id, bind))
         except DamagedVault as exc:
             place = str(exc)
             found = self.damaged_places if places is None else places
@@ -95,7 +98,7 @@ class ChatStore:
 
     def _message(self, row_id: int, chat_id: int, position: int, blob: bytes,
                  places: list[str] | None = None) -> Message:
-        data = self._unseal("messages", row_id, blob, places)
+        data = self._unseal("messages", row_id, blob, places, (chat_id, position))
         if data is None:
             return Message(row_id, chat_id, position, "assistant", "", DAMAGED)
         status = data["status"]
@@ -114,18 +117,28 @@ class ChatStore:
             .values(payload=self._seal("chats", chat_id, data))
         )
 
-    def _touch_chat(self, conn: Connection, chat_id: int, **changes: Any) -> None:
+    def _touch_chat(self, conn: Connection, chat_id: int, listed: tuple[int, int | None] | None = None,
+                    **changes: Any) -> None:
+        """Change a chat's payload; ``listed`` is (message id, its new version, or None
+        for "deleted") for the chat's list of messages."""
         data = self._chat_data(conn, chat_id)
         if data is None:
             raise StoreError("This chat is damaged and cannot be changed.")
         data.update(changes)
+        if listed is not None:
+            versions = data.setdefault("messages", {})
+            message_id, version = listed
+            if version is None:
+                versions.pop(str(message_id), None)
+            else:
+                versions[str(message_id)] = version
         self._write_chat(conn, chat_id, data)
 
     # Chats ------------------------------------------------------------------------
     def create_chat(self, title: str = "New chat") -> Chat:
         now = time.time()
-        data = {"title": title, "created_at": now, "updated_at": now, "pinned": False}
-        with self._engine.begin() as conn:
+        data = {"title": title, "created_at": now, "updated_at": now, "pinned": False, "messages": {}}
+        with self.vault.transaction() as conn:
             chat_id = inserted_id(conn.execute(insert(schema.chats).values(payload=b"")))
             self._write_chat(conn, chat_id, data)
         return Chat(chat_id, title, now, now)
@@ -144,21 +157,21 @@ class ChatStore:
         return None if blob is None else self._chat(chat_id, blob)
 
     def rename_chat(self, chat_id: int, title: str) -> None:
-        with self._engine.begin() as conn:
+        with self.vault.transaction() as conn:
             self._touch_chat(conn, chat_id, title=title)
 
     def pin_chat(self, chat_id: int, pinned: bool) -> None:
-        with self._engine.begin() as conn:
+        with self.vault.transaction() as conn:
             self._touch_chat(conn, chat_id, pinned=pinned)
 
     def set_chat_settings(self, chat_id: int, settings: dict[str, Any]) -> None:
         """Per-chat overrides: a system prompt and sampling values."""
-        with self._engine.begin() as conn:
+        with self.vault.transaction() as conn:
             self._touch_chat(conn, chat_id, settings=settings)
 
     def delete_chat(self, chat_id: int) -> None:
         """Gone for good: with secure_delete SQLite overwrites the freed pages."""
-        with self._engine.begin() as conn:
+        with self.vault.transaction() as conn:
             conn.execute(delete(schema.messages).where(schema.messages.c.chat_id == chat_id))
             conn.execute(delete(schema.chats).where(schema.chats.c.id == chat_id))
         if self._search_cache is not None:
@@ -169,8 +182,8 @@ class ChatStore:
                     stats: dict[str, Any] | None = None) -> Message:
         now = time.time()
         data = {"role": role, "content": content, "status": status, "stats": stats or {},
-                "created_at": now}
-        with self._engine.begin() as conn:
+                "created_at": now, "version": 1}
+        with self.vault.transaction() as conn:
             last = conn.scalar(
                 select(func.max(schema.messages.c.position)).where(schema.messages.c.chat_id == chat_id)
             )
@@ -179,9 +192,9 @@ class ChatStore:
                 insert(schema.messages).values(chat_id=chat_id, position=position, payload=b"")))
             conn.execute(
                 update(schema.messages).where(schema.messages.c.id == message_id)
-                .values(payload=self._seal("messages", message_id, data))
+                .values(payload=self._seal("messages", message_id, data, (chat_id, position)))
             )
-            self._touch_chat(conn, chat_id, updated_at=now)
+            self._touch_chat(conn, chat_id, (message_id, 1), updated_at=now)
         if status == STREAMING:
             self._streaming_here.add(message_id)
         if self._search_cache is not None:
@@ -196,14 +209,15 @@ class ChatStore:
         status: str | None = None,
         stats: dict[str, Any] | None = None,
     ) -> None:
-        with self._engine.begin() as conn:
+        with self.vault.transaction() as conn:
             row = conn.execute(
-                select(schema.messages.c.chat_id, schema.messages.c.payload)
+                select(schema.messages.c.chat_id, schema.messages.c.position, schema.messages.c.payload)
                 .where(schema.messages.c.id == message_id)
             ).first()
             if row is None:
                 return
-            data = self._unseal("messages", message_id, row.payload)
+            bind = (row.chat_id, row.position)
+            data = self._unseal("messages", message_id, row.payload, bind=bind)
             if data is None:
                 raise StoreError("This message is damaged and cannot be changed.")
             if content is not None:
@@ -212,18 +226,23 @@ class ChatStore:
                 data["status"] = status
             if stats is not None:
                 data["stats"] = stats
+            data["version"] = data.get("version", 1) + 1
             conn.execute(
                 update(schema.messages).where(schema.messages.c.id == message_id)
-                .values(payload=self._seal("messages", message_id, data))
+                .values(payload=self._seal("messages", message_id, data, bind))
             )
+            self._touch_chat(conn, row.chat_id, (message_id, data["version"]))
         if status is not None and status != STREAMING:
             self._streaming_here.discard(message_id)
         if self._search_cache is not None and content is not None:
             self._search_cache[message_id] = (row.chat_id, content)
 
     def delete_message(self, message_id: int) -> None:
-        with self._engine.begin() as conn:
+        with self.vault.transaction() as conn:
+            chat_id = conn.scalar(select(schema.messages.c.chat_id).where(schema.messages.c.id == message_id))
             conn.execute(delete(schema.messages).where(schema.messages.c.id == message_id))
+            if chat_id is not None and self._chat_data(conn, chat_id) is not None:
+                self._touch_chat(conn, chat_id, (message_id, None))
         self._streaming_here.discard(message_id)
         if self._search_cache is not None:
             self._search_cache.pop(message_id, None)
@@ -284,10 +303,30 @@ class ChatStore:
             chat_rows = conn.execute(select(schema.chats.c.id, schema.chats.c.payload)).all()
             m = schema.messages.c
             message_rows = conn.execute(select(m.id, m.chat_id, m.position, m.payload)).all()
+        listed: dict[int, dict[str, int]] = {}
         for row_id, blob in chat_rows:
-            self._chat(row_id, blob, places)
+            data = self._unseal("chats", row_id, blob, places)
+            if data is not None:
+                listed[row_id] = data.get("messages") or {}
+        found: dict[int, set[int]] = {}
         for row in message_rows:
-            self._message(*row, places)
+            before = len(places)
+            message_id, chat_id = row[0], row[1]
+            data = self._unseal("messages", message_id, row[3], places, (chat_id, row[2]))
+            found.setdefault(chat_id, set()).add(message_id)
+            versions = listed.get(chat_id)
+            if data is None or versions is None or len(places) > before:
+                continue
+            version = versions.get(str(message_id))
+            if version is None:
+                places.append(f"message {message_id} in chat {chat_id} was not written there by "
+                              "Hearth (added outside Hearth, or from another copy of the vault)")
+            elif data.get("version", 1) != version:
+                places.append(f"message {message_id} in chat {chat_id} is an older copy of itself "
+                              "(put back from an earlier copy of the vault)")
+        for chat_id, versions in listed.items():
+            for missing in sorted(set(map(int, versions)) - found.get(chat_id, set())):
+                places.append(f"message {missing} of chat {chat_id} was deleted outside Hearth")
         return places
 
     def close(self) -> None:

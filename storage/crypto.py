@@ -2,10 +2,15 @@
 
 A random 256-bit data key encrypts every protected field with AES-256-GCM. The data key
 is stored only wrapped (AES-256-GCM again) by a key-encryption key that Argon2id derives
-from the passphrase, so changing the passphrase re-wraps 32 bytes and touches no data.
+from the passphrase. A passphrase change makes a new data key and re-encrypts every
+field (``storage.vault``): an old copy of the file and the old passphrase yield the old
+key, which opens that old copy and nothing written since.
 
-Each field's associated data names its place (format version, table, column, row id):
-a ciphertext moved to another row or column no longer decrypts.
+Each field's associated data names its place (format version, the vault's random id,
+table, column, row id) and the plaintext columns that give the row its meaning (the chat
+and position of a message; the collection and document of a chunk): a ciphertext moved
+to another row, column, chat, position, document or vault no longer decrypts. The key
+record binds the vault id and format into the wrapping, so neither can be edited.
 """
 
 from __future__ import annotations
@@ -15,13 +20,14 @@ import hashlib
 import hmac
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.argon2 import Argon2id
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+LEGACY_FORMAT = 1  # before the vault id and the row bindings: migrated at the first unlock
 NONCE_BYTES = 12
 KEY_BYTES = 32
 SALT_BYTES = 16
@@ -45,7 +51,8 @@ class BadPassphrase(ValueError):
 
 @dataclass(frozen=True)
 class KdfParams:
-    """Argon2id parameters, stored in the clear beside the wrapped key."""
+    """Argon2id parameters, stored in the clear beside the wrapped key (and bounded when
+    read back: a key record from a stranger must not ask for 1 TiB or a billion passes)."""
 
     memory_kib: int = 65536  # RFC 9106 second recommendation: 64 MiB,
     iterations: int = 3  # 3 passes,
@@ -57,6 +64,9 @@ class KdfParams:
 
 
 DEFAULT_KDF = KdfParams()
+# What a key record may ask for: from the tests' fast setting up to 4 GiB and 64 passes.
+KDF_BOUNDS = {"memory_kib": (8, 4 << 20), "iterations": (1, 64), "lanes": (1, 64)}
+SALT_RANGE = (SALT_BYTES, 64)
 
 
 def check_passphrase(passphrase: str) -> bytes:
@@ -86,6 +96,14 @@ class Envelope:
     kdf: KdfParams
     nonce: bytes
     wrapped_key: bytes
+    vault_id: str = ""  # hex; empty in a format-1 record
+    format: int = LEGACY_FORMAT
+
+    @property
+    def wrap_ad(self) -> bytes:
+        if self.format == LEGACY_FORMAT:
+            return WRAP_AD_V1
+        return f"hearth:key:v{self.format}:{self.vault_id}".encode()
 
     def to_json(self) -> str:
         data = asdict(self)
@@ -107,27 +125,48 @@ class Envelope:
             kdf = data["kdf"]
             params = KdfParams(
                 int(kdf["memory_kib"]), int(kdf["iterations"]), int(kdf["lanes"]),
-                base64.b64decode(kdf["salt"]),
+                base64.b64decode(kdf["salt"], validate=True),
             )
-            return cls(params, base64.b64decode(data["nonce"]), base64.b64decode(data["wrapped_key"]))
-        except (ValueError, KeyError, TypeError) as exc:
+            for name, (low, high) in KDF_BOUNDS.items():
+                if not low <= getattr(params, name) <= high:
+                    raise ValueError(f"{name} out of bounds")
+            if not SALT_RANGE[0] <= len(params.salt) <= SALT_RANGE[1]:
+                raise ValueError("salt length out of bounds")
+            envelope = cls(params, base64.b64decode(data["nonce"], validate=True),
+                           base64.b64decode(data["wrapped_key"], validate=True),
+                           str(data.get("vault_id", "")), int(data.get("format", LEGACY_FORMAT)))
+            if len(envelope.nonce) != NONCE_BYTES or len(envelope.wrapped_key) != KEY_BYTES + 16:
+                raise ValueError("wrapped key of the wrong size")
+            if envelope.format not in (LEGACY_FORMAT, FORMAT_VERSION):
+                raise ValueError(f"unknown format {envelope.format}")
+            if envelope.format != LEGACY_FORMAT and len(bytes.fromhex(envelope.vault_id)) != VAULT_ID_BYTES:
+                raise ValueError("vault id of the wrong size")
+            return envelope
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise DamagedVault(f"the key record is damaged ({exc})") from exc
 
 
-WRAP_AD = b"hearth:key:v1"
+WRAP_AD_V1 = b"hearth:key:v1"
+VAULT_ID_BYTES = 16
 
 
-def new_envelope(passphrase: str, data_key: bytes, params: KdfParams = DEFAULT_KDF) -> Envelope:
+def new_vault_id() -> str:
+    return os.urandom(VAULT_ID_BYTES).hex()
+
+
+def new_envelope(passphrase: str, data_key: bytes, vault_id: str, params: KdfParams = DEFAULT_KDF,
+                 format: int = FORMAT_VERSION) -> Envelope:
     salted = params.with_new_salt()
     kek = derive_kek(passphrase, salted)
     nonce = os.urandom(NONCE_BYTES)
-    return Envelope(salted, nonce, AESGCM(kek).encrypt(nonce, data_key, WRAP_AD))
+    shape = Envelope(salted, nonce, b"", vault_id if format != LEGACY_FORMAT else "", format)
+    return replace(shape, wrapped_key=AESGCM(kek).encrypt(nonce, data_key, shape.wrap_ad))
 
 
 def open_envelope(passphrase: str, envelope: Envelope) -> bytes:
     kek = derive_kek(passphrase, envelope.kdf)
     try:
-        return AESGCM(kek).decrypt(envelope.nonce, envelope.wrapped_key, WRAP_AD)
+        return AESGCM(kek).decrypt(envelope.nonce, envelope.wrapped_key, envelope.wrap_ad)
     except InvalidTag:
         raise WrongPassphrase() from None
 
@@ -136,38 +175,66 @@ def new_data_key() -> bytes:
     return AESGCM.generate_key(bit_length=256)
 
 
+Binding = tuple[int, ...]
+
+
 class FieldCipher:
-    """Encrypts and decrypts one field at one place. Holds the data key while unlocked."""
+    """Encrypts and decrypts one field at one place. Holds the data key while unlocked.
 
-    def __init__(self, data_key: bytes) -> None:
-        self._aead: AESGCM | None = AESGCM(data_key)
+    ``bind`` is the row's plaintext columns that give it meaning, in a fixed order per
+    table (``storage.schema.SEALED``). A cipher reads and writes one format only: a
+    format-1 field found in a format-2 vault is a splice from an older copy, and damage.
 
-    @staticmethod
-    def _ad(table: str, column: str, row_id: int) -> bytes:
-        return f"hearth:v{FORMAT_VERSION}:{table}:{column}:{row_id}".encode()
+    During a passphrase change the next key is added before the new ciphertexts commit
+    (``stage``) and made the only one after (``promote``): a read that overlaps the commit
+    decrypts with either, and nothing ever holds a ciphertext it cannot read.
+    """
 
-    def _require(self) -> AESGCM:
-        if self._aead is None:
+    def __init__(self, data_key: bytes, vault_id: str = "", format: int = FORMAT_VERSION) -> None:
+        self._keys: list[AESGCM] = [AESGCM(data_key)]
+        self.vault_id = vault_id
+        self.format = format
+
+    def _ad(self, table: str, column: str, row_id: int, bind: Binding) -> bytes:
+        if self.format == LEGACY_FORMAT:
+            return f"hearth:v1:{table}:{column}:{row_id}".encode()
+        bound = ",".join(str(int(value)) for value in bind)
+        return f"hearth:v{self.format}:{self.vault_id}:{table}:{column}:{row_id}:{bound}".encode()
+
+    def _require(self) -> list[AESGCM]:
+        if not self._keys:
             raise RuntimeError("the vault is locked")
-        return self._aead
+        return self._keys
 
-    def encrypt(self, plaintext: bytes, table: str, column: str, row_id: int) -> bytes:
+    def encrypt(self, plaintext: bytes, table: str, column: str, row_id: int, bind: Binding = ()) -> bytes:
         nonce = os.urandom(NONCE_BYTES)
-        sealed = self._require().encrypt(nonce, plaintext, self._ad(table, column, row_id))
-        return bytes([FORMAT_VERSION]) + nonce + sealed
+        sealed = self._require()[0].encrypt(nonce, plaintext, self._ad(table, column, row_id, bind))
+        return bytes([self.format]) + nonce + sealed
 
-    def decrypt(self, blob: bytes, table: str, column: str, row_id: int) -> bytes:
-        aead = self._require()
-        if not blob or blob[0] != FORMAT_VERSION or len(blob) < 1 + NONCE_BYTES + 16:
-            raise DamagedVault(f"{table}.{column} of row {row_id} is not a Hearth ciphertext")
-        try:
-            return aead.decrypt(blob[1 : 1 + NONCE_BYTES], blob[1 + NONCE_BYTES :],
-                                self._ad(table, column, row_id))
-        except InvalidTag:
-            raise DamagedVault(
-                f"{table}.{column} of row {row_id} was changed outside Hearth or is damaged"
-            ) from None
+    def decrypt(self, blob: bytes, table: str, column: str, row_id: int, bind: Binding = ()) -> bytes:
+        keys = self._require()
+        if not blob or blob[0] != self.format or len(blob) < 1 + NONCE_BYTES + 16:
+            raise DamagedVault(f"{table}.{column} of row {row_id} is not a Hearth ciphertext of this vault")
+        ad = self._ad(table, column, row_id, bind)
+        for aead in keys:
+            try:
+                return aead.decrypt(blob[1 : 1 + NONCE_BYTES], blob[1 + NONCE_BYTES :], ad)
+            except InvalidTag:
+                continue
+        raise DamagedVault(f"{table}.{column} of row {row_id} was changed outside Hearth or is damaged")
+
+    def stage(self, next_key: bytes) -> None:
+        """Also read with ``next_key`` (its ciphertexts are about to commit)."""
+        self._require().append(AESGCM(next_key))
+
+    def promote(self) -> None:
+        """The staged key committed: write with it, read with it alone."""
+        self._keys = self._require()[-1:]
+
+    def unstage(self) -> None:
+        """The change rolled back: the staged key goes."""
+        self._keys = self._require()[:1]
 
     def forget(self) -> None:
         """Drop the key reference (Python cannot promise to wipe the bytes from memory)."""
-        self._aead = None
+        self._keys = []

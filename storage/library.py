@@ -70,19 +70,19 @@ class ModelLibrary:
     def add(self, name: str, path: str, stored: str, sha256: str, info: dict[str, Any],
             settings: dict[str, Any] | None = None) -> LibraryEntry:
         entry = LibraryEntry(0, name, path, stored, sha256, info, settings or {}, {}, time.time())
-        with self._engine.begin() as conn:
+        with self._store.vault.transaction() as conn:
             row_id = inserted_id(conn.execute(insert(schema.models).values(payload=b"")))
             conn.execute(update(schema.models).where(schema.models.c.id == row_id)
                          .values(payload=self._seal("models", row_id, entry.payload())))
         return replace(entry, id=row_id)
 
     def save(self, entry: LibraryEntry) -> None:
-        with self._engine.begin() as conn:
+        with self._store.vault.transaction() as conn:
             conn.execute(update(schema.models).where(schema.models.c.id == entry.id)
                          .values(payload=self._seal("models", entry.id, entry.payload())))
 
     def remove(self, entry_id: int) -> None:
-        with self._engine.begin() as conn:
+        with self._store.vault.transaction() as conn:
             conn.execute(delete(schema.models).where(schema.models.c.id == entry_id))
         if self.preferences().get("default_model") == entry_id:
             self.set_preference("default_model", None)
@@ -100,7 +100,7 @@ class ModelLibrary:
         prefs = self.preferences()
         prefs[key] = value
         blob = self._seal("preferences", PREFERENCES_ROW, prefs)
-        with self._engine.begin() as conn:
+        with self._store.vault.transaction() as conn:
             exists = conn.scalar(select(schema.preferences.c.id)
                                  .where(schema.preferences.c.id == PREFERENCES_ROW))
             if exists is None:

@@ -1,8 +1,10 @@
 """The vault's tables (SQLAlchemy Core).
 
 What stays in the clear is only what SQLite needs to find and order rows: row ids, the
-chat a message belongs to, a message's position in its chat, the schema version and
-the key record (KDF parameters, salt, wrapped key). Everything a person wrote or that
+chat a message belongs to, a message's position in its chat, the collection and
+document of a chunk, the schema version and the key record (KDF parameters, salt,
+wrapped key, the vault's random id and format). Those plaintext columns are bound into
+each row's ciphertext (``SEALED``): edited without the key, the row no longer decrypts. Everything a person wrote or that
 describes them (titles, text, timestamps, model names, settings, states) is inside an
 encrypted ``payload``. Ids use AUTOINCREMENT, so a deleted row's id (and with it the
 associated data its ciphertext is bound to) is never given to a new row.
@@ -87,3 +89,16 @@ chunks = Table(
     Column("vector", LargeBinary, nullable=False),
     sqlite_autoincrement=True,
 )
+
+
+# Every encrypted column, and the plaintext columns bound into its associated data (in
+# this order): what a passphrase change re-encrypts, and what a format migration rebinds.
+SEALED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "chats": (("payload",), ()),
+    "messages": (("payload",), ("chat_id", "position")),
+    "models": (("payload",), ()),
+    "preferences": (("payload",), ()),
+    "collections": (("payload",), ()),
+    "documents": (("payload",), ("collection_id",)),
+    "chunks": (("payload", "vector"), ("collection_id", "document_id")),
+}

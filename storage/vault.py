@@ -3,8 +3,15 @@
 Creating it writes the key record (Argon2id parameters, salt, wrapped data key) and the
 schema in one go; opening it checks the file, runs migrations and unwraps the data key.
 A wrong passphrase and a damaged file are different errors with different messages.
-Changing the passphrase rewrites only the key record, in one SQLite transaction, so a
-crash leaves either the old or the new passphrase working.
+Changing the passphrase makes a new data key and re-encrypts every field and the key
+record in one SQLite transaction, so a crash leaves either the old or the new passphrase
+working, never half a vault; then the copies that the old passphrase opens and that
+Hearth keeps (the automatic backups, the copies kept by a restore) are crypto-erased and
+a fresh backup is made. A format-1 vault is migrated the same way at its first unlock.
+
+Every write goes through ``transaction()``, which holds the vault's write lock: a
+passphrase change re-encrypts under it, so no writer can seal a row with the old key
+while the new one commits.
 """
 
 from __future__ import annotations
@@ -12,15 +19,21 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import Engine, insert, select, update
+from sqlalchemy import Connection, Engine, insert, select, update
 from sqlalchemy.exc import DatabaseError, OperationalError
 
 from storage import db, schema
 from storage.crypto import (
     DEFAULT_KDF,
+    FORMAT_VERSION,
+    LEGACY_FORMAT,
     DamagedVault,
     Envelope,
     FieldCipher,
@@ -28,9 +41,12 @@ from storage.crypto import (
     check_passphrase,
     new_data_key,
     new_envelope,
+    new_vault_id,
     open_envelope,
 )
+from storage.erase import crypto_erase
 from storage.errors import not_damage
+from storage.reseal import add_message_lists, reseal
 
 log = logging.getLogger(__name__)
 
@@ -113,12 +129,34 @@ def _move_with_sidecars(source: Path, target: Path) -> None:
             os.replace(sidecar, Path(f"{target}{suffix}"))
 
 
+@dataclass(frozen=True)
+class PassphraseChanged:
+    """What a passphrase change did beyond the vault itself, for the dialog to say."""
+
+    erased_copies: int  # automatic backups and restore copies the old passphrase opened
+    backup: Path | None  # the fresh automatic backup (None if it could not be written)
+    unreadable: int  # fields that were damaged before and stay so
+
+
+def _kept_copies(path: Path) -> list[Path]:
+    """The copies a restore kept beside the vault (without their WAL files)."""
+    return sorted(p for p in path.parent.glob(f"{path.name}.before-restore*")
+                  if not p.name.endswith(("-wal", "-shm", "-journal")))
+
+
 class Vault:
     def __init__(self, path: Path, engine: Engine, cipher: FieldCipher) -> None:
         self.path = path
         self.engine = engine
         self.cipher = cipher
         self._closed = False
+        self._write_lock = threading.RLock()
+
+    @contextmanager
+    def transaction(self) -> Iterator[Connection]:
+        """A write transaction under the vault's write lock (see the module's docstring)."""
+        with self._write_lock, self.engine.begin() as conn:
+            yield conn
 
     # Creating and opening ---------------------------------------------------------
     @staticmethod
@@ -132,8 +170,8 @@ class Vault:
         if path.exists():
             raise VaultExists(f"A vault already exists at {path}.")
         path.parent.mkdir(parents=True, exist_ok=True)
-        data_key = new_data_key()
-        envelope = new_envelope(passphrase, data_key, kdf)
+        data_key, vault_id = new_data_key(), new_vault_id()
+        envelope = new_envelope(passphrase, data_key, vault_id, kdf)
         partial = path.with_name(path.name + ".creating")
         for leftover in (partial, Path(f"{partial}-wal"), Path(f"{partial}-shm")):
             leftover.unlink(missing_ok=True)
@@ -144,7 +182,7 @@ class Vault:
         db.checkpoint(engine)
         engine.dispose()
         os.replace(partial, path)  # the vault appears complete, or not at all
-        return cls(path, db.make_engine(path), FieldCipher(data_key))
+        return cls(path, db.make_engine(path), FieldCipher(data_key, vault_id))
 
     @classmethod
     def open(cls, path: Path, passphrase: str) -> Vault:
@@ -154,10 +192,33 @@ class Vault:
         try:
             envelope = cls._read_envelope(engine, path)
             data_key = open_envelope(passphrase, envelope)  # WrongPassphrase
+            if envelope.format == LEGACY_FORMAT:
+                envelope = cls._migrate_format(engine, passphrase, envelope, data_key)
         except BaseException:
             engine.dispose()
             raise
-        return cls(path, engine, FieldCipher(data_key))
+        return cls(path, engine, FieldCipher(data_key, envelope.vault_id))
+
+    @staticmethod
+    def _migrate_format(engine: Engine, passphrase: str, envelope: Envelope, data_key: bytes) -> Envelope:
+        """Format 1 → 2 in one transaction: a vault id, every field rebound to its row's
+        chat, position, collection and document, and each chat's list of messages."""
+        vault_id = new_vault_id()
+        legacy = FieldCipher(data_key, format=LEGACY_FORMAT)
+        current = FieldCipher(data_key, vault_id, FORMAT_VERSION)
+        migrated = new_envelope(passphrase, data_key, vault_id, envelope.kdf)
+        with engine.begin() as conn:
+            damaged = reseal(conn, legacy, current)
+            add_message_lists(conn, current)
+            Vault._write_envelope(conn, migrated)
+        if damaged:
+            log.warning("format migration: %d damaged fields left as they were", len(damaged))
+        return migrated
+
+    @staticmethod
+    def _write_envelope(conn: Connection, envelope: Envelope) -> None:
+        conn.execute(update(schema.vault_meta).where(schema.vault_meta.c.key == ENVELOPE_KEY)
+                     .values(value=envelope.to_json()))
 
     @staticmethod
     def _open_engine(path: Path) -> Engine:
@@ -203,18 +264,49 @@ class Vault:
             raise _damaged(path, str(exc)) from exc
 
     # Passphrase -------------------------------------------------------------------
-    def change_passphrase(self, old: str, new: str, kdf: KdfParams | None = None) -> None:
-        """Re-wrap the data key under ``new``; the data itself is not touched."""
+    def change_passphrase(self, old: str, new: str, kdf: KdfParams | None = None,
+                          backups: Path | None = None) -> PassphraseChanged:
+        """A new data key under ``new``, every field re-encrypted with it, in one transaction.
+
+        Then the copies Hearth keeps that the old passphrase opens go: the automatic
+        backups in ``backups`` and the copies a restore kept beside the vault are
+        crypto-erased and deleted, and a fresh automatic backup is written. Copies the
+        user made elsewhere still open with the old passphrase (and hold only what was
+        in the vault then).
+        """
         check_passphrase(new)
         current = self._read_envelope(self.engine, self.path)
-        data_key = open_envelope(old, current)  # WrongPassphrase if old is wrong
-        envelope = new_envelope(new, data_key, kdf or current.kdf)
-        with self.engine.begin() as conn:
-            conn.execute(
-                update(schema.vault_meta)
-                .where(schema.vault_meta.c.key == ENVELOPE_KEY)
-                .values(value=envelope.to_json())
-            )
+        open_envelope(old, current)  # WrongPassphrase if old is wrong
+        next_key = new_data_key()
+        envelope = new_envelope(new, next_key, current.vault_id, kdf or current.kdf)
+        with self._write_lock:
+            target = FieldCipher(next_key, current.vault_id)
+            self.cipher.stage(next_key)
+            try:
+                with self.engine.begin() as conn:
+                    damaged = reseal(conn, _OldKeyOnly(self.cipher), target)
+                    self._write_envelope(conn, envelope)
+            except BaseException:
+                self.cipher.unstage()
+                raise
+            self.cipher.promote()
+        erased = self._erase_old_copies(backups)
+        backup = None
+        if backups is not None:
+            try:
+                backup = self.auto_backup(backups, force=True)
+            except (OSError, sqlite3.Error, db.VaultClosed):
+                log.warning("no fresh backup after the passphrase change", exc_info=True)
+        return PassphraseChanged(erased, backup, len(damaged))
+
+    def _erase_old_copies(self, backups: Path | None) -> int:
+        copies = _kept_copies(self.path)
+        if backups is not None and backups.is_dir():
+            copies += sorted(backups.glob("vault-*.db"))
+        for copy in copies:
+            crypto_erase(copy)
+            _remove_with_sidecars(copy)
+        return len(copies)
 
     # Backups ----------------------------------------------------------------------
     def backup_to(self, target: Path) -> Path:
@@ -230,11 +322,11 @@ class Vault:
         os.replace(partial, target)
         return target
 
-    def auto_backup(self, folder: Path) -> Path | None:
+    def auto_backup(self, folder: Path, force: bool = False) -> Path | None:
         """Keep a recent encrypted copy for the day the vault file gets damaged."""
         folder.mkdir(parents=True, exist_ok=True)
         existing = sorted(folder.glob("vault-*.db"))
-        if existing and time.time() - existing[-1].stat().st_mtime < AUTO_BACKUP_EVERY:
+        if not force and existing and time.time() - existing[-1].stat().st_mtime < AUTO_BACKUP_EVERY:
             return None
         target = self.backup_to(folder / time.strftime("vault-%Y%m%d-%H%M%S.db"))
         for old in sorted(folder.glob("vault-*.db"))[:-AUTO_BACKUPS_KEPT]:
@@ -290,3 +382,12 @@ class Vault:
     @property
     def closed(self) -> bool:
         return self._closed
+
+
+class _OldKeyOnly(FieldCipher):
+    """The live cipher as it was before the staged key: reads with the old key alone, so
+    that a row already carrying the new key (there is none) could not pass as old."""
+
+    def __init__(self, live: FieldCipher) -> None:
+        super().__init__(b"\0" * 32, live.vault_id, live.format)
+        self._keys = live._keys[:1]

@@ -19,7 +19,7 @@ import numpy as np
 from sqlalchemy import delete, insert, select, update
 
 from storage import schema
-from storage.crypto import DamagedVault
+from storage.crypto import Binding, DamagedVault
 from storage.db import inserted_id
 from storage.documents.chunking import Chunk
 from storage.vault import Vault
@@ -72,18 +72,19 @@ class DocumentStore:
         self._engine = vault.engine
         self._cipher = vault.cipher
 
-    def _seal(self, table: str, column: str, row_id: int, data: Any) -> bytes:
+    def _seal(self, table: str, column: str, row_id: int, data: Any, bind: Binding = ()) -> bytes:
+        """``bind``: a document's collection; a chunk's collection and document."""
         raw = data if isinstance(data, bytes) else json.dumps(data, ensure_ascii=False).encode()
-        return self._cipher.encrypt(raw, table, column, row_id)
+        return self._cipher.encrypt(raw, table, column, row_id, bind)
 
-    def _open(self, table: str, column: str, row_id: int, blob: bytes) -> Any:
-        return json.loads(self._cipher.decrypt(blob, table, column, row_id))
+    def _open(self, table: str, column: str, row_id: int, blob: bytes, bind: Binding = ()) -> Any:
+        return json.loads(self._cipher.decrypt(blob, table, column, row_id, bind))
 
     # Collections ------------------------------------------------------------------
     def create_collection(self, name: str) -> Collection:
         created = time.time()
         data = {"name": name, "sources": [], "embedding_model": "", "created_at": created}
-        with self._engine.begin() as conn:
+        with self.vault.transaction() as conn:
             row_id = inserted_id(conn.execute(insert(schema.collections).values(payload=b"")))
             conn.execute(update(schema.collections).where(schema.collections.c.id == row_id)
                          .values(payload=self._seal("collections", "payload", row_id, data)))
@@ -111,12 +112,12 @@ class DocumentStore:
     def update_collection(self, collection: Collection) -> None:
         data = {"name": collection.name, "sources": collection.sources,
                 "embedding_model": collection.embedding_model, "created_at": collection.created_at}
-        with self._engine.begin() as conn:
+        with self.vault.transaction() as conn:
             conn.execute(update(schema.collections).where(schema.collections.c.id == collection.id)
                          .values(payload=self._seal("collections", "payload", collection.id, data)))
 
     def delete_collection(self, collection_id: int) -> None:
-        with self._engine.begin() as conn:
+        with self.vault.transaction() as conn:
             conn.execute(delete(schema.chunks).where(schema.chunks.c.collection_id == collection_id))
             conn.execute(delete(schema.documents).where(schema.documents.c.collection_id == collection_id))
             conn.execute(delete(schema.collections).where(schema.collections.c.id == collection_id))
@@ -129,7 +130,8 @@ class DocumentStore:
         found = []
         for row_id, blob in rows:
             try:
-                found.append(Document(row_id, collection_id, **self._open("documents", "payload", row_id, blob)))
+                found.append(Document(row_id, collection_id,
+                                      **self._open("documents", "payload", row_id, blob, (collection_id,))))
             except DamagedVault:
                 found.append(Document(row_id, collection_id, "", FAILED, "damaged in the vault"))
         return sorted(found, key=lambda doc: doc.path)
@@ -137,17 +139,18 @@ class DocumentStore:
     def save_document(self, document: Document) -> Document:
         """Insert (id 0) or update a document's record."""
         data = {k: v for k, v in document.__dict__.items() if k not in ("id", "collection_id")}
-        with self._engine.begin() as conn:
+        with self.vault.transaction() as conn:
             row_id = document.id
             if not row_id:
                 row_id = inserted_id(conn.execute(insert(schema.documents).values(
                     collection_id=document.collection_id, payload=b"")))
             conn.execute(update(schema.documents).where(schema.documents.c.id == row_id)
-                         .values(payload=self._seal("documents", "payload", row_id, data)))
+                         .values(payload=self._seal("documents", "payload", row_id, data,
+                                                    (document.collection_id,))))
         return Document(row_id, document.collection_id, **data)
 
     def delete_document(self, document_id: int) -> None:
-        with self._engine.begin() as conn:
+        with self.vault.transaction() as conn:
             conn.execute(delete(schema.chunks).where(schema.chunks.c.document_id == document_id))
             conn.execute(delete(schema.documents).where(schema.documents.c.id == document_id))
 
@@ -161,12 +164,13 @@ class DocumentStore:
         """
         c = schema.chunks.c
         ids = []
-        with self._engine.begin() as conn:
+        with self.vault.transaction() as conn:
             if only_model:
                 recorded = self._recorded_models(conn).get(document.collection_id, "")
-                rows = conn.execute(select(c.id, c.payload).where(c.document_id == document.id)).all()
-                stale = [row_id for row_id, blob in rows
-                         if self._chunk_model(row_id, blob, recorded) == model]
+                rows = conn.execute(select(c.id, c.collection_id, c.document_id, c.payload)
+                                    .where(c.document_id == document.id)).all()
+                stale = [row_id for row_id, *bind, blob in rows
+                         if self._chunk_model(row_id, blob, recorded, tuple(bind)) == model]
                 if stale:
                     conn.execute(delete(schema.chunks).where(c.id.in_(stale)))
             else:
@@ -178,10 +182,11 @@ class DocumentStore:
                 payload = {"text": chunk.text, "page": chunk.page, "heading": chunk.heading,
                            "start": chunk.start, "end": chunk.end, "section": chunk.section,
                            "model": model}
+                bind = (document.collection_id, document.id)
                 conn.execute(update(schema.chunks).where(c.id == row_id).values(
-                    payload=self._seal("chunks", "payload", row_id, payload),
+                    payload=self._seal("chunks", "payload", row_id, payload, bind),
                     vector=self._seal("chunks", "vector", row_id,
-                                      np.asarray(vector, dtype=np.float32).tobytes())))
+                                      np.asarray(vector, dtype=np.float32).tobytes(), bind)))
                 ids.append(row_id)
         return ids
 
@@ -196,10 +201,10 @@ class DocumentStore:
                 found[row_id] = ""
         return found
 
-    def _chunk_model(self, row_id: int, blob: bytes, recorded: str) -> str | None:
+    def _chunk_model(self, row_id: int, blob: bytes, recorded: str, bind: Binding) -> str | None:
         """The model of a chunk row (None when its payload is damaged)."""
         try:
-            return self._open("chunks", "payload", row_id, blob).get("model") or recorded
+            return self._open("chunks", "payload", row_id, blob, bind).get("model") or recorded
         except DamagedVault:
             return None
 
@@ -212,7 +217,7 @@ class DocumentStore:
             rows = conn.execute(select(c.id, c.document_id, c.payload)
                                 .where(c.collection_id == collection_id)).all()
         for row_id, document_id, blob in rows:
-            model = self._chunk_model(row_id, blob, recorded)
+            model = self._chunk_model(row_id, blob, recorded, (collection_id, document_id))
             if model is not None:
                 found.setdefault(document_id, set()).add(model)
         return found
@@ -224,12 +229,12 @@ class DocumentStore:
             collection_id = conn.scalar(select(schema.documents.c.collection_id)
                                         .where(schema.documents.c.id == document_id))
             recorded = self._recorded_models(conn).get(collection_id or 0, "")
-            rows = conn.execute(select(c.id, c.payload).where(c.document_id == document_id)
+            rows = conn.execute(select(c.id, c.collection_id, c.payload).where(c.document_id == document_id)
                                 .order_by(c.id)).all()
         found = []
-        for row_id, blob in rows:
+        for row_id, chunk_collection, blob in rows:
             try:
-                data = self._open("chunks", "payload", row_id, blob)
+                data = self._open("chunks", "payload", row_id, blob, (chunk_collection, document_id))
             except DamagedVault:
                 continue
             if (data.get("model") or recorded) == model:
@@ -244,11 +249,12 @@ class DocumentStore:
         c = schema.chunks.c
         switched = Collection(collection.id, collection.name, collection.sources, model,
                               collection.created_at)
-        with self._engine.begin() as conn:
+        with self.vault.transaction() as conn:
             recorded = self._recorded_models(conn).get(collection.id, "")
-            rows = conn.execute(select(c.id, c.payload).where(c.collection_id == collection.id)).all()
-            other = [row_id for row_id, blob in rows
-                     if self._chunk_model(row_id, blob, recorded) != model]
+            rows = conn.execute(select(c.id, c.document_id, c.payload)
+                                .where(c.collection_id == collection.id)).all()
+            other = [row_id for row_id, document_id, blob in rows
+                     if self._chunk_model(row_id, blob, recorded, (collection.id, document_id)) != model]
             for start in range(0, len(other), 500):
                 conn.execute(delete(schema.chunks).where(c.id.in_(other[start:start + 500])))
             data = {"name": switched.name, "sources": switched.sources,
@@ -256,6 +262,24 @@ class DocumentStore:
             conn.execute(update(schema.collections).where(schema.collections.c.id == collection.id)
                          .values(payload=self._seal("collections", "payload", collection.id, data)))
         return switched
+
+    def verify(self) -> list[str]:
+        """Decrypt every collection, document and chunk; the places that fail (for
+        check-vault). A row moved to another document or collection fails here."""
+        places: list[str] = []
+        with self._engine.connect() as conn:
+            for name in ("collections", "documents", "chunks"):
+                columns, bound = schema.SEALED[name]
+                table = schema.metadata.tables[name]
+                query = select(table.c.id, *(table.c[b] for b in bound), *(table.c[c] for c in columns))
+                for row in conn.execute(query).all():
+                    bind = tuple(row[1 : 1 + len(bound)])
+                    for column, blob in zip(columns, row[1 + len(bound):], strict=True):
+                        try:
+                            self._cipher.decrypt(blob, name, column, row[0], bind)
+                        except DamagedVault as exc:
+                            places.append(str(exc))
+        return places
 
     def iter_chunks(self, collection_ids: list[int] | None = None
                     ) -> Iterator[tuple[StoredChunk, np.ndarray]]:
@@ -273,15 +297,17 @@ class DocumentStore:
             recorded = self._recorded_models(conn)
             rows = conn.execute(query).all()
             d = schema.documents.c
-            for row_id, blob in conn.execute(select(d.id, d.payload)).all():
+            for row_id, document_collection, blob in conn.execute(select(d.id, d.collection_id, d.payload)).all():
                 try:
-                    paths[row_id] = self._open("documents", "payload", row_id, blob)["path"]
+                    paths[row_id] = self._open("documents", "payload", row_id, blob,
+                                               (document_collection,))["path"]
                 except DamagedVault:
                     paths[row_id] = ""
         for row_id, collection_id, document_id, payload, vector in rows:
+            bind = (collection_id, document_id)
             try:
-                data = self._open("chunks", "payload", row_id, payload)
-                raw = self._cipher.decrypt(vector, "chunks", "vector", row_id)
+                data = self._open("chunks", "payload", row_id, payload, bind)
+                raw = self._cipher.decrypt(vector, "chunks", "vector", row_id, bind)
             except DamagedVault:
                 continue
             yield (StoredChunk(row_id, collection_id, document_id, data["text"],

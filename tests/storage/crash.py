@@ -84,6 +84,11 @@ def passphrase_round(path: Path, rng: random.Random) -> None:
             pass
     # Exactly one of the two opens: the change either happened or it did not.
     assert len(opened) == 1, f"opened with {opened}"
+    store = ChatStore(Vault.open(path, opened[0]))
+    try:
+        assert store.verify() == [], "a field does not decrypt after a kill during a passphrase change"
+    finally:
+        store.close()
     if opened[0] != "crash":
         vault = Vault.open(path, opened[0])
         vault.change_passphrase(opened[0], "crash")

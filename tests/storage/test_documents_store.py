@@ -55,8 +55,10 @@ def test_chunks_carry_their_model_and_old_rows_count_as_the_collection_s(vault: 
         payload = {"text": "an old passage", "page": None, "heading": None, "start": 0, "end": 14,
                    "section": 0}
         conn.execute(update(schema.chunks).where(schema.chunks.c.id == row_id).values(
-            payload=vault.cipher.encrypt(json.dumps(payload).encode(), "chunks", "payload", row_id),
-            vector=vault.cipher.encrypt(np.ones(4, np.float32).tobytes(), "chunks", "vector", row_id)))
+            payload=vault.cipher.encrypt(json.dumps(payload).encode(), "chunks", "payload", row_id,
+                                         (collection.id, document.id)),
+            vector=vault.cipher.encrypt(np.ones(4, np.float32).tobytes(), "chunks", "vector", row_id,
+                                        (collection.id, document.id))))
     assert [c.model for c, _ in store.iter_chunks()] == ["model-old"]
 
     # A re-embedding writes the new model's rows beside them ...

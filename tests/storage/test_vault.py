@@ -275,3 +275,107 @@ def test_a_backup_that_finishes_after_the_vault_closed_is_thrown_away(vault_path
     with pytest.raises(VaultClosed):
         vault.backup_to(target)
     assert list(target.parent.iterdir()) == []
+
+
+def test_a_passphrase_change_makes_a_new_data_key_that_an_old_copy_does_not_yield(
+        vault_path: Path, tmp_path: Path) -> None:
+    """The review's reproduction: a message written after the change must not decrypt with
+    the key that an old automatic backup and the old passphrase give."""
+    from storage import schema
+    from storage.crypto import Envelope, FieldCipher, open_envelope
+
+    backups = tmp_path / "backups"
+    store = ChatStore(Vault.create(vault_path, "old passphrase", FAST_KDF))
+    chat = store.create_chat("before")
+    store.add_message(chat.id, "user", "written before the change")
+    store.vault.auto_backup(backups)
+    stolen = tmp_path / "stolen.db"  # a copy the user (or a thief) keeps elsewhere
+    store.vault.backup_to(stolen)
+    kept = vault_path.with_name(vault_path.name + ".before-restore-20260101-000000")
+    store.vault.backup_to(kept)
+
+    changed = store.vault.change_passphrase("old passphrase", "new passphrase", backups=backups)
+    after = store.add_message(chat.id, "user", "written after the change")
+    store.close()
+
+    assert changed.erased_copies == 2 and not kept.exists()
+    assert changed.backup is not None and list(backups.glob("vault-*.db")) == [changed.backup]
+    with pytest.raises(WrongPassphrase):
+        Vault.open(changed.backup, "old passphrase")
+    # The copy kept elsewhere still opens with the old passphrase; its key opens nothing new.
+    old = Vault.open(stolen, "old passphrase")
+    old_key = open_envelope("old passphrase", Vault._read_envelope(old.engine, stolen))
+    vault_id = old.cipher.vault_id
+    old.close()
+    with sqlite3.connect(vault_path) as conn:
+        row = conn.execute("SELECT chat_id, position, payload FROM messages WHERE id = ?", (after.id,)).fetchone()
+        envelope = Envelope.from_json(conn.execute("SELECT value FROM vault_meta WHERE key='envelope'").fetchone()[0])
+    with pytest.raises(DamagedVault):
+        FieldCipher(old_key, vault_id).decrypt(row[2], "messages", "payload", after.id, (row[0], row[1]))
+    assert open_envelope("new passphrase", envelope) != old_key
+    store = reopen(vault_path, "new passphrase")
+    assert [m.content for m in store.messages(chat.id)] == ["written before the change", "written after the change"]
+    assert store.verify() == []
+    store.close()
+    assert schema.SEALED  # every sealed column was re-encrypted (the verify above reads them all)
+
+
+def test_a_passphrase_change_re_encrypts_documents_and_the_library_too(vault_path: Path) -> None:
+    import numpy as np
+
+    from storage.documents.chunking import Chunk
+    from storage.documents.store import INDEXED, Document, DocumentStore
+    from storage.library import ModelLibrary
+
+    store = ChatStore(Vault.create(vault_path, "old passphrase", FAST_KDF))
+    documents = DocumentStore(store.vault)
+    collection = documents.create_collection("papers")
+    document = documents.save_document(Document(0, collection.id, "/papers/a.md", INDEXED))
+    documents.replace_chunks(document, [Chunk("owls hunt at night", 0, 1, None, 0, 18)],
+                             np.ones((1, 4), np.float32), "model")
+    library = ModelLibrary(store)
+    library.add("tiny", "/models/tiny.gguf", "reference", "0" * 64, {})
+    library.set_preference("default_model", 1)
+    store.vault.change_passphrase("old passphrase", "new passphrase")
+    store.close()
+    store = reopen(vault_path, "new passphrase")
+    documents = DocumentStore(store.vault)
+    ((chunk, vector),) = list(documents.iter_chunks())
+    assert chunk.text == "owls hunt at night" and chunk.path == "/papers/a.md" and vector.tolist() == [1.0] * 4
+    assert [e.name for e in ModelLibrary(store).entries()] == ["tiny"]
+    assert ModelLibrary(store).preferences() == {"default_model": 1}
+    store.close()
+
+
+def test_writes_from_another_thread_during_a_passphrase_change_are_not_lost(vault_path: Path) -> None:
+    """A writer that seals a row while the new key commits must not leave a row nobody reads."""
+    import threading
+
+    store = ChatStore(Vault.create(vault_path, "old passphrase", FAST_KDF))
+    chat = store.create_chat("busy")
+    for i in range(400):
+        store.add_message(chat.id, "user", f"before {i}")
+    done = threading.Event()
+    written: list[str] = []
+
+    def writer() -> None:
+        i = 0
+        while not done.is_set():
+            store.add_message(chat.id, "assistant", f"during {i}")
+            written.append(f"during {i}")
+            i += 1
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        store.vault.change_passphrase("old passphrase", "new passphrase")
+        store.vault.change_passphrase("new passphrase", "third passphrase")
+    finally:
+        done.set()
+        thread.join()
+    store.close()
+    store = reopen(vault_path, "third passphrase")
+    assert store.verify() == []
+    contents = [m.content for m in store.messages(chat.id)]
+    assert contents[400:] == written and len(written) > 0
+    store.close()

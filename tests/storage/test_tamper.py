@@ -1,0 +1,176 @@
+"""Someone with the vault file but not the key edits only the plaintext columns (with
+sqlite3, as the review did): every edit is reported, none passes as real data."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from storage.chats import DAMAGED, ChatStore
+from storage.crypto import LEGACY_FORMAT, FieldCipher, new_envelope, open_envelope
+from storage.documents.chunking import Chunk
+from storage.documents.store import INDEXED, Document, DocumentStore
+from storage.reseal import reseal
+from storage.vault import ENVELOPE_KEY, Vault
+from tests.storage.conftest import FAST_KDF, PASSPHRASE, reopen
+
+
+def _sql(path: Path, statement: str, *args: object) -> list[tuple]:
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute(statement, args).fetchall()
+    conn.close()
+    return rows
+
+
+@pytest.fixture
+def two_chats(vault_path: Path):
+    store = ChatStore(Vault.create(vault_path, PASSPHRASE, FAST_KDF))
+    work, diary = store.create_chat("work"), store.create_chat("diary")
+    ids = [store.add_message(work.id, "user", text).id for text in ("first", "second", "third")]
+    secret = store.add_message(diary.id, "user", "a private diary entry").id
+    store.close()
+    return work.id, diary.id, ids, secret
+
+
+def _checked(path: Path) -> tuple[ChatStore, list[str]]:
+    store = reopen(path)
+    return store, store.verify()
+
+
+def test_a_message_moved_into_another_chat_does_not_read_and_is_reported(vault_path, two_chats) -> None:
+    work, _diary, _ids, secret = two_chats
+    _sql(vault_path, "UPDATE messages SET chat_id = ?, position = 4 WHERE id = ?", work, secret)
+    store, problems = _checked(vault_path)
+    try:
+        moved = [m for m in store.messages(work) if m.id == secret]
+        assert [m.status for m in moved] == [DAMAGED] and moved[0].content == ""
+        assert any(f"row {secret}" in p for p in problems)
+    finally:
+        store.close()
+
+
+def test_reordered_messages_are_reported(vault_path, two_chats) -> None:
+    work, _diary, ids, _secret = two_chats
+    _sql(vault_path, "UPDATE messages SET position = 99 WHERE id = ?", ids[0])
+    _sql(vault_path, "UPDATE messages SET position = 1 WHERE id = ?", ids[2])
+    _sql(vault_path, "UPDATE messages SET position = 3 WHERE id = ?", ids[0])
+    store, problems = _checked(vault_path)
+    try:
+        assert [m.status for m in store.messages(work)][0] == DAMAGED
+        assert any(f"row {ids[0]}" in p for p in problems) and any(f"row {ids[2]}" in p for p in problems)
+    finally:
+        store.close()
+
+
+def test_a_message_deleted_outside_hearth_is_reported(vault_path, two_chats) -> None:
+    work, _diary, ids, _secret = two_chats
+    _sql(vault_path, "DELETE FROM messages WHERE id = ?", ids[1])
+    store, problems = _checked(vault_path)
+    store.close()
+    assert problems == [f"message {ids[1]} of chat {work} was deleted outside Hearth"]
+
+
+def test_an_older_copy_of_a_message_put_back_is_reported(vault_path, two_chats) -> None:
+    work, _diary, ids, _secret = two_chats
+    (old,) = _sql(vault_path, "SELECT payload FROM messages WHERE id = ?", ids[2])
+    store = reopen(vault_path)
+    store.update_message(ids[2], content="corrected: do not sign")
+    store.close()
+    _sql(vault_path, "UPDATE messages SET payload = ? WHERE id = ?", old[0], ids[2])
+    store, problems = _checked(vault_path)
+    store.close()
+    assert problems == [f"message {ids[2]} in chat {work} is an older copy of itself "
+                        "(put back from an earlier copy of the vault)"]
+
+
+def test_a_message_row_from_another_copy_is_reported(vault_path, tmp_path, two_chats) -> None:
+    """A row added in a backup (same key, same vault id) and copied into the vault."""
+    work, _diary, _ids, _secret = two_chats
+    copy = tmp_path / "copy.db"
+    store = reopen(vault_path)
+    store.vault.backup_to(copy)
+    store.close()
+    other = reopen(copy)
+    added = other.add_message(work, "user", "only in the copy")
+    other.close()
+    (row,) = _sql(copy, "SELECT id, chat_id, position, payload FROM messages WHERE id = ?", added.id)
+    _sql(vault_path, "INSERT INTO messages (id, chat_id, position, payload) VALUES (?, ?, ?, ?)", *row)
+    store, problems = _checked(vault_path)
+    store.close()
+    assert problems == [f"message {added.id} in chat {work} was not written there by Hearth "
+                        "(added outside Hearth, or from another copy of the vault)"]
+
+
+def test_a_passage_moved_to_another_document_is_not_cited_as_that_document(vault_path) -> None:
+    store = ChatStore(Vault.create(vault_path, PASSPHRASE, FAST_KDF))
+    documents = DocumentStore(store.vault)
+    collection = documents.create_collection("case")
+    diary = documents.save_document(Document(0, collection.id, "/private/diary.txt", INDEXED))
+    contract = documents.save_document(Document(0, collection.id, "/case/contract.pdf", INDEXED))
+    (chunk_id,) = documents.replace_chunks(diary, [Chunk("I was scared that night", 0, 1, None, 0, 23)],
+                                           np.ones((1, 4), np.float32), "model")
+    other = documents.create_collection("elsewhere")
+    store.close()
+    _sql(vault_path, "UPDATE chunks SET document_id = ? WHERE id = ?", contract.id, chunk_id)
+    _sql(vault_path, "UPDATE documents SET collection_id = ? WHERE id = ?", other.id, diary.id)
+    store = reopen(vault_path)
+    documents = DocumentStore(store.vault)
+    try:
+        assert list(documents.iter_chunks()) == []  # not quoted as contract.pdf, nor at all
+        moved = [d for d in documents.documents(other.id) if d.id == diary.id]
+        assert moved[0].reason == "damaged in the vault"
+        problems = documents.verify()
+        assert any(f"row {chunk_id}" in p for p in problems)
+        assert any(f"row {diary.id}" in p for p in problems)
+    finally:
+        store.close()
+
+
+def test_a_format_1_vault_is_migrated_at_the_first_unlock(vault_path) -> None:
+    """A vault written before the bindings opens, is rebound and listed in one go, and its
+    old unbound rows can no longer be spliced in."""
+    store = ChatStore(Vault.create(vault_path, PASSPHRASE, FAST_KDF))
+    chat = store.create_chat("from last year")
+    first = store.add_message(chat.id, "user", "an old question")
+    store.add_message(chat.id, "assistant", "an old answer")
+    documents = DocumentStore(store.vault)
+    collection = documents.create_collection("old")
+    document = documents.save_document(Document(0, collection.id, "/old/a.md", INDEXED))
+    documents.replace_chunks(document, [Chunk("old passage", 0, None, None, 0, 11)],
+                             np.ones((1, 4), np.float32), "model")
+    _downgrade_to_format_1(store.vault)
+    store.close()
+    (legacy_row,) = _sql(vault_path, "SELECT payload FROM messages WHERE id = ?", first.id)
+
+    store = reopen(vault_path)
+    try:
+        assert [m.content for m in store.messages(chat.id)] == ["an old question", "an old answer"]
+        assert [c.text for c, _ in DocumentStore(store.vault).iter_chunks()] == ["old passage"]
+        assert store.verify() == [] and DocumentStore(store.vault).verify() == []
+        assert store.vault.cipher.format == 2 and store.vault.cipher.vault_id
+    finally:
+        store.close()
+    _sql(vault_path, "UPDATE messages SET payload = ? WHERE id = ?", legacy_row[0], first.id)
+    store, problems = _checked(vault_path)
+    store.close()
+    assert any("not a Hearth ciphertext of this vault" in p for p in problems)
+
+
+def _downgrade_to_format_1(vault: Vault) -> None:
+    """Write the vault as Hearth did before format 2 (for the migration test)."""
+    envelope = Vault._read_envelope(vault.engine, vault.path)
+    key = open_envelope(PASSPHRASE, envelope)
+    legacy = FieldCipher(key, format=LEGACY_FORMAT)
+    with vault.engine.begin() as conn:
+        reseal(conn, vault.cipher, legacy)
+        for chat_id, blob in conn.exec_driver_sql("SELECT id, payload FROM chats").all():
+            data = json.loads(legacy.decrypt(blob, "chats", "payload", chat_id))
+            data.pop("messages")
+            conn.exec_driver_sql("UPDATE chats SET payload = ? WHERE id = ?",
+                                 (legacy.encrypt(json.dumps(data).encode(), "chats", "payload", chat_id), chat_id))
+        old = new_envelope(PASSPHRASE, key, "", FAST_KDF, format=LEGACY_FORMAT)
+        conn.exec_driver_sql("UPDATE vault_meta SET value = ? WHERE key = ?", (old.to_json(), ENVELOPE_KEY))
