@@ -17,6 +17,7 @@ from guard import egress
 
 egress.install()
 
+import os  # noqa: E402
 import sys  # noqa: E402
 
 
@@ -25,11 +26,29 @@ def main(argv: list[str] | None = None) -> int:
 
     args = terminal.parse_args(argv)
     terminal.setup(args.verbose)
+    _kernel_line(args)
     if not terminal.wants_window(args):
         return terminal.run(args)
     from app.shell.startup import run_gui
 
     return run_gui()
+
+
+def _kernel_line(args) -> None:
+    """On Linux, while nothing needs TCP (the local API off, the command not ``serve``),
+    the kernel itself refuses every network socket for the whole process and its children
+    (guard/seccomp.py). ``HEARTH_HOST_NETWORK=1`` leaves it out, for debugging."""
+    if not sys.platform.startswith("linux") or os.environ.get("HEARTH_HOST_NETWORK"):
+        return
+    if getattr(args, "command", None) == "serve":
+        return
+    from core.settings import Settings
+
+    if Settings.load().api_enabled:
+        return
+    from guard import seccomp
+
+    seccomp.restrict()
 
 
 if __name__ == "__main__":

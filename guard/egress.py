@@ -8,11 +8,23 @@ raising, and counts and logs them (destination only, never content). Native code
 system-call level with strace. The usual offline switches of libraries we might pull
 in are set too, as a second line of defence.
 
+The audit events of ``connect``, ``connect_ex``, ``sendto``, ``sendmsg`` and ``bind``
+fire only after C has turned the address into a sockaddr, and for a host *name* that
+means a DNS query has already left the machine. So ``install`` also wraps those methods
+of ``socket.socket``: a host that is not a literal address of the socket's family is
+refused before the C call (``localhost`` is rewritten to the loopback literal, so it is
+never looked up either). Sockets that would bypass IP altogether (AF_PACKET, raw IP
+sockets, vsock, Bluetooth, CAN and the like) are refused when they are made.
+
+On Linux ``guard.netns.isolate`` can add a line the kernel holds: a network namespace
+with nothing but loopback, for native code too.
+
 Install it first thing: ``python -m app`` does so before importing anything else.
 """
 
 from __future__ import annotations
 
+import _socket
 import ipaddress
 import logging
 import os
@@ -20,6 +32,7 @@ import socket
 import sys
 import threading
 from dataclasses import dataclass, field
+from typing import Any, NoReturn
 
 log = logging.getLogger("hearth.egress")
 
@@ -37,6 +50,12 @@ OFFLINE_ENVIRONMENT = {
 WATCHED = {"socket.connect", "socket.sendto", "socket.sendmsg", "socket.getaddrinfo",
            "socket.gethostbyname", "socket.gethostbyaddr", "socket.getnameinfo", "socket.bind"}
 LOCAL_NAMES = {None, "", "localhost", "127.0.0.1", "::1", "ip6-localhost"}
+LOCALHOST_NAMES = {"localhost", "localhost.", "ip6-localhost", "ip6-loopback"}
+# Families that carry traffic off the machine without going through IP addresses we check.
+_OTHER_NETWORKS = {getattr(socket, name) for name in (
+    "AF_PACKET", "AF_VSOCK", "AF_TIPC", "AF_RDS", "AF_BLUETOOTH", "AF_CAN", "AF_IRDA", "AF_QIPCRTR",
+    "AF_LINK", "AF_HYPERV") if hasattr(socket, name)}
+_TYPE_FLAGS = getattr(socket, "SOCK_NONBLOCK", 0) | getattr(socket, "SOCK_CLOEXEC", 0)
 
 
 class EgressBlocked(ConnectionRefusedError):
@@ -60,7 +79,14 @@ GUARD = Guard()
 
 def allow_loopback_port(port: int) -> None:
     """The app opened this loopback port on purpose (the local API): let it be reached."""
-    GUARD.allowed_ports.add(int(port))
+    with GUARD.lock:
+        GUARD.allowed_ports.add(int(port))
+
+
+def revoke_loopback_port(port: int) -> None:
+    """The server on this port has stopped: it may not be reached any more."""
+    with GUARD.lock:
+        GUARD.allowed_ports.discard(int(port))
 
 
 def _is_loopback(host: object) -> bool:
@@ -72,14 +98,28 @@ def _is_loopback(host: object) -> bool:
         return False
 
 
-def _refuse(event: str, destination: str) -> None:
+def _refuse(event: str, destination: str) -> NoReturn:
     with GUARD.lock:
         GUARD.blocked.append(destination)
     log.warning("blocked %s to %s", event, destination)
     raise EgressBlocked(f"Hearth makes no network connections (blocked {event} to {destination})")
 
 
+def _is_other_network(family: object, kind: object) -> bool:
+    """A socket that reaches the network without an IP address the guard can check."""
+    if family in _OTHER_NETWORKS:
+        return True
+    if family in (socket.AF_INET, socket.AF_INET6) and isinstance(kind, int):
+        return (kind & ~_TYPE_FLAGS) == socket.SOCK_RAW
+    return False
+
+
 def _check(event: str, args: tuple) -> None:
+    if event == "socket.__new__":
+        _sock, family, kind = args[0], args[1], args[2]
+        if _is_other_network(family, kind):
+            _refuse("raw socket", f"family {family}, type {kind}")
+        return
     if event not in WATCHED:
         return
     if event == "socket.getaddrinfo":
@@ -98,6 +138,8 @@ def _check(event: str, args: tuple) -> None:
         return
     sock, address = args[0], args[1]
     family = getattr(sock, "family", None)
+    if _is_other_network(family, getattr(sock, "type", None)):
+        _refuse("raw socket", f"family {family}")
     if family not in (socket.AF_INET, socket.AF_INET6) or not isinstance(address, tuple):
         return  # Unix sockets, netlink, socketpairs: not a network
     host, port = address[0], address[1] if len(address) > 1 else 0
@@ -110,11 +152,88 @@ def _check(event: str, args: tuple) -> None:
     _refuse("connection" if event == "socket.connect" else "send", f"{host}:{port}")
 
 
+def _literal(family: int, host: object) -> object:
+    """``host`` as C will take it without a name lookup, or refused.
+
+    A literal address of the socket's own family passes as it is (the audit hook then
+    judges it); ``localhost`` becomes the loopback literal; anything else would make C
+    call getaddrinfo, which asks DNS, so it is refused here, before that can happen."""
+    if isinstance(host, (bytes, bytearray)):
+        try:
+            host = bytes(host).decode("ascii")
+        except UnicodeDecodeError:
+            _refuse("name lookup", repr(host))
+    if not isinstance(host, str):
+        return host  # C refuses it with a TypeError, before any lookup
+    if host == "":
+        return host  # INADDR_ANY: no lookup
+    if "%" not in host:
+        try:
+            socket.inet_pton(family, host)
+            return host
+        except (OSError, ValueError):
+            pass
+    if host.lower() in LOCALHOST_NAMES:
+        return "::1" if family == socket.AF_INET6 else "127.0.0.1"
+    _refuse("name lookup", host)
+
+
+def _resolved(sock: socket.socket, address: object) -> object:
+    """The address with its host made literal (or the call refused) for IP sockets."""
+    family = sock.family
+    if _is_other_network(family, sock.type):
+        _refuse("raw socket", f"family {int(family)}")
+    if family not in (socket.AF_INET, socket.AF_INET6) or not isinstance(address, tuple) or not address:
+        return address
+    return (_literal(family, address[0]), *address[1:])
+
+
+_C_SOCKET: Any = _socket.socket  # the C methods that do the work (and fire the audit events)
+
+
+def _connect(self: socket.socket, address: object) -> None:
+    return _C_SOCKET.connect(self, _resolved(self, address))
+
+
+def _connect_ex(self: socket.socket, address: object) -> int:
+    return _C_SOCKET.connect_ex(self, _resolved(self, address))
+
+
+def _bind(self: socket.socket, address: object) -> None:
+    return _C_SOCKET.bind(self, _resolved(self, address))
+
+
+def _sendto(self: socket.socket, data: object, *args: object) -> int:
+    if args:  # sendto(data, address) or sendto(data, flags, address)
+        args = (*args[:-1], _resolved(self, args[-1]))
+    return _C_SOCKET.sendto(self, data, *args)
+
+
+def _sendmsg(self: socket.socket, buffers: object, *args: object) -> int:
+    if len(args) >= 3:  # sendmsg(buffers, ancdata, flags, address): positional only, as in C
+        args = (*args[:2], _resolved(self, args[2]), *args[3:])
+    return _C_SOCKET.sendmsg(self, buffers, *args)
+
+
+_WRAPPERS = {"connect": _connect, "connect_ex": _connect_ex, "bind": _bind, "sendto": _sendto,
+             "sendmsg": _sendmsg}
+
+
+def _wrap_socket_methods() -> None:
+    """Put the name checks in front of the C methods of ``socket.socket`` (and so of every
+    subclass: ssl.SSLSocket, asyncio's sockets)."""
+    for name, wrapper in _WRAPPERS.items():
+        if hasattr(_C_SOCKET, name):
+            wrapper.__doc__ = getattr(_C_SOCKET, name).__doc__
+            setattr(socket.socket, name, wrapper)
+
+
 def install() -> Guard:
     """Install the guard (once per process) and set the offline switches."""
     for key, value in OFFLINE_ENVIRONMENT.items():
         os.environ.setdefault(key, value)
     if not GUARD.installed:
         sys.addaudithook(_check)  # cannot be removed: it stays for the life of the process
+        _wrap_socket_methods()
         GUARD.installed = True
     return GUARD

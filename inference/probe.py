@@ -11,7 +11,6 @@ that ended the child, and turns it into a verdict the user can read.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -19,6 +18,8 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from guard.hardening import child_environment
 
 PROBE_TIMEOUT = 180.0
 CANCEL_POLL = 0.1  # how often a running probe looks at its cancel event
@@ -66,10 +67,11 @@ def probe(path: Path, n_ctx: int = 2048, threads: int | None = None,
     """The parent's side: run the probe in a new process and interpret how it ended.
 
     ``cancel`` set from another thread kills the child at once (quitting must not wait
-    up to ``timeout`` for a large model) and raises ProbeCancelled."""
+    up to ``timeout`` for a large model) and raises ProbeCancelled. The child gets only the
+    environment it needs (of ``env``, else ours): never the passphrase or a token."""
     child = subprocess.Popen(
         probe_command(path, n_ctx, threads), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, env=env or dict(os.environ), cwd=Path(__file__).resolve().parent.parent,
+        text=True, env=child_environment(env), cwd=Path(__file__).resolve().parent.parent,
     )
     deadline = time.monotonic() + timeout
     try:

@@ -51,7 +51,13 @@ class ApiController(QObject):
         try:
             self.server = ApiServer(backend, port=self.settings.api_port)
         except OSError as exc:
-            reason = f"The local API could not start on port {self.settings.api_port}: {exc.strerror}."
+            from guard import seccomp
+
+            if seccomp.RESTRICTION.active:
+                reason = ("The local API will start the next time you open Hearth: while it was "
+                          "off, Hearth started with no network at all, not even on this computer.")
+            else:
+                reason = f"The local API could not start on port {self.settings.api_port}: {exc.strerror}."
             self.state_changed.emit(reason)
             return reason
         self.server.start()

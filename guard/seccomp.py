@@ -1,0 +1,125 @@
+"""A line the kernel holds, on Linux: no network socket can be made at all.
+
+The egress guard (guard/egress.py) sees what goes through Python's socket module; native
+code (Qt, llama.cpp, a library's C extension) does not. ``restrict()`` installs a
+seccomp filter on every thread of the process (and, inherited, on every child it starts:
+the model probe, the document parser) under which ``socket()`` succeeds only for Unix
+and netlink sockets. IPv4, IPv6, packet, raw, Bluetooth, vsock … all fail with
+``EAFNOSUPPORT``, whatever code asks; ``io_uring`` (which can make sockets without the
+``socket`` system call) and system calls of another ABI (i386, x32) are refused too.
+
+Unix sockets, abstract ones included, keep working: the single-instance socket, the
+D-Bus session bus, X11, Wayland, input methods (IBus, Fcitx) and the accessibility bus
+all use them. What cannot work under it is anything that needs TCP or UDP: the local
+API (other programs reach it over loopback TCP) and intranet engines. So it is only
+installed while neither is switched on; switching one on later needs a restart, and
+the window says so.
+
+A filter cannot be removed, and ``PR_SET_NO_NEW_PRIVS`` comes with it (a child cannot
+gain privileges through a set-uid program). Where seccomp is unavailable (another
+kernel, another architecture, a sandbox that forbids it) it says so once and returns
+False: the Python guard still holds.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import logging
+import platform
+import socket
+import struct
+import sys
+from dataclasses import dataclass
+
+log = logging.getLogger("hearth.egress")
+
+PR_SET_NO_NEW_PRIVS = 38
+SECCOMP_SET_MODE_FILTER = 1
+SECCOMP_FILTER_FLAG_TSYNC = 1
+SECCOMP_RET_ALLOW = 0x7FFF0000
+SECCOMP_RET_ERRNO = 0x00050000
+X32_SYSCALL_BIT = 0x40000000
+
+# Architecture: (AUDIT_ARCH value, socket, io_uring_setup, seccomp) system call numbers.
+ARCHES = {
+    "x86_64": (0xC000003E, 41, 425, 317),
+    "aarch64": (0xC00000B7, 198, 425, 277),
+}
+
+# struct sock_filter: u16 code, u8 jt, u8 jf, u32 k.
+_LD_ABS_W = 0x20  # BPF_LD | BPF_W | BPF_ABS
+_JEQ_K = 0x15  # BPF_JMP | BPF_JEQ | BPF_K
+_JGE_K = 0x35  # BPF_JMP | BPF_JGE | BPF_K
+_RET_K = 0x06  # BPF_RET | BPF_K
+# struct seccomp_data: int nr (0), u32 arch (4), u64 ip (8), u64 args[6] (16…).
+_NR, _ARCH, _ARG0 = 0, 4, 16
+
+
+@dataclass
+class Restriction:
+    """Whether the filter is in place, and if not, why not (for Help ▸ Privacy)."""
+
+    active: bool = False
+    reason: str = "not attempted"
+
+
+RESTRICTION = Restriction()
+
+
+def program(arch: str) -> bytes:
+    """The BPF filter for ``arch`` (a key of ARCHES), as the kernel reads it."""
+    audit_arch, nr_socket, nr_io_uring_setup, _ = ARCHES[arch]
+    refuse = SECCOMP_RET_ERRNO | errno.EAFNOSUPPORT
+    no_such_call = SECCOMP_RET_ERRNO | errno.ENOSYS
+    # (code, jump if true, jump if false, k); jumps count instructions after this one.
+    steps = [
+        (_LD_ABS_W, 0, 0, _ARCH),
+        (_JEQ_K, 1, 0, audit_arch),  # another ABI (i386 socketcall): refused below
+        (_RET_K, 0, 0, no_such_call),
+        (_LD_ABS_W, 0, 0, _NR),
+        (_JGE_K, 0, 1, X32_SYSCALL_BIT),  # x32 system calls
+        (_RET_K, 0, 0, no_such_call),
+        (_JEQ_K, 0, 1, nr_io_uring_setup),
+        (_RET_K, 0, 0, no_such_call),
+        (_JEQ_K, 0, 4, nr_socket),  # not socket(): allowed
+        (_LD_ABS_W, 0, 0, _ARG0),  # the address family (low 32 bits, little-endian)
+        (_JEQ_K, 2, 0, socket.AF_UNIX),
+        (_JEQ_K, 1, 0, getattr(socket, "AF_NETLINK", 16)),
+        (_RET_K, 0, 0, refuse),
+        (_RET_K, 0, 0, SECCOMP_RET_ALLOW),
+    ]
+    return b"".join(struct.pack("=HBBI", *step) for step in steps)
+
+
+def restrict() -> bool:
+    """Install the filter on every thread; True if it is in place (idempotent)."""
+    if RESTRICTION.active:
+        return True
+    arch = platform.machine()
+    if not sys.platform.startswith("linux") or arch not in ARCHES:
+        return _unavailable(f"no seccomp line on {sys.platform}/{arch}")
+    code = program(arch)
+    filters = ctypes.create_string_buffer(code, len(code))
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = SockFprog(len(code) // 8, ctypes.addressof(filters))
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        return _unavailable(f"prctl(NO_NEW_PRIVS) failed: errno {ctypes.get_errno()}")
+    nr_seccomp = ARCHES[arch][3]
+    result = libc.syscall(ctypes.c_long(nr_seccomp), ctypes.c_uint(SECCOMP_SET_MODE_FILTER),
+                          ctypes.c_uint(SECCOMP_FILTER_FLAG_TSYNC), ctypes.byref(fprog))
+    if result != 0:
+        return _unavailable(f"seccomp() refused the filter: errno {ctypes.get_errno()}")
+    RESTRICTION.active, RESTRICTION.reason = True, "no network socket can be made (seccomp)"
+    log.info("kernel line in place: %s", RESTRICTION.reason)
+    return True
+
+
+def _unavailable(reason: str) -> bool:
+    RESTRICTION.reason = reason
+    log.info("no kernel line for the egress guard (%s); the Python guard holds", reason)
+    return False
