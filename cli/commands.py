@@ -8,6 +8,7 @@ prompt) and run the same worker, engine, embedder and pipeline, without Qt.
 from __future__ import annotations
 
 import json
+import os
 import queue
 import sys
 from collections.abc import Callable, Iterator
@@ -15,7 +16,7 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from cli.headless import HeadlessError, open_store
 from core.document_protocol import CollectionsChanged, DocumentsUnavailable, JobFailed
@@ -40,6 +41,12 @@ class CommandError(Exception):
 
 
 OPENING_FAILED = (WrongPassphrase, BadPassphrase, DamagedVault, AlreadyRunning, HeadlessError)
+API_TOKEN_ENV = "HEARTH_API_TOKEN"
+MIN_TOKEN_LENGTH = 16
+TOKEN_IN_ARGUMENTS = (
+    "--token is not accepted: every user of this computer can read a program's arguments (ps). "
+    f"Put the token in {API_TOKEN_ENV}, or in a file: --token-file PATH (--token-file - reads it "
+    "from standard input). Without either, serve makes a new token and prints it.")
 JOB_TIMEOUT = 3600.0  # an import of many files; progress shows meanwhile
 
 
@@ -265,7 +272,9 @@ def run(args: Any) -> int:
         if args.command == "check-vault":
             return check_vault()
         if args.command == "serve":
-            return serve(args.host, args.port, args.token)
+            if getattr(args, "token", None) is not None:
+                raise CommandError(TOKEN_IN_ARGUMENTS)
+            return serve(args.host, args.port, read_api_token(getattr(args, "token_file", None)))
         if args.command == "chat":
             return terminal_chat()
         if args.command == "models":
@@ -280,6 +289,31 @@ def run(args: Any) -> int:
     except CommandError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+
+
+def read_api_token(token_file: str | None, stdin: TextIO | None = None) -> str | None:
+    """The bearer token the user chose, never from the arguments (``ps`` shows those): the
+    first line of ``token_file`` (``-``: standard input), else HEARTH_API_TOKEN, which is
+    removed from the environment so that no child inherits it. None: make a new one."""
+    from_environment = os.environ.pop(API_TOKEN_ENV, None)
+    if token_file is None:
+        token = from_environment
+        where = API_TOKEN_ENV
+    else:
+        where = "standard input" if token_file == "-" else token_file
+        try:
+            text = (stdin or sys.stdin).readline() if token_file == "-" else \
+                Path(token_file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CommandError(f"The token could not be read from {where}: {exc}.") from exc
+        token = (text.strip().splitlines() or [""])[0].strip()
+    if token is None:
+        return None
+    token = token.strip()
+    if len(token) < MIN_TOKEN_LENGTH or not token.isprintable() or any(c.isspace() for c in token):
+        raise CommandError(f"The token from {where} must be at least {MIN_TOKEN_LENGTH} characters, "
+                           "without spaces.")
+    return token
 
 
 def serve(host: str, port: int, token: str | None) -> int:
@@ -304,7 +338,8 @@ def serve(host: str, port: int, token: str | None) -> int:
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         server.start()
-        print(f"Hearth API on {server.url}\nmodel: {model_id}\ntoken: {server.token}\n"
+        shown = server.token if token is None else "the one you gave"
+        print(f"Hearth API on {server.url}\nmodel: {model_id}\ntoken: {shown}\n"
               "Conversations through the API are not stored. Ctrl+C stops.", flush=True)
         stop = threading.Event()
         signal.signal(signal.SIGINT, lambda *_: stop.set())

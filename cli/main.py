@@ -35,7 +35,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     serve = commands.add_parser("serve", help="the local OpenAI-compatible API (127.0.0.1 only)")
     serve.add_argument("--host", default="127.0.0.1", help="loopback only; anything else is refused")
     serve.add_argument("--port", type=int, default=8765)
-    serve.add_argument("--token", default=None, help="the bearer token (default: a new random one)")
+    serve.add_argument("--token-file", metavar="PATH", default=None,
+                       help="read the bearer token from this file ('-': from standard input); or set "
+                            "HEARTH_API_TOKEN; default: a new random one, printed")
+    # Refused with an explanation: a token in the arguments is visible to everyone in `ps`.
+    serve.add_argument("--token", default=None, help=argparse.SUPPRESS)
     commands.add_parser("chat", help="chat in the terminal (not saved)")
     models = commands.add_parser("models", help="the model library")
     models.add_subparsers(dest="models_command", required=True).add_parser("list")

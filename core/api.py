@@ -5,6 +5,13 @@ inference worker (no second model in memory). Requests from the API and the wind
 queue in the same worker, first come, first served. A client that goes away cancels
 its generation. No Qt here: ``python -m app serve`` runs it headless, the window runs
 it on its own worker.
+
+Other programs on this computer are not all trusted, and neither are web pages in its
+browser: every request must name this server in its ``Host`` header (a page that points
+its own domain at 127.0.0.1, DNS rebinding, names its domain and is answered 421), a
+request must arrive whole within ``REQUEST_TIMEOUT`` and at most ``MAX_CONNECTIONS`` are
+served at once (a client that trickles its headers cannot hold the server), and the egress
+guard lets the port be reached only while the server runs.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -43,6 +51,10 @@ from inference.routing import RequestRouter
 
 log = logging.getLogger(__name__)
 MAX_BODY = 1 << 20  # 1 MiB
+MAX_HEADERS = 16 << 10  # the request line and headers, in bytes (h11's incomplete-event cap)
+REQUEST_TIMEOUT = 10.0  # seconds for a whole request (headers and body) to arrive
+KEEP_ALIVE = 5  # seconds an idle kept-alive connection stays open
+MAX_CONNECTIONS = 64  # beyond this, requests are answered 503 at once
 API_IDS = itertools.count(1_000_000_000)  # far from the window's request ids
 
 
@@ -70,7 +82,35 @@ def is_loopback(host: str) -> bool:
         return host == "localhost"
 
 
-def create_app(backend: Backend, token: str) -> Starlette:
+def allowed_hosts(port: int) -> frozenset[str]:
+    """The Host header values that name this server: loopback by address or by name."""
+    return frozenset({f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"})
+
+
+class HostCheck:
+    """Refuse, before anything else, a request whose Host is not this server (421).
+
+    A web page whose domain has been re-pointed at 127.0.0.1 (DNS rebinding) would send
+    its own domain as Host; without this check the browser would let it read the answers."""
+
+    def __init__(self, app: Any, hosts: frozenset[str]) -> None:
+        self.app = app
+        self.hosts = hosts
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            given = [value for name, value in scope["headers"] if name == b"host"]
+            if len(given) != 1 or given[0].decode("latin-1").lower() not in self.hosts:
+                response = error(421, "This server answers only requests addressed to it on this "
+                                 "computer (Host: 127.0.0.1, localhost or [::1] with its port).",
+                                 code="misdirected_request")
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def create_app(backend: Backend, token: str, port: int | None = None) -> Starlette:
+    """The API's routes; with ``port``, only requests whose Host names it are served."""
     async def read_json(request: Request) -> tuple[Any, JSONResponse | None]:
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
@@ -217,17 +257,76 @@ def create_app(backend: Backend, token: str) -> Starlette:
             {"object": "embedding", "index": i, "embedding": [float(x) for x in v]} for i, v in enumerate(vectors)],
             "usage": {"prompt_tokens": 0, "total_tokens": 0}})
 
+    middleware = [Middleware(HostCheck, hosts=allowed_hosts(port))] if port is not None else []
     return Starlette(routes=[
         Route("/v1/models", models, methods=["GET"]),
         Route("/v1/chat/completions", chat, methods=["POST"]),
         Route("/v1/embeddings", embeddings, methods=["POST"]),
-    ])
+    ], middleware=middleware)
+
+
+def timed_protocol(request_timeout: float) -> type:
+    """uvicorn's h11 protocol with a deadline for each request to arrive whole.
+
+    uvicorn has no header time-out: a connection that never finishes its headers (or
+    trickles a byte every few seconds, which also resets the keep-alive timer) is held for
+    ever. Here the request line, headers and body must all arrive within
+    ``request_timeout`` of the connection being made or of the previous answer, or the
+    connection is closed."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class TimedH11Protocol(H11Protocol):
+        _deadline: asyncio.TimerHandle | None = None
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._deadline = self.loop.call_later(request_timeout, self._too_slow)
+
+        def _disarm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _received_whole(self) -> None:
+            if self.conn.their_state not in (h11.IDLE, h11.SEND_BODY):
+                self._disarm()
+
+        def _too_slow(self) -> None:
+            self._deadline = None
+            if not self.transport.is_closing():
+                log.warning("closed an API connection whose request did not arrive within %.0f s",
+                            request_timeout)
+                self.transport.close()
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            self._received_whole()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                if self.conn.their_state is h11.IDLE:
+                    self._arm()  # the next request on a kept-alive connection
+                else:
+                    self._received_whole()  # a pipelined one, already read
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+    return TimedH11Protocol
 
 
 class ApiServer:
     """uvicorn on 127.0.0.1 in a background thread; the egress guard lets only its port in."""
 
-    def __init__(self, backend: Backend, host: str = "127.0.0.1", port: int = 0, token: str | None = None) -> None:
+    def __init__(self, backend: Backend, host: str = "127.0.0.1", port: int = 0, token: str | None = None,
+                 request_timeout: float = REQUEST_TIMEOUT, max_connections: int = MAX_CONNECTIONS) -> None:
         if not is_loopback(host):
             raise ValueError(f"The local API only listens on this computer (127.0.0.1), not on {host}.")
         import socket
@@ -245,8 +344,11 @@ class ApiServer:
         self._socket.listen(128)
         self.host, self.port = self._socket.getsockname()[:2]
         egress.allow_loopback_port(self.port)
-        config = uvicorn.Config(create_app(backend, self.token), log_level="warning", access_log=False,
-                                lifespan="off", timeout_graceful_shutdown=2)
+        self._allowed = True
+        config = uvicorn.Config(create_app(backend, self.token, self.port), log_level="warning",
+                                access_log=False, lifespan="off", timeout_graceful_shutdown=2,
+                                http=timed_protocol(request_timeout), timeout_keep_alive=KEEP_ALIVE,
+                                limit_concurrency=max_connections, h11_max_incomplete_event_size=MAX_HEADERS)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._socket]},
                                         name="hearth-api", daemon=True)
@@ -260,8 +362,14 @@ class ApiServer:
         self._thread.start()
 
     def stop(self, timeout: float = 2.5) -> None:
-        """Ask uvicorn to finish (open streams get 2 s) and wait at most ``timeout``."""
+        """Ask uvicorn to finish (open streams get 2 s) and wait at most ``timeout``; the
+        guard no longer lets the port be reached."""
+        from guard import egress
+
         self._server.should_exit = True
         if self._thread.is_alive():
             self._thread.join(timeout)
         self._socket.close()
+        if self._allowed:
+            self._allowed = False
+            egress.revoke_loopback_port(self.port)

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.model, pytest.mark.e2e]
 
 
-def hearth(data_dir: Path, *args: str, passphrase: str = "cli passphrase") -> subprocess.CompletedProcess:
+def hearth(data_dir: Path, *args: str, passphrase: str = "lantern quarry velvet") -> subprocess.CompletedProcess:
     env = dict(os.environ, HEARTH_DATA_DIR=str(data_dir), HEARTH_PASSPHRASE=passphrase)
     return subprocess.run([sys.executable, "-m", "app", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=600)
