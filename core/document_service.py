@@ -59,7 +59,7 @@ from core.documents import Ingestion, Progress, Report, Stopped
 from inference.protocol import CountTokens, Embed
 from storage.db import VaultClosed
 from storage.documents.isolation import IsolatedParser, ParseStopped
-from storage.documents.parsers import Section
+from storage.documents.parsers import Identity, Section
 from storage.documents.search import Indexes
 from storage.documents.store import DocumentStore
 from storage.vault import Vault
@@ -401,9 +401,17 @@ class DocumentService(DocumentCalls):
         self._submit(CountTokens(tuple(texts), future, model))
         return self._result(future)
 
-    def _parse(self, path: Path) -> tuple[list[Section], list[str]]:
+    def _digest(self, path: Path, identity: Identity) -> str:
+        """In the parser process, like the parse: a file that never ends costs a time-out,
+        and a cancel or close stops the read."""
         try:
-            return self._parser.parse(path, wake=self._inbox.wake, on_wake=self._check)
+            return self._parser.digest(path, identity, wake=self._inbox.wake, on_wake=self._check)
+        except ParseStopped:
+            raise Stopped(closing=self._closing.is_set()) from None
+
+    def _parse(self, path: Path, identity: Identity) -> tuple[list[Section], list[str]]:
+        try:
+            return self._parser.parse(path, identity, wake=self._inbox.wake, on_wake=self._check)
         except ParseStopped:
             raise Stopped(closing=self._closing.is_set()) from None
 
@@ -420,8 +428,11 @@ class _Steps:
     def count_tokens(self, texts: list[str], model: str) -> list[int]:
         return self._service._count_tokens(texts, model)
 
-    def parse(self, path: Path) -> tuple[list[Section], list[str]]:
-        return self._service._parse(path)
+    def digest(self, path: Path, identity: Identity) -> str:
+        return self._service._digest(path, identity)
+
+    def parse(self, path: Path, identity: Identity) -> tuple[list[Section], list[str]]:
+        return self._service._parse(path, identity)
 
     def check(self) -> None:
         self._service._check()

@@ -1,7 +1,9 @@
 """Document collections: the ingestion steps and the per-model indexes (no Qt, no thread).
 
-Files go through: the size and type checks, a hash (duplicates are skipped), the
-isolated parser (time and memory limits), token-aware chunking with the embedding
+Files go through: the folder walk (regular files inside the chosen folder only: links
+that lead out of it are skipped and reported), the size and type checks, a hash
+(duplicates are skipped) and the parse, both in the isolated parser process (time and
+memory limits, and stopped by a cancel), token-aware chunking with the embedding
 model's tokenizer, embedding in the inference worker (in batches, behind any chat
 answer), and the encrypted store; then into the in-memory search index. Each file
 gets its own status and reason, and one bad file never stops the rest.
@@ -22,17 +24,16 @@ import logging
 import os
 import stat as stat_module
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
-from inference.bundled import sha256_of
 from storage.documents import parsers
 from storage.documents.chunking import Chunk, chunk_sections, unit_texts
-from storage.documents.parsers import ParseError, Section
+from storage.documents.parsers import Identity, ParseError, Section
 from storage.documents.search import Indexes
 from storage.documents.store import (
     FAILED,
@@ -96,7 +97,10 @@ class Steps(Protocol):
 
     def count_tokens(self, texts: list[str], model: str) -> list[int]: ...
 
-    def parse(self, path: Path) -> tuple[list[Section], list[str]]: ...
+    def digest(self, path: Path, identity: Identity) -> str:
+        """The sha256 of the file with ``identity`` at ``path``; ParseError if it cannot be read."""
+
+    def parse(self, path: Path, identity: Identity) -> tuple[list[Section], list[str]]: ...
 
     def check(self) -> None:
         """Raise Stopped if the job must end; answer waiting searches meanwhile."""
@@ -108,51 +112,128 @@ def _regular(info: os.stat_result) -> bool:
     return stat_module.S_ISREG(info.st_mode)
 
 
-def expand(paths: Iterable[Path]) -> tuple[list[Path], list[tuple[str, str]]]:
-    """Files under ``paths`` (folders recursively, symlink loops cut); problems found on the way.
+def _identity(info: os.stat_result) -> Identity:
+    return (info.st_dev, info.st_ino)
 
-    Only regular files: reading a FIFO or a device would block or never end.
+
+OUTSIDE = "a link that leads outside the chosen folder: not imported"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A file the walk found: its real path, and which file it was (st_dev, st_ino) so
+    that one put in its place later is not read instead."""
+
+    path: Path
+    identity: Identity
+
+
+@dataclass
+class Found:
+    files: list[Candidate] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _listing(root: Path, found: Found) -> Iterable[tuple[str, list[str], list[str],
+                                                         Callable[[str], os.stat_result]]]:
+    """The folders under ``root`` and how to lstat a name in each, following no link.
+
+    ``os.fwalk`` holds each folder open, so a folder swapped for a link during the walk
+    is not entered, and a name is looked up in the folder that was listed. Where it is
+    missing (Windows) ``os.walk`` does, and every folder's real path is checked instead.
     """
-    files: list[Path] = []
-    problems: list[tuple[str, str]] = []
-    seen_dirs: set[tuple[int, int]] = set()
-    seen_files: set[tuple[int, int]] = set()
-    for path in paths:
-        path = Path(path)
-        if not path.exists():
-            problems.append((str(path), "does not exist (or is a broken link)"))
+    def problem(error: OSError) -> None:
+        found.failed.append((str(error.filename), f"cannot be read ({error.strerror})"))
+
+    if hasattr(os, "fwalk"):
+        for folder, dirs, names, fd in os.fwalk(root, onerror=problem, follow_symlinks=False):
+            def lstat(name: str, fd: int = fd) -> os.stat_result:
+                return os.stat(name, dir_fd=fd, follow_symlinks=False)
+            yield folder, dirs, names, lstat
+        return
+    for folder, dirs, names in os.walk(root, onerror=problem, followlinks=False):
+        if not _inside(Path(os.path.realpath(folder)), root):  # a junction, say
+            dirs[:] = []
+            found.skipped.append((folder, OUTSIDE))
             continue
-        if not path.is_dir():
-            info = path.stat()
-            if not _regular(info):
-                problems.append((str(path), "is not a regular file"))
-            elif (info.st_dev, info.st_ino) not in seen_files:
-                seen_files.add((info.st_dev, info.st_ino))
-                files.append(path)
+
+        def lstat_in(name: str, folder: str = folder) -> os.stat_result:
+            return os.lstat(os.path.join(folder, name))
+        yield folder, dirs, names, lstat_in
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or path.is_relative_to(root)
+
+
+def expand(paths: Iterable[Path]) -> Found:
+    """Files under ``paths`` (folders recursively); problems and skipped links found on the way.
+
+    Only regular files, and only those whose real path stays inside the chosen folder:
+    a link to a file inside it counts as that file, a link that leads out of it (to a
+    file or a folder) is skipped and reported, and links to folders are not followed
+    (the folders inside are walked from their own place). A FIFO or a device is never
+    read: it would block or never end. A path chosen itself (not found in a folder)
+    is the user's choice and may be a link.
+    """
+    found = Found()
+    seen: set[Identity] = set()
+
+    def take(path: Path, info: os.stat_result) -> None:
+        if not _regular(info):
+            found.failed.append((str(path), "is not a regular file"))
+        elif _identity(info) not in seen:
+            seen.add(_identity(info))
+            found.files.append(Candidate(path, _identity(info)))
+
+    for given in paths:
+        try:
+            root = Path(os.path.realpath(given, strict=True))
+            info = os.lstat(root)
+        except OSError:
+            found.failed.append((str(given), "does not exist (or is a broken link)"))
             continue
-        for root, dirs, names in os.walk(path, followlinks=True, onerror=lambda e: problems.append(
-                (str(e.filename), f"cannot be read ({e.strerror})"))):
-            info = os.stat(root)
-            if (info.st_dev, info.st_ino) in seen_dirs:
-                dirs[:] = []  # a symlink loop: this folder was visited already
-                continue
-            seen_dirs.add((info.st_dev, info.st_ino))
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        if not stat_module.S_ISDIR(info.st_mode):
+            take(root, info)
+            continue
+        for folder, dirs, names, lstat in _listing(root, found):
+            kept = []
+            for name in sorted(dirs):
+                if name.startswith("."):
+                    continue
+                try:
+                    entry = lstat(name)
+                except OSError as exc:
+                    found.failed.append((os.path.join(folder, name), f"cannot be read ({exc.strerror})"))
+                    continue
+                if stat_module.S_ISLNK(entry.st_mode):
+                    target = Path(os.path.realpath(os.path.join(folder, name)))
+                    if not _inside(target, root):
+                        found.skipped.append((os.path.join(folder, name), OUTSIDE))
+                    continue
+                kept.append(name)
+            dirs[:] = kept
             for name in sorted(names):
-                file = Path(root) / name
+                file = Path(folder, name)
                 if name.startswith(".") or not parsers.supported(file):
                     continue
                 try:
-                    found = file.stat()
-                except OSError as exc:
-                    problems.append((str(file), f"cannot be read ({exc.strerror})"))
+                    entry = lstat(name)
+                    if stat_module.S_ISLNK(entry.st_mode):
+                        target = Path(os.path.realpath(file))
+                        if not _inside(target, root):
+                            found.skipped.append((str(file), OUTSIDE))
+                            continue
+                        file, entry = target, os.lstat(target)
+                except FileNotFoundError:
+                    found.failed.append((str(file), "does not exist (or is a broken link)"))
                     continue
-                if not _regular(found):
-                    problems.append((str(file), "is not a regular file"))
-                elif (found.st_dev, found.st_ino) not in seen_files:
-                    seen_files.add((found.st_dev, found.st_ino))
-                    files.append(file)
-    return files, problems
+                except OSError as exc:
+                    found.failed.append((str(file), f"cannot be read ({exc.strerror})"))
+                    continue
+                take(file, entry)
+    return found
 
 
 def label(chunk: StoredChunk) -> str:
@@ -262,14 +343,16 @@ class Ingestion:
             collection = replace(collection, sources=sources)
             self.steps.check()
             self.store.update_collection(collection)
-            files, problems = expand(paths)
-            report.failed += problems
+            found = expand(paths)
+            report.failed += found.failed
+            report.skipped += found.skipped
+            files = found.files
             state = Progress(files_total=len(files), collection_id=collection.id)
             known = {d.path: d for d in self.store.documents(collection.id)}
             by_hash = {d.sha256: d for d in known.values() if d.status == INDEXED}
             for file in files:
                 self.steps.check()
-                state = replace(state, current=file.name)
+                state = replace(state, current=file.path.name)
                 self.steps.progress(state)
                 self._add_file(collection, file, model, known, by_hash, report)
                 state = replace(state, files_done=state.files_done + 1, chunks_done=report.chunks)
@@ -280,9 +363,9 @@ class Ingestion:
             report.cancelled = True
         return report
 
-    def _add_file(self, collection: Collection, file: Path, model: str, known: dict[str, Document],
-                  by_hash: dict[str, Document], report: Report) -> None:
-        path = str(file.resolve())
+    def _add_file(self, collection: Collection, file: Candidate, model: str,
+                  known: dict[str, Document], by_hash: dict[str, Document], report: Report) -> None:
+        path = str(file.path)  # real already: resolving it again would follow a new link
         record = known.get(path) or Document(0, collection.id, path, PENDING)
 
         def finish(status: str, reason: str = "", **changes: Any) -> None:
@@ -298,11 +381,15 @@ class Ingestion:
                 report.failed.append((path, reason))
 
         try:
-            info = file.stat()
-            if not os.access(file, os.R_OK):
+            info = os.lstat(path)  # metadata only: the content is read in the parser process
+            if not os.access(path, os.R_OK):
                 raise PermissionError("permission denied")
         except OSError as exc:
             finish(FAILED, f"cannot be read ({getattr(exc, 'strerror', None) or exc})")
+            return
+        if stat_module.S_ISLNK(info.st_mode) or _identity(info) != file.identity:
+            finish(FAILED, "changed while it was being imported (it is no longer the file "
+                           "found in the folder)")
             return
         if not _regular(info):
             finish(FAILED, "is not a regular file")
@@ -310,19 +397,22 @@ class Ingestion:
         if record.status == INDEXED and record.size == info.st_size and record.mtime == info.st_mtime:
             report.skipped.append((path, "unchanged since it was indexed"))
             return
-        limit = parsers.MAX_BYTES.get(file.suffix.lower().lstrip("."), parsers.MAX_TEXT_BYTES)
+        limit = parsers.size_limit(file.path)
         if info.st_size > limit:
-            finish(FAILED, f"too large ({info.st_size / (1 << 20):,.0f} MB; the limit is {limit >> 20} MB)",
-                   size=info.st_size, mtime=info.st_mtime)
+            finish(FAILED, parsers.too_large(info.st_size, limit), size=info.st_size, mtime=info.st_mtime)
             return
-        sha = sha256_of(file)
+        try:
+            sha = self.steps.digest(file.path, file.identity)
+        except ParseError as exc:
+            finish(FAILED, str(exc), size=info.st_size, mtime=info.st_mtime)
+            return
         twin = by_hash.get(sha)
         if twin is not None and twin.path != path:
             finish(SKIPPED, f"the same content as {Path(twin.path).name}", size=info.st_size,
                    mtime=info.st_mtime, sha256=sha)
             return
         try:
-            sections, notes = self.steps.parse(file)
+            sections, notes = self.steps.parse(file.path, file.identity)
         except ParseError as exc:
             finish(FAILED, str(exc), size=info.st_size, mtime=info.st_mtime, sha256=sha)
             return

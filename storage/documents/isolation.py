@@ -1,9 +1,17 @@
-"""Parse files in a separate process, with a time limit and a memory limit.
+"""Hash and parse files in a separate process, with a time limit and a memory limit.
 
 A crafted PDF or DOCX can make a parser run forever or allocate gigabytes; in a child
 process that only costs the child. The child keeps running between files (imports are
 paid once) and is replaced after a time-out or a crash. On Linux its address space is
-capped, so a decompression bomb ends in a MemoryError there, not in the app.
+capped, so a decompression bomb ends in a MemoryError there, not in the app. The file's
+hash is read there too, under the same limits: the app's own process never reads a
+file's content.
+
+The child is as untrusted as the files it reads: it answers in JSON of a bounded size,
+whose shape the parent checks, never in pickle (the parent holds the vault key). It
+installs the egress guard and the no-core-dump limit itself (it is spawned: a fresh
+interpreter that inherits no audit hook) and drops ``HEARTH_PASSPHRASE`` from its
+environment first thing.
 
 The owner thread may be woken while it waits for the child (``wake``): the document
 service answers searches between any two steps of an import, a parse included. And any
@@ -13,7 +21,10 @@ thread may ``kill()`` the child, so that quitting never waits for a parse to fin
 from __future__ import annotations
 
 import contextlib
+import json
 import multiprocessing
+import os
+import re
 import sys
 import threading
 import time
@@ -22,10 +33,16 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
-from storage.documents.parsers import ParseError, Section, parse
+from storage.documents.parsers import MAX_CHARS, Identity, ParseError, Section, digest, parse
 
 TIMEOUT = 60.0
 MEMORY_LIMIT = 1536 << 20  # address space of the parser process
+# The largest reply: MAX_CHARS characters of text at up to 4 bytes each in UTF-8, about as
+# much again for headings, notes and JSON quoting. A child that says more is not believed.
+MAX_REPLY = 12 * MAX_CHARS
+MAX_REASON = 500
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+Handler = Callable[[dict[str, Any], int], dict[str, Any]]
 
 
 class ParseStopped(ParseError):
@@ -35,43 +52,122 @@ class ParseStopped(ParseError):
         super().__init__("parsing was stopped")
 
 
-def _child(conn: Connection, memory_limit: int) -> None:
+def _setup(memory_limit: int) -> None:
+    """The child's first steps, before it reads anything."""
     from guard import egress
+    from guard.hardening import child_environment, harden_process
+
+    kept = child_environment()  # spawn copies the parent's environment: secrets go
+    for name in [n for n in os.environ if n not in kept]:
+        os.environ.pop(name, None)
 
     egress.install()  # the parser reads hostile files: it gets no network either
+    harden_process()  # and a crash in it writes no core file
     if sys.platform.startswith("linux"):
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+
+
+def _handle(request: dict[str, Any], memory_limit: int) -> dict[str, Any]:
+    """One request: ``{"op": "hash" | "parse", "path": ..., "identity": [dev, ino] | null}``."""
+    path = Path(request["path"])
+    identity = request.get("identity")
+    try:
+        if request["op"] == "hash":
+            return {"status": "ok", "sha256": digest(path, identity)}
+        sections, notes = parse(path, identity)
+        return {"status": "ok", "sections": [[s.text, s.page, s.heading] for s in sections],
+                "notes": notes}
+    except ParseError as exc:
+        return {"status": "error", "reason": str(exc)}
+    except MemoryError:
+        return {"status": "error", "reason": f"the parser needed more than {memory_limit >> 20} MB "
+                "of memory (a decompression bomb, or a file too complex)"}
+    except RecursionError:
+        return {"status": "error", "reason": "the file's structure is nested too deeply"}
+    except Exception as exc:
+        return {"status": "error",
+                "reason": f"the parser failed ({type(exc).__name__}: {str(exc)[:200]})"}
+
+
+def _peak() -> int:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+
+
+def _serve(conn: Connection, memory_limit: int, handler: Handler = _handle) -> None:
+    """Answer requests until the parent sends null or goes away."""
     while True:
         try:
-            path = conn.recv()
+            request = json.loads(conn.recv_bytes())
         except EOFError:
             return
-        if path is None:
+        if request is None:
             return
-        try:
-            sections, notes = parse(Path(path))
-            reply: tuple[Any, ...] = ("ok", [(s.text, s.page, s.heading) for s in sections], notes)
-        except ParseError as exc:
-            reply = ("error", str(exc))
-        except MemoryError:
-            reply = ("error", f"the parser needed more than {memory_limit >> 20} MB of memory "
-                              "(a decompression bomb, or a file too complex)")
-        except RecursionError:
-            reply = ("error", "the file's structure is nested too deeply")
-        except Exception as exc:
-            reply = ("error", f"the parser failed ({type(exc).__name__}: {str(exc)[:200]})")
-        import resource as _resource
+        reply = handler(request, memory_limit)
+        reply["peak"] = _peak()
+        data = json.dumps(reply, ensure_ascii=False).encode("utf-8", "replace")
+        if len(data) > MAX_REPLY:
+            data = json.dumps({"status": "error", "reason": "the file holds more text than Hearth "
+                               "can take in one piece", "peak": reply["peak"]}).encode()
+        conn.send_bytes(data)
 
-        peak = _resource.getrusage(_resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
-        conn.send((*reply, peak) if reply[0] == "ok" else (*reply, [], peak))
+
+def _child(conn: Connection, memory_limit: int) -> None:
+    _setup(memory_limit)
+    _serve(conn, memory_limit)
+
+
+class _Malformed(Exception):
+    """The child's reply is not one it could have sent honestly."""
+
+
+def _checked(data: bytes, op: str) -> dict[str, Any]:
+    """The child's reply, if it has the shape of one; _Malformed if not."""
+    try:
+        reply = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        raise _Malformed("not JSON") from None
+
+    def integer(value: object, optional: bool = False) -> bool:
+        return (value is None and optional) or (type(value) is int and value >= 0)
+
+    def text(value: object, optional: bool = False) -> bool:
+        return (value is None and optional) or isinstance(value, str)
+
+    if not isinstance(reply, dict) or not integer(reply.get("peak")):
+        raise _Malformed("not an object with a peak")
+    if reply.get("status") == "error":
+        if not text(reply.get("reason")):
+            raise _Malformed("an error without a reason")
+        return reply
+    if reply.get("status") != "ok":
+        raise _Malformed("no status")
+    if op == "hash":
+        if not isinstance(reply.get("sha256"), str) or not _SHA256.fullmatch(reply["sha256"]):
+            raise _Malformed("no sha256")
+        return reply
+    sections, notes = reply.get("sections"), reply.get("notes")
+    if not isinstance(sections, list) or not isinstance(notes, list) \
+            or not all(text(n) for n in notes):
+        raise _Malformed("no sections or notes")
+    for section in sections:
+        if not (isinstance(section, list) and len(section) == 3 and text(section[0])
+                and integer(section[1], optional=True) and text(section[2], optional=True)):
+            raise _Malformed("a section of the wrong shape")
+    return reply
 
 
 class IsolatedParser:
-    def __init__(self, timeout: float = TIMEOUT, memory_limit: int = MEMORY_LIMIT) -> None:
+    def __init__(self, timeout: float = TIMEOUT, memory_limit: int = MEMORY_LIMIT,
+                 child: Callable[[Connection, int], None] = _child) -> None:
+        """``child`` is the child's entry (a module-level function, for spawn); tests
+        give one that misbehaves."""
         self.timeout = timeout
         self.memory_limit = memory_limit
+        self._target = child
         self._context = multiprocessing.get_context("spawn")
         self._process: Any = None
         self._conn: Connection | None = None
@@ -94,7 +190,8 @@ class IsolatedParser:
 
     def _start(self) -> None:
         parent, child = self._context.Pipe()
-        process = self._context.Process(target=_child, args=(child, self.memory_limit), daemon=True)
+        process = self._context.Process(target=self._target, args=(child, self.memory_limit),
+                                        daemon=True)
         process.start()
         child.close()
         with self._lock:
@@ -114,7 +211,7 @@ class IsolatedParser:
         else:
             try:
                 assert conn is not None
-                conn.send(None)
+                conn.send_bytes(b"null")
             except (OSError, BrokenPipeError):
                 process.kill()
         process.join(5)
@@ -124,13 +221,26 @@ class IsolatedParser:
         if conn is not None:
             conn.close()
 
-    def parse(self, path: Path, wake: Connection | None = None,
+    def parse(self, path: Path, identity: Identity | None = None, wake: Connection | None = None,
               on_wake: Callable[[], None] | None = None) -> tuple[list[Section], list[str]]:
         """Sections and notes of ``path``; ParseError with the reason, ParseStopped if killed.
 
-        While it waits, ``on_wake`` runs each time ``wake`` becomes readable (it must read
-        what is there); if it raises, the child is killed and the exception goes up.
+        With ``identity`` (st_dev, st_ino), only that file is read: a file put in its place
+        since is refused. While it waits, ``on_wake`` runs each time ``wake`` becomes
+        readable (it must read what is there); if it raises, the child is killed and the
+        exception goes up.
         """
+        reply = self._request("parse", path, identity, wake, on_wake)
+        return [Section(*s) for s in reply["sections"]], list(reply["notes"])
+
+    def digest(self, path: Path, identity: Identity | None = None, wake: Connection | None = None,
+               on_wake: Callable[[], None] | None = None) -> str:
+        """The sha256 of ``path``'s content, read in the child under the same limits and
+        with the same stops as ``parse`` (a file that never ends costs a time-out)."""
+        return str(self._request("hash", path, identity, wake, on_wake)["sha256"])
+
+    def _request(self, op: str, path: Path, identity: Identity | None, wake: Connection | None,
+                 on_wake: Callable[[], None] | None) -> dict[str, Any]:
         with self._lock:
             if self._kill_requested:
                 self._kill_requested = False
@@ -141,8 +251,9 @@ class IsolatedParser:
             self._start()
         conn = self._conn
         assert conn is not None
+        request = {"op": op, "path": str(path), "identity": list(identity) if identity else None}
         with contextlib.suppress(OSError):  # the child is gone (killed): the recv says so
-            conn.send(str(path))
+            conn.send_bytes(json.dumps(request).encode())
         deadline = time.monotonic() + self.timeout
         waitables: list[Any] = [conn] if wake is None else [conn, wake]
         while True:
@@ -152,7 +263,8 @@ class IsolatedParser:
                 break
             if not ready:
                 self._stop(kill=True)
-                raise ParseError(f"parsing took longer than {self.timeout:.0f} s and was stopped")
+                doing = "reading the file" if op == "hash" else "parsing"
+                raise ParseError(f"{doing} took longer than {self.timeout:.0f} s and was stopped")
             try:
                 if on_wake is not None:
                     on_wake()
@@ -160,22 +272,30 @@ class IsolatedParser:
                 self._stop(kill=True)
                 raise
         try:
-            reply = conn.recv()
-        except (EOFError, OSError):
+            data = conn.recv_bytes(maxlength=MAX_REPLY)
+        except (EOFError, OSError) as exc:
             with self._lock:
                 killed, self._kill_requested = self._kill_requested, False
                 code = self._process.exitcode if self._process else None
             self._stop(kill=True)
             if killed:
                 raise ParseStopped() from None
+            if isinstance(exc, OSError) and "length" in str(exc):  # past maxlength
+                raise ParseError("the parser process sent a reply larger than Hearth accepts; "
+                                 "the file may be crafted or damaged") from None
             raise ParseError(f"the parser process died (exit {code}); "
                              "the file may be crafted or damaged") from None
-        if reply[0] == "error":
-            self.last_peak_rss = reply[3]
-            raise ParseError(reply[1])
-        _, sections, notes, peak = reply
-        self.last_peak_rss = peak
-        return [Section(*s) for s in sections], notes
+        try:
+            reply = _checked(data, op)
+        except _Malformed as exc:
+            self._stop(kill=True)  # a child that says such things is not asked again
+            raise ParseError("the parser process sent a reply that is not valid; "
+                             "the file may be crafted or damaged") from exc
+        self.last_peak_rss = reply["peak"]
+        if reply["status"] == "error":
+            reason = "".join(ch if ch.isprintable() else " " for ch in reply["reason"][:MAX_REASON])
+            raise ParseError(reason)
+        return reply
 
     def close(self) -> None:
         self._stop(kill=False)

@@ -1,22 +1,35 @@
 """Turn a file into text sections (with page or heading), within fixed limits.
 
-Well-kept parsers do the work (pypdf; the standard library's zip, XML and HTML
-parsers); only the Markdown and reStructuredText heading rules are ours. Every parser
-is bounded: file size, pages, extracted characters, and for DOCX the zip's expanded
-size and ratio. Run them through ``isolation.IsolatedParser``, which adds a time limit
-and a memory limit in a separate process.
+Well-kept parsers do the work (pypdf; the standard library's zip and HTML parsers,
+defusedxml for XML); only the Markdown and reStructuredText heading rules are ours.
+Every parser is bounded: file size, pages, extracted characters, and for DOCX the zip's
+expanded size and ratio. Run them through ``isolation.IsolatedParser``, which adds a
+time limit and a memory limit in a separate process.
+
+Files are opened once, by ``open_regular``: no link is followed at the last step, the
+open never blocks (a FIFO, a device), and what was opened must be a regular file, the
+very one the folder walk found (``identity``), checked on the open descriptor itself.
+The hash and the parse read that descriptor, within the same size bound.
 """
 
 from __future__ import annotations
 
+import errno
+import hashlib
+import os
 import re
+import stat
 import zipfile
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import BinaryIO
 from xml.etree import ElementTree
+
+from defusedxml import DefusedXmlException
+from defusedxml import ElementTree as SafeElementTree
 
 MAX_BYTES = {"pdf": 200 << 20, "docx": 100 << 20}
 MAX_TEXT_BYTES = 50 << 20
@@ -36,6 +49,14 @@ SUPPORTED = ({".pdf", ".docx"} | TEXT_SUFFIXES | MARKDOWN_SUFFIXES | RST_SUFFIXE
              | CODE_SUFFIXES)
 
 
+# O_NOFOLLOW: a link at the last step is refused (ELOOP); O_NONBLOCK: opening a FIFO or a
+# device never waits. Either may be missing (Windows): then the fstat checks still hold.
+OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+              | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+READ_BLOCK = 1 << 20
+Identity = tuple[int, int]  # (st_dev, st_ino): which file, whatever its name now
+
+
 class ParseError(Exception):
     """Why a file was skipped or failed, in the user's words."""
 
@@ -51,10 +72,73 @@ def supported(path: Path) -> bool:
     return path.suffix.lower() in SUPPORTED
 
 
-def _size_check(path: Path, limit: int) -> None:
-    size = path.stat().st_size
+def size_limit(path: Path) -> int:
+    """The most bytes a file of this type may have."""
+    return MAX_BYTES.get(path.suffix.lower().lstrip("."), MAX_TEXT_BYTES)
+
+
+def too_large(size: int | None, limit: int) -> str:
+    """The reason, with the size if it is known (a read that went past the limit: not)."""
+    if size is None:
+        return f"too large (more than the limit of {limit >> 20} MB)"
+    return f"too large ({size / (1 << 20):,.0f} MB; the limit is {limit >> 20} MB)"
+
+
+def open_regular(path: Path, identity: Identity | None = None) -> BinaryIO:
+    """``path`` opened for reading, if it is a regular file (and the one with ``identity``).
+
+    The checks are made on the open descriptor, so swapping the file for a link, a FIFO
+    or a device between a check and the open does not help.
+    """
+    try:
+        fd = os.open(path, OPEN_FLAGS)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK):  # what O_NOFOLLOW answers for a link
+            raise ParseError("is a link now (links are not followed)") from None
+        raise ParseError(f"cannot be read ({exc.strerror or exc})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ParseError("is not a regular file")
+        if identity is not None and (info.st_dev, info.st_ino) != tuple(identity):
+            raise ParseError("changed while it was being imported (it is no longer the file "
+                             "found in the folder)")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _size_check(fh: BinaryIO, limit: int) -> None:
+    size = os.fstat(fh.fileno()).st_size
     if size > limit:
-        raise ParseError(f"too large ({size / (1 << 20):,.0f} MB; the limit is {limit >> 20} MB)")
+        raise ParseError(too_large(size, limit))
+
+
+def _read_bounded(fh: BinaryIO, limit: int) -> bytes:
+    """All of ``fh``, refused past ``limit`` bytes (whatever its size said)."""
+    _size_check(fh, limit)
+    data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise ParseError(too_large(None, limit))
+    return data
+
+
+def digest(path: Path, identity: Identity | None = None) -> str:
+    """The sha256 of ``path``'s content, read within its type's size limit."""
+    limit = size_limit(path)
+    sha = hashlib.sha256()
+    with open_regular(path, identity) as fh:
+        _size_check(fh, limit)
+        total = 0
+        while block := fh.read(READ_BLOCK):
+            total += len(block)
+            if total > limit:
+                raise ParseError(too_large(None, limit))
+            sha.update(block)
+    return sha.hexdigest()
 
 
 class _Budget:
@@ -70,22 +154,30 @@ class _Budget:
         return text
 
 
-def parse(path: Path) -> tuple[list[Section], list[str]]:
+def parse(path: Path, identity: Identity | None = None) -> tuple[list[Section], list[str]]:
     """Sections of ``path`` and notes (a truncation, say). Raises ParseError."""
     suffix = path.suffix.lower()
+    if suffix not in SUPPORTED:
+        raise ParseError(f"{suffix or 'files without an extension'} is not a supported type")
+    with open_regular(path, identity) as fh:
+        return parse_file(suffix, fh)
+
+
+def parse_file(suffix: str, fh: BinaryIO) -> tuple[list[Section], list[str]]:
+    """Sections and notes of an open file of type ``suffix`` (".pdf", ".md", ...)."""
     budget = _Budget()
     if suffix == ".pdf":
-        sections = _pdf(path, budget)
+        sections = _pdf(fh, budget)
     elif suffix == ".docx":
-        sections = _docx(path, budget)
+        sections = _docx(fh, budget)
     elif suffix in HTML_SUFFIXES:
-        sections = _html(_read_text(path), budget)
+        sections = _html(_read_text(fh), budget)
     elif suffix in MARKDOWN_SUFFIXES:
-        sections = _headed(_read_text(path), budget, _markdown_heading)
+        sections = _headed(_read_text(fh), budget, _markdown_heading)
     elif suffix in RST_SUFFIXES:
-        sections = _rst(_read_text(path), budget)
+        sections = _rst(_read_text(fh), budget)
     elif suffix in TEXT_SUFFIXES | CODE_SUFFIXES:
-        sections = [Section(budget.take(_read_text(path)))]
+        sections = [Section(budget.take(_read_text(fh)))]
     else:
         raise ParseError(f"{suffix or 'files without an extension'} is not a supported type")
     sections = [s for s in sections if s.text.strip()]
@@ -95,9 +187,8 @@ def parse(path: Path) -> tuple[list[Section], list[str]]:
     return sections, notes
 
 
-def _read_text(path: Path) -> str:
-    _size_check(path, MAX_TEXT_BYTES)
-    data = path.read_bytes()
+def _read_text(fh: BinaryIO) -> str:
+    data = _read_bounded(fh, MAX_TEXT_BYTES)
     head = data[:8192]
     if b"\x00" in head:
         raise ParseError("binary data, not text")
@@ -112,13 +203,13 @@ def _read_text(path: Path) -> str:
     return text
 
 
-def _pdf(path: Path, budget: _Budget) -> list[Section]:
-    _size_check(path, MAX_BYTES["pdf"])
+def _pdf(fh: BinaryIO, budget: _Budget) -> list[Section]:
+    _size_check(fh, MAX_BYTES["pdf"])
     from pypdf import PdfReader
     from pypdf.errors import FileNotDecryptedError, PdfReadError
 
     try:
-        reader = PdfReader(path, strict=False)
+        reader = PdfReader(fh, strict=False)
         if reader.is_encrypted:
             try:
                 reader.decrypt("")  # many PDFs are "encrypted" with an empty password
@@ -145,18 +236,22 @@ _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 
 
 def _xml(archive: zipfile.ZipFile, name: str) -> ElementTree.Element | None:
-    """One part of the package, parsed. A DOCX never needs a DTD, so any document
-    type declaration (the door to entity expansion) is refused before parsing."""
+    """One part of the package, parsed. A DOCX never needs a DTD, so the XML parser
+    refuses any document type declaration, entity or external reference (the doors to
+    entity expansion) as it meets them, whatever the part's encoding."""
     try:
         data = archive.read(name)
     except KeyError:
         return None
-    if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
-        raise ParseError(f"not a valid DOCX file ({name} declares a DTD)")
     try:
-        return ElementTree.fromstring(data)
-    except ElementTree.ParseError as exc:
-        raise ParseError(f"not a valid DOCX file ({name}: {exc})") from exc
+        element: ElementTree.Element = SafeElementTree.fromstring(
+            data, forbid_dtd=True, forbid_entities=True, forbid_external=True)
+        return element
+    except DefusedXmlException:
+        raise ParseError(f"not a valid DOCX file ({name} declares a DTD or entities, "
+                         "which a DOCX never needs)") from None
+    except (ElementTree.ParseError, ValueError) as exc:
+        raise ParseError(f"not a valid DOCX file ({name}: {str(exc)[:200]})") from exc
 
 
 def _docx_main_part(archive: zipfile.ZipFile) -> str:
@@ -207,15 +302,15 @@ def _docx_blocks(element: ElementTree.Element) -> Iterator[ElementTree.Element]:
             yield from _docx_blocks(child)
 
 
-def _docx(path: Path, budget: _Budget) -> list[Section]:
+def _docx(fh: BinaryIO, budget: _Budget) -> list[Section]:
     """Body text in reading order; headings start sections; each table row is one line
-    with its cells separated by " | ". The standard library does the reading: the zip is
-    checked for bombs first, and the XML may not declare a DTD."""
-    _size_check(path, MAX_BYTES["docx"])
-    if not zipfile.is_zipfile(path):
+    with its cells separated by " | ". The standard library reads the zip, checked for
+    bombs first; defusedxml reads the XML, which may not declare a DTD."""
+    _size_check(fh, MAX_BYTES["docx"])
+    if not zipfile.is_zipfile(fh):
         raise ParseError("not a valid DOCX file (it is not a zip archive)")
     try:
-        archive = zipfile.ZipFile(path)
+        archive = zipfile.ZipFile(fh)
     except (zipfile.BadZipFile, OSError) as exc:
         raise ParseError(f"not a valid DOCX file ({exc})") from exc
     with archive:

@@ -302,29 +302,26 @@ def test_closing_during_an_import_stops_it_and_nothing_is_written_after(
 
 
 class _BlockedParser(IsolatedParser):
-    """The real isolated parser, made to read a FIFO that nobody writes: a parse that
-    would block for its whole time-out."""
+    """The real isolated parser, with a child that parses ``slow-parse*`` files for ever:
+    a parse that would block for its whole time-out."""
 
-    def __init__(self, fifo: Path) -> None:
-        super().__init__(timeout=600)
-        self.fifo = fifo
+    def __init__(self) -> None:
+        from tests.storage.parser_children import slow_child
+
+        super().__init__(timeout=600, child=slow_child)
         self.parsing = threading.Event()
 
-    def parse(self, path, wake=None, on_wake=None):
+    def parse(self, path, identity=None, wake=None, on_wake=None):
         self.parsing.set()
-        return super().parse(self.fifo, wake=wake, on_wake=on_wake)
+        return super().parse(path, identity, wake=wake, on_wake=on_wake)
 
 
 def test_closing_during_a_parse_kills_the_parser_and_returns(vault: Vault, worker, tmp_path: Path) -> None:
-    import os
-
-    fifo = tmp_path / "blocked.txt"
-    os.mkfifo(fifo)
-    (tmp_path / "note.txt").write_text("A note about owls.")
-    parser = _BlockedParser(fifo)
+    (tmp_path / "slow-parse.txt").write_text("A note about owls.")
+    parser = _BlockedParser()
     s = Service(vault, worker.submit, BUNDLED, parser=parser)
     work = s.create("work")
-    s.add(work.id, [tmp_path / "note.txt"])
+    s.add(work.id, [tmp_path / "slow-parse.txt"])
     assert parser.parsing.wait(WAIT)
     assert s.service.close()  # well before the parse's 600 s time-out
     assert parser._process is None  # the child is gone

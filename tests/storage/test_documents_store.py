@@ -4,8 +4,8 @@ and a parser that another thread can stop. Real vault files, real parser process
 from __future__ import annotations
 
 import json
-import os
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -90,10 +90,12 @@ def test_a_closed_vault_refuses_connections_and_never_creates_a_file(tmp_path: P
 
 
 def test_another_thread_can_stop_a_parse_that_blocks(tmp_path: Path) -> None:
-    fifo = tmp_path / "blocked.txt"  # a read that blocks: a FIFO with no writer
-    os.mkfifo(fifo)
+    from tests.storage import parser_children
+
+    fifo = tmp_path / "slow-parse.txt"  # a parse that never ends (a disk that does not answer)
+    fifo.write_text("stuck")
     (tmp_path / "fine.txt").write_text("hello")
-    parser = IsolatedParser(timeout=600)
+    parser = IsolatedParser(timeout=600, child=parser_children.slow_child)
     outcome: list[BaseException] = []
 
     def parse() -> None:
@@ -104,7 +106,11 @@ def test_another_thread_can_stop_a_parse_that_blocks(tmp_path: Path) -> None:
 
     thread = threading.Thread(target=parse)
     thread.start()
-    parser.kill()  # during the parse, or before it started: either way it ends now
+    for _ in range(600):  # the child is in the parse (or it would not be this test)
+        if (tmp_path / "slow-parse.txt.started").exists():
+            break
+        time.sleep(0.05)
+    parser.kill()
     thread.join(60)  # far below the 600 s time-out
     assert not thread.is_alive() and len(outcome) == 1 and isinstance(outcome[0], ParseStopped)
     assert parser.parse(tmp_path / "fine.txt")[0][0].text == "hello"  # a fresh child

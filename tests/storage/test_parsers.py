@@ -145,16 +145,64 @@ def test_huge_and_binary_text_files(tmp_path: Path, parser) -> None:
     rejected(parser, tmp_path / "empty.md", "no text")
 
 
-def test_a_parser_that_hangs_is_stopped(tmp_path: Path, monkeypatch) -> None:
-    slow = tmp_path / "slow.txt"
+def test_a_parser_that_hangs_is_stopped(tmp_path: Path) -> None:
+    from tests.storage.parser_children import slow_child
+
+    fine = tmp_path / "fine.txt"
+    fine.write_text("hello")
+    slow = tmp_path / "slow-parse.txt"  # the child parses it for ever
     slow.write_text("hello")
-    with IsolatedParser(timeout=1.0) as quick:
-        quick.parse(slow)  # started and warm
-        quick._conn.send("/dev/zero-is-not-a-text-file.txt")  # nothing answers this twice
-        quick._conn.recv()
-        # A file read that blocks: a FIFO with no writer.
-        fifo = tmp_path / "blocked.txt"
-        os.mkfifo(fifo)
+    with IsolatedParser(timeout=1.0, child=slow_child) as quick:
+        quick.parse(fine)  # started and warm
         with pytest.raises(ParseError, match="longer than 1 s"):
-            quick.parse(fifo)
-        assert quick.parse(slow)[0][0].text == "hello"  # a fresh child took over
+            quick.parse(slow)
+        assert quick.parse(fine)[0][0].text == "hello"  # a fresh child took over
+
+
+def test_a_fifo_or_a_device_is_refused_at_once_not_waited_for(tmp_path: Path, parser) -> None:
+    os.mkfifo(tmp_path / "blocked.txt")  # a read would block: nobody writes to it
+    rejected(parser, tmp_path / "blocked.txt", "not a regular file")
+    rejected(parser, Path("/dev/zero"), "supported type")
+    os.symlink("/dev/zero", tmp_path / "zeros.txt")
+    rejected(parser, tmp_path / "zeros.txt", "is a link")
+
+
+BILLION_LAUGHS_DOCTYPE = ('<!DOCTYPE lolz [<!ENTITY lol "lol">'
+                          + "".join(f'<!ENTITY lol{n} "{("&lol%s;" % (n - 1 or "")) * 10}">'
+                                    for n in range(1, 5))
+                          + "]>")
+
+
+def _with_document_xml(path: Path, xml: bytes) -> None:
+    import zipfile
+
+    import docx as python_docx
+
+    document = python_docx.Document()
+    document.add_paragraph("placeholder")
+    document.save(str(path))
+    with zipfile.ZipFile(path) as archive:
+        parts = {info.filename: archive.read(info) for info in archive.infolist()}
+    assert "word/document.xml" in parts
+    parts["word/document.xml"] = xml
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in parts.items():
+            archive.writestr(name, data)
+
+
+def test_a_utf16_docx_with_entity_expansion_is_refused_unexpanded(tmp_path: Path, parser) -> None:
+    """A byte search for "<!DOCTYPE" misses UTF-16; the XML parser itself must refuse it."""
+    body = ('<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+            "<w:body><w:p><w:r><w:t>{}</w:t></w:r></w:p></w:body></w:document>")
+    head = '<?xml version="1.0" encoding="UTF-16"?>'
+    laughs = tmp_path / "laughs16.docx"
+    xml = (head + BILLION_LAUGHS_DOCTYPE + body.format("&lol4;")).encode("utf-16")
+    assert b"<!DOCTYPE" not in xml and b"<!ENTITY" not in xml
+    _with_document_xml(laughs, xml)
+    with pytest.raises(ParseError, match="declares a DTD") as refused:
+        parser.parse(laughs)
+    assert "lol" not in str(refused.value)
+    # The same package without the DTD is read, UTF-16 and all.
+    plain = tmp_path / "plain16.docx"
+    _with_document_xml(plain, (head + body.format("Harbour fees, 汉字")).encode("utf-16"))
+    assert [s.text for s in parser.parse(plain)[0]] == ["Harbour fees, 汉字"]

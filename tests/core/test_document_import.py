@@ -1,0 +1,146 @@
+"""Importing a folder stays inside it and always ends (security review, issue #14).
+
+The real document service with a real vault, the real bundled embedding model in a real
+inference worker, and the real parser process (or one that reads for ever, to cancel).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from core.documents import OUTSIDE
+from inference.bundled import embedding_model
+from inference.embedder import LlamaEmbedder
+from inference.llama_engine import LlamaEngine
+from inference.protocol import LoadEmbedder
+from inference.worker import InferenceWorker
+from storage.documents.isolation import IsolatedParser
+from storage.documents.store import DocumentStore
+from storage.vault import Vault
+from tests.core.test_document_service import Service
+from tests.storage import parser_children
+from tests.storage.conftest import FAST_KDF
+
+pytestmark = pytest.mark.model
+BUNDLED = embedding_model().sha256
+PROMPT = 30.0  # an import of a few small files ends well within this
+SECRET = "The vault password is hunter2"
+
+
+@pytest.fixture(scope="module")
+def worker(embedding_model_path: Path):
+    w = InferenceWorker(LlamaEngine, lambda _event: None, embedder_factory=LlamaEmbedder)
+    w.start()
+    w.submit(LoadEmbedder(embedding_model_path, BUNDLED))
+    yield w
+    assert w.shutdown(5.0)
+
+
+@pytest.fixture
+def vault(tmp_path: Path):
+    v = Vault.create(tmp_path / "vault" / "vault.db", "import passphrase", FAST_KDF)
+    yield v
+    v.close()
+
+
+def stored_text(vault: Vault) -> str:
+    return "\n".join(chunk.text for chunk, _ in DocumentStore(vault).iter_chunks())
+
+
+def wait_for(path: Path, timeout: float = PROMPT) -> None:
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path.name} did not appear"
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("walk", ["fwalk", "walk"])
+def test_links_that_leave_the_folder_are_skipped_and_reported(
+        vault: Vault, worker, tmp_path: Path, monkeypatch, walk: str) -> None:
+    if walk == "walk":  # the walk used where os.fwalk is missing (Windows)
+        monkeypatch.delattr(os, "fwalk")
+    private = tmp_path / "private"
+    (private / "deeper").mkdir(parents=True)
+    (private / "passwords.txt").write_text(SECRET)
+    (private / "deeper" / "diary.md").write_text("# Diary\nThe safe code is 4711.\n")
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "own.md").write_text("# Owls\nBarn owls hunt at night.\n")
+    (docs / "sub" / "fox.txt").write_text("Foxes dig dens.")
+    os.symlink("../private/passwords.txt", docs / "notes.txt")  # a file link out
+    os.symlink("../private", docs / "linked")  # a folder link out
+    os.symlink("../../private/deeper", docs / "sub" / "more")
+    os.symlink("own.md", docs / "again.md")  # a link that stays inside: that file, once
+    os.symlink("../docs", docs / "sub" / "loop")  # inside too: not walked twice
+
+    s = Service(vault, worker.submit, BUNDLED)
+    work = s.create("work")
+    report = s.add(work.id, [docs]).result(timeout=PROMPT)
+    assert sorted(Path(p).name for p in report.indexed) == ["fox.txt", "own.md"]
+    assert not report.failed
+    assert sorted((Path(p).relative_to(docs).as_posix(), why) for p, why in report.skipped) == [
+        ("linked", OUTSIDE), ("notes.txt", OUTSIDE), ("sub/more", OUTSIDE)]
+    text = stored_text(vault)
+    assert "hunter2" not in text and "4711" not in text and "Barn owls" in text
+    assert {Path(d.path).parent for d in DocumentStore(vault).documents(work.id)} <= {docs, docs / "sub"}
+    assert s.service.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/pagemap is Linux's")
+def test_fifos_devices_and_endless_files_are_refused_and_the_import_ends(
+        vault: Vault, worker, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    os.mkfifo(docs / "pipe.txt")
+    os.symlink("/dev/zero", docs / "zeros.txt")
+    # A regular file of size 0 that reads for hundreds of gigabytes.
+    os.symlink("/proc/self/pagemap", docs / "memory.txt")
+    (docs / "ok.md").write_text("# Owls\nBarn owls hunt at night.\n")
+
+    s = Service(vault, worker.submit, BUNDLED)
+    work = s.create("work")
+    report = s.add(work.id, [docs]).result(timeout=PROMPT)
+    assert [Path(p).name for p in report.indexed] == ["ok.md"]
+    assert [(Path(p).name, why) for p, why in report.failed] == [("pipe.txt", "is not a regular file")]
+    assert sorted((Path(p).name, why) for p, why in report.skipped) == [
+        ("memory.txt", OUTSIDE), ("zeros.txt", OUTSIDE)]
+
+    # Chosen directly (the user's own choice), the endless file is read within its limit only.
+    chosen = tmp_path / "chosen.txt"
+    os.symlink("/proc/self/pagemap", chosen)
+    report = s.add(work.id, [chosen]).result(timeout=PROMPT)
+    assert len(report.failed) == 1 and not report.indexed
+    # Read up to its limit; or not at all where the app's process is made non-dumpable
+    # (guard.hardening), which closes its /proc files to other processes.
+    assert report.failed[0][1].startswith(("too large (more than the limit of 50 MB)", "cannot be read"))
+
+    (tmp_path / "later.md").write_text("# Later\nFoxes dig dens.\n")
+    assert s.add(work.id, [tmp_path / "later.md"]).result(timeout=PROMPT).indexed  # still working
+    assert s.service.close()
+
+
+def test_cancel_during_a_long_read_ends_the_job_promptly(vault: Vault, worker, tmp_path: Path) -> None:
+    """The hash is read in the parser process: a read that never ends (a stalled disk)
+    is stopped by a cancel, and the next import gets a fresh child."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Owls\nBarn owls hunt at night.\n")
+    (docs / "slow-read.txt").write_text("a file on a disk that stopped answering")
+    parser = IsolatedParser(timeout=600, child=parser_children.slow_child)
+    s = Service(vault, worker.submit, BUNDLED, parser=parser)
+    work = s.create("work")
+    done = s.add(work.id, [docs])
+    wait_for(docs / "slow-read.txt.started")  # the child is in the read
+    cancelled = time.monotonic()
+    s.service.cancel()
+    report = done.result(timeout=PROMPT)
+    assert report.cancelled and time.monotonic() - cancelled < 10  # not the 600 s time-out
+    assert [Path(p).name for p in report.indexed] == ["a.md"]
+    (tmp_path / "later.md").write_text("# Later\nFoxes dig dens.\n")
+    assert s.add(work.id, [tmp_path / "later.md"]).result(timeout=PROMPT).indexed
+    assert s.service.close()

@@ -1,0 +1,115 @@
+"""The parser process as an adversary: its replies are checked JSON, never unpickled; it
+is guarded and limited like the app, and holds no passphrase. Real child processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from storage.documents import isolation
+from storage.documents.isolation import MEMORY_LIMIT, IsolatedParser
+from storage.documents.parsers import ParseError
+from tests.storage import parser_children
+
+
+def test_a_child_that_replies_with_a_pickle_is_refused_and_nothing_runs(tmp_path: Path) -> None:
+    path = tmp_path / "note.txt"
+    path.write_text("hello")
+    with IsolatedParser(timeout=60, child=parser_children.pickling_child) as parser:
+        with pytest.raises(ParseError, match="not valid; the file may be crafted"):
+            parser.parse(path)
+        assert parser._process is None  # a child that says such things is not asked again
+        with pytest.raises(ParseError, match="not valid"):
+            parser.digest(path)
+    assert not (tmp_path / "note.txt.pwned").exists()  # the pickle was never loaded
+
+
+@pytest.mark.parametrize("reply", sorted(set(parser_children.MALFORMED) - {"big"}))
+def test_a_malformed_reply_is_refused_as_a_broken_file(tmp_path: Path, reply: str) -> None:
+    path = tmp_path / f"{reply}.txt"
+    path.write_text("hello")
+    with IsolatedParser(timeout=60, child=parser_children.malformed_child) as parser, \
+            pytest.raises(ParseError, match="not valid; the file may be crafted"):
+        parser.digest(path) if reply == "sha" else parser.parse(path)
+
+
+def test_a_reply_past_the_size_bound_is_not_read(tmp_path: Path, monkeypatch) -> None:
+    path = tmp_path / "big.txt"
+    path.write_text("hello")
+    monkeypatch.setattr(isolation, "MAX_REPLY", 1000)  # the parent's bound; the child's is its own
+    with IsolatedParser(timeout=60, child=parser_children.malformed_child) as parser, \
+            pytest.raises(ParseError, match="larger than Hearth accepts"):
+        parser.parse(path)
+
+
+def test_the_real_child_still_answers_in_checked_json(tmp_path: Path) -> None:
+    path = tmp_path / "note.md"
+    path.write_text("# Owls\nBarn owls \x00hunt\n")
+    (tmp_path / "plain.txt").write_text("Plain words, 汉字 too.")
+    with IsolatedParser(timeout=60) as parser:
+        with pytest.raises(ParseError, match="binary"):
+            parser.parse(path)
+        sections, notes = parser.parse(tmp_path / "plain.txt")
+        assert [s.text for s in sections] == ["Plain words, 汉字 too."] and notes == []
+        import hashlib
+
+        assert parser.digest(tmp_path / "plain.txt") == hashlib.sha256(
+            (tmp_path / "plain.txt").read_bytes()).hexdigest()
+
+
+def test_the_child_is_guarded_limited_and_holds_no_passphrase(tmp_path: Path, monkeypatch) -> None:
+    """Spawned as in a source install (``python -m app``): a fresh interpreter."""
+    monkeypatch.setenv("HEARTH_PASSPHRASE", "correct horse battery staple")
+    path = tmp_path / "note.txt"
+    path.write_text("hello")
+    with IsolatedParser(timeout=60, child=parser_children.probing_child) as parser:
+        assert parser._context.get_start_method() == "spawn"
+        with pytest.raises(ParseError) as raised:
+            parser.parse(path)
+    state = json.loads(str(raised.value))
+    assert state["passphrase"] is None
+    assert state["guard"] is True and state["network"] == "blocked"
+    if sys.platform.startswith(("linux", "darwin")):
+        assert state["core"] == [0, 0]
+    if sys.platform.startswith("linux"):
+        assert state["address_space"] == [MEMORY_LIMIT, MEMORY_LIMIT]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prlimit is Linux's")
+def test_the_real_child_sets_its_limits(tmp_path: Path) -> None:
+    import resource
+
+    path = tmp_path / "note.txt"
+    path.write_text("hello")
+    with IsolatedParser(timeout=60) as parser:
+        parser.parse(path)  # the child is up and has answered: its setup is done
+        pid = parser._process.pid
+        assert resource.prlimit(pid, resource.RLIMIT_CORE) == (0, 0)
+        assert resource.prlimit(pid, resource.RLIMIT_AS) == (MEMORY_LIMIT, MEMORY_LIMIT)
+
+
+def test_links_fifos_devices_and_swapped_files_are_refused_at_the_open(tmp_path: Path) -> None:
+    outside = tmp_path / "private.txt"
+    outside.write_text("the password is hunter2")
+    os.symlink(outside, tmp_path / "link.txt")
+    os.mkfifo(tmp_path / "fifo.txt")
+    os.symlink("/dev/zero", tmp_path / "zero.txt")
+    mine = tmp_path / "mine.txt"
+    mine.write_text("my own note")
+    identity = (mine.stat().st_dev, mine.stat().st_ino)
+    with IsolatedParser(timeout=60) as parser:
+        for name, reason in [("link.txt", "is a link"), ("zero.txt", "is a link"),
+                             ("fifo.txt", "not a regular file")]:
+            for read in (parser.parse, parser.digest):
+                with pytest.raises(ParseError, match=reason):
+                    read(tmp_path / name)
+        assert parser.parse(mine, identity)[0][0].text == "my own note"
+        mine.unlink()
+        os.link(outside, mine)  # another file under the same name
+        for read in (parser.parse, parser.digest):
+            with pytest.raises(ParseError, match="changed while it was being imported"):
+                read(mine, identity)
