@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from core.documents import OUTSIDE
+from core.folders import OUTSIDE
 from inference.bundled import embedding_model
 from inference.embedder import LlamaEmbedder
 from inference.llama_engine import LlamaEngine
