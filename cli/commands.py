@@ -29,6 +29,7 @@ from inference.client import Answer, ClientError, WorkerClient
 from inference.embedder import EmbedderNotLoaded
 from inference.errors import InferenceError
 from inference.protocol import ChatMessage, Embed, ModelSpec, Retrieval, SamplingParams
+from storage import checkup
 from storage.crypto import BadPassphrase, DamagedVault, WrongPassphrase
 from storage.db import VaultClosed
 from storage.documents.store import Collection
@@ -253,7 +254,7 @@ def check_vault() -> int:
     except OPENING_FAILED as exc:
         raise CommandError(str(exc)) from exc
     try:
-        problems = store.verify()
+        problems = checkup.problems(store)
         sound = store.vault.integrity_problem()
         chats, messages = len(store.list_chats()), store.message_count()
     finally:

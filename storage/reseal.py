@@ -13,39 +13,61 @@ reported: it could not be read before and cannot be after.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from sqlalchemy import Connection, select, update
 
 from storage import schema
-from storage.crypto import DamagedVault, FieldCipher
+from storage.crypto import Binding, DamagedVault, FieldCipher
 
 PAGE = 500
+
+
+def sealed_rows(conn: Connection, name: str) -> Iterator[tuple[int, Binding, dict[str, bytes]]]:
+    """Every row of table ``name``: its id, its binding and its sealed columns, a page at
+    a time (so that the caller may update the rows it has been given)."""
+    sealed, bound = schema.SEALED[name]
+    table = schema.metadata.tables[name]
+    columns = [table.c.id, *(table.c[c] for c in bound), *(table.c[c] for c in sealed)]
+    last = 0
+    while rows := conn.execute(select(*columns).where(table.c.id > last)
+                               .order_by(table.c.id).limit(PAGE)).all():
+        for row in rows:
+            yield row[0], tuple(row[1 : 1 + len(bound)]), dict(zip(sealed, row[1 + len(bound):], strict=True))
+        last = rows[-1][0]
 
 
 def reseal(conn: Connection, old: FieldCipher, new: FieldCipher) -> list[str]:
     """Re-encrypt every sealed column from ``old`` to ``new``; the places left as they were."""
     damaged: list[str] = []
-    for name, (sealed, bound) in schema.SEALED.items():
+    for name in schema.SEALED:
         table = schema.metadata.tables[name]
-        columns = [table.c.id, *(table.c[c] for c in bound), *(table.c[c] for c in sealed)]
-        last = 0
-        while rows := conn.execute(select(*columns).where(table.c.id > last)
-                                   .order_by(table.c.id).limit(PAGE)).all():
-            for row in rows:
-                row_id, bind = row[0], tuple(row[1 : 1 + len(bound)])
-                values: dict[str, bytes] = {}
-                for column, blob in zip(sealed, row[1 + len(bound):], strict=True):
-                    try:
-                        plain = old.decrypt(blob, name, column, row_id, bind)
-                    except DamagedVault as exc:
-                        damaged.append(str(exc))
-                        continue
-                    values[column] = new.encrypt(plain, name, column, row_id, bind)
-                if values:
-                    conn.execute(update(table).where(table.c.id == row_id).values(**values))
-            last = rows[-1][0]
+        for row_id, bind, blobs in sealed_rows(conn, name):
+            values: dict[str, bytes] = {}
+            for column, blob in blobs.items():
+                try:
+                    plain = old.decrypt(blob, name, column, row_id, bind)
+                except DamagedVault as exc:
+                    damaged.append(str(exc))
+                    continue
+                values[column] = new.encrypt(plain, name, column, row_id, bind)
+            if values:
+                conn.execute(update(table).where(table.c.id == row_id).values(**values))
     return damaged
+
+
+def undecryptable(conn: Connection, cipher: FieldCipher, tables: Iterable[str]) -> list[str]:
+    """The places in ``tables`` whose fields do not decrypt where they are (for check-vault)."""
+    places: list[str] = []
+    for name in tables:
+        for row_id, bind, blobs in sealed_rows(conn, name):
+            for column, blob in blobs.items():
+                try:
+                    cipher.decrypt(blob, name, column, row_id, bind)
+                except DamagedVault as exc:
+                    places.append(str(exc))
+    return places
 
 
 def add_message_lists(conn: Connection, cipher: FieldCipher) -> None:

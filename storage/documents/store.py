@@ -263,24 +263,6 @@ class DocumentStore:
                          .values(payload=self._seal("collections", "payload", collection.id, data)))
         return switched
 
-    def verify(self) -> list[str]:
-        """Decrypt every collection, document and chunk; the places that fail (for
-        check-vault). A row moved to another document or collection fails here."""
-        places: list[str] = []
-        with self._engine.connect() as conn:
-            for name in ("collections", "documents", "chunks"):
-                columns, bound = schema.SEALED[name]
-                table = schema.metadata.tables[name]
-                query = select(table.c.id, *(table.c[b] for b in bound), *(table.c[c] for c in columns))
-                for row in conn.execute(query).all():
-                    bind = tuple(row[1 : 1 + len(bound)])
-                    for column, blob in zip(columns, row[1 + len(bound):], strict=True):
-                        try:
-                            self._cipher.decrypt(blob, name, column, row[0], bind)
-                        except DamagedVault as exc:
-                            places.append(str(exc))
-        return places
-
     def iter_chunks(self, collection_ids: list[int] | None = None
                     ) -> Iterator[tuple[StoredChunk, np.ndarray]]:
         """Every chunk with its vector, decrypted, for building the in-memory index.

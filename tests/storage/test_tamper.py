@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from storage import checkup
 from storage.chats import DAMAGED, ChatStore
 from storage.crypto import LEGACY_FORMAT, FieldCipher, new_envelope, open_envelope
 from storage.documents.chunking import Chunk
@@ -123,7 +124,7 @@ def test_a_passage_moved_to_another_document_is_not_cited_as_that_document(vault
         assert list(documents.iter_chunks()) == []  # not quoted as contract.pdf, nor at all
         moved = [d for d in documents.documents(other.id) if d.id == diary.id]
         assert moved[0].reason == "damaged in the vault"
-        problems = documents.verify()
+        problems = checkup.problems(store)
         assert any(f"row {chunk_id}" in p for p in problems)
         assert any(f"row {diary.id}" in p for p in problems)
     finally:
@@ -150,7 +151,7 @@ def test_a_format_1_vault_is_migrated_at_the_first_unlock(vault_path) -> None:
     try:
         assert [m.content for m in store.messages(chat.id)] == ["an old question", "an old answer"]
         assert [c.text for c, _ in DocumentStore(store.vault).iter_chunks()] == ["old passage"]
-        assert store.verify() == [] and DocumentStore(store.vault).verify() == []
+        assert checkup.problems(store) == []
         assert store.vault.cipher.format == 2 and store.vault.cipher.vault_id
     finally:
         store.close()
@@ -174,3 +175,37 @@ def _downgrade_to_format_1(vault: Vault) -> None:
                                  (legacy.encrypt(json.dumps(data).encode(), "chats", "payload", chat_id), chat_id))
         old = new_envelope(PASSPHRASE, key, "", FAST_KDF, format=LEGACY_FORMAT)
         conn.exec_driver_sql("UPDATE vault_meta SET value = ? WHERE key = ?", (old.to_json(), ENVELOPE_KEY))
+
+
+def test_check_vault_in_the_terminal_reports_a_moved_passage_and_a_deleted_message(tmp_path) -> None:
+    """The review found that check-vault said nothing: now it names each place, exit 1."""
+    import os
+    import subprocess
+    import sys
+
+    data = tmp_path / "data"
+    data.mkdir()
+    path = data / "vault.db"
+    store = ChatStore(Vault.create(path, PASSPHRASE, FAST_KDF))
+    chat = store.create_chat("notes")
+    kept, gone = (store.add_message(chat.id, "user", text).id for text in ("kept", "gone"))
+    documents = DocumentStore(store.vault)
+    collection = documents.create_collection("case")
+    diary = documents.save_document(Document(0, collection.id, "/private/diary.txt", INDEXED))
+    contract = documents.save_document(Document(0, collection.id, "/case/contract.pdf", INDEXED))
+    (chunk_id,) = documents.replace_chunks(diary, [Chunk("I was scared", 0, 1, None, 0, 12)],
+                                           np.ones((1, 4), np.float32), "model")
+    store.close()
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, HEARTH_DATA_DIR=str(data), HEARTH_PASSPHRASE=PASSPHRASE)
+    sound = subprocess.run([sys.executable, "-m", "app", "check-vault"], cwd=root, env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert sound.returncode == 0 and "vault ok" in sound.stdout, sound.stderr
+    _sql(path, "UPDATE chunks SET document_id = ? WHERE id = ?", contract.id, chunk_id)
+    _sql(path, "DELETE FROM messages WHERE id = ?", gone)
+    result = subprocess.run([sys.executable, "-m", "app", "check-vault"], cwd=root, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1
+    assert f"damaged: message {gone} of chat {chat.id} was deleted outside Hearth" in result.stdout
+    assert f"chunks.payload of row {chunk_id}" in result.stdout
+    assert f"message {kept} " not in result.stdout  # the sound message is not named
