@@ -12,7 +12,7 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from storage.paths import settings_path
+from storage.paths import private_file, settings_path
 
 log = logging.getLogger(__name__)
 
@@ -44,4 +44,5 @@ class Settings:
         path = path or settings_path()
         partial = path.with_name(path.name + ".partial")
         partial.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
+        private_file(partial)
         os.replace(partial, path)

@@ -228,12 +228,13 @@ class FieldCipher:
         self._require().append(AESGCM(next_key))
 
     def promote(self) -> None:
-        """The staged key committed: write with it, read with it alone."""
-        self._keys = self._require()[-1:]
+        """The staged key committed: write with it, read with it alone (a cipher locked
+        meanwhile stays locked)."""
+        self._keys = self._keys[-1:]
 
     def unstage(self) -> None:
         """The change rolled back: the staged key goes."""
-        self._keys = self._require()[:1]
+        self._keys = self._keys[:1]
 
     def forget(self) -> None:
         """Drop the key reference (Python cannot promise to wipe the bytes from memory)."""

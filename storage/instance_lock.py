@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import IO
 
+from storage.paths import private_file
+
 
 class AlreadyRunning(Exception):
     pass
@@ -23,6 +25,7 @@ class InstanceLock:
     def acquire(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fh = open(self.path, "a+")  # noqa: SIM115 - held open for the process's life
+        private_file(self.path)
         try:
             if sys.platform == "win32":
                 import msvcrt

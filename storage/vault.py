@@ -46,6 +46,7 @@ from storage.crypto import (
 )
 from storage.erase import crypto_erase
 from storage.errors import not_damage
+from storage.paths import open_private, private_file
 from storage.reseal import add_message_lists, reseal
 
 log = logging.getLogger(__name__)
@@ -69,8 +70,9 @@ def _damaged(path: Path, detail: str) -> DamagedVault:
 
 
 def _sqlite_copy(source: Path, target: Path) -> None:
-    """A consistent copy through SQLite's backup API, as one self-contained file."""
+    """A consistent copy through SQLite's backup API, as one self-contained file (0600)."""
     target.unlink(missing_ok=True)
+    _new_private_file(target)
     src = sqlite3.connect(source)
     try:
         dest = sqlite3.connect(target)
@@ -81,6 +83,12 @@ def _sqlite_copy(source: Path, target: Path) -> None:
             dest.close()
     finally:
         src.close()
+
+
+def _new_private_file(path: Path) -> None:
+    """An empty file readable by its owner alone, for SQLite to fill: SQLite creates its
+    files 0644 (less the umask), and gives the -wal and -shm files the main file's mode."""
+    os.close(open_private(path))
 
 
 def _remove_with_sidecars(path: Path) -> None:
@@ -175,6 +183,7 @@ class Vault:
         partial = path.with_name(path.name + ".creating")
         for leftover in (partial, Path(f"{partial}-wal"), Path(f"{partial}-shm")):
             leftover.unlink(missing_ok=True)
+        _new_private_file(partial)
         engine = db.make_engine(partial)
         db.migrate(engine)
         with engine.begin() as conn:
@@ -224,6 +233,7 @@ class Vault:
     def _open_engine(path: Path) -> Engine:
         if not path.is_file():
             raise VaultMissing(f"There is no vault at {path}.")
+        private_file(path)  # a vault an earlier version made 0644
         try:
             if path.stat().st_size == 0 or not db.looks_like_sqlite(path):
                 raise _damaged(path, "not a database")

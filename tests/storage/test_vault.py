@@ -379,3 +379,24 @@ def test_writes_from_another_thread_during_a_passphrase_change_are_not_lost(vaul
     contents = [m.content for m in store.messages(chat.id)]
     assert contents[400:] == written and len(written) > 0
     store.close()
+
+
+def test_the_vault_its_wal_and_its_backups_are_readable_by_their_owner_alone(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    if os.name != "posix":
+        pytest.skip("file modes are POSIX; Windows keeps the profile private by its ACLs")
+    old = os.umask(0)  # the most permissive umask: the modes must not come from it
+    try:
+        path = tmp_path / "vault.db"
+        store = ChatStore(Vault.create(path, PASSPHRASE, FAST_KDF))
+        store.add_message(store.create_chat("x").id, "user", "y")
+        backup = store.vault.auto_backup(tmp_path / "backups")
+        with store.vault.engine.connect() as conn:  # the -wal and -shm exist while one is open
+            conn.exec_driver_sql("SELECT count(*) FROM messages").all()
+            files = [path, Path(f"{path}-wal"), Path(f"{path}-shm"), backup]
+            assert {f.name: stat.S_IMODE(f.stat().st_mode) for f in files} == {f.name: 0o600 for f in files}
+        store.close()
+    finally:
+        os.umask(old)
