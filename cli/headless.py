@@ -1,4 +1,8 @@
-"""The vault for commands without a window: passphrase from HEARTH_PASSPHRASE or a prompt."""
+"""The vault for commands without a window: passphrase from HEARTH_PASSPHRASE or a prompt.
+
+The variable is removed from the environment as soon as it is read, so that no child
+process (the model probe, the document parser, anything they start) inherits it. A new
+vault's passphrase must meet the same rule as in the window (core.passphrase)."""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import getpass
 import os
 import sys
 
+from core.passphrase import new_passphrase_problem
 from storage.chats import ChatStore
 from storage.instance_lock import InstanceLock
 from storage.paths import data_dir, vault_path
@@ -18,14 +23,24 @@ class HeadlessError(Exception):
     """A reason to stop, in the user's words."""
 
 
+def take_environment_passphrase() -> str | None:
+    """HEARTH_PASSPHRASE, removed from the environment (children must not inherit it)."""
+    return os.environ.pop(PASSPHRASE_ENV, None)
+
+
 def read_passphrase(creating: bool) -> str:
-    value = os.environ.get(PASSPHRASE_ENV)
+    value = take_environment_passphrase()
     if value is not None:
+        if creating and (problem := new_passphrase_problem(value)):
+            raise HeadlessError(f"{PASSPHRASE_ENV} is too weak for a new vault: {problem} "
+                                "No vault was created.")
         return value
     if creating:
         print("No vault yet: choose a passphrase. If you forget it, your chats are gone.",
               file=sys.stderr)
         first = getpass.getpass("New passphrase: ")
+        if problem := new_passphrase_problem(first):
+            raise HeadlessError(f"{problem} No vault was created.")
         if first != getpass.getpass("Same passphrase again: "):
             raise HeadlessError("The two passphrases are different.")
         return first

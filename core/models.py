@@ -1,5 +1,7 @@
-"""Which model the app opens, the bundled starter model's first-launch placement, and
-copying a model into the library (cancellable, never leaving a partial file)."""
+"""Which model the app opens, the bundled starter model's first-launch placement,
+copying a model into the library (cancellable, never leaving a partial file), and
+checking that a model used where it is (library mode "reference") is still the file that
+was imported before it is loaded."""
 
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ def resolve_model() -> Path:
         # The CPU-variant probe loads the starter model in a separate process.
         cpu_variant.configure(starter, data_dir() / "cpu-variant.json")
     except ModelLoadError as exc:
-        log.warning("bundled model not provisioned: %s", exc)
+        log.warning("bundled model not provisioned: %s", type(exc).__name__)
         chosen = choose_model(folder)
         if chosen is None:
             raise
@@ -47,6 +49,33 @@ def resolve_embedding_model() -> Path:
 
 class Cancelled(Exception):
     """A copy or hash was stopped (lock or quit); its partial file is gone."""
+
+
+class ModelChanged(Exception):
+    """A referenced model's file is no longer the one that was imported (its sha256
+    differs). The message is for the user."""
+
+
+def file_signature(path: Path) -> dict[str, int]:
+    """What says cheaply that a file may have changed: its size and modification time."""
+    status = os.stat(path)
+    return {"size": status.st_size, "mtime_ns": status.st_mtime_ns}
+
+
+def verify_reference(path: Path, sha256: str, name: str,
+                     cancel: threading.Event | None = None) -> dict[str, int]:
+    """Hash a referenced model again; its signature (taken before hashing) when it is
+    still the file the library knows, else ModelChanged. Stops within a block on cancel.
+
+    A file replaced in place (a newer download under the same name, or a planted one)
+    would otherwise be loaded as the model the user checked and trusted."""
+    signature = file_signature(path)
+    if hash_file(path, cancel) != sha256:
+        raise ModelChanged(
+            f"The file of “{name}” changed since it was imported (its SHA-256 no longer "
+            "matches), so Hearth did not load it. If you replaced it on purpose, remove the "
+            "model from the library and import the file again.")
+    return signature
 
 
 BLOCK = 1 << 20

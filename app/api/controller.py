@@ -98,6 +98,7 @@ class ApiDialog(QDialog):
         self.store.setChecked(api.settings.api_store)
         self.details = QLabel()
         self.details.setWordWrap(True)
+        self.details.setTextFormat(Qt.TextFormat.PlainText)  # errors carry outside text
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Close)
         buttons.accepted.connect(self.apply)
@@ -115,8 +116,8 @@ class ApiDialog(QDialog):
         if server is None:
             self.details.setText("Off. Nothing listens; Hearth makes and accepts no connections.")
         else:
-            self.details.setText(f"On: <tt>{server.url}</tt><br>Token (send as <tt>Authorization: Bearer "
-                                 f"…</tt>): <tt>{server.token}</tt><br>Model: <tt>{self.api.model_id()}</tt>")
+            self.details.setText(f"On: {server.url}\nToken (send as “Authorization: Bearer …”): "
+                                 f"{server.token}\nModel: {self.api.model_id()}")
 
     @Slot()
     def apply(self) -> None:

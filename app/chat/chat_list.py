@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QListWidgetItem, QMenu, QWidget
 
 from app.shell import dialogs
+from app.shell.text import tooltip
 from storage.chats import Chat
 
 PIN = "★ "
@@ -91,7 +92,7 @@ class ChatListActions:
         for chat in chats:
             item = QListWidgetItem((PIN if chat.pinned else "") + chat.title)
             item.setData(Qt.ItemDataRole.UserRole, chat.id)
-            item.setToolTip(chat.title)
+            item.setToolTip(tooltip(chat.title))
             self.chat_list.addItem(item)
             if current and chat.id == current.id:
                 self.chat_list.setCurrentItem(item)

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.chat.markdown import MarkdownView
+from app.shell.text import plain
 from storage.chats import COMPLETE, FAILED, INTERRUPTED, STREAMING, Message
 
 
@@ -36,10 +37,11 @@ class MessageWidget(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 6, 10, 6)
-        self.author = QLabel("You" if message.role == "user" else (assistant_name or "Assistant"))
+        # The assistant's name is the model's (general.name in its file): plain text.
+        self.author = plain(QLabel("You" if message.role == "user" else (assistant_name or "Assistant")))
         self.author.setObjectName("author")
         self.body = MarkdownView(self)
-        self.info = QLabel()
+        self.info = plain(QLabel())  # errors quote the engine
         self.info.setObjectName("info")
         self.info.setWordWrap(True)
         self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

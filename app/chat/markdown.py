@@ -1,6 +1,12 @@
 """Model output as Markdown that loads nothing: raw HTML off, images made inert links, no
 resource ever fetched. Links open only through the window, after the user confirms.
 
+Three layers, because each alone has been bypassed: ``inert_images`` rewrites the common
+image syntax into links before rendering; after rendering every image in the document
+(nested or escaped brackets, reference-style images, whatever Qt's Markdown parser made
+an image of) is replaced by a link (``_strip_images``); and ``loadResource`` answers every
+request with a placeholder, because a ``None`` lets QTextDocument read a local file itself.
+
 While an answer streams, its view is updated incrementally (``MarkdownView.stream_markdown``):
 the finished blocks are rendered once and only the open block at the end is rendered
 again, so an update costs what the new text costs, not what the whole answer does. The
@@ -12,9 +18,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QByteArray, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
+    QImage,
     QResizeEvent,
     QTextBlockFormat,
     QTextCharFormat,
@@ -22,6 +29,7 @@ from PySide6.QtGui import (
     QTextDocument,
     QTextDocumentFragment,
     QTextFormat,
+    QTextImageFormat,
 )
 from PySide6.QtWidgets import (
     QFrame,
@@ -49,7 +57,60 @@ def inert_images(markdown: str) -> str:
 def _render_markdown(document: QTextDocument, markdown: str) -> None:
     """The one way model output becomes rich text: images inert, no HTML, code shaded."""
     document.setMarkdown(inert_images(markdown), MARKDOWN_FEATURES)
+    _strip_images(document)
     _shade_code_blocks(document)
+
+
+IMAGE_LINK_COLOR = QColor("#2563eb")
+
+
+def _strip_images(document: QTextDocument) -> None:
+    """Replace every image in the document by a link to its address ("[image: alt]"), so
+    that no image format is left for the layout to load."""
+    images: list[tuple[int, int, QTextImageFormat]] = []
+    block = document.begin()
+    while block.isValid():
+        fragments = block.begin()
+        while not fragments.atEnd():
+            fragment = fragments.fragment()
+            if fragment.isValid() and fragment.charFormat().isImageFormat():
+                images.append((fragment.position(), fragment.length(),
+                               fragment.charFormat().toImageFormat()))
+            fragments += 1
+        block = block.next()
+    if not images:
+        return
+    cursor = QTextCursor(document)
+    cursor.beginEditBlock()
+    for position, length, image in reversed(images):
+        alt = image.property(QTextFormat.Property.ImageAltText)
+        label = " ".join(str(alt).split()) if isinstance(alt, str) and alt.strip() else "untitled"
+        link = QTextCharFormat()
+        link.setAnchor(True)
+        link.setAnchorHref(image.name())
+        link.setFontUnderline(True)
+        link.setForeground(IMAGE_LINK_COLOR)
+        cursor.setPosition(position)
+        cursor.setPosition(position + length, QTextCursor.MoveMode.KeepAnchor)
+        cursor.insertText(f"[image: {label[:200]}]" * length, link)
+    cursor.endEditBlock()
+
+
+_PLACEHOLDER_IMAGE: QImage | None = None
+
+
+def placeholder_resource(kind: int) -> Any:
+    """What every resource request gets: never None, which would let Qt read the file."""
+    global _PLACEHOLDER_IMAGE
+    kind = int(getattr(kind, "value", kind))
+    if kind == QTextDocument.ResourceType.ImageResource.value:
+        if _PLACEHOLDER_IMAGE is None:
+            _PLACEHOLDER_IMAGE = QImage(1, 1, QImage.Format.Format_ARGB32)
+            _PLACEHOLDER_IMAGE.fill(0)
+        return _PLACEHOLDER_IMAGE
+    if kind == QTextDocument.ResourceType.StyleSheetResource.value:
+        return " "
+    return QByteArray(b" ")
 
 
 # While streaming, the open block at the end is rendered again on each update only while
@@ -118,7 +179,7 @@ class _InertDocument(QTextDocument):
     """The scratch document pieces of a streaming answer are rendered in: it loads nothing."""
 
     def loadResource(self, type: int, name: QUrl | str) -> Any:  # noqa: A002 - Qt's signature
-        return None
+        return placeholder_resource(type)
 
 
 class MarkdownView(QTextBrowser):
@@ -147,7 +208,7 @@ class MarkdownView(QTextBrowser):
         self._end_block: tuple[QTextBlockFormat, QTextCharFormat, Any] | None = None
 
     def loadResource(self, type: int, name: QUrl | str) -> Any:  # noqa: A002 - Qt's signature
-        return None  # never fetch or read anything an answer points at
+        return placeholder_resource(type)  # never fetch or read anything an answer points at
 
     def set_markdown(self, text: str) -> None:
         self._source = text

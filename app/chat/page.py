@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.chat.conversation import ChatInput, ConversationView
+from app.shell.text import plain
 
 # The parts the window (and its tests) reach by name.
 PARTS = ("new_chat_button", "search", "chat_list", "delete_chat_button", "chat_title", "model_picker",
@@ -46,7 +47,7 @@ class ChatPage(QSplitter):
         left_layout.addWidget(self.chat_list, 1)
         left_layout.addWidget(self.delete_chat_button)
 
-        self.chat_title = QLabel("New chat")
+        self.chat_title = plain(QLabel("New chat"))  # titles are the user's or the model's
         self.chat_title.setObjectName("chatTitle")
         self.model_picker = QComboBox()
         self.model_picker.setToolTip("The model that answers (Settings ▸ Models… to manage them)")
@@ -62,7 +63,7 @@ class ChatPage(QSplitter):
         header.addWidget(self.documents_button)
         header.addWidget(self.model_picker)
         self.conversation = ConversationView()
-        self.notice = QLabel()
+        self.notice = plain(QLabel())  # notices quote model names, file names, errors
         self.notice.setObjectName("notice")
         self.notice.setWordWrap(True)
         self.notice.hide()

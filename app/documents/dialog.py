@@ -8,7 +8,6 @@ from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QDialog,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -24,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from app.documents.controller import DocumentsController
 from app.shell import dialogs
+from app.shell.text import plain, tooltip
 from core.documents import Progress, Report
 from storage.documents.store import Collection
 
@@ -48,8 +48,8 @@ class CollectionsDialog(QDialog):
         self.refresh_button = QPushButton("Check for changes")
         self.cancel_button = QPushButton("Cancel import")
         self.progress_bar = QProgressBar()
-        self.progress_label = QLabel()
-        self.summary = QLabel()
+        self.progress_label = plain(QLabel())  # it names the file being read
+        self.summary = plain(QLabel())
         self.summary.setWordWrap(True)
         self.table = QTableWidget(0, 3)
         self.table.setHorizontalHeaderLabels(["File", "State", "Why"])
@@ -127,7 +127,7 @@ class CollectionsDialog(QDialog):
             for column, text in enumerate((document.path, document.status,
                                            document.reason or "; ".join(document.notes))):
                 item = QTableWidgetItem(text)
-                item.setToolTip(text)
+                item.setToolTip(tooltip(text))
                 self.table.setItem(row, column, item)
         indexed = sum(d.status == "indexed" for d in documents)
         self.summary.setText(f"{indexed} of {len(documents)} files indexed, "
@@ -166,9 +166,9 @@ class CollectionsDialog(QDialog):
 
     @Slot()
     def _add_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Add folder", str(Path.home()))
-        if folder:
-            self.add([Path(folder)])
+        folder = dialogs.folder_path(self, "Add folder", Path.home())
+        if folder is not None:
+            self.add([folder])
 
     @Slot(object)
     def _progress(self, state: Progress) -> None:

@@ -18,7 +18,14 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from app.chat.controller import ChatController
 from app.shell.background import run_in_background
-from core.models import Cancelled, copy_with_hash, hash_file
+from core.models import (
+    Cancelled,
+    ModelChanged,
+    copy_with_hash,
+    file_signature,
+    hash_file,
+    verify_reference,
+)
 from inference import cpu_variant
 from inference.bundled import embedding_model, starter_model
 from inference.fit import FitReport, available_memory, fit
@@ -28,11 +35,12 @@ from inference.probe import ProbeCancelled, probe
 from inference.settings import ModelSettings
 from storage.chats import ChatStore
 from storage.errors import trouble
-from storage.library import BUNDLED, COPY, LibraryEntry, ModelLibrary
+from storage.library import BUNDLED, COPY, REFERENCE, LibraryEntry, ModelLibrary
 from storage.paths import models_dir
 
 log = logging.getLogger(__name__)
 LOAD_FIELDS = ("n_ctx", "n_gpu_layers", "n_threads", "n_batch", "chat_format")
+SIGNATURE = "file_signature"  # in a referenced entry's info: size and mtime when last hashed
 
 
 def _version(package: str) -> str:
@@ -63,13 +71,16 @@ class ModelsController(QObject):
     imported = Signal(object)  # LibraryEntry (probe still running)
     import_failed = Signal(str)
     probed = Signal(object)  # LibraryEntry with its verdict
+    refused = Signal(str)  # a model was not loaded, and why (a referenced file that changed)
     embedding_model_chosen = Signal(object, str)  # path, sha256: documents use this model
 
     def __init__(self, chat: ChatController) -> None:
         super().__init__(chat)
         self.chat = chat
         self.library: ModelLibrary | None = None
-        self.pending: set[str] = set()  # sha256 of imports and probes under way
+        self.pending: set[str] = set()  # sha256 of imports, probes and re-hashes under way
+        self._verifying: set[int] = set()  # referenced entries being hashed again
+        self._wanted: int | None = None  # the entry last asked for: loaded once verified
         # Set at lock and quit: copies, hashes and probes under way stop at once.
         self._cancel = threading.Event()
 
@@ -92,6 +103,8 @@ class ModelsController(QObject):
         """Cancel copies and probes; the session's job step then waits for them."""
         self.cancel_jobs()
         self.pending.clear()
+        self._verifying.clear()
+        self._wanted = None
         self.library = None
         self.library_changed.emit()
 
@@ -145,10 +158,11 @@ class ModelsController(QObject):
             return False
         folder, cancel = models_dir(), self._cancel
 
-        def work() -> tuple[Path, str]:
+        def work() -> tuple[Path, str, dict[str, int] | None]:
             if mode == COPY:
-                return copy_with_hash(source, folder, cancel)
-            return source.resolve(), hash_file(source, cancel)
+                return (*copy_with_hash(source, folder, cancel), None)
+            signature = file_signature(source)  # before hashing: a change during it shows later
+            return source.resolve(), hash_file(source, cancel), signature
 
         key = str(source.resolve())
         self.pending.add(key)
@@ -156,9 +170,10 @@ class ModelsController(QObject):
                           lambda exc: self._import_error(key, source, exc), name="model-import")
         return True
 
-    def _stored(self, key: str, source: Path, mode: str, info: ModelInfo, result: tuple[Path, str]) -> None:
+    def _stored(self, key: str, source: Path, mode: str, info: ModelInfo,
+                result: tuple[Path, str, dict[str, int] | None]) -> None:
         self.pending.discard(key)
-        path, sha = result
+        path, sha, signature = result
         if self.library is None:
             return
         existing = self.library.find_sha256(sha)
@@ -166,7 +181,8 @@ class ModelsController(QObject):
             self.import_failed.emit(f"{source.name} is already in your library as “{existing.name}”.")
             return
         settings = ModelSettings(n_ctx=min(4096, info.context_length or 2048))
-        entry = self.library.add(info.name, str(path), mode, sha, info.as_dict(), settings.as_dict())
+        facts = info.as_dict() if signature is None else {**info.as_dict(), SIGNATURE: signature}
+        entry = self.library.add(info.name, str(path), mode, sha, facts, settings.as_dict())
         self.imported.emit(entry)
         self.library_changed.emit()
         self.check(entry.id)
@@ -244,6 +260,11 @@ class ModelsController(QObject):
         if entry.probe.get("key") != probe_key() and entry.stored != BUNDLED:
             self.check(entry.id)
             return f"“{entry.name}” is being checked again after an update. Try again in a moment."
+        self._wanted = entry.id
+        if entry.stored == REFERENCE and self._changed_on_disk(entry):
+            self._verify(entry)
+            return (f"“{entry.name}” changed on disk since it was last checked: Hearth is "
+                    "making sure it is still the same model, and loads it if it is.")
         settings = ModelSettings.from_dict(entry.settings)
         self.chat.load_model(settings.spec(Path(entry.path), entry.name))
         self.chat.params = settings.sampling()
@@ -251,6 +272,59 @@ class ModelsController(QObject):
         self.library.set_preference("default_model", entry.id)
         self.library_changed.emit()
         return None
+
+    # A referenced model that changed on disk ----------------------------------------
+    def _changed_on_disk(self, entry: LibraryEntry) -> bool:
+        """Size or mtime differ from those recorded when it was last hashed (or none were)."""
+        try:
+            return file_signature(Path(entry.path)) != entry.info.get(SIGNATURE)
+        except OSError:
+            return True
+
+    def _verify(self, entry: LibraryEntry) -> None:
+        """Hash the file again in the background (cancelled at lock and quit)."""
+        if entry.id in self._verifying:
+            return
+        self._verifying.add(entry.id)
+        self.pending.add(entry.sha256)
+        self.library_changed.emit()
+        path, sha, name, cancel = Path(entry.path), entry.sha256, entry.name, self._cancel
+        run_in_background(lambda: verify_reference(path, sha, name, cancel), self,
+                          lambda signature: self._verified(entry.id, signature),
+                          lambda exc: self._verify_failed(entry.id, name, exc), name="model-verify")
+
+    def _verified(self, entry_id: int, signature: dict[str, int]) -> None:
+        self._verifying.discard(entry_id)
+        entry = self.library.get(entry_id) if self.library else None
+        if entry is None:
+            return
+        self.pending.discard(entry.sha256)
+        assert self.library is not None
+        self.library.save(replace(entry, info={**entry.info, SIGNATURE: signature}))
+        self.library_changed.emit()
+        if self._wanted == entry_id:  # still the one asked for: load it now
+            problem = self.switch(entry_id)
+            if problem:
+                self.refused.emit(problem)
+
+    def _verify_failed(self, entry_id: int, name: str, exc: Exception) -> None:
+        self._verifying.discard(entry_id)
+        entry = self.library.get(entry_id) if self.library else None
+        if entry is not None:
+            self.pending.discard(entry.sha256)
+        if isinstance(exc, Cancelled) or self.library is None:
+            return  # locked or quitting: checked again the next time it is chosen
+        if self._wanted == entry_id:
+            self._wanted = None
+        if isinstance(exc, ModelChanged):
+            log.warning("a referenced model changed on disk; not loaded")
+            self.refused.emit(str(exc))
+        elif (found := trouble(exc)) is not None:
+            self.refused.emit(found.message(f"“{name}” was not loaded."))
+        else:
+            log.error("checking a referenced model failed", exc_info=exc)
+            self.refused.emit(f"“{name}” could not be read, so it was not loaded.")
+        self.library_changed.emit()
 
     def save_settings(self, entry_id: int, settings: ModelSettings) -> None:
         entry = self.library.get(entry_id) if self.library else None
@@ -261,7 +335,11 @@ class ModelsController(QObject):
         self.library.save(replace(entry, settings=settings.as_dict()))
         if self._is_loaded(entry):
             if any(getattr(before, f) != getattr(settings, f) for f in LOAD_FIELDS):
-                self.chat.load_model(settings.spec(Path(entry.path), entry.name))
+                if entry.stored == REFERENCE and self._changed_on_disk(entry):
+                    self._wanted = entry.id
+                    self._verify(entry)  # reloaded with the saved settings once verified
+                else:
+                    self.chat.load_model(settings.spec(Path(entry.path), entry.name))
             self.chat.params = settings.sampling()
         self.library_changed.emit()
 

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from app.models.controller import ModelsController, gpu_offload
 from app.shell import dialogs
+from app.shell.text import escape, plain
 from inference import chat_formats
 from inference.fit import MIB
 from inference.hardware import physical_cores
@@ -80,11 +81,13 @@ class ModelsDialog(QDialog):
         self.documents_button.setToolTip("Index documents with this embedding model")
         self.save_button = QPushButton("Save settings")
         self.facts = QLabel()
+        self.facts.setTextFormat(Qt.TextFormat.RichText)  # built of escaped parts (_show_selected)
         self.facts.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.facts.setWordWrap(True)
         self.fit_label = QLabel()
+        self.fit_label.setTextFormat(Qt.TextFormat.RichText)  # figures only, and escaped text
         self.fit_label.setWordWrap(True)
-        self.message = QLabel()
+        self.message = plain(QLabel())  # quotes model names and file names
         self.message.setWordWrap(True)
         self.message.setObjectName("notice")
 
@@ -145,6 +148,7 @@ class ModelsDialog(QDialog):
         self.save_button.clicked.connect(self._save)
         models.library_changed.connect(self.refresh)
         models.import_failed.connect(self._say)
+        models.refused.connect(self._say)
         self.refresh()
 
     # Showing ----------------------------------------------------------------------
@@ -186,14 +190,17 @@ class ModelsDialog(QDialog):
             self.fit_label.clear()
             return
         info = ModelInfo.from_dict(entry.info)
+        # Name, architecture, quantization, license and role come from the file's
+        # metadata (a stranger's text): escaped, so they are shown, never interpreted.
+        e = escape
         self.facts.setText(
-            f"<b>{entry.name}</b><br>Architecture: {info.architecture} · "
-            f"{info.parameters_label} parameters · {info.quantization}<br>"
-            f"File: {info.file_size / MIB:,.0f} MB, {STORED.get(entry.stored, entry.stored)}<br>"
+            f"<b>{e(entry.name)}</b><br>Architecture: {e(info.architecture)} · "
+            f"{e(info.parameters_label)} parameters · {e(info.quantization)}<br>"
+            f"File: {info.file_size / MIB:,.0f} MB, {e(STORED.get(entry.stored, entry.stored))}<br>"
             f"Trained context: {info.context_length:,} tokens · chat template: "
             f"{'included' if info.has_chat_template else 'none (a built-in format is used)'}<br>"
-            f"License: {info.license} · role: {info.role}<br>"
-            f"SHA-256: <tt>{entry.sha256}</tt><br>Status: {status_text(self.models, entry)}")
+            f"License: {e(info.license)} · role: {e(info.role)}<br>"
+            f"SHA-256: <tt>{e(entry.sha256)}</tt><br>Status: {e(status_text(self.models, entry))}")
         settings = ModelSettings.from_dict(entry.settings)
         self.n_ctx.setMaximum(max(256, info.context_length or 131072))
         self.n_ctx.setValue(settings.n_ctx)
@@ -228,7 +235,7 @@ class ModelsDialog(QDialog):
         if entry is None:
             return
         report = self.models.fit_report(entry, self.settings_from_form())
-        text = f"Memory: {report.describe()}."
+        text = f"Memory: {escape(report.describe())}."
         if report.suggested_gpu_layers:
             layers = "all" if report.suggested_gpu_layers < 0 else str(report.suggested_gpu_layers)
             text += f" Suggested GPU layers: {layers}."

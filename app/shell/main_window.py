@@ -33,6 +33,7 @@ from app.chat.chat_list import ChatListActions
 from app.chat.controller import ChatController
 from app.chat.conversation import ChatInput, ConversationView
 from app.chat.header import ChatHeader
+from app.chat.links import check_link
 from app.chat.page import PARTS, ChatPage
 from app.chat.settings_dialog import ChatSettingsDialog
 from app.documents.controller import DocumentsController
@@ -43,6 +44,7 @@ from app.shell import dialogs
 from app.shell.menus import build_menus
 from app.shell.privacy_dialog import PrivacyDialog
 from app.shell.style import STYLE
+from app.shell.text import plain
 from app.vault.flows import VaultFlows
 from app.vault.lock_screen import LockScreen
 from guard import egress
@@ -106,12 +108,12 @@ class MainWindow(ChatHeader, ChatListActions, QMainWindow):
         self.pages.addWidget(self.lock_screen)
         self.pages.addWidget(self.chat_page)
         self.setCentralWidget(self.pages)
-        self.model_label = QLabel()
+        self.model_label = plain(QLabel())  # it names the model (its metadata: untrusted)
         self.loading_bar = QProgressBar()
         self.loading_bar.setRange(0, 0)  # busy: llama.cpp reports no progress we could show
         self.loading_bar.setMaximumWidth(120)
         self.loading_bar.hide()
-        self.guard_label = QLabel()
+        self.guard_label = plain(QLabel())
         self.statusBar().addPermanentWidget(self.loading_bar)
         self.statusBar().addPermanentWidget(self.model_label)
         self.statusBar().addPermanentWidget(self.guard_label)
@@ -155,6 +157,7 @@ class MainWindow(ChatHeader, ChatListActions, QMainWindow):
         c.locked_changed.connect(self._locked_changed)
         self.models.library_changed.connect(self._refresh_models)
         self.models.import_failed.connect(self.show_notice)
+        self.models.refused.connect(self.show_notice)
         self.models.probed.connect(self._model_checked)
         self.models.embedding_model_chosen.connect(self.documents.set_embedding_model)
         self.model_picker.activated.connect(self._pick_model)
@@ -251,10 +254,14 @@ class MainWindow(ChatHeader, ChatListActions, QMainWindow):
             self.show_notice("Open or start a chat first.")
             return
         dialog = ChatSettingsDialog(chat.settings, self.controller.params, self)
-        if dialog.exec() == QDialog.DialogCode.Accepted:
-            kept = {k: v for k, v in chat.settings.items()
-                    if k not in ("system_prompt", "sampling", "passages")}
-            self.controller.set_chat_settings(chat.id, {**kept, **dialog.values()})
+        try:
+            # A lock while it is open rejects it (app.vault.flows.lock): nothing is saved.
+            if dialog.exec() == QDialog.DialogCode.Accepted and not self.controller.locked:
+                kept = {k: v for k, v in chat.settings.items()
+                        if k not in ("system_prompt", "sampling", "passages")}
+                self.controller.set_chat_settings(chat.id, {**kept, **dialog.values()})
+        finally:
+            dialog.deleteLater()  # the system prompt does not stay behind in a hidden widget
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if event.mimeData().hasUrls():
@@ -278,12 +285,15 @@ class MainWindow(ChatHeader, ChatListActions, QMainWindow):
 
     @Slot(QUrl)
     def _open_link(self, url: QUrl) -> None:
-        if dialogs.confirm(
-            self, "Open link",
-            f"Open this link in your web browser?\n\n{url.toString()}\n\n"
-            "Your browser will connect to the internet; Hearth does not.",
-            "Open in browser",
-        ):
+        """A link in an answer: web and email links only, after the user confirms
+        (app.chat.links); anything else is refused with a word on the notice line."""
+        checked = check_link(url)
+        if not checked.allowed:
+            self.show_notice(checked.text)
+            return
+        web = url.scheme().lower() != "mailto"
+        if dialogs.confirm(self, "Open link", checked.text,
+                           "Open in browser" if web else "Write email"):
             QDesktopServices.openUrl(url)
 
     # Controller updates -----------------------------------------------------------

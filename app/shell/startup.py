@@ -6,12 +6,12 @@ import logging
 import os
 import sys
 import threading
-import traceback
 from types import TracebackType
 
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication
 
 from app.chat.controller import ChatController, default_model_spec
+from app.shell import dialogs
 from app.shell.main_window import MainWindow
 from app.shell.single_instance import ActivationServer, ask_first_instance_to_show
 from core.models import resolve_embedding_model, resolve_model
@@ -31,11 +31,12 @@ def _calm_dialog(kind: type[BaseException], value: BaseException, tb: TracebackT
     if found is not None:
         log.warning("an action failed for an environmental reason: %s", found.kind)
         if QApplication.instance() is not None:
-            QMessageBox.warning(None, "Not saved", found.message("That last change was not saved."))
+            dialogs.warn(None, "Not saved", found.message("That last change was not saved."))
         return
-    log.error("unhandled exception:\n%s", "".join(traceback.format_exception(kind, value, tb)))
+    # The log gets the exception's type, codes and our frames (core.logs), not its message.
+    log.error("unhandled exception", exc_info=(kind, value, tb))
     if QApplication.instance() is not None:
-        QMessageBox.warning(
+        dialogs.warn(
             None,
             "Something went wrong",
             "Hearth ran into an internal error and carried on. What you saw last may not "
@@ -74,7 +75,7 @@ def run_gui() -> int:
         if ask_first_instance_to_show(folder):
             print("Hearth is already open; its window was brought forward.")
             return 0
-        QMessageBox.information(None, "Hearth is already open", str(exc))
+        dialogs.inform(None, "Hearth is already open", str(exc))
         return 1
     sys.excepthook = _calm_dialog
     window = build_window()

@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any, Protocol, cast
 
 from PySide6.QtCore import QObject, Signal, Slot
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QProgressDialog, QWidget
 
 from app.shell import dialogs
 from app.shell.background import jobs, run_in_background
 from app.vault.idle import IdleWatcher
-from app.vault.lock_screen import MIN_LENGTH
+from core.passphrase import acceptable
 from core.session import CLOSE_TIMEOUT, Session
 from core.settings import Settings
 from storage import export
@@ -25,7 +25,7 @@ from storage.crypto import BadPassphrase, DamagedVault, KdfParams, WrongPassphra
 from storage.db import VaultClosed
 from storage.errors import causes, trouble
 from storage.paths import backups_dir, vault_path
-from storage.vault import Vault, VaultMissing
+from storage.vault import PassphraseChanged, Vault, VaultMissing
 
 
 class VaultHost(Protocol):
@@ -74,6 +74,7 @@ class VaultFlows(QObject):
         self.path = vault_path()
         self.settings = Settings.load()
         self.session: Session | None = None  # while unlocked
+        self._rekeying: QProgressDialog | None = None  # while a passphrase change runs
         from app.api.controller import ApiController
 
         self.api = ApiController(window.controller, self.settings)
@@ -163,6 +164,10 @@ class VaultFlows(QObject):
         if self.controller.locked:
             return
         self.idle.stop()
+        # First, before anything else: no dialog of the unlocked session (a chat's system
+        # prompt, the API token, a model's settings, a question) stays over the lock screen.
+        # Each is rejected, so a dialog waiting in exec() returns as if cancelled.
+        dialogs.close_all(self.parent_widget)
         for dialog in (self.window.models_dialog, self.window.collections_dialog):
             if dialog is not None:
                 dialog.close()
@@ -211,27 +216,50 @@ class VaultFlows(QObject):
         new = dialogs.passphrase(self.parent_widget, "Change passphrase", "New passphrase:")
         if new is None:
             return
-        if len(new) < MIN_LENGTH:
-            dialogs.warn(self.parent_widget, "Change passphrase", f"Use at least {MIN_LENGTH} characters. Nothing was changed.")
+        problem = acceptable(new)
+        if problem is not None:
+            dialogs.warn(self.parent_widget, "Change passphrase", f"{problem} Nothing was changed.")
             return
         if dialogs.passphrase(self.parent_widget, "Change passphrase", "New passphrase again:") != new:
             dialogs.warn(self.parent_widget, "Change passphrase", "The new passphrases are different. Nothing was changed.")
             return
-        vault = self.controller.store.vault
-        self._background(lambda: vault.change_passphrase(old, new), self._passphrase_changed,
-                         self._passphrase_failed)
+        vault, folder = self.controller.store.vault, backups_dir()
+        # Every field is re-encrypted with a new key: seconds for a large document index,
+        # during which writes wait. Said on screen, and no second change can start.
+        self._rekeying = dialogs.busy(self.parent_widget, "Change passphrase",
+                                      "Re-encrypting everything in your vault with a new key…")
+        self._background(lambda: vault.change_passphrase(old, new, backups=folder),
+                         self._passphrase_changed, self._passphrase_failed)
+
+    def _rekeyed(self) -> None:
+        busy, self._rekeying = self._rekeying, None
+        if busy is not None:
+            busy.close()
 
     @Slot(object)
-    def _passphrase_changed(self, _result: object) -> None:
-        dialogs.inform(self.parent_widget, "Change passphrase", "Your passphrase was changed.")
+    def _passphrase_changed(self, changed: PassphraseChanged) -> None:
+        self._rekeyed()
+        copies = (f" Hearth's own backups and restore copies ({changed.erased_copies}) were erased"
+                  if changed.erased_copies else " Hearth's automatic backup was replaced")
+        fresh = ", and a fresh backup was made." if changed.backup else "; a fresh backup could not be made now."
+        dialogs.inform(self.parent_widget, "Change passphrase",
+                       "Your passphrase was changed, and everything in the vault was re-encrypted "
+                       "with a new key." + copies + fresh + "\n\nBackups you saved yourself still "
+                       "open with the old passphrase (and show what the vault held then). Delete "
+                       "them if the old passphrase may be known to someone.")
 
     @Slot(object)
     def _passphrase_failed(self, exc: Exception) -> None:
+        self._rekeyed()
         if isinstance(exc, WrongPassphrase):
             dialogs.warn(self.parent_widget, "Change passphrase", "The current passphrase is wrong. Nothing was changed.")
+        elif (found := trouble(exc)) is not None:
+            dialogs.warn(self.parent_widget, "Change passphrase",
+                         found.message("The passphrase was not changed; the vault is as it was."))
         else:
             log.error("passphrase change failed", exc_info=exc)
-            dialogs.warn(self.parent_widget, "Change passphrase", f"The passphrase was not changed ({exc}).")
+            dialogs.warn(self.parent_widget, "Change passphrase", "The passphrase was not changed; the "
+                         "vault is as it was. Details were written to the log.")
 
     # Export, backup, restore, check ----------------------------------------------
     @Slot()

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import math
-import string
-
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -17,7 +14,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-MIN_LENGTH = 8
+from core.passphrase import MIN_LENGTH, MIN_SCORE, acceptable, label
+from core.passphrase import strength as rate
+
 CREATE_WARNING = (
     "Hearth encrypts your chats with this passphrase. Nobody can recover it for you: "
     "if you forget it, your chats are gone for good. Write it down somewhere safe."
@@ -25,26 +24,13 @@ CREATE_WARNING = (
 
 
 def strength(passphrase: str) -> tuple[str, str]:
-    """A rough estimate of how hard the passphrase is to guess, and a hint."""
+    """The meter's word for the passphrase (zxcvbn's rating, ``core.passphrase``) and a hint."""
     if not passphrase:
         return "", ""
-    pool = 0
-    for chars, size in ((string.ascii_lowercase, 26), (string.ascii_uppercase, 26),
-                        (string.digits, 10), (string.punctuation + " ", 33)):
-        if any(c in chars for c in passphrase):
-            pool += size
-    if any(ord(c) > 127 for c in passphrase):
-        pool += 100
-    distinct = len(set(passphrase))
-    bits = min(len(passphrase), distinct * 2) * math.log2(max(pool, 2))
-    words = len(passphrase.split())
-    if words >= 4 and len(passphrase) >= 20:
-        bits = max(bits, 60.0)
-    if bits < 40 or len(passphrase) < MIN_LENGTH:
-        return "weak", "Longer is stronger: try four or more unrelated words."
-    if bits < 60:
-        return "fair", "Good; a few more words or characters make it strong."
-    return "strong", ""
+    score, advice = rate(passphrase)
+    if score >= MIN_SCORE and len(passphrase) < MIN_LENGTH:
+        return "weak", f"Use at least {MIN_LENGTH} characters."
+    return label(score), advice
 
 
 class LockScreen(QWidget):
@@ -70,9 +56,12 @@ class LockScreen(QWidget):
         self.confirm.setPlaceholderText("The same passphrase again")
         self.strength = QLabel()
         self.strength.setObjectName("strength")
+        self.strength.setWordWrap(True)
+        self.strength.setTextFormat(Qt.TextFormat.PlainText)
         self.error = QLabel()
         self.error.setObjectName("lockError")
         self.error.setWordWrap(True)
+        self.error.setTextFormat(Qt.TextFormat.PlainText)  # messages quote paths and names
         self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.submit = QPushButton()
         self.submit.setDefault(True)
@@ -155,8 +144,8 @@ class LockScreen(QWidget):
     def _update_strength(self, text: str) -> None:
         if self.mode != "create":
             return
-        label, hint = strength(text)
-        self.strength.setText(f"Strength: {label}. {hint}".strip() if label else "")
+        word, hint = strength(text)
+        self.strength.setText(f"Strength: {word}. {hint}".strip() if word else "")
 
     @Slot()
     def _submit(self) -> None:
@@ -170,8 +159,9 @@ class LockScreen(QWidget):
             self.set_busy(True)
             self.unlock_requested.emit(passphrase)
             return
-        if len(passphrase) < MIN_LENGTH:
-            self.show_error(f"Use at least {MIN_LENGTH} characters.")
+        problem = acceptable(passphrase)
+        if problem is not None:
+            self.show_error(problem)
             return
         if passphrase != self.confirm.text():
             self.show_error("The two passphrases are different. Type them again.")

@@ -1,10 +1,17 @@
-"""Canary: after a scripted session, no file under the data folder holds what the user wrote."""
+"""Canary: after a scripted session, no file under the data folder holds what the user wrote,
+nor anywhere in the (test's own) home folder: Qt's settings ($XDG_CONFIG_HOME), GTK's
+recently-used.xbel, or anything else."""
 
 from __future__ import annotations
 
+import errno
+import logging
+import threading
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QSettings, QTimer, QUrl
+from PySide6.QtWidgets import QApplication, QFileDialog
 
 from tests.app.conftest import WAIT_MS, unlock
 from tests.fakes import FakeEngine
@@ -29,13 +36,110 @@ def leaks(folder: Path, secrets: list[str]) -> list[str]:
     return found
 
 
+@pytest.fixture
+def private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A throwaway home folder with its own $XDG_CONFIG_HOME and $XDG_DATA_HOME, and Qt's
+    user settings pointed there (QSettings reads the environment once per process)."""
+    home = tmp_path / "home"
+    config, share = home / ".config", home / ".local" / "share"
+    config.mkdir(parents=True)
+    share.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    monkeypatch.setenv("XDG_DATA_HOME", str(share))
+    formats = (QSettings.Format.NativeFormat, QSettings.Format.IniFormat)
+    before = {f: Path(QSettings(f, QSettings.Scope.UserScope, "probe").fileName()).parent for f in formats}
+    for f in formats:
+        QSettings.setPath(f, QSettings.Scope.UserScope, str(config))
+    yield home
+    for f, folder in before.items():
+        QSettings.setPath(f, QSettings.Scope.UserScope, str(folder))
+
+
+def answer_file_dialog(folder: Path, name: str | None, sidebar: bool = True) -> None:
+    """Once a file dialog is open: go into ``folder`` (put it in the sidebar too, as a user
+    dragging it there would), choose ``name`` in it (or the folder) and accept."""
+
+    def answer() -> None:
+        dialog = next((w for w in QApplication.topLevelWidgets()
+                       if isinstance(w, QFileDialog) and w.isVisible()), None)
+        if dialog is None:
+            QTimer.singleShot(20, answer)
+            return
+        dialog.setDirectory(str(folder))
+        if sidebar:
+            dialog.setSidebarUrls([*dialog.sidebarUrls(), QUrl.fromLocalFile(str(folder))])
+        if name is not None:
+            dialog.selectFile(str(folder / name))
+        dialog.accept()
+        QTimer.singleShot(2000, dialog.reject)  # never a hanging test
+    QTimer.singleShot(0, answer)
+
+
+def test_file_dialogs_and_logged_errors_leave_no_trace_outside_the_vault(
+    qtbot, private_home: Path, data_dir: Path, monkeypatch
+) -> None:
+    import core.logs
+    from app.shell import dialogs
+    from core.logs import log_thread_exception, setup_logging
+
+    secret = private_home / f"Divorce lawyer - custody case {MARKER}"
+    secret.mkdir()
+    (secret / "notes.txt").write_text("x")
+    answer_file_dialog(secret, "notes.txt")
+    assert dialogs.open_path(None, "Restore vault", private_home, "All files (*)") == secret / "notes.txt"
+    answer_file_dialog(secret, "notes.txt")
+    assert dialogs.open_paths(None, "Add files", private_home, "All files (*)") == [secret / "notes.txt"]
+    answer_file_dialog(secret, "export.md")
+    assert dialogs.save_path(None, "Export chat", private_home / "chat.md", "Markdown (*.md)") == secret / "export.md"
+    answer_file_dialog(secret, None)
+    assert dialogs.folder_path(None, "Add folder", private_home) == secret
+
+    monkeypatch.setattr(core.logs, "_configured", False)
+    root = logging.getLogger()
+    level = root.level
+    handler = setup_logging()
+    log = logging.getLogger("hearth.canary")
+    try:
+        try:
+            open(secret / f"{MARKER}.pdf")  # noqa: SIM115 - it fails
+        except OSError as exc:
+            log.error("reading a document failed", exc_info=exc)
+            log.warning("reading failed: %s", exc)
+        try:
+            try:
+                raise PermissionError(errno.EACCES, f"denied {MARKER}", str(secret))
+            except OSError as inner:
+                raise RuntimeError(f"could not index {MARKER}") from inner
+        except RuntimeError as exc:
+            log.exception("indexing failed")
+            log.error(exc)
+        monkeypatch.setattr(threading, "excepthook", log_thread_exception)
+        thread = threading.Thread(target=(secret / f"{MARKER}.docx").read_bytes, name="reader")
+        thread.start()
+        thread.join()
+    finally:
+        root.removeHandler(handler)
+        handler.close()
+        root.setLevel(level)
+
+    text = (data_dir / "logs" / "hearth.log").read_text(encoding="utf-8")
+    assert "FileNotFoundError [errno 2 ENOENT] at tests/app/test_canary.py:" in text
+    assert "PermissionError [errno 13 EACCES]" in text and "caused by" in text
+    assert "unhandled exception in thread reader" in text
+    secrets = [MARKER, "Divorce lawyer", secret.name]
+    assert leaks(data_dir, secrets) == []
+    assert leaks(private_home, secrets) == []  # Qt's settings, recently-used.xbel, the rest
+    assert not (private_home / ".local" / "share" / "recently-used.xbel").exists()
+
+
 DOC_FOLDER = "Privileged-Zanzibar-Files"
 DOC_PHRASE = "the settlement figure is 4,718,000"
 
 
 @pytest.mark.model
 def test_no_plaintext_anywhere_under_the_data_folder(
-    qtbot, make_window, data_dir, monkeypatch, tmp_path, embedding_model_path
+    qtbot, make_window, data_dir, monkeypatch, tmp_path, embedding_model_path, private_home
 ) -> None:
     engine = FakeEngine(tokens=["Answer ", f"about {MARKER} ", "and more. " * 50])
     window = make_window(engine, embedder=embedding_model_path)
@@ -83,6 +187,7 @@ def test_no_plaintext_anywhere_under_the_data_folder(
     files = sorted(p.name for p in data_dir.rglob("*") if p.is_file())
     assert "vault.db" in files and any(name.startswith("vault-") for name in files)  # backups too
     assert leaks(data_dir, secrets) == []
+    assert leaks(private_home, secrets) == []  # $XDG_CONFIG_HOME, recently-used.xbel, the rest
 
 
 def test_the_canary_scan_does_find_plaintext(tmp_path: Path) -> None:

@@ -43,8 +43,17 @@ def test_first_launch_asks_for_a_new_passphrase_with_warning_and_strength(qtbot,
     screen.passphrase.setText("short")
     screen.confirm.setText("short")
     screen.submit.click()
-    assert "at least 8" in screen.error.text()
+    assert "at least 10" in screen.error.text()
     assert not vault_path().exists()
+
+    for weak in ("Password1!", "Qwerty123!", "Summer2024!"):  # classes of characters are not strength
+        screen.passphrase.setText(weak)
+        rating = screen.strength.text()
+        assert "strong" not in rating and "good" not in rating and ("weak" in rating or "fair" in rating)
+        screen.confirm.setText(weak)
+        screen.submit.click()
+        assert "too easy to guess" in screen.error.text()
+        assert not vault_path().exists()
 
     create_vault(qtbot, window)
     assert window.pages.currentWidget() is window.chat_page
@@ -53,8 +62,10 @@ def test_first_launch_asks_for_a_new_passphrase_with_warning_and_strength(qtbot,
 
 def test_strength_estimates() -> None:
     assert strength("")[0] == ""
-    assert strength("password")[0] == "weak"
-    assert strength("Tr0ub4dor&3x!")[0] in ("fair", "strong")
+    assert "weak" in strength("password")[0]
+    for common in ("Password1!", "Qwerty123!", "Summer2024!"):
+        assert "weak" in strength(common)[0] or strength(common)[0] == "fair", common
+    assert strength("Tr0ub4dor&3x!")[0] in ("good", "strong")
     assert strength("orange piano river candle")[0] == "strong"
 
 
@@ -192,7 +203,10 @@ def test_change_passphrase(qtbot, make_window, monkeypatch) -> None:
     monkeypatch.setattr("app.shell.dialogs.inform", lambda _p, _t, text: informed.append(text))
     window.vault.change_passphrase()
     qtbot.waitUntil(lambda: bool(informed), timeout=WAIT_MS)
-    assert "changed" in informed[0]
+    assert "re-encrypted with a new key" in informed[0]
+    assert "Backups you saved yourself still open with the old passphrase" in informed[0]
+    assert window.vault._rekeying is None  # the "working…" dialog is gone
+    assert [p.name for p in backups_dir().glob("vault-*.db")]  # a fresh backup, new key
     window.vault.lock()
     unlock(qtbot, window, "a brand new passphrase")
 
@@ -203,6 +217,16 @@ def test_change_passphrase(qtbot, make_window, monkeypatch) -> None:
     window.vault.change_passphrase()
     qtbot.waitUntil(lambda: bool(warned), timeout=WAIT_MS)
     assert "wrong" in warned[0]
+
+
+def test_change_passphrase_refuses_an_easily_guessed_one(qtbot, make_window, monkeypatch) -> None:
+    window = make_window()
+    answers = iter([PASSPHRASE, "Summer2024!", "Summer2024!"])
+    monkeypatch.setattr("app.shell.dialogs.passphrase", lambda *a: next(answers))
+    warned = []
+    monkeypatch.setattr("app.shell.dialogs.warn", lambda _p, _t, text: warned.append(text))
+    window.vault.change_passphrase()
+    assert warned and "too easy to guess" in warned[0] and "Nothing was changed" in warned[0]
 
 
 def test_a_damaged_vault_names_the_file_and_the_backup(qtbot, make_window) -> None:

@@ -1,0 +1,69 @@
+"""Which links from an answer may be opened, and what the user is shown before.
+
+An answer is model output, so its links are untrusted. Only web links (``http``,
+``https``) and email links (``mailto``) are ever handed to the system: a ``file:`` or
+``smb:`` link would open a local file or, on Windows, connect to a share and offer the
+user's NTLM credentials to it, past the network guard; ``javascript:``, ``data:`` and
+the schemes other programs register (``ms-settings:``, ``vscode:``...) run or open things
+the user did not ask for. The confirmation names the site on its own line, in its
+ASCII (IDNA, ``xn--``) form, so a look-alike international name cannot pass for another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QUrl
+
+WEB_SCHEMES = ("http", "https")
+MAIL_SCHEME = "mailto"
+SHOWN_ADDRESS = 300  # characters of the full address shown in the confirmation
+
+
+@dataclass(frozen=True)
+class LinkCheck:
+    allowed: bool
+    text: str  # the confirmation's text when allowed, else why the link was refused
+
+
+def _ace(host: str) -> str:
+    """The host as it goes on the wire: punycode for international names."""
+    encoded = bytes(QUrl.toAce(host).data()).decode("ascii", "replace")
+    return encoded or host
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= SHOWN_ADDRESS else text[:SHOWN_ADDRESS] + "…"
+
+
+def check_link(url: QUrl) -> LinkCheck:
+    scheme = url.scheme().lower()
+    address = _clip(url.toString(QUrl.ComponentFormattingOption.FullyEncoded))
+    if scheme in WEB_SCHEMES and url.isValid():
+        host = url.host(QUrl.ComponentFormattingOption.FullyEncoded)
+        if not host:
+            return LinkCheck(False, "This link names no web site, so Hearth did not open it.")
+        site = host if url.port() < 0 else f"{host}:{url.port()}"
+        notes = []
+        if "xn--" in host:
+            notes.append("This is an international name written in ASCII: it may imitate "
+                         "the name of another site.")
+        if url.userInfo():
+            notes.append("The address carries a user name, which web pages use to look "
+                         "like another site.")
+        return LinkCheck(True, "Open this link in your web browser?\n\n"
+                               f"Site: {site}\n\n" + "".join(n + "\n\n" for n in notes)
+                         + f"Full address: {address}\n\n"
+                           "Your browser will connect to the internet; Hearth does not.")
+    if scheme == MAIL_SCHEME and url.isValid():
+        recipients = []
+        for recipient in url.path().split(","):
+            local, at, domain = recipient.strip().rpartition("@")
+            recipients.append(f"{local}{at}{_ace(domain)}" if at else recipient.strip())
+        shown = _clip(", ".join(r for r in recipients if r)) or "nobody yet"
+        return LinkCheck(True, "Write an email with your email program?\n\n"
+                               f"To: {shown}\n\nFull address: {address}\n\n"
+                               "Nothing is sent until you send it there.")
+    named = scheme[:20] if scheme else "no scheme"
+    return LinkCheck(False, f"Hearth opens only web (http, https) and email (mailto) links; "
+                            f"this link ({named}) was not opened.")

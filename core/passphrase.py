@@ -1,0 +1,57 @@
+"""How good a new passphrase is: one rule for the window and the terminal commands.
+
+The rating is zxcvbn's (pure Python, offline): it knows common passwords, keyboard walks,
+dates, l33t substitutions and the “Capital, word, digits, !” pattern that a count of
+character classes rates strong (``Password1!``, ``Summer2024!``). A new vault needs a
+score of at least ``MIN_SCORE`` and at least ``MIN_LENGTH`` characters.
+"""
+
+from __future__ import annotations
+
+from zxcvbn import zxcvbn
+
+from storage.crypto import MAX_PASSPHRASE_BYTES
+
+MIN_LENGTH = 10
+MIN_SCORE = 3  # zxcvbn: 3 “safely unguessable”, 4 “very unguessable”
+# zxcvbn's matching grows quickly with the length; what follows this is not rated (a
+# passphrase that long is strong in any case, or its first part already says it is not).
+RATED_CHARACTERS = 72  # zxcvbn refuses longer input (its max_length)
+# Words that make a passphrase easy to guess for someone who knows it guards Hearth.
+CONTEXT_WORDS = ["hearth", "vault", "passphrase", "password", "chat", "chats", "private"]
+LABELS = ("very weak", "weak", "fair", "good", "strong")
+
+
+def strength(passphrase: str) -> tuple[int, str]:
+    """zxcvbn's score (0 to 4) and its warning and suggestions, as one line of advice."""
+    if not passphrase:
+        return 0, ""
+    result = zxcvbn(passphrase[:RATED_CHARACTERS], user_inputs=CONTEXT_WORDS, max_length=RATED_CHARACTERS)
+    score = int(result["score"])
+    feedback = result.get("feedback") or {}
+    parts = [feedback.get("warning") or "", *(feedback.get("suggestions") or [])]
+    advice = " ".join(part.strip() for part in parts if part and part.strip())
+    if score < MIN_SCORE and not advice:
+        advice = "Longer is stronger: try four or more unrelated words."
+    return score, advice
+
+
+def label(score: int) -> str:
+    return LABELS[max(0, min(score, len(LABELS) - 1))]
+
+
+def acceptable(passphrase: str) -> str | None:
+    """None when the passphrase may protect a new vault; else why not, for the user."""
+    if len(passphrase) < MIN_LENGTH:
+        return f"Use at least {MIN_LENGTH} characters; four or more unrelated words are best."
+    if len(passphrase.encode("utf-8")) > MAX_PASSPHRASE_BYTES:
+        return f"Use at most {MAX_PASSPHRASE_BYTES} bytes."
+    score, advice = strength(passphrase)
+    if score < MIN_SCORE:
+        return ("This passphrase is too easy to guess. " + advice).strip()
+    return None
+
+
+def new_passphrase_problem(passphrase: str) -> str | None:
+    """``acceptable`` under the name the terminal commands use (cli.headless)."""
+    return acceptable(passphrase)
