@@ -67,3 +67,44 @@ def check_link(url: QUrl) -> LinkCheck:
     named = scheme[:20] if scheme else "no scheme"
     return LinkCheck(False, f"Hearth opens only web (http, https) and email (mailto) links; "
                             f"this link ({named}) was not opened.")
+
+
+PORTAL = ("org.freedesktop.portal.Desktop", "/org/freedesktop/portal/desktop",
+          "org.freedesktop.portal.OpenURI")
+COPIED = ("Hearth runs with no network at all, and so would a browser it started itself, so the "
+          "address was copied instead: paste it into your browser.")
+
+
+def open_outside(url: QUrl) -> str | None:
+    """Hand a link the user confirmed to the desktop; None when it went, else what to say.
+
+    Under the kernel line (guard.seccomp, Linux) every program Hearth starts inherits the
+    filter: a browser started from here could not connect. So the desktop portal is asked
+    over D-Bus (a Unix socket) to open it, from outside Hearth's processes; where there
+    is no portal, the address is copied for the user to paste."""
+    from PySide6.QtGui import QDesktopServices, QGuiApplication
+
+    from guard import seccomp
+
+    if not seccomp.RESTRICTION.active:
+        QDesktopServices.openUrl(url)
+        return None
+    if _portal_open(url):
+        return None
+    QGuiApplication.clipboard().setText(url.toString(QUrl.ComponentFormattingOption.FullyEncoded))
+    return COPIED
+
+
+def _portal_open(url: QUrl) -> bool:
+    try:
+        from PySide6.QtDBus import QDBusConnection, QDBusInterface, QDBusMessage
+    except ImportError:
+        return False
+    bus = QDBusConnection.sessionBus()
+    if not bus.isConnected():
+        return False
+    portal = QDBusInterface(*PORTAL, bus)
+    if not portal.isValid():
+        return False
+    reply = portal.call("OpenURI", "", url.toString(QUrl.ComponentFormattingOption.FullyEncoded), {})
+    return reply.type() != QDBusMessage.MessageType.ErrorMessage

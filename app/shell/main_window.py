@@ -33,7 +33,7 @@ from app.chat.chat_list import ChatListActions
 from app.chat.controller import ChatController
 from app.chat.conversation import ChatInput, ConversationView
 from app.chat.header import ChatHeader
-from app.chat.links import check_link
+from app.chat.links import check_link, open_outside
 from app.chat.page import PARTS, ChatPage
 from app.chat.settings_dialog import ChatSettingsDialog
 from app.documents.controller import DocumentsController
@@ -294,7 +294,9 @@ class MainWindow(ChatHeader, ChatListActions, QMainWindow):
         web = url.scheme().lower() != "mailto"
         if dialogs.confirm(self, "Open link", checked.text,
                            "Open in browser" if web else "Write email"):
-            QDesktopServices.openUrl(url)
+            problem = open_outside(url)
+            if problem:
+                self.show_notice(problem)
 
     # Controller updates -----------------------------------------------------------
     @Slot(object, list)

@@ -83,6 +83,30 @@ def test_a_declined_web_link_is_not_opened(make_window, opened, monkeypatch) -> 
     assert opened == []
 
 
+def test_under_the_kernel_line_a_link_goes_through_the_portal_or_is_copied(
+        make_window, opened, monkeypatch) -> None:
+    """A browser Hearth started itself would inherit the seccomp filter and have no network:
+    the desktop portal opens it from outside, and without a portal the address is copied."""
+    from PySide6.QtGui import QGuiApplication
+
+    from app.chat import links
+    from guard import seccomp
+
+    window = make_window()
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda *a: True)
+    monkeypatch.setattr(seccomp.RESTRICTION, "active", True)
+    portal: list[str] = []
+    monkeypatch.setattr(links, "_portal_open", lambda url: portal.append(url.toString()) or True)
+    window.conversation.link_requested.emit(QUrl("https://example.org/a"))
+    assert portal == ["https://example.org/a"] and opened == []
+
+    monkeypatch.setattr(links, "_portal_open", lambda url: False)  # no portal on this desktop
+    window.conversation.link_requested.emit(QUrl("https://example.org/b"))
+    assert opened == []
+    assert QGuiApplication.clipboard().text() == "https://example.org/b"
+    assert "address was copied" in window.notice.text()
+
+
 # 3. Images in answers --------------------------------------------------------------------
 def image_names(document: QTextDocument) -> list[str]:
     found = []
