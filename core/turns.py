@@ -3,10 +3,12 @@
 The user's message is committed before anything else happens. The answer is written as
 a placeholder, checkpointed about once a second while it streams, and finalized on
 ``Done``, or kept as interrupted / failed on ``Stopped`` / ``Failed``. An answer being
-replaced (regenerate) stays in the vault until its successor is complete; stopping the
-new one, or its failure, keeps the old one as it was, also across a crash (the
-successor carries ``replaces`` until it is complete, and the store hides such a
-leftover).
+replaced stays in the vault until its successor is complete; stopping the new one, or
+its failure, keeps the old one as it was, also across a crash (the successor carries
+``replaces`` until it is complete, and the store hides such a leftover). Regenerate
+replaces the last answer; editing an earlier question replaces it and everything after
+it, and the edited question and its answer take their place in one transaction
+(``ChatStore.supersede``).
 
 A fault of the user's environment (a full disk, a read-only folder) never raises out of
 here: the partial answer stays on screen, the listener hears what was and was not
@@ -81,6 +83,8 @@ class Turn:
     chat_id: int
     message_id: int
     replaces: int | None = None  # the answer this one replaces, kept until this one is complete
+    edited: int | None = None  # an edit: the new question, written with the answer
+    supersedes: tuple[int, ...] = ()  # an edit: the old question and all after it
     text: str = ""
     last_checkpoint: float = 0.0
     sources: list[dict[str, Any]] | None = None  # passages given to the model, with documents on
@@ -145,16 +149,47 @@ class TurnMachine:
         """Write the answer's placeholder and ask the worker for it. False if not started."""
         store = self.store
         assert store is not None and self.active is None
-        chat = store.get_chat(chat_id)
-        messages = history(store, chat, chat_id, until=replaces)
+        messages = history(store, store.get_chat(chat_id), chat_id, until=replaces)
+        return self._begin(chat_id, messages, params, retrieval_for, replaces)
+
+    def edit(self, chat_id: int, message_id: int, text: str, params: SamplingParams,
+             retrieval_for: Callable[[int, str], Retrieval | None] | None) -> bool:
+        """Ask again with an earlier question changed: the old question and everything
+        after it stay until the new answer is complete; stopped or failed, nothing
+        changes. False (and a notice) if it did not start."""
+        store = self.store
+        assert store is not None and self.active is None
+        found = store.messages(chat_id)
+        index = next((i for i, m in enumerate(found) if m.id == message_id and m.role == "user"), None)
+        if index is None or not text.strip():
+            return False
+        messages = history(store, store.get_chat(chat_id), chat_id, until=message_id)
+        try:
+            edited = store.add_message(chat_id, "user", text, STREAMING, stats={REPLACES: message_id})
+        except Exception as exc:
+            self.environmental(exc, "The edit was not sent; your chat is as it was.")
+            return False
+        self._listener.message_added(edited)
+        return self._begin(chat_id, (*messages, ChatMessage("user", text)), params, retrieval_for,
+                           None, edited.id, tuple(m.id for m in found[index:]))
+
+    def _begin(self, chat_id: int, messages: tuple[ChatMessage, ...], params: SamplingParams,
+               retrieval_for: Callable[[int, str], Retrieval | None] | None, replaces: int | None,
+               edited: int | None = None, supersedes: tuple[int, ...] = ()) -> bool:
+        store = self.store
+        assert store is not None
+        marker = replaces or (supersedes[0] if supersedes else None)
         try:
             placeholder = store.add_message(chat_id, "assistant", "", STREAMING,
-                                            stats={REPLACES: replaces} if replaces else None)
+                                            stats={REPLACES: marker} if marker else None)
         except Exception as exc:
+            if edited is not None:
+                store.abandon(edited)
+                self._write("the unsent edit's removal", lambda: self._delete(edited))
             self.environmental(exc, "No answer was started; your messages so far are saved.")
             return False
         self._listener.message_added(placeholder)
-        turn = Turn(next(self._ids), chat_id, placeholder.id, replaces, "", self._clock())
+        turn = Turn(next(self._ids), chat_id, placeholder.id, replaces, edited, supersedes, "", self._clock())
         self._set_active(turn)
         question = messages[-1].content if len(messages) > 1 else ""
         retrieval = retrieval_for(chat_id, question) if retrieval_for else None
@@ -219,14 +254,21 @@ class TurnMachine:
 
     def _finish(self, turn: Turn, status: str, stats: dict[str, Any]) -> None:
         self._set_active(None)
-        if turn.replaces is not None and status != COMPLETE:
-            # Stopped or failed: the new answer goes, the one it would have replaced stays.
-            if self.store is not None:
-                self.store.abandon(turn.message_id)
-            self._write("the unfinished answer's removal", lambda: self._delete(turn.message_id))
+        new = [turn.message_id] + ([turn.edited] if turn.edited is not None else [])
+        old = [turn.replaces] if turn.replaces is not None else list(turn.supersedes)
+        if old and status != COMPLETE:
+            # Stopped or failed: the new messages go, the ones they would have replaced stay.
+            for message_id in new:
+                if self.store is not None:
+                    self.store.abandon(message_id)
+            def remove() -> None:
+                for message_id in new:
+                    self._delete(message_id)
+
+            self._write("the unfinished answer's removal", remove)
             if status == FAILED:
-                self._listener.notice(f"The new answer failed ({stats.get('error')}). The earlier "
-                                      "answer is kept.")
+                kept = "Your chat is as it was before the edit." if turn.edited else "The earlier answer is kept."
+                self._listener.notice(f"The new answer failed ({stats.get('error')}). {kept}")
             return
         if status == INTERRUPTED and not turn.text:
             # Stopped before the first word: nothing worth keeping.
@@ -238,13 +280,20 @@ class TurnMachine:
         message = Message(turn.message_id, turn.chat_id, 0, "assistant", turn.text, status, stats)
         self._listener.answer_finished(message)
         store = self.store
+        # A replacement keeps its mark until the old messages go with it, in one transaction.
+        saved = {**stats, REPLACES: old[0]} if old else stats
 
         def save() -> None:
             assert store is not None
-            store.update_message(turn.message_id, content=turn.text, status=status, stats=stats)
+            store.update_message(turn.message_id, content=turn.text, status=status, stats=saved)
 
-        after = [lambda: self._delete(turn.replaces)] if turn.replaces is not None else []
-        self._write("the answer", save, after, "The answer is on screen but not saved yet.")
+        def supersede() -> None:
+            assert store is not None
+            store.supersede(new, old)
+            for message_id in old:
+                self._listener.message_removed(message_id)
+
+        self._write("the answer", save, [supersede] if old else [], "The answer is on screen but not saved yet.")
 
     def _delete(self, message_id: int | None) -> None:
         if self.store is None or message_id is None:

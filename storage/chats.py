@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -209,43 +210,83 @@ class ChatStore:
         status: str | None = None,
         stats: dict[str, Any] | None = None,
     ) -> None:
-        with self.vault.transaction() as conn:
-            row = conn.execute(
-                select(schema.messages.c.chat_id, schema.messages.c.position, schema.messages.c.payload)
-                .where(schema.messages.c.id == message_id)
-            ).first()
-            if row is None:
-                return
-            bind = (row.chat_id, row.position)
-            data = self._unseal("messages", message_id, row.payload, bind=bind)
-            if data is None:
-                raise StoreError("This message is damaged and cannot be changed.")
+        def change(data: dict[str, Any]) -> None:
             if content is not None:
                 data["content"] = content
             if status is not None:
                 data["status"] = status
             if stats is not None:
                 data["stats"] = stats
-            data["version"] = data.get("version", 1) + 1
-            conn.execute(
-                update(schema.messages).where(schema.messages.c.id == message_id)
-                .values(payload=self._seal("messages", message_id, data, bind))
-            )
-            self._touch_chat(conn, row.chat_id, (message_id, data["version"]))
-        if status is not None and status != STREAMING:
-            self._streaming_here.discard(message_id)
-        if self._search_cache is not None and content is not None:
-            self._search_cache[message_id] = (row.chat_id, content)
+
+        with self.vault.transaction() as conn:
+            committed = [self._change_in(conn, message_id, change)]
+        self._after(committed)
 
     def delete_message(self, message_id: int) -> None:
         with self.vault.transaction() as conn:
-            chat_id = conn.scalar(select(schema.messages.c.chat_id).where(schema.messages.c.id == message_id))
-            conn.execute(delete(schema.messages).where(schema.messages.c.id == message_id))
-            if chat_id is not None and self._chat_data(conn, chat_id) is not None:
-                self._touch_chat(conn, chat_id, (message_id, None))
-        self._streaming_here.discard(message_id)
-        if self._search_cache is not None:
-            self._search_cache.pop(message_id, None)
+            committed = [self._delete_in(conn, message_id)]
+        self._after(committed)
+
+    def supersede(self, finished: list[int], dropped: list[int]) -> None:
+        """A replacement is complete: in one transaction, the ``finished`` messages lose
+        their ``replaces`` mark (and read as complete), and the ``dropped`` ones go. A
+        crash leaves either the old messages or the new ones, never both or neither."""
+        def finish(data: dict[str, Any]) -> None:
+            data["stats"] = {k: v for k, v in (data.get("stats") or {}).items() if k != REPLACES}
+            if data["status"] == STREAMING:
+                data["status"] = COMPLETE
+
+        with self.vault.transaction() as conn:
+            committed = [self._change_in(conn, message_id, finish) for message_id in finished]
+            committed += [self._delete_in(conn, message_id) for message_id in dropped]
+        self._after(committed)
+
+    @staticmethod
+    def _after(committed: list[Callable[[], None]]) -> None:
+        """What the store remembers about the rows, updated once their change committed."""
+        for remember in committed:
+            remember()
+
+    def _change_in(self, conn: Connection, message_id: int,
+                   change: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
+        """Rewrite one message's payload in the caller's transaction, its version raised
+        in its chat's list; returns what to remember once that commits."""
+        row = conn.execute(
+            select(schema.messages.c.chat_id, schema.messages.c.position, schema.messages.c.payload)
+            .where(schema.messages.c.id == message_id)
+        ).first()
+        if row is None:
+            return lambda: None
+        bind = (row.chat_id, row.position)
+        data = self._unseal("messages", message_id, row.payload, bind=bind)
+        if data is None:
+            raise StoreError("This message is damaged and cannot be changed.")
+        change(data)
+        data["version"] = data.get("version", 1) + 1
+        conn.execute(
+            update(schema.messages).where(schema.messages.c.id == message_id)
+            .values(payload=self._seal("messages", message_id, data, bind))
+        )
+        self._touch_chat(conn, row.chat_id, (message_id, data["version"]))
+
+        def remember() -> None:
+            if data["status"] != STREAMING:
+                self._streaming_here.discard(message_id)
+            if self._search_cache is not None:
+                self._search_cache[message_id] = (row.chat_id, data["content"])
+        return remember
+
+    def _delete_in(self, conn: Connection, message_id: int) -> Callable[[], None]:
+        chat_id = conn.scalar(select(schema.messages.c.chat_id).where(schema.messages.c.id == message_id))
+        conn.execute(delete(schema.messages).where(schema.messages.c.id == message_id))
+        if chat_id is not None and self._chat_data(conn, chat_id) is not None:
+            self._touch_chat(conn, chat_id, (message_id, None))
+
+        def remember() -> None:
+            self._streaming_here.discard(message_id)
+            if self._search_cache is not None:
+                self._search_cache.pop(message_id, None)
+        return remember
 
     def messages(self, chat_id: int) -> list[Message]:
         """The chat's messages in order, without replacements that were cut short."""

@@ -286,6 +286,17 @@ class ChatController(QObject):
         return self.turns.start(chat.id, self._params_for(chat), self.retrieval_for,
                                 replaces=old.id if old else None)
 
+    def edit(self, message_id: int, text: str) -> bool:
+        """Ask again with an earlier question changed (core.turns: what followed it stays
+        until the new answer is complete)."""
+        chat = self.current_chat
+        if chat is None or self.busy or self._store is None:
+            return False
+        if not self._model_ready:
+            self.notice.emit(self._model_problem)
+            return False
+        return self.turns.edit(chat.id, message_id, text, self._params_for(chat), self.retrieval_for)
+
     def set_chat_settings(self, chat_id: int, settings: dict) -> None:
         self.store.set_chat_settings(chat_id, settings)
         if self.current_chat and self.current_chat.id == chat_id:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtCore import Qt, QUrl, Signal, Slot
 from PySide6.QtGui import (
     QKeyEvent,
 )
 from PySide6.QtWidgets import (
     QFrame,
+    QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QPushButton,
@@ -28,6 +29,7 @@ class MessageWidget(QFrame):
     """One message: who wrote it, its text and, for answers, its state, figures and sources."""
 
     source_requested = Signal(str)  # a local file path
+    edit_requested = Signal(int)  # a question's message id
 
     def __init__(self, message: Message, assistant_name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -53,7 +55,19 @@ class MessageWidget(QFrame):
         self.sources.linkActivated.connect(self._open_source)
         self.sources.hide()
         self._source_paths: dict[str, str] = {}
-        layout.addWidget(self.author)
+        header = QHBoxLayout()
+        header.setContentsMargins(0, 0, 0, 0)
+        header.addWidget(self.author)
+        header.addStretch(1)
+        self.edit_button: QPushButton | None = None
+        if message.role == "user":
+            self.edit_button = QPushButton("Edit")
+            self.edit_button.setFlat(True)
+            self.edit_button.setToolTip("Change this question and ask again; what follows it is "
+                                        "replaced once the new answer is complete")
+            self.edit_button.clicked.connect(self._edit)
+            header.addWidget(self.edit_button)
+        layout.addLayout(header)
         layout.addWidget(self.body)
         layout.addWidget(self.sources)
         layout.addWidget(self.info)
@@ -110,6 +124,10 @@ class MessageWidget(QFrame):
         self.sources.setText("<b>Sources</b><br>" + "<br>".join(rows))
         self.sources.show()
 
+    @Slot()
+    def _edit(self) -> None:
+        self.edit_requested.emit(self.message_id)
+
     def _open_source(self, link: str) -> None:
         path = self._source_paths.get(link.removeprefix("source:"))
         if path:
@@ -128,6 +146,7 @@ class ConversationView(QScrollArea):
 
     link_requested = Signal(QUrl)
     source_requested = Signal(str)
+    edit_requested = Signal(int)
 
     # Opening a chat builds the newest messages only; older ones on request, a page at a time.
     PAGE = 40
@@ -190,6 +209,7 @@ class ConversationView(QScrollArea):
         widget = MessageWidget(message, self.assistant_name, self._inner)
         widget.body.link_requested.connect(self.link_requested)
         widget.source_requested.connect(self.source_requested)
+        widget.edit_requested.connect(self.edit_requested)
         self._layout.insertWidget(index, widget)
         self._widgets[message.id] = widget
         return widget

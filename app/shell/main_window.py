@@ -165,6 +165,7 @@ class MainWindow(ChatHeader, ChatListActions, QMainWindow):
         self.documents.ready_changed.connect(self._refresh_documents_menu)
         self.documents_menu.aboutToShow.connect(self._refresh_documents_menu)
         self.conversation.source_requested.connect(self._open_source)
+        self.conversation.edit_requested.connect(self._edit_question)
 
     # Actions ----------------------------------------------------------------------
     @Slot()
@@ -178,6 +179,21 @@ class MainWindow(ChatHeader, ChatListActions, QMainWindow):
     def _regenerate(self) -> None:
         self.notice.hide()
         self.controller.regenerate()
+
+    @Slot(int)
+    def _edit_question(self, message_id: int) -> None:
+        widget = self.conversation.widget_for(message_id)
+        if widget is None or self.controller.locked:
+            return
+        if self.controller.busy:
+            self.show_notice("Wait for the answer to finish (or stop it) before editing a question.")
+            return
+        text = dialogs.long_text(self, "Edit question", "Your question (what follows it is replaced "
+                                 "once the new answer is complete):", widget.text())
+        if text is None or not text.strip() or text == widget.text():
+            return
+        self.notice.hide()
+        self.controller.edit(message_id, text)
 
     @Slot()
     def _new_chat(self) -> None:

@@ -116,6 +116,26 @@ def test_regenerate_replaces_the_last_answer(qtbot, make_window) -> None:
     assert [m.content for m in engine.calls[-1]][1:] == ["question"]
 
 
+def test_editing_an_earlier_question_asks_again_and_replaces_what_followed(qtbot, make_window, monkeypatch) -> None:
+    engine = FakeEngine()
+    window = make_window(engine)
+    for question in ("first", "second", "third"):
+        type_and_send(qtbot, window, question)
+    second = next(w for w in window.conversation.message_widgets() if w.text() == "second")
+    assert second.edit_button is not None and second.edit_button.isVisible()
+    monkeypatch.setattr("app.shell.dialogs.long_text", lambda _p, _t, _l, value: value + ", reworded")
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        second.edit_button.click()
+    qtbot.waitUntil(lambda: len(window.conversation.message_widgets()) == 4, timeout=WAIT_MS)
+    answer = engine.expected_text(4)
+    assert [w.text() for w in window.conversation.message_widgets()] == [
+        "first", engine.expected_text(1), "second, reworded", answer]
+    assert [m.content for m in stored(window)] == ["first", engine.expected_text(1), "second, reworded", answer]
+    assert [m.content for m in engine.calls[-1]][1:] == ["first", engine.expected_text(1), "second, reworded"]
+    # Answers have no edit button.
+    assert [w.edit_button is not None for w in window.conversation.message_widgets()] == [True, False, True, False]
+
+
 def test_chats_new_select_and_delete(qtbot, make_window, confirm_dialogs) -> None:
     engine = FakeEngine()
     window = make_window(engine)

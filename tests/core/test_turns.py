@@ -175,3 +175,82 @@ def test_the_answer_is_checkpointed_about_once_a_second(store) -> None:
     now[0] += 1.01
     turns.on_event(Chunk(rid, "two"))
     assert store.messages(chat.id)[-1].content == "one two"
+
+
+def _conversation(r, store, engine) -> int:
+    chat = store.create_chat()
+    for question in ("first question", "second question", "third question"):
+        r.ask(chat.id, question)
+    assert len(store.messages(chat.id)) == 6
+    return chat.id
+
+
+def test_editing_an_earlier_question_replaces_it_and_all_after_it_once_the_answer_is_complete(
+        rig, store, vault_path) -> None:
+    engine = FakeEngine(tokens=["x", "y"], delay=0.05)
+    r = rig(engine)
+    chat_id = _conversation(r, store, engine)
+    before = store.messages(chat_id)
+    assert r.turns.edit(chat_id, before[2].id, "second question, better put", SamplingParams(), None)
+    r.pump_until(lambda: r.turns.active is not None and r.turns.active.text != "")
+    # Streaming: the old question and everything after it are still there, unchanged.
+    assert [m.content for m in store.messages(chat_id)][:6] == [m.content for m in before]
+    r.pump_until(lambda: not r.turns.busy)
+    after = store.messages(chat_id)
+    assert [(m.role, m.content, m.status) for m in after] == [
+        ("user", "first question", COMPLETE), ("assistant", before[1].content, COMPLETE),
+        ("user", "second question, better put", COMPLETE), ("assistant", engine.expected_text(4), COMPLETE)]
+    assert all("replaces" not in m.stats for m in after)
+    # The model saw the chat up to the edited question, and the edit, not what followed.
+    assert [m.content for m in engine.calls[-1]][1:] == ["first question", before[1].content,
+                                                       "second question, better put"]
+    r.close()
+    store.close()
+    again = reopen(vault_path)
+    assert [m.content for m in again.messages(chat_id)] == [m.content for m in after]
+    assert again.verify() == []
+    again.close()
+
+
+def test_an_edit_stopped_or_failed_leaves_the_chat_as_it_was(rig, store, vault_path) -> None:
+    engine = FakeEngine(tokens=["slow"] * 50)
+    r = rig(engine)
+    chat_id = _conversation(r, store, engine)
+    before = [(m.id, m.content) for m in store.messages(chat_id)]
+    engine.delay = 0.5
+    assert r.turns.edit(chat_id, before[0][0], "a different first question", SamplingParams(), None)
+    r.turns.stop()
+    r.pump_until(lambda: not r.turns.busy)
+    assert [(m.id, m.content) for m in store.messages(chat_id)] == before
+
+    engine.delay, engine._n_ctx = 0.0, 2  # the prompt cannot fit: the answer fails
+    assert r.turns.edit(chat_id, before[4][0], "third, again", SamplingParams(), None)
+    r.pump_until(lambda: not r.turns.busy)
+    assert [(m.id, m.content) for m in store.messages(chat_id)] == before
+    assert any("as it was before the edit" in text for text in r.listener.said())
+    r.close()
+    store.close()
+    again = reopen(vault_path)
+    assert [(m.id, m.content) for m in again.messages(chat_id)] == before
+    again.close()
+
+
+def test_an_edit_cut_short_by_a_crash_leaves_the_old_conversation_standing(store, vault_path) -> None:
+    chat = store.create_chat()
+    question = store.add_message(chat.id, "user", "question")
+    store.add_message(chat.id, "assistant", "the old answer")
+    store.add_message(chat.id, "user", "question, edited", "streaming", stats={"replaces": question.id})
+    store.add_message(chat.id, "assistant", "half of a new", "streaming", stats={"replaces": question.id})
+    store.close()
+    again = reopen(vault_path)
+    assert [m.content for m in again.messages(chat.id)] == ["question", "the old answer"]
+    again.close()
+
+
+def test_only_a_question_of_this_chat_can_be_edited(rig, store) -> None:
+    r = rig(FakeEngine())
+    chat_id = _conversation(r, store, None)
+    answer = store.messages(chat_id)[1]
+    assert not r.turns.edit(chat_id, answer.id, "an answer is not edited", SamplingParams(), None)
+    assert not r.turns.edit(chat_id, 10_000, "no such message", SamplingParams(), None)
+    assert not r.turns.busy and len(store.messages(chat_id)) == 6
