@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures import Future
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
@@ -32,7 +32,6 @@ REFRESH_MS = 5 * 60_000
 CLOSE_TIMEOUT = 1.5
 # Creating a collection is answered between any two steps of a running job, in
 # milliseconds; the window waits at most this long for its id.
-CREATE_WAIT = 2.0
 
 
 class _Bridge(QObject):
@@ -40,9 +39,14 @@ class _Bridge(QObject):
     on the UI thread. The number tells events of an earlier unlock from this one's."""
 
     delivered = Signal(int, object)  # not "event": that name is QObject's event handler
+    answered = Signal(int, object, object)  # generation, a done Future, what to do with it
 
     def sink_for(self, generation: int) -> Callable[[object], None]:
         return lambda event: self.delivered.emit(generation, event)
+
+    def when_done(self, generation: int, future: Future, then: Callable[[Future], None]) -> None:
+        """Run ``then(future)`` on the UI thread once the service answered: no wait here."""
+        future.add_done_callback(lambda done: self.answered.emit(generation, done, then))
 
 
 class DocumentsController(QObject):
@@ -65,6 +69,7 @@ class DocumentsController(QObject):
         self._preferred = ""  # the embedding model the user chose (models controller says)
         self._bridge = _Bridge(self)
         self._bridge.delivered.connect(self._on_event)
+        self._bridge.answered.connect(self._on_answer)
         self._timer = QTimer(self)
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self.refresh_all)
@@ -165,22 +170,31 @@ class DocumentsController(QObject):
     def documents_of(self, collection_id: int) -> tuple[Document, ...]:
         return self._documents.get(collection_id, ())
 
-    def create(self, name: str) -> Collection | None:
-        """A new collection (or the one of that name); None if it is not there in time."""
+    def create(self, name: str, then: Callable[[Collection], None] | None = None) -> bool:
+        """Ask for a new collection (or the one of that name); ``then`` gets it on the UI
+        thread when the service has made it (after the step of an import under way), never
+        by waiting here. False if there is no service to ask."""
         if self.service is None or not name.strip():
-            return None
-        try:
-            collection: Collection = self.service.create(name.strip()).result(timeout=CREATE_WAIT)
-        except FutureTimeout:
-            self.chat.notice.emit("The collection is being created; it appears in a moment.")
-            return None
-        except Exception:  # the service said why (failed)
-            return None
-        if all(c.id != collection.id for c in self._collections):
-            self._collections = (*self._collections, collection)
-            self._collections = tuple(sorted(self._collections, key=lambda c: c.name.casefold()))
-        self.collections_changed.emit()
-        return collection
+            return False
+
+        def made(future: Future) -> None:
+            if future.exception() is not None:
+                return  # the service said why (failed)
+            collection: Collection = future.result()
+            if all(c.id != collection.id for c in self._collections):
+                self._collections = tuple(sorted((*self._collections, collection),
+                                                 key=lambda c: c.name.casefold()))
+            self.collections_changed.emit()
+            if then is not None:
+                then(collection)
+
+        self._bridge.when_done(self._generation, self.service.create(name.strip()), made)
+        return True
+
+    @Slot(int, object, object)
+    def _on_answer(self, generation: int, future: Future, then: Callable[[Future], None]) -> None:
+        if generation == self._generation:  # not an answer of an earlier unlock's service
+            then(future)
 
     def delete(self, collection_id: int) -> None:
         """Delete in the background; an import into it stops first. Gone from view now."""

@@ -136,10 +136,13 @@ class CollectionsDialog(QDialog):
     @Slot()
     def _new(self) -> None:
         name = dialogs.text(self, "New collection", "Name:")
-        if name and self.docs.create(name):
-            items = self.collection_list.findItems(name.strip(), Qt.MatchFlag.MatchExactly)
-            if items:
-                self.collection_list.setCurrentItem(items[0])
+        if name:
+            self.docs.create(name, then=self._select)
+
+    def _select(self, collection: Collection) -> None:
+        items = self.collection_list.findItems(collection.name, Qt.MatchFlag.MatchExactly)
+        if items:
+            self.collection_list.setCurrentItem(items[0])
 
     @Slot()
     def _delete(self) -> None:
@@ -151,11 +154,19 @@ class CollectionsDialog(QDialog):
             self.docs.delete(collection.id)
 
     def add(self, paths: list[Path]) -> None:
+        if not paths:
+            return
         collection = self.selected()
         if collection is None:
-            collection = self.docs.create("My documents")
-        if collection is None or not paths:
+            def made(collection: Collection) -> None:
+                self._select(collection)
+                self._add_to(collection, paths)
+
+            self.docs.create("My documents", then=made)
             return
+        self._add_to(collection, paths)
+
+    def _add_to(self, collection: Collection, paths: list[Path]) -> None:
         busy = self.docs.busy
         if self.docs.add(collection, paths) and busy:
             self.summary.setText("Queued: the import starts when the one under way ends.")

@@ -90,3 +90,11 @@ def confirm_dialogs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr("app.shell.dialogs.confirm", confirm)
     return asked
+
+
+def create_collection(qtbot, window, name: str):
+    """A new collection through the window's controller, which answers asynchronously."""
+    made: list = []
+    assert window.documents.create(name, then=made.append)
+    qtbot.waitUntil(lambda: bool(made), timeout=WAIT_MS)
+    return made[0]

@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import QSettings, QTimer, QUrl
 from PySide6.QtWidgets import QApplication, QFileDialog
 
-from tests.app.conftest import WAIT_MS, unlock
+from tests.app.conftest import WAIT_MS, create_collection, unlock
 from tests.fakes import FakeEngine
 
 pytestmark = pytest.mark.gui
@@ -148,7 +148,7 @@ def test_no_plaintext_anywhere_under_the_data_folder(
     folder.mkdir()
     (folder / "memo-7741.md").write_text(f"# Memo\nIn confidence: {DOC_PHRASE}. Marker {MARKER}.\n")
     qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT_MS)
-    collection = window.documents.create("Case files")
+    collection = create_collection(qtbot, window, "Case files")
     with qtbot.waitSignal(window.documents.finished, timeout=3 * WAIT_MS) as finished:
         window.documents.add(collection, [folder])
     assert len(finished.args[0].indexed) == 1

@@ -20,7 +20,7 @@ from inference.protocol import Embed
 from storage.db import VaultClosed
 from storage.documents.store import DocumentStore
 from tests import retrieval_set
-from tests.app.conftest import WAIT_MS
+from tests.app.conftest import WAIT_MS, create_collection
 from tests.core.test_document_service import build_narrow_model
 from tests.fakes import FakeEngine
 
@@ -85,7 +85,7 @@ def _ask(qtbot, window, text: str):
 
 
 def _import(qtbot, window, folder: Path, name: str = "Work"):
-    collection = window.documents.create(name)
+    collection = create_collection(qtbot, window, name)
     assert collection is not None
     with qtbot.waitSignal(window.documents.finished, timeout=WAIT) as finished:
         assert window.documents.add(collection, [folder])
@@ -98,7 +98,7 @@ def test_import_toggle_and_cited_answer(qtbot, window, engine, tmp_path: Path) -
     folder = retrieval_set.write_corpus(tmp_path / "corpus")
     window.show_collections()
     dialog: CollectionsDialog = window.collections_dialog
-    collection = window.documents.create("Work")
+    collection = create_collection(qtbot, window, "Work")
     assert collection is not None
     dialog.refresh()
     progress = []
@@ -175,7 +175,7 @@ def _vault_files(folder: Path) -> dict[str, bytes]:
 def test_lock_quit_or_delete_everything_during_an_import_stops_it_and_writes_nothing_after(
         qtbot, window, monkeypatch, data_dir: Path, tmp_path: Path, how: str) -> None:
     qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)
-    collection = window.documents.create("Work")
+    collection = create_collection(qtbot, window, "Work")
     gate = Gate(window, monkeypatch, BUNDLED, allowed=1)
     window.documents.add(collection, [retrieval_set.write_corpus(tmp_path / "corpus")])
     qtbot.waitUntil(gate.holding.is_set, timeout=WAIT)  # the import waits on an embedding
