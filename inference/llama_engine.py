@@ -1,8 +1,15 @@
 """The llama.cpp engine, through llama-cpp-python.
 
-It renders the chat with the model's own template (from the GGUF metadata), reuses the
-already-evaluated prefix of the previous prompt, evaluates the rest in batches so that a
-stop request is honoured between batches, and streams one text piece per token.
+It renders the chat with the model's own template (from the GGUF metadata) within the
+bounds of ``inference.chat_template``, reuses the already-evaluated prefix of the same
+conversation's previous prompt, evaluates the rest in batches so that a stop request is
+honoured between batches, and streams one text piece per token.
+
+Only the template's own text may become control tokens. The rendered prompt is tokenized
+with special tokens parsed (the template writes its turn markers as text), so before
+rendering, every control token's text inside message content (a document passage, a
+pasted message, an API request) is broken with an invisible WORD JOINER and stays
+ordinary text; see ``ControlTextEscaper``.
 llama-cpp-python's disk cache is never used: it writes model state, and so the
 conversation, to disk unencrypted.
 """
@@ -20,6 +27,13 @@ from typing import Any
 
 from inference import chat_formats, cpu_variant, state_cache
 from inference.bundled import bundled_name
+from inference.chat_template import (
+    SAMPLE_CONVERSATION,
+    ChatTemplate,
+    ControlTextEscaper,
+    TemplateRefused,
+    output_limit,
+)
 from inference.errors import InferenceError, ModelLoadError, PromptTooLong
 from inference.gguf import InvalidGGUF, read_header
 from inference.hardware import physical_cores
@@ -29,12 +43,6 @@ from inference.state_cache import StateCache
 log = logging.getLogger(__name__)
 
 PREFILL_STEP = 64
-SAMPLE_CONVERSATION: Any = [
-    {"role": "system", "content": "You are helpful."},
-    {"role": "user", "content": "Hello"},
-    {"role": "assistant", "content": "Hi!"},
-    {"role": "user", "content": "How are you?"},
-]
 
 
 def check_model_file(path: Path) -> None:
@@ -60,34 +68,32 @@ def backend_name() -> str:
 
 
 def construct_llama(**kwargs: Any) -> Any:
-    """``llama_cpp.Llama(**kwargs)``, also for models whose chat template does not compile.
+    """``llama_cpp.Llama(**kwargs)`` without llama-cpp-python compiling the chat templates.
 
-    llama-cpp-python compiles every chat template in the metadata while it constructs
-    the model, so one broken template would make the whole model unloadable. In that
-    case the model is constructed with the templates hidden, and the real metadata is
-    put back, so that Hearth can say what is wrong and offer a built-in chat format.
+    llama-cpp-python compiles every chat template in the metadata while it constructs the
+    model, in a plain sandbox with Jinja's optimizer on, which evaluates constant
+    expressions as it compiles: ``{{ 'A' * 300000000 }}`` would take a gigabyte before
+    Hearth's bounded renderer (``inference.chat_template``) ever saw it, and one broken
+    template would make the whole model unloadable. Hearth renders templates itself, so
+    the model is always constructed with the templates hidden, and the real metadata is
+    put back, so that Hearth can judge the template and say what is wrong with it.
     """
     import llama_cpp
-    from jinja2 import TemplateError
+    from llama_cpp import _internals
 
+    original = _internals.LlamaModel.metadata
+
+    def without_templates(model: Any) -> dict[str, str]:
+        return {k: v for k, v in original(model).items()
+                if not k.startswith("tokenizer.chat_template")}
+
+    _internals.LlamaModel.metadata = without_templates  # type: ignore[method-assign,assignment]
     try:
-        return llama_cpp.Llama(**kwargs)
-    except TemplateError:
-        from llama_cpp import _internals
-
-        original = _internals.LlamaModel.metadata
-
-        def without_templates(model: Any) -> dict[str, str]:
-            return {k: v for k, v in original(model).items()
-                    if not k.startswith("tokenizer.chat_template")}
-
-        _internals.LlamaModel.metadata = without_templates  # type: ignore[method-assign,assignment]
-        try:
-            llm = llama_cpp.Llama(**kwargs)
-        finally:
-            _internals.LlamaModel.metadata = original  # type: ignore[method-assign]
-        llm.metadata = llm._model.metadata()
-        return llm
+        llm = llama_cpp.Llama(**kwargs)
+    finally:
+        _internals.LlamaModel.metadata = original  # type: ignore[method-assign]
+    llm.metadata = llm._model.metadata()
+    return llm
 
 
 def _rss() -> int:
@@ -99,7 +105,8 @@ def _rss() -> int:
 class LlamaEngine:
     def __init__(self) -> None:
         self._llm: Any = None
-        self._formatter: Any = None
+        self._template: ChatTemplate | None = None
+        self._escaper = ControlTextEscaper(())
         self._stop_strings: list[str] = []
         self._name = ""
         self._spec: ModelSpec | None = None
@@ -108,7 +115,7 @@ class LlamaEngine:
         self.backend = "CPU"
         self.chat_format_label = ""
         self.states = StateCache()
-        self.conversation: int | None = None  # whose state is in the context now
+        self.conversation: int | None = None  # whose state (chat_id) is in the context now
         self._last_prompt: tuple[tuple[ChatMessage, ...], list[int], list[str]] | None = None
 
     @property
@@ -147,7 +154,8 @@ class LlamaEngine:
                 f"or made for a newer version of llama.cpp ({exc})."
             ) from exc
         try:
-            self._formatter, self._stop_strings, self.chat_format_label = self._make_formatter(llm, spec)
+            self._template, self._stop_strings, self.chat_format_label = self._make_template(llm, spec)
+            self._escaper = ControlTextEscaper(control_texts(llm))
         except ModelLoadError:
             llm.close()
             raise
@@ -159,9 +167,7 @@ class LlamaEngine:
                       or llm.metadata.get("general.name") or spec.path.stem)
 
     @staticmethod
-    def _make_formatter(llm: Any, spec: ModelSpec) -> tuple[Any, list[str], str]:
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
+    def _make_template(llm: Any, spec: ModelSpec) -> tuple[ChatTemplate, list[str], str]:
         try:
             label, template, stops = chat_formats.resolve(
                 spec.chat_format, llm.metadata.get("tokenizer.chat_template"),
@@ -172,14 +178,19 @@ class LlamaEngine:
         eos = llm._model.token_get_text(eos_id) if eos_id != -1 else ""
         bos = llm._model.token_get_text(bos_id) if bos_id != -1 else ""
         try:
-            formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
-            formatter(messages=SAMPLE_CONVERSATION)
+            compiled = ChatTemplate(template, bos_token=bos, eos_token=eos)
+            compiled.render(SAMPLE_CONVERSATION, max_chars=output_limit(int(llm.n_ctx()), 0))
+        except TemplateRefused as exc:
+            raise ModelLoadError(
+                f"The chat template of {spec.path.name} was stopped: {exc}. Choose a built-in "
+                "chat format for this model in Models ▸ Settings."
+            ) from exc
         except Exception as exc:  # jinja2 TemplateError and whatever a template raises
             raise ModelLoadError(
                 f"The chat template of {spec.path.name} cannot be rendered ({type(exc).__name__}: "
                 f"{exc}). Choose a built-in chat format for this model in Models ▸ Settings."
             ) from exc
-        return formatter, stops, label
+        return compiled, [s for s in [eos, *stops] if s], label
 
     def _require(self) -> Any:
         if self._llm is None:
@@ -198,19 +209,26 @@ class LlamaEngine:
 
     def _render(self, messages: Sequence[ChatMessage]) -> tuple[list[int], list[str]]:
         llm = self._require()
+        assert self._template is not None
+        escape = self._escaper.escape
+        rendered = [{"role": m.role, "content": escape(m.content)} for m in messages]
+        limit = output_limit(self.n_ctx, sum(len(m["content"]) + len(m["role"]) for m in rendered))
         try:
-            rendered: Any = [{"role": m.role, "content": m.content} for m in messages]
-            result = self._formatter(messages=rendered)
+            prompt = self._template.render(rendered, max_chars=limit)
+        except TemplateRefused as exc:
+            raise InferenceError(
+                f"The model's chat template was stopped on this conversation: {exc}. Choose a "
+                "built-in chat format in Models ▸ Settings."
+            ) from exc
         except Exception as exc:
             raise InferenceError(
                 f"The model's chat template failed on this conversation ({type(exc).__name__}: "
                 f"{exc}). Choose a built-in chat format in Models ▸ Settings."
             ) from exc
-        tokens = llm.tokenize(
-            result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True
-        )
-        stop = result.stop if isinstance(result.stop, list) else [result.stop] if result.stop else []
-        return tokens, [s for s in [*stop, *self._stop_strings] if s]
+        # special=True for the template's markers; content can no longer spell any (escaped
+        # above). No BOS is added here: a template that wants one writes {{ bos_token }}.
+        tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+        return tokens, list(self._stop_strings)
 
     def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
         return len(self._prompt_tokens(messages)[0])
@@ -283,40 +301,70 @@ class LlamaEngine:
         return not should_stop()
 
     def select_conversation(self, conversation: int) -> None:
-        """Put this chat's state in the context: park the current one in the RAM cache and
-        bring this one back if it is there (else prefix reuse does what it can)."""
+        """Put this conversation's state in the context: park the current one in the RAM
+        cache and bring this one back if it is there, else start from an empty context.
+
+        A conversation never continues from another one's evaluated prefix: the time to
+        the first token would tell one (a local API client) how much of its prompt another
+        (the window's chat) shares. Negative keys (the local API's) are never parked in
+        the cache, so API requests cannot push the window's chats out of it.
+        """
         llm = self._llm
         if llm is None or conversation == self.conversation:
             return
-        if self.conversation is not None:
+        if self.conversation is not None and self.conversation >= 0:
             saved = state_cache.save(llm)
             if saved is not None:
                 self.states.put(self.conversation, saved)
         cached = self.states.take(conversation)
-        if cached is not None and not state_cache.restore(llm, cached):
-            llm.n_tokens = 0
+        if cached is None or not state_cache.restore(llm, cached):
+            _clear_context(llm)
         self.conversation = conversation
 
     def forget(self) -> None:
+        """Drop every trace of the conversations: parked states, the KV cache, the token
+        history, the logits, the sampler's recent tokens and the last rendered prompt."""
         self.states.clear()
         self.conversation = None
-        llm = self._llm
-        if llm is None:
-            return
-        llm._ctx.kv_cache_clear()
-        llm.input_ids[:] = 0
-        llm.n_tokens = 0
+        self._last_prompt = None
         self.last_reused_tokens = 0
+        llm = self._llm
+        if llm is not None:
+            _clear_context(llm)
 
     def close(self) -> None:
         self.states.clear()
         self.conversation = None
+        self._last_prompt = None
         if self._llm is not None:
             try:
                 self._llm.close()
             finally:
                 self._llm = None
-                self._formatter = None
+                self._template = None
+
+
+def control_texts(llm: Any) -> list[str]:
+    """The texts that tokenizing with ``special=True`` turns into control tokens: the
+    vocabulary's CONTROL and UNKNOWN tokens (USER_DEFINED ones are matched either way)."""
+    import llama_cpp
+
+    vocab = llm._model.vocab
+    wanted = llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_UNKNOWN
+    texts = []
+    for token in range(int(llama_cpp.llama_vocab_n_tokens(vocab))):
+        if int(llama_cpp.llama_vocab_get_attr(vocab, token)) & wanted:
+            texts.append(llm._model.token_get_text(token))
+    return texts
+
+
+def _clear_context(llm: Any) -> None:
+    llm._ctx.kv_cache_clear()
+    llm.input_ids[:] = 0
+    llm.n_tokens = 0
+    llm.scores[:] = 0
+    llm._sampler = None  # its repeat-penalty window holds the last tokens
+    llm._requires_eval = True
 
 
 def _find_stop(text: str, stops: Sequence[str]) -> int | None:

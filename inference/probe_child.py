@@ -1,6 +1,7 @@
-"""The probe's child process: validate the header, load the model, decode a few tokens
-and print one JSON line with what it measured. Started fresh by ``inference.probe``; a
-crash here (SIGILL, SIGSEGV, an abort) ends only this process.
+"""The probe's child process: validate the header, render the chat template within
+bounds, load the model, decode a few tokens and print one JSON line with what it
+measured. Started fresh by ``inference.probe``; a crash here (SIGILL, SIGSEGV, an
+abort) ends only this process, and a template that hangs is ended by the parent.
 
 Kept apart from the parent's side so that choosing a CPU build (``cpu_variant``, which
 runs probes) never imports the engine that depends on that choice.
@@ -17,11 +18,23 @@ from pathlib import Path
 
 from inference.probe import RESULT_PREFIX, ProbeResult
 
+TEMPLATE_SECONDS = 10.0  # for rendering the model's chat template, well within the probe's limit
+
 
 def _rss() -> int:
     import psutil
 
     return int(psutil.Process().memory_info().rss)
+
+
+def _vet_template(template: object, n_ctx: int) -> str:
+    """The template is rendered here first, before the app ever renders it: this process
+    is killed at the probe's time limit, the app's rendering could not be."""
+    if not isinstance(template, str) or not template:
+        return ""
+    from inference.chat_template import vet
+
+    return vet(template, n_ctx, seconds=TEMPLATE_SECONDS)
 
 
 def probe_here(path: Path, n_ctx: int, threads: int | None) -> ProbeResult:
@@ -30,12 +43,17 @@ def probe_here(path: Path, n_ctx: int, threads: int | None) -> ProbeResult:
     from inference.modelinfo import info_from_header
 
     try:
-        info = info_from_header(read_header(path))
+        header = read_header(path)
+        info = info_from_header(header)
     except InvalidGGUF as exc:
         return ProbeResult(False, f"{path.name} is not a valid model file: {exc}.")
+    embedding = info.role == "embedding"
+    refused = "" if embedding else _vet_template(header.get("tokenizer.chat_template"), n_ctx)
+    if refused:
+        return ProbeResult(False, f"{path.name} cannot be used: its chat template was stopped because "
+                                  f"{refused}. The file may have been crafted to hang or exhaust memory.")
     from inference.llama_engine import construct_llama
 
-    embedding = info.role == "embedding"
     before = _rss()
     started = time.perf_counter()
     if embedding:  # an embedding model is checked by embedding, not by generating

@@ -3,10 +3,13 @@
 The passages go into the latest user turn between clear markers, each with its number
 and source, and the system prompt says they are data, not instructions. When the
 context is short, passages are dropped from the least relevant up; the question never.
+A passage or file name that spells a marker (``</passages>``) is escaped, so a document
+cannot close the block and write outside it; the engine escapes control-token text.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -38,8 +41,22 @@ class Passage:
                 "page": self.page, "heading": self.heading}
 
 
+_MARKER = re.compile(r"<\s*/?\s*passages\s*>", re.IGNORECASE)
+
+
+def escape_markers(text: str) -> str:
+    """Document text cannot open or close the passages block: ``</passages>`` in it
+    becomes ``‹/passages›``, which reads the same and delimits nothing."""
+    return _MARKER.sub(lambda m: m[0].replace("<", "‹").replace(">", "›"), text)
+
+
+def _label(label: str) -> str:
+    """A file name or title on one line: a name with newlines cannot start a fake passage."""
+    return escape_markers(" ".join(label.split()))
+
+
 def render(passages: Sequence[Passage], question: str) -> str:
-    blocks = [f"[{p.number}] ({p.label})\n{p.text.strip()}" for p in passages]
+    blocks = [f"[{p.number}] ({_label(p.label)})\n{escape_markers(p.text.strip())}" for p in passages]
     return "<passages>\n" + "\n\n".join(blocks) + "\n</passages>\n\nQuestion: " + question
 
 

@@ -1,0 +1,378 @@
+"""Rendering a model's chat template within bounds.
+
+A GGUF file's chat template is untrusted code: Jinja in a sandbox cannot touch files or
+Python internals, but it can still spend memory (``'A' * 300000000``) and time (nested
+``range(100000)`` loops) without end. This renderer runs it in Jinja's immutable sandbox
+with a budget for one render: a count of steps (every loop iteration, call, attribute,
+item, operator and filter), a wall-clock deadline, and a cap on the size of every value
+it builds and of its output. Operations that would allocate more than the cap are
+refused before they allocate. Exceeding the budget raises ``TemplateRefused``.
+
+The probe child renders a model's template first (a separate process that the parent
+kills after its time limit); the app renders it again with these bounds on every turn.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import jinja2
+import jinja2.ext
+import jinja2.nodes as nodes
+from jinja2.filters import make_attrgetter
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2.utils import _PassArg
+from jinja2.visitor import NodeTransformer
+
+DEFAULT_STEPS = 1_000_000
+DEFAULT_SECONDS = 5.0
+MAX_FILTER_INT = 4096  # indent(4), truncate(255), center(80): real templates use small numbers
+MAX_RANGE = 100_000
+MAX_JSON_INDENT = 8
+MADE_FACTOR = 64  # all values built in one render: at most this many times the output cap
+_ITER_FILTER = "hearth_iter"
+_VALUE_FILTER = "hearth_value"
+_WIDTH = re.compile(r"\d+")
+
+
+class TemplateRefused(Exception):
+    """The template went past its budget (steps, time, or size); the message says which."""
+
+
+def output_limit(n_ctx: int, content_chars: int) -> int:
+    """The most characters a render may produce: the messages' own text (twice, for
+    templates that repeat the system prompt) plus room for the structure, in proportion
+    to the context (a token is rarely more than a few characters)."""
+    return 2 * content_chars + 32 * max(n_ctx, 0) + 65_536
+
+
+class _Budget:
+    def __init__(self, max_chars: int, max_steps: int, seconds: float) -> None:
+        self.max_chars = max_chars
+        self.max_steps = max_steps
+        self.deadline = time.monotonic() + seconds
+        self.seconds = seconds
+        self.steps = 0
+        self.made = 0  # characters (or items) built by all steps so far
+
+    def tick(self) -> None:
+        self.steps += 1
+        if self.steps > self.max_steps:
+            raise TemplateRefused(f"it took more than {self.max_steps:,} steps")
+        if not self.steps & 0xFF and time.monotonic() > self.deadline:
+            raise TemplateRefused(f"it ran for more than {self.seconds:g} s")
+
+    def size(self, value: Any) -> Any:
+        """Count what a step built: each value, and all of them together, are bounded."""
+        if isinstance(value, (str, bytes, list, tuple, dict)):
+            length = len(value)
+            self.made += length
+            if length > self.max_chars:
+                raise TemplateRefused(f"it built a value of more than {self.max_chars:,} characters")
+            if self.made > MADE_FACTOR * self.max_chars:
+                raise TemplateRefused(f"it built more than {MADE_FACTOR * self.max_chars:,} "
+                                      "characters in all")
+        return value
+
+    def would_be(self, length: int) -> None:
+        if length > self.max_chars:
+            raise TemplateRefused(f"it tried to build a value of {length:,} characters "
+                                  f"(the limit is {self.max_chars:,})")
+
+    def widths(self, fmt: Any) -> None:
+        """A format string's field widths and precisions (``'%999999999s'``, ``'{:>9999999}'``)."""
+        if isinstance(fmt, str):
+            for number in _WIDTH.findall(fmt):
+                if len(number) > 7 or int(number) > self.max_chars:
+                    raise TemplateRefused(f"its format string asks for a width of {number}")
+
+
+def _length(value: Any) -> int:
+    return len(value) if isinstance(value, (str, list, tuple)) else 0
+
+
+class _Guard(NodeTransformer):
+    """Wraps every loop's iterable and every string concatenation in a budget check."""
+
+    def visit_For(self, node: nodes.For) -> nodes.Node:
+        self.generic_visit(node)
+        node.iter = nodes.Filter(node.iter, _ITER_FILTER, [], [], None, None, lineno=node.lineno)
+        return node
+
+    def visit_Concat(self, node: nodes.Concat) -> nodes.Node:
+        self.generic_visit(node)
+        return nodes.Filter(node, _VALUE_FILTER, [], [], None, None, lineno=node.lineno)
+
+
+class _IgnoreGenerationTags(jinja2.ext.Extension):
+    """Pass-through for Hugging Face's ``{% generation %}`` tag (as llama-cpp-python does)."""
+
+    tags = {"generation"}
+
+    def parse(self, parser: Any) -> Any:
+        parser.stream.skip(1)
+        return parser.parse_statements(("name:endgeneration",), drop_needle=True)
+
+
+class _Environment(ImmutableSandboxedEnvironment):
+    intercepted_binops = frozenset({"*", "**", "%", "+", "//"})
+
+    def __init__(self) -> None:
+        # optimized=False: the optimizer evaluates constant expressions while compiling,
+        # outside any budget.
+        super().__init__(loader=jinja2.BaseLoader(), trim_blocks=True, lstrip_blocks=True,
+                         extensions=[_IgnoreGenerationTags, jinja2.ext.loopcontrols], optimized=False)
+        self.budget = _Budget(0, 0, 0.0)  # replaced at the start of each render
+        self.globals.pop("lipsum", None)
+        self.globals["range"] = self._range
+        self.filters["tojson"] = _tojson
+        self.filters = {name: self._guard_filter(name, f) for name, f in self.filters.items()}
+        self.filters[_ITER_FILTER] = self._iterate
+        self.filters[_VALUE_FILTER] = self._value
+
+    # Called by the compiled template --------------------------------------------
+    def _range(self, *args: int) -> range:
+        self.budget.tick()
+        rng = range(*args)
+        if len(rng) > MAX_RANGE:
+            raise TemplateRefused(f"it asked for a range of {len(rng):,} numbers")
+        return rng
+
+    def _iterate(self, iterable: Any) -> Iterator[Any]:
+        budget = self.budget
+        budget.tick()
+        for item in iterable:
+            budget.tick()
+            yield item
+
+    def _join(self, separator: str, items: Any) -> str:
+        """``separator.join(items)``, refused as soon as it would grow past the cap."""
+        budget = self.budget
+        texts: list[str] = []
+        total = 0
+        for item in items:
+            budget.tick()
+            text = item if isinstance(item, str) else str(item)
+            total += len(text) + (len(separator) if texts else 0)
+            budget.would_be(total)
+            texts.append(text)
+        return separator.join(texts)
+
+    def _value(self, value: Any) -> Any:
+        self.budget.tick()
+        return self.budget.size(value)
+
+    def _guard_filter(self, name: str, func: Callable[..., Any]) -> Callable[..., Any]:
+        skip = 1 if _PassArg.from_obj(func) is not None else 0  # context or environment first
+
+        @functools.wraps(func)
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            budget = self.budget
+            budget.tick()
+            for arg in (*args[skip + 1:], *kwargs.values()):
+                if isinstance(arg, int) and not isinstance(arg, bool) and abs(arg) > MAX_FILTER_INT:
+                    raise TemplateRefused(f"it passed {arg} to the {name!r} filter")
+            value = args[skip] if len(args) > skip else None
+            rest = args[skip + 1:]
+            if name == "replace" and isinstance(value, str) and len(rest) >= 2:
+                _check_replace(budget, value, str(rest[0]), str(rest[1]))
+            elif name == "join":
+                separator = rest[0] if rest else kwargs.get("d", "")
+                attribute = rest[1] if len(rest) > 1 else kwargs.get("attribute")
+                items: Any = value if value is not None else ()
+                if attribute is not None:
+                    items = map(make_attrgetter(self, attribute), items)
+                return budget.size(self._join(str(separator), items))
+            elif name == "tojson":
+                indent = rest[1] if len(rest) > 1 else kwargs.get("indent")
+                if isinstance(indent, int) and indent > MAX_JSON_INDENT:
+                    raise TemplateRefused(f"it asked tojson for an indent of {indent}")
+            elif name == "indent" and isinstance(value, str):
+                width = rest[0] if rest else kwargs.get("width", 4)
+                width = width if isinstance(width, int) else _length(width)
+                budget.would_be(len(value) + width * (value.count("\n") + 1))
+            elif name == "format":
+                budget.widths(value)
+            return budget.size(func(*args, **kwargs))
+
+        return guarded
+
+    # Sandbox hooks ------------------------------------------------------------------
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        budget = self.budget
+        budget.tick()
+        if operator == "*":
+            for seq, times in ((left, right), (right, left)):
+                if isinstance(seq, (str, list, tuple)) and isinstance(times, int):
+                    budget.would_be(len(seq) * times)
+        elif operator == "**" and isinstance(left, int) and isinstance(right, int):
+            if abs(left) > 1 and right * abs(left).bit_length() > 4096:
+                raise TemplateRefused(f"it tried to compute {left} ** {right}")
+        elif operator == "%":
+            budget.widths(left)
+        elif operator == "+":
+            budget.would_be(_length(left) + _length(right))
+        return budget.size(super().call_binop(context, operator, left, right))
+
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+        budget = __self.budget
+        budget.tick()
+        for arg in (*args, *kwargs.values()):
+            if isinstance(arg, int) and not isinstance(arg, bool) and abs(arg) > budget.max_chars:
+                raise TemplateRefused(f"it passed {arg} to a function")
+        owner = getattr(__obj, "__self__", None)
+        if isinstance(owner, str):
+            method = getattr(__obj, "__name__", "")
+            if method in ("format", "format_map"):
+                budget.widths(owner)
+            elif method == "replace" and len(args) >= 2:
+                _check_replace(budget, owner, str(args[0]), str(args[1]))
+            elif method == "join" and len(args) == 1 and not kwargs:
+                return budget.size(__self._join(owner, args[0]))
+        return budget.size(super().call(__context, __obj, *args, **kwargs))
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        self.budget.tick()
+        if isinstance(obj, str) and attribute in ("format", "format_map"):
+            self.budget.widths(obj)  # the sandbox hands out a wrapper, not the bound method
+        return super().getattr(obj, attribute)
+
+    def getitem(self, obj: Any, argument: Any) -> Any:
+        self.budget.tick()
+        if isinstance(obj, str) and argument in ("format", "format_map"):
+            self.budget.widths(obj)
+        return super().getitem(obj, argument)
+
+
+def _check_replace(budget: _Budget, text: str, old: str, new: str) -> None:
+    found = text.count(old) if old else len(text) + 1
+    budget.would_be(len(text) + found * max(0, len(new) - len(old)))
+
+
+def _tojson(x: Any, ensure_ascii: bool = False, indent: int | None = None,
+            separators: tuple[str, str] | None = None, sort_keys: bool = False) -> str:
+    """Transformers' rendering of ``tojson`` in chat templates (as llama-cpp-python does)."""
+    return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators,
+                      sort_keys=sort_keys)
+
+
+def _raise_exception(message: str) -> None:
+    raise ValueError(message)
+
+
+def _strftime_now(fmt: str) -> str:
+    return datetime.now().strftime(fmt)
+
+
+SAMPLE_CONVERSATION: list[dict[str, str]] = [
+    {"role": "system", "content": "You are helpful."},
+    {"role": "user", "content": "Hello"},
+    {"role": "assistant", "content": "Hi!"},
+    {"role": "user", "content": "How are you?"},
+]
+
+
+def _long_conversation() -> list[dict[str, str]]:
+    turns = [{"role": "system", "content": "You are helpful. " * 40}]
+    for n in range(16):
+        turns.append({"role": "user", "content": f"Question {n}: " + "what about this? " * 80})
+        turns.append({"role": "assistant", "content": f"Answer {n}: " + "it is like that. " * 80})
+    turns.append({"role": "user", "content": "And finally?"})
+    return turns
+
+
+def vet(source: str, n_ctx: int, seconds: float = DEFAULT_SECONDS) -> str:
+    """Why a model's own template must not be used ('' when it may).
+
+    It renders a short and a long conversation within the bounds the app uses. Only a
+    template that goes past them is refused here: one that merely fails (bad syntax, an
+    unknown filter) is explained when the model is loaded, with built-in formats offered.
+    Meant for the probe child, a process its parent kills at its time limit."""
+    try:
+        template = ChatTemplate(source, bos_token="<s>", eos_token="</s>")
+        for sample in (SAMPLE_CONVERSATION, _long_conversation()):
+            chars = sum(len(m["content"]) + len(m["role"]) for m in sample)
+            template.render(sample, max_chars=output_limit(n_ctx, chars), seconds=seconds)
+    except TemplateRefused as exc:
+        return str(exc)
+    except Exception:  # noqa: BLE001 - not hostile, only broken: reported at load
+        return ""
+    return ""
+
+
+class ChatTemplate:
+    """A compiled chat template. Compiling raises jinja2's TemplateError on bad syntax.
+
+    One thread renders it at a time (the worker, or the probe child)."""
+
+    def __init__(self, source: str, bos_token: str = "", eos_token: str = "") -> None:
+        self.source = source
+        self.bos_token = bos_token
+        self.eos_token = eos_token
+        self._env = _Environment()
+        tree = _Guard().visit(self._env.parse(source))
+        self._template = self._env.from_string(tree)
+
+    def render(self, messages: Sequence[Mapping[str, Any]], *, max_chars: int,
+               max_steps: int = DEFAULT_STEPS, seconds: float = DEFAULT_SECONDS,
+               add_generation_prompt: bool = True) -> str:
+        """The prompt text; TemplateRefused when the template goes past its budget."""
+        budget = _Budget(max_chars, max_steps, seconds)
+        self._env.budget = budget
+        parts: list[str] = []
+        total = 0
+        try:
+            for part in self._template.generate(
+                messages=[dict(m) for m in messages], bos_token=self.bos_token,
+                eos_token=self.eos_token, add_generation_prompt=add_generation_prompt,
+                raise_exception=_raise_exception, strftime_now=_strftime_now,
+                functions=None, function_call=None, tools=None, tool_choice=None,
+            ):
+                total += len(part)
+                if total > max_chars:
+                    raise TemplateRefused(f"its output grew past {max_chars:,} characters")
+                budget.tick()
+                parts.append(part)
+        except RecursionError:
+            raise TemplateRefused("it recursed too deeply") from None
+        except MemoryError:
+            raise TemplateRefused("it ran out of memory") from None
+        return "".join(parts)
+
+
+WORD_JOINER = "\u2060"
+
+
+class ControlTextEscaper:
+    """Makes sure that content cannot spell a control token.
+
+    The rendered prompt is tokenized with special tokens parsed, because that is how the
+    template's own markers (``<|im_start|>``, ``{{ bos_token }}``) become tokens. Content
+    goes through this first: in every occurrence of a control token's text, a WORD JOINER
+    (invisible, not whitespace, so ``trim`` and ``strip`` in templates keep it) goes after
+    the first character, so the text is tokenized as ordinary text. Escaping the content
+    rather than tokenizing it apart keeps the prompt one string, tokenized exactly as the
+    template's authors expect (no extra SentencePiece space prefix at each boundary, no
+    split merges) for any template, also those that trim or split the content.
+    Single-character control tokens cannot be broken this way and are left as they are.
+    """
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        words = sorted({t for t in texts if len(t) > 1}, key=len, reverse=True)
+        self._pattern = re.compile("|".join(map(re.escape, words))) if words else None
+
+    def escape(self, text: str) -> str:
+        pattern = self._pattern
+        if pattern is None:
+            return text
+        for _ in range(len(text) + 1):  # each pass breaks at least one occurrence
+            if pattern.search(text) is None:
+                return text
+            text = pattern.sub(lambda m: m[0][0] + WORD_JOINER + m[0][1:], text)
+        return text  # pragma: no cover - unreachable: every pass removes a match
