@@ -333,7 +333,8 @@ def serve(host: str, port: int, token: str | None) -> int:
         client.router.fallback = None  # from now on every event belongs to an API request
         model_id = Path(starter_model().file).stem if path.name == starter_model().file else path.stem
         backend = Backend(client.worker.submit, client.worker.cancel, client.router, lambda: model_id,
-                          lambda: Path(embedding_model().file).stem)
+                          lambda: Path(embedding_model().file).stem,
+                          embedding_sha256=lambda: embedding_model().sha256)
         try:
             server = ApiServer(backend, host=host, port=port, token=token)
         except ValueError as exc:

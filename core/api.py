@@ -68,6 +68,9 @@ class Backend:
     model_id: Callable[[], str]  # "" when no model is loaded
     embedding_model_id: Callable[[], str]
     on_exchange: Callable[[list[ChatMessage], str], None] | None = None  # store, if the user asked
+    # The sha256 of the embedding model that ``embedding_model_id`` names: every request is
+    # embedded by that model or refused, never by whichever embedder was loaded last.
+    embedding_sha256: Callable[[], str] = lambda: ""
 
 
 def error(status: int, message: str, kind: str = "invalid_request_error", code: str | None = None) -> JSONResponse:
@@ -248,7 +251,7 @@ def create_app(backend: Backend, token: str, port: int | None = None) -> Starlet
             return error(404, f"The model {body.get('model')!r} does not exist; embeddings use {model!r}.",
                          code="model_not_found")
         future: Future = Future()
-        backend.submit(Embed(tuple(texts), future))
+        backend.submit(Embed(tuple(texts), future, backend.embedding_sha256()))
         try:
             vectors = await asyncio.wrap_future(future)
         except Exception as exc:

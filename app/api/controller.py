@@ -47,7 +47,8 @@ class ApiController(QObject):
             return None
         backend = Backend(self.chat.worker.submit, self.chat.worker.cancel, self.chat.router,
                           self.model_id, lambda: Path(embedding_model().file).stem,
-                          on_exchange=lambda messages, answer: self.exchange.emit(messages, answer))
+                          on_exchange=lambda messages, answer: self.exchange.emit(messages, answer),
+                          embedding_sha256=lambda: embedding_model().sha256)
         try:
             self.server = ApiServer(backend, port=self.settings.api_port)
         except OSError as exc:

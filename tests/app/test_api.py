@@ -356,3 +356,32 @@ def test_the_token_comes_from_the_environment_a_file_or_standard_input(
             read_api_token(str(file))
     with pytest.raises(CommandError, match="could not be read"):
         read_api_token(str(tmp_path / "missing"))
+
+
+def test_embeddings_are_asked_of_the_named_model_only() -> None:
+    """With two embedders loaded (a re-embedding under way), the API must not get vectors
+    from whichever was loaded last: its Embed names the model it advertises."""
+    from inference.protocol import Embed
+
+    asked: list[Embed] = []
+
+    def submit(command) -> None:
+        if isinstance(command, Embed):
+            asked.append(command)
+            command.future.set_result(np.ones((len(command.texts), 3), np.float32))
+
+    backend = Backend(submit, lambda rid: None, RequestRouter(), lambda: "m", lambda: "minilm",
+                      embedding_sha256=lambda: "a" * 64)
+    api = ApiServer(backend, port=0, token=TOKEN)
+    api.start()
+    try:
+        connection = http.client.HTTPConnection(api.host, api.port, timeout=30)
+        connection.request("POST", "/v1/embeddings", body=json.dumps({"model": "minilm", "input": "x"}),
+                           headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json",
+                                    "Host": f"127.0.0.1:{api.port}"})
+        response = connection.getresponse()
+        assert response.status == 200, response.read()
+        connection.close()
+    finally:
+        api.stop()
+    assert [(c.texts, c.model) for c in asked] == [(("x",), "a" * 64)]
