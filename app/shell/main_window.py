@@ -5,11 +5,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, QUrl, Slot
+from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
-    QDesktopServices,
     QDragEnterEvent,
     QDropEvent,
     QKeySequence,
@@ -29,11 +28,11 @@ from PySide6.QtWidgets import (
     QToolButton,
 )
 
+from app.chat.actions import ConversationActions
 from app.chat.chat_list import ChatListActions
 from app.chat.controller import ChatController
 from app.chat.conversation import ChatInput, ConversationView
 from app.chat.header import ChatHeader
-from app.chat.links import check_link, open_outside
 from app.chat.page import PARTS, ChatPage
 from app.chat.settings_dialog import ChatSettingsDialog
 from app.documents.controller import DocumentsController
@@ -55,7 +54,7 @@ QUIT_TIMEOUT = 2.0  # seconds from closing the window to the worker's end
 WORKER_TIMEOUT = 0.5  # of which the worker gets at least this (it stops between tokens)
 
 
-class MainWindow(ChatHeader, ChatListActions, QMainWindow):
+class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
     # The chat page's parts (app.chat.page.PARTS), reached through the window.
     new_chat_button: QPushButton
     search: QLineEdit
@@ -180,21 +179,6 @@ class MainWindow(ChatHeader, ChatListActions, QMainWindow):
         self.notice.hide()
         self.controller.regenerate()
 
-    @Slot(int)
-    def _edit_question(self, message_id: int) -> None:
-        widget = self.conversation.widget_for(message_id)
-        if widget is None or self.controller.locked:
-            return
-        if self.controller.busy:
-            self.show_notice("Wait for the answer to finish (or stop it) before editing a question.")
-            return
-        text = dialogs.long_text(self, "Edit question", "Your question (what follows it is replaced "
-                                 "once the new answer is complete):", widget.text())
-        if text is None or not text.strip() or text == widget.text():
-            return
-        self.notice.hide()
-        self.controller.edit(message_id, text)
-
     @Slot()
     def _new_chat(self) -> None:
         if self.controller.locked:
@@ -251,13 +235,6 @@ class MainWindow(ChatHeader, ChatListActions, QMainWindow):
         self.collections_dialog.show()
         self.collections_dialog.raise_()
 
-    @Slot(str)
-    def _open_source(self, path: str) -> None:
-        if not Path(path).exists():
-            self.show_notice(f"{path} is no longer there.")
-            return
-        QDesktopServices.openUrl(QUrl.fromLocalFile(path))  # a local file: no network
-
     @Slot()
     def _import_models(self) -> None:
         paths = dialogs.open_paths(self, "Import models", Path.home(), "GGUF models (*.gguf)")
@@ -298,21 +275,6 @@ class MainWindow(ChatHeader, ChatListActions, QMainWindow):
             self.show_collections()
             assert self.collections_dialog is not None
             self.collections_dialog.add(others)
-
-    @Slot(QUrl)
-    def _open_link(self, url: QUrl) -> None:
-        """A link in an answer: web and email links only, after the user confirms
-        (app.chat.links); anything else is refused with a word on the notice line."""
-        checked = check_link(url)
-        if not checked.allowed:
-            self.show_notice(checked.text)
-            return
-        web = url.scheme().lower() != "mailto"
-        if dialogs.confirm(self, "Open link", checked.text,
-                           "Open in browser" if web else "Write email"):
-            problem = open_outside(url)
-            if problem:
-                self.show_notice(problem)
 
     # Controller updates -----------------------------------------------------------
     @Slot(object, list)
