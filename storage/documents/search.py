@@ -42,8 +42,47 @@ def top(values: np.ndarray, count: int) -> np.ndarray:
     return part[np.argsort(-values[part])]
 
 
+# Chinese (and Japanese kana) has no spaces: ``\w+`` would make a whole clause one "word"
+# that a question never matches. A run of CJK characters is split at filler phrases (a
+# question's 「是什么」 must not outrank the answer, and a passage's 「的」 bigrams count
+# for little by their idf anyway) and indexed as overlapping character pairs, the usual
+# approach of search engines for Chinese (Lucene's CJK bigrams); a run of one character
+# is kept as it is. Latin words in the same text (names, codes, commands) stay words.
+_CJK = ("\u3040-\u30ff"  # hiragana, katakana
+        "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs and compatibility
+        "\U00020000-\U0002ffff")  # extension B and later
+_CJK_RUN = re.compile(f"([{_CJK}]+)")
+CJK_STOP_PHRASES = (
+    # Question words and fillers, longest first: removed before the pairs are made.
+    "是什么意思", "是什么", "什么是", "为什么", "怎么样", "怎么办", "是不是", "有没有", "请问",
+    "什么", "怎么", "如何", "哪些", "哪个", "哪里", "哪儿", "多少", "是否", "能否", "可以",
+    "一下", "一些", "这个", "那个", "这些", "那些", "我们", "你们", "他们", "以及", "或者",
+    "还是", "并且", "应该", "需要", "告诉", "的话", "吗", "呢", "吧", "啊", "呀", "嘛", "？",
+)
+_CJK_STOP = re.compile("|".join(map(re.escape, CJK_STOP_PHRASES)))
+
+
+def _cjk_terms(run: str) -> list[str]:
+    found: list[str] = []
+    for piece in _CJK_STOP.split(run):
+        if len(piece) == 1:
+            found.append(piece)
+        else:
+            found.extend(piece[i:i + 2] for i in range(len(piece) - 1))
+    return found
+
+
 def terms(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.casefold()) if w not in STOPWORDS]
+    found: list[str] = []
+    for word in _WORD.findall(text.casefold()):
+        for i, part in enumerate(_CJK_RUN.split(word)):
+            if not part:
+                continue
+            if i % 2:  # a CJK run (split's odd items are the captured runs)
+                found.extend(_cjk_terms(part))
+            elif part not in STOPWORDS:
+                found.append(part)
+    return found
 
 
 @dataclass(frozen=True)
