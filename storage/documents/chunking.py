@@ -3,7 +3,9 @@
 Text is cut into units (paragraphs, then sentences), each unit's tokens are counted
 once with the embedding model's own tokenizer (passed in), and units are packed into
 chunks of at most ``max_tokens``; the next chunk starts with the last units of the
-previous one, about ``overlap`` tokens. A unit longer than a chunk is cut by words.
+previous one, about ``overlap`` tokens. A unit longer than a chunk is cut by words, or,
+in text without spaces (Chinese, Japanese), by characters. Sentences end at ``.!?``
+followed by a space, and at the full-width ``。！？；`` (which need none).
 Each chunk keeps its section's page or heading and its character offsets there.
 """
 
@@ -17,7 +19,7 @@ from storage.documents.parsers import Section
 
 MAX_TOKENS = 200
 OVERLAP = 40
-_UNIT = re.compile(r"[^\n]+?(?:[.!?](?=\s)|\n|$)|\n+", re.S)
+_UNIT = re.compile(r"[^\n]+?(?:[.!?](?=\s)|[。！？；]|\n|$)|\n+", re.S)
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,8 @@ def _split_long(text: str, start: int, end: int, tokens: int, max_tokens: int) -
     """Cut a unit that alone exceeds a chunk at word boundaries, about max_tokens each."""
     pieces = max(2, -(-tokens // max_tokens))
     words = [(m.start() + start, m.end() + start) for m in re.finditer(r"\S+", text[start:end])]
+    if len(words) < pieces * 4:  # hardly any spaces: Chinese, or one very long "word"
+        words = [(i, i + 1) for i in range(start, end) if not text[i].isspace()]
     size = max(1, -(-len(words) // pieces))
     return [(words[i][0], words[min(i + size, len(words)) - 1][1]) for i in range(0, len(words), size)]
 
