@@ -280,20 +280,20 @@ class TurnMachine:
         message = Message(turn.message_id, turn.chat_id, 0, "assistant", turn.text, status, stats)
         self._listener.answer_finished(message)
         store = self.store
-        # A replacement keeps its mark until the old messages go with it, in one transaction.
-        saved = {**stats, REPLACES: old[0]} if old else stats
 
         def save() -> None:
             assert store is not None
-            store.update_message(turn.message_id, content=turn.text, status=status, stats=saved)
+            store.update_message(turn.message_id, content=turn.text, status=status, stats=stats)
 
         def supersede() -> None:
+            # The answer, its question (an edit) and the messages they replace, in one
+            # transaction: a crash keeps the old ones or the new, never neither.
             assert store is not None
-            store.supersede(new, old)
+            store.supersede(new, old, (turn.message_id, {"content": turn.text, "status": status, "stats": stats}))
             for message_id in old:
                 self._listener.message_removed(message_id)
 
-        self._write("the answer", save, [supersede] if old else [], "The answer is on screen but not saved yet.")
+        self._write("the answer", supersede if old else save, [], "The answer is on screen but not saved yet.")
 
     def _delete(self, message_id: int | None) -> None:
         if self.store is None or message_id is None:

@@ -12,6 +12,7 @@ listed in ``damaged_places`` so the window can say so.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,6 +24,8 @@ from storage import schema
 from storage.crypto import Binding, DamagedVault
 from storage.db import inserted_id
 from storage.vault import Vault
+
+log = logging.getLogger(__name__)
 
 # Message states. "streaming" on disk means the app stopped while the answer streamed:
 # it is reported as "interrupted" unless this very store is still writing it.
@@ -227,17 +230,27 @@ class ChatStore:
             committed = [self._delete_in(conn, message_id)]
         self._after(committed)
 
-    def supersede(self, finished: list[int], dropped: list[int]) -> None:
+    def supersede(self, finished: list[int], dropped: list[int],
+                  final: tuple[int, dict[str, Any]] | None = None) -> None:
         """A replacement is complete: in one transaction, the ``finished`` messages lose
-        their ``replaces`` mark (and read as complete), and the ``dropped`` ones go. A
-        crash leaves either the old messages or the new ones, never both or neither."""
+        their ``replaces`` mark (and read as complete), ``final`` (a message id and its
+        content, status and stats) is written, and the ``dropped`` ones go. A crash
+        leaves either the old messages or the new ones, never both or neither."""
         def finish(data: dict[str, Any]) -> None:
             data["stats"] = {k: v for k, v in (data.get("stats") or {}).items() if k != REPLACES}
             if data["status"] == STREAMING:
                 data["status"] = COMPLETE
 
+        def finish_with(values: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
+            def change(data: dict[str, Any]) -> None:
+                data.update(values)
+                finish(data)
+            return change
+
         with self.vault.transaction() as conn:
-            committed = [self._change_in(conn, message_id, finish) for message_id in finished]
+            committed = [self._change_in(conn, message_id,
+                                         finish_with(final[1]) if final and final[0] == message_id else finish)
+                         for message_id in finished]
             committed += [self._delete_in(conn, message_id) for message_id in dropped]
         self._after(committed)
 
@@ -297,7 +310,22 @@ class ChatStore:
                 .where(m.chat_id == chat_id).order_by(m.position)
             ).all()
         found = [self._message(*row) for row in rows]
-        return [message for message in found if not self._cut_short(message)]
+        leftovers = [message.id for message in found if self._cut_short(message)]
+        if leftovers:
+            self._remove_leftovers(leftovers)
+        return [message for message in found if message.id not in leftovers]
+
+    def _remove_leftovers(self, message_ids: list[int]) -> None:
+        """Replacements cut short (stopped, failed, or the app ended) are never shown:
+        they go, so that what the user wrote in them does not stay in the vault unseen.
+        Best effort: a full disk leaves them hidden, for the next read to try again."""
+        try:
+            with self.vault.transaction() as conn:
+                committed = [self._delete_in(conn, message_id) for message_id in message_ids]
+        except Exception:
+            log.warning("replacements cut short could not be removed now", exc_info=True)
+            return
+        self._after(committed)
 
     def abandon(self, message_id: int) -> None:
         """The answer being written here was given up: from now on it reads as cut short

@@ -186,8 +186,8 @@ class FieldCipher:
     format-1 field found in a format-2 vault is a splice from an older copy, and damage.
 
     During a passphrase change the next key is added before the new ciphertexts commit
-    (``stage``) and made the only one after (``promote``): a read that overlaps the commit
-    decrypts with either, and nothing ever holds a ciphertext it cannot read.
+    (``stage``) and made the one that writes after (``promote``): a read that overlaps the
+    commit decrypts with either, and nothing ever holds a ciphertext it cannot read.
     """
 
     def __init__(self, data_key: bytes, vault_id: str = "", format: int = FORMAT_VERSION) -> None:
@@ -228,9 +228,11 @@ class FieldCipher:
         self._require().append(AESGCM(next_key))
 
     def promote(self) -> None:
-        """The staged key committed: write with it, read with it alone (a cipher locked
-        meanwhile stays locked)."""
-        self._keys = self._keys[-1:]
+        """The staged key committed: write with it from now on. The previous key still
+        reads, for the rest of this unlock: a read that fetched its rows before the commit
+        decrypts them after it (an index being built, say). The next unlock has the new
+        key alone. A cipher locked meanwhile stays locked."""
+        self._keys = self._keys[-1:] + self._keys[:1]
 
     def unstage(self) -> None:
         """The change rolled back: the staged key goes."""

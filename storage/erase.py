@@ -24,6 +24,9 @@ def crypto_erase(database: Path) -> None:
         conn = sqlite3.connect(database)
         try:
             conn.execute("PRAGMA secure_delete=ON")
+            # A rollback journal on disk would hold a copy of the page being overwritten
+            # (the key record) until it is unlinked, and unlinked blocks survive.
+            conn.execute("PRAGMA journal_mode=MEMORY")
             conn.execute("UPDATE vault_meta SET value = ?", (os.urandom(512).hex(),))
             conn.commit()
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

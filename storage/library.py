@@ -97,14 +97,16 @@ class ModelLibrary:
         return self._store._unseal("preferences", PREFERENCES_ROW, blob) or {}
 
     def set_preference(self, key: str, value: Any) -> None:
-        prefs = self.preferences()
-        prefs[key] = value
-        blob = self._seal("preferences", PREFERENCES_ROW, prefs)
+        """Read, change and seal inside one write transaction: sealed outside it, a blob
+        could carry a key that a passphrase change replaced meanwhile."""
         with self._store.vault.transaction() as conn:
-            exists = conn.scalar(select(schema.preferences.c.id)
-                                 .where(schema.preferences.c.id == PREFERENCES_ROW))
-            if exists is None:
-                conn.execute(insert(schema.preferences).values(id=PREFERENCES_ROW, payload=blob))
+            blob = conn.scalar(select(schema.preferences.c.payload)
+                               .where(schema.preferences.c.id == PREFERENCES_ROW))
+            prefs = (self._store._unseal("preferences", PREFERENCES_ROW, blob) or {}) if blob is not None else {}
+            prefs[key] = value
+            sealed = self._seal("preferences", PREFERENCES_ROW, prefs)
+            if blob is None:
+                conn.execute(insert(schema.preferences).values(id=PREFERENCES_ROW, payload=sealed))
             else:
                 conn.execute(update(schema.preferences)
-                             .where(schema.preferences.c.id == PREFERENCES_ROW).values(payload=blob))
+                             .where(schema.preferences.c.id == PREFERENCES_ROW).values(payload=sealed))

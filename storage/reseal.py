@@ -13,7 +13,7 @@ reported: it could not be read before and cannot be after.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from sqlalchemy import Connection, select, update
@@ -24,26 +24,34 @@ from storage.crypto import Binding, DamagedVault, FieldCipher
 PAGE = 500
 
 
-def sealed_rows(conn: Connection, name: str) -> Iterator[tuple[int, Binding, dict[str, bytes]]]:
+def sealed_rows(conn: Connection, name: str, stop: Callable[[], None] = lambda: None
+                ) -> Iterator[tuple[int, Binding, dict[str, bytes]]]:
     """Every row of table ``name``: its id, its binding and its sealed columns, a page at
     a time (so that the caller may update the rows it has been given)."""
     sealed, bound = schema.SEALED[name]
     table = schema.metadata.tables[name]
     columns = [table.c.id, *(table.c[c] for c in bound), *(table.c[c] for c in sealed)]
     last = 0
-    while rows := conn.execute(select(*columns).where(table.c.id > last)
-                               .order_by(table.c.id).limit(PAGE)).all():
+    while True:
+        stop()
+        rows = conn.execute(select(*columns).where(table.c.id > last).order_by(table.c.id).limit(PAGE)).all()
+        if not rows:
+            return
         for row in rows:
             yield row[0], tuple(row[1 : 1 + len(bound)]), dict(zip(sealed, row[1 + len(bound):], strict=True))
         last = rows[-1][0]
 
 
-def reseal(conn: Connection, old: FieldCipher, new: FieldCipher) -> list[str]:
-    """Re-encrypt every sealed column from ``old`` to ``new``; the places left as they were."""
+def reseal(conn: Connection, old: FieldCipher, new: FieldCipher,
+           stop: Callable[[], None] = lambda: None) -> list[str]:
+    """Re-encrypt every sealed column from ``old`` to ``new``; the places left as they were.
+
+    ``stop`` is called before every page and may raise to end it (the vault is closing):
+    the caller's transaction then rolls back, and nothing was changed."""
     damaged: list[str] = []
     for name in schema.SEALED:
         table = schema.metadata.tables[name]
-        for row_id, bind, blobs in sealed_rows(conn, name):
+        for row_id, bind, blobs in sealed_rows(conn, name, stop):
             values: dict[str, bytes] = {}
             for column, blob in blobs.items():
                 try:

@@ -38,6 +38,7 @@ from storage.crypto import (
     Envelope,
     FieldCipher,
     KdfParams,
+    WrongPassphrase,
     check_passphrase,
     new_data_key,
     new_envelope,
@@ -141,7 +142,8 @@ def _move_with_sidecars(source: Path, target: Path) -> None:
 class PassphraseChanged:
     """What a passphrase change did beyond the vault itself, for the dialog to say."""
 
-    erased_copies: int  # automatic backups and restore copies the old passphrase opened
+    erased_copies: int  # older automatic backups, erased once the fresh one was there
+    rekeyed_copies: int  # copies kept by restores (or old backups) now under the new passphrase
     backup: Path | None  # the fresh automatic backup (None if it could not be written)
     unreadable: int  # fields that were damaged before and stay so
 
@@ -278,11 +280,16 @@ class Vault:
                           backups: Path | None = None) -> PassphraseChanged:
         """A new data key under ``new``, every field re-encrypted with it, in one transaction.
 
-        Then the copies Hearth keeps that the old passphrase opens go: the automatic
-        backups in ``backups`` and the copies a restore kept beside the vault are
-        crypto-erased and deleted, and a fresh automatic backup is written. Copies the
+        Then the copies Hearth keeps that the old passphrase opens are dealt with: a fresh
+        automatic backup is written first, and only once it is there are the older ones
+        in ``backups`` crypto-erased (without it they are re-encrypted instead: a vault
+        is never left without a backup); the copies a restore kept beside the vault (they
+        may hold what the restore replaced) are re-encrypted under ``new``. Copies the
         user made elsewhere still open with the old passphrase (and hold only what was
         in the vault then).
+
+        Closing the vault (lock, quit) while this runs stops it at the next page of rows
+        and rolls it back: the old passphrase still opens everything (``close`` waits).
         """
         check_passphrase(new)
         current = self._read_envelope(self.engine, self.path)
@@ -290,33 +297,63 @@ class Vault:
         next_key = new_data_key()
         envelope = new_envelope(new, next_key, current.vault_id, kdf or current.kdf)
         with self._write_lock:
+            self._stop_if_closed()
             target = FieldCipher(next_key, current.vault_id)
+            previous = _OldKeyOnly(self.cipher)
             self.cipher.stage(next_key)
             try:
                 with self.engine.begin() as conn:
-                    damaged = reseal(conn, _OldKeyOnly(self.cipher), target)
+                    damaged = reseal(conn, previous, target, self._stop_if_closed)
                     self._write_envelope(conn, envelope)
             except BaseException:
                 self.cipher.unstage()
                 raise
             self.cipher.promote()
-        erased = self._erase_old_copies(backups)
         backup = None
-        if backups is not None:
+        if backups is not None and not self._closed:
             try:
                 backup = self.auto_backup(backups, force=True)
             except (OSError, sqlite3.Error, db.VaultClosed):
                 log.warning("no fresh backup after the passphrase change", exc_info=True)
-        return PassphraseChanged(erased, backup, len(damaged))
+        erased, rekeyed = self._retire_old_copies(old, new, backups, backup)
+        return PassphraseChanged(erased, rekeyed, backup, len(damaged))
 
-    def _erase_old_copies(self, backups: Path | None) -> int:
-        copies = _kept_copies(self.path)
-        if backups is not None and backups.is_dir():
-            copies += sorted(backups.glob("vault-*.db"))
-        for copy in copies:
-            crypto_erase(copy)
-            _remove_with_sidecars(copy)
-        return len(copies)
+    def _stop_if_closed(self) -> None:
+        if self._closed:
+            raise db.VaultClosed("The vault was locked during the passphrase change; nothing was changed.")
+
+    def _retire_old_copies(self, old: str, new: str, backups: Path | None,
+                           fresh: Path | None) -> tuple[int, int]:
+        """(erased, re-encrypted): see ``change_passphrase``."""
+        erased = rekeyed = 0
+        automatic = sorted(backups.glob("vault-*.db")) if backups is not None and backups.is_dir() else []
+        automatic = [copy for copy in automatic if copy != fresh]
+        to_rekey = _kept_copies(self.path)
+        if fresh is not None:
+            for copy in automatic:
+                crypto_erase(copy)
+                _remove_with_sidecars(copy)
+                erased += 1
+            for leftover in backups.glob("vault-*.db.partial") if backups is not None else ():
+                _remove_with_sidecars(leftover)
+        else:
+            to_rekey += automatic
+        for copy in to_rekey:
+            if self._closed:
+                break
+            try:
+                kept = Vault.open(copy, old)
+            except WrongPassphrase:
+                continue  # it opens with another passphrase: not one this change retires
+            except (DamagedVault, OSError, sqlite3.Error):
+                log.warning("a kept copy could not be re-encrypted", exc_info=True)
+                continue
+            try:
+                kept.change_passphrase(old, new)
+                rekeyed += 1
+            finally:
+                kept.close()
+        return erased, rekeyed
 
     # Backups ----------------------------------------------------------------------
     def backup_to(self, target: Path) -> Path:
@@ -333,12 +370,18 @@ class Vault:
         return target
 
     def auto_backup(self, folder: Path, force: bool = False) -> Path | None:
-        """Keep a recent encrypted copy for the day the vault file gets damaged."""
+        """Keep a recent encrypted copy for the day the vault file gets damaged (a new
+        name each time, so a copy is never written over another)."""
         folder.mkdir(parents=True, exist_ok=True)
         existing = sorted(folder.glob("vault-*.db"))
         if not force and existing and time.time() - existing[-1].stat().st_mtime < AUTO_BACKUP_EVERY:
             return None
-        target = self.backup_to(folder / time.strftime("vault-%Y%m%d-%H%M%S.db"))
+        stamp = time.time()
+        target = folder / time.strftime("vault-%Y%m%d-%H%M%S.db", time.localtime(stamp))
+        while target.exists():  # a second backup within the second: the next free second
+            stamp += 1
+            target = folder / time.strftime("vault-%Y%m%d-%H%M%S.db", time.localtime(stamp))
+        target = self.backup_to(target)
         for old in sorted(folder.glob("vault-*.db"))[:-AUTO_BACKUPS_KEPT]:
             old.unlink(missing_ok=True)
         return target
@@ -352,11 +395,16 @@ class Vault:
         ``-wal`` and ``-shm`` files, so that it opens with everything committed to it. Its
         path is returned (None when there was none).
         """
-        candidate = cls.open(Path(backup), passphrase)  # DamagedVault, WrongPassphrase
-        candidate.close()
         target = Path(target)
         staged = target.with_name(target.name + ".restoring")
         _copy_or_clean_up(Path(backup), staged)
+        # The copy is checked, not the backup: opening may migrate an older format, which
+        # must not rewrite the user's own file (nor fail on a read-only stick).
+        try:
+            cls.open(staged, passphrase).close()  # DamagedVault, WrongPassphrase
+        except BaseException:
+            _remove_with_sidecars(staged)
+            raise
         kept = None
         if target.exists():
             kept = _unused_kept_path(target)
@@ -382,7 +430,10 @@ class Vault:
             return
         self._closed = True
         db.refuse_connections(self.engine)
-        self.cipher.forget()
+        # A write under way (a passphrase change's page of rows, at most) ends first: a
+        # passphrase change sees the flag and rolls back; nothing commits after this.
+        with self._write_lock:
+            self.cipher.forget()
         try:
             self.engine.dispose()
             db.checkpoint_file(self.path)

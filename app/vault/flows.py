@@ -239,12 +239,19 @@ class VaultFlows(QObject):
     @Slot(object)
     def _passphrase_changed(self, changed: PassphraseChanged) -> None:
         self._rekeyed()
-        copies = (f" Hearth's own backups and restore copies ({changed.erased_copies}) were erased"
-                  if changed.erased_copies else " Hearth's automatic backup was replaced")
-        fresh = ", and a fresh backup was made." if changed.backup else "; a fresh backup could not be made now."
+        parts = []
+        if changed.backup is not None:
+            parts.append(" A fresh automatic backup was made" + (
+                f" and the {changed.erased_copies} older ones were erased." if changed.erased_copies else "."))
+        else:
+            parts.append(" A fresh backup could not be made now; the older automatic backups were "
+                         "re-encrypted instead.")
+        if changed.rekeyed_copies:
+            parts.append(f" {changed.rekeyed_copies} copies kept by restores or backups now open "
+                         "with the new passphrase only.")
         dialogs.inform(self.parent_widget, "Change passphrase",
                        "Your passphrase was changed, and everything in the vault was re-encrypted "
-                       "with a new key." + copies + fresh + "\n\nBackups you saved yourself still "
+                       "with a new key." + "".join(parts) + "\n\nBackups you saved yourself still "
                        "open with the old passphrase (and show what the vault held then). Delete "
                        "them if the old passphrase may be known to someone.")
 

@@ -244,6 +244,8 @@ def test_an_edit_cut_short_by_a_crash_leaves_the_old_conversation_standing(store
     store.close()
     again = reopen(vault_path)
     assert [m.content for m in again.messages(chat.id)] == ["question", "the old answer"]
+    # What the cut-short edit said does not stay in the vault unseen.
+    assert again.message_count() == 2 and again.verify() == []
     again.close()
 
 

@@ -209,3 +209,33 @@ def test_check_vault_in_the_terminal_reports_a_moved_passage_and_a_deleted_messa
     assert f"damaged: message {gone} of chat {chat.id} was deleted outside Hearth" in result.stdout
     assert f"chunks.payload of row {chunk_id}" in result.stdout
     assert f"message {kept} " not in result.stdout  # the sound message is not named
+
+
+def test_restoring_a_format_1_backup_from_read_only_media_leaves_the_backup_untouched(
+        vault_path, tmp_path) -> None:
+    """The check of a backup used to open it in place, migrating an old one: it rewrote the
+    user's own file, and failed outright on a read-only stick."""
+    import hashlib
+    import os
+    import stat
+
+    store = ChatStore(Vault.create(tmp_path / "old.db", PASSPHRASE, FAST_KDF))
+    chat = store.create_chat("from an old backup")
+    store.add_message(chat.id, "user", "kept in the backup")
+    _downgrade_to_format_1(store.vault)
+    store.close()
+    backup = tmp_path / "stick" / "backup.db"
+    backup.parent.mkdir()
+    os.replace(tmp_path / "old.db", backup)
+    os.chmod(backup, stat.S_IRUSR)
+    os.chmod(backup.parent, stat.S_IRUSR | stat.S_IXUSR)  # a read-only folder, like a mounted stick
+    before = hashlib.sha256(backup.read_bytes()).hexdigest()
+    try:
+        Vault.restore(backup, PASSPHRASE, vault_path)
+    finally:
+        os.chmod(backup.parent, stat.S_IRWXU)
+    assert hashlib.sha256(backup.read_bytes()).hexdigest() == before
+    restored = reopen(vault_path)
+    assert [m.content for m in restored.messages(chat.id)] == ["kept in the backup"]
+    assert restored.vault.cipher.format == 2
+    restored.close()

@@ -126,10 +126,11 @@ def test_automatic_backups_are_daily_and_rotated(vault_path: Path, tmp_path: Pat
     first = vault.auto_backup(folder)
     assert first is not None and first.exists()
     assert vault.auto_backup(folder) is None  # one a day
+    content = first.read_bytes()
     for age in range(1, 5):
         for f in folder.glob("*.db"):
             os.utime(f, (f.stat().st_atime, f.stat().st_mtime - 2 * 86400))
-        (folder / f"vault-2000010{age}-000000.db").write_bytes(first.read_bytes())
+        (folder / f"vault-2000010{age}-000000.db").write_bytes(content)
         assert vault.auto_backup(folder) is not None
     assert len(list(folder.glob("vault-*.db"))) == 3
     vault.close()
@@ -298,8 +299,12 @@ def test_a_passphrase_change_makes_a_new_data_key_that_an_old_copy_does_not_yiel
     after = store.add_message(chat.id, "user", "written after the change")
     store.close()
 
-    assert changed.erased_copies == 2 and not kept.exists()
+    assert changed.erased_copies == 1 and changed.rekeyed_copies == 1
     assert changed.backup is not None and list(backups.glob("vault-*.db")) == [changed.backup]
+    # The copy a restore kept may hold what the restore replaced: re-encrypted, not erased.
+    with pytest.raises(WrongPassphrase):
+        Vault.open(kept, "old passphrase")
+    Vault.open(kept, "new passphrase").close()
     with pytest.raises(WrongPassphrase):
         Vault.open(changed.backup, "old passphrase")
     # The copy kept elsewhere still opens with the old passphrase; its key opens nothing new.
@@ -358,10 +363,15 @@ def test_writes_from_another_thread_during_a_passphrase_change_are_not_lost(vaul
     done = threading.Event()
     written: list[str] = []
 
+    from storage.library import ModelLibrary
+
+    library = ModelLibrary(store)
+
     def writer() -> None:
         i = 0
         while not done.is_set():
             store.add_message(chat.id, "assistant", f"during {i}")
+            library.set_preference("counter", i)  # read, changed and sealed by another thread
             written.append(f"during {i}")
             i += 1
 
@@ -378,6 +388,10 @@ def test_writes_from_another_thread_during_a_passphrase_change_are_not_lost(vaul
     assert store.verify() == []
     contents = [m.content for m in store.messages(chat.id)]
     assert contents[400:] == written and len(written) > 0
+    from storage import checkup
+
+    assert ModelLibrary(store).preferences() == {"counter": len(written) - 1}
+    assert checkup.problems(store) == []
     store.close()
 
 
@@ -400,3 +414,52 @@ def test_the_vault_its_wal_and_its_backups_are_readable_by_their_owner_alone(tmp
         store.close()
     finally:
         os.umask(old)
+
+
+def test_a_lock_during_a_passphrase_change_rolls_it_back_and_the_old_passphrase_opens_all(
+        vault_path: Path, tmp_path: Path, monkeypatch) -> None:
+    """The review's scenario: locked (auto-lock, quit) while re-encrypting, then unlocked
+    with the old passphrase: nothing may commit after the close, no backup is erased."""
+    import threading
+    import time
+
+    import storage.vault as vault_module
+
+    backups = tmp_path / "backups"
+    store = ChatStore(Vault.create(vault_path, "old passphrase", FAST_KDF))
+    chat = store.create_chat("busy")
+    for i in range(300):
+        store.add_message(chat.id, "user", f"message {i}")
+    store.vault.auto_backup(backups)
+    monkeypatch.setattr("storage.reseal.PAGE", 10)
+    started = threading.Event()
+    real = vault_module.reseal
+
+    def slow(conn, old, new, stop):
+        def slowly() -> None:
+            started.set()
+            time.sleep(0.01)
+            stop()
+        return real(conn, old, new, slowly)
+
+    monkeypatch.setattr(vault_module, "reseal", slow)
+    outcome: list[BaseException] = []
+
+    def change() -> None:
+        try:
+            store.vault.change_passphrase("old passphrase", "new passphrase", backups=backups)
+        except BaseException as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=change)
+    thread.start()
+    assert started.wait(10)
+    store.close()  # the lock: waits for the page under way, which then rolls back
+    thread.join(30)
+    assert len(outcome) == 1 and isinstance(outcome[0], db.VaultClosed)
+    again = reopen(vault_path, "old passphrase")
+    assert again.verify() == [] and len(again.messages(chat.id)) == 300
+    again.close()
+    with pytest.raises(WrongPassphrase):
+        Vault.open(vault_path, "new passphrase")
+    assert len(list(backups.glob("vault-*.db"))) == 1  # the backup is still there
