@@ -57,9 +57,12 @@ class ModelChanged(Exception):
 
 
 def file_signature(path: Path) -> dict[str, int]:
-    """What says cheaply that a file may have changed: its size and modification time."""
+    """What says cheaply that a file may have changed: its size and modification time, and
+    which file it is and when its inode last changed (a file replaced in place with the
+    same size and a reset mtime, ``touch -r``, still has a new ctime: nobody can set it)."""
     status = os.stat(path)
-    return {"size": status.st_size, "mtime_ns": status.st_mtime_ns}
+    return {"size": status.st_size, "mtime_ns": status.st_mtime_ns, "inode": status.st_ino,
+            "ctime_ns": status.st_ctime_ns}
 
 
 def verify_reference(path: Path, sha256: str, name: str,

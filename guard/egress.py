@@ -90,12 +90,19 @@ def revoke_loopback_port(port: int) -> None:
 
 
 def _is_loopback(host: object) -> bool:
+    """A loopback literal (or localhost). A zone index (``%eth0``) exists for IPv6 only:
+    ``127.0.0.1%anything`` is a name, which a resolver may send out as a query."""
     if host in LOCAL_NAMES:
         return True
+    text = str(host)
+    address, zone, _ = text.partition("%")
     try:
-        return ipaddress.ip_address(str(host).split("%")[0]).is_loopback
+        parsed = ipaddress.ip_address(address)
     except ValueError:
         return False
+    if zone and parsed.version != 6:
+        return False
+    return parsed.is_loopback
 
 
 def _refuse(event: str, destination: str) -> NoReturn:

@@ -93,6 +93,18 @@ class _Budget:
                     raise TemplateRefused(f"its format string asks for a width of {number}")
 
 
+MAX_INT_BITS = 4096
+
+
+def _big_numbers(*values: Any) -> bool:
+    return any(isinstance(v, int) and v.bit_length() > MAX_INT_BITS for v in values)
+
+
+def _small_result(bits: int) -> None:
+    if bits > MAX_INT_BITS:
+        raise TemplateRefused(f"it computed with numbers of more than {MAX_INT_BITS} bits")
+
+
 def _length(value: Any) -> int:
     return len(value) if isinstance(value, (str, list, tuple)) else 0
 
@@ -207,15 +219,26 @@ class _Environment(ImmutableSandboxedEnvironment):
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
         budget = self.budget
         budget.tick()
+        if _big_numbers(left, right):
+            # Arithmetic on huge integers takes time and memory that no step count sees
+            # (squaring a 1000-digit number 13 times: seconds; 20 times: hours).
+            raise TemplateRefused(f"it computed with numbers of more than {MAX_INT_BITS} bits")
         if operator == "*":
             for seq, times in ((left, right), (right, left)):
                 if isinstance(seq, (str, list, tuple)) and isinstance(times, int):
                     budget.would_be(len(seq) * times)
+            if isinstance(left, int) and isinstance(right, int):
+                _small_result(left.bit_length() + right.bit_length())
         elif operator == "**" and isinstance(left, int) and isinstance(right, int):
-            if abs(left) > 1 and right * abs(left).bit_length() > 4096:
+            if abs(left) > 1 and right * abs(left).bit_length() > MAX_INT_BITS:
                 raise TemplateRefused(f"it tried to compute {left} ** {right}")
         elif operator == "%":
             budget.widths(left)
+            # '%*s' % (50000000, 'x'): the width comes from the arguments
+            for value in (right if isinstance(right, tuple) else
+                          right.values() if isinstance(right, dict) else (right,)):
+                if isinstance(value, int) and not isinstance(value, bool) and abs(value) > budget.max_chars:
+                    raise TemplateRefused(f"it formatted with a width of {value}")
         elif operator == "+":
             budget.would_be(_length(left) + _length(right))
         return budget.size(super().call_binop(context, operator, left, right))
@@ -235,6 +258,9 @@ class _Environment(ImmutableSandboxedEnvironment):
                 _check_replace(budget, owner, str(args[0]), str(args[1]))
             elif method == "join" and len(args) == 1 and not kwargs:
                 return budget.size(__self._join(owner, args[0]))
+            elif method == "expandtabs":
+                size = int(args[0]) if args else int(kwargs.get("tabsize", 8))
+                budget.would_be(len(owner) + owner.count("\t") * max(0, size))
         return budget.size(super().call(__context, __obj, *args, **kwargs))
 
     def getattr(self, obj: Any, attribute: str) -> Any:

@@ -345,17 +345,31 @@ class LlamaEngine:
 
 
 def control_texts(llm: Any) -> list[str]:
-    """The texts that tokenizing with ``special=True`` turns into control tokens: the
-    vocabulary's CONTROL and UNKNOWN tokens (USER_DEFINED ones are matched either way)."""
+    """The token texts that must not appear whole in content (see ``must_escape``)."""
     import llama_cpp
 
     vocab = llm._model.vocab
-    wanted = llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_UNKNOWN
     texts = []
     for token in range(int(llama_cpp.llama_vocab_n_tokens(vocab))):
-        if int(llama_cpp.llama_vocab_get_attr(vocab, token)) & wanted:
-            texts.append(llm._model.token_get_text(token))
+        text = llm._model.token_get_text(token)
+        if must_escape(int(llama_cpp.llama_vocab_get_attr(vocab, token)), text):
+            texts.append(text)
     return texts
+
+
+def must_escape(attributes: int, text: str) -> bool:
+    """CONTROL and UNKNOWN tokens become real tokens when the prompt is tokenized with
+    ``special=True``; USER_DEFINED ones are matched by llama.cpp whatever the flag, and
+    some models' turn markers are user-defined. Those that look like markup (``<...>``,
+    ``[INST]``, ``<|...|>``) are escaped too; whitespace runs and single characters,
+    which many vocabularies define for plain text, are not."""
+    import llama_cpp
+
+    if attributes & (llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_UNKNOWN):
+        return True
+    if attributes & llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED:
+        return len(text) >= 3 and not any(c.isspace() for c in text) and any(c in "<[|" for c in text)
+    return False
 
 
 def _clear_context(llm: Any) -> None:

@@ -246,3 +246,12 @@ def test_answers_with_remote_content_load_nothing(qtbot, monkeypatch) -> None:
             iterator += 1
         block = block.next()
     assert "https://example.org" in anchors  # links stay links; opening them asks first
+
+
+def test_an_ipv4_literal_with_a_zone_is_a_name_not_loopback() -> None:
+    """'127.0.0.1%data.attacker.example' passed as loopback and reached the resolver."""
+    from guard.egress import _is_loopback
+
+    assert _is_loopback("127.0.0.1") and _is_loopback("::1") and _is_loopback("fe80::1%lo") is False
+    assert _is_loopback("::1%lo")
+    assert not _is_loopback("127.0.0.1%data.attacker.example")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import QUrl, QUrlQuery
 
 WEB_SCHEMES = ("http", "https")
 MAIL_SCHEME = "mailto"
@@ -30,6 +30,14 @@ def _ace(host: str) -> str:
     """The host as it goes on the wire: punycode for international names."""
     encoded = bytes(QUrl.toAce(host).data()).decode("ascii", "replace")
     return encoded or host
+
+
+def _recipients(text: str) -> str:
+    found = []
+    for recipient in text.split(","):
+        local, at, domain = recipient.strip().rpartition("@")
+        found.append(f"{local}{at}{_ace(domain)}" if at else recipient.strip())
+    return _clip(", ".join(r for r in found if r))
 
 
 def _clip(text: str) -> str:
@@ -56,13 +64,20 @@ def check_link(url: QUrl) -> LinkCheck:
                          + f"Full address: {address}\n\n"
                            "Your browser will connect to the internet; Hearth does not.")
     if scheme == MAIL_SCHEME and url.isValid():
-        recipients = []
-        for recipient in url.path().split(","):
-            local, at, domain = recipient.strip().rpartition("@")
-            recipients.append(f"{local}{at}{_ace(domain)}" if at else recipient.strip())
-        shown = _clip(", ".join(r for r in recipients if r)) or "nobody yet"
+        # Every field the email program would fill in is shown on its own: a hidden copy to
+        # a stranger (bcc) or a prepared body must not hide past the clipped address.
+        fields = {"To": _recipients(url.path())}
+        for key, value in QUrlQuery(url).queryItems(QUrl.ComponentFormattingOption.FullyDecoded):
+            name = key.strip().lower()
+            label = {"to": "To", "cc": "Copy to", "bcc": "Hidden copy to", "subject": "Subject",
+                     "body": "Text"}.get(name, f"Other field “{name[:20]}”")
+            shown_value = _recipients(value) if name in ("to", "cc", "bcc") else _clip(value)
+            fields[label] = ", ".join(v for v in (fields.get(label, ""), shown_value) if v)
+        lines = "\n".join(f"{label}: {value or 'nobody yet'}" for label, value in fields.items())
+        warning = ("\n\nThis link adds a hidden recipient: the email would also go to someone "
+                   "the other recipients do not see." if "Hidden copy to" in fields else "")
         return LinkCheck(True, "Write an email with your email program?\n\n"
-                               f"To: {shown}\n\nFull address: {address}\n\n"
+                               f"{lines}{warning}\n\n"
                                "Nothing is sent until you send it there.")
     named = scheme[:20] if scheme else "no scheme"
     return LinkCheck(False, f"Hearth opens only web (http, https) and email (mailto) links; "

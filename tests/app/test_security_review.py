@@ -422,3 +422,13 @@ def test_locking_cancels_the_verification(qtbot, referenced, monkeypatch) -> Non
     assert started.wait(5)
     window.vault.lock()
     assert stopped.is_set() and loads == []
+
+
+def test_a_mailto_link_shows_every_field_and_warns_of_a_hidden_recipient() -> None:
+    """A bcc or a prepared body used to hide past the clipped address."""
+    from app.chat.links import check_link
+
+    padded = QUrl("mailto:friend@x.com?body=" + "p" * 400 + "&bcc=attacker@evil.example&cc=boss@x.com")
+    text = check_link(padded).text
+    assert "Hidden copy to: attacker@evil.example" in text and "hidden recipient" in text
+    assert "Copy to: boss@x.com" in text and "To: friend@x.com" in text

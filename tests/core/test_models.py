@@ -59,3 +59,22 @@ def test_a_probe_is_cancelled_at_once_and_its_child_killed(tmp_path: Path, monke
     import psutil
 
     assert not psutil.pid_exists(int(marker.read_text()))  # killed and reaped, not left running
+
+
+def test_a_file_replaced_in_place_with_its_size_and_mtime_kept_has_another_signature(tmp_path) -> None:
+    """touch -r restores the mtime; the inode's change time cannot be set back."""
+    import os
+    import time
+
+    from core.models import file_signature
+
+    model = tmp_path / "model.gguf"
+    model.write_bytes(b"a" * 100)
+    before = file_signature(model)
+    stat = os.stat(model)
+    time.sleep(0.01)
+    model.write_bytes(b"b" * 100)  # the same size
+    os.utime(model, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # and the same mtime
+    after = file_signature(model)
+    assert (after["size"], after["mtime_ns"]) == (before["size"], before["mtime_ns"])
+    assert after != before

@@ -56,6 +56,11 @@ HOSTILE = {
     "nested-content-loops": ("{% for m in messages %}{% for a in m.content %}{% for b in m.content %}"
                              "{% for c in m.content %}{% endfor %}{% endfor %}{% endfor %}{% endfor %}"),
     "long-output": "{% for i in range(300) %}{{ 'A' * 60000 }}{% endfor %}",
+    # Found by review: huge integers, and widths or tab stops taken from arguments.
+    "squaring": "{% set ns = namespace(x=10 ** 1000) %}{% for i in range(20) %}{% set ns.x = ns.x * ns.x %}"
+                "{% endfor %}{{ ns.x }}",
+    "star-width": "{{ '%*s' % (50000000, 'x') }}",
+    "expandtabs": "{{ ('\t' * 2000).expandtabs(20000) }}",
 }
 
 
@@ -71,7 +76,7 @@ def test_a_hostile_template_is_refused_quickly_and_without_allocating(source: st
     finally:
         tracemalloc.stop()
     assert time.perf_counter() - started < 8
-    assert peak < 64 << 20  # not the gigabytes the template asked for
+    assert peak < 16 << 20  # not the gigabytes (nor the tens of megabytes) the template asked for
 
 
 @pytest.mark.parametrize("name", [*TEMPLATES, "smollm"])
@@ -143,3 +148,18 @@ def test_the_probe_refuses_a_hostile_template_within_its_time_limit(tmp_path: Pa
     assert time.monotonic() - started < 60
     assert not result.ok
     assert "hostile.gguf cannot be used: its chat template was stopped because" in result.reason
+
+
+def test_user_defined_tokens_that_look_like_markup_are_escaped_too() -> None:
+    """llama.cpp matches USER_DEFINED tokens whether or not special tokens are parsed; a
+    model whose turn marker is one must not let a passage open a turn."""
+    import llama_cpp
+
+    from inference.llama_engine import must_escape
+
+    user, control, normal = (llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED, llama_cpp.LLAMA_TOKEN_ATTR_CONTROL,
+                             llama_cpp.LLAMA_TOKEN_ATTR_NORMAL)
+    assert must_escape(control, "<|im_start|>") and must_escape(control, "<start_of_turn>")
+    assert must_escape(user, "<start_of_turn>") and must_escape(user, "[INST]") and must_escape(user, "<|user|>")
+    assert not must_escape(user, "\n\n") and not must_escape(user, "    ") and not must_escape(user, "<")
+    assert not must_escape(normal, "<start_of_turn>")
