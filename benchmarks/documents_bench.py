@@ -186,7 +186,7 @@ def ui_stalls(quick: bool) -> list[Figure]:
         probe.start()
         done = threading.Event()
         window.documents.finished.connect(lambda _r: done.set())
-        window.documents.add(window.documents.create("bench"), [corpus])
+        window.documents.create("bench", then=lambda collection: window.documents.add(collection, [corpus]))
         while not done.is_set():
             app.processEvents()
             time.sleep(0.001)

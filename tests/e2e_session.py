@@ -70,7 +70,10 @@ def main() -> int:
 
     folder = Path(tempfile.mkdtemp(prefix="hearth-e2e-docs-"))
     (folder / "harbor.md").write_text("# Fees\nThe mooring fee is 12 euros per meter per day.\n")
-    collection = window.documents.create("E2E")
+    made: list = []
+    assert window.documents.create("E2E", then=made.append)
+    until(lambda: bool(made))
+    collection = made[0]
     window.documents.add(collection, [folder])
     until(lambda: not window.documents.busy
           and any(d.status == "indexed" for d in window.documents.documents_of(collection.id)))
