@@ -186,7 +186,8 @@ def ui_stalls(quick: bool) -> list[Figure]:
         probe.start()
         done = threading.Event()
         window.documents.finished.connect(lambda _r: done.set())
-        window.documents.create("bench", then=lambda collection: window.documents.add(collection, [corpus]))
+        documents = window.documents
+        documents.create("bench", then=lambda collection, docs=documents: docs.add(collection, [corpus]))
         while not done.is_set():
             app.processEvents()
             time.sleep(0.001)
@@ -196,7 +197,7 @@ def ui_stalls(quick: bool) -> list[Figure]:
         import gc
 
         window.deleteLater()
-        del window, controller, probe
+        del window, controller, probe, documents
         app.processEvents()
         gc.collect()
     stalls = [max(0.0, g) for g in gaps]

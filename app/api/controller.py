@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.chat.controller import ChatController
+from app.shell.a11y import name_buttons, named
 from core.api import ApiServer, Backend
 from core.settings import Settings
 from inference.bundled import embedding_model
@@ -104,6 +105,11 @@ class ApiDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Close)
         buttons.accepted.connect(self.apply)
         buttons.rejected.connect(self.reject)
+        named(self.enabled, "Serve the local API", self.enabled.text())
+        named(self.port, "Port", "The port on 127.0.0.1 the API listens on")
+        named(self.store, "Keep API conversations", self.store.text())
+        self.details.setAccessibleDescription("The API's address and token")
+        name_buttons(buttons, accept="Save API settings")
         form = QFormLayout(self)
         form.addRow(self.enabled)
         form.addRow("Port", self.port)

@@ -3,13 +3,12 @@ that shows one chat (its newest page first), and the input box."""
 
 from __future__ import annotations
 
-import html
-
 from PySide6.QtCore import Qt, QUrl, Signal, Slot
 from PySide6.QtGui import (
     QKeyEvent,
 )
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -21,6 +20,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.chat.markdown import MarkdownView
+from app.chat.sources import SourceList
+from app.shell.a11y import named
 from app.shell.text import plain
 from storage.chats import COMPLETE, FAILED, INTERRUPTED, STREAMING, Message
 
@@ -35,26 +36,28 @@ class MessageWidget(QFrame):
         super().__init__(parent)
         self.message_id = message.id
         self.role = message.role
+        self.status = message.status
         self.setObjectName("assistantMessage" if message.role == "assistant" else "userMessage")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 6, 10, 6)
         # The assistant's name is the model's (general.name in its file): plain text.
-        self.author = plain(QLabel("You" if message.role == "user" else (assistant_name or "Assistant")))
+        author = "You" if message.role == "user" else (assistant_name or "Assistant")
+        self.author = plain(QLabel(author))
         self.author.setObjectName("author")
         self.body = MarkdownView(self)
+        # Screen readers say the name, then the text (the view's value).
+        title = "Your message" if message.role == "user" else f"Answer from {author}"
+        named(self, title)
+        named(self.body, title, "Your question" if message.role == "user" else
+              "The answer; Tab moves through its links")
         self.info = plain(QLabel())  # errors quote the engine
         self.info.setObjectName("info")
         self.info.setWordWrap(True)
         self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.sources = QLabel()
-        self.sources.setObjectName("sources")
-        self.sources.setWordWrap(True)
-        self.sources.setTextFormat(Qt.TextFormat.RichText)
-        self.sources.setOpenExternalLinks(False)
-        self.sources.linkActivated.connect(self._open_source)
-        self.sources.hide()
-        self._source_paths: dict[str, str] = {}
+        self.info.setAccessibleDescription("The answer's state and figures")
+        self.sources = SourceList(self)
+        self.sources.source_requested.connect(self.source_requested)
         header = QHBoxLayout()
         header.setContentsMargins(0, 0, 0, 0)
         header.addWidget(self.author)
@@ -66,6 +69,7 @@ class MessageWidget(QFrame):
             self.edit_button.setToolTip("Change this question and ask again; what follows it is "
                                         "replaced once the new answer is complete")
             self.edit_button.clicked.connect(self._edit)
+            named(self.edit_button, "Edit this question", self.edit_button.toolTip())
             header.addWidget(self.edit_button)
         layout.addLayout(header)
         layout.addWidget(self.body)
@@ -93,6 +97,7 @@ class MessageWidget(QFrame):
         self.set_sources(message.stats.get("sources") if message.role == "assistant" else None)
 
     def set_state(self, status: str, stats: dict) -> None:
+        self.status = status
         info = ""
         if status == STREAMING:
             info = "Generating…"
@@ -112,26 +117,25 @@ class MessageWidget(QFrame):
 
     def set_sources(self, sources: list[dict] | None) -> None:
         """Citations under the answer: number, file and page or section, the passage."""
-        if not sources:
-            self.sources.hide()
-            return
-        self._source_paths = {str(s["number"]): s["path"] for s in sources}
-        rows = []
-        for source in sources:
-            excerpt = html.escape(" ".join(source["text"].split())[:180])
-            rows.append(f'<a href="source:{source["number"]}">[{source["number"]}] '
-                        f'{html.escape(source["label"])}</a><br><span style="color:#666">{excerpt}…</span>')
-        self.sources.setText("<b>Sources</b><br>" + "<br>".join(rows))
-        self.sources.show()
+        self.sources.set_sources(sources)
+
+    def focus_chain(self) -> list[QWidget]:
+        """Its stops in the tab order, as they are laid out: edit, the text, the sources."""
+        first: list[QWidget] = [self.edit_button] if self.edit_button is not None else []
+        return [*first, self.body, *self.sources.buttons]
+
+    def announcement(self) -> str:
+        """What a screen reader says once the answer is finished (or stopped, or failed)."""
+        if self.status == FAILED:
+            return f"{self.accessibleName()} failed: {self.info.text().removeprefix('⚠ ')}"
+        state = ", stopped before the end" if self.status == INTERRUPTED else ""
+        sources = len(self.sources.buttons)
+        cited = f" {sources} source{'s' if sources != 1 else ''} below." if sources else ""
+        return f"{self.accessibleName()}{state}: {self.text()}{cited}"
 
     @Slot()
     def _edit(self) -> None:
         self.edit_requested.emit(self.message_id)
-
-    def _open_source(self, link: str) -> None:
-        path = self._source_paths.get(link.removeprefix("source:"))
-        if path:
-            self.source_requested.emit(path)
 
 
 def format_stats(stats: dict) -> str:
@@ -147,6 +151,7 @@ class ConversationView(QScrollArea):
     link_requested = Signal(QUrl)
     source_requested = Signal(str)
     edit_requested = Signal(int)
+    focus_chain_changed = Signal()  # messages came or went: the tab order needs them placed
 
     # Opening a chat builds the newest messages only; older ones on request, a page at a time.
     PAGE = 40
@@ -155,6 +160,8 @@ class ConversationView(QScrollArea):
         super().__init__(parent)
         self.setWidgetResizable(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # arrows and Page Up/Down scroll it
+        named(self, "Conversation", "The messages of this chat, oldest first; Tab moves through them")
         self._inner = QWidget()
         self._layout = QVBoxLayout(self._inner)
         self._layout.setSpacing(8)
@@ -171,6 +178,7 @@ class ConversationView(QScrollArea):
         self._at_end = True
 
     def clear(self) -> None:
+        self._keep_focus(list(self._widgets.values()))
         for widget in self._widgets.values():
             widget.setParent(None)
             widget.deleteLater()
@@ -184,8 +192,9 @@ class ConversationView(QScrollArea):
         self.clear()
         self._hidden = list(messages[:-self.PAGE]) if len(messages) > self.PAGE else []
         for message in messages[len(self._hidden):]:
-            self.add(message)
+            self._insert(message, self._layout.count() - 1)
         self._update_earlier()
+        self.focus_chain_changed.emit()
 
     def show_earlier(self) -> None:
         """Build the next page of older messages above the ones shown."""
@@ -195,15 +204,21 @@ class ConversationView(QScrollArea):
             self._insert(message, 1 + offset)  # after the button
         self._widgets = dict(sorted(self._widgets.items(), key=lambda item: self._layout.indexOf(item[1])))
         self._update_earlier()
+        self.focus_chain_changed.emit()
+        if not self.earlier_button.isVisible() and self.earlier_button.hasFocus():
+            self.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _update_earlier(self) -> None:
         self.earlier_button.setText(f"Show {min(self.PAGE, len(self._hidden))} earlier messages "
                                     f"({len(self._hidden)} not shown)")
+        self.earlier_button.setAccessibleName(self.earlier_button.text())
         self.earlier_button.setVisible(bool(self._hidden))
 
     def add(self, message: Message) -> MessageWidget:
         self._at_end = self._is_at_end()
-        return self._insert(message, self._layout.count() - 1)
+        widget = self._insert(message, self._layout.count() - 1)
+        self.focus_chain_changed.emit()
+        return widget
 
     def _insert(self, message: Message, index: int) -> MessageWidget:
         widget = MessageWidget(message, self.assistant_name, self._inner)
@@ -217,8 +232,24 @@ class ConversationView(QScrollArea):
     def remove(self, message_id: int) -> None:
         widget = self._widgets.pop(message_id, None)
         if widget is not None:
+            self._keep_focus([widget])
             widget.setParent(None)
             widget.deleteLater()
+            self.focus_chain_changed.emit()
+
+    def _keep_focus(self, leaving: list[MessageWidget]) -> None:
+        """If the keyboard focus is in a message about to go, it comes to the view, rather
+        than to wherever Qt's focus chain happens to lead."""
+        focused = QApplication.focusWidget()
+        if focused is not None and any(w.isAncestorOf(focused) for w in leaving):
+            self.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def focus_chain(self) -> list[QWidget]:
+        """The view's stops in the tab order, top to bottom."""
+        chain: list[QWidget] = [self.earlier_button]
+        for widget in self._widgets.values():
+            chain += widget.focus_chain()
+        return chain
 
     def widget_for(self, message_id: int) -> MessageWidget | None:
         return self._widgets.get(message_id)
@@ -249,6 +280,8 @@ class ChatInput(QPlainTextEdit):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setPlaceholderText("Message the model privately — Enter to send, Shift+Enter for a new line")
+        named(self, "Message", "Type your message: Enter sends it, Shift+Enter starts a new line, "
+                               "Esc stops an answer, Ctrl+R asks for a new one")
         self.setTabChangesFocus(True)
         self.setMaximumHeight(110)
 

@@ -27,6 +27,7 @@ class ChatHeader:
         self.documents_menu.clear()
         if self.controller.locked:
             self.documents_button.setText("Documents: off")
+            self.documents_button.setAccessibleName("Documents: off")
             return
         chat = self.controller.current_chat
         chosen = set((chat.settings.get("collections") if chat else None) or [])
@@ -44,6 +45,7 @@ class ChatHeader:
         self.documents_button.setText(f"Documents: {', '.join(used)}" if used else "Documents: off")
         if used and not self.documents.ready:
             self.documents_button.setText(self.documents_button.text() + " (loading…)")
+        self.documents_button.setAccessibleName(self.documents_button.text())
 
     @Slot(bool)
     def _toggle_collection(self, _checked: bool) -> None:

@@ -38,6 +38,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.shell.style import CODE_BACKGROUND as CODE_SHADE
+from app.shell.style import IMAGE_LINK
+
 MARKDOWN_FEATURES = (
     QTextDocument.MarkdownFeature.MarkdownDialectGitHub
     | QTextDocument.MarkdownFeature.MarkdownNoHTML
@@ -67,7 +70,7 @@ def _render_markdown(document: QTextDocument, markdown: str) -> None:
     _shade_code_blocks(document)
 
 
-IMAGE_LINK_COLOR = QColor("#2563eb")
+IMAGE_LINK_COLOR = QColor(IMAGE_LINK)  # its contrast: app.shell.style
 
 
 def _strip_images(document: QTextDocument) -> None:
@@ -365,7 +368,7 @@ class MarkdownView(QTextBrowser):
         return QSize(200, self.height())
 
 
-CODE_BACKGROUND = QColor("#f3f4f6")
+CODE_BACKGROUND = QColor(CODE_SHADE)  # its contrast: app.shell.style
 
 
 def _shade_code_blocks(document: QTextDocument) -> None:

@@ -4,7 +4,9 @@ Only construction: the window wires them."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from itertools import pairwise
+
+from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -20,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.chat.conversation import ChatInput, ConversationView
+from app.shell.a11y import named
 from app.shell.text import plain
 
 # The parts the window (and its tests) reach by name.
@@ -63,6 +66,7 @@ class ChatPage(QSplitter):
         header.addWidget(self.documents_button)
         header.addWidget(self.model_picker)
         self.conversation = ConversationView()
+        self.conversation.focus_chain_changed.connect(self.update_tab_order)
         self.notice = plain(QLabel())  # notices quote model names, file names, errors
         self.notice.setObjectName("notice")
         self.notice.setWordWrap(True)
@@ -72,7 +76,6 @@ class ChatPage(QSplitter):
         self.stop_button = QPushButton("Stop")
         self.stop_button.setToolTip("Stop generating (Esc)")
         self.regenerate_button = QPushButton("Regenerate")
-        self.regenerate_button.setToolTip("Replace the last answer with a new one")
         buttons = QVBoxLayout()
         for button in (self.send_button, self.stop_button, self.regenerate_button):
             buttons.addWidget(button)
@@ -91,3 +94,34 @@ class ChatPage(QSplitter):
         self.addWidget(right)
         self.setStretchFactor(1, 1)
         self.setSizes([240, 760])
+        self._name_parts()
+        self.update_tab_order()
+
+    def _name_parts(self) -> None:
+        """What screen readers say for each control (the buttons' shortcuts: app.shell.menus)."""
+        named(self.new_chat_button, "New chat", "Start a new chat (Ctrl+N)")
+        self.new_chat_button.setToolTip("Start a new chat (Ctrl+N)")
+        named(self.search, "Search chats", "Shows only the chats that contain these words (Ctrl+F)")
+        named(self.chat_list, "Chats", "Your chats; the selected one is shown. Delete removes it, "
+                                       "F2 renames it")
+        named(self.delete_chat_button, "Delete chat", "Delete the selected chat and its messages")
+        self.chat_title.setAccessibleDescription("Title of this chat")
+        named(self.model_picker, "Model", self.model_picker.toolTip())
+        named(self.documents_button, self.documents_button.text(), self.documents_button.toolTip())
+        self.notice.setAccessibleDescription("Notice")
+        named(self.send_button, "Send", "Send the message (Enter)")
+        self.send_button.setToolTip("Send the message (Enter)")
+        named(self.stop_button, "Stop", "Stop generating (Esc)")
+        named(self.regenerate_button, "Regenerate", "Replace the last answer with a new one (Ctrl+R)")
+        self.regenerate_button.setToolTip("Replace the last answer with a new one (Ctrl+R)")
+
+    @Slot()
+    def update_tab_order(self) -> None:
+        """Tab goes as the page reads: the chats, the header, each message in turn (its
+        edit button, text and sources), then the input and its buttons."""
+        chain = [self.new_chat_button, self.search, self.chat_list, self.delete_chat_button,
+                 self.documents_button, self.model_picker, self.conversation,
+                 *self.conversation.focus_chain(), self.input, self.send_button, self.stop_button,
+                 self.regenerate_button]
+        for first, second in pairwise(chain):
+            QWidget.setTabOrder(first, second)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.shell.a11y import name_buttons, named
 from inference.protocol import SamplingParams
 
 
@@ -51,7 +52,13 @@ class ChatSettingsDialog(QDialog):
                               ("Top-k", self.top_k), ("Min-p", self.min_p),
                               ("Repeat penalty", self.repeat_penalty), ("Seed", self.seed)):
             form.addRow(label, widget)
+            named(widget, label, "Used when the box above is ticked")
+        named(self.system_prompt, "System prompt", "What the model is told before the chat; empty: "
+                                                   "“You are a helpful assistant.”")
+        named(self.passages, "Passages from documents", self.passages.toolTip())
+        named(self.override, self.override.text())
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        name_buttons(buttons, accept="Save chat settings")
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from app.documents.controller import DocumentsController
 from app.shell import dialogs
+from app.shell.a11y import named
 from app.shell.text import plain, tooltip
 from core.documents import Progress, Report
 from storage.documents.store import Collection
@@ -57,6 +58,7 @@ class CollectionsDialog(QDialog):
         self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
 
+        self._name_controls()
         left = QVBoxLayout()
         left.addWidget(self.collection_list, 1)
         left.addWidget(self.new_button)
@@ -90,6 +92,21 @@ class CollectionsDialog(QDialog):
         docs.failed.connect(self._failed)
         self._busy(docs.busy)
         self.refresh()
+
+    def _name_controls(self) -> None:
+        named(self.collection_list, "Collections", "Your document collections; their files are "
+                                                   "shown beside")
+        named(self.new_button, "New collection")
+        named(self.delete_button, "Delete collection", "Delete the selected collection and its index; "
+                                                       "your files are not touched")
+        named(self.add_files_button, "Add files", "Add files to the selected collection")
+        named(self.add_folder_button, "Add folder", "Add a folder to the selected collection")
+        named(self.refresh_button, "Check for changes", "Index again the files that changed")
+        named(self.cancel_button, "Cancel import")
+        named(self.progress_bar, "Import progress")
+        named(self.table, "Files", "The files of the selected collection: file, state, and why")
+        self.progress_label.setAccessibleDescription("Import progress")
+        self.summary.setAccessibleDescription("Summary")
 
     def selected(self) -> Collection | None:
         item = self.collection_list.currentItem()

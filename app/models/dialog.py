@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from app.models.controller import ModelsController, gpu_offload
 from app.shell import dialogs
+from app.shell.a11y import announce, named
 from app.shell.text import escape, plain
 from inference import chat_formats
 from inference.fit import MIB
@@ -116,6 +117,8 @@ class ModelsDialog(QDialog):
                               ("Repeat penalty", self.repeat_penalty), ("Seed", self.seed),
                               ("Longest answer (tokens)", self.max_tokens)):
             form.addRow(label, widget)
+            named(widget, label)
+        self._name_controls()
         self.n_ctx.valueChanged.connect(self._update_fit)
 
         left = QVBoxLayout()
@@ -150,6 +153,17 @@ class ModelsDialog(QDialog):
         models.import_failed.connect(self._say)
         models.refused.connect(self._say)
         self.refresh()
+
+    def _name_controls(self) -> None:
+        named(self.model_list, "Models", "The model library; the one in use is marked ▶")
+        named(self.import_button, "Import models", "Add .gguf model files to the library")
+        named(self.remove_button, "Remove model", "Remove the selected model from the library")
+        named(self.use_button, "Use this model", "Answer with the selected model")
+        named(self.documents_button, "Use for documents", self.documents_button.toolTip())
+        named(self.save_button, "Save settings", "Save the selected model's settings")
+        self.facts.setAccessibleDescription("The selected model")
+        self.fit_label.setAccessibleDescription("Memory the model needs")
+        self.message.setAccessibleDescription("Notice")
 
     # Showing ----------------------------------------------------------------------
     def selected(self) -> LibraryEntry | None:
@@ -255,6 +269,7 @@ class ModelsDialog(QDialog):
     @Slot(str)
     def _say(self, text: str) -> None:
         self.message.setText(text)
+        announce(self.message, text)
 
     # Actions ----------------------------------------------------------------------
     @Slot()

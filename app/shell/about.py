@@ -8,6 +8,8 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QTextBrowser, QVBoxLayout, QWidget
 
+from app.shell.a11y import name_buttons, named
+
 
 def version() -> str:
     try:
@@ -34,6 +36,8 @@ class AboutDialog(QDialog):
         self.licenses.setMarkdown(licenses_text())
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
+        named(self.licenses, "Licenses", "The licenses of everything Hearth ships")
+        name_buttons(buttons)
         layout = QVBoxLayout(self)
         layout.addWidget(heading)
         layout.addWidget(self.licenses, 1)

@@ -15,6 +15,7 @@ from PySide6.QtGui import (
     QShortcut,
 )
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QDialog,
     QLabel,
@@ -39,7 +40,7 @@ from app.documents.controller import DocumentsController
 from app.documents.dialog import CollectionsDialog
 from app.models.controller import ModelsController
 from app.models.dialog import ModelsDialog, ask_import, gguf_paths
-from app.shell import dialogs
+from app.shell import a11y, dialogs
 from app.shell.menus import build_menus
 from app.shell.privacy_dialog import PrivacyDialog
 from app.shell.style import STYLE
@@ -77,6 +78,8 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
     backup_action: QAction
     lock_action: QAction
     rename_action: QAction
+    regenerate_action: QAction
+    find_action: QAction
     pin_action: QAction
     delete_action: QAction
     chat_settings_action: QAction
@@ -113,6 +116,10 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
         self.loading_bar.setMaximumWidth(120)
         self.loading_bar.hide()
         self.guard_label = plain(QLabel())
+        # Their texts are their names (they change); the descriptions say what they are.
+        self.model_label.setAccessibleDescription("The model that answers")
+        self.guard_label.setAccessibleDescription("The network guard")
+        a11y.named(self.loading_bar, "Loading the model")
         self.statusBar().addPermanentWidget(self.loading_bar)
         self.statusBar().addPermanentWidget(self.model_label)
         self.statusBar().addPermanentWidget(self.guard_label)
@@ -173,6 +180,7 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
         if self.controller.send(text):
             self.input.clear()
             self.notice.hide()
+            self.input.setFocus()  # sent with the button: the focus comes back to the input
 
     @Slot()
     def _regenerate(self) -> None:
@@ -297,6 +305,9 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
         widget = self.conversation.widget_for(message.id)
         if widget is not None:
             widget.show_message(message)
+            self.chat_page.update_tab_order()  # its sources are new stops
+            # Said once, when it is complete (not each chunk); the focus stays where it is.
+            a11y.announce(widget, widget.announcement())
         self._update_buttons()
 
     @Slot(bool)
@@ -321,12 +332,18 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
         self._update_buttons()
 
     def _update_buttons(self) -> None:
+        focused = QApplication.focusWidget()
         busy = self.controller.busy
         self.send_button.setEnabled(not busy)
         self.stop_button.setEnabled(busy)
         has_messages = bool(self.conversation.message_widgets())
         self.regenerate_button.setEnabled(not busy and has_messages)
         self.delete_chat_button.setEnabled(self.controller.current_chat is not None)
+        # A button pressed from the keyboard that is disabled now (Send while it answers,
+        # Stop once it stopped) would hand the focus on down the chain: it goes to the input.
+        buttons = (self.send_button, self.stop_button, self.regenerate_button, self.delete_chat_button)
+        if focused in buttons and not focused.isEnabled() and not self.controller.locked:
+            self.input.setFocus()
 
     @Slot(str, str)
     def _model_state(self, state: str, text: str) -> None:
@@ -352,6 +369,13 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
     def show_notice(self, text: str) -> None:
         self.notice.setText(text)
         self.notice.show()
+        a11y.announce(self.notice, text)
+
+    @Slot()
+    def _find_chats(self) -> None:
+        if not self.controller.locked:
+            self.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
+            self.search.selectAll()
 
     # Shutdown ---------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -30,6 +30,9 @@ def build_menus(self: Any) -> None:
     self.lock_action = _action(file_menu, "Lock now", self.vault.lock, "Ctrl+L")
     _action(file_menu, "Quit", self.close, QKeySequence.StandardKey.Quit)
     chat_menu = bar.addMenu("&Chat")
+    self.find_action = _action(chat_menu, "Search chats", self._find_chats, QKeySequence.StandardKey.Find)
+    self.regenerate_action = _action(chat_menu, "Regenerate answer", self._regenerate, "Ctrl+R")
+    chat_menu.addSeparator()
     self.rename_action = _action(chat_menu, "Rename…", self._rename_current_chat, "F2")
     self.pin_action = _action(chat_menu, "Pin / unpin", self._toggle_pin)
     self.delete_action = _action(chat_menu, "Delete…", self._delete_current_chat)
@@ -47,4 +50,5 @@ def build_menus(self: Any) -> None:
     self.unlocked_only = [self.new_chat_action, self.export_action, self.backup_action,
                           self.lock_action, self.rename_action, self.pin_action, self.delete_action,
                           self.chat_settings_action, self.models_action, self.import_model_action,
-                          self.collections_action, self.api_action]
+                          self.collections_action, self.api_action, self.find_action,
+                          self.regenerate_action]

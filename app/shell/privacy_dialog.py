@@ -8,6 +8,7 @@ from collections import Counter
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QDialog, QInputDialog, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from app.shell.a11y import named
 from guard import egress
 from storage.paths import data_dir
 
@@ -28,6 +29,10 @@ class PrivacyDialog(QDialog):
         self.refresh_button = QPushButton("Refresh")
         self.delete_button = QPushButton("Delete all my data…")
         self.delete_button.setObjectName("danger")
+        self.report.setAccessibleDescription("Where your data is and what the network guard blocked")
+        named(self.refresh_button, "Refresh", "Count the blocked attempts again")
+        named(self.delete_button, "Delete all my data", "Delete your chats, documents index, model "
+                                                        "library, backups, settings and logs")
         layout = QVBoxLayout(self)
         layout.addWidget(self.report, 1)
         layout.addWidget(self.refresh_button)

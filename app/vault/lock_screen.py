@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.shell.a11y import announce, named
 from core.passphrase import MIN_LENGTH, MIN_SCORE, acceptable, label
 from core.passphrase import strength as rate
 
@@ -87,6 +88,16 @@ class LockScreen(QWidget):
         outer.addLayout(row)
         outer.addStretch(2)
 
+        named(self.passphrase, "Passphrase")
+        named(self.confirm, "Confirm passphrase", "The same passphrase again")
+        self.heading.setAccessibleDescription("Lock screen")
+        self.strength.setAccessibleDescription("Passphrase strength")
+        self.error.setAccessibleDescription("What went wrong")
+        named(self.restore, "Restore from a backup", "Replace this vault with one from a backup file")
+        for first, second in ((self.passphrase, self.confirm), (self.confirm, self.submit),
+                              (self.submit, self.restore)):
+            QWidget.setTabOrder(first, second)
+
         self.submit.clicked.connect(self._submit)
         self.passphrase.returnPressed.connect(self._submit)
         self.confirm.returnPressed.connect(self._submit)
@@ -99,6 +110,8 @@ class LockScreen(QWidget):
         self.heading.setText("Create your passphrase")
         self.explanation.setText(CREATE_WARNING)
         self.submit.setText("Create encrypted vault")
+        self.passphrase.setAccessibleDescription("Choose a passphrase: at least "
+                                                 f"{MIN_LENGTH} characters")
         for widget in (self.confirm, self._confirm_label, self.strength):
             widget.show()
         self.restore.show()
@@ -109,6 +122,7 @@ class LockScreen(QWidget):
         self.heading.setText("Hearth is locked")
         self.explanation.setText("Enter your passphrase to open your chats.")
         self.submit.setText("Unlock")
+        self.passphrase.setAccessibleDescription("Your vault's passphrase; Enter unlocks")
         for widget in (self.confirm, self._confirm_label, self.strength):
             widget.hide()
         self.restore.hide()
@@ -126,6 +140,7 @@ class LockScreen(QWidget):
         self.set_busy(False)
         self.error.setText(text)
         self.error.show()
+        announce(self.error, text)
         if offer_restore:
             self.restore.show()
         self.passphrase.selectAll()
@@ -139,6 +154,7 @@ class LockScreen(QWidget):
             self.submit.setText("Creating…" if self.mode == "create" else "Unlocking…")
         else:
             self.submit.setText("Create encrypted vault" if self.mode == "create" else "Unlock")
+        self.submit.setAccessibleName(self.submit.text())
 
     @Slot(str)
     def _update_strength(self, text: str) -> None:

@@ -1,0 +1,86 @@
+"""The sources under an answer: one button per cited passage, with its excerpt beneath.
+
+Buttons rather than links in a label: each is a stop in the tab order that Enter or Space
+opens, and each has a name a screen reader says ("Source 1: report.pdf, page 3"). A
+label's links are reached by Tab only after an extra stop on the label itself, and are
+read as one block of text. File names and passages are the documents' (untrusted): the
+buttons' text escapes the mnemonic ampersand, the excerpts are plain-text labels.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
+
+from app.shell.a11y import named
+from app.shell.text import plain, tooltip
+
+EXCERPT_CHARS = 180
+LABEL_CHARS = 90  # on the button; the whole label is in its name and tooltip
+
+
+class SourceButton(QPushButton):
+    """A cited file; ``opened`` carries its path."""
+
+    opened = Signal(str)
+
+    def __init__(self, number: int, label: str, path: str, excerpt: str, parent: QWidget | None = None) -> None:
+        shown = label if len(label) <= LABEL_CHARS else label[:LABEL_CHARS] + "…"
+        super().__init__(f"[{number}] {shown}".replace("&", "&&"), parent)
+        self.path = path
+        self.setObjectName("sourceLink")
+        self.setAutoDefault(True)  # Enter opens it too, not only Space
+        font = self.font()
+        font.setUnderline(True)
+        self.setFont(font)
+        self.setToolTip(tooltip(f"Open {path}"))
+        named(self, f"Source {number}: {label}", f"Opens the file. The passage: {excerpt}")
+        self.clicked.connect(self._open)
+
+    @Slot()
+    def _open(self) -> None:
+        self.opened.emit(self.path)
+
+
+class SourceList(QWidget):
+    """The "Sources" block of an answer; hidden while it has none."""
+
+    source_requested = Signal(str)  # a local file path
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 4, 0, 0)
+        self._layout.setSpacing(2)
+        self.heading = QLabel("Sources")
+        self.heading.setObjectName("sourcesHeading")
+        self._layout.addWidget(self.heading)
+        self.buttons: list[SourceButton] = []
+        self._rows: list[QWidget] = []
+        self._texts: list[str] = []
+        self.setAccessibleName("Sources")
+        self.hide()
+
+    def set_sources(self, sources: list[dict] | None) -> None:
+        """Citations: number, file and page or section, the passage."""
+        for row in self._rows:
+            row.setParent(None)
+            row.deleteLater()
+        self._rows, self.buttons, self._texts = [], [], []
+        for source in sources or []:
+            excerpt = " ".join(str(source.get("text", "")).split())[:EXCERPT_CHARS] + "…"
+            button = SourceButton(int(source["number"]), str(source["label"]), str(source["path"]), excerpt, self)
+            button.opened.connect(self.source_requested)
+            excerpt_label = plain(QLabel(excerpt, self))
+            excerpt_label.setObjectName("sourceExcerpt")
+            excerpt_label.setWordWrap(True)
+            self._layout.addWidget(button, 0, Qt.AlignmentFlag.AlignLeft)
+            self._layout.addWidget(excerpt_label)
+            self._rows += [button, excerpt_label]
+            self.buttons.append(button)
+            self._texts += [f"[{source['number']}] {source['label']}", excerpt]
+        self.setVisible(bool(self.buttons))
+
+    def text(self) -> str:
+        """What the block says, as plain text: its heading, then each source and excerpt."""
+        return "\n".join([self.heading.text(), *self._texts])

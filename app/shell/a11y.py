@@ -1,0 +1,63 @@
+"""What screen readers are told: names and descriptions of controls, and announcements.
+
+Screen readers read Qt's accessibility tree, not the pixels: a control without a name
+is read as "button" or "edit", and text that appears somewhere on its own (a finished
+answer, a notice) is not read at all unless it is announced. Announcements are polite:
+they wait for what the screen reader is saying, and they never move the keyboard focus.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TypeVar
+
+from PySide6.QtGui import QAccessible, QAccessibleAnnouncementEvent, QAccessibleEvent
+from PySide6.QtWidgets import QDialogButtonBox, QWidget
+
+W = TypeVar("W", bound=QWidget)
+
+# An announcement longer than this is cut: the whole text stays readable in the widget.
+ANNOUNCED_CHARS = 1500
+
+
+def named(widget: W, name: str, description: str = "") -> W:
+    """Give ``widget`` the name a screen reader says for it and, if given, a description."""
+    widget.setAccessibleName(name)
+    if description:
+        widget.setAccessibleDescription(description)
+    return widget
+
+
+def name_buttons(box: QDialogButtonBox, **names: str) -> QDialogButtonBox:
+    """Name a button box's buttons: by their role's key in ``names`` (``accept``, ``reject``)
+    or else by their own text, without the mnemonic's ampersand."""
+    for button in box.buttons():
+        role = box.buttonRole(button)
+        name = {QDialogButtonBox.ButtonRole.AcceptRole: names.get("accept"),
+                QDialogButtonBox.ButtonRole.RejectRole: names.get("reject")}.get(role)
+        button.setAccessibleName(name or without_mnemonic(button.text()))
+    return box
+
+
+def without_mnemonic(text: str) -> str:
+    """A button's text as said: "&Save" is "Save", "A && B" is "A & B"."""
+    return re.sub(r"&(.)", r"\1", text)
+
+
+def clipped(text: str, limit: int = ANNOUNCED_CHARS) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit].rstrip() + "…"
+
+
+def announce(widget: QWidget, text: str) -> None:
+    """Have screen readers say ``text`` about ``widget`` when they are free; focus stays."""
+    if not text.strip():
+        return
+    event = QAccessibleAnnouncementEvent(widget, clipped(text))
+    event.setPoliteness(QAccessible.AnnouncementPoliteness.Polite)
+    send(event)
+
+
+def send(event: QAccessibleEvent) -> None:
+    """The one place events reach the accessibility tree (a no-op with no screen reader)."""
+    QAccessible.updateAccessibility(event)

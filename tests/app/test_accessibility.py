@@ -1,0 +1,365 @@
+"""Accessibility: every control has a name, a whole turn works from the keyboard, the
+finished answer is announced while the focus stays in the input, and the style sheet's
+colours pass WCAG AA."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QAccessible
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QLineEdit,
+    QPlainTextEdit,
+    QSlider,
+    QTextEdit,
+    QWidget,
+)
+
+from app.api.controller import ApiDialog
+from app.chat.markdown import CODE_BACKGROUND, IMAGE_LINK_COLOR, MarkdownView
+from app.chat.settings_dialog import ChatSettingsDialog
+from app.chat.sources import SourceButton
+from app.shell import a11y, style
+from app.shell.about import AboutDialog
+from app.shell.main_window import MainWindow
+from app.shell.privacy_dialog import PrivacyDialog
+from inference.protocol import Retrieval
+from inference.rag import Passage
+from storage.chats import COMPLETE, INTERRUPTED
+from tests.app.conftest import WAIT_MS
+from tests.fakes import FakeEngine
+
+pytestmark = pytest.mark.gui
+
+INTERACTIVE = (QAbstractButton, QLineEdit, QTextEdit, QPlainTextEdit, QAbstractItemView,
+               QAbstractSpinBox, QComboBox, QSlider)
+# Their inner parts (a spin box's line edit, a table's headers, a line edit's clear button)
+# are read as part of them.
+COMPOUND = (QAbstractSpinBox, QComboBox, QAbstractItemView, QLineEdit)
+PASSAGE = "The mooring fee is 12 euros per meter and day, paid at the harbor office."
+
+
+# Helpers ------------------------------------------------------------------------------
+def unnamed(root: QWidget) -> list[str]:
+    """The visible interactive widgets of root's window that have no accessible name."""
+    missing = []
+    for widget in [root, *root.findChildren(QWidget)]:
+        if widget.window() is not root.window() or not isinstance(widget, INTERACTIVE):
+            continue
+        if not widget.isVisible() or _inside_compound(widget, root):
+            continue
+        interface = QAccessible.queryAccessibleInterface(widget)
+        said = interface.text(QAccessible.Text.Name) if interface is not None else ""
+        if not widget.accessibleName().strip() or not said.strip():
+            text = widget.text() if isinstance(widget, QAbstractButton) else ""
+            missing.append(f"{type(widget).__name__} {widget.objectName()!r} {text!r}")
+    return missing
+
+
+def _inside_compound(widget: QWidget, root: QWidget) -> bool:
+    parent = widget.parentWidget()
+    while parent is not None and parent is not root.window():
+        if isinstance(parent, COMPOUND):
+            return True
+        parent = parent.parentWidget()
+    return False
+
+
+def focused() -> QWidget:
+    widget = QApplication.focusWidget()
+    assert widget is not None, "nothing has the keyboard focus"
+    return widget
+
+
+def press(qtbot, key: Qt.Key, modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:
+    """A key pressed where the keyboard focus is, as a user would."""
+    qtbot.keyClick(focused(), key, modifier)
+
+
+def cite(path: Path):
+    """A retrieval that always cites ``path`` (the window's documents are not needed)."""
+    def search(_question: str, _vectors) -> list[Passage]:
+        return [Passage(1, "harbor & fees.pdf, page 3", PASSAGE, str(path), page=3)]
+
+    def retrieval_for(_chat_id: int, question: str) -> Retrieval:
+        return Retrieval(question, search)
+
+    return retrieval_for
+
+
+@pytest.fixture
+def announced(monkeypatch: pytest.MonkeyPatch) -> list:
+    """The accessibility events the app sends (none reach a screen reader in the tests)."""
+    events: list = []
+    monkeypatch.setattr(a11y, "send", events.append)
+    return events
+
+
+@pytest.fixture
+def opened(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The local files the window hands to the desktop to open."""
+    files: list[str] = []
+
+    class Desktop:
+        @staticmethod
+        def openUrl(url: QUrl) -> bool:  # noqa: N802 - Qt's name
+            files.append(url.toLocalFile())
+            return True
+
+    monkeypatch.setattr("app.chat.actions.QDesktopServices", Desktop)
+    return files
+
+
+@pytest.fixture
+def cited_window(qtbot, make_window, tmp_path: Path) -> tuple[MainWindow, Path]:
+    """An unlocked window with a chat whose answer cites a source."""
+    source = tmp_path / "harbor.pdf"
+    source.write_bytes(b"%PDF-1.4 not really")
+    window = make_window(FakeEngine(tokens=["The fee is ", "12 euros [1]."]))
+    window.controller.retrieval_for = cite(source)
+    window.input.setPlainText("What is the mooring fee?")
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        window.send_button.click()
+    answer = window.conversation.message_widgets()[-1]
+    assert answer.sources.isVisible() and answer.sources.buttons
+    return window, source
+
+
+# (a) Names ----------------------------------------------------------------------------
+def test_every_control_of_the_window_has_a_name(qtbot, cited_window) -> None:
+    window, _source = cited_window
+    window.notice.show()
+    assert unnamed(window) == []
+    question, answer = window.conversation.message_widgets()
+    assert question.accessibleName() == "Your message"
+    assert answer.accessibleName() == "Answer from Fake model" == answer.body.accessibleName()
+    button = answer.sources.buttons[0]
+    assert button.accessibleName() == "Source 1: harbor & fees.pdf, page 3"
+    assert PASSAGE[:40] in button.accessibleDescription()
+    assert button.text() == "[1] harbor && fees.pdf, page 3"  # no mnemonic from a file name
+    for widget in (window.chat_list, window.conversation, window.input, window.search,
+                   window.model_picker, window.send_button, window.stop_button, window.regenerate_button):
+        assert widget.accessibleDescription() or widget.toolTip(), widget.accessibleName()
+    assert window.model_label.accessibleDescription() and window.guard_label.accessibleDescription()
+
+
+def test_every_control_of_the_lock_screen_has_a_name(qtbot, make_window) -> None:
+    window = make_window(open_vault=False)
+    assert window.lock_screen.mode == "create" and window.lock_screen.isVisible()
+    assert unnamed(window) == []
+    assert window.lock_screen.passphrase.accessibleName() == "Passphrase"
+
+
+def test_every_control_of_every_dialog_has_a_name(qtbot, cited_window) -> None:
+    window, _source = cited_window
+    chat = window.controller.current_chat
+    assert chat is not None
+    window.show_models()
+    window.show_collections()
+    dialogs = [ChatSettingsDialog(chat.settings, window.controller.params, window),
+               window.models_dialog, window.collections_dialog, ApiDialog(window.vault.api, window),
+               PrivacyDialog(window), AboutDialog(window)]
+    for dialog in dialogs:
+        assert dialog is not None
+        qtbot.addWidget(dialog)
+        dialog.show()
+        qtbot.waitExposed(dialog)
+        assert unnamed(dialog) == [], dialog.windowTitle()
+        dialog.close()
+
+
+# (b) A whole turn from the keyboard ------------------------------------------------------
+def test_a_whole_turn_with_key_presses_only(qtbot, make_window, tmp_path: Path, opened) -> None:
+    source = tmp_path / "harbor.pdf"
+    source.write_bytes(b"%PDF-1.4 not really")
+    engine = FakeEngine(tokens=["word "] * 2000, delay=0.005)
+    window = make_window(engine)
+    window.controller.retrieval_for = cite(source)
+    qtbot.waitUntil(lambda: window.input.hasFocus(), timeout=WAIT_MS)
+
+    press(qtbot, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)  # new chat
+    assert window.controller.current_chat is not None and window.chat_list.count() == 1
+    assert focused() is window.input
+    qtbot.keyClicks(focused(), "What is the mooring fee?")
+    with qtbot.waitSignal(window.controller.answer_updated, timeout=WAIT_MS):
+        press(qtbot, Qt.Key.Key_Return)  # send
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        press(qtbot, Qt.Key.Key_Escape)  # stop
+    store = window.controller.store
+    assert store.messages(window.controller.current_chat.id)[-1].status == INTERRUPTED
+
+    engine.tokens, engine.delay = ["The fee is ", "12 euros [1]."], 0.0
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        press(qtbot, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)  # regenerate
+    messages = store.messages(window.controller.current_chat.id)
+    assert [(m.role, m.status) for m in messages] == [("user", COMPLETE), ("assistant", COMPLETE)]
+    assert messages[-1].content == engine.expected_text(2)
+    qtbot.waitUntil(lambda: len(window.conversation.message_widgets()) == 2, timeout=WAIT_MS)
+
+    for _ in range(40):  # Tab on until the focus reaches the cited source
+        if isinstance(focused(), SourceButton):
+            break
+        press(qtbot, Qt.Key.Key_Tab)
+    button = focused()
+    assert isinstance(button, SourceButton)
+    assert button.window() is window and button.isVisible()
+    press(qtbot, Qt.Key.Key_Return)  # open it
+    assert opened == [str(source)]
+
+
+def test_the_tab_order_follows_the_page(qtbot, cited_window) -> None:
+    window, _source = cited_window
+    question, answer = window.conversation.message_widgets()
+    expected = [window.new_chat_button, window.search, window.chat_list, window.delete_chat_button,
+                window.documents_button, window.model_picker, window.conversation,
+                question.edit_button, question.body, answer.body, answer.sources.buttons[0],
+                window.input, window.send_button, window.regenerate_button]
+    window.new_chat_button.setFocus(Qt.FocusReason.TabFocusReason)
+    seen = [focused()]
+    for _ in expected[1:]:
+        press(qtbot, Qt.Key.Key_Tab)
+        seen.append(focused())
+    assert seen == expected  # Stop is disabled while nothing is generated: it is skipped
+
+
+def test_the_lock_screen_from_the_keyboard(qtbot, make_window) -> None:
+    window = make_window(open_vault=False)
+    screen = window.lock_screen
+    qtbot.waitUntil(lambda: screen.passphrase.hasFocus(), timeout=WAIT_MS)
+    qtbot.keyClicks(focused(), "a long and unusual keyboard passphrase")
+    press(qtbot, Qt.Key.Key_Tab)
+    assert focused() is screen.confirm
+    qtbot.keyClicks(focused(), "a long and unusual keyboard passphrase")
+    with qtbot.waitSignal(window.vault.unlocked, timeout=WAIT_MS):
+        press(qtbot, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.input.hasFocus(), timeout=WAIT_MS)
+
+
+# (c) Focus and announcements ------------------------------------------------------------
+def test_focus_stays_in_the_input_while_an_answer_streams(qtbot, make_window, announced) -> None:
+    window = make_window(FakeEngine(tokens=["word "] * 60, delay=0.005))
+    window.input.setFocus()
+    qtbot.waitUntil(lambda: window.input.hasFocus(), timeout=WAIT_MS)
+    where: list[QWidget | None] = []
+    during: list[int] = []
+
+    def update(_message_id: int, _text: str) -> None:
+        where.append(QApplication.focusWidget())
+        during.append(len(announced))
+
+    window.controller.answer_updated.connect(update)
+    qtbot.keyClicks(window.input, "Tell me a long story")
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        press(qtbot, Qt.Key.Key_Return)
+    qtbot.keyClicks(focused(), "typed while it streamed")
+    assert len(where) >= 2 and all(w is window.input for w in where)
+    assert focused() is window.input and window.input.toPlainText() == "typed while it streamed"
+
+    # Nothing is announced chunk by chunk; the finished answer once, about its widget.
+    assert set(during) == {0}
+    answer = window.conversation.message_widgets()[-1]
+    events = [e for e in announced if e.type() == QAccessible.Event.Announcement]
+    assert len(events) == 1
+    assert events[0].object() is answer
+    assert events[0].message().startswith("Answer from Fake model: [1] word word")
+    assert events[0].politeness() == QAccessible.AnnouncementPoliteness.Polite
+
+
+def test_buttons_pressed_from_the_keyboard_give_the_focus_back_to_the_input(qtbot, make_window) -> None:
+    window = make_window(FakeEngine(tokens=["x"] * 2000, delay=0.005))
+    window.input.setPlainText("hello")
+    window.send_button.setFocus()
+    qtbot.waitUntil(lambda: window.send_button.hasFocus(), timeout=WAIT_MS)
+    with qtbot.waitSignal(window.controller.answer_updated, timeout=WAIT_MS):
+        press(qtbot, Qt.Key.Key_Space)
+    assert focused() is window.input
+    window.stop_button.setFocus()
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        press(qtbot, Qt.Key.Key_Space)
+    assert focused() is window.input
+
+
+def test_notices_are_announced(qtbot, make_window, announced) -> None:
+    window = make_window()
+    qtbot.keyClicks(window.input, "   ")
+    qtbot.keyClick(window.input, Qt.Key.Key_Return)
+    messages = [e.message() for e in announced if e.type() == QAccessible.Event.Announcement]
+    assert messages and "Type a message" in messages[-1]
+
+
+# (d) Contrast ---------------------------------------------------------------------------
+def luminance(colour: str) -> float:
+    digits = colour.lstrip("#")
+    if len(digits) == 3:
+        digits = "".join(c * 2 for c in digits)
+    channels = [int(digits[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(first: str, second: str) -> float:
+    light, dark = sorted((luminance(first), luminance(second)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_contrast_formula() -> None:
+    assert contrast("#000000", "#ffffff") == pytest.approx(21.0)
+    assert contrast("#777777", "#ffffff") == pytest.approx(4.48, abs=0.01)  # the old info grey
+    assert contrast("#767676", "#ffffff") >= 4.5
+
+
+@pytest.mark.parametrize("what, foreground, background, minimum", style.CONTRAST_PAIRS)
+def test_every_colour_pair_passes_wcag_aa(what: str, foreground: str, background: str, minimum: float) -> None:
+    assert contrast(foreground, background) >= minimum, what
+
+
+HEX = re.compile(r"#[0-9a-fA-F]{6}\b|#[0-9a-fA-F]{3}\b")
+
+
+def _rules(sheet: str) -> list[tuple[str, dict[str, str]]]:
+    rules = []
+    for selector, body in re.findall(r"([^{}]+)\{([^{}]*)\}", sheet):
+        declarations = dict(
+            (name.strip(), value.strip()) for name, _, value in
+            (part.partition(":") for part in body.split(";") if ":" in part))
+        rules.append((" ".join(selector.split()), declarations))
+    return rules
+
+
+def test_every_colour_of_the_style_sheet_is_in_the_table() -> None:
+    in_table = {c.lower() for _what, fg, bg, _minimum in style.CONTRAST_PAIRS for c in (fg, bg)}
+    allowed = in_table | {c.lower() for c in style.DECORATION}
+    used = {c.lower() for c in HEX.findall(style.STYLE)}
+    assert used and used <= allowed, used - allowed
+    # The markdown view's colours (code shading, image links) are the table's too.
+    assert CODE_BACKGROUND.name() in in_table and IMAGE_LINK_COLOR.name() in in_table
+
+
+def test_every_rule_with_text_and_background_is_a_checked_pair() -> None:
+    pairs = {(fg.lower(), bg.lower()) for _what, fg, bg, _minimum in style.CONTRAST_PAIRS}
+    checked = 0
+    for selector, declarations in _rules(style.STYLE):
+        colour = declarations.get("color", "").lower()
+        background = declarations.get("background", "").lower()
+        if HEX.fullmatch(colour) and HEX.fullmatch(background) and ":disabled" not in selector:
+            assert (colour, background) in pairs, selector
+            checked += 1
+    assert checked >= 3
+
+
+def test_buttons_lists_and_inputs_show_the_focus() -> None:
+    rules = _rules(style.STYLE)
+    focus_rules = " ".join(selector for selector, declarations in rules
+                           if ":focus" in selector and style.FOCUS.lower() in
+                           " ".join(declarations.values()).lower())
+    for widget in ("QPushButton", "QToolButton", "QListWidget", "QLineEdit", "QPlainTextEdit", "QTextBrowser"):
+        assert f"{widget}:focus" in focus_rules, widget
+    assert issubclass(MarkdownView, QTextEdit)
