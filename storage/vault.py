@@ -47,7 +47,16 @@ from storage.crypto import (
 )
 from storage.erase import crypto_erase
 from storage.errors import not_damage
-from storage.paths import open_private, private_file
+from storage.files import (
+    SIDECARS,
+    copy_or_clean_up,
+    kept_copies,
+    move_with_sidecars,
+    new_private_file,
+    remove_with_sidecars,
+    unused_kept_path,
+)
+from storage.paths import private_file
 from storage.reseal import add_message_lists, reseal
 
 log = logging.getLogger(__name__)
@@ -55,7 +64,6 @@ log = logging.getLogger(__name__)
 ENVELOPE_KEY = "envelope"
 AUTO_BACKUP_EVERY = 24 * 3600
 AUTO_BACKUPS_KEPT = 3
-SIDECARS = ("-wal", "-shm")  # the files SQLite keeps beside a database in WAL mode
 
 
 class VaultMissing(Exception):
@@ -70,74 +78,6 @@ def _damaged(path: Path, detail: str) -> DamagedVault:
     return DamagedVault(f"The vault file {path} is damaged or was changed outside Hearth ({detail}).")
 
 
-def _sqlite_copy(source: Path, target: Path) -> None:
-    """A consistent copy through SQLite's backup API, as one self-contained file (0600)."""
-    target.unlink(missing_ok=True)
-    _new_private_file(target)
-    src = sqlite3.connect(source)
-    try:
-        dest = sqlite3.connect(target)
-        try:
-            src.backup(dest)
-            dest.execute("PRAGMA journal_mode=DELETE")
-        finally:
-            dest.close()
-    finally:
-        src.close()
-
-
-def _new_private_file(path: Path) -> None:
-    """An empty file readable by its owner alone, for SQLite to fill: SQLite creates its
-    files 0644 (less the umask), and gives the -wal and -shm files the main file's mode."""
-    os.close(open_private(path))
-
-
-def _remove_with_sidecars(path: Path) -> None:
-    """Delete a database file and the journal files SQLite may have left beside it."""
-    for leftover in (path, *(Path(f"{path}{suffix}") for suffix in SIDECARS + ("-journal",))):
-        leftover.unlink(missing_ok=True)
-
-
-def _copy_or_clean_up(source: Path, target: Path) -> None:
-    """``_sqlite_copy``, but a copy that fails (disk full, I/O error) leaves no half file.
-
-    A half-written ``.partial`` or ``.restoring`` file is useless and, on a full disk, holds
-    exactly the space the user needs back.
-    """
-    try:
-        _sqlite_copy(source, target)
-    except BaseException:
-        _remove_with_sidecars(target)
-        raise
-
-
-def _unused_kept_path(target: Path) -> Path:
-    """A dated name for the vault a restore replaces, taken by no file (nor its WAL files).
-
-    The date tells the user which copy is which; the counter keeps two restores in the same
-    second from overwriting each other's copy.
-    """
-    base = f"{target.name}.before-restore-{time.strftime('%Y%m%d-%H%M%S')}"
-    kept, n = target.with_name(base), 1
-    while any(p.exists() for p in (kept, *(Path(f"{kept}{suffix}") for suffix in SIDECARS))):
-        n += 1
-        kept = target.with_name(f"{base}-{n}")
-    return kept
-
-
-def _move_with_sidecars(source: Path, target: Path) -> None:
-    """Rename a WAL database together with its ``-wal`` and ``-shm`` files.
-
-    Committed transactions may still be only in the ``-wal`` file; renaming the main file
-    alone would leave a copy without them.
-    """
-    os.replace(source, target)
-    for suffix in SIDECARS:
-        sidecar = Path(f"{source}{suffix}")
-        if sidecar.exists():
-            os.replace(sidecar, Path(f"{target}{suffix}"))
-
-
 @dataclass(frozen=True)
 class PassphraseChanged:
     """What a passphrase change did beyond the vault itself, for the dialog to say."""
@@ -146,12 +86,6 @@ class PassphraseChanged:
     rekeyed_copies: int  # copies kept by restores (or old backups) now under the new passphrase
     backup: Path | None  # the fresh automatic backup (None if it could not be written)
     unreadable: int  # fields that were damaged before and stay so
-
-
-def _kept_copies(path: Path) -> list[Path]:
-    """The copies a restore kept beside the vault (without their WAL files)."""
-    return sorted(p for p in path.parent.glob(f"{path.name}.before-restore*")
-                  if not p.name.endswith(("-wal", "-shm", "-journal")))
 
 
 class Vault:
@@ -185,7 +119,7 @@ class Vault:
         partial = path.with_name(path.name + ".creating")
         for leftover in (partial, Path(f"{partial}-wal"), Path(f"{partial}-shm")):
             leftover.unlink(missing_ok=True)
-        _new_private_file(partial)
+        new_private_file(partial)
         engine = db.make_engine(partial)
         db.migrate(engine)
         with engine.begin() as conn:
@@ -328,14 +262,14 @@ class Vault:
         erased = rekeyed = 0
         automatic = sorted(backups.glob("vault-*.db")) if backups is not None and backups.is_dir() else []
         automatic = [copy for copy in automatic if copy != fresh]
-        to_rekey = _kept_copies(self.path)
+        to_rekey = kept_copies(self.path)
         if fresh is not None:
             for copy in automatic:
                 crypto_erase(copy)
-                _remove_with_sidecars(copy)
+                remove_with_sidecars(copy)
                 erased += 1
             for leftover in backups.glob("vault-*.db.partial") if backups is not None else ():
-                _remove_with_sidecars(leftover)
+                remove_with_sidecars(leftover)
         else:
             to_rekey += automatic
         for copy in to_rekey:
@@ -360,11 +294,11 @@ class Vault:
         """Write a consistent copy of the vault. It stays encrypted under the same passphrase."""
         target = Path(target)
         partial = target.with_name(target.name + ".partial")
-        _copy_or_clean_up(self.path, partial)
+        copy_or_clean_up(self.path, partial)
         if self._closed:
             # Locked (or everything deleted) while copying: a backup made now would outlive
             # the vault it copies, key record and all.
-            _remove_with_sidecars(partial)
+            remove_with_sidecars(partial)
             raise db.VaultClosed("The vault was closed while it was being backed up.")
         os.replace(partial, target)
         return target
@@ -397,18 +331,23 @@ class Vault:
         """
         target = Path(target)
         staged = target.with_name(target.name + ".restoring")
-        _copy_or_clean_up(Path(backup), staged)
+        try:
+            copy_or_clean_up(Path(backup), staged)
+        except sqlite3.DatabaseError as exc:
+            if not_damage(exc, target.parent):
+                raise  # the disk's fault, said as such
+            raise _damaged(Path(backup), str(exc)) from exc
         # The copy is checked, not the backup: opening may migrate an older format, which
         # must not rewrite the user's own file (nor fail on a read-only stick).
         try:
             cls.open(staged, passphrase).close()  # DamagedVault, WrongPassphrase
         except BaseException:
-            _remove_with_sidecars(staged)
+            remove_with_sidecars(staged)
             raise
         kept = None
         if target.exists():
-            kept = _unused_kept_path(target)
-            _move_with_sidecars(target, kept)
+            kept = unused_kept_path(target)
+            move_with_sidecars(target, kept)
         for suffix in SIDECARS:  # strays without a main file must not meet the restored one
             Path(f"{target}{suffix}").unlink(missing_ok=True)
         os.replace(staged, target)

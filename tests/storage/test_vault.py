@@ -233,7 +233,7 @@ def test_a_backup_that_fails_leaves_no_partial_file(
     store = ChatStore(Vault.create(vault_path, PASSPHRASE, FAST_KDF))
     store.create_chat("precious")
     folder = tmp_path / "backups"
-    monkeypatch.setattr("storage.vault._sqlite_copy", _fail_after_a_few_bytes)
+    monkeypatch.setattr("storage.files.sqlite_copy", _fail_after_a_few_bytes)
     with pytest.raises(OSError, match="No space left"):
         store.vault.backup_to(tmp_path / "backup.db")
     with pytest.raises(OSError, match="No space left"):
@@ -251,7 +251,7 @@ def test_a_restore_whose_copy_fails_leaves_the_vault_alone(
     backup = store.vault.backup_to(tmp_path / "backup.db")
     store.create_chat("precious")
     store.close()
-    monkeypatch.setattr("storage.vault._sqlite_copy", _fail_after_a_few_bytes)
+    monkeypatch.setattr("storage.files.sqlite_copy", _fail_after_a_few_bytes)
     with pytest.raises(OSError, match="No space left"):
         Vault.restore(backup, PASSPHRASE, vault_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["backup.db", "vault.db"]
@@ -260,17 +260,17 @@ def test_a_restore_whose_copy_fails_leaves_the_vault_alone(
 
 def test_a_backup_that_finishes_after_the_vault_closed_is_thrown_away(vault_path, monkeypatch, tmp_path) -> None:
     """Locking (or deleting everything) while an automatic backup copies: no copy survives."""
-    import storage.vault as vault_module
+    import storage.files as files_module
     from storage.db import VaultClosed
 
     vault = Vault.create(vault_path, PASSPHRASE, FAST_KDF)
-    original = vault_module._sqlite_copy
+    original = files_module.sqlite_copy
 
     def copy_then_lock(source, target):
         original(source, target)
         vault.close()
 
-    monkeypatch.setattr(vault_module, "_sqlite_copy", copy_then_lock)
+    monkeypatch.setattr(files_module, "sqlite_copy", copy_then_lock)
     target = tmp_path / "backups" / "vault-1.db"
     target.parent.mkdir()
     with pytest.raises(VaultClosed):

@@ -1,0 +1,88 @@
+"""The vault's files on disk: consistent copies, the -wal and -shm beside them, and the
+copies a restore keeps. A copy that fails leaves nothing half-written behind.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+from storage.paths import open_private
+
+SIDECARS = ("-wal", "-shm")  # the files SQLite keeps beside a database in WAL mode
+
+
+def sqlite_copy(source: Path, target: Path) -> None:
+    """A consistent copy through SQLite's backup API, as one self-contained file (0600)."""
+    target.unlink(missing_ok=True)
+    new_private_file(target)
+    src = sqlite3.connect(source)
+    try:
+        dest = sqlite3.connect(target)
+        try:
+            src.backup(dest)
+            dest.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            dest.close()
+    finally:
+        src.close()
+
+
+def new_private_file(path: Path) -> None:
+    """An empty file readable by its owner alone, for SQLite to fill: SQLite creates its
+    files 0644 (less the umask), and gives the -wal and -shm files the main file's mode."""
+    os.close(open_private(path))
+
+
+def remove_with_sidecars(path: Path) -> None:
+    """Delete a database file and the journal files SQLite may have left beside it."""
+    for leftover in (path, *(Path(f"{path}{suffix}") for suffix in SIDECARS + ("-journal",))):
+        leftover.unlink(missing_ok=True)
+
+
+def copy_or_clean_up(source: Path, target: Path) -> None:
+    """``sqlite_copy``, but a copy that fails (disk full, I/O error) leaves no half file.
+
+    A half-written ``.partial`` or ``.restoring`` file is useless and, on a full disk, holds
+    exactly the space the user needs back.
+    """
+    try:
+        sqlite_copy(source, target)
+    except BaseException:
+        remove_with_sidecars(target)
+        raise
+
+
+def unused_kept_path(target: Path) -> Path:
+    """A dated name for the vault a restore replaces, taken by no file (nor its WAL files).
+
+    The date tells the user which copy is which; the counter keeps two restores in the same
+    second from overwriting each other's copy.
+    """
+    base = f"{target.name}.before-restore-{time.strftime('%Y%m%d-%H%M%S')}"
+    kept, n = target.with_name(base), 1
+    while any(p.exists() for p in (kept, *(Path(f"{kept}{suffix}") for suffix in SIDECARS))):
+        n += 1
+        kept = target.with_name(f"{base}-{n}")
+    return kept
+
+
+def move_with_sidecars(source: Path, target: Path) -> None:
+    """Rename a WAL database together with its ``-wal`` and ``-shm`` files.
+
+    Committed transactions may still be only in the ``-wal`` file; renaming the main file
+    alone would leave a copy without them.
+    """
+    os.replace(source, target)
+    for suffix in SIDECARS:
+        sidecar = Path(f"{source}{suffix}")
+        if sidecar.exists():
+            os.replace(sidecar, Path(f"{target}{suffix}"))
+
+
+def kept_copies(path: Path) -> list[Path]:
+    """The copies a restore kept beside the vault (without their WAL files)."""
+    return sorted(p for p in path.parent.glob(f"{path.name}.before-restore*")
+                  if not p.name.endswith(("-wal", "-shm", "-journal")))
