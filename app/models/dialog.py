@@ -67,6 +67,13 @@ def status_text(models: ModelsController, entry: LibraryEntry) -> str:
     return f"unusable: {entry.probe.get('reason') or 'not checked yet'}"
 
 
+STARTER_HINT = ("The starter model that comes with Hearth is very small: it answers short questions "
+                "about your documents, best in English. A larger model (1 to 8 billion parameters, "
+                "a .gguf file, for example a Qwen or Llama instruct model) gives much better answers, "
+                "in Chinese too: choose Import… or drop the file here. Nothing is downloaded by Hearth; "
+                "copy the file from wherever you got it.")
+
+
 class ModelsDialog(QDialog):
     def __init__(self, models: ModelsController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -128,6 +135,12 @@ class ModelsDialog(QDialog):
         row.addWidget(self.remove_button)
         left.addLayout(row)
         left.addWidget(QLabel("Drop .gguf files here to import them."))
+        # Said plainly, whatever is bundled: measured in benchmarks/starter_bench.py.
+        self.larger_hint = QLabel(STARTER_HINT)
+        self.larger_hint.setWordWrap(True)
+        self.larger_hint.setObjectName("hint")
+        named(self.larger_hint, "About the starter model")
+        left.addWidget(self.larger_hint)
         right = QVBoxLayout()
         right.addWidget(self.facts)
         right.addWidget(self.fit_label)

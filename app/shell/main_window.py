@@ -39,7 +39,7 @@ from app.chat.settings_dialog import ChatSettingsDialog
 from app.documents.controller import DocumentsController
 from app.documents.dialog import CollectionsDialog
 from app.models.controller import ModelsController
-from app.models.dialog import ModelsDialog, ask_import, gguf_paths
+from app.models.dialog import STARTER_HINT, ModelsDialog, ask_import, gguf_paths
 from app.shell import a11y, dialogs
 from app.shell.menus import build_menus
 from app.shell.privacy_dialog import PrivacyDialog
@@ -48,6 +48,7 @@ from app.shell.text import plain
 from app.vault.flows import VaultFlows
 from app.vault.lock_screen import LockScreen
 from guard import egress
+from inference.bundled import starter_model
 from storage.chats import Chat, Message
 from storage.crypto import DEFAULT_KDF, KdfParams
 
@@ -356,6 +357,8 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
             self.show_notice(f"The model could not be loaded: {text}")
         elif state == "ready":
             self.conversation.assistant_name = self.controller.model_name
+            starter = Path(self.controller.model_path or "").name == starter_model().file
+            self.model_label.setToolTip(STARTER_HINT if starter else "")
             if self.notice.text().startswith("The model"):
                 self.notice.hide()
 

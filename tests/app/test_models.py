@@ -157,3 +157,17 @@ def test_a_broken_template_fails_clearly_and_a_builtin_format_fixes_it(
         window.models.save_settings(entry.id, settings)
     window.controller.params = SHORT
     assert ask(qtbot, window, "Hello?").content.strip()
+
+
+def test_the_window_says_plainly_that_a_larger_model_answers_much_better(make_window) -> None:
+    """Issue #15: measured in benchmarks/starter_bench.py, the starter model is weak in
+    Chinese; whatever is bundled, the window says so and how to import a larger one."""
+    from inference.bundled import starter_model
+
+    window = make_window(model=Path(starter_model().file))
+    assert "much better answers" in window.model_label.toolTip()
+    window.show_models()
+    dialog = window.models_dialog
+    assert dialog.larger_hint.isVisible() and "Import" in dialog.larger_hint.text()
+    other = make_window(model=Path("another.gguf"))
+    assert other.model_label.toolTip() == ""
