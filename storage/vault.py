@@ -64,6 +64,7 @@ log = logging.getLogger(__name__)
 ENVELOPE_KEY = "envelope"
 AUTO_BACKUP_EVERY = 24 * 3600
 AUTO_BACKUPS_KEPT = 3
+CLOSE_WAIT = 2.0  # seconds close() waits for a write under way
 
 
 class VaultMissing(Exception):
@@ -370,9 +371,17 @@ class Vault:
         self._closed = True
         db.refuse_connections(self.engine)
         # A write under way (a passphrase change's page of rows, at most) ends first: a
-        # passphrase change sees the flag and rolls back; nothing commits after this.
-        with self._write_lock:
+        # passphrase change sees the flag and rolls back; nothing commits after this. A
+        # writer stuck on a hung disk is not waited for past CLOSE_WAIT: without the key
+        # it can seal nothing more, and quitting must not hang on it.
+        held = self._write_lock.acquire(timeout=CLOSE_WAIT)
+        try:
             self.cipher.forget()
+        finally:
+            if held:
+                self._write_lock.release()
+            else:
+                log.warning("closing the vault while a write is still under way")
         try:
             self.engine.dispose()
             db.checkpoint_file(self.path)
