@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication, QProgressDialog, QWidget
 
 from app.shell import dialogs
 from app.shell.background import jobs, run_in_background
+from app.vault.damage import damaged_message
 from app.vault.idle import IdleWatcher
 from core.passphrase import acceptable
 from core.session import CLOSE_TIMEOUT, Session
@@ -42,23 +43,6 @@ class VaultHost(Protocol):
     def _locked_changed(self, locked: bool) -> None: ...
 
 log = logging.getLogger(__name__)
-
-
-def latest_backup() -> Path | None:
-    found = sorted(backups_dir().glob("vault-*.db")) if backups_dir().exists() else []
-    return found[-1] if found else None
-
-
-def damaged_message(exc: Exception) -> str:
-    backup = latest_backup()
-    if backup is not None:
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(backup.stat().st_mtime))
-        advice = (f"Your newest automatic backup is {backup} (from {when}). Choose “Restore "
-                  "from a backup…” to bring it back; the damaged file is kept beside it.")
-    else:
-        advice = ("There is no automatic backup yet. If you saved one with File ▸ Back up "
-                  "vault, choose “Restore from a backup…”.")
-    return f"{exc}\n\n{advice}"
 
 
 class VaultFlows(QObject):

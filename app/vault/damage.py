@@ -1,0 +1,26 @@
+"""What to tell the user when the vault file is damaged: the newest automatic backup, and
+how to bring it back."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from storage.paths import backups_dir
+
+
+def latest_backup() -> Path | None:
+    found = sorted(backups_dir().glob("vault-*.db")) if backups_dir().exists() else []
+    return found[-1] if found else None
+
+
+def damaged_message(exc: Exception) -> str:
+    backup = latest_backup()
+    if backup is not None:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(backup.stat().st_mtime))
+        advice = (f"Your newest automatic backup is {backup} (from {when}). Choose “Restore "
+                  "from a backup…” to bring it back; the damaged file is kept beside it.")
+    else:
+        advice = ("There is no automatic backup yet. If you saved one with File ▸ Back up "
+                  "vault, choose “Restore from a backup…”.")
+    return f"{exc}\n\n{advice}"
