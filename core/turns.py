@@ -210,7 +210,9 @@ class TurnMachine:
     def on_event(self, event: Event) -> None:
         turn = self.active
         if isinstance(event, WorkerDied):
-            if turn is not None:  # its request was answered with Failed; say why if not
+            # Its request was answered with Failed; say why if not. A turn started on the
+            # restarted worker meanwhile is not the dead one's (``requests``).
+            if turn is not None and (event.requests is None or turn.request_id in event.requests):
                 self._finish(turn, FAILED, {"error": event.reason})
             return
         if turn is None or getattr(event, "request_id", None) != turn.request_id:

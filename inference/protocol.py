@@ -233,6 +233,9 @@ class WorkerDied:
 
     reason: str
     restarting: bool = False
+    # The answers the dead worker owed (from the supervisor): a turn started on its
+    # successor meanwhile is not one of them, and must not be failed by this event.
+    requests: tuple[int, ...] | None = None
 
 
 Event = (ModelLoading | ModelLoaded | ModelFailed | Started | Chunk | Done | Stopped | Failed

@@ -361,6 +361,7 @@ class SupervisedWorker:
         self._last_embedders: OrderedDict[str, LoadEmbedder] = OrderedDict()
         self._worker = self._make()
         self.restarts = 0
+        self._owed: set[int] = set()  # Generate requests the current worker has not answered
 
     def start(self) -> None:
         self._worker.start()
@@ -369,6 +370,8 @@ class SupervisedWorker:
         with self._lock:
             if isinstance(command, LoadModel):
                 self._last_model = command
+            elif isinstance(command, Generate):
+                self._owed.add(command.request_id)
             elif isinstance(command, LoadEmbedder):
                 key = command.model or str(command.path)
                 self._last_embedders.pop(key, None)
@@ -395,10 +398,14 @@ class SupervisedWorker:
 
     def _on_event(self, event: Event) -> None:
         if not isinstance(event, WorkerDied):
+            if isinstance(event, (Done, Stopped, Failed)):
+                with self._lock:
+                    self._owed.discard(event.request_id)
             self._sink(event)
             return
         now = time.monotonic()
         with self._lock:
+            owed, self._owed = tuple(sorted(self._owed)), set()
             self._faults = [t for t in self._faults if now - t < self.RESTART_WINDOW] + [now]
             restart = not self._closing and len(self._faults) <= self.MAX_RESTARTS
             if restart:
@@ -409,6 +416,6 @@ class SupervisedWorker:
                     if command is not None:
                         self._worker.submit(command)
             worker = self._worker
-        self._sink(WorkerDied(event.reason, restarting=restart))
+        self._sink(WorkerDied(event.reason, restarting=restart, requests=owed))
         if restart:
             worker.start()

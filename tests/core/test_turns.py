@@ -256,3 +256,20 @@ def test_only_a_question_of_this_chat_can_be_edited(rig, store) -> None:
     assert not r.turns.edit(chat_id, answer.id, "an answer is not edited", SamplingParams(), None)
     assert not r.turns.edit(chat_id, 10_000, "no such message", SamplingParams(), None)
     assert not r.turns.busy and len(store.messages(chat_id)) == 6
+
+
+def test_a_worker_death_fails_only_the_turn_the_dead_worker_owed(store) -> None:
+    """A turn started on the restarted worker before the death was heard keeps going."""
+    from inference.protocol import WorkerDied
+
+    listener = Recorder()
+    turns = TurnMachine(listener, lambda _c: None, lambda _r: None)
+    turns.store = store
+    chat = store.create_chat()
+    turns.save_user_message(chat.id, "q")
+    assert turns.start(chat.id, SamplingParams(), None)
+    rid = turns.active.request_id
+    turns.on_event(WorkerDied("the engine stopped", restarting=True, requests=(rid - 1,)))
+    assert turns.busy  # not this turn's worker
+    turns.on_event(WorkerDied("the engine stopped", restarting=True, requests=(rid,)))
+    assert not turns.busy and store.messages(chat.id)[-1].status == "failed"

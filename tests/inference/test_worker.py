@@ -269,6 +269,47 @@ def test_an_engine_factory_that_raises_is_reported_and_the_worker_restarts_with_
         assert worker.shutdown(2.0)
 
 
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_worker_that_dies_names_the_answers_it_owed_and_not_those_of_its_successor() -> None:
+    """The window may start a turn on the restarted worker before it hears of the death:
+    that turn must not be failed by the old worker's WorkerDied (it lists what it owed)."""
+    from inference.protocol import WorkerDied
+    from inference.worker import SupervisedWorker
+
+    class Fatal(BaseException):
+        """Not an Exception: what no command handler catches, so the thread ends."""
+
+    class DyingEngine(FakeEngine):
+        def stream(self, messages, params, should_stop):
+            yield from super().stream(messages, params, should_stop)
+            raise Fatal()
+
+    made: list[FakeEngine] = []
+
+    def factory() -> FakeEngine:
+        made.append(DyingEngine(tokens=["a", "b"]) if not made else FakeEngine())
+        return made[-1]
+
+    events: queue.Queue = queue.Queue()
+    worker = SupervisedWorker(factory, events.put, flush_interval=0.0)
+    worker.submit(LoadModel(ModelSpec(Path("model.gguf"))))
+    worker.start()
+    try:
+        _events_until(events, lambda e: isinstance(e, ModelLoaded))
+        dying = worker._worker
+        worker.submit(Generate(1, 1, HELLO))
+        seen = _events_until(events, lambda e: isinstance(e, WorkerDied))
+        dying._thread.join(5)  # its exception is raised (and reported) within this test
+        died = seen[-1]
+        assert died.restarting and died.requests == (1,)
+        _events_until(events, lambda e: isinstance(e, ModelLoaded))  # the successor reloaded
+        worker.submit(Generate(2, 1, HELLO))
+        final = _events_until(events, lambda e: isinstance(e, (Done, Failed)) and e.request_id == 2)[-1]
+        assert isinstance(final, Done)
+    finally:
+        assert worker.shutdown(2.0)
+
+
 def test_a_worker_that_keeps_dying_stays_down_and_answers_every_command_at_once() -> None:
     from inference.protocol import WorkerDied
     from inference.worker import SupervisedWorker
