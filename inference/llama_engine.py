@@ -155,7 +155,7 @@ class LlamaEngine:
             ) from exc
         try:
             self._template, self._stop_strings, self.chat_format_label = self._make_template(llm, spec)
-            self._escaper = ControlTextEscaper(control_texts(llm))
+            self._escaper = ControlTextEscaper(control_texts(llm, self._template.source))
         except ModelLoadError:
             llm.close()
             raise
@@ -344,7 +344,7 @@ class LlamaEngine:
                 self._template = None
 
 
-def control_texts(llm: Any) -> list[str]:
+def control_texts(llm: Any, template: str = "") -> list[str]:
     """The token texts that must not appear whole in content (see ``must_escape``)."""
     import llama_cpp
 
@@ -352,23 +352,25 @@ def control_texts(llm: Any) -> list[str]:
     texts = []
     for token in range(int(llama_cpp.llama_vocab_n_tokens(vocab))):
         text = llm._model.token_get_text(token)
-        if must_escape(int(llama_cpp.llama_vocab_get_attr(vocab, token)), text):
+        if must_escape(int(llama_cpp.llama_vocab_get_attr(vocab, token)), text, template):
             texts.append(text)
     return texts
 
 
-def must_escape(attributes: int, text: str) -> bool:
+def must_escape(attributes: int, text: str, template: str = "") -> bool:
     """CONTROL and UNKNOWN tokens become real tokens when the prompt is tokenized with
     ``special=True``; USER_DEFINED ones are matched by llama.cpp whatever the flag, and
-    some models' turn markers are user-defined. Those that look like markup (``<...>``,
-    ``[INST]``, ``<|...|>``) are escaped too; whitespace runs and single characters,
-    which many vocabularies define for plain text, are not."""
+    some models' turn markers are user-defined. Those the chat template itself writes (its
+    structure) are escaped too, when they look like markup (``<...>``, ``[INST]``,
+    ``<|...|>``); others, such as HTML tags that some vocabularies define (``<table>``) and
+    whitespace runs, stay as they are, so a user's HTML reaches the model unchanged."""
     import llama_cpp
 
     if attributes & (llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_UNKNOWN):
         return True
     if attributes & llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED:
-        return len(text) >= 3 and not any(c.isspace() for c in text) and any(c in "<[|" for c in text)
+        markup = len(text) >= 3 and not any(c.isspace() for c in text) and any(c in "<[|" for c in text)
+        return markup and text in template
     return False
 
 

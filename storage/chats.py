@@ -320,7 +320,9 @@ class ChatStore:
         they go, so that what the user wrote in them does not stay in the vault unseen.
         Best effort: a full disk leaves them hidden, for the next read to try again."""
         try:
-            with self.vault.transaction() as conn:
+            with self.vault.transaction_if_free() as conn:
+                if conn is None:
+                    return  # a passphrase change is re-encrypting: the next read tries again
                 committed = [self._delete_in(conn, message_id) for message_id in message_ids]
         except Exception:
             log.warning("replacements cut short could not be removed now", exc_info=True)

@@ -87,6 +87,7 @@ class PassphraseChanged:
     rekeyed_copies: int  # copies kept by restores (or old backups) now under the new passphrase
     backup: Path | None  # the fresh automatic backup (None if it could not be written)
     unreadable: int  # fields that were damaged before and stay so
+    failed_copies: int = 0  # copies that could not be erased or re-encrypted: old passphrase
 
 
 class Vault:
@@ -102,6 +103,19 @@ class Vault:
         """A write transaction under the vault's write lock (see the module's docstring)."""
         with self._write_lock, self.engine.begin() as conn:
             yield conn
+
+    @contextmanager
+    def transaction_if_free(self) -> Iterator[Connection | None]:
+        """``transaction``, or None at once when another write holds the lock (a passphrase
+        change re-encrypting): for writes that can wait for a later chance."""
+        if not self._write_lock.acquire(blocking=False):
+            yield None
+            return
+        try:
+            with self.engine.begin() as conn:
+                yield conn
+        finally:
+            self._write_lock.release()
 
     # Creating and opening ---------------------------------------------------------
     @staticmethod
@@ -246,49 +260,64 @@ class Vault:
             self.cipher.promote()
         backup = None
         if backups is not None and not self._closed:
-            try:
-                backup = self.auto_backup(backups, force=True)
-            except (OSError, sqlite3.Error, db.VaultClosed):
+            try:  # under a new name, without rotating: the old ones are erased below
+                backups.mkdir(parents=True, exist_ok=True)
+                backup = self.backup_to(self._unused_backup_name(backups))
+            except Exception:
                 log.warning("no fresh backup after the passphrase change", exc_info=True)
-        erased, rekeyed = self._retire_old_copies(old, new, backups, backup)
-        return PassphraseChanged(erased, rekeyed, backup, len(damaged))
+        erased, rekeyed, failed = self._retire_old_copies(old, new, backups, backup)
+        return PassphraseChanged(erased, rekeyed, backup, len(damaged), failed)
 
     def _stop_if_closed(self) -> None:
         if self._closed:
             raise db.VaultClosed("The vault was locked during the passphrase change; nothing was changed.")
 
     def _retire_old_copies(self, old: str, new: str, backups: Path | None,
-                           fresh: Path | None) -> tuple[int, int]:
-        """(erased, re-encrypted): see ``change_passphrase``."""
-        erased = rekeyed = 0
+                           fresh: Path | None) -> tuple[int, int, int]:
+        """(erased, re-encrypted, left as they were): see ``change_passphrase``.
+
+        The vault's own change has committed by now: nothing here may raise, or the user
+        would be told the passphrase was not changed. A copy that fails (a full disk, a
+        damaged file) is left as it was, logged, and counted. The copies need no live
+        vault: this runs even if the vault was locked meanwhile."""
+        erased = rekeyed = failed = 0
         automatic = sorted(backups.glob("vault-*.db")) if backups is not None and backups.is_dir() else []
         automatic = [copy for copy in automatic if copy != fresh]
         to_rekey = kept_copies(self.path)
         if fresh is not None:
             for copy in automatic:
-                crypto_erase(copy)
-                remove_with_sidecars(copy)
-                erased += 1
+                try:
+                    crypto_erase(copy)
+                    remove_with_sidecars(copy)
+                    erased += 1
+                except OSError:
+                    log.warning("an old backup could not be erased", exc_info=True)
+                    failed += 1
             for leftover in backups.glob("vault-*.db.partial") if backups is not None else ():
-                remove_with_sidecars(leftover)
+                try:
+                    remove_with_sidecars(leftover)
+                except OSError:
+                    log.warning("a partial backup could not be removed", exc_info=True)
         else:
             to_rekey += automatic
         for copy in to_rekey:
-            if self._closed:
-                break
             try:
                 kept = Vault.open(copy, old)
             except WrongPassphrase:
                 continue  # it opens with another passphrase: not one this change retires
-            except (DamagedVault, OSError, sqlite3.Error):
-                log.warning("a kept copy could not be re-encrypted", exc_info=True)
+            except Exception:
+                log.warning("a kept copy could not be opened to re-encrypt it", exc_info=True)
+                failed += 1
                 continue
             try:
                 kept.change_passphrase(old, new)
                 rekeyed += 1
+            except Exception:
+                log.warning("a kept copy could not be re-encrypted", exc_info=True)
+                failed += 1
             finally:
                 kept.close()
-        return erased, rekeyed
+        return erased, rekeyed, failed
 
     # Backups ----------------------------------------------------------------------
     def backup_to(self, target: Path) -> Path:
@@ -311,14 +340,20 @@ class Vault:
         existing = sorted(folder.glob("vault-*.db"))
         if not force and existing and time.time() - existing[-1].stat().st_mtime < AUTO_BACKUP_EVERY:
             return None
+        target = self.backup_to(self._unused_backup_name(folder))
+        for old in sorted(folder.glob("vault-*.db"))[:-AUTO_BACKUPS_KEPT]:
+            crypto_erase(old)  # deleted blocks survive: the key record goes first
+            remove_with_sidecars(old)
+        return target
+
+    @staticmethod
+    def _unused_backup_name(folder: Path) -> Path:
+        """``vault-DATE-TIME.db``; a second backup within the second takes the next free one."""
         stamp = time.time()
         target = folder / time.strftime("vault-%Y%m%d-%H%M%S.db", time.localtime(stamp))
-        while target.exists():  # a second backup within the second: the next free second
+        while target.exists():
             stamp += 1
             target = folder / time.strftime("vault-%Y%m%d-%H%M%S.db", time.localtime(stamp))
-        target = self.backup_to(target)
-        for old in sorted(folder.glob("vault-*.db"))[:-AUTO_BACKUPS_KEPT]:
-            old.unlink(missing_ok=True)
         return target
 
     @classmethod
@@ -330,18 +365,23 @@ class Vault:
         ``-wal`` and ``-shm`` files, so that it opens with everything committed to it. Its
         path is returned (None when there was none).
         """
-        target = Path(target)
+        target, backup = Path(target), Path(backup)
+        if not backup.is_file():
+            raise VaultMissing(f"There is no backup at {backup}.")
         staged = target.with_name(target.name + ".restoring")
         try:
-            copy_or_clean_up(Path(backup), staged)
+            copy_or_clean_up(backup, staged)
         except sqlite3.DatabaseError as exc:
             if not_damage(exc, target.parent):
                 raise  # the disk's fault, said as such
-            raise _damaged(Path(backup), str(exc)) from exc
+            raise _damaged(backup, str(exc)) from exc
         # The copy is checked, not the backup: opening may migrate an older format, which
         # must not rewrite the user's own file (nor fail on a read-only stick).
         try:
             cls.open(staged, passphrase).close()  # DamagedVault, WrongPassphrase
+        except DamagedVault as exc:
+            remove_with_sidecars(staged)
+            raise DamagedVault(str(exc).replace(str(staged), str(backup))) from exc  # the user's file
         except BaseException:
             remove_with_sidecars(staged)
             raise

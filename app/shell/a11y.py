@@ -9,10 +9,14 @@ they wait for what the screen reader is saying, and they never move the keyboard
 from __future__ import annotations
 
 import re
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from PySide6.QtGui import QAccessible, QAccessibleAnnouncementEvent, QAccessibleEvent
+from PySide6 import QtGui
+from PySide6.QtGui import QAccessible, QAccessibleEvent
 from PySide6.QtWidgets import QDialogButtonBox, QWidget
+
+# Qt 6.8 and later; pyproject allows 6.7, where the name change is signalled instead.
+_Announcement: Any = getattr(QtGui, "QAccessibleAnnouncementEvent", None)
 
 W = TypeVar("W", bound=QWidget)
 
@@ -53,7 +57,10 @@ def announce(widget: QWidget, text: str) -> None:
     """Have screen readers say ``text`` about ``widget`` when they are free; focus stays."""
     if not text.strip():
         return
-    event = QAccessibleAnnouncementEvent(widget, clipped(text))
+    if _Announcement is None:
+        send(QAccessibleEvent(widget, QAccessible.Event.NameChanged))
+        return
+    event = _Announcement(widget, clipped(text))
     event.setPoliteness(QAccessible.AnnouncementPoliteness.Polite)
     send(event)
 

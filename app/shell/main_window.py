@@ -149,7 +149,9 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
         self.regenerate_button.clicked.connect(self._regenerate)
         self.conversation.link_requested.connect(self._open_link)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self.chat_page, self.controller.stop)
-        QShortcut(QKeySequence(Qt.Key.Key_Delete), self.chat_list, self._delete_current_chat)
+        # Delete deletes a chat only from the chat list: not while reading a message.
+        delete = QShortcut(QKeySequence(Qt.Key.Key_Delete), self.chat_list, self._delete_current_chat)
+        delete.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)  # (the keyword is ignored)
 
         c = self.controller
         c.chats_changed.connect(self._refresh_chats)
@@ -185,6 +187,9 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
 
     @Slot()
     def _regenerate(self) -> None:
+        if self.controller.busy:
+            self.show_notice("Wait for the answer to finish (or stop it) before regenerating.")
+            return
         self.notice.hide()
         self.controller.regenerate()
 

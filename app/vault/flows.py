@@ -233,6 +233,10 @@ class VaultFlows(QObject):
         if changed.rekeyed_copies:
             parts.append(f" {changed.rekeyed_copies} copies kept by restores or backups now open "
                          "with the new passphrase only.")
+        if changed.failed_copies:
+            parts.append(f" {changed.failed_copies} of Hearth's own copies could not be changed "
+                         f"(see the log) and still open with the old passphrase: they are in "
+                         f"{backups_dir()} and beside the vault file.")
         dialogs.inform(self.parent_widget, "Change passphrase",
                        "Your passphrase was changed, and everything in the vault was re-encrypted "
                        "with a new key." + "".join(parts) + "\n\nBackups you saved yourself still "
@@ -244,6 +248,9 @@ class VaultFlows(QObject):
         self._rekeyed()
         if isinstance(exc, WrongPassphrase):
             dialogs.warn(self.parent_widget, "Change passphrase", "The current passphrase is wrong. Nothing was changed.")
+        elif isinstance(exc, VaultClosed):
+            dialogs.warn(self.parent_widget, "Change passphrase", "Hearth was locked before the new "
+                         "passphrase was saved. Nothing was changed: your passphrase is the old one.")
         elif (found := trouble(exc)) is not None:
             dialogs.warn(self.parent_widget, "Change passphrase",
                          found.message("The passphrase was not changed; the vault is as it was."))

@@ -235,3 +235,32 @@ def test_closing_while_streaming_joins_the_worker_and_saves_the_partial_answer(q
     answer = reopened.messages(chat_id)[-1]
     assert answer.status == INTERRUPTED and answer.content.startswith("[1] slow")
     reopened.close()
+
+
+def test_delete_while_reading_a_message_does_not_offer_to_delete_the_chat(qtbot, make_window, monkeypatch) -> None:
+    """Messages are tab stops now; Delete is the chat list's key only."""
+    window = make_window(FakeEngine())
+    type_and_send(qtbot, window, "question")
+    asked: list[str] = []
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda _p, _t, text, _a: asked.append(text) or False)
+    body = window.conversation.message_widgets()[0].body
+    body.setFocus()
+    qtbot.waitUntil(body.hasFocus, timeout=WAIT_MS)
+    qtbot.keyClick(body, Qt.Key.Key_Delete)
+    assert asked == []
+    window.chat_list.setFocus()
+    qtbot.waitUntil(window.chat_list.hasFocus, timeout=WAIT_MS)
+    qtbot.keyClick(window.chat_list, Qt.Key.Key_Delete)
+    assert len(asked) == 1
+
+
+def test_regenerate_while_an_answer_streams_says_why_nothing_happens(qtbot, make_window) -> None:
+    engine = FakeEngine(tokens=["slow "] * 5000, delay=0.02)
+    window = make_window(engine)
+    window.input.setPlainText("question")
+    window.send()
+    qtbot.waitUntil(lambda: window.controller.busy, timeout=WAIT_MS)
+    window._regenerate()
+    assert window.notice.isVisible() and "before regenerating" in window.notice.text()
+    window.stop_button.click()
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=WAIT_MS)

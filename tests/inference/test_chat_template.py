@@ -159,7 +159,10 @@ def test_user_defined_tokens_that_look_like_markup_are_escaped_too() -> None:
 
     user, control, normal = (llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED, llama_cpp.LLAMA_TOKEN_ATTR_CONTROL,
                              llama_cpp.LLAMA_TOKEN_ATTR_NORMAL)
+    template = "{% for m in messages %}[INST]<start_of_turn>{{ m.content }}<|user|>{% endfor %}"
     assert must_escape(control, "<|im_start|>") and must_escape(control, "<start_of_turn>")
-    assert must_escape(user, "<start_of_turn>") and must_escape(user, "[INST]") and must_escape(user, "<|user|>")
-    assert not must_escape(user, "\n\n") and not must_escape(user, "    ") and not must_escape(user, "<")
-    assert not must_escape(normal, "<start_of_turn>")
+    assert all(must_escape(user, marker, template) for marker in ("<start_of_turn>", "[INST]", "<|user|>"))
+    # A user-defined HTML tag the template never writes is the user's text: left alone.
+    assert not must_escape(user, "<table>", template)
+    assert not must_escape(user, "\n\n", template) and not must_escape(user, "<", template)
+    assert not must_escape(normal, "<start_of_turn>", template)

@@ -463,3 +463,75 @@ def test_a_lock_during_a_passphrase_change_rolls_it_back_and_the_old_passphrase_
     with pytest.raises(WrongPassphrase):
         Vault.open(vault_path, "new passphrase")
     assert len(list(backups.glob("vault-*.db"))) == 1  # the backup is still there
+
+
+def test_a_kept_copy_that_fails_does_not_turn_a_done_change_into_a_reported_failure(
+        vault_path: Path, tmp_path: Path, monkeypatch) -> None:
+    """The vault's own change has committed; a copy that cannot be re-encrypted (a full
+    disk, say) is counted and named, and the change is reported as done."""
+    store = ChatStore(Vault.create(vault_path, "old passphrase", FAST_KDF))
+    store.create_chat("kept")
+    kept = vault_path.with_name(vault_path.name + ".before-restore-20260101-000000")
+    store.vault.backup_to(kept)
+    real_open = Vault.open
+
+    def open_but_fail_on_the_copy(path, passphrase):
+        vault = real_open(path, passphrase)
+        if Path(path) == kept:
+            def full(*_args, **_kwargs):
+                raise OSError(28, "No space left on device")
+            vault.change_passphrase = full
+        return vault
+
+    monkeypatch.setattr(Vault, "open", staticmethod(open_but_fail_on_the_copy))
+    changed = store.vault.change_passphrase("old passphrase", "new passphrase", backups=tmp_path / "b")
+    store.close()
+    assert changed.failed_copies == 1 and changed.rekeyed_copies == 0
+    monkeypatch.undo()
+    Vault.open(vault_path, "new passphrase").close()  # the change itself is done
+    Vault.open(kept, "old passphrase").close()  # and the copy says so: still the old one
+
+
+def test_a_passphrase_change_crypto_erases_every_older_backup_none_is_merely_unlinked(
+        vault_path: Path, tmp_path: Path, monkeypatch) -> None:
+    """With three backups, rotation used to unlink the oldest: its key record survived in
+    freed blocks, and it opens with the old passphrase."""
+    import os
+
+    import storage.vault as vault_module
+
+    backups = tmp_path / "backups"
+    store = ChatStore(Vault.create(vault_path, "old passphrase", FAST_KDF))
+    backups.mkdir()
+    for day in (1, 2, 3):
+        store.vault.backup_to(backups / f"vault-2026010{day}-000000.db")
+    erased: list[str] = []
+    real = vault_module.crypto_erase
+    monkeypatch.setattr(vault_module, "crypto_erase", lambda path: (erased.append(path.name), real(path)))
+    unlinked_only: list[str] = []
+    real_unlink = Path.unlink
+
+    def unlink(self, missing_ok=False):
+        if self.name.startswith("vault-") and self.name.endswith(".db") and self.name not in erased:
+            unlinked_only.append(self.name)
+        return real_unlink(self, missing_ok=missing_ok)
+
+    monkeypatch.setattr(Path, "unlink", unlink)
+    changed = store.vault.change_passphrase("old passphrase", "new passphrase", backups=backups)
+    store.close()
+    assert changed.erased_copies == 3 and unlinked_only == []
+    assert [p.name for p in backups.glob("vault-*.db")] == [changed.backup.name]
+    assert os.path.exists(changed.backup)
+
+
+def test_restoring_a_missing_or_damaged_backup_names_the_users_file(vault_path: Path, tmp_path: Path) -> None:
+    Vault.create(vault_path, PASSPHRASE, FAST_KDF).close()
+    missing = tmp_path / "nowhere" / "backup.db"
+    with pytest.raises(VaultMissing):
+        Vault.restore(missing, PASSPHRASE, vault_path)
+    assert not missing.exists()  # nothing was created in its place
+    broken = tmp_path / "broken.db"
+    broken.write_bytes(b"SQLite format 3\x00" + b"\x07" * 8000)
+    with pytest.raises(DamagedVault) as caught:
+        Vault.restore(broken, PASSPHRASE, vault_path)
+    assert str(broken) in str(caught.value) and ".restoring" not in str(caught.value)
