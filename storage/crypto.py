@@ -223,6 +223,13 @@ class FieldCipher:
                 continue
         raise DamagedVault(f"{table}.{column} of row {row_id} was changed outside Hearth or is damaged")
 
+    def writing_key_only(self) -> FieldCipher:
+        """A cipher that reads and writes with this one's current key alone (a passphrase
+        change reads the old rows with it: a row under any other key is not taken as old)."""
+        copy = FieldCipher.__new__(FieldCipher)
+        copy._keys, copy.vault_id, copy.format = self._require()[:1], self.vault_id, self.format
+        return copy
+
     def stage(self, next_key: bytes) -> None:
         """Also read with ``next_key`` (its ciphertexts are about to commit)."""
         self._require().append(AESGCM(next_key))

@@ -248,7 +248,7 @@ class Vault:
         with self._write_lock:
             self._stop_if_closed()
             target = FieldCipher(next_key, current.vault_id)
-            previous = _OldKeyOnly(self.cipher)
+            previous = self.cipher.writing_key_only()
             self.cipher.stage(next_key)
             try:
                 with self.engine.begin() as conn:
@@ -431,12 +431,3 @@ class Vault:
     @property
     def closed(self) -> bool:
         return self._closed
-
-
-class _OldKeyOnly(FieldCipher):
-    """The live cipher as it was before the staged key: reads with the old key alone, so
-    that a row already carrying the new key (there is none) could not pass as old."""
-
-    def __init__(self, live: FieldCipher) -> None:
-        super().__init__(b"\0" * 32, live.vault_id, live.format)
-        self._keys = live._keys[:1]

@@ -274,13 +274,8 @@ class ChatController(QObject):
 
     def regenerate(self) -> bool:
         """A new answer for the last question; the old one stays until the new one is complete."""
-        chat = self.current_chat
-        if chat is None or self.busy or self._store is None:
-            return False
-        if not self._model_ready:
-            self.notice.emit(self._model_problem)
-            return False
-        if not self.store.messages(chat.id):
+        chat = self._ready_chat()
+        if chat is None or not self.store.messages(chat.id):
             return False
         old = self.turns.last_answer(chat.id)
         return self.turns.start(chat.id, self._params_for(chat), self.retrieval_for,
@@ -289,13 +284,21 @@ class ChatController(QObject):
     def edit(self, message_id: int, text: str) -> bool:
         """Ask again with an earlier question changed (core.turns: what followed it stays
         until the new answer is complete)."""
-        chat = self.current_chat
-        if chat is None or self.busy or self._store is None:
-            return False
-        if not self._model_ready:
-            self.notice.emit(self._model_problem)
+        chat = self._ready_chat()
+        if chat is None:
             return False
         return self.turns.edit(chat.id, message_id, text, self._params_for(chat), self.retrieval_for)
+
+    def _ready_chat(self) -> Chat | None:
+        """The open chat, if a new answer can start in it now (a notice says why not
+        when it is the model)."""
+        chat = self.current_chat
+        if chat is None or self.busy or self._store is None:
+            return None
+        if not self._model_ready:
+            self.notice.emit(self._model_problem)
+            return None
+        return chat
 
     def set_chat_settings(self, chat_id: int, settings: dict) -> None:
         self.store.set_chat_settings(chat_id, settings)

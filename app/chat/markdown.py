@@ -73,9 +73,8 @@ def _render_markdown(document: QTextDocument, markdown: str) -> None:
 IMAGE_LINK_COLOR = QColor(IMAGE_LINK)  # its contrast: app.shell.style
 
 
-def _strip_images(document: QTextDocument) -> None:
-    """Replace every image in the document by a link to its address ("[image: alt]"), so
-    that no image format is left for the layout to load."""
+def image_fragments(document: QTextDocument) -> list[tuple[int, int, QTextImageFormat]]:
+    """Every image in the document: (position, length, format)."""
     images: list[tuple[int, int, QTextImageFormat]] = []
     block = document.begin()
     while block.isValid():
@@ -87,6 +86,13 @@ def _strip_images(document: QTextDocument) -> None:
                                fragment.charFormat().toImageFormat()))
             fragments += 1
         block = block.next()
+    return images
+
+
+def _strip_images(document: QTextDocument) -> None:
+    """Replace every image in the document by a link to its address ("[image: alt]"), so
+    that no image format is left for the layout to load."""
+    images = image_fragments(document)
     if not images:
         return
     cursor = QTextCursor(document)

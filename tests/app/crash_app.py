@@ -35,17 +35,23 @@ def main() -> None:
         window.input.setPlainText("this question must survive")
         window.send()
 
+    create_vault_when_ready(window, PASSPHRASE, on_unlocked)
+    window.show()
+    app.exec()
+
+
+def create_vault_when_ready(window: MainWindow, passphrase: str, on_unlocked) -> None:
+    """Once the model is ready, create the vault from the lock screen as a user would;
+    ``on_unlocked`` runs when it is open. (Shared with quit_app.py.)"""
     def on_model(state: str, _text: str) -> None:
         if state == "ready":
             screen = window.lock_screen
-            screen.passphrase.setText(PASSPHRASE)
-            screen.confirm.setText(PASSPHRASE)
+            screen.passphrase.setText(passphrase)
+            screen.confirm.setText(passphrase)
             screen.submit.click()
 
     window.vault.unlocked.connect(on_unlocked)
     window.controller.model_state.connect(on_model)
-    window.show()
-    app.exec()
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from app.chat.controller import ChatController, default_model_spec
 from app.shell.main_window import MainWindow
 from app.shell.startup import _exit_if_stuck
 from storage.library import COPY
+from tests.app.crash_app import create_vault_when_ready
 from tests.fakes import FakeEngine
 from tests.inference import gguf_builder
 from tests.storage.conftest import FAST_KDF
@@ -48,15 +49,7 @@ def main(work: Path) -> None:
         window.close()
         app.quit()
 
-    def on_model(state: str, _text: str) -> None:
-        if state == "ready":
-            screen = window.lock_screen
-            screen.passphrase.setText(PASSPHRASE)
-            screen.confirm.setText(PASSPHRASE)
-            screen.submit.click()
-
-    window.vault.unlocked.connect(on_unlocked)
-    window.controller.model_state.connect(on_model)
+    create_vault_when_ready(window, PASSPHRASE, on_unlocked)
     window.show()
     code = app.exec()
     print(f"loop ended {time.monotonic()}", flush=True)

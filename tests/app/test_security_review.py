@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QTextEdit,
 )
 
-from app.chat.markdown import MarkdownView
+from app.chat.markdown import MarkdownView, image_fragments
 from app.chat.settings_dialog import ChatSettingsDialog
 from app.models.controller import SIGNATURE, probe_key
 from app.shell import dialogs
@@ -109,17 +109,7 @@ def test_under_the_kernel_line_a_link_goes_through_the_portal_or_is_copied(
 
 # 3. Images in answers --------------------------------------------------------------------
 def image_names(document: QTextDocument) -> list[str]:
-    found = []
-    block = document.begin()
-    while block.isValid():
-        fragments = block.begin()
-        while not fragments.atEnd():
-            fragment = fragments.fragment()
-            if fragment.isValid() and fragment.charFormat().isImageFormat():
-                found.append(fragment.charFormat().toImageFormat().name())
-            fragments += 1
-        block = block.next()
-    return found
+    return [image.name() for _position, _length, image in image_fragments(document)]
 
 
 @pytest.fixture
