@@ -20,7 +20,7 @@ from app.vault.idle import IdleWatcher
 from core.passphrase import acceptable
 from core.session import CLOSE_TIMEOUT, Session
 from core.settings import Settings
-from storage import export
+from storage import checkup, export
 from storage.chats import ChatStore
 from storage.crypto import BadPassphrase, DamagedVault, KdfParams, WrongPassphrase
 from storage.db import VaultClosed
@@ -362,7 +362,7 @@ class VaultFlows(QObject):
             return
         store = self.controller.store
         # Decrypting everything takes a while on a large vault: off the UI thread.
-        self._background(lambda: (store.verify(), store.vault.integrity_problem(), store.message_count()),
+        self._background(lambda: (checkup.problems(store), store.vault.integrity_problem(), store.message_count()),
                          self._checked, self._check_failed)
 
     @Slot(object)

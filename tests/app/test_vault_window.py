@@ -274,6 +274,31 @@ def test_a_tampered_message_is_shown_as_damaged_and_the_rest_stays(qtbot, make_w
     assert "1 item(s)" in warned[0] and f"row {row_id}" in warned[0]
 
 
+def test_check_vault_in_the_window_also_reports_a_passage_moved_to_another_file(
+        qtbot, make_window, monkeypatch) -> None:
+    """The window's check is the terminal's (storage.checkup): documents included."""
+    import numpy as np
+
+    from storage.documents.chunking import Chunk
+    from storage.documents.store import INDEXED, Document, DocumentStore
+
+    window = make_window()
+    documents = DocumentStore(window.controller.store.vault)
+    collection = documents.create_collection("case")
+    diary = documents.save_document(Document(0, collection.id, "/private/diary.txt", INDEXED))
+    contract = documents.save_document(Document(0, collection.id, "/case/contract.pdf", INDEXED))
+    (chunk_id,) = documents.replace_chunks(diary, [Chunk("I was scared", 0, 1, None, 0, 12)],
+                                           np.ones((1, 4), np.float32), "model")
+    with sqlite3.connect(vault_path()) as conn:
+        conn.execute("UPDATE chunks SET document_id = ? WHERE id = ?", (contract.id, chunk_id))
+    conn.close()
+    warned: list[str] = []
+    monkeypatch.setattr("app.shell.dialogs.warn", lambda _p, _t, text: warned.append(text))
+    window.vault.check()
+    qtbot.waitUntil(lambda: bool(warned), timeout=WAIT_MS)
+    assert f"chunks.payload of row {chunk_id}" in warned[0]
+
+
 def test_headless_store_uses_the_same_vault(qtbot, make_window) -> None:
     window = make_window()
     send(qtbot, window, "seen from outside")
