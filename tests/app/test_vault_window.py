@@ -283,15 +283,19 @@ def test_check_vault_in_the_window_also_reports_a_passage_moved_to_another_file(
     from storage.documents.store import INDEXED, Document, DocumentStore
 
     window = make_window()
-    documents = DocumentStore(window.controller.store.vault)
+    window.vault.lock()  # the rows are written and edited while no service holds the vault
+    store = ChatStore(Vault.open(vault_path(), PASSPHRASE))
+    documents = DocumentStore(store.vault)
     collection = documents.create_collection("case")
     diary = documents.save_document(Document(0, collection.id, "/private/diary.txt", INDEXED))
     contract = documents.save_document(Document(0, collection.id, "/case/contract.pdf", INDEXED))
     (chunk_id,) = documents.replace_chunks(diary, [Chunk("I was scared", 0, 1, None, 0, 12)],
                                            np.ones((1, 4), np.float32), "model")
+    store.close()
     with sqlite3.connect(vault_path()) as conn:
         conn.execute("UPDATE chunks SET document_id = ? WHERE id = ?", (contract.id, chunk_id))
     conn.close()
+    unlock(qtbot, window, PASSPHRASE)
     warned: list[str] = []
     monkeypatch.setattr("app.shell.dialogs.warn", lambda _p, _t, text: warned.append(text))
     window.vault.check()
