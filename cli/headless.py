@@ -11,6 +11,7 @@ import os
 import sys
 
 from core.passphrase import new_passphrase_problem
+from i18n import translate
 from storage.chats import ChatStore
 from storage.instance_lock import InstanceLock
 from storage.paths import data_dir, vault_path
@@ -32,19 +33,21 @@ def read_passphrase(creating: bool) -> str:
     value = take_environment_passphrase()
     if value is not None:
         if creating and (problem := new_passphrase_problem(value)):
-            raise HeadlessError(f"{PASSPHRASE_ENV} is too weak for a new vault: {problem} "
-                                "No vault was created.")
+            raise HeadlessError(translate("cli.headless", "{variable} is too weak for a new vault: "
+                                          "{problem} No vault was created.").format(
+                variable=PASSPHRASE_ENV, problem=problem))
         return value
     if creating:
-        print("No vault yet: choose a passphrase. If you forget it, your chats are gone.",
-              file=sys.stderr)
-        first = getpass.getpass("New passphrase: ")
+        print(translate("cli.headless", "No vault yet: choose a passphrase. If you forget it, "
+                        "your chats are gone."), file=sys.stderr)
+        first = getpass.getpass(translate("cli.headless", "New passphrase: "))
         if problem := new_passphrase_problem(first):
-            raise HeadlessError(f"{problem} No vault was created.")
-        if first != getpass.getpass("Same passphrase again: "):
-            raise HeadlessError("The two passphrases are different.")
+            raise HeadlessError(translate("cli.headless", "{problem} No vault was created.").format(
+                problem=problem))
+        if first != getpass.getpass(translate("cli.headless", "Same passphrase again: ")):
+            raise HeadlessError(translate("cli.headless", "The two passphrases are different."))
         return first
-    return getpass.getpass("Passphrase: ")
+    return getpass.getpass(translate("cli.headless", "Passphrase: "))
 
 
 def open_store() -> tuple[ChatStore, InstanceLock]:

@@ -7,41 +7,58 @@ from __future__ import annotations
 import argparse
 import sys
 
+import i18n
+from i18n import translate
+
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="hearth", description="Private, offline chat with local models.")
-    parser.add_argument("--self-test", action="store_true", help="load the model, generate 16 tokens, print figures")
-    parser.add_argument("--prepare-models", action="store_true", help="place the bundled models and exit")
-    parser.add_argument("--verbose", action="store_true", help="log debug detail (never message text)")
+    # The terminal speaks LANG's language from the help text on; the window, if it opens,
+    # installs Qt's translation over this one.
+    i18n.install_terminal_language()
+    parser = argparse.ArgumentParser(prog="hearth", description=translate(
+        "cli.main", "Private, offline chat with local models."))
+    parser.add_argument("--self-test", action="store_true", help=translate(
+        "cli.main", "load the model, generate 16 tokens, print figures"))
+    parser.add_argument("--prepare-models", action="store_true", help=translate(
+        "cli.main", "place the bundled models and exit"))
+    parser.add_argument("--verbose", action="store_true", help=translate(
+        "cli.main", "log debug detail (never message text)"))
     commands = parser.add_subparsers(dest="command")
-    commands.add_parser("check-vault", help="decrypt every item and check the vault file "
-                        "(passphrase from HEARTH_PASSPHRASE, or asked)")
-    docs = commands.add_parser("docs", help="document collections for questions")
+    commands.add_parser("check-vault", help=translate(
+        "cli.main", "decrypt every item and check the vault file "
+        "(passphrase from HEARTH_PASSPHRASE, or asked)"))
+    docs = commands.add_parser("docs", help=translate("cli.main", "document collections for questions"))
     docs_commands = docs.add_subparsers(dest="docs_command", required=True)
-    add = docs_commands.add_parser("add", help="index files and folders into a collection")
+    add = docs_commands.add_parser("add", help=translate(
+        "cli.main", "index files and folders into a collection"))
     add.add_argument("collection")
     add.add_argument("paths", nargs="+")
-    docs_commands.add_parser("list", help="collections and the state of each file")
-    search = docs_commands.add_parser("search", help="the passages that match a question")
+    docs_commands.add_parser("list", help=translate("cli.main", "collections and the state of each file"))
+    search = docs_commands.add_parser("search", help=translate(
+        "cli.main", "the passages that match a question"))
     search.add_argument("collection")
     search.add_argument("question")
     search.add_argument("--k", type=int, default=5)
     search.add_argument("--json", action="store_true")
     search.add_argument("--mode", choices=("hybrid", "bm25", "vector"), default="hybrid")
-    ask = commands.add_parser("ask", help="answer a question from a collection, with citations")
+    ask = commands.add_parser("ask", help=translate(
+        "cli.main", "answer a question from a collection, with citations"))
     ask.add_argument("collection")
     ask.add_argument("question")
     ask.add_argument("--max-tokens", type=int, default=256)
-    serve = commands.add_parser("serve", help="the local OpenAI-compatible API (127.0.0.1 only)")
-    serve.add_argument("--host", default="127.0.0.1", help="loopback only; anything else is refused")
+    serve = commands.add_parser("serve", help=translate(
+        "cli.main", "the local OpenAI-compatible API (127.0.0.1 only)"))
+    serve.add_argument("--host", default="127.0.0.1", help=translate(
+        "cli.main", "loopback only; anything else is refused"))
     serve.add_argument("--port", type=int, default=8765)
     serve.add_argument("--token-file", metavar="PATH", default=None,
-                       help="read the bearer token from this file ('-': from standard input); or set "
-                            "HEARTH_API_TOKEN; default: a new random one, printed")
+                       help=translate("cli.main", "read the bearer token from this file ('-': from "
+                                      "standard input); or set HEARTH_API_TOKEN; default: a new "
+                                      "random one, printed"))
     # Refused with an explanation: a token in the arguments is visible to everyone in `ps`.
     serve.add_argument("--token", default=None, help=argparse.SUPPRESS)
-    commands.add_parser("chat", help="chat in the terminal (not saved)")
-    models = commands.add_parser("models", help="the model library")
+    commands.add_parser("chat", help=translate("cli.main", "chat in the terminal (not saved)"))
+    models = commands.add_parser("models", help=translate("cli.main", "the model library"))
     models.add_subparsers(dest="models_command", required=True).add_parser("list")
     return parser.parse_args(argv)
 
@@ -72,27 +89,31 @@ def run(args: argparse.Namespace) -> int:
     try:
         return _dispatch(args)
     except KeyboardInterrupt:
-        print("stopped", file=sys.stderr)
+        print(translate("cli.main", "stopped"), file=sys.stderr)
         return 130
     except Exception as exc:
         found = trouble(exc)
         if found is not None:
-            print(f"error: {found.message(SAVED_SO_FAR.get(args.command or '', ''))}", file=sys.stderr)
+            said = found.message(saved_so_far().get(args.command or "", ""))
+            print(translate("cli.main", "error: {message}").format(message=said), file=sys.stderr)
             return 1
         from storage.paths import logs_dir
 
         logging.getLogger("hearth").exception("the command failed")
-        print(f"error: Hearth ran into an internal error ({type(exc).__name__}). The details are "
-              f"in {logs_dir() / 'hearth.log'}.", file=sys.stderr)
+        internal = translate("cli.main", "Hearth ran into an internal error ({kind}). The details "
+                             "are in {path}.").format(kind=type(exc).__name__,
+                                                      path=logs_dir() / "hearth.log")
+        print(translate("cli.main", "error: {message}").format(message=internal), file=sys.stderr)
         return 1
 
 
-# What a command had saved when the disk refused it, in the user's words.
-SAVED_SO_FAR = {
-    "docs": "The files indexed before it are saved; run the same command again once there is "
-            "space (what is already indexed is skipped).",
-    "check-vault": "Nothing was changed.",
-}
+def saved_so_far() -> dict[str, str]:
+    """What a command had saved when the disk refused it, in the user's words."""
+    return {
+        "docs": translate("cli.main", "The files indexed before it are saved; run the same command "
+                          "again once there is space (what is already indexed is skipped)."),
+        "check-vault": translate("cli.main", "Nothing was changed."),
+    }
 
 
 def _dispatch(args: argparse.Namespace) -> int:
@@ -105,9 +126,9 @@ def _dispatch(args: argparse.Namespace) -> int:
         from inference.errors import InferenceError
 
         try:
-            print(f"model ready: {resolve_model()}")
+            print(translate("cli.main", "model ready: {path}").format(path=resolve_model()))
         except InferenceError as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            print(translate("cli.main", "error: {message}").format(message=exc), file=sys.stderr)
             return 1
         return 0
     from cli.commands import run as run_command

@@ -11,6 +11,7 @@ import sys
 from typing import TextIO
 
 from core.models import resolve_embedding_model, resolve_model
+from i18n import translate
 from inference.client import ClientError, WorkerClient
 from inference.errors import InferenceError
 from inference.protocol import ChatMessage, ModelLoaded, ModelSpec, SamplingParams, Stats
@@ -26,7 +27,7 @@ def _embed_a_sentence(client: WorkerClient) -> int:
     client.load_embedder(resolve_embedding_model(), LOAD_TIMEOUT)
     vectors = client.embed(["The lighthouse keeper climbed the stairs."], GENERATE_TIMEOUT)
     if vectors.shape[0] != 1 or not vectors.any():
-        raise RuntimeError("the embedding model returned no vector")
+        raise RuntimeError(translate("cli.selftest", "the embedding model returned no vector"))
     return int(vectors.shape[1])
 
 
@@ -45,32 +46,44 @@ def run_self_test(out: TextIO = sys.stdout) -> int:
     try:
         path = resolve_model()
     except InferenceError as exc:
-        print(f"self-test FAILED: {exc}", file=out)
+        print(_failed(exc), file=out)
         return 1
     client = WorkerClient(flush_interval=0.0)
     try:
         loaded, text, stats = load_and_generate(client, ModelSpec(path=path))
         embedded = _embed_a_sentence(client)
     except TimeoutError:
-        print("self-test FAILED: the model did not answer in time", file=out)
+        print(_failed(translate("cli.selftest", "the model did not answer in time")), file=out)
         return 1
     except (InferenceError, ClientError, RuntimeError) as exc:
-        print(f"self-test FAILED: {exc}", file=out)
+        print(_failed(exc), file=out)
         return 1
     finally:
         client.close(timeout=5.0)
     if stats.tokens == 0 or not text.strip():
-        print("self-test FAILED: the model produced no text", file=out)
+        print(_failed(translate("cli.selftest", "the model produced no text")), file=out)
         return 1
     from inference import cpu_variant
 
-    print(f"model: {loaded.name} ({path})", file=out)
-    print(f"llama.cpp build: {cpu_variant.describe()}; backend {loaded.backend}", file=out)
-    print(f"load time: {loaded.load_seconds:.2f} s", file=out)
-    print(f"tokens: {stats.tokens}", file=out)
-    print(f"time to first token: {stats.ttft_seconds:.3f} s", file=out)
-    print(f"tokens/s: {stats.tokens_per_second:.1f}", file=out)
-    print(f"sample: {text.strip()[:80]!r}", file=out)
-    print(f"embedding: {embedded} dimensions ({resolve_embedding_model().name})", file=out)
-    print("self-test OK", file=out)
+    print(translate("cli.selftest", "model: {name} ({path})").format(name=loaded.name, path=path),
+          file=out)
+    print(translate("cli.selftest", "llama.cpp build: {build}; backend {backend}").format(
+        build=cpu_variant.describe(), backend=loaded.backend), file=out)
+    print(translate("cli.selftest", "load time: {seconds:.2f} s").format(seconds=loaded.load_seconds),
+          file=out)
+    print(translate("cli.selftest", "tokens: {tokens}").format(tokens=stats.tokens), file=out)
+    print(translate("cli.selftest", "time to first token: {seconds:.3f} s").format(
+        seconds=stats.ttft_seconds), file=out)
+    print(translate("cli.selftest", "tokens/s: {rate:.1f}").format(rate=stats.tokens_per_second),
+          file=out)
+    sample = repr(text.strip()[:80])
+    print(translate("cli.selftest", "sample: {sample}").format(sample=sample), file=out)
+    print(translate("cli.selftest", "embedding: %n dimensions ({model})", None, embedded).format(
+        model=resolve_embedding_model().name), file=out)
+    print(translate("cli.selftest", "self-test OK"), file=out)
     return 0
+
+
+def _failed(reason: object) -> str:
+    """The line that says the self-test failed, and why (``reason``: the error's own words)."""
+    return translate("cli.selftest", "self-test FAILED: {reason}").format(reason=reason)

@@ -36,6 +36,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from i18n import translate
 from inference.protocol import (
     ChatMessage,
     Chunk,
@@ -331,7 +332,9 @@ class ApiServer:
     def __init__(self, backend: Backend, host: str = "127.0.0.1", port: int = 0, token: str | None = None,
                  request_timeout: float = REQUEST_TIMEOUT, max_connections: int = MAX_CONNECTIONS) -> None:
         if not is_loopback(host):
-            raise ValueError(f"The local API only listens on this computer (127.0.0.1), not on {host}.")
+            # Read by the user (the terminal's --host, the window's settings), not by a program.
+            raise ValueError(translate("core.api", "The local API only listens on this computer "
+                                       "(127.0.0.1), not on {host}.").format(host=host))
         import socket
 
         import uvicorn

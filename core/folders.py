@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from i18n import translate
 from storage.documents import parsers
 from storage.documents.parsers import Identity
 
@@ -25,7 +26,22 @@ def identity_of(info: os.stat_result) -> Identity:
     return (info.st_dev, info.st_ino)
 
 
+# The English text of ``outside()``, for code that compares reasons (the tests); what the
+# walk reports is ``outside()``, in the interface language.
 OUTSIDE = "a link that leads outside the chosen folder: not imported"
+
+
+def outside() -> str:
+    return translate("core.folders", "a link that leads outside the chosen folder: not imported")
+
+
+def unreadable(reason: object) -> str:
+    """Why a file or folder could not be read; ``reason`` is the system's own words."""
+    return translate("core.folders", "cannot be read ({reason})").format(reason=reason)
+
+
+def missing() -> str:
+    return translate("core.folders", "does not exist (or is a broken link)")
 
 
 @dataclass(frozen=True)
@@ -53,7 +69,7 @@ def _listing(root: Path, found: Found) -> Iterable[tuple[str, list[str], list[st
     missing (Windows) ``os.walk`` does, and every folder's real path is checked instead.
     """
     def problem(error: OSError) -> None:
-        found.failed.append((str(error.filename), f"cannot be read ({error.strerror})"))
+        found.failed.append((str(error.filename), unreadable(error.strerror)))
 
     if hasattr(os, "fwalk"):
         for folder, dirs, names, fd in os.fwalk(root, onerror=problem, follow_symlinks=False):
@@ -64,7 +80,7 @@ def _listing(root: Path, found: Found) -> Iterable[tuple[str, list[str], list[st
     for folder, dirs, names in os.walk(root, onerror=problem, followlinks=False):
         if not _inside(Path(os.path.realpath(folder)), root):  # a junction, say
             dirs[:] = []
-            found.skipped.append((folder, OUTSIDE))
+            found.skipped.append((folder, outside()))
             continue
 
         def lstat_in(name: str, folder: str = folder) -> os.stat_result:
@@ -91,7 +107,7 @@ def expand(paths: Iterable[Path]) -> Found:
 
     def take(path: Path, info: os.stat_result) -> None:
         if not is_regular(info):
-            found.failed.append((str(path), "is not a regular file"))
+            found.failed.append((str(path), translate("core.folders", "is not a regular file")))
         elif identity_of(info) not in seen:
             seen.add(identity_of(info))
             found.files.append(Candidate(path, identity_of(info)))
@@ -101,7 +117,7 @@ def expand(paths: Iterable[Path]) -> Found:
             root = Path(os.path.realpath(given, strict=True))
             info = os.lstat(root)
         except OSError:
-            found.failed.append((str(given), "does not exist (or is a broken link)"))
+            found.failed.append((str(given), missing()))
             continue
         if not stat_module.S_ISDIR(info.st_mode):
             take(root, info)
@@ -114,12 +130,12 @@ def expand(paths: Iterable[Path]) -> Found:
                 try:
                     entry = lstat(name)
                 except OSError as exc:
-                    found.failed.append((os.path.join(folder, name), f"cannot be read ({exc.strerror})"))
+                    found.failed.append((os.path.join(folder, name), unreadable(exc.strerror)))
                     continue
                 if stat_module.S_ISLNK(entry.st_mode):
                     target = Path(os.path.realpath(os.path.join(folder, name)))
                     if not _inside(target, root):
-                        found.skipped.append((os.path.join(folder, name), OUTSIDE))
+                        found.skipped.append((os.path.join(folder, name), outside()))
                     continue
                 kept.append(name)
             dirs[:] = kept
@@ -132,14 +148,14 @@ def expand(paths: Iterable[Path]) -> Found:
                     if stat_module.S_ISLNK(entry.st_mode):
                         target = Path(os.path.realpath(file))
                         if not _inside(target, root):
-                            found.skipped.append((str(file), OUTSIDE))
+                            found.skipped.append((str(file), outside()))
                             continue
                         file, entry = target, os.lstat(target)
                 except FileNotFoundError:
-                    found.failed.append((str(file), "does not exist (or is a broken link)"))
+                    found.failed.append((str(file), missing()))
                     continue
                 except OSError as exc:
-                    found.failed.append((str(file), f"cannot be read ({exc.strerror})"))
+                    found.failed.append((str(file), unreadable(exc.strerror)))
                     continue
                 take(file, entry)
     return found

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from zxcvbn import zxcvbn
 
+from i18n import translate
 from storage.crypto import MAX_PASSPHRASE_BYTES
 
 MIN_LENGTH = 10
@@ -19,7 +20,13 @@ MIN_SCORE = 3  # zxcvbn: 3 “safely unguessable”, 4 “very unguessable”
 RATED_CHARACTERS = 72  # zxcvbn refuses longer input (its max_length)
 # Words that make a passphrase easy to guess for someone who knows it guards Hearth.
 CONTEXT_WORDS = ["hearth", "vault", "passphrase", "password", "chat", "chats", "private"]
-LABELS = ("very weak", "weak", "fair", "good", "strong")
+
+
+def labels() -> tuple[str, ...]:
+    """The words for zxcvbn's scores 0 to 4, in the interface language."""
+    return (translate("core.passphrase", "very weak"), translate("core.passphrase", "weak"),
+            translate("core.passphrase", "fair"), translate("core.passphrase", "good"),
+            translate("core.passphrase", "strong"))
 
 
 def strength(passphrase: str) -> tuple[int, str]:
@@ -32,23 +39,28 @@ def strength(passphrase: str) -> tuple[int, str]:
     parts = [feedback.get("warning") or "", *(feedback.get("suggestions") or [])]
     advice = " ".join(part.strip() for part in parts if part and part.strip())
     if score < MIN_SCORE and not advice:
-        advice = "Longer is stronger: try four or more unrelated words."
+        advice = translate("core.passphrase", "Longer is stronger: try four or more unrelated words.")
     return score, advice
 
 
 def label(score: int) -> str:
-    return LABELS[max(0, min(score, len(LABELS) - 1))]
+    words = labels()
+    return words[max(0, min(score, len(words) - 1))]
 
 
 def acceptable(passphrase: str) -> str | None:
     """None when the passphrase may protect a new vault; else why not, for the user."""
     if len(passphrase) < MIN_LENGTH:
-        return f"Use at least {MIN_LENGTH} characters; four or more unrelated words are best."
+        return translate("core.passphrase",
+                         "Use at least %n characters; four or more unrelated words are best.",
+                         None, MIN_LENGTH)
     if len(passphrase.encode("utf-8")) > MAX_PASSPHRASE_BYTES:
-        return f"Use at most {MAX_PASSPHRASE_BYTES} bytes."
+        return translate("core.passphrase", "Use at most %n bytes.", None, MAX_PASSPHRASE_BYTES)
     score, advice = strength(passphrase)
     if score < MIN_SCORE:
-        return ("This passphrase is too easy to guess. " + advice).strip()
+        # zxcvbn's advice is its own English text: a value, never a source to translate.
+        return translate("core.passphrase", "This passphrase is too easy to guess. {advice}").format(
+            advice=advice).strip()
     return None
 
 

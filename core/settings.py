@@ -12,6 +12,7 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from i18n import LANGUAGES
 from storage.paths import private_file, settings_path
 
 log = logging.getLogger(__name__)
@@ -23,6 +24,7 @@ class Settings:
     api_enabled: bool = False  # the local API is off unless the user switches it on
     api_port: int = 8765
     api_store: bool = False  # keep API conversations in the vault
+    language: str = "system"  # the interface: "system", or a code in i18n.LANGUAGES
 
     @classmethod
     def load(cls, path: Path | None = None) -> Settings:
@@ -33,7 +35,8 @@ class Settings:
             return cls(auto_lock_minutes=max(0, min(minutes, 24 * 60)),
                        api_enabled=bool(data.get("api_enabled", False)),
                        api_port=int(data.get("api_port", 8765)),
-                       api_store=bool(data.get("api_store", False)))
+                       api_store=bool(data.get("api_store", False)),
+                       language=_language(data.get("language")))
         except FileNotFoundError:
             return cls()
         except (OSError, ValueError, TypeError, AttributeError):
@@ -46,3 +49,8 @@ class Settings:
         partial.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
         private_file(partial)
         os.replace(partial, path)
+
+
+def _language(value: object) -> str:
+    """A language the app ships, or the system's: anything else in the file is ignored."""
+    return value if isinstance(value, str) and value in LANGUAGES else "system"

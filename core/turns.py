@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from i18n import translate
 from inference.protocol import (
     ChatMessage,
     Chunk,
@@ -46,6 +47,7 @@ from storage.chats import (
     INTERRUPTED,
     REPLACES,
     STREAMING,
+    UNTITLED,
     Chat,
     ChatStore,
     Message,
@@ -56,13 +58,17 @@ log = logging.getLogger(__name__)
 
 CHECKPOINT_SECONDS = 1.0
 RETRY_SECONDS = 5.0  # after a failed checkpoint, how long before the next try
-SYSTEM_PROMPT = "You are a helpful assistant."
+SYSTEM_PROMPT = "You are a helpful assistant."  # the model's instruction, not a message to the user
 TITLE_LENGTH = 48
-NOT_SENT = "Your message was not sent; it is still in the box."
+
+
+def not_sent() -> str:
+    """What the notice says when the user's message could not be saved."""
+    return translate("core.turns", "Your message was not sent; it is still in the box.")
 
 
 def title_from(text: str) -> str:
-    first_line = text.strip().splitlines()[0].strip() if text.strip() else "New chat"
+    first_line = text.strip().splitlines()[0].strip() if text.strip() else UNTITLED
     return first_line if len(first_line) <= TITLE_LENGTH else first_line[: TITLE_LENGTH - 1] + "…"
 
 
@@ -141,7 +147,7 @@ class TurnMachine:
         try:
             return self.store.add_message(chat_id, "user", text)
         except Exception as exc:
-            self.environmental(exc, NOT_SENT)
+            self.environmental(exc, not_sent())
             return None
 
     def start(self, chat_id: int, params: SamplingParams, retrieval_for: Callable[[int, str], Retrieval | None] | None,
@@ -167,7 +173,8 @@ class TurnMachine:
         try:
             edited = store.add_message(chat_id, "user", text, STREAMING, stats={REPLACES: message_id})
         except Exception as exc:
-            self.environmental(exc, "The edit was not sent; your chat is as it was.")
+            self.environmental(exc, translate("core.turns",
+                                              "The edit was not sent; your chat is as it was."))
             return False
         self._listener.message_added(edited)
         return self._begin(chat_id, (*messages, ChatMessage("user", text)), params, retrieval_for,
@@ -185,8 +192,10 @@ class TurnMachine:
         except Exception as exc:
             if edited is not None:
                 store.abandon(edited)
-                self._write("the unsent edit's removal", lambda: self._delete(edited))
-            self.environmental(exc, "No answer was started; your messages so far are saved.")
+                self._write(translate("core.turns", "the unsent edit's removal"),
+                            lambda: self._delete(edited))
+            self.environmental(exc, translate("core.turns",
+                                              "No answer was started; your messages so far are saved."))
             return False
         self._listener.message_added(placeholder)
         turn = Turn(next(self._ids), chat_id, placeholder.id, replaces, edited, supersedes, "", self._clock())
@@ -220,13 +229,15 @@ class TurnMachine:
         if isinstance(event, Retrieved):
             turn.sources = [p.as_dict() for p in event.passages]
             if not event.passages:
-                self._listener.notice("No passage in this chat's documents matched the question; "
-                                      "the model was told so.")
+                self._listener.notice(translate("core.turns",
+                                                "No passage in this chat's documents matched the "
+                                                "question; the model was told so."))
         elif isinstance(event, Started):
-            if event.dropped_messages:
-                self._listener.notice(
-                    f"This chat is longer than the model's context: the {event.dropped_messages} "
-                    "oldest messages were left out of this answer.")
+            if dropped := event.dropped_messages:
+                # n is a plain name: pyside6-lupdate skips a call whose count is an expression.
+                self._listener.notice(translate(
+                    "core.turns", "This chat is longer than the model's context: the %n "
+                    "oldest messages were left out of this answer.", None, dropped))
         elif isinstance(event, Chunk):
             turn.text += event.text
             self._listener.answer_updated(turn.message_id, turn.text)
@@ -248,7 +259,8 @@ class TurnMachine:
         except Exception as exc:
             found = self._trouble_or_raise(exc)
             if self._paused_until == 0.0:  # say it once per spell, not every second
-                self._listener.notice(found.message("The answer so far is on screen but not saved yet."))
+                self._listener.notice(found.message(
+                    translate("core.turns", "The answer so far is on screen but not saved yet.")))
             self._paused_until = now + RETRY_SECONDS
             return
         if self._paused_until:
@@ -267,14 +279,17 @@ class TurnMachine:
                 for message_id in new:
                     self._delete(message_id)
 
-            self._write("the unfinished answer's removal", remove)
+            self._write(translate("core.turns", "the unfinished answer's removal"), remove)
             if status == FAILED:
-                kept = "Your chat is as it was before the edit." if turn.edited else "The earlier answer is kept."
-                self._listener.notice(f"The new answer failed ({stats.get('error')}). {kept}")
+                kept = (translate("core.turns", "Your chat is as it was before the edit.")
+                        if turn.edited else translate("core.turns", "The earlier answer is kept."))
+                self._listener.notice(translate("core.turns", "The new answer failed ({error}). {kept}")
+                                      .format(error=stats.get("error"), kept=kept))
             return
         if status == INTERRUPTED and not turn.text:
             # Stopped before the first word: nothing worth keeping.
-            self._write("the empty answer's removal", lambda: self._delete(turn.message_id))
+            self._write(translate("core.turns", "the empty answer's removal"),
+                        lambda: self._delete(turn.message_id))
             return
         stats = {**stats, "model": self.model_name}  # stored encrypted with the answer
         if turn.sources is not None:
@@ -295,7 +310,8 @@ class TurnMachine:
             for message_id in old:
                 self._listener.message_removed(message_id)
 
-        self._write("the answer", supersede if old else save, [], "The answer is on screen but not saved yet.")
+        self._write(translate("core.turns", "the answer"), supersede if old else save, [],
+                    translate("core.turns", "The answer is on screen but not saved yet."))
 
     def _delete(self, message_id: int | None) -> None:
         if self.store is None or message_id is None:
@@ -315,7 +331,8 @@ class TurnMachine:
         except Exception as exc:
             found = self._trouble_or_raise(exc)
             self._pending.append(job)
-            self._listener.notice(found.message(outcome or f"Saving {what} failed for now."))
+            self._listener.notice(found.message(
+                outcome or translate("core.turns", "Saving {what} failed for now.").format(what=what)))
 
     @staticmethod
     def _run(job: _Pending) -> None:
@@ -360,8 +377,8 @@ class TurnMachine:
     def detach(self) -> None:
         """The vault is closing: writes still refused by the disk are given up, said so."""
         if self._pending:
-            self._listener.notice("Some of the last answer could not be saved before the vault "
-                                  "closed (the disk refused it).")
+            self._listener.notice(translate("core.turns", "Some of the last answer could not be saved "
+                                            "before the vault closed (the disk refused it)."))
         self._pending.clear()
         self._paused_until = 0.0
         self.store = None

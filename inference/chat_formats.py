@@ -7,6 +7,8 @@ environment either way.
 
 from __future__ import annotations
 
+from i18n import translate
+
 AUTO = "auto"
 
 TEMPLATES: dict[str, str] = {
@@ -54,6 +56,6 @@ def resolve(chat_format: str, gguf_template: str | None, architecture: str) -> t
             raise KeyError(chat_format)
         return chat_format, TEMPLATES[chat_format], STOP_STRINGS[chat_format]
     if gguf_template:
-        return "the model's own template", gguf_template, []
+        return translate("inference.chat_formats", "the model's own template"), gguf_template, []
     name = BY_ARCHITECTURE.get(architecture, "chatml")
     return name, TEMPLATES[name], STOP_STRINGS[name]

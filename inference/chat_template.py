@@ -30,6 +30,8 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import _PassArg
 from jinja2.visitor import NodeTransformer
 
+from i18n import translate
+
 DEFAULT_STEPS = 1_000_000
 DEFAULT_SECONDS = 5.0
 MAX_FILTER_INT = 4096  # indent(4), truncate(255), center(80): real templates use small numbers
@@ -41,8 +43,79 @@ _VALUE_FILTER = "hearth_value"
 _WIDTH = re.compile(r"\d+")
 
 
+# What a refusal says, as data: its kind and values (``refusal``). The probe child sends
+# these, having no translation, and its parent says them in the interface language.
+STEPS, SECONDS, VALUE_SIZE, MADE, WOULD_BE = "steps", "seconds", "value-size", "made", "would-be"
+WIDTH, BITS, RANGE, FILTER_ARG, JSON_INDENT = "width", "bits", "range", "filter-arg", "json-indent"
+POWER, FORMAT_WIDTH, CALL_ARG, OUTPUT = "power", "format-width", "call-arg", "output"
+RECURSION, MEMORY = "recursion", "memory"
+Value = str | int | float
+
+
+def refusal(kind: str, values: Mapping[str, Value]) -> str:
+    """The text of a refusal of ``kind``, in the interface language (after "because" or a
+    colon: it starts in lower case); KeyError for a kind or value it does not know,
+    ValueError for a value of the wrong type."""
+    v = values
+    if kind == STEPS:
+        return translate("inference.chat_template", "it took more than {steps:,} steps").format(
+            steps=v["steps"])
+    if kind == SECONDS:
+        return translate("inference.chat_template", "it ran for more than {seconds:g} s").format(
+            seconds=v["seconds"])
+    if kind == VALUE_SIZE:
+        return translate("inference.chat_template",
+                         "it built a value of more than {chars:,} characters").format(
+                             chars=v["chars"])
+    if kind == MADE:
+        return translate("inference.chat_template",
+                         "it built more than {chars:,} characters in all").format(chars=v["chars"])
+    if kind == WOULD_BE:
+        return translate("inference.chat_template", "it tried to build a value of {length:,} "
+                         "characters (the limit is {limit:,})").format(
+                             length=v["length"], limit=v["limit"])
+    if kind == WIDTH:
+        return translate("inference.chat_template",
+                         "its format string asks for a width of {width}").format(width=v["width"])
+    if kind == BITS:
+        return translate("inference.chat_template",
+                         "it computed with numbers of more than {bits} bits").format(bits=v["bits"])
+    if kind == RANGE:
+        return translate("inference.chat_template",
+                         "it asked for a range of {count:,} numbers").format(count=v["count"])
+    if kind == FILTER_ARG:
+        return translate("inference.chat_template", "it passed {value} to the {name} filter").format(
+            value=v["value"], name=v["name"])
+    if kind == JSON_INDENT:
+        return translate("inference.chat_template",
+                         "it asked tojson for an indent of {indent}").format(indent=v["indent"])
+    if kind == POWER:
+        return translate("inference.chat_template", "it tried to compute {left} ** {right}").format(
+            left=v["left"], right=v["right"])
+    if kind == FORMAT_WIDTH:
+        return translate("inference.chat_template",
+                         "it formatted with a width of {width}").format(width=v["width"])
+    if kind == CALL_ARG:
+        return translate("inference.chat_template", "it passed {value} to a function").format(
+            value=v["value"])
+    if kind == OUTPUT:
+        return translate("inference.chat_template",
+                         "its output grew past {chars:,} characters").format(chars=v["chars"])
+    if kind == RECURSION:
+        return translate("inference.chat_template", "it recursed too deeply")
+    if kind == MEMORY:
+        return translate("inference.chat_template", "it ran out of memory")
+    raise KeyError(kind)
+
+
 class TemplateRefused(Exception):
-    """The template went past its budget (steps, time, or size); the message says which."""
+    """The template went past its budget (steps, time, or size); the message says which,
+    and ``kind`` and ``values`` say it again as data (see ``refusal``)."""
+
+    def __init__(self, kind: str, **values: Value) -> None:
+        super().__init__(refusal(kind, values))
+        self.kind = kind
+        self.values = values
 
 
 def output_limit(n_ctx: int, content_chars: int) -> int:
@@ -64,9 +137,9 @@ class _Budget:
     def tick(self) -> None:
         self.steps += 1
         if self.steps > self.max_steps:
-            raise TemplateRefused(f"it took more than {self.max_steps:,} steps")
+            raise TemplateRefused(STEPS, steps=self.max_steps)
         if not self.steps & 0xFF and time.monotonic() > self.deadline:
-            raise TemplateRefused(f"it ran for more than {self.seconds:g} s")
+            raise TemplateRefused(SECONDS, seconds=self.seconds)
 
     def size(self, value: Any) -> Any:
         """Count what a step built: each value, and all of them together, are bounded."""
@@ -74,23 +147,21 @@ class _Budget:
             length = len(value)
             self.made += length
             if length > self.max_chars:
-                raise TemplateRefused(f"it built a value of more than {self.max_chars:,} characters")
+                raise TemplateRefused(VALUE_SIZE, chars=self.max_chars)
             if self.made > MADE_FACTOR * self.max_chars:
-                raise TemplateRefused(f"it built more than {MADE_FACTOR * self.max_chars:,} "
-                                      "characters in all")
+                raise TemplateRefused(MADE, chars=MADE_FACTOR * self.max_chars)
         return value
 
     def would_be(self, length: int) -> None:
         if length > self.max_chars:
-            raise TemplateRefused(f"it tried to build a value of {length:,} characters "
-                                  f"(the limit is {self.max_chars:,})")
+            raise TemplateRefused(WOULD_BE, length=length, limit=self.max_chars)
 
     def widths(self, fmt: Any) -> None:
         """A format string's field widths and precisions (``'%999999999s'``, ``'{:>9999999}'``)."""
         if isinstance(fmt, str):
             for number in _WIDTH.findall(fmt):
                 if len(number) > 7 or int(number) > self.max_chars:
-                    raise TemplateRefused(f"its format string asks for a width of {number}")
+                    raise TemplateRefused(WIDTH, width=number)
 
 
 MAX_INT_BITS = 4096
@@ -102,7 +173,7 @@ def _big_numbers(*values: Any) -> bool:
 
 def _small_result(bits: int) -> None:
     if bits > MAX_INT_BITS:
-        raise TemplateRefused(f"it computed with numbers of more than {MAX_INT_BITS} bits")
+        raise TemplateRefused(BITS, bits=MAX_INT_BITS)
 
 
 def _length(value: Any) -> int:
@@ -153,7 +224,7 @@ class _Environment(ImmutableSandboxedEnvironment):
         self.budget.tick()
         rng = range(*args)
         if len(rng) > MAX_RANGE:
-            raise TemplateRefused(f"it asked for a range of {len(rng):,} numbers")
+            raise TemplateRefused(RANGE, count=len(rng))
         return rng
 
     def _iterate(self, iterable: Any) -> Iterator[Any]:
@@ -189,7 +260,7 @@ class _Environment(ImmutableSandboxedEnvironment):
             budget.tick()
             for arg in (*args[skip + 1:], *kwargs.values()):
                 if isinstance(arg, int) and not isinstance(arg, bool) and abs(arg) > MAX_FILTER_INT:
-                    raise TemplateRefused(f"it passed {arg} to the {name!r} filter")
+                    raise TemplateRefused(FILTER_ARG, value=str(arg), name=repr(name))
             value = args[skip] if len(args) > skip else None
             rest = args[skip + 1:]
             if name == "replace" and isinstance(value, str) and len(rest) >= 2:
@@ -204,7 +275,7 @@ class _Environment(ImmutableSandboxedEnvironment):
             elif name == "tojson":
                 indent = rest[1] if len(rest) > 1 else kwargs.get("indent")
                 if isinstance(indent, int) and indent > MAX_JSON_INDENT:
-                    raise TemplateRefused(f"it asked tojson for an indent of {indent}")
+                    raise TemplateRefused(JSON_INDENT, indent=str(indent))
             elif name == "indent" and isinstance(value, str):
                 width = rest[0] if rest else kwargs.get("width", 4)
                 width = width if isinstance(width, int) else _length(width)
@@ -222,7 +293,7 @@ class _Environment(ImmutableSandboxedEnvironment):
         if _big_numbers(left, right):
             # Arithmetic on huge integers takes time and memory that no step count sees
             # (squaring a 1000-digit number 13 times: seconds; 20 times: hours).
-            raise TemplateRefused(f"it computed with numbers of more than {MAX_INT_BITS} bits")
+            raise TemplateRefused(BITS, bits=MAX_INT_BITS)
         if operator == "*":
             for seq, times in ((left, right), (right, left)):
                 if isinstance(seq, (str, list, tuple)) and isinstance(times, int):
@@ -231,14 +302,14 @@ class _Environment(ImmutableSandboxedEnvironment):
                 _small_result(left.bit_length() + right.bit_length())
         elif operator == "**" and isinstance(left, int) and isinstance(right, int):
             if abs(left) > 1 and right * abs(left).bit_length() > MAX_INT_BITS:
-                raise TemplateRefused(f"it tried to compute {left} ** {right}")
+                raise TemplateRefused(POWER, left=str(left), right=str(right))
         elif operator == "%":
             budget.widths(left)
             # '%*s' % (50000000, 'x'): the width comes from the arguments
             for value in (right if isinstance(right, tuple) else
                           right.values() if isinstance(right, dict) else (right,)):
                 if isinstance(value, int) and not isinstance(value, bool) and abs(value) > budget.max_chars:
-                    raise TemplateRefused(f"it formatted with a width of {value}")
+                    raise TemplateRefused(FORMAT_WIDTH, width=str(value))
         elif operator == "+":
             budget.would_be(_length(left) + _length(right))
         return budget.size(super().call_binop(context, operator, left, right))
@@ -248,7 +319,7 @@ class _Environment(ImmutableSandboxedEnvironment):
         budget.tick()
         for arg in (*args, *kwargs.values()):
             if isinstance(arg, int) and not isinstance(arg, bool) and abs(arg) > budget.max_chars:
-                raise TemplateRefused(f"it passed {arg} to a function")
+                raise TemplateRefused(CALL_ARG, value=str(arg))
         owner = getattr(__obj, "__self__", None)
         if isinstance(owner, str):
             method = getattr(__obj, "__name__", "")
@@ -320,16 +391,24 @@ def vet(source: str, n_ctx: int, seconds: float = DEFAULT_SECONDS) -> str:
     template that goes past them is refused here: one that merely fails (bad syntax, an
     unknown filter) is explained when the model is loaded, with built-in formats offered.
     Meant for the probe child, a process its parent kills at its time limit."""
+    refused = vet_refusal(source, n_ctx, seconds)
+    return str(refused) if refused is not None else ""
+
+
+def vet_refusal(source: str, n_ctx: int,
+                seconds: float = DEFAULT_SECONDS) -> TemplateRefused | None:
+    """``vet``'s refusal itself (None when the template may be used), with its kind and
+    values, for a process that says it in its own language."""
     try:
         template = ChatTemplate(source, bos_token="<s>", eos_token="</s>")
         for sample in (SAMPLE_CONVERSATION, _long_conversation()):
             chars = sum(len(m["content"]) + len(m["role"]) for m in sample)
             template.render(sample, max_chars=output_limit(n_ctx, chars), seconds=seconds)
     except TemplateRefused as exc:
-        return str(exc)
+        return exc
     except Exception:  # noqa: BLE001 - not hostile, only broken: reported at load
-        return ""
-    return ""
+        return None
+    return None
 
 
 class ChatTemplate:
@@ -362,13 +441,13 @@ class ChatTemplate:
             ):
                 total += len(part)
                 if total > max_chars:
-                    raise TemplateRefused(f"its output grew past {max_chars:,} characters")
+                    raise TemplateRefused(OUTPUT, chars=max_chars)
                 budget.tick()
                 parts.append(part)
         except RecursionError:
-            raise TemplateRefused("it recursed too deeply") from None
+            raise TemplateRefused(RECURSION) from None
         except MemoryError:
-            raise TemplateRefused("it ran out of memory") from None
+            raise TemplateRefused(MEMORY) from None
         return "".join(parts)
 
 

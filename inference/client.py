@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from i18n import translate
 from inference.protocol import (
     ChatMessage,
     Chunk,
@@ -108,7 +109,8 @@ class WorkerClient:
 
     def load(self, spec: ModelSpec, timeout: float = LOAD_TIMEOUT) -> ModelLoaded:
         self.worker.submit(LoadModel(spec))
-        event = self._wait((ModelLoaded, ModelFailed), timeout, "the model did not load in time")
+        event = self._wait((ModelLoaded, ModelFailed), timeout,
+                           translate("inference.client", "the model did not load in time"))
         if isinstance(event, ModelFailed):
             raise ClientError(event.reason)
         self.model = event
@@ -117,7 +119,8 @@ class WorkerClient:
     def load_embedder(self, path: Path, timeout: float = LOAD_TIMEOUT) -> EmbedderLoaded:
         self.worker.submit(LoadEmbedder(path))
         event = self._wait((EmbedderLoaded, EmbedderFailed), timeout,
-                           "the embedding model did not load in time")
+                           translate("inference.client",
+                                     "the embedding model did not load in time"))
         if isinstance(event, EmbedderFailed):
             raise ClientError(event.reason)
         return event
@@ -139,7 +142,8 @@ class WorkerClient:
         while True:
             try:
                 event = self._wait((Retrieved, Chunk, Done, Stopped, Failed), timeout,
-                                   "the model did not answer in time")
+                                   translate("inference.client",
+                                             "the model did not answer in time"))
             except TimeoutError:
                 self.worker.cancel(request_id)  # the worker must not go on answering nobody
                 raise

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from importlib import util as importlib_util
 from pathlib import Path
 
+from i18n import translate
 from inference.probe import ProbeResult, probe
 
 log = logging.getLogger(__name__)
@@ -153,10 +154,12 @@ def choose(model: Path, cache_file: Path, flags: frozenset[str] | None = None,
     for variant in available_variants():
         missing = variant.requires - flags
         if missing and flags:
-            notes.append(f"{variant.name}: this CPU lacks {', '.join(sorted(missing))}")
+            notes.append(translate("inference.cpu_variant", "{build}: this CPU lacks {flags}")
+                         .format(build=variant.name, flags=", ".join(sorted(missing))))
             continue
         if variant.needs_nvidia and (driver or nvidia_driver)() is None:
-            notes.append(f"{variant.name}: no NVIDIA driver found")
+            notes.append(translate("inference.cpu_variant", "{build}: no NVIDIA driver found")
+                         .format(build=variant.name))
             continue
         key = f"{variant.name}:{_fingerprint(variant)}"
         verdict = cache.get(key)
@@ -169,9 +172,11 @@ def choose(model: Path, cache_file: Path, flags: frozenset[str] | None = None,
             except OSError:
                 log.warning("could not cache the CPU variant verdict")
         if verdict["ok"]:
-            notes.append(f"{variant.name}: probe passed")
+            notes.append(translate("inference.cpu_variant", "{build}: probe passed")
+                         .format(build=variant.name))
             return variant, notes
-        notes.append(f"{variant.name}: probe failed: {verdict['reason']}")
+        notes.append(translate("inference.cpu_variant", "{build}: probe failed: {reason}")
+                     .format(build=variant.name, reason=verdict["reason"]))
     return None, notes
 
 
@@ -215,26 +220,36 @@ def ensure() -> Variant | None:
             return _selection.variant
         _selection.done = True
         if LIB_ENV in os.environ:
-            _selection.notes = [f"{LIB_ENV} is set: using {os.environ[LIB_ENV]}"]
+            _selection.notes = [translate("inference.cpu_variant", "{variable} is set: using {path}")
+                                .format(variable=LIB_ENV, path=os.environ[LIB_ENV])]
             return None
         if "llama_cpp" in sys.modules or _selection.model is None or _selection.cache_file is None:
-            _selection.notes = ["using the installed build"]
+            _selection.notes = [translate("inference.cpu_variant", "using the installed build")]
             return None
         variant, notes = choose(_selection.model, _selection.cache_file)
         _selection.notes = notes
         if variant is None:
             if not notes:
                 return None  # nothing to choose from: leave llama_cpp to its defaults
-            raise ModelLoadError(
-                "None of Hearth's llama.cpp builds runs on this processor ("
-                + "; ".join(notes) + ")."
-            )
+            raise ModelLoadError(translate(
+                "inference.cpu_variant",
+                "None of Hearth's llama.cpp builds runs on this processor ({notes}).",
+            ).format(notes="; ".join(notes)))
         activate(variant)
         _selection.variant = variant
         return variant
 
 
-def describe() -> str:
+def build_name() -> str:
+    """The chosen build's name ("cuda", "avx2", "baseline", "native"), or "installed": a
+    key for what a probe verdict depends on, the same in every interface language."""
     variant = _selection.variant
-    chosen = variant.name if variant else "installed build"
-    return f"{chosen} ({'; '.join(_selection.notes) or 'not checked'})"
+    return variant.name if variant else "installed"
+
+
+def describe() -> str:
+    """The chosen build and the notes why, for the user to read."""
+    variant = _selection.variant
+    chosen = variant.name if variant else translate("inference.cpu_variant", "installed build")
+    notes = "; ".join(_selection.notes) or translate("inference.cpu_variant", "not checked")
+    return f"{chosen} ({notes})"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from i18n import translate
+
 
 class InferenceError(Exception):
     pass
@@ -13,15 +15,18 @@ class ModelLoadError(InferenceError):
 
 class NoModelLoaded(InferenceError):
     def __init__(self) -> None:
-        super().__init__("No model is loaded yet. Wait for it to load, or choose another model.")
+        super().__init__(translate("inference.errors", "No model is loaded yet. Wait for it to "
+                                   "load, or choose another model."))
 
 
 class PromptTooLong(InferenceError):
     def __init__(self, prompt_tokens: int, n_ctx: int) -> None:
         self.prompt_tokens = prompt_tokens
         self.n_ctx = n_ctx
-        super().__init__(
-            f"This message is too long for the model: it needs {prompt_tokens} tokens and the "
-            f"model's context holds {n_ctx}, with room left for the answer. Shorten it or "
-            "split it into parts."
-        )
+        super().__init__(translate(
+            "inference.errors",
+            "This message is too long for the model: it needs %n tokens and the "
+            "model's context holds {n_ctx}, with room left for the answer. Shorten it or "
+            "split it into parts.",
+            None, prompt_tokens,
+        ).format(n_ctx=n_ctx))

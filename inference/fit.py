@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from i18n import translate
 from inference.modelinfo import ModelInfo
 
 MIB = 1 << 20
@@ -44,8 +45,16 @@ class FitReport:
     def describe(self) -> str:
         need = self.estimate.total / MIB
         have = self.available / MIB
-        return (f"{self.verdict}: needs about {need:,.0f} MB, {have:,.0f} MB free "
-                f"(suggested context {self.suggested_context} tokens)")
+        context = self.suggested_context  # a plain name: lupdate reads no more here
+        return translate("inference.fit", "{verdict}: needs about {need:,.0f} MB, {have:,.0f} MB "
+                         "free (suggested context %n tokens)", None, context).format(
+                             verdict=verdict_text(self.verdict), need=need, have=have)
+
+
+def verdict_text(code: str) -> str:
+    """A verdict (FITS, TIGHT, WONT_FIT: codes, compared) as the user reads it."""
+    return {FITS: translate("inference.fit", "fits"), TIGHT: translate("inference.fit", "tight"),
+            WONT_FIT: translate("inference.fit", "won't fit")}.get(code, code)
 
 
 def kv_bytes_per_token(info: ModelInfo) -> int:

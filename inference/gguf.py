@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from i18n import translate
+
 MAGIC = b"GGUF"
 SUPPORTED_VERSIONS = (2, 3)
 MAX_TENSORS = 65_536
@@ -56,6 +58,46 @@ FILE_TYPES = {
 
 class InvalidGGUF(Exception):
     """The file is not a model llama.cpp should be given. The message says why."""
+
+
+# A place in the file: (kind, key or index), said in words only when it is the reason,
+# so that reading a vocabulary of 150,000 strings translates nothing.
+What = tuple[str, Any]
+
+
+def _place(what: What) -> str:
+    kind, name = what
+    if kind == "key":
+        return str(name)
+    if kind == "value":
+        return translate("inference.gguf", "the value of {key}").format(key=name)
+    if kind == "element-type":
+        return translate("inference.gguf", "the element type of {key}").format(key=name)
+    if kind == "length":  # of another place
+        return translate("inference.gguf", "the length of {what}").format(what=_place(name))
+    if kind == "element":
+        return translate("inference.gguf", "an element of {key}").format(key=name)
+    if kind == "magic":
+        return translate("inference.gguf", "the magic number")
+    if kind == "version":
+        return translate("inference.gguf", "the version")
+    if kind == "tensor-count":
+        return translate("inference.gguf", "the tensor count")
+    if kind == "metadata-count":
+        return translate("inference.gguf", "the metadata count")
+    if kind == "metadata-key":
+        return translate("inference.gguf", "metadata key {index}").format(index=name)
+    if kind == "type":
+        return translate("inference.gguf", "the type of {name}").format(name=name)
+    if kind == "tensor-name":
+        return translate("inference.gguf", "the name of tensor {index}").format(index=name)
+    if kind == "dimensions":
+        return translate("inference.gguf", "the dimensions of {name}").format(name=name)
+    if kind == "dimension":
+        return translate("inference.gguf", "a dimension of {name}").format(name=name)
+    if kind == "offset":
+        return translate("inference.gguf", "the offset of {name}").format(name=name)
+    raise KeyError(kind)  # pragma: no cover - every place above
 
 
 @dataclass(frozen=True)
@@ -101,73 +143,87 @@ class _Reader:
         self.size = size
         self.pos = 0
 
-    def read(self, n: int, what: str) -> bytes:
+    def _ends_inside(self, what: What, n: int) -> InvalidGGUF:
+        return InvalidGGUF(translate("inference.gguf", "the file ends inside {what} (at byte "
+                                     "{pos}, needs {needed} more)").format(
+                                         what=_place(what), pos=self.pos, needed=n))
+
+    def read(self, n: int, what: What) -> bytes:
         if n < 0 or self.pos + n > self.size:
-            raise InvalidGGUF(f"the file ends inside {what} (at byte {self.pos}, needs {n} more)")
+            raise self._ends_inside(what, n)
         data = self.fh.read(n)
         if len(data) != n:
-            raise InvalidGGUF(f"the file could not be read at byte {self.pos}")
+            raise InvalidGGUF(translate("inference.gguf", "the file could not be read at byte "
+                                        "{pos}").format(pos=self.pos))
         self.pos += n
         return data
 
-    def skip(self, n: int, what: str) -> None:
+    def skip(self, n: int, what: What) -> None:
         if n < 0 or self.pos + n > self.size:
-            raise InvalidGGUF(f"the file ends inside {what} (at byte {self.pos}, needs {n} more)")
+            raise self._ends_inside(what, n)
         self.fh.seek(n, 1)
         self.pos += n
 
-    def scalar(self, kind: int, what: str) -> Any:
+    def scalar(self, kind: int, what: What) -> Any:
         fmt = _SCALARS[kind]
         return struct.unpack(fmt, self.read(struct.calcsize(fmt), what))[0]
 
-    def u32(self, what: str) -> int:
+    def u32(self, what: What) -> int:
         return int(self.scalar(U32, what))
 
-    def u64(self, what: str) -> int:
+    def u64(self, what: What) -> int:
         return int(self.scalar(U64, what))
 
-    def string(self, what: str, keep: bool = True) -> str:
-        length = self.u64(f"the length of {what}")
+    def string(self, what: What, keep: bool = True) -> str:
+        length = self.u64(("length", what))
         if length > MAX_STRING:
-            raise InvalidGGUF(f"{what} claims {length} bytes (limit {MAX_STRING})")
+            raise InvalidGGUF(translate("inference.gguf", "{what} claims {length} bytes (limit "
+                                        "{limit})").format(what=_place(what), length=length,
+                                                           limit=MAX_STRING))
         if not keep:
             self.skip(length, what)
             return ""
         try:
             return self.read(length, what).decode("utf-8")
         except UnicodeDecodeError:
-            raise InvalidGGUF(f"{what} is not valid UTF-8") from None
+            raise InvalidGGUF(translate("inference.gguf", "{what} is not valid UTF-8").format(
+                what=_place(what))) from None
 
 
 def _value(r: _Reader, kind: int, key: str, lengths: dict[str, int], depth: int = 0) -> Any:
     if kind in _SCALARS:
-        return r.scalar(kind, f"the value of {key}")
+        return r.scalar(kind, ("value", key))
     if kind == STRING:
-        return r.string(f"the value of {key}")
+        return r.string(("value", key))
     if kind != ARRAY:
-        raise InvalidGGUF(f"{key} has an unknown value type {kind}")
+        raise InvalidGGUF(translate("inference.gguf", "{key} has an unknown value type {kind}")
+                          .format(key=key, kind=kind))
     if depth:
-        raise InvalidGGUF(f"{key} nests arrays")
-    item = r.u32(f"the element type of {key}")
-    count = r.u64(f"the length of {key}")
+        raise InvalidGGUF(translate("inference.gguf", "{key} nests arrays").format(key=key))
+    item = r.u32(("element-type", key))
+    count = r.u64(("length", ("key", key)))
     if count > MAX_ARRAY:
-        raise InvalidGGUF(f"{key} claims {count} elements (limit {MAX_ARRAY})")
+        raise InvalidGGUF(translate("inference.gguf", "{key} claims {count} elements (limit "
+                                    "{limit})").format(key=key, count=count, limit=MAX_ARRAY))
     lengths[key] = count
     if item in _SCALARS:
         width = struct.calcsize(_SCALARS[item])
         if count * width > r.size - r.pos:
-            raise InvalidGGUF(f"{key} claims {count} elements, more than the file holds")
+            raise InvalidGGUF(translate("inference.gguf", "{key} claims {count} elements, more "
+                                        "than the file holds").format(key=key, count=count))
         if count > KEPT_ARRAY:
-            r.skip(count * width, key)
+            r.skip(count * width, ("key", key))
             return None
-        return [r.scalar(item, key) for _ in range(count)]
+        return [r.scalar(item, ("key", key)) for _ in range(count)]
     if item == STRING:
         if count * 8 > r.size - r.pos:
-            raise InvalidGGUF(f"{key} claims {count} strings, more than the file holds")
+            raise InvalidGGUF(translate("inference.gguf", "{key} claims {count} strings, more "
+                                        "than the file holds").format(key=key, count=count))
         keep = count <= KEPT_ARRAY
-        values = [r.string(f"an element of {key}", keep) for _ in range(count)]
+        values = [r.string(("element", key), keep) for _ in range(count)]
         return values if keep else None
-    raise InvalidGGUF(f"{key} has an unsupported element type {item}")
+    raise InvalidGGUF(translate("inference.gguf", "{key} has an unsupported element type "
+                                "{kind}").format(key=key, kind=item))
 
 
 def read_header(path: Path) -> GGUFHeader:
@@ -177,55 +233,67 @@ def read_header(path: Path) -> GGUFHeader:
         size = path.stat().st_size
         fh = open(path, "rb")  # noqa: SIM115 - closed below
     except OSError as exc:
-        raise InvalidGGUF(f"the file cannot be read ({exc.strerror})") from exc
+        raise InvalidGGUF(translate("inference.gguf", "the file cannot be read ({error})").format(
+            error=exc.strerror)) from exc
     with fh:
         r = _Reader(fh, size)
-        if size < 24 or r.read(4, "the magic number") != MAGIC:
-            raise InvalidGGUF("it is not a GGUF file (wrong magic number)")
-        version = r.u32("the version")
+        if size < 24 or r.read(4, ("magic", None)) != MAGIC:
+            raise InvalidGGUF(translate("inference.gguf",
+                                        "it is not a GGUF file (wrong magic number)"))
+        version = r.u32(("version", None))
         if version not in SUPPORTED_VERSIONS:
-            raise InvalidGGUF(f"GGUF version {version} is not supported (only 2 and 3)")
-        n_tensors = r.u64("the tensor count")
-        n_kv = r.u64("the metadata count")
+            raise InvalidGGUF(translate("inference.gguf", "GGUF version {version} is not "
+                                        "supported (only 2 and 3)").format(version=version))
+        n_tensors = r.u64(("tensor-count", None))
+        n_kv = r.u64(("metadata-count", None))
         if n_tensors > MAX_TENSORS:
-            raise InvalidGGUF(f"it claims {n_tensors} tensors (limit {MAX_TENSORS})")
+            raise InvalidGGUF(translate("inference.gguf", "it claims {count} tensors (limit "
+                                        "{limit})").format(count=n_tensors, limit=MAX_TENSORS))
         if n_kv > MAX_KV:
-            raise InvalidGGUF(f"it claims {n_kv} metadata entries (limit {MAX_KV})")
+            raise InvalidGGUF(translate("inference.gguf", "it claims {count} metadata entries "
+                                        "(limit {limit})").format(count=n_kv, limit=MAX_KV))
         metadata: dict[str, Any] = {}
         lengths: dict[str, int] = {}
         for index in range(n_kv):
-            key = r.string(f"metadata key {index}")
+            key = r.string(("metadata-key", index))
             if key in metadata:
-                raise InvalidGGUF(f"the metadata key {key!r} appears twice")
-            metadata[key] = _value(r, r.u32(f"the type of {key}"), key, lengths)
+                raise InvalidGGUF(translate("inference.gguf", "the metadata key {key} appears "
+                                            "twice").format(key=repr(key)))
+            metadata[key] = _value(r, r.u32(("type", key)), key, lengths)
         header = GGUFHeader(path, version, size, metadata, lengths)
         alignment = metadata.get("general.alignment", DEFAULT_ALIGNMENT)
         if not isinstance(alignment, int) or alignment <= 0 or alignment & (alignment - 1):
-            raise InvalidGGUF(f"general.alignment {alignment!r} is not a power of two")
+            raise InvalidGGUF(translate("inference.gguf", "general.alignment {value} is not a "
+                                        "power of two").format(value=repr(alignment)))
         names: set[str] = set()
         infos = []
         for index in range(n_tensors):
-            name = r.string(f"the name of tensor {index}")
+            name = r.string(("tensor-name", index))
             if name in names:
-                raise InvalidGGUF(f"tensor {name!r} appears twice")
+                raise InvalidGGUF(translate("inference.gguf", "tensor {name} appears twice")
+                                  .format(name=repr(name)))
             names.add(name)
-            n_dims = r.u32(f"the dimensions of {name}")
+            n_dims = r.u32(("dimensions", name))
             if not 1 <= n_dims <= MAX_DIMS:
-                raise InvalidGGUF(f"tensor {name!r} has {n_dims} dimensions (1 to {MAX_DIMS})")
-            shape = tuple(r.u64(f"a dimension of {name}") for _ in range(n_dims))
-            kind = r.u32(f"the type of {name}")
-            offset = r.u64(f"the offset of {name}")
+                raise InvalidGGUF(translate("inference.gguf", "tensor {name} has {count} "
+                                            "dimensions (1 to {limit})").format(
+                                                name=repr(name), count=n_dims, limit=MAX_DIMS))
+            shape = tuple(r.u64(("dimension", name)) for _ in range(n_dims))
+            kind = r.u32(("type", name))
+            offset = r.u64(("offset", name))
             infos.append((name, shape, kind, offset))
         data_offset = (r.pos + alignment - 1) // alignment * alignment
         data_size = size - data_offset
         if data_size < 0:
-            raise InvalidGGUF("the file ends before its tensor data")
+            raise InvalidGGUF(translate("inference.gguf", "the file ends before its tensor data"))
         for name, shape, kind, offset in infos:
             header.tensors.append(_tensor(name, shape, kind, offset, alignment, data_size))
         spans = sorted((t.offset, t.offset + t.nbytes, t.name) for t in header.tensors)
         for (_, end, first), (start, _, second) in zip(spans, spans[1:], strict=False):
             if start < end:
-                raise InvalidGGUF(f"tensors {first!r} and {second!r} overlap")
+                raise InvalidGGUF(translate("inference.gguf", "tensors {first} and {second} "
+                                            "overlap").format(first=repr(first),
+                                                              second=repr(second)))
         header.data_offset = data_offset
         return header
 
@@ -233,20 +301,28 @@ def read_header(path: Path) -> GGUFHeader:
 def _tensor(name: str, shape: tuple[int, ...], kind: int, offset: int, alignment: int,
             data_size: int) -> Tensor:
     if kind not in GGML_TYPES:
-        raise InvalidGGUF(f"tensor {name!r} has an unknown type {kind}")
+        raise InvalidGGUF(translate("inference.gguf", "tensor {name} has an unknown type {kind}")
+                          .format(name=repr(name), kind=kind))
     type_name, block, block_bytes = GGML_TYPES[kind]
     elements = 1
     for dim in shape:
         if dim <= 0:
-            raise InvalidGGUF(f"tensor {name!r} has an empty dimension")
+            raise InvalidGGUF(translate("inference.gguf", "tensor {name} has an empty dimension")
+                              .format(name=repr(name)))
         elements *= dim
         if elements > 1 << 48:
-            raise InvalidGGUF(f"tensor {name!r} is impossibly large")
+            raise InvalidGGUF(translate("inference.gguf", "tensor {name} is impossibly large")
+                              .format(name=repr(name)))
     if shape[0] % block:
-        raise InvalidGGUF(f"tensor {name!r} ({type_name}) has a row of {shape[0]}, not a multiple of {block}")
+        raise InvalidGGUF(translate("inference.gguf", "tensor {name} ({type}) has a row of {row}, "
+                                    "not a multiple of {block}").format(
+                                        name=repr(name), type=type_name, row=shape[0],
+                                        block=block))
     nbytes = elements // block * block_bytes
     if offset % alignment:
-        raise InvalidGGUF(f"tensor {name!r} is not aligned to {alignment} bytes")
+        raise InvalidGGUF(translate("inference.gguf", "tensor {name} is not aligned to {alignment} "
+                                    "bytes").format(name=repr(name), alignment=alignment))
     if offset + nbytes > data_size:
-        raise InvalidGGUF(f"tensor {name!r} reaches past the end of the file (it may be truncated)")
+        raise InvalidGGUF(translate("inference.gguf", "tensor {name} reaches past the end of the "
+                                    "file (it may be truncated)").format(name=repr(name)))
     return Tensor(name, shape, kind, offset, nbytes)

@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from i18n import translate
 from inference import chat_formats, cpu_variant, state_cache
 from inference.bundled import bundled_name
 from inference.chat_template import (
@@ -48,15 +49,20 @@ PREFILL_STEP = 64
 def check_model_file(path: Path) -> None:
     """Reject what is plainly not a loadable GGUF file before llama.cpp sees it."""
     if not path.exists():
-        raise ModelLoadError(f"The model file {path} does not exist.")
+        raise ModelLoadError(translate("inference.llama_engine", "The model file {path} does not "
+                                       "exist.").format(path=path))
     if not path.is_file():
-        raise ModelLoadError(f"{path} is not a file.")
+        raise ModelLoadError(translate("inference.llama_engine", "{path} is not a file.")
+                             .format(path=path))
     if not os.access(path, os.R_OK):
-        raise ModelLoadError(f"The model file {path} cannot be read (permission denied).")
+        raise ModelLoadError(translate("inference.llama_engine", "The model file {path} cannot be "
+                                       "read (permission denied).").format(path=path))
     try:
         read_header(path)
     except InvalidGGUF as exc:
-        raise ModelLoadError(f"{path.name} is not a usable GGUF model file: {exc}.") from exc
+        raise ModelLoadError(translate("inference.llama_engine", "{name} is not a usable GGUF "
+                                       "model file: {error}.").format(name=path.name, error=exc)
+                             ) from exc
 
 
 def backend_name() -> str:
@@ -149,10 +155,11 @@ class LlamaEngine:
                 verbose=False,
             )
         except Exception as exc:
-            raise ModelLoadError(
-                f"llama.cpp could not load {spec.path.name}: the file is damaged, incomplete, "
-                f"or made for a newer version of llama.cpp ({exc})."
-            ) from exc
+            raise ModelLoadError(translate(
+                "inference.llama_engine",
+                "llama.cpp could not load {name}: the file is damaged, incomplete, "
+                "or made for a newer version of llama.cpp ({error}).",
+            ).format(name=spec.path.name, error=exc)) from exc
         try:
             self._template, self._stop_strings, self.chat_format_label = self._make_template(llm, spec)
             self._escaper = ControlTextEscaper(control_texts(llm, self._template.source))
@@ -173,7 +180,8 @@ class LlamaEngine:
                 spec.chat_format, llm.metadata.get("tokenizer.chat_template"),
                 llm.metadata.get("general.architecture", ""))
         except KeyError:
-            raise ModelLoadError(f"Unknown chat format {spec.chat_format!r}.") from None
+            raise ModelLoadError(translate("inference.llama_engine", "Unknown chat format {name}.")
+                                 .format(name=repr(spec.chat_format))) from None
         eos_id, bos_id = llm.token_eos(), llm.token_bos()
         eos = llm._model.token_get_text(eos_id) if eos_id != -1 else ""
         bos = llm._model.token_get_text(bos_id) if bos_id != -1 else ""
@@ -181,20 +189,22 @@ class LlamaEngine:
             compiled = ChatTemplate(template, bos_token=bos, eos_token=eos)
             compiled.render(SAMPLE_CONVERSATION, max_chars=output_limit(int(llm.n_ctx()), 0))
         except TemplateRefused as exc:
-            raise ModelLoadError(
-                f"The chat template of {spec.path.name} was stopped: {exc}. Choose a built-in "
-                "chat format for this model in Models ▸ Settings."
-            ) from exc
+            raise ModelLoadError(translate(
+                "inference.llama_engine",
+                "The chat template of {name} was stopped: {why}. Choose a built-in "
+                "chat format for this model in Models ▸ Settings.",
+            ).format(name=spec.path.name, why=exc)) from exc
         except Exception as exc:  # jinja2 TemplateError and whatever a template raises
-            raise ModelLoadError(
-                f"The chat template of {spec.path.name} cannot be rendered ({type(exc).__name__}: "
-                f"{exc}). Choose a built-in chat format for this model in Models ▸ Settings."
-            ) from exc
+            raise ModelLoadError(translate(
+                "inference.llama_engine",
+                "The chat template of {name} cannot be rendered ({kind}: {error}). Choose a "
+                "built-in chat format for this model in Models ▸ Settings.",
+            ).format(name=spec.path.name, kind=type(exc).__name__, error=exc)) from exc
         return compiled, [s for s in [eos, *stops] if s], label
 
     def _require(self) -> Any:
         if self._llm is None:
-            raise ModelLoadError("No model is loaded.")
+            raise ModelLoadError(translate("inference.llama_engine", "No model is loaded."))
         return self._llm
 
     def _prompt_tokens(self, messages: Sequence[ChatMessage]) -> tuple[list[int], list[str]]:
@@ -216,15 +226,17 @@ class LlamaEngine:
         try:
             prompt = self._template.render(rendered, max_chars=limit)
         except TemplateRefused as exc:
-            raise InferenceError(
-                f"The model's chat template was stopped on this conversation: {exc}. Choose a "
-                "built-in chat format in Models ▸ Settings."
-            ) from exc
+            raise InferenceError(translate(
+                "inference.llama_engine",
+                "The model's chat template was stopped on this conversation: {why}. Choose a "
+                "built-in chat format in Models ▸ Settings.",
+            ).format(why=exc)) from exc
         except Exception as exc:
-            raise InferenceError(
-                f"The model's chat template failed on this conversation ({type(exc).__name__}: "
-                f"{exc}). Choose a built-in chat format in Models ▸ Settings."
-            ) from exc
+            raise InferenceError(translate(
+                "inference.llama_engine",
+                "The model's chat template failed on this conversation ({kind}: {error}). "
+                "Choose a built-in chat format in Models ▸ Settings.",
+            ).format(kind=type(exc).__name__, error=exc)) from exc
         # special=True for the template's markers; content can no longer spell any (escaped
         # above). No BOS is added here: a template that wants one writes {{ bos_token }}.
         tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from i18n import translate
 from inference.gguf import FILE_TYPES, GGML_TYPES, GGUFHeader, read_header
 
 EMBEDDING_ARCHITECTURES = {"bert", "nomic-bert", "jina-bert-v2", "t5encoder", "modern-bert"}
@@ -85,7 +86,8 @@ def info_from_header(header: GGUFHeader) -> ModelInfo:
         file_size=header.file_size,
         context_length=_int(header.arch_value("context_length")),
         has_chat_template=bool(header.get("tokenizer.chat_template")),
-        license=str(header.get("general.license") or "not stated"),
+        license=str(header.get("general.license")
+                    or translate("inference.modelinfo", "not stated")),
         role=role,
         layers=_int(header.arch_value("block_count")),
         embedding_length=embedding,

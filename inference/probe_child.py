@@ -15,8 +15,12 @@ import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from inference.probe import RESULT_PREFIX, ProbeResult
+from inference.probe import INVALID, LOAD, RESULT_PREFIX, TEMPLATE, ProbeResult, problem_reason
+
+if TYPE_CHECKING:
+    from inference.chat_template import TemplateRefused
 
 TEMPLATE_SECONDS = 10.0  # for rendering the model's chat template, well within the probe's limit
 
@@ -27,14 +31,21 @@ def _rss() -> int:
     return int(psutil.Process().memory_info().rss)
 
 
-def _vet_template(template: object, n_ctx: int) -> str:
+def _vet_template(template: object, n_ctx: int) -> TemplateRefused | None:
     """The template is rendered here first, before the app ever renders it: this process
-    is killed at the probe's time limit, the app's rendering could not be."""
+    is killed at the probe's time limit, the app's rendering could not be. The refusal
+    (a TemplateRefused), or None."""
     if not isinstance(template, str) or not template:
-        return ""
-    from inference.chat_template import vet
+        return None
+    from inference.chat_template import vet_refusal
 
-    return vet(template, n_ctx, seconds=TEMPLATE_SECONDS)
+    return vet_refusal(template, n_ctx, seconds=TEMPLATE_SECONDS)
+
+
+def _failed(problem: str, name: str, **values: Any) -> ProbeResult:
+    """A failed result: the problem and its values, which the parent says in its own
+    language, and the reason in this process's (English: no translation is installed)."""
+    return ProbeResult(False, problem_reason(problem, name, values), problem=problem, values=values)
 
 
 def probe_here(path: Path, n_ctx: int, threads: int | None) -> ProbeResult:
@@ -46,12 +57,11 @@ def probe_here(path: Path, n_ctx: int, threads: int | None) -> ProbeResult:
         header = read_header(path)
         info = info_from_header(header)
     except InvalidGGUF as exc:
-        return ProbeResult(False, f"{path.name} is not a valid model file: {exc}.")
+        return _failed(INVALID, path.name, detail=str(exc))
     embedding = info.role == "embedding"
-    refused = "" if embedding else _vet_template(header.get("tokenizer.chat_template"), n_ctx)
-    if refused:
-        return ProbeResult(False, f"{path.name} cannot be used: its chat template was stopped because "
-                                  f"{refused}. The file may have been crafted to hang or exhaust memory.")
+    refused = None if embedding else _vet_template(header.get("tokenizer.chat_template"), n_ctx)
+    if refused is not None:
+        return _failed(TEMPLATE, path.name, refusal=refused.kind, refusal_values=refused.values)
     from inference.llama_engine import construct_llama
 
     before = _rss()
@@ -92,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = probe_here(args.model, args.n_ctx, args.threads)
     except Exception as exc:  # reported to the parent as a reason, not a traceback
-        result = ProbeResult(False, f"llama.cpp could not load {args.model.name} ({exc}).")
+        result = _failed(LOAD, args.model.name, detail=str(exc))
     print(RESULT_PREFIX + json.dumps(asdict(result)), flush=True)
     return 0 if result.ok else 1
 

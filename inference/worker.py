@@ -17,6 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from i18n import translate
 from inference.embedder import MAX_EMBEDDERS, EmbedderPool
 from inference.engine import Engine
 from inference.errors import InferenceError, NoModelLoaded
@@ -139,7 +140,9 @@ class InferenceWorker:
             self._serve(engine)
         except BaseException as exc:
             log.exception("the inference worker stopped by a fault")
-            self._death = f"The model engine stopped unexpectedly ({type(exc).__name__}); details are in the log."
+            self._death = translate("inference.worker", "The model engine stopped unexpectedly "
+                                    "({kind}); details are in the log.").format(
+                                        kind=type(exc).__name__)
             self._close(engine)  # before a successor loads the model again: not two in memory
             engine = None
             self._emit(WorkerDied(self._death))
@@ -147,7 +150,8 @@ class InferenceWorker:
                 raise
         finally:
             with self._lock:  # from now on submit() answers by itself
-                self._ended = self._death or "Hearth is shutting down."
+                self._ended = self._death or translate("inference.worker",
+                                                       "Hearth is shutting down.")
             self._refuse_pending(self._ended)
             self._close(engine)
 
@@ -170,8 +174,9 @@ class InferenceWorker:
             except Exception:
                 # A bug in one command must not end the worker: log it, answer it, go on.
                 log.exception("the inference worker failed on %s", type(command).__name__)
-                refuse(command, f"Hearth ran into an internal error ({type(command).__name__}); "
-                                "details are in the log.", self._emit)
+                refuse(command, translate("inference.worker", "Hearth ran into an internal error "
+                                          "({kind}); details are in the log.").format(
+                                              kind=type(command).__name__), self._emit)
 
     def _handle(self, engine: Engine, command: Command) -> None:
         if isinstance(command, LoadModel):
@@ -195,13 +200,15 @@ class InferenceWorker:
 
     def _load_embedder(self, command: LoadEmbedder) -> None:
         if self._embedders is None:
-            self._emit(EmbedderFailed(command.path, "This build has no embedding support.", command.model))
+            self._emit(EmbedderFailed(command.path, translate(
+                "inference.worker", "This build has no embedding support."), command.model))
             return
         try:
             identity = EmbedderPool.identity(command.path, command.model)
         except OSError as exc:
-            self._emit(EmbedderFailed(command.path, f"The embedding model {command.path.name} cannot "
-                                                    f"be read ({exc.strerror or exc}).", command.model))
+            self._emit(EmbedderFailed(command.path, translate(
+                "inference.worker", "The embedding model {name} cannot be read ({error})."
+            ).format(name=command.path.name, error=exc.strerror or exc), command.model))
             return
         try:
             dimensions = self._embedders.load(identity, command.path)
@@ -245,7 +252,9 @@ class InferenceWorker:
         except Exception as exc:
             log.exception("model load failed unexpectedly")
             self._loaded = False
-            self._emit(ModelFailed(path, f"The model could not be loaded ({type(exc).__name__}: {exc})."))
+            self._emit(ModelFailed(path, translate(
+                "inference.worker", "The model could not be loaded ({kind}: {error})."
+            ).format(kind=type(exc).__name__, error=exc)))
             return
         self._loaded = True
         self._emit(ModelLoaded(path, engine.name, engine.n_ctx, time.perf_counter() - started,
@@ -266,7 +275,9 @@ class InferenceWorker:
             self._emit(Failed(rid, str(exc)))
         except Exception as exc:
             log.exception("generation failed unexpectedly")
-            self._emit(Failed(rid, f"Generation failed ({type(exc).__name__}). Details are in the log."))
+            self._emit(Failed(rid, translate(
+                "inference.worker", "Generation failed ({kind}). Details are in the log."
+            ).format(kind=type(exc).__name__)))
         finally:
             with self._lock:
                 self._current = None

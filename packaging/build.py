@@ -35,6 +35,9 @@ BUILD = ROOT / "build"
 APP_DIR = DIST / "hearth"
 DEB_DEPENDS = ("libxcb-cursor0, libxkbcommon-x11-0, libxcb-icccm4, libxcb-keysyms1, libxcb-image0, "
                "libxcb-render-util0, libegl1, libgl1, libfontconfig1, libdbus-1-3")
+# Qt draws with the system's fonts (through fontconfig): Chinese needs a CJK font, which
+# desktop installs usually have and minimal ones do not.
+DEB_RECOMMENDS = "fonts-noto-cjk | fonts-wqy-microhei | fonts-arphic-uming"
 
 
 def project_version() -> str:
@@ -174,7 +177,8 @@ def linux_packages(version: str, name: str = "hearth") -> list[Path]:
     other = "hearth" if name != "hearth" else "hearth-cuda"
     (control / "control").write_text(
         f"Package: {name}\nVersion: {version}\nArchitecture: {deb_arch}\nMaintainer: Hearth developers\n"
-        f"Installed-Size: {installed_kb}\nDepends: {deb_depends()}\nConflicts: {other}\n"
+        f"Installed-Size: {installed_kb}\nDepends: {deb_depends()}\nRecommends: {DEB_RECOMMENDS}\n"
+        f"Conflicts: {other}\n"
         "Section: utils\nPriority: optional\n"
         "Description: Private chat with local language models\n Offline, encrypted chat and document "
         "questions with llama.cpp.\n Makes no network connections.\n")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Take the README's screenshot: the real window, the real starter model, mid-conversation.
 
-    .venv/bin/python packaging/screenshot.py [OUT.png]
+    .venv/bin/python packaging/screenshot.py [OUT.png] [LANGUAGE]     (LANGUAGE: en, zh_CN)
 
 Runs under Xvfb (it starts ``xvfb-run`` itself when there is no display) with a
 throwaway data directory, asks one question to the end and grabs the window while the
@@ -20,13 +20,22 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-def main(out: Path) -> int:
+QUESTIONS = {
+    "en": ("Write a Python function that checks whether a number is prime.",
+           "Now list three ways to make it faster.", "And explain the first one"),
+    "zh_CN": ("写一个 Python 函数，判断一个数是不是质数。", "再列出三种让它更快的方法。",
+              "请解释第一种方法"),
+}
+
+
+def main(out: Path, language: str = "en") -> int:
     if not os.environ.get("DISPLAY") and os.environ.get("QT_QPA_PLATFORM") != "offscreen":
         xvfb = shutil.which("xvfb-run")
         if xvfb is None:
             print("xvfb-run is missing: apt-get install xvfb", file=sys.stderr)
             return 1
-        args = [xvfb, "-a", "-s", "-screen 0 1280x900x24", sys.executable, __file__, str(out)]
+        args = [xvfb, "-a", "-s", "-screen 0 1280x900x24", sys.executable, __file__, str(out),
+                language]
         os.execv(xvfb, args)
     os.environ.setdefault("HEARTH_DATA_DIR", tempfile.mkdtemp(prefix="hearth-shot-"))
     from guard import egress
@@ -35,6 +44,10 @@ def main(out: Path) -> int:
 
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
+
+    from core.settings import Settings
+
+    Settings(language=language).save()  # the window reads it before it builds itself
 
     from app.shell.startup import build_window, load_default_model
     from inference.protocol import SamplingParams
@@ -64,14 +77,15 @@ def main(out: Path) -> int:
     window.grab().save(str(out.with_name(out.stem + "-create.png")))
     screen.submit.click()
     wait(window.vault.unlocked)
-    window.input.setPlainText("Write a Python function that checks whether a number is prime.")
+    first, second, draft = QUESTIONS[language]
+    window.input.setPlainText(first)
     window.send()
     wait(controller.answer_finished)
-    window.input.setPlainText("Now list three ways to make it faster.")
+    window.input.setPlainText(second)
     window.send()
     for _ in range(12):
         wait(controller.answer_updated)
-    window.input.setPlainText("And explain the first one")
+    window.input.setPlainText(draft)
     app.processEvents()
     out.parent.mkdir(parents=True, exist_ok=True)
     window.grab().save(str(out))
@@ -82,4 +96,4 @@ def main(out: Path) -> int:
 
 if __name__ == "__main__":
     target = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "assets" / "screenshot.png"
-    sys.exit(main(target.resolve()))
+    sys.exit(main(target.resolve(), sys.argv[2] if len(sys.argv) > 2 else "en"))

@@ -20,6 +20,7 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, func, insert, select, update
 
+from i18n import translate
 from storage import schema
 from storage.crypto import Binding, DamagedVault
 from storage.db import inserted_id
@@ -29,6 +30,8 @@ log = logging.getLogger(__name__)
 
 # Message states. "streaming" on disk means the app stopped while the answer streamed:
 # it is reported as "interrupted" unless this very store is still writing it.
+# The title stored for a chat nobody named yet: a code, shown in the interface's language.
+UNTITLED = "New chat"
 COMPLETE = "complete"
 STREAMING = "streaming"
 INTERRUPTED = "interrupted"
@@ -96,7 +99,8 @@ class ChatStore:
     def _chat(self, row_id: int, blob: bytes, places: list[str] | None = None) -> Chat:
         data = self._unseal("chats", row_id, blob, places)
         if data is None:
-            return Chat(row_id, "⚠ Damaged chat", 0.0, 0.0, False, True)
+            title = translate("storage.chats", "⚠ Damaged chat")
+            return Chat(row_id, title, 0.0, 0.0, False, True)
         return Chat(row_id, data["title"], data["created_at"], data["updated_at"],
                     data.get("pinned", False), False, data.get("settings") or {})
 
@@ -127,7 +131,8 @@ class ChatStore:
         for "deleted") for the chat's list of messages."""
         data = self._chat_data(conn, chat_id)
         if data is None:
-            raise StoreError("This chat is damaged and cannot be changed.")
+            raise StoreError(translate("storage.chats",
+                                       "This chat is damaged and cannot be changed."))
         data.update(changes)
         if listed is not None:
             versions = data.setdefault("messages", {})
@@ -139,7 +144,7 @@ class ChatStore:
         self._write_chat(conn, chat_id, data)
 
     # Chats ------------------------------------------------------------------------
-    def create_chat(self, title: str = "New chat") -> Chat:
+    def create_chat(self, title: str = UNTITLED) -> Chat:
         now = time.time()
         data = {"title": title, "created_at": now, "updated_at": now, "pinned": False, "messages": {}}
         with self.vault.transaction() as conn:
@@ -273,7 +278,8 @@ class ChatStore:
         bind = (row.chat_id, row.position)
         data = self._unseal("messages", message_id, row.payload, bind=bind)
         if data is None:
-            raise StoreError("This message is damaged and cannot be changed.")
+            raise StoreError(translate("storage.chats",
+                                       "This message is damaged and cannot be changed."))
         change(data)
         data["version"] = data.get("version", 1) + 1
         conn.execute(
@@ -390,14 +396,20 @@ class ChatStore:
                 continue
             version = versions.get(str(message_id))
             if version is None:
-                places.append(f"message {message_id} in chat {chat_id} was not written there by "
-                              "Hearth (added outside Hearth, or from another copy of the vault)")
+                places.append(translate(
+                    "storage.chats", "message {message} in chat {chat} was not written there by "
+                    "Hearth (added outside Hearth, or from another copy of the vault)",
+                ).format(message=message_id, chat=chat_id))
             elif data.get("version", 1) != version:
-                places.append(f"message {message_id} in chat {chat_id} is an older copy of itself "
-                              "(put back from an earlier copy of the vault)")
+                places.append(translate(
+                    "storage.chats", "message {message} in chat {chat} is an older copy of itself "
+                    "(put back from an earlier copy of the vault)",
+                ).format(message=message_id, chat=chat_id))
         for chat_id, versions in listed.items():
             for missing in sorted(set(map(int, versions)) - found.get(chat_id, set())):
-                places.append(f"message {missing} of chat {chat_id} was deleted outside Hearth")
+                places.append(translate(
+                    "storage.chats", "message {message} of chat {chat} was deleted outside Hearth",
+                ).format(message=missing, chat=chat_id))
         return places
 
     def close(self) -> None:

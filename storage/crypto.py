@@ -26,6 +26,8 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.argon2 import Argon2id
 
+from i18n import translate
+
 FORMAT_VERSION = 2
 LEGACY_FORMAT = 1  # before the vault id and the row bindings: migrated at the first unlock
 NONCE_BYTES = 12
@@ -38,7 +40,7 @@ MAX_PASSPHRASE_BYTES = 4096
 
 class WrongPassphrase(Exception):
     def __init__(self) -> None:
-        super().__init__("Wrong passphrase.")
+        super().__init__(translate("storage.crypto", "Wrong passphrase."))
 
 
 class DamagedVault(Exception):
@@ -71,10 +73,11 @@ SALT_RANGE = (SALT_BYTES, 64)
 
 def check_passphrase(passphrase: str) -> bytes:
     if not passphrase:
-        raise BadPassphrase("The passphrase cannot be empty.")
+        raise BadPassphrase(translate("storage.crypto", "The passphrase cannot be empty."))
     encoded = passphrase.encode("utf-8")
     if len(encoded) > MAX_PASSPHRASE_BYTES:
-        raise BadPassphrase(f"The passphrase is longer than {MAX_PASSPHRASE_BYTES} bytes.")
+        raise BadPassphrase(translate("storage.crypto", "The passphrase is longer than %n bytes.",
+                                      None, MAX_PASSPHRASE_BYTES))
     return encoded
 
 
@@ -143,7 +146,8 @@ class Envelope:
                 raise ValueError("vault id of the wrong size")
             return envelope
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise DamagedVault(f"the key record is damaged ({exc})") from exc
+            raise DamagedVault(translate("storage.crypto", "the key record is damaged ({error})")
+                               .format(error=exc)) from exc
 
 
 WRAP_AD_V1 = b"hearth:key:v1"
@@ -214,14 +218,18 @@ class FieldCipher:
     def decrypt(self, blob: bytes, table: str, column: str, row_id: int, bind: Binding = ()) -> bytes:
         keys = self._require()
         if not blob or blob[0] != self.format or len(blob) < 1 + NONCE_BYTES + 16:
-            raise DamagedVault(f"{table}.{column} of row {row_id} is not a Hearth ciphertext of this vault")
+            raise DamagedVault(translate(
+                "storage.crypto", "{table}.{column} of row {row_id} is not a Hearth ciphertext of "
+                "this vault").format(table=table, column=column, row_id=row_id))
         ad = self._ad(table, column, row_id, bind)
         for aead in keys:
             try:
                 return aead.decrypt(blob[1 : 1 + NONCE_BYTES], blob[1 + NONCE_BYTES :], ad)
             except InvalidTag:
                 continue
-        raise DamagedVault(f"{table}.{column} of row {row_id} was changed outside Hearth or is damaged")
+        raise DamagedVault(translate(
+            "storage.crypto", "{table}.{column} of row {row_id} was changed outside Hearth or is "
+            "damaged").format(table=table, column=column, row_id=row_id))
 
     def writing_key_only(self) -> FieldCipher:
         """A cipher that reads and writes with this one's current key alone (a passphrase

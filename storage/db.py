@@ -15,6 +15,7 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.exc import DatabaseError
 from sqlalchemy.pool import NullPool
 
+from i18n import translate
 from storage.errors import not_damage
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
@@ -28,8 +29,9 @@ class VaultClosed(Exception):
     SQLite would happily open, and which after an erase would create an empty vault file.
     """
 
-    def __init__(self, message: str = "The vault is closed: nothing more is read or written.") -> None:
-        super().__init__(message)
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message if message is not None else translate(
+            "storage.db", "The vault is closed: nothing more is read or written."))
 
 
 def _pragmas(dbapi_connection: Any, _record: Any) -> None:

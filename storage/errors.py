@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from i18n import translate
 from storage.paths import data_dir
 
 FULL, READ_ONLY, IO, BUSY, CORRUPT = "full", "read-only", "io", "busy", "corrupt"
@@ -48,20 +49,28 @@ _SQLITE = (
     ("file is not a database", CORRUPT),
 )
 
-_SAY = {
-    FULL: "The disk is full",
-    READ_ONLY: "Hearth's data folder cannot be written to (it is read-only or not yours)",
-    IO: "The disk reported a read or write error",
-    BUSY: "Another program is holding Hearth's vault file",
-    CORRUPT: "The vault file is damaged",
-}
-_ADVICE = {
-    FULL: "Free some space; Hearth keeps trying.",
-    READ_ONLY: "Check the folder's permissions.",
-    IO: "The disk may be failing or was removed; check it.",
-    BUSY: "Close the other program; Hearth keeps trying.",
-    CORRUPT: "See Help ▸ Check vault; your automatic backups are in the backups folder.",
-}
+
+def _said() -> dict[str, str]:
+    """What happened, per kind, in the interface language (built when asked, not at import)."""
+    return {
+        FULL: translate("storage.errors", "The disk is full"),
+        READ_ONLY: translate("storage.errors", "Hearth's data folder cannot be written to "
+                             "(it is read-only or not yours)"),
+        IO: translate("storage.errors", "The disk reported a read or write error"),
+        BUSY: translate("storage.errors", "Another program is holding Hearth's vault file"),
+        CORRUPT: translate("storage.errors", "The vault file is damaged"),
+    }
+
+
+def _advice() -> dict[str, str]:
+    return {
+        FULL: translate("storage.errors", "Free some space; Hearth keeps trying."),
+        READ_ONLY: translate("storage.errors", "Check the folder's permissions."),
+        IO: translate("storage.errors", "The disk may be failing or was removed; check it."),
+        BUSY: translate("storage.errors", "Close the other program; Hearth keeps trying."),
+        CORRUPT: translate("storage.errors", "See Help ▸ Check vault; your automatic backups "
+                           "are in the backups folder."),
+    }
 
 
 @dataclass(frozen=True)
@@ -71,15 +80,16 @@ class Trouble:
     @property
     def said(self) -> str:
         """What happened, in the user's words, without a full stop."""
-        return _SAY[self.kind]
+        return _said()[self.kind]
 
     @property
     def advice(self) -> str:
-        return _ADVICE[self.kind]
+        return _advice()[self.kind]
 
     def message(self, outcome: str) -> str:
         """``outcome`` says what was and was not saved, e.g. "Your message was not sent"."""
-        return f"{self.said}. {outcome} {self.advice}".strip()
+        return translate("storage.errors", "{said}. {outcome} {advice}").format(
+            said=self.said, outcome=outcome, advice=self.advice).strip()
 
 
 def trouble(exc: BaseException | None, where: Path | None = None) -> Trouble | None:

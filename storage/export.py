@@ -5,9 +5,22 @@ from __future__ import annotations
 import json
 import time
 
-from storage.chats import Chat, Message
+from i18n import translate
+from storage.chats import DAMAGED, FAILED, INTERRUPTED, Chat, Message
 
-ROLE_NAMES = {"user": "You", "assistant": "Assistant", "system": "System"}
+
+def role_names() -> dict[str, str]:
+    """How each role is headed in the exported Markdown (a role not here keeps its code)."""
+    return {"user": translate("storage.export", "You"),
+            "assistant": translate("storage.export", "Assistant"),
+            "system": translate("storage.export", "System")}
+
+
+def _status_text(status: str) -> str:
+    """A message's state as the export says it (a state not here keeps its code)."""
+    return {INTERRUPTED: translate("storage.export", "interrupted"),
+            FAILED: translate("storage.export", "failed"),
+            DAMAGED: translate("storage.export", "damaged")}.get(status, status)
 
 
 def _when(timestamp: float) -> str:
@@ -15,10 +28,13 @@ def _when(timestamp: float) -> str:
 
 
 def to_markdown(chat: Chat, messages: list[Message]) -> str:
-    lines = [f"# {chat.title}", "", f"_Exported from Hearth on {_when(time.time())}_", ""]
+    exported = translate("storage.export", "Exported from Hearth on {date}").format(
+        date=_when(time.time()))
+    lines = [f"# {chat.title}", "", f"_{exported}_", ""]
+    names = role_names()
     for m in messages:
-        note = "" if m.status in ("complete", "streaming") else f" ({m.status})"
-        lines += [f"## {ROLE_NAMES.get(m.role, m.role)}{note}", "", m.content, ""]
+        note = "" if m.status in ("complete", "streaming") else f" ({_status_text(m.status)})"
+        lines += [f"## {names.get(m.role, m.role)}{note}", "", m.content, ""]
     return "\n".join(lines)
 
 

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import IO
 
+from i18n import translate
 from storage.paths import private_file
 
 
@@ -38,10 +39,11 @@ class InstanceLock:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             fh.close()
-            raise AlreadyRunning(
+            raise AlreadyRunning(translate(
+                "storage.instance_lock",
                 "Hearth is already open with this data folder. Use the window that is open, "
-                "or close it first."
-            ) from None
+                "or close it first.",
+            )) from None
         self._fh = fh
 
     def release(self) -> None:

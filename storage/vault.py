@@ -29,6 +29,7 @@ from pathlib import Path
 from sqlalchemy import Connection, Engine, insert, select, update
 from sqlalchemy.exc import DatabaseError, OperationalError
 
+from i18n import translate
 from storage import db, schema
 from storage.crypto import (
     DEFAULT_KDF,
@@ -76,7 +77,8 @@ class VaultExists(Exception):
 
 
 def _damaged(path: Path, detail: str) -> DamagedVault:
-    return DamagedVault(f"The vault file {path} is damaged or was changed outside Hearth ({detail}).")
+    return DamagedVault(translate("storage.vault", "The vault file {path} is damaged or was changed "
+                                  "outside Hearth ({detail}).").format(path=path, detail=detail))
 
 
 @dataclass(frozen=True)
@@ -127,7 +129,8 @@ class Vault:
         path = Path(path)
         check_passphrase(passphrase)
         if path.exists():
-            raise VaultExists(f"A vault already exists at {path}.")
+            raise VaultExists(translate("storage.vault", "A vault already exists at {path}.")
+                              .format(path=path))
         path.parent.mkdir(parents=True, exist_ok=True)
         data_key, vault_id = new_data_key(), new_vault_id()
         envelope = new_envelope(passphrase, data_key, vault_id, kdf)
@@ -183,13 +186,16 @@ class Vault:
     @staticmethod
     def _open_engine(path: Path) -> Engine:
         if not path.is_file():
-            raise VaultMissing(f"There is no vault at {path}.")
+            raise VaultMissing(translate("storage.vault", "There is no vault at {path}.")
+                               .format(path=path))
         private_file(path)  # a vault an earlier version made 0644
         try:
             if path.stat().st_size == 0 or not db.looks_like_sqlite(path):
-                raise _damaged(path, "not a database")
+                raise _damaged(path, translate("storage.vault", "not a database"))
         except OSError as exc:
-            raise DamagedVault(f"The vault file {path} cannot be read ({exc.strerror}).") from exc
+            raise DamagedVault(translate(
+                "storage.vault", "The vault file {path} cannot be read ({error})."
+            ).format(path=path, error=exc.strerror)) from exc
         engine = db.make_engine(path)
         try:
             problem = db.integrity_problem(engine)
@@ -218,7 +224,7 @@ class Vault:
                 raise
             raise _damaged(path, str(exc.orig)) from exc
         if text is None:
-            raise _damaged(path, "the key record is missing")
+            raise _damaged(path, translate("storage.vault", "the key record is missing"))
         try:
             return Envelope.from_json(text)
         except DamagedVault as exc:
@@ -270,7 +276,8 @@ class Vault:
 
     def _stop_if_closed(self) -> None:
         if self._closed:
-            raise db.VaultClosed("The vault was locked during the passphrase change; nothing was changed.")
+            raise db.VaultClosed(translate("storage.vault", "The vault was locked during the "
+                                           "passphrase change; nothing was changed."))
 
     def _retire_old_copies(self, old: str, new: str, backups: Path | None,
                            fresh: Path | None) -> tuple[int, int, int]:
@@ -329,7 +336,8 @@ class Vault:
             # Locked (or everything deleted) while copying: a backup made now would outlive
             # the vault it copies, key record and all.
             remove_with_sidecars(partial)
-            raise db.VaultClosed("The vault was closed while it was being backed up.")
+            raise db.VaultClosed(translate("storage.vault",
+                                           "The vault was closed while it was being backed up."))
         os.replace(partial, target)
         return target
 
@@ -367,7 +375,8 @@ class Vault:
         """
         target, backup = Path(target), Path(backup)
         if not backup.is_file():
-            raise VaultMissing(f"There is no backup at {backup}.")
+            raise VaultMissing(translate("storage.vault", "There is no backup at {path}.")
+                               .format(path=backup))
         staged = target.with_name(target.name + ".restoring")
         try:
             copy_or_clean_up(backup, staged)

@@ -6,6 +6,11 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# The tests read English unless one asks for another language; a developer's own LANG (or
+# the window's "system" language setting following it) must not change what they see.
+for _name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+    os.environ.pop(_name, None)
+os.environ["LANG"] = "C.UTF-8"
 
 from inference.bundled import provision, source_path, starter_model  # noqa: E402
 

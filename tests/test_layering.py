@@ -1,4 +1,4 @@
-"""The arrows point one way: app, cli -> core -> inference | storage -> guard.
+"""The arrows point one way: app, cli -> core -> inference | storage -> guard | i18n.
 
 import-linter (pyproject.toml) checks the layers in the test command; these tests hold
 the same rules from pytest, with every import a module makes (lazy ones inside functions
@@ -17,15 +17,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("app", "cli", "core", "inference", "storage", "guard")
+PACKAGES = ("app", "cli", "core", "inference", "storage", "guard", "i18n")
 # Which of our packages each one may import (itself included).
 ALLOWED = {
-    "app": {"app", "cli", "core", "inference", "storage", "guard"},
-    "cli": {"cli", "core", "inference", "storage", "guard"},
-    "core": {"core", "inference", "storage", "guard"},
-    "inference": {"inference", "guard"},
-    "storage": {"storage", "guard"},
+    "app": {"app", "cli", "core", "inference", "storage", "guard", "i18n"},
+    "cli": {"cli", "core", "inference", "storage", "guard", "i18n"},
+    "core": {"core", "inference", "storage", "guard", "i18n"},
+    "inference": {"inference", "guard", "i18n"},
+    "storage": {"storage", "guard", "i18n"},
     "guard": {"guard"},
+    "i18n": {"i18n"},
 }
 QT = {"PySide6", "PyQt5", "PyQt6", "shiboken6"}
 

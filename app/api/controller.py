@@ -21,6 +21,7 @@ from app.chat.controller import ChatController
 from app.shell.a11y import name_buttons, named
 from core.api import ApiServer, Backend
 from core.settings import Settings
+from i18n import translate
 from inference.bundled import embedding_model
 from inference.protocol import ChatMessage
 
@@ -56,14 +57,18 @@ class ApiController(QObject):
             from guard import seccomp
 
             if seccomp.RESTRICTION.active:
-                reason = ("The local API will start the next time you open Hearth: while it was "
-                          "off, Hearth started with no network at all, not even on this computer.")
+                reason = translate("api.controller", "The local API will start the next time you "
+                                   "open Hearth: while it was off, Hearth started with no network "
+                                   "at all, not even on this computer.")
             else:
-                reason = f"The local API could not start on port {self.settings.api_port}: {exc.strerror}."
+                reason = translate("api.controller", "The local API could not start on port "
+                                   "{port}: {problem}.").format(port=self.settings.api_port,
+                                                                problem=exc.strerror)
             self.state_changed.emit(reason)
             return reason
         self.server.start()
-        self.state_changed.emit(f"Local API on {self.server.url}")
+        self.state_changed.emit(
+            translate("api.controller", "Local API on {url}").format(url=self.server.url))
         return None
 
     def stop(self, timeout: float = 2.5) -> None:
@@ -71,7 +76,7 @@ class ApiController(QObject):
         if self.server is not None:
             self.server.stop(timeout)
             self.server = None
-            self.state_changed.emit("Local API off")
+            self.state_changed.emit(translate("api.controller", "Local API off"))
 
     @Slot(object, str)
     def _store_exchange(self, messages: list[ChatMessage], answer: str) -> None:
@@ -80,7 +85,12 @@ class ApiController(QObject):
             return
         question = next((m.content for m in reversed(messages) if m.role == "user"), "")
         store = self.chat.store
-        chat = store.create_chat(("API: " + question.strip().splitlines()[0])[:48] if question else "API")
+        if question:
+            first_line = question.strip().splitlines()[0]
+            title = translate("api.controller", "API: {question}").format(question=first_line)[:48]
+        else:
+            title = translate("api.controller", "API")
+        chat = store.create_chat(title)
         for message in messages:
             if message.role in ("user", "assistant"):
                 store.add_message(chat.id, message.role, message.content)
@@ -92,11 +102,13 @@ class ApiDialog(QDialog):
     def __init__(self, api: ApiController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.api = api
-        self.setWindowTitle("Local API")
-        self.enabled = QCheckBox("Serve an OpenAI-compatible API on this computer (127.0.0.1 only)")
+        self.setWindowTitle(translate("api.controller", "Local API"))
+        self.enabled = QCheckBox(translate("api.controller", "Serve an OpenAI-compatible API on "
+                                           "this computer (127.0.0.1 only)"))
         self.enabled.setChecked(api.settings.api_enabled)
         self.port = QSpinBox(minimum=1024, maximum=65535, value=api.settings.api_port)
-        self.store = QCheckBox("Keep API conversations in the vault (encrypted)")
+        self.store = QCheckBox(
+            translate("api.controller", "Keep API conversations in the vault (encrypted)"))
         self.store.setChecked(api.settings.api_store)
         self.details = QLabel()
         self.details.setWordWrap(True)
@@ -105,14 +117,16 @@ class ApiDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Close)
         buttons.accepted.connect(self.apply)
         buttons.rejected.connect(self.reject)
-        named(self.enabled, "Serve the local API", self.enabled.text())
-        named(self.port, "Port", "The port on 127.0.0.1 the API listens on")
-        named(self.store, "Keep API conversations", self.store.text())
-        self.details.setAccessibleDescription("The API's address and token")
-        name_buttons(buttons, accept="Save API settings")
+        named(self.enabled, translate("api.controller", "Serve the local API"), self.enabled.text())
+        named(self.port, translate("api.controller", "Port"),
+              translate("api.controller", "The port on 127.0.0.1 the API listens on"))
+        named(self.store, translate("api.controller", "Keep API conversations"), self.store.text())
+        self.details.setAccessibleDescription(
+            translate("api.controller", "The API's address and token"))
+        name_buttons(buttons, accept=translate("api.controller", "Save API settings"))
         form = QFormLayout(self)
         form.addRow(self.enabled)
-        form.addRow("Port", self.port)
+        form.addRow(translate("api.controller", "Port"), self.port)
         form.addRow(self.store)
         form.addRow(self.details)
         form.addRow(buttons)
@@ -121,10 +135,13 @@ class ApiDialog(QDialog):
     def _show(self) -> None:
         server = self.api.server
         if server is None:
-            self.details.setText("Off. Nothing listens; Hearth makes and accepts no connections.")
+            self.details.setText(translate("api.controller", "Off. Nothing listens; Hearth makes "
+                                           "and accepts no connections."))
         else:
-            self.details.setText(f"On: {server.url}\nToken (send as “Authorization: Bearer …”): "
-                                 f"{server.token}\nModel: {self.api.model_id()}")
+            self.details.setText(translate("api.controller", "On: {url}\nToken (send as "
+                                           "“Authorization: Bearer …”): {token}\nModel: {model}")
+                                 .format(url=server.url, token=server.token,
+                                         model=self.api.model_id()))
 
     @Slot()
     def apply(self) -> None:

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QWidget
 
 from app.chat.links import check_link, open_outside
 from app.shell import dialogs
+from i18n import translate
 
 
 class ConversationActions:
@@ -25,7 +26,8 @@ class ConversationActions:
     @Slot(str)
     def _open_source(self, path: str) -> None:
         if not Path(path).exists():
-            self.show_notice(f"{path} is no longer there.")
+            self.show_notice(
+                translate("chat.actions", "{path} is no longer there.").format(path=path))
             return
         QDesktopServices.openUrl(QUrl.fromLocalFile(path))  # a local file: no network
 
@@ -35,10 +37,15 @@ class ConversationActions:
         if widget is None or self.controller.locked:
             return
         if self.controller.busy:
-            self.show_notice("Wait for the answer to finish (or stop it) before editing a question.")
+            self.show_notice(translate(
+                "chat.actions",
+                "Wait for the answer to finish (or stop it) before editing a question."))
             return
-        text = dialogs.long_text(cast(QWidget, self), "Edit question", "Your question (what follows it is replaced "
-                                 "once the new answer is complete):", widget.text())
+        text = dialogs.long_text(
+            cast(QWidget, self), translate("chat.actions", "Edit question"),
+            translate("chat.actions", "Your question (what follows it is replaced "
+                      "once the new answer is complete):"),
+            widget.text())
         if text is None or not text.strip() or text == widget.text():
             return
         self.notice.hide()
@@ -53,8 +60,10 @@ class ConversationActions:
             self.show_notice(checked.text)
             return
         web = url.scheme().lower() != "mailto"
-        if dialogs.confirm(cast(QWidget, self), "Open link", checked.text,
-                           "Open in browser" if web else "Write email"):
+        if dialogs.confirm(cast(QWidget, self), translate("chat.actions", "Open link"),
+                           checked.text,
+                           translate("chat.actions", "Open in browser") if web
+                           else translate("chat.actions", "Write email")):
             problem = open_outside(url)
             if problem:
                 self.show_notice(problem)

@@ -11,9 +11,18 @@ from PySide6.QtWidgets import QListWidgetItem, QMenu, QWidget
 
 from app.shell import dialogs
 from app.shell.text import tooltip
-from storage.chats import Chat
+from i18n import translate
+from storage.chats import UNTITLED, Chat
 
 PIN = "★ "
+
+
+def shown_title(chat: Chat | None) -> str:
+    """A chat's title as the list shows it: one still called by the stored default is named
+    in the interface language (the vault keeps the English default)."""
+    if chat is None or chat.title == UNTITLED:
+        return translate("chat.chat_list", "New chat")
+    return chat.title
 
 
 class ChatListActions:
@@ -37,9 +46,11 @@ class ChatListActions:
         chat = self.controller.current_chat
         if chat is None:
             return
-        if dialogs.confirm(self._as_widget(), "Delete chat",
-                           f"Delete “{chat.title}” and all its messages? This cannot be undone.",
-                           "Delete"):
+        title = chat.title
+        if dialogs.confirm(self._as_widget(), translate("chat.chat_list", "Delete chat"),
+                           translate("chat.chat_list", "Delete “{title}” and all its messages? "
+                                     "This cannot be undone.").format(title=title),
+                           translate("chat.chat_list", "Delete")):
             self.controller.delete_chat(chat.id)
 
     @Slot()
@@ -47,7 +58,8 @@ class ChatListActions:
         chat = self.controller.current_chat
         if chat is None:
             return
-        title = dialogs.text(self._as_widget(), "Rename chat", "Name:", chat.title)
+        title = dialogs.text(self._as_widget(), translate("chat.chat_list", "Rename chat"),
+                             translate("chat.chat_list", "Name:"), chat.title)
         if title is not None:
             self.controller.rename_chat(chat.id, title)
             self.controller.current_chat = self.controller.store.get_chat(chat.id)
@@ -90,13 +102,13 @@ class ChatListActions:
         self.chat_list.blockSignals(True)
         self.chat_list.clear()
         for chat in chats:
-            item = QListWidgetItem((PIN if chat.pinned else "") + chat.title)
+            item = QListWidgetItem((PIN if chat.pinned else "") + shown_title(chat))
             item.setData(Qt.ItemDataRole.UserRole, chat.id)
-            item.setToolTip(tooltip(chat.title))
+            item.setToolTip(tooltip(shown_title(chat)))
             self.chat_list.addItem(item)
             if current and chat.id == current.id:
                 self.chat_list.setCurrentItem(item)
-        self.chat_title.setText(current.title if current else "New chat")
+        self.chat_title.setText(shown_title(current))
         self.chat_list.blockSignals(False)
 
     @Slot(QListWidgetItem, QListWidgetItem)
@@ -106,7 +118,7 @@ class ChatListActions:
 
     def _mark_current(self, chat: Chat | None) -> None:
         """Select the chat's row and show its title, without rebuilding (or decrypting) the list."""
-        self.chat_title.setText(chat.title if chat else "New chat")
+        self.chat_title.setText(shown_title(chat))
         if chat is None:
             return
         for row in range(self.chat_list.count()):

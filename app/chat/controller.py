@@ -15,7 +15,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from app.chat.bridge import WorkerBridge
-from core.turns import NOT_SENT, TurnMachine, title_from
+from core.turns import TurnMachine, not_sent, title_from
+from i18n import translate
 from inference.protocol import (
     Event,
     Forget,
@@ -29,10 +30,12 @@ from inference.protocol import (
 )
 from inference.routing import RequestRouter
 from inference.worker import InferenceWorker, SupervisedWorker
-from storage.chats import Chat, ChatStore, Message
+from storage.chats import UNTITLED, Chat, ChatStore, Message
 
 log = logging.getLogger(__name__)
 
+# The name ChatStore.create_chat() stores for a chat made without one (stored data that
+# is compared, so it is not translated here).
 RETRY_MS = 5000  # how often writes a full disk refused are tried again
 
 
@@ -101,13 +104,16 @@ class ChatController(QObject):
         self._retry.setInterval(RETRY_MS)
         self._retry.timeout.connect(self._retry_writes)
         self._model_ready = False
-        self._model_problem = "No model is loaded yet."
+        self._model_problem = translate("chat.controller", "No model is loaded yet.")
         self.model_name = ""
         self.model_path: Path | None = None
         self.model_memory = 0
         # Set by the documents controller: (chat id, question) -> Retrieval or None.
         self.retrieval_for = None
         self.current_chat: Chat | None = None
+        # Chats made by new_chat() that still have the name they were created with: the
+        # first question names them (a flag, not a look at the title the user reads).
+        self._unnamed: set[int] = set()
         if store is not None:
             self.turns.store = store
 
@@ -115,7 +121,8 @@ class ChatController(QObject):
     def load_model(self, spec: ModelSpec) -> None:
         """Unload the current model and load ``spec``; the conversation stays as it is."""
         self._model_ready = False
-        self._model_problem = "The model is still loading. Try again in a moment."
+        self._model_problem = translate("chat.controller",
+                                        "The model is still loading. Try again in a moment.")
         self.model_path = spec.path
         self.worker.submit(LoadModel(spec))
 
@@ -197,6 +204,7 @@ class ChatController(QObject):
 
     def new_chat(self) -> Chat:
         chat = self.store.create_chat()
+        self._unnamed.add(chat.id)
         self.chats_changed.emit()
         self.select_chat(chat.id)
         return chat
@@ -208,21 +216,24 @@ class ChatController(QObject):
         messages = self.store.messages(chat.id) if chat else []
         self.chat_selected.emit(chat, messages)
         if len(self.store.damaged_places) > before or (chat and chat.damaged):
-            self.notice.emit(
+            self.notice.emit(translate(
+                "chat.controller",
                 "Part of this chat could not be decrypted: the vault file was changed outside "
                 "Hearth or is damaged. The rest is intact; see Help ▸ Check vault."
-            )
+            ))
 
     def rename_chat(self, chat_id: int, title: str) -> None:
         title = title.strip()
         if not title:
-            self.notice.emit("A chat needs a name.")
+            self.notice.emit(translate("chat.controller", "A chat needs a name."))
             return
         self.store.rename_chat(chat_id, title)
+        self._unnamed.discard(chat_id)
         self.chats_changed.emit()
 
     def delete_chat(self, chat_id: int) -> None:
         self.turns.forget_chat(chat_id)
+        self._unnamed.discard(chat_id)
         self.store.delete_chat(chat_id)
         if self.current_chat and self.current_chat.id == chat_id:
             remaining = self.store.list_chats()
@@ -233,13 +244,14 @@ class ChatController(QObject):
     def send(self, text: str) -> bool:
         """Save the user's message and ask for an answer. False (and a notice) if not sent."""
         if not text.strip():
-            self.notice.emit("Type a message first.")
+            self.notice.emit(translate("chat.controller", "Type a message first."))
             return False
         if self._store is None:
-            self.notice.emit("Hearth is locked. Unlock it first.")
+            self.notice.emit(translate("chat.controller", "Hearth is locked. Unlock it first."))
             return False
         if self.busy:
-            self.notice.emit("Wait for the current answer to finish, or stop it (Esc).")
+            self.notice.emit(translate("chat.controller",
+                                       "Wait for the current answer to finish, or stop it (Esc)."))
             return False
         if not self._model_ready:
             self.notice.emit(self._model_problem)
@@ -247,7 +259,7 @@ class ChatController(QObject):
         try:
             chat = self._chat_for(text)
         except Exception as exc:
-            self.turns.environmental(exc, NOT_SENT)
+            self.turns.environmental(exc, not_sent())
             return False
         message = self.turns.save_user_message(chat.id, text)  # committed before generating
         if message is None:
@@ -265,9 +277,15 @@ class ChatController(QObject):
             self.current_chat = chat
             self.chats_changed.emit()
             self.chat_selected.emit(chat, [])
-        elif chat.title == "New chat" and not self.store.messages(chat.id):
+        elif self._untitled(chat) and not self.store.messages(chat.id):
             self.store.rename_chat(chat.id, title_from(text))
+            self._unnamed.discard(chat.id)
         return chat
+
+    def _untitled(self, chat: Chat) -> bool:
+        """Still named as created: a chat new_chat() made this session, or one an earlier
+        session left with the store's own default name (stored data, not displayed text)."""
+        return chat.id in self._unnamed or chat.title == UNTITLED
 
     def stop(self) -> None:
         self.turns.stop()
@@ -314,18 +332,25 @@ class ChatController(QObject):
     def _retry_writes(self) -> None:
         if self.turns.retry_pending():
             self._retry.stop()
-            self.notice.emit("Saved: everything that waited for disk space is in the vault now.")
+            self.notice.emit(translate(
+                "chat.controller",
+                "Saved: everything that waited for disk space is in the vault now."))
 
     # Worker events (UI thread) -----------------------------------------------------
     @Slot(object)
     def _on_event(self, event: Event) -> None:
         if isinstance(event, ModelLoading):
-            self.model_state.emit("loading", f"Loading {event.path.name}…")
+            file_name = event.path.name
+            self.model_state.emit("loading", translate("chat.controller", "Loading {file_name}…")
+                                  .format(file_name=file_name))
         elif isinstance(event, ModelLoaded):
             self._model_ready = True
             self.model_name = self.turns.model_name = event.name
             self.model_memory = event.memory_bytes
-            self.model_state.emit("ready", f"{event.name} · {event.backend} · context {event.n_ctx} tokens")
+            n_ctx = event.n_ctx
+            self.model_state.emit("ready", translate(
+                "chat.controller", "{name} · {backend} · context %n tokens", None, n_ctx
+            ).format(name=event.name, backend=event.backend))
         elif isinstance(event, ModelFailed):
             self._model_ready = False
             self._model_problem = event.reason
@@ -341,14 +366,20 @@ class ChatController(QObject):
         self.turns.on_event(event)
         self._model_ready = False
         if event.restarting:
-            self._model_problem = "The model is being loaded again. Try again in a moment."
-            self.notice.emit(f"{event.reason} Hearth is starting it again with the same model; "
-                             "your chats are saved.")
+            self._model_problem = translate(
+                "chat.controller", "The model is being loaded again. Try again in a moment.")
+            self.notice.emit(translate(
+                "chat.controller",
+                "{reason} Hearth is starting it again with the same model; your chats are saved."
+            ).format(reason=event.reason))
         else:
-            self._model_problem = ("The model engine keeps failing and was not started again. "
-                                   "Quit and reopen Hearth; your chats are saved.")
+            self._model_problem = translate(
+                "chat.controller",
+                "The model engine keeps failing and was not started again. "
+                "Quit and reopen Hearth; your chats are saved.")
             self.model_state.emit("failed", self._model_problem)
-            self.notice.emit(f"{event.reason} {self._model_problem}")
+            self.notice.emit(translate("chat.controller", "{reason} {problem}")
+                             .format(reason=event.reason, problem=self._model_problem))
 
     # Shutdown ---------------------------------------------------------------------
     def shutdown(self, timeout: float = 2.0) -> bool:

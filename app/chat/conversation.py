@@ -3,7 +3,7 @@ that shows one chat (its newest page first), and the input box."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QUrl, Signal, Slot
+from PySide6.QtCore import QLocale, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import (
     QKeyEvent,
 )
@@ -23,6 +23,7 @@ from app.chat.markdown import MarkdownView
 from app.chat.sources import SourceList
 from app.shell.a11y import named
 from app.shell.text import plain
+from i18n import translate
 from storage.chats import COMPLETE, FAILED, INTERRUPTED, STREAMING, Message
 
 
@@ -37,25 +38,34 @@ class MessageWidget(QFrame):
         self.message_id = message.id
         self.role = message.role
         self.status = message.status
+        self.error = ""  # why the answer failed, as shown (without the sign before it)
         self.setObjectName("assistantMessage" if message.role == "assistant" else "userMessage")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 6, 10, 6)
         # The assistant's name is the model's (general.name in its file): plain text.
-        author = "You" if message.role == "user" else (assistant_name or "Assistant")
+        if message.role == "user":
+            author = translate("chat.conversation", "You")
+        else:
+            author = assistant_name or translate("chat.conversation", "Assistant")
         self.author = plain(QLabel(author))
         self.author.setObjectName("author")
         self.body = MarkdownView(self)
         # Screen readers say the name, then the text (the view's value).
-        title = "Your message" if message.role == "user" else f"Answer from {author}"
+        if message.role == "user":
+            title = translate("chat.conversation", "Your message")
+            described = translate("chat.conversation", "Your question")
+        else:
+            title = translate("chat.conversation", "Answer from {author}").format(author=author)
+            described = translate("chat.conversation", "The answer; Tab moves through its links")
         named(self, title)
-        named(self.body, title, "Your question" if message.role == "user" else
-              "The answer; Tab moves through its links")
+        named(self.body, title, described)
         self.info = plain(QLabel())  # errors quote the engine
         self.info.setObjectName("info")
         self.info.setWordWrap(True)
         self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.info.setAccessibleDescription("The answer's state and figures")
+        self.info.setAccessibleDescription(
+            translate("chat.conversation", "The answer's state and figures"))
         self.sources = SourceList(self)
         self.sources.source_requested.connect(self.source_requested)
         header = QHBoxLayout()
@@ -64,12 +74,14 @@ class MessageWidget(QFrame):
         header.addStretch(1)
         self.edit_button: QPushButton | None = None
         if message.role == "user":
-            self.edit_button = QPushButton("Edit")
+            self.edit_button = QPushButton(translate("chat.conversation", "Edit"))
             self.edit_button.setFlat(True)
-            self.edit_button.setToolTip("Change this question and ask again; what follows it is "
-                                        "replaced once the new answer is complete")
+            self.edit_button.setToolTip(translate(
+                "chat.conversation", "Change this question and ask again; what follows it is "
+                "replaced once the new answer is complete"))
             self.edit_button.clicked.connect(self._edit)
-            named(self.edit_button, "Edit this question", self.edit_button.toolTip())
+            named(self.edit_button, translate("chat.conversation", "Edit this question"),
+                  self.edit_button.toolTip())
             header.addWidget(self.edit_button)
         layout.addLayout(header)
         layout.addWidget(self.body)
@@ -99,12 +111,15 @@ class MessageWidget(QFrame):
     def set_state(self, status: str, stats: dict) -> None:
         self.status = status
         info = ""
+        self.error = ""
         if status == STREAMING:
-            info = "Generating…"
+            info = translate("chat.conversation", "Generating…")
         elif status == INTERRUPTED:
-            info = "Stopped before the end."
+            info = translate("chat.conversation", "Stopped before the end.")
         elif status == FAILED:
-            info = f"⚠ {stats.get('error', 'The answer failed.')}"
+            self.error = (str(stats["error"]) if "error" in stats
+                          else translate("chat.conversation", "The answer failed."))
+            info = f"⚠ {self.error}"
         if status in (COMPLETE, INTERRUPTED) and stats.get("tokens"):
             figures = format_stats(stats)
             info = f"{info}  {figures}".strip()
@@ -126,12 +141,20 @@ class MessageWidget(QFrame):
 
     def announcement(self) -> str:
         """What a screen reader says once the answer is finished (or stopped, or failed)."""
+        name = self.accessibleName()
         if self.status == FAILED:
-            return f"{self.accessibleName()} failed: {self.info.text().removeprefix('⚠ ')}"
-        state = ", stopped before the end" if self.status == INTERRUPTED else ""
+            return translate("chat.conversation", "{name} failed: {error}").format(
+                name=name, error=self.error)
+        if self.status == INTERRUPTED:
+            said = translate("chat.conversation", "{name}, stopped before the end: {text}")
+        else:
+            said = translate("chat.conversation", "{name}: {text}")
+        said = said.format(name=name, text=self.text())
         sources = len(self.sources.buttons)
-        cited = f" {sources} source{'s' if sources != 1 else ''} below." if sources else ""
-        return f"{self.accessibleName()}{state}: {self.text()}{cited}"
+        if sources:
+            said = translate("chat.conversation", "{said} %n sources below.", None, sources).format(
+                said=said)
+        return said
 
     @Slot()
     def _edit(self) -> None:
@@ -139,10 +162,13 @@ class MessageWidget(QFrame):
 
 
 def format_stats(stats: dict) -> str:
-    return (
-        f"{stats.get('tokens', 0)} tokens · {stats.get('tokens_per_second', 0.0):.1f} tokens/s · "
-        f"first token {stats.get('ttft_seconds', 0.0):.2f} s"
-    )
+    locale = QLocale()
+    speed = locale.toString(float(stats.get("tokens_per_second", 0.0)), "f", 1)
+    first = locale.toString(float(stats.get("ttft_seconds", 0.0)), "f", 2)
+    tokens = int(stats.get("tokens", 0))  # a plain name: pyside6-lupdate reads no expression
+    return translate(
+        "chat.conversation", "%n tokens · {speed} tokens/s · first token {first} s", None, tokens
+    ).format(speed=speed, first=first)
 
 
 class ConversationView(QScrollArea):
@@ -161,7 +187,9 @@ class ConversationView(QScrollArea):
         self.setWidgetResizable(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # arrows and Page Up/Down scroll it
-        named(self, "Conversation", "The messages of this chat, oldest first; Tab moves through them")
+        named(self, translate("chat.conversation", "Conversation"),
+              translate("chat.conversation",
+                        "The messages of this chat, oldest first; Tab moves through them"))
         self._inner = QWidget()
         self._layout = QVBoxLayout(self._inner)
         self._layout.setSpacing(8)
@@ -173,7 +201,7 @@ class ConversationView(QScrollArea):
         self.setWidget(self._inner)
         self._widgets: dict[int, MessageWidget] = {}
         self._hidden: list[Message] = []  # older messages of this chat, not built yet
-        self.assistant_name = "Assistant"
+        self.assistant_name = translate("chat.conversation", "Assistant")
         self.verticalScrollBar().rangeChanged.connect(self._follow)
         self._at_end = True
 
@@ -209,8 +237,11 @@ class ConversationView(QScrollArea):
             self.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _update_earlier(self) -> None:
-        self.earlier_button.setText(f"Show {min(self.PAGE, len(self._hidden))} earlier messages "
-                                    f"({len(self._hidden)} not shown)")
+        hidden = len(self._hidden)
+        page = min(self.PAGE, hidden)
+        self.earlier_button.setText(translate(
+            "chat.conversation", "Show %n earlier messages ({hidden} not shown)", None, page
+        ).format(hidden=hidden))
         self.earlier_button.setAccessibleName(self.earlier_button.text())
         self.earlier_button.setVisible(bool(self._hidden))
 
@@ -279,9 +310,13 @@ class ChatInput(QPlainTextEdit):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setPlaceholderText("Message the model privately — Enter to send, Shift+Enter for a new line")
-        named(self, "Message", "Type your message: Enter sends it, Shift+Enter starts a new line, "
-                               "Esc stops an answer, Ctrl+R asks for a new one")
+        self.setPlaceholderText(translate(
+            "chat.conversation",
+            "Message the model privately — Enter to send, Shift+Enter for a new line"))
+        named(self, translate("chat.conversation", "Message"),
+              translate("chat.conversation",
+                        "Type your message: Enter sends it, Shift+Enter starts a new line, "
+                        "Esc stops an answer, Ctrl+R asks for a new one"))
         self.setTabChangesFocus(True)
         self.setMaximumHeight(110)
 

@@ -8,6 +8,8 @@ from typing import Any
 
 from PySide6.QtCore import Slot
 
+from i18n import translate
+
 
 class ChatHeader:
     """The window's slots for its header; mixed into MainWindow."""
@@ -26,8 +28,8 @@ class ChatHeader:
     def _refresh_documents_menu(self, *_args: object) -> None:
         self.documents_menu.clear()
         if self.controller.locked:
-            self.documents_button.setText("Documents: off")
-            self.documents_button.setAccessibleName("Documents: off")
+            self.documents_button.setText(translate("chat.header", "Documents: off"))
+            self.documents_button.setAccessibleName(self.documents_button.text())
             return
         chat = self.controller.current_chat
         chosen = set((chat.settings.get("collections") if chat else None) or [])
@@ -40,12 +42,20 @@ class ChatHeader:
             action.toggled.connect(self._toggle_collection)
         if collections:
             self.documents_menu.addSeparator()
-        self.documents_menu.addAction("Manage documents…", self.show_collections)
+        self.documents_menu.addAction(translate("chat.header", "Manage documents…"),
+                                      self.show_collections)
         used = [c.name for c in collections if c.id in chosen]
-        self.documents_button.setText(f"Documents: {', '.join(used)}" if used else "Documents: off")
-        if used and not self.documents.ready:
-            self.documents_button.setText(self.documents_button.text() + " (loading…)")
-        self.documents_button.setAccessibleName(self.documents_button.text())
+        if not used:
+            shown = translate("chat.header", "Documents: off")
+        else:
+            names = translate("chat.header", ", ", "between collection names").join(used)
+            if self.documents.ready:
+                shown = translate("chat.header", "Documents: {names}").format(names=names)
+            else:
+                shown = translate("chat.header", "Documents: {names} (loading…)").format(
+                    names=names)
+        self.documents_button.setText(shown)
+        self.documents_button.setAccessibleName(shown)
 
     @Slot(bool)
     def _toggle_collection(self, _checked: bool) -> None:
@@ -83,6 +93,10 @@ class ChatHeader:
     @Slot(object)
     def _model_checked(self, entry) -> None:
         if entry.usable:
-            self.show_notice(f"“{entry.name}” passed its check and can be chosen above.")
+            self.show_notice(
+                translate("chat.header", "“{name}” passed its check and can be chosen above.")
+                .format(name=entry.name))
         else:
-            self.show_notice(f"“{entry.name}” cannot be used: {entry.probe.get('reason')}")
+            reason = entry.probe.get("reason")
+            self.show_notice(translate("chat.header", "“{name}” cannot be used: {reason}")
+                             .format(name=entry.name, reason=reason))

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QUrl, QUrlQuery
 
+from i18n import translate
+
 WEB_SCHEMES = ("http", "https")
 MAIL_SCHEME = "mailto"
 SHOWN_ADDRESS = 300  # characters of the full address shown in the confirmation
@@ -44,50 +46,86 @@ def _clip(text: str) -> str:
     return text if len(text) <= SHOWN_ADDRESS else text[:SHOWN_ADDRESS] + "…"
 
 
+def _field_labels() -> dict[str, str]:
+    """The mailto fields shown on their own lines, by their (lower-case) name in the link."""
+    return {"to": translate("chat.links", "To"), "cc": translate("chat.links", "Copy to"),
+            "bcc": translate("chat.links", "Hidden copy to"),
+            "subject": translate("chat.links", "Subject"), "body": translate("chat.links", "Text")}
+
+
 def check_link(url: QUrl) -> LinkCheck:
     scheme = url.scheme().lower()
     address = _clip(url.toString(QUrl.ComponentFormattingOption.FullyEncoded))
     if scheme in WEB_SCHEMES and url.isValid():
         host = url.host(QUrl.ComponentFormattingOption.FullyEncoded)
         if not host:
-            return LinkCheck(False, "This link names no web site, so Hearth did not open it.")
+            return LinkCheck(False, translate(
+                "chat.links", "This link names no web site, so Hearth did not open it."))
         site = host if url.port() < 0 else f"{host}:{url.port()}"
         notes = []
         if "xn--" in host:
-            notes.append("This is an international name written in ASCII: it may imitate "
-                         "the name of another site.")
+            notes.append(translate("chat.links",
+                                   "This is an international name written in ASCII: it may "
+                                   "imitate the name of another site."))
         if url.userInfo():
-            notes.append("The address carries a user name, which web pages use to look "
-                         "like another site.")
-        return LinkCheck(True, "Open this link in your web browser?\n\n"
-                               f"Site: {site}\n\n" + "".join(n + "\n\n" for n in notes)
-                         + f"Full address: {address}\n\n"
-                           "Your browser will connect to the internet; Hearth does not.")
+            notes.append(translate("chat.links",
+                                   "The address carries a user name, which web pages use to "
+                                   "look like another site."))
+        return LinkCheck(True, translate(
+            "chat.links",
+            "Open this link in your web browser?\n\n"
+            "Site: {site}\n\n"
+            "{notes}"
+            "Full address: {address}\n\n"
+            "Your browser will connect to the internet; Hearth does not.",
+        ).format(site=site, notes="".join(n + "\n\n" for n in notes), address=address))
     if scheme == MAIL_SCHEME and url.isValid():
         # Every field the email program would fill in is shown on its own: a hidden copy to
         # a stranger (bcc) or a prepared body must not hide past the clipped address.
-        fields = {"To": _recipients(url.path())}
+        # Keyed by the field's name in the link, not by the label shown for it.
+        labels = _field_labels()
+        fields = {"to": _recipients(url.path())}
+        shown_labels = {"to": labels["to"]}
         for key, value in QUrlQuery(url).queryItems(QUrl.ComponentFormattingOption.FullyDecoded):
             name = key.strip().lower()
-            label = {"to": "To", "cc": "Copy to", "bcc": "Hidden copy to", "subject": "Subject",
-                     "body": "Text"}.get(name, f"Other field “{name[:20]}”")
+            field = name if name in labels else "other:" + name[:20]
+            if field not in shown_labels:
+                shown_labels[field] = labels.get(name) or translate(
+                    "chat.links", "Other field “{name}”").format(name=name[:20])
             shown_value = _recipients(value) if name in ("to", "cc", "bcc") else _clip(value)
-            fields[label] = ", ".join(v for v in (fields.get(label, ""), shown_value) if v)
-        lines = "\n".join(f"{label}: {value or 'nobody yet'}" for label, value in fields.items())
-        warning = ("\n\nThis link adds a hidden recipient: the email would also go to someone "
-                   "the other recipients do not see." if "Hidden copy to" in fields else "")
-        return LinkCheck(True, "Write an email with your email program?\n\n"
-                               f"{lines}{warning}\n\n"
-                               "Nothing is sent until you send it there.")
-    named = scheme[:20] if scheme else "no scheme"
-    return LinkCheck(False, f"Hearth opens only web (http, https) and email (mailto) links; "
-                            f"this link ({named}) was not opened.")
+            fields[field] = ", ".join(v for v in (fields.get(field, ""), shown_value) if v)
+        nobody = translate("chat.links", "nobody yet")
+        lines = "\n".join(
+            translate("chat.links", "{label}: {value}").format(
+                label=shown_labels[field], value=value or nobody)
+            for field, value in fields.items())
+        warning = (translate("chat.links",
+                             "\n\nThis link adds a hidden recipient: the email would also go "
+                             "to someone the other recipients do not see.")
+                   if "bcc" in fields else "")
+        return LinkCheck(True, translate(
+            "chat.links",
+            "Write an email with your email program?\n\n"
+            "{lines}{warning}\n\n"
+            "Nothing is sent until you send it there.",
+        ).format(lines=lines, warning=warning))
+    named = scheme[:20] if scheme else translate("chat.links", "no scheme")
+    return LinkCheck(False, translate(
+        "chat.links",
+        "Hearth opens only web (http, https) and email (mailto) links; "
+        "this link ({scheme}) was not opened.",
+    ).format(scheme=named))
 
 
 PORTAL = ("org.freedesktop.portal.Desktop", "/org/freedesktop/portal/desktop",
           "org.freedesktop.portal.OpenURI")
-COPIED = ("Hearth runs with no network at all, and so would a browser it started itself, so the "
-          "address was copied instead: paste it into your browser.")
+
+
+def copied() -> str:
+    """What the notice says when the address was copied rather than opened."""
+    return translate("chat.links",
+                     "Hearth runs with no network at all, and so would a browser it started "
+                     "itself, so the address was copied instead: paste it into your browser.")
 
 
 def open_outside(url: QUrl) -> str | None:
@@ -107,7 +145,7 @@ def open_outside(url: QUrl) -> str | None:
     if _portal_open(url):
         return None
     QGuiApplication.clipboard().setText(url.toString(QUrl.ComponentFormattingOption.FullyEncoded))
-    return COPIED
+    return copied()
 
 
 def _portal_open(url: QUrl) -> bool:

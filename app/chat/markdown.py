@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 
 from app.shell.style import CODE_BACKGROUND as CODE_SHADE
 from app.shell.style import IMAGE_LINK
+from i18n import translate
 
 MARKDOWN_FEATURES = (
     QTextDocument.MarkdownFeature.MarkdownDialectGitHub
@@ -54,7 +55,13 @@ def inert_images(markdown: str) -> str:
     """Markdown images become plain links ("image: alt"): nothing is ever loaded, and the
     address opens only if the user clicks it and confirms. Answers that embed remote
     images are a known way to smuggle text out (the address carries it)."""
-    return _IMAGE.sub(lambda m: f"[image: {m.group(1) or 'untitled'}]{m.group(2)}", markdown)
+    return _IMAGE.sub(lambda m: f"[{_image_label(m.group(1))}]{m.group(2)}", markdown)
+
+
+def _image_label(alt: str) -> str:
+    """The words shown for an image ("image: alt"); alt is model output, only a value."""
+    alt = alt or translate("chat.markdown", "untitled")
+    return translate("chat.markdown", "image: {alt}").format(alt=alt)
 
 
 def _render_markdown(document: QTextDocument, markdown: str) -> None:
@@ -99,7 +106,7 @@ def _strip_images(document: QTextDocument) -> None:
     cursor.beginEditBlock()
     for position, length, image in reversed(images):
         alt = image.property(QTextFormat.Property.ImageAltText)
-        label = " ".join(str(alt).split()) if isinstance(alt, str) and alt.strip() else "untitled"
+        label = " ".join(str(alt).split()) if isinstance(alt, str) and alt.strip() else ""
         link = QTextCharFormat()
         link.setAnchor(True)
         link.setAnchorHref(image.name())
@@ -107,7 +114,7 @@ def _strip_images(document: QTextDocument) -> None:
         link.setForeground(IMAGE_LINK_COLOR)
         cursor.setPosition(position)
         cursor.setPosition(position + length, QTextCursor.MoveMode.KeepAnchor)
-        cursor.insertText(f"[image: {label[:200]}]" * length, link)
+        cursor.insertText(f"[{_image_label(label[:200])}]" * length, link)
     cursor.endEditBlock()
 
 

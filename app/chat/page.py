@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from app.chat.conversation import ChatInput, ConversationView
 from app.shell.a11y import named
 from app.shell.text import plain
+from i18n import translate
 
 # The parts the window (and its tests) reach by name.
 PARTS = ("new_chat_button", "search", "chat_list", "delete_chat_button", "chat_title", "model_picker",
@@ -34,15 +35,15 @@ PARTS = ("new_chat_button", "search", "chat_list", "delete_chat_button", "chat_t
 class ChatPage(QSplitter):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.new_chat_button = QPushButton("New chat")
+        self.new_chat_button = QPushButton(translate("chat.page", "New chat"))
         self.search = QLineEdit()
-        self.search.setPlaceholderText("Search all chats")
+        self.search.setPlaceholderText(translate("chat.page", "Search all chats"))
         self.search.setClearButtonEnabled(True)
         self.chat_list = QListWidget()
         self.chat_list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.chat_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.chat_list.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.delete_chat_button = QPushButton("Delete")
+        self.delete_chat_button = QPushButton(translate("chat.page", "Delete"))
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.addWidget(self.new_chat_button)
@@ -50,14 +51,17 @@ class ChatPage(QSplitter):
         left_layout.addWidget(self.chat_list, 1)
         left_layout.addWidget(self.delete_chat_button)
 
-        self.chat_title = plain(QLabel("New chat"))  # titles are the user's or the model's
+        # Titles are the user's or the model's: plain text.
+        self.chat_title = plain(QLabel(translate("chat.page", "New chat")))
         self.chat_title.setObjectName("chatTitle")
         self.model_picker = QComboBox()
-        self.model_picker.setToolTip("The model that answers (Settings ▸ Models… to manage them)")
+        self.model_picker.setToolTip(
+            translate("chat.page", "The model that answers (Settings ▸ Models… to manage them)"))
         self.model_picker.setMinimumWidth(220)
         self.documents_button = QToolButton()
-        self.documents_button.setText("Documents: off")
-        self.documents_button.setToolTip("Answer from your documents in this chat")
+        self.documents_button.setText(translate("chat.page", "Documents: off"))
+        self.documents_button.setToolTip(
+            translate("chat.page", "Answer from your documents in this chat"))
         self.documents_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.documents_menu = QMenu(self.documents_button)
         self.documents_button.setMenu(self.documents_menu)
@@ -72,10 +76,10 @@ class ChatPage(QSplitter):
         self.notice.setWordWrap(True)
         self.notice.hide()
         self.input = ChatInput()
-        self.send_button = QPushButton("Send")
-        self.stop_button = QPushButton("Stop")
-        self.stop_button.setToolTip("Stop generating (Esc)")
-        self.regenerate_button = QPushButton("Regenerate")
+        self.send_button = QPushButton(translate("chat.page", "Send"))
+        self.stop_button = QPushButton(translate("chat.page", "Stop"))
+        self.stop_button.setToolTip(translate("chat.page", "Stop generating (Esc)"))
+        self.regenerate_button = QPushButton(translate("chat.page", "Regenerate"))
         buttons = QVBoxLayout()
         for button in (self.send_button, self.stop_button, self.regenerate_button):
             buttons.addWidget(button)
@@ -99,21 +103,27 @@ class ChatPage(QSplitter):
 
     def _name_parts(self) -> None:
         """What screen readers say for each control (the buttons' shortcuts: app.shell.menus)."""
-        named(self.new_chat_button, "New chat", "Start a new chat (Ctrl+N)")
-        self.new_chat_button.setToolTip("Start a new chat (Ctrl+N)")
-        named(self.search, "Search chats", "Shows only the chats that contain these words (Ctrl+F)")
-        named(self.chat_list, "Chats", "Your chats; the selected one is shown. Delete removes it, "
-                                       "F2 renames it")
-        named(self.delete_chat_button, "Delete chat", "Delete the selected chat and its messages")
-        self.chat_title.setAccessibleDescription("Title of this chat")
-        named(self.model_picker, "Model", self.model_picker.toolTip())
+        new_chat = translate("chat.page", "Start a new chat (Ctrl+N)")
+        named(self.new_chat_button, translate("chat.page", "New chat"), new_chat)
+        self.new_chat_button.setToolTip(new_chat)
+        named(self.search, translate("chat.page", "Search chats"),
+              translate("chat.page", "Shows only the chats that contain these words (Ctrl+F)"))
+        named(self.chat_list, translate("chat.page", "Chats"),
+              translate("chat.page", "Your chats; the selected one is shown. Delete removes it, "
+                                     "F2 renames it"))
+        named(self.delete_chat_button, translate("chat.page", "Delete chat"),
+              translate("chat.page", "Delete the selected chat and its messages"))
+        self.chat_title.setAccessibleDescription(translate("chat.page", "Title of this chat"))
+        named(self.model_picker, translate("chat.page", "Model"), self.model_picker.toolTip())
         named(self.documents_button, self.documents_button.text(), self.documents_button.toolTip())
-        self.notice.setAccessibleDescription("Notice")
-        named(self.send_button, "Send", "Send the message (Enter)")
-        self.send_button.setToolTip("Send the message (Enter)")
-        named(self.stop_button, "Stop", "Stop generating (Esc)")
-        named(self.regenerate_button, "Regenerate", "Replace the last answer with a new one (Ctrl+R)")
-        self.regenerate_button.setToolTip("Replace the last answer with a new one (Ctrl+R)")
+        self.notice.setAccessibleDescription(translate("chat.page", "Notice"))
+        send = translate("chat.page", "Send the message (Enter)")
+        named(self.send_button, translate("chat.page", "Send"), send)
+        self.send_button.setToolTip(send)
+        named(self.stop_button, translate("chat.page", "Stop"), self.stop_button.toolTip())
+        regenerate = translate("chat.page", "Replace the last answer with a new one (Ctrl+R)")
+        named(self.regenerate_button, translate("chat.page", "Regenerate"), regenerate)
+        self.regenerate_button.setToolTip(regenerate)
 
     @Slot()
     def update_tab_order(self) -> None:

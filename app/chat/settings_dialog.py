@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.shell.a11y import name_buttons, named
+from i18n import translate
 from inference.protocol import SamplingParams
 
 
@@ -25,11 +26,13 @@ class ChatSettingsDialog(QDialog):
     def __init__(self, settings: dict[str, Any], defaults: SamplingParams,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Chat settings")
+        self.setWindowTitle(translate("chat.settings_dialog", "Chat settings"))
         sampling = {**defaults.__dict__, **(settings.get("sampling") or {})}
         self.system_prompt = QPlainTextEdit(settings.get("system_prompt", ""))
-        self.system_prompt.setPlaceholderText("Empty: “You are a helpful assistant.”")
-        self.override = QCheckBox("Use these sampling values instead of the model's")
+        self.system_prompt.setPlaceholderText(
+            translate("chat.settings_dialog", "Empty: “You are a helpful assistant.”"))
+        self.override = QCheckBox(
+            translate("chat.settings_dialog", "Use these sampling values instead of the model's"))
         self.override.setChecked(bool(settings.get("sampling")))
         self.temperature = QDoubleSpinBox(minimum=0.0, maximum=2.0, singleStep=0.05, decimals=2,
                                           value=sampling["temperature"])
@@ -40,25 +43,35 @@ class ChatSettingsDialog(QDialog):
                                              value=sampling["repeat_penalty"])
         self.seed = QSpinBox(minimum=-1, maximum=2**31 - 1,
                              value=-1 if sampling["seed"] is None else sampling["seed"])
-        self.seed.setSpecialValueText("random")
+        self.seed.setSpecialValueText(translate("chat.settings_dialog", "random"))
         self.passages = QSpinBox(minimum=1, maximum=20, value=int(settings.get("passages") or 5))
-        self.passages.setToolTip("How many passages from the documents each answer gets (top-k)")
+        self.passages.setToolTip(translate(
+            "chat.settings_dialog",
+            "How many passages from the documents each answer gets (top-k)"))
+        system_prompt = translate("chat.settings_dialog", "System prompt")
+        passages = translate("chat.settings_dialog", "Passages from documents")
         form = QFormLayout()
-        form.addRow(QLabel("System prompt"))
+        form.addRow(QLabel(system_prompt))
         form.addRow(self.system_prompt)
-        form.addRow("Passages from documents", self.passages)
+        form.addRow(passages, self.passages)
         form.addRow(self.override)
-        for label, widget in (("Temperature", self.temperature), ("Top-p", self.top_p),
-                              ("Top-k", self.top_k), ("Min-p", self.min_p),
-                              ("Repeat penalty", self.repeat_penalty), ("Seed", self.seed)):
+        ticked = translate("chat.settings_dialog", "Used when the box above is ticked")
+        for label, widget in ((translate("chat.settings_dialog", "Temperature"), self.temperature),
+                              (translate("chat.settings_dialog", "Top-p"), self.top_p),
+                              (translate("chat.settings_dialog", "Top-k"), self.top_k),
+                              (translate("chat.settings_dialog", "Min-p"), self.min_p),
+                              (translate("chat.settings_dialog", "Repeat penalty"),
+                               self.repeat_penalty),
+                              (translate("chat.settings_dialog", "Seed"), self.seed)):
             form.addRow(label, widget)
-            named(widget, label, "Used when the box above is ticked")
-        named(self.system_prompt, "System prompt", "What the model is told before the chat; empty: "
-                                                   "“You are a helpful assistant.”")
-        named(self.passages, "Passages from documents", self.passages.toolTip())
+            named(widget, label, ticked)
+        named(self.system_prompt, system_prompt,
+              translate("chat.settings_dialog", "What the model is told before the chat; empty: "
+                                                "“You are a helpful assistant.”"))
+        named(self.passages, passages, self.passages.toolTip())
         named(self.override, self.override.text())
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
-        name_buttons(buttons, accept="Save chat settings")
+        name_buttons(buttons, accept=translate("chat.settings_dialog", "Save chat settings"))
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)

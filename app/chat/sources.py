@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.shell.a11y import named
 from app.shell.text import plain, tooltip
+from i18n import translate
 
 EXCERPT_CHARS = 180
 LABEL_CHARS = 90  # on the button; the whole label is in its name and tooltip
@@ -33,8 +34,12 @@ class SourceButton(QPushButton):
         font = self.font()
         font.setUnderline(True)
         self.setFont(font)
-        self.setToolTip(tooltip(f"Open {path}"))
-        named(self, f"Source {number}: {label}", f"Opens the file. The passage: {excerpt}")
+        self.setToolTip(tooltip(translate("chat.sources", "Open {path}").format(path=path)))
+        named(self,
+              translate("chat.sources", "Source {number}: {label}").format(
+                  number=number, label=label),
+              translate("chat.sources", "Opens the file. The passage: {excerpt}")
+              .format(excerpt=excerpt))
         self.clicked.connect(self._open)
 
     @Slot()
@@ -52,13 +57,13 @@ class SourceList(QWidget):
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 4, 0, 0)
         self._layout.setSpacing(2)
-        self.heading = QLabel("Sources")
+        self.heading = QLabel(translate("chat.sources", "Sources"))
         self.heading.setObjectName("sourcesHeading")
         self._layout.addWidget(self.heading)
         self.buttons: list[SourceButton] = []
         self._rows: list[QWidget] = []
         self._texts: list[str] = []
-        self.setAccessibleName("Sources")
+        self.setAccessibleName(self.heading.text())
         self.hide()
 
     def set_sources(self, sources: list[dict] | None) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import QLocale, Qt, Slot
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QDialog,
@@ -26,7 +26,16 @@ from app.shell import dialogs
 from app.shell.a11y import named
 from app.shell.text import plain, tooltip
 from core.documents import Progress, Report
-from storage.documents.store import Collection
+from i18n import translate
+from storage.documents.store import FAILED, INDEXED, PENDING, SKIPPED, Collection
+
+
+def state_texts() -> dict[str, str]:
+    """A file's state as the table says it (the store keeps the machine word)."""
+    return {INDEXED: translate("documents.dialog", "indexed"),
+            PENDING: translate("documents.dialog", "pending"),
+            SKIPPED: translate("documents.dialog", "skipped"),
+            FAILED: translate("documents.dialog", "failed")}
 
 
 def local_paths(event: QDragEnterEvent | QDropEvent) -> list[Path]:
@@ -38,22 +47,24 @@ class CollectionsDialog(QDialog):
     def __init__(self, docs: DocumentsController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.docs = docs
-        self.setWindowTitle("Documents")
+        self.setWindowTitle(translate("documents.dialog", "Documents"))
         self.resize(900, 560)
         self.setAcceptDrops(True)
         self.collection_list = QListWidget()
-        self.new_button = QPushButton("New collection…")
-        self.delete_button = QPushButton("Delete collection")
-        self.add_files_button = QPushButton("Add files…")
-        self.add_folder_button = QPushButton("Add folder…")
-        self.refresh_button = QPushButton("Check for changes")
-        self.cancel_button = QPushButton("Cancel import")
+        self.new_button = QPushButton(translate("documents.dialog", "New collection…"))
+        self.delete_button = QPushButton(translate("documents.dialog", "Delete collection"))
+        self.add_files_button = QPushButton(translate("documents.dialog", "Add files…"))
+        self.add_folder_button = QPushButton(translate("documents.dialog", "Add folder…"))
+        self.refresh_button = QPushButton(translate("documents.dialog", "Check for changes"))
+        self.cancel_button = QPushButton(translate("documents.dialog", "Cancel import"))
         self.progress_bar = QProgressBar()
         self.progress_label = plain(QLabel())  # it names the file being read
         self.summary = plain(QLabel())
         self.summary.setWordWrap(True)
         self.table = QTableWidget(0, 3)
-        self.table.setHorizontalHeaderLabels(["File", "State", "Why"])
+        self.table.setHorizontalHeaderLabels([translate("documents.dialog", "File"),
+                                              translate("documents.dialog", "State"),
+                                              translate("documents.dialog", "Why")])
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
@@ -72,8 +83,9 @@ class CollectionsDialog(QDialog):
         right.addWidget(self.progress_label)
         right.addWidget(self.table, 1)
         right.addWidget(self.summary)
-        right.addWidget(QLabel("Drop files or folders here to add them to the selected collection. "
-                               "Everything stays on this computer, encrypted in your vault."))
+        right.addWidget(QLabel(translate("documents.dialog", "Drop files or folders here to add "
+                                         "them to the selected collection. Everything stays on "
+                                         "this computer, encrypted in your vault.")))
         layout = QHBoxLayout(self)
         layout.addLayout(left, 1)
         layout.addLayout(right, 3)
@@ -94,19 +106,27 @@ class CollectionsDialog(QDialog):
         self.refresh()
 
     def _name_controls(self) -> None:
-        named(self.collection_list, "Collections", "Your document collections; their files are "
-                                                   "shown beside")
-        named(self.new_button, "New collection")
-        named(self.delete_button, "Delete collection", "Delete the selected collection and its index; "
-                                                       "your files are not touched")
-        named(self.add_files_button, "Add files", "Add files to the selected collection")
-        named(self.add_folder_button, "Add folder", "Add a folder to the selected collection")
-        named(self.refresh_button, "Check for changes", "Index again the files that changed")
-        named(self.cancel_button, "Cancel import")
-        named(self.progress_bar, "Import progress")
-        named(self.table, "Files", "The files of the selected collection: file, state, and why")
-        self.progress_label.setAccessibleDescription("Import progress")
-        self.summary.setAccessibleDescription("Summary")
+        named(self.collection_list, translate("documents.dialog", "Collections"),
+              translate("documents.dialog", "Your document collections; their files are shown "
+                        "beside"))
+        named(self.new_button, translate("documents.dialog", "New collection"))
+        named(self.delete_button, translate("documents.dialog", "Delete collection"),
+              translate("documents.dialog", "Delete the selected collection and its index; your "
+                        "files are not touched"))
+        named(self.add_files_button, translate("documents.dialog", "Add files"),
+              translate("documents.dialog", "Add files to the selected collection"))
+        named(self.add_folder_button, translate("documents.dialog", "Add folder"),
+              translate("documents.dialog", "Add a folder to the selected collection"))
+        named(self.refresh_button, translate("documents.dialog", "Check for changes"),
+              translate("documents.dialog", "Index again the files that changed"))
+        named(self.cancel_button, translate("documents.dialog", "Cancel import"))
+        named(self.progress_bar, translate("documents.dialog", "Import progress"))
+        named(self.table, translate("documents.dialog", "Files"),
+              translate("documents.dialog", "The files of the selected collection: file, state, "
+                        "and why"))
+        self.progress_label.setAccessibleDescription(
+            translate("documents.dialog", "Import progress"))
+        self.summary.setAccessibleDescription(translate("documents.dialog", "Summary"))
 
     def selected(self) -> Collection | None:
         item = self.collection_list.currentItem()
@@ -139,20 +159,28 @@ class CollectionsDialog(QDialog):
             return
         # The service's last snapshot: the store itself belongs to the service's thread.
         documents = self.docs.documents_of(collection.id)
+        states = state_texts()
         self.table.setRowCount(len(documents))
         for row, document in enumerate(documents):
-            for column, text in enumerate((document.path, document.status,
+            state = states.get(document.status, document.status)
+            for column, text in enumerate((document.path, state,
                                            document.reason or "; ".join(document.notes))):
                 item = QTableWidgetItem(text)
                 item.setToolTip(tooltip(text))
                 self.table.setItem(row, column, item)
-        indexed = sum(d.status == "indexed" for d in documents)
-        self.summary.setText(f"{indexed} of {len(documents)} files indexed, "
-                             f"{sum(d.chunks for d in documents)} passages.")
+        # Counts are plain names in the calls: pyside6-lupdate skips a call whose count is an
+        # attribute or an expression.
+        indexed, total = sum(d.status == INDEXED for d in documents), len(documents)
+        chunks = sum(d.chunks for d in documents)
+        passages = translate("documents.dialog", "%n passages", None, chunks)
+        self.summary.setText(translate("documents.dialog", "{indexed} of %n files indexed, "
+                                       "{passages}.", None, total)
+                             .format(indexed=indexed, passages=passages))
 
     @Slot()
     def _new(self) -> None:
-        name = dialogs.text(self, "New collection", "Name:")
+        name = dialogs.text(self, translate("documents.dialog", "New collection"),
+                            translate("documents.dialog", "Name:"))
         if name:
             self.docs.create(name, then=self._select)
 
@@ -165,9 +193,10 @@ class CollectionsDialog(QDialog):
     def _delete(self) -> None:
         collection = self.selected()
         if collection and dialogs.confirm(
-                self, "Delete collection",
-                f"Delete “{collection.name}” and its index? Your files themselves are not touched.",
-                "Delete"):
+                self, translate("documents.dialog", "Delete collection"),
+                translate("documents.dialog", "Delete “{name}” and its index? Your files "
+                          "themselves are not touched.").format(name=collection.name),
+                translate("documents.dialog", "Delete")):
             self.docs.delete(collection.id)
 
     def add(self, paths: list[Path]) -> None:
@@ -179,22 +208,24 @@ class CollectionsDialog(QDialog):
                 self._select(collection)
                 self._add_to(collection, paths)
 
-            self.docs.create("My documents", then=made)
+            self.docs.create(translate("documents.dialog", "My documents"), then=made)
             return
         self._add_to(collection, paths)
 
     def _add_to(self, collection: Collection, paths: list[Path]) -> None:
         busy = self.docs.busy
         if self.docs.add(collection, paths) and busy:
-            self.summary.setText("Queued: the import starts when the one under way ends.")
+            self.summary.setText(translate("documents.dialog", "Queued: the import starts when the "
+                                           "one under way ends."))
 
     @Slot()
     def _add_files(self) -> None:
-        self.add(dialogs.open_paths(self, "Add files", Path.home(), "Documents (*)"))
+        self.add(dialogs.open_paths(self, translate("documents.dialog", "Add files"), Path.home(),
+                                    translate("documents.dialog", "Documents") + " (*)"))
 
     @Slot()
     def _add_folder(self) -> None:
-        folder = dialogs.folder_path(self, "Add folder", Path.home())
+        folder = dialogs.folder_path(self, translate("documents.dialog", "Add folder"), Path.home())
         if folder is not None:
             self.add([folder])
 
@@ -202,16 +233,34 @@ class CollectionsDialog(QDialog):
     def _progress(self, state: Progress) -> None:
         self.progress_bar.setRange(0, max(1, state.files_total))
         self.progress_bar.setValue(state.files_done)
-        eta = f" · about {state.eta_seconds:.0f} s left" if state.eta_seconds else ""
-        what = "Re-indexing for the new embedding model: " if state.reembedding else ""
-        self.progress_label.setText(f"{what}{state.files_done} of {state.files_total} files · "
-                                    f"{state.chunks_done} passages{eta} · {state.current}")
+        total, chunks = state.files_total, state.chunks_done
+        files = translate("documents.dialog", "{done} of %n files", None, total).format(
+            done=state.files_done)
+        passages = translate("documents.dialog", "%n passages", None, chunks)
+        if state.eta_seconds:
+            seconds = QLocale().toString(round(state.eta_seconds))
+            text = translate("documents.dialog", "{files} · {passages} · about {seconds} s left · "
+                             "{current}").format(files=files, passages=passages, seconds=seconds,
+                                                 current=state.current)
+        else:
+            text = translate("documents.dialog", "{files} · {passages} · {current}").format(
+                files=files, passages=passages, current=state.current)
+        if state.reembedding:
+            text = translate("documents.dialog", "Re-indexing for the new embedding model: "
+                             "{progress}").format(progress=text)
+        self.progress_label.setText(text)
 
     @Slot(object)
     def _finished(self, report: Report) -> None:
-        note = " (cancelled; add the same files again to resume)" if report.cancelled else ""
-        self.progress_label.setText(f"{len(report.indexed)} indexed, {len(report.skipped)} skipped, "
-                                    f"{len(report.failed)} failed{note}.")
+        if report.cancelled:
+            text = translate("documents.dialog", "{indexed} indexed, {skipped} skipped, {failed} "
+                             "failed (cancelled; add the same files again to resume).")
+        else:
+            text = translate("documents.dialog", "{indexed} indexed, {skipped} skipped, {failed} "
+                             "failed.")
+        self.progress_label.setText(text.format(indexed=len(report.indexed),
+                                                skipped=len(report.skipped),
+                                                failed=len(report.failed)))
         self._show_documents()
 
     @Slot(str)

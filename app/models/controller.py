@@ -26,6 +26,7 @@ from core.models import (
     hash_file,
     verify_reference,
 )
+from i18n import translate
 from inference import cpu_variant
 from inference.bundled import embedding_model, starter_model
 from inference.fit import FitReport, available_memory, fit
@@ -52,7 +53,7 @@ def _version(package: str) -> str:
 
 def probe_key() -> str:
     """What a probe verdict depends on: a new Hearth, llama.cpp or CPU build means a new probe."""
-    variant = cpu_variant.describe().split(" ", 1)[0]
+    variant = cpu_variant.build_name()
     return f"hearth {_version('hearth')}|llama-cpp-python {_version('llama-cpp-python')}|{variant}"
 
 
@@ -148,13 +149,16 @@ class ModelsController(QObject):
     def import_file(self, source: Path, mode: str) -> bool:
         """Validate now; copy or reference, hash and probe in the background."""
         if self.library is None:
-            self.import_failed.emit("Unlock Hearth before importing models.")
+            self.import_failed.emit(
+                translate("models.controller", "Unlock Hearth before importing models."))
             return False
         source = Path(source)
         try:
             info = read_info(source)
         except InvalidGGUF as exc:
-            self.import_failed.emit(f"{source.name} cannot be imported: {exc}.")
+            self.import_failed.emit(
+                translate("models.controller", "{file} cannot be imported: {problem}.")
+                .format(file=source.name, problem=exc))
             return False
         folder, cancel = models_dir(), self._cancel
 
@@ -178,7 +182,9 @@ class ModelsController(QObject):
             return
         existing = self.library.find_sha256(sha)
         if existing is not None:
-            self.import_failed.emit(f"{source.name} is already in your library as “{existing.name}”.")
+            self.import_failed.emit(
+                translate("models.controller", "{file} is already in your library as “{name}”.")
+                .format(file=source.name, name=existing.name))
             return
         settings = ModelSettings(n_ctx=min(4096, info.context_length or 2048))
         facts = info.as_dict() if signature is None else {**info.as_dict(), SIGNATURE: signature}
@@ -194,10 +200,14 @@ class ModelsController(QObject):
             return  # locked or quitting: nothing to say, nothing left behind
         found = trouble(exc)
         if found is not None:
-            self.import_failed.emit(found.message(f"{source.name} was not imported; nothing was left behind."))
+            self.import_failed.emit(found.message(
+                translate("models.controller", "{file} was not imported; nothing was left behind.")
+                .format(file=source.name)))
             return
         log.error("import failed", exc_info=exc)
-        self.import_failed.emit(f"{source.name} could not be imported: {exc}.")
+        self.import_failed.emit(
+            translate("models.controller", "{file} could not be imported: {problem}.")
+            .format(file=source.name, problem=exc))
 
     # Probe ------------------------------------------------------------------------
     def check(self, entry_id: int) -> None:
@@ -220,7 +230,9 @@ class ModelsController(QObject):
             return
         self.pending.discard(entry.sha256)
         if isinstance(result, Exception):
-            verdict = {"ok": False, "reason": f"The check could not run ({result}).", "key": key}
+            reason = translate("models.controller", "The check could not run ({problem}).").format(
+                problem=result)
+            verdict = {"ok": False, "reason": reason, "key": key}
         else:
             verdict = {"ok": result.ok, "reason": result.reason, "key": key,
                        "memory": result.model_bytes, "n_ctx": result.n_ctx}
@@ -235,11 +247,13 @@ class ModelsController(QObject):
         """Make an embedding model the one that indexes documents (collections re-embed)."""
         entry = self.library.get(entry_id) if self.library else None
         if entry is None:
-            return "That model is no longer in the library."
+            return translate("models.controller", "That model is no longer in the library.")
         if entry.info.get("role") != "embedding":
-            return f"“{entry.name}” is a chat model, not an embedding model."
+            return translate("models.controller", "“{name}” is a chat model, not an embedding "
+                             "model.").format(name=entry.name)
         if not entry.usable:
-            return entry.probe.get("reason") or f"“{entry.name}” has not been checked yet."
+            return entry.probe.get("reason") or translate(
+                "models.controller", "“{name}” has not been checked yet.").format(name=entry.name)
         assert self.library is not None
         self.library.set_preference("embedding_model", entry.id)
         self.embedding_model_chosen.emit(Path(entry.path), entry.sha256)
@@ -250,21 +264,26 @@ class ModelsController(QObject):
         """Load another model; returns a reason when it cannot be used."""
         entry = self.library.get(entry_id) if self.library else None
         if entry is None:
-            return "That model is no longer in the library."
+            return translate("models.controller", "That model is no longer in the library.")
         if entry.info.get("role") == "embedding":
-            return f"“{entry.name}” is an embedding model: use it for documents, not for chat."
+            return translate("models.controller", "“{name}” is an embedding model: use it for "
+                             "documents, not for chat.").format(name=entry.name)
         if not Path(entry.path).is_file():
-            return f"The file of “{entry.name}” is missing: {entry.path}."
+            return (translate("models.controller", "The file of “{name}” is missing: {path}.")
+                    .format(name=entry.name, path=entry.path))
         if not entry.usable:
-            return entry.probe.get("reason") or f"“{entry.name}” has not been checked yet."
+            return entry.probe.get("reason") or translate(
+                "models.controller", "“{name}” has not been checked yet.").format(name=entry.name)
         if entry.probe.get("key") != probe_key() and entry.stored != BUNDLED:
             self.check(entry.id)
-            return f"“{entry.name}” is being checked again after an update. Try again in a moment."
+            return translate("models.controller", "“{name}” is being checked again after an "
+                             "update. Try again in a moment.").format(name=entry.name)
         self._wanted = entry.id
         if entry.stored == REFERENCE and self._changed_on_disk(entry):
             self._verify(entry)
-            return (f"“{entry.name}” changed on disk since it was last checked: Hearth is "
-                    "making sure it is still the same model, and loads it if it is.")
+            return translate("models.controller", "“{name}” changed on disk since it was last "
+                             "checked: Hearth is making sure it is still the same model, and loads "
+                             "it if it is.").format(name=entry.name)
         settings = ModelSettings.from_dict(entry.settings)
         self.chat.load_model(settings.spec(Path(entry.path), entry.name))
         self.chat.params = settings.sampling()
@@ -320,10 +339,13 @@ class ModelsController(QObject):
             log.warning("a referenced model changed on disk; not loaded")
             self.refused.emit(str(exc))
         elif (found := trouble(exc)) is not None:
-            self.refused.emit(found.message(f"“{name}” was not loaded."))
+            self.refused.emit(found.message(
+                translate("models.controller", "“{name}” was not loaded.").format(name=name)))
         else:
             log.error("checking a referenced model failed", exc_info=exc)
-            self.refused.emit(f"“{name}” could not be read, so it was not loaded.")
+            self.refused.emit(translate("models.controller",
+                                        "“{name}” could not be read, so it was not loaded.")
+                              .format(name=name))
         self.library_changed.emit()
 
     def save_settings(self, entry_id: int, settings: ModelSettings) -> None:
@@ -348,9 +370,11 @@ class ModelsController(QObject):
         if entry is None:
             return None
         if entry.stored == BUNDLED:
-            return "The bundled starter model stays: Hearth needs one model that always works."
+            return translate("models.controller", "The bundled starter model stays: Hearth needs "
+                             "one model that always works.")
         if self._is_loaded(entry):
-            return "This model is in use. Switch to another model first."
+            return translate("models.controller",
+                             "This model is in use. Switch to another model first.")
         assert self.library is not None
         self.library.remove(entry.id)
         if entry.stored == COPY:

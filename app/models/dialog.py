@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import QLocale, Qt, Slot
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -26,6 +26,7 @@ from app.models.controller import ModelsController, gpu_offload
 from app.shell import dialogs
 from app.shell.a11y import announce, named
 from app.shell.text import escape, plain
+from i18n import translate
 from inference import chat_formats
 from inference.fit import MIB
 from inference.hardware import physical_cores
@@ -33,9 +34,28 @@ from inference.modelinfo import ModelInfo
 from inference.settings import ModelSettings
 from storage.library import BUNDLED, COPY, REFERENCE, LibraryEntry
 
-STORED = {COPY: "copied into Hearth's library", REFERENCE: "used where it is",
-          BUNDLED: "bundled with Hearth"}
-COPY_LABEL, REFERENCE_LABEL = "Copy into library", "Use where it is"
+
+def stored_texts() -> dict[str, str]:
+    """How a library entry's file is kept, as the facts say it."""
+    return {COPY: translate("models.dialog", "copied into Hearth's library"),
+            REFERENCE: translate("models.dialog", "used where it is"),
+            BUNDLED: translate("models.dialog", "bundled with Hearth")}
+
+
+def copy_label() -> str:
+    return translate("models.dialog", "Copy into library")
+
+
+def reference_label() -> str:
+    return translate("models.dialog", "Use where it is")
+
+
+def _whole(value: float) -> str:
+    """A whole number as the interface's locale writes it, its digits grouped ("8,192"),
+    rounded as Python's format rounds."""
+    locale = QLocale()
+    locale.setNumberOptions(locale.numberOptions() & ~QLocale.NumberOption.OmitGroupSeparator)
+    return locale.toString(round(value))
 
 
 def gguf_paths(event: QDragEnterEvent | QDropEvent) -> list[Path]:
@@ -48,46 +68,52 @@ def ask_import(parent: QWidget, models: ModelsController, paths: list[Path]) -> 
     if not paths:
         return 0
     names = ", ".join(p.name for p in paths[:3]) + ("…" if len(paths) > 3 else "")
+    modes = {copy_label(): COPY, reference_label(): REFERENCE}  # each button's mode
     answer = dialogs.choice(
-        parent, "Import models",
-        f"Import {names}?\n\nCopy: Hearth keeps its own copy (uses disk space; the original can "
-        "move). Use where it is: nothing is copied, but the file must stay where it is.",
-        [COPY_LABEL, REFERENCE_LABEL])
-    if answer is None:
+        parent, translate("models.dialog", "Import models"),
+        translate("models.dialog", "Import {names}?\n\nCopy: Hearth keeps its own copy (uses disk "
+                  "space; the original can move). Use where it is: nothing is copied, but the file "
+                  "must stay where it is.").format(names=names),
+        list(modes))
+    mode = modes.get(answer) if answer is not None else None
+    if mode is None:
         return 0
-    mode = COPY if answer == COPY_LABEL else REFERENCE
     return sum(models.import_file(path, mode) for path in paths)
 
 
 def status_text(models: ModelsController, entry: LibraryEntry) -> str:
     if entry.sha256 in models.pending:
-        return "checking…"
+        return translate("models.dialog", "checking…")
     if entry.usable:
-        return "ready"
-    return f"unusable: {entry.probe.get('reason') or 'not checked yet'}"
+        return translate("models.dialog", "ready")
+    reason = entry.probe.get("reason") or translate("models.dialog", "not checked yet")
+    return translate("models.dialog", "unusable: {reason}").format(reason=reason)
 
 
-STARTER_HINT = ("The starter model that comes with Hearth is very small: it answers short questions "
-                "about your documents, best in English. A larger model (1 to 8 billion parameters, "
-                "a .gguf file, for example a Qwen or Llama instruct model) gives much better answers, "
-                "in Chinese too: choose Import… or drop the file here. Nothing is downloaded by Hearth; "
-                "copy the file from wherever you got it.")
+def starter_hint() -> str:
+    return translate("models.dialog", "The starter model that comes with Hearth is very small: "
+                     "it answers short questions about your documents, best in English. A larger "
+                     "model (1 to 8 billion parameters, a .gguf file, for example a Qwen or Llama "
+                     "instruct model) gives much better answers, in Chinese too: choose Import… or "
+                     "drop the file here. Nothing is downloaded by Hearth; copy the file from "
+                     "wherever you got it.")
 
 
 class ModelsDialog(QDialog):
     def __init__(self, models: ModelsController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.models = models
-        self.setWindowTitle("Models")
+        self.setWindowTitle(translate("models.dialog", "Models"))
         self.resize(900, 620)
         self.setAcceptDrops(True)
         self.model_list = QListWidget()
-        self.import_button = QPushButton("Import…")
-        self.remove_button = QPushButton("Remove")
-        self.use_button = QPushButton("Use this model")
-        self.documents_button = QPushButton("Use for documents")
-        self.documents_button.setToolTip("Index documents with this embedding model")
-        self.save_button = QPushButton("Save settings")
+        self.import_button = QPushButton(translate("models.dialog", "Import…"))
+        self.remove_button = QPushButton(translate("models.dialog", "Remove"))
+        self.use_button = QPushButton(translate("models.dialog", "Use this model"))
+        self.documents_button = QPushButton(translate("models.dialog", "Use for documents"))
+        self.documents_button.setToolTip(
+            translate("models.dialog", "Index documents with this embedding model"))
+        self.save_button = QPushButton(translate("models.dialog", "Save settings"))
         self.facts = QLabel()
         self.facts.setTextFormat(Qt.TextFormat.RichText)  # built of escaped parts (_show_selected)
         self.facts.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -101,9 +127,11 @@ class ModelsDialog(QDialog):
 
         self.n_ctx = QSpinBox(minimum=256, maximum=131072, singleStep=512)
         self.gpu_layers = QSpinBox(minimum=-1, maximum=999)
-        self.gpu_layers.setSpecialValueText("all")
+        self.gpu_layers.setSpecialValueText(translate("models.dialog", "all"))
         self.threads = QSpinBox(minimum=0, maximum=256)
-        self.threads.setSpecialValueText(f"automatic ({physical_cores()}, one per physical core)")
+        self.threads.setSpecialValueText(
+            translate("models.dialog", "automatic ({cores}, one per physical core)")
+            .format(cores=physical_cores()))
         self.batch = QSpinBox(minimum=16, maximum=4096, singleStep=64)
         self.chat_format = QComboBox()
         self.chat_format.addItems(chat_formats.CHOICES)
@@ -113,16 +141,23 @@ class ModelsDialog(QDialog):
         self.min_p = QDoubleSpinBox(minimum=0.0, maximum=1.0, singleStep=0.01, decimals=2)
         self.repeat_penalty = QDoubleSpinBox(minimum=0.5, maximum=2.0, singleStep=0.05, decimals=2)
         self.seed = QSpinBox(minimum=-1, maximum=2**31 - 1)
-        self.seed.setSpecialValueText("random")
+        self.seed.setSpecialValueText(translate("models.dialog", "random"))
         self.max_tokens = QSpinBox(minimum=16, maximum=32768, singleStep=64)
-        settings_box = QGroupBox("Settings")
+        settings_box = QGroupBox(translate("models.dialog", "Settings"))
         form = QFormLayout(settings_box)
-        for label, widget in (("Context length (tokens)", self.n_ctx), ("GPU layers", self.gpu_layers),
-                              ("Threads", self.threads), ("Batch size", self.batch),
-                              ("Chat format", self.chat_format), ("Temperature", self.temperature),
-                              ("Top-p", self.top_p), ("Top-k", self.top_k), ("Min-p", self.min_p),
-                              ("Repeat penalty", self.repeat_penalty), ("Seed", self.seed),
-                              ("Longest answer (tokens)", self.max_tokens)):
+        for label, widget in (
+                (translate("models.dialog", "Context length (tokens)"), self.n_ctx),
+                (translate("models.dialog", "GPU layers"), self.gpu_layers),
+                (translate("models.dialog", "Threads"), self.threads),
+                (translate("models.dialog", "Batch size"), self.batch),
+                (translate("models.dialog", "Chat format"), self.chat_format),
+                (translate("models.dialog", "Temperature"), self.temperature),
+                (translate("models.dialog", "Top-p"), self.top_p),
+                (translate("models.dialog", "Top-k"), self.top_k),
+                (translate("models.dialog", "Min-p"), self.min_p),
+                (translate("models.dialog", "Repeat penalty"), self.repeat_penalty),
+                (translate("models.dialog", "Seed"), self.seed),
+                (translate("models.dialog", "Longest answer (tokens)"), self.max_tokens)):
             form.addRow(label, widget)
             named(widget, label)
         self._name_controls()
@@ -134,12 +169,12 @@ class ModelsDialog(QDialog):
         row.addWidget(self.import_button)
         row.addWidget(self.remove_button)
         left.addLayout(row)
-        left.addWidget(QLabel("Drop .gguf files here to import them."))
+        left.addWidget(QLabel(translate("models.dialog", "Drop .gguf files here to import them.")))
         # Said plainly, whatever is bundled: measured in benchmarks/starter_bench.py.
-        self.larger_hint = QLabel(STARTER_HINT)
+        self.larger_hint = QLabel(starter_hint())
         self.larger_hint.setWordWrap(True)
         self.larger_hint.setObjectName("hint")
-        named(self.larger_hint, "About the starter model")
+        named(self.larger_hint, translate("models.dialog", "About the starter model"))
         left.addWidget(self.larger_hint)
         right = QVBoxLayout()
         right.addWidget(self.facts)
@@ -168,15 +203,22 @@ class ModelsDialog(QDialog):
         self.refresh()
 
     def _name_controls(self) -> None:
-        named(self.model_list, "Models", "The model library; the one in use is marked ▶")
-        named(self.import_button, "Import models", "Add .gguf model files to the library")
-        named(self.remove_button, "Remove model", "Remove the selected model from the library")
-        named(self.use_button, "Use this model", "Answer with the selected model")
-        named(self.documents_button, "Use for documents", self.documents_button.toolTip())
-        named(self.save_button, "Save settings", "Save the selected model's settings")
-        self.facts.setAccessibleDescription("The selected model")
-        self.fit_label.setAccessibleDescription("Memory the model needs")
-        self.message.setAccessibleDescription("Notice")
+        named(self.model_list, translate("models.dialog", "Models"),
+              translate("models.dialog", "The model library; the one in use is marked ▶"))
+        named(self.import_button, translate("models.dialog", "Import models"),
+              translate("models.dialog", "Add .gguf model files to the library"))
+        named(self.remove_button, translate("models.dialog", "Remove model"),
+              translate("models.dialog", "Remove the selected model from the library"))
+        named(self.use_button, translate("models.dialog", "Use this model"),
+              translate("models.dialog", "Answer with the selected model"))
+        named(self.documents_button, translate("models.dialog", "Use for documents"),
+              self.documents_button.toolTip())
+        named(self.save_button, translate("models.dialog", "Save settings"),
+              translate("models.dialog", "Save the selected model's settings"))
+        self.facts.setAccessibleDescription(translate("models.dialog", "The selected model"))
+        self.fit_label.setAccessibleDescription(
+            translate("models.dialog", "Memory the model needs"))
+        self.message.setAccessibleDescription(translate("models.dialog", "Notice"))
 
     # Showing ----------------------------------------------------------------------
     def selected(self) -> LibraryEntry | None:
@@ -194,7 +236,8 @@ class ModelsDialog(QDialog):
         self.model_list.clear()
         for entry in self.models.entries():
             marker = "▶ " if current and entry.id == current.id else ""
-            item = QListWidgetItem(f"{marker}{entry.name} — {status_text(self.models, entry)}")
+            item = QListWidgetItem(marker + translate("models.dialog", "{name} — {status}").format(
+                name=entry.name, status=status_text(self.models, entry)))
             item.setData(Qt.ItemDataRole.UserRole, entry.id)
             self.model_list.addItem(item)
             if keep and entry.id == keep.id:
@@ -213,27 +256,41 @@ class ModelsDialog(QDialog):
         self.use_button.setVisible(not embedding)
         self.documents_button.setVisible(embedding)
         if entry is None:
-            self.facts.setText("No model selected.")
+            self.facts.setText(translate("models.dialog", "No model selected."))
             self.fit_label.clear()
             return
         info = ModelInfo.from_dict(entry.info)
         # Name, architecture, quantization, license and role come from the file's
         # metadata (a stranger's text): escaped, so they are shown, never interpreted.
+        # The translated texts around them hold no markup of their own; every value is escaped.
         e = escape
-        self.facts.setText(
-            f"<b>{e(entry.name)}</b><br>Architecture: {e(info.architecture)} · "
-            f"{e(info.parameters_label)} parameters · {e(info.quantization)}<br>"
-            f"File: {info.file_size / MIB:,.0f} MB, {e(STORED.get(entry.stored, entry.stored))}<br>"
-            f"Trained context: {info.context_length:,} tokens · chat template: "
-            f"{'included' if info.has_chat_template else 'none (a built-in format is used)'}<br>"
-            f"License: {e(info.license)} · role: {e(info.role)}<br>"
-            f"SHA-256: <tt>{e(entry.sha256)}</tt><br>Status: {e(status_text(self.models, entry))}")
+        template = (translate("models.dialog", "included") if info.has_chat_template
+                    else translate("models.dialog", "none (a built-in format is used)"))
+        self.facts.setText("<br>".join((
+            f"<b>{e(entry.name)}</b>",
+            translate("models.dialog", "Architecture: {architecture} · {parameters} parameters · "
+                      "{quantization}").format(architecture=e(info.architecture),
+                                               parameters=e(info.parameters_label),
+                                               quantization=e(info.quantization)),
+            translate("models.dialog", "File: {size} MB, {stored}").format(
+                size=_whole(info.file_size / MIB),
+                stored=e(stored_texts().get(entry.stored, entry.stored))),
+            translate("models.dialog", "Trained context: {tokens} tokens · chat template: "
+                      "{template}").format(tokens=_whole(info.context_length),
+                                           template=e(template)),
+            translate("models.dialog", "License: {license} · role: {role}").format(
+                license=e(info.license), role=e(info.role)),
+            translate("models.dialog", "SHA-256: {sha256}").format(
+                sha256=f"<tt>{e(entry.sha256)}</tt>"),
+            translate("models.dialog", "Status: {status}").format(
+                status=e(status_text(self.models, entry))))))
         settings = ModelSettings.from_dict(entry.settings)
         self.n_ctx.setMaximum(max(256, info.context_length or 131072))
         self.n_ctx.setValue(settings.n_ctx)
         self.gpu_layers.setValue(settings.n_gpu_layers)
         self.gpu_layers.setEnabled(gpu_offload())
-        self.gpu_layers.setToolTip("" if gpu_offload() else "This llama.cpp build runs on the CPU only.")
+        self.gpu_layers.setToolTip("" if gpu_offload() else translate(
+            "models.dialog", "This llama.cpp build runs on the CPU only."))
         self.threads.setValue(settings.n_threads)
         self.batch.setValue(settings.n_batch)
         self.chat_format.setCurrentText(settings.chat_format)
@@ -262,21 +319,28 @@ class ModelsDialog(QDialog):
         if entry is None:
             return
         report = self.models.fit_report(entry, self.settings_from_form())
-        text = f"Memory: {escape(report.describe())}."
+        text = translate("models.dialog", "Memory: {memory}.").format(
+            memory=escape(report.describe()))
         if report.suggested_gpu_layers:
-            layers = "all" if report.suggested_gpu_layers < 0 else str(report.suggested_gpu_layers)
-            text += f" Suggested GPU layers: {layers}."
+            layers = (translate("models.dialog", "all") if report.suggested_gpu_layers < 0
+                      else str(report.suggested_gpu_layers))
+            text += " " + translate("models.dialog", "Suggested GPU layers: {layers}.").format(
+                layers=escape(layers))
         measured = entry.probe.get("memory")
         if measured:
             at = entry.probe.get("n_ctx", 0)
             from inference.fit import estimate
 
             guess = estimate(ModelInfo.from_dict(entry.info), at).total
-            text += (f"<br>Measured when checked (context {at}): {measured / MIB:,.0f} MB; "
-                     f"the estimate for that context: {guess / MIB:,.0f} MB.")
+            text += "<br>" + translate(
+                "models.dialog", "Measured when checked (context {context}): {measured} MB; the "
+                "estimate for that context: {estimate} MB.").format(
+                    context=at, measured=_whole(measured / MIB), estimate=_whole(guess / MIB))
         current = self.models.current()
         if current is not None and entry.id == current.id and self.models.chat.model_memory:
-            text += f"<br>Loaded now: {self.models.chat.model_memory / MIB:,.0f} MB more resident memory."
+            text += "<br>" + translate(
+                "models.dialog", "Loaded now: {memory} MB more resident memory.").format(
+                    memory=_whole(self.models.chat.model_memory / MIB))
         self.fit_label.setText(text)
 
     @Slot(str)
@@ -287,7 +351,8 @@ class ModelsDialog(QDialog):
     # Actions ----------------------------------------------------------------------
     @Slot()
     def _import(self) -> None:
-        paths = dialogs.open_paths(self, "Import models", Path.home(), "GGUF models (*.gguf)")
+        paths = dialogs.open_paths(self, translate("models.dialog", "Import models"), Path.home(),
+                                   translate("models.dialog", "GGUF models") + " (*.gguf)")
         ask_import(self, self.models, paths)
 
     @Slot()
@@ -295,32 +360,38 @@ class ModelsDialog(QDialog):
         entry = self.selected()
         if entry is None:
             return
-        if not dialogs.confirm(self, "Remove model", f"Remove “{entry.name}” from the library?"
-                               + (" Hearth's copy of the file is deleted." if entry.stored == COPY
-                                  else " The file itself stays where it is."), "Remove"):
+        question = (translate("models.dialog", "Remove “{name}” from the library? Hearth's copy of "
+                              "the file is deleted.") if entry.stored == COPY
+                    else translate("models.dialog", "Remove “{name}” from the library? The file "
+                                   "itself stays where it is.")).format(name=entry.name)
+        if not dialogs.confirm(self, translate("models.dialog", "Remove model"), question,
+                               translate("models.dialog", "Remove")):
             return
-        self._say(self.models.remove(entry.id) or f"Removed “{entry.name}”.")
+        self._say(self.models.remove(entry.id)
+                  or translate("models.dialog", "Removed “{name}”.").format(name=entry.name))
 
     @Slot()
     def _use(self) -> None:
         entry = self.selected()
         if entry is not None:
-            self._say(self.models.switch(entry.id) or f"Loading “{entry.name}”…")
+            self._say(self.models.switch(entry.id)
+                      or translate("models.dialog", "Loading “{name}”…").format(name=entry.name))
 
     @Slot()
     def _use_for_documents(self) -> None:
         entry = self.selected()
         if entry is not None:
             self._say(self.models.use_for_documents(entry.id)
-                      or f"Documents are indexed with “{entry.name}” from now on; collections "
-                         "built by another model are indexed again.")
+                      or translate("models.dialog", "Documents are indexed with “{name}” from now "
+                                   "on; collections built by another model are indexed again.")
+                      .format(name=entry.name))
 
     @Slot()
     def _save(self) -> None:
         entry = self.selected()
         if entry is not None:
             self.models.save_settings(entry.id, self.settings_from_form())
-            self._say("Settings saved.")
+            self._say(translate("models.dialog", "Settings saved."))
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if gguf_paths(event):

@@ -9,34 +9,39 @@ from pathlib import Path
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QTextBrowser, QVBoxLayout, QWidget
 
 from app.shell.a11y import name_buttons, named
+from i18n import translate
 
 
 def version() -> str:
     try:
         return metadata.version("hearth")
     except metadata.PackageNotFoundError:
-        return "development"
+        return translate("shell.about", "development")
 
 
 def licenses_text() -> str:
     root = Path(getattr(sys, "_MEIPASS", Path(__file__).resolve().parent.parent))
     path = root / "LICENSES.md"
-    return path.read_text(encoding="utf-8") if path.is_file() else "The license list is missing."
+    if path.is_file():
+        return path.read_text(encoding="utf-8")
+    return translate("shell.about", "The license list is missing.")
 
 
 class AboutDialog(QDialog):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("About Hearth")
+        self.setWindowTitle(translate("shell.about", "About Hearth"))
         self.resize(560, 520)
-        heading = QLabel(f"<h2>Hearth {version()}</h2><p>Private chat with language models that run "
-                         "on this computer. Nothing leaves it.</p>")
+        heading = QLabel(translate("shell.about", "<h2>Hearth {version}</h2><p>Private chat with "
+                                   "language models that run on this computer. Nothing leaves "
+                                   "it.</p>").format(version=version()))
         self.licenses = QTextBrowser()
         self.licenses.setOpenLinks(False)
         self.licenses.setMarkdown(licenses_text())
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
-        named(self.licenses, "Licenses", "The licenses of everything Hearth ships")
+        named(self.licenses, translate("shell.about", "Licenses"),
+              translate("shell.about", "The licenses of everything Hearth ships"))
         name_buttons(buttons)
         layout = QVBoxLayout(self)
         layout.addWidget(heading)

@@ -39,15 +39,18 @@ from app.chat.settings_dialog import ChatSettingsDialog
 from app.documents.controller import DocumentsController
 from app.documents.dialog import CollectionsDialog
 from app.models.controller import ModelsController
-from app.models.dialog import STARTER_HINT, ModelsDialog, ask_import, gguf_paths
-from app.shell import a11y, dialogs
+from app.models.dialog import ModelsDialog, ask_import, gguf_paths, starter_hint
+from app.shell import a11y, dialogs, language
+from app.shell.language import LanguageDialog
 from app.shell.menus import build_menus
 from app.shell.privacy_dialog import PrivacyDialog
 from app.shell.style import STYLE
 from app.shell.text import plain
 from app.vault.flows import VaultFlows
 from app.vault.lock_screen import LockScreen
+from core.settings import Settings
 from guard import egress
+from i18n import translate
 from inference.bundled import starter_model
 from storage.chats import Chat, Message
 from storage.crypto import DEFAULT_KDF, KdfParams
@@ -92,35 +95,29 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
 
     def __init__(self, controller: ChatController, kdf: KdfParams = DEFAULT_KDF) -> None:
         super().__init__()
+        settings = Settings.load()
+        language.apply(settings.language)  # before the first widget is built
         self.controller = controller
         self.models = ModelsController(controller)
         self.models_dialog: ModelsDialog | None = None
         self.documents = DocumentsController(controller)
         self.collections_dialog: CollectionsDialog | None = None
         self.setAcceptDrops(True)
-        self.setWindowTitle("Hearth — private local chat")
         self.resize(1000, 700)
         self.setStyleSheet(STYLE)
         self._closing = False
 
-        self.lock_screen = LockScreen()
-        self.chat_page = ChatPage()
-        for part in PARTS:  # the window speaks of its parts directly
-            setattr(self, part, getattr(self.chat_page, part))
         self.pages = QStackedWidget()
-        self.pages.addWidget(self.lock_screen)
-        self.pages.addWidget(self.chat_page)
         self.setCentralWidget(self.pages)
+        self._build_pages()
         self.model_label = plain(QLabel())  # it names the model (its metadata: untrusted)
         self.loading_bar = QProgressBar()
         self.loading_bar.setRange(0, 0)  # busy: llama.cpp reports no progress we could show
         self.loading_bar.setMaximumWidth(120)
         self.loading_bar.hide()
         self.guard_label = plain(QLabel())
-        # Their texts are their names (they change); the descriptions say what they are.
-        self.model_label.setAccessibleDescription("The model that answers")
-        self.guard_label.setAccessibleDescription("The network guard")
-        a11y.named(self.loading_bar, "Loading the model")
+        self._model_shown: tuple[str, str] | None = None  # the model label's last state and text
+        self._name_window()
         self.statusBar().addPermanentWidget(self.loading_bar)
         self.statusBar().addPermanentWidget(self.model_label)
         self.statusBar().addPermanentWidget(self.guard_label)
@@ -131,13 +128,35 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
         self._guard_timer.start()
         self._update_guard_label()
 
-        self.vault = VaultFlows(self, kdf)
+        self.vault = VaultFlows(self, kdf, settings)
         build_menus(self)
+        self._wire_page()
         self._wire()
         self.vault.start()
+        self._language_pending = False
 
     # Building ---------------------------------------------------------------------
-    def _wire(self) -> None:
+    def _build_pages(self) -> None:
+        """The lock screen and the chat page, in the language in force."""
+        self.lock_screen = LockScreen()
+        self.chat_page = ChatPage()
+        for part in PARTS:  # the window speaks of its parts directly
+            setattr(self, part, getattr(self.chat_page, part))
+        self.pages.addWidget(self.lock_screen)
+        self.pages.addWidget(self.chat_page)
+        self._model_notice = False  # the notice says the model could not be loaded
+
+    def _name_window(self) -> None:
+        self.setWindowTitle(translate("shell.main_window", "Hearth — private local chat"))
+        # The labels' texts are their names (they change); the descriptions say what they are.
+        self.model_label.setAccessibleDescription(translate("shell.main_window",
+                                                            "The model that answers"))
+        self.guard_label.setAccessibleDescription(translate("shell.main_window",
+                                                            "The network guard"))
+        a11y.named(self.loading_bar, translate("shell.main_window", "Loading the model"))
+
+    def _wire_page(self) -> None:
+        """The chat page's own signals (again after each rebuild of the page)."""
         self.new_chat_button.clicked.connect(self._new_chat)
         self.delete_chat_button.clicked.connect(self._delete_current_chat)
         self.chat_list.currentItemChanged.connect(self._chat_clicked)
@@ -152,13 +171,19 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
         # Delete deletes a chat only from the chat list: not while reading a message.
         delete = QShortcut(QKeySequence(Qt.Key.Key_Delete), self.chat_list, self._delete_current_chat)
         delete.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)  # (the keyword is ignored)
+        self.model_picker.activated.connect(self._pick_model)
+        self.documents_menu.aboutToShow.connect(self._refresh_documents_menu)
+        self.conversation.source_requested.connect(self._open_source)
+        self.conversation.edit_requested.connect(self._edit_question)
 
+    def _wire(self) -> None:
+        """The controllers' signals: once, to the window's own slots."""
         c = self.controller
         c.chats_changed.connect(self._refresh_chats)
         c.chat_selected.connect(self._show_chat)
         c.message_added.connect(self._message_added)
-        c.message_removed.connect(self.conversation.remove)
-        c.answer_updated.connect(self.conversation.update_text)
+        c.message_removed.connect(self._message_removed)
+        c.answer_updated.connect(self._answer_updated)
         c.answer_finished.connect(self._answer_finished)
         c.busy_changed.connect(self._busy_changed)
         c.model_state.connect(self._model_state)
@@ -169,12 +194,74 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
         self.models.refused.connect(self.show_notice)
         self.models.probed.connect(self._model_checked)
         self.models.embedding_model_chosen.connect(self.documents.set_embedding_model)
-        self.model_picker.activated.connect(self._pick_model)
         self.documents.collections_changed.connect(self._refresh_documents_menu)
         self.documents.ready_changed.connect(self._refresh_documents_menu)
-        self.documents_menu.aboutToShow.connect(self._refresh_documents_menu)
-        self.conversation.source_requested.connect(self._open_source)
-        self.conversation.edit_requested.connect(self._edit_question)
+
+    # The interface language ---------------------------------------------------------
+    @Slot()
+    def choose_language(self) -> None:
+        dialog = LanguageDialog(self.vault.settings.language, self)
+        try:
+            if dialog.exec() != QDialog.DialogCode.Accepted:
+                return
+            choice = dialog.value()
+        finally:
+            dialog.deleteLater()
+        if choice == self.vault.settings.language:
+            return
+        self.vault.settings.language = choice
+        self.vault.save_settings()
+        self.apply_language()
+
+    def apply_language(self) -> None:
+        """Install the chosen language and rebuild the window's pages, menus and dialogs in
+        it. The open chat, the draft, the search and the lock state stay; while an answer is
+        streaming the change waits for its end (the answer's widget is not rebuilt under it)."""
+        if self.controller.busy:
+            self._language_pending = True
+            return
+        self._language_pending = False
+        language.apply(self.vault.settings.language)
+        draft, query = self.input.toPlainText(), self.search.text()
+        sizes = self.chat_page.sizes()
+        for dialog in (self.models_dialog, self.collections_dialog, self.privacy_dialog):
+            if dialog is not None:
+                dialog.close()
+                dialog.deleteLater()
+        self.models_dialog = self.collections_dialog = self.privacy_dialog = None
+        old = (self.lock_screen, self.chat_page)
+        self._build_pages()
+        for page in old:
+            self.pages.removeWidget(page)
+            page.deleteLater()
+        self.menuBar().clear()
+        build_menus(self)
+        self._wire_page()
+        self._name_window()
+        if self._model_shown is not None:  # its texts of our own: "No model loaded", the hint
+            self._show_model_label(*self._model_shown)
+        self.vault.attach_lock_screen(self.lock_screen)
+        self.chat_page.setSizes(sizes)
+        locked = self.controller.locked
+        if locked:
+            self.vault.show_lock_screen()
+        self._locked_changed(locked)
+        if not locked:
+            self.search.setText(query)
+            self._refresh_chats()
+            self._refresh_models()
+            chat = self.controller.current_chat
+            self.controller.select_chat(chat.id if chat is not None else None)
+            self.input.setPlainText(draft)
+        self._update_guard_label()
+
+    @Slot(int)
+    def _message_removed(self, message_id: int) -> None:
+        self.conversation.remove(message_id)
+
+    @Slot(int, str)
+    def _answer_updated(self, message_id: int, text: str) -> None:
+        self.conversation.update_text(message_id, text)
 
     # Actions ----------------------------------------------------------------------
     @Slot()
@@ -188,7 +275,8 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
     @Slot()
     def _regenerate(self) -> None:
         if self.controller.busy:
-            self.show_notice("Wait for the answer to finish (or stop it) before regenerating.")
+            self.show_notice(translate("shell.main_window", "Wait for the answer to finish (or "
+                                       "stop it) before regenerating."))
             return
         self.notice.hide()
         self.controller.regenerate()
@@ -234,10 +322,13 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
     def _update_guard_label(self) -> None:
         guard = egress.GUARD
         if guard.installed:
-            self.guard_label.setText(f"Offline · {guard.blocked_count} blocked")
-            self.guard_label.setToolTip("Hearth makes no network connections. Help ▸ Privacy for details.")
+            blocked = guard.blocked_count  # a plain name: lupdate skips a call given n=a.b
+            self.guard_label.setText(translate("shell.main_window", "Offline · %n blocked", None,
+                                               blocked))
+            self.guard_label.setToolTip(translate("shell.main_window", "Hearth makes no network "
+                                                  "connections. Help ▸ Privacy for details."))
         else:
-            self.guard_label.setText("Network guard off")
+            self.guard_label.setText(translate("shell.main_window", "Network guard off"))
 
     @Slot()
     def show_collections(self) -> None:
@@ -251,14 +342,16 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
 
     @Slot()
     def _import_models(self) -> None:
-        paths = dialogs.open_paths(self, "Import models", Path.home(), "GGUF models (*.gguf)")
+        paths = dialogs.open_paths(self, translate("shell.main_window", "Import models"),
+                                   Path.home(),
+                                   translate("shell.main_window", "GGUF models") + " (*.gguf)")
         ask_import(self, self.models, paths)
 
     @Slot()
     def _chat_settings(self) -> None:
         chat = self.controller.current_chat
         if chat is None:
-            self.show_notice("Open or start a chat first.")
+            self.show_notice(translate("shell.main_window", "Open or start a chat first."))
             return
         dialog = ChatSettingsDialog(chat.settings, self.controller.params, self)
         try:
@@ -278,7 +371,8 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
         """Models (.gguf) go to the model library; other files and folders to documents."""
         event.acceptProposedAction()
         if self.controller.locked:
-            self.lock_screen.show_error("Unlock Hearth first, then drop the files again.")
+            self.lock_screen.show_error(translate(
+                "shell.main_window", "Unlock Hearth first, then drop the files again."))
             return
         models = gguf_paths(event)
         others = [Path(u.toLocalFile()) for u in event.mimeData().urls()
@@ -294,7 +388,8 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
     @Slot(object, list)
     def _show_chat(self, chat: Chat | None, messages: list[Message]) -> None:
         self._refresh_documents_menu()
-        self.conversation.assistant_name = self.controller.model_name or "Assistant"
+        self.conversation.assistant_name = (self.controller.model_name
+                                            or translate("shell.main_window", "Assistant"))
         self.conversation.show_messages(messages)
         self._mark_current(chat)
         self._update_buttons()
@@ -317,8 +412,10 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
         self._update_buttons()
 
     @Slot(bool)
-    def _busy_changed(self, _busy: bool) -> None:
+    def _busy_changed(self, busy: bool) -> None:
         self._update_buttons()
+        if not busy and self._language_pending:
+            self.apply_language()
 
     @Slot(bool)
     def _locked_changed(self, locked: bool) -> None:
@@ -357,15 +454,25 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
         self.model_picker.setEnabled(state != "loading")
         if state != "loading":
             self._refresh_models()
-        self.model_label.setText(text if state != "failed" else "No model loaded")
+        self._show_model_label(state, text)
         if state == "failed":
-            self.show_notice(f"The model could not be loaded: {text}")
+            self.show_notice(translate("shell.main_window", "The model could not be loaded: "
+                                                            "{reason}").format(reason=text))
+            self._model_notice = True
         elif state == "ready":
             self.conversation.assistant_name = self.controller.model_name
-            starter = Path(self.controller.model_path or "").name == starter_model().file
-            self.model_label.setToolTip(STARTER_HINT if starter else "")
-            if self.notice.text().startswith("The model"):
+            if self._model_notice:
                 self.notice.hide()
+                self._model_notice = False
+
+    def _show_model_label(self, state: str, text: str) -> None:
+        """The status bar's model label (again in a new language: apply_language)."""
+        self._model_shown = (state, text)
+        self.model_label.setText(text if state != "failed"
+                                 else translate("shell.main_window", "No model loaded"))
+        if state == "ready":
+            starter = Path(self.controller.model_path or "").name == starter_model().file
+            self.model_label.setToolTip(starter_hint() if starter else "")
 
     @Slot()
     def bring_forward(self) -> None:
@@ -375,6 +482,7 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
 
     @Slot(str)
     def show_notice(self, text: str) -> None:
+        self._model_notice = False  # _model_state marks its own notice after showing it
         self.notice.setText(text)
         self.notice.show()
         a11y.announce(self.notice, text)

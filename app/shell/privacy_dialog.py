@@ -5,11 +5,12 @@ from __future__ import annotations
 import html
 from collections import Counter
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import QLocale, Qt, Signal, Slot
 from PySide6.QtWidgets import QDialog, QInputDialog, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.shell.a11y import named
 from guard import egress
+from i18n import translate
 from storage.paths import data_dir
 
 CONFIRM_WORD = "DELETE"
@@ -20,19 +21,22 @@ class PrivacyDialog(QDialog):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Privacy")
+        self.setWindowTitle(translate("shell.privacy_dialog", "Privacy"))
         self.resize(620, 460)
         self.report = QLabel()
         self.report.setWordWrap(True)
         self.report.setTextFormat(Qt.TextFormat.RichText)
         self.report.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.refresh_button = QPushButton("Refresh")
-        self.delete_button = QPushButton("Delete all my data…")
+        self.refresh_button = QPushButton(translate("shell.privacy_dialog", "Refresh"))
+        self.delete_button = QPushButton(translate("shell.privacy_dialog", "Delete all my data…"))
         self.delete_button.setObjectName("danger")
-        self.report.setAccessibleDescription("Where your data is and what the network guard blocked")
-        named(self.refresh_button, "Refresh", "Count the blocked attempts again")
-        named(self.delete_button, "Delete all my data", "Delete your chats, documents index, model "
-                                                        "library, backups, settings and logs")
+        self.report.setAccessibleDescription(translate(
+            "shell.privacy_dialog", "Where your data is and what the network guard blocked"))
+        named(self.refresh_button, translate("shell.privacy_dialog", "Refresh"),
+              translate("shell.privacy_dialog", "Count the blocked attempts again"))
+        named(self.delete_button, translate("shell.privacy_dialog", "Delete all my data"),
+              translate("shell.privacy_dialog", "Delete your chats, documents index, model "
+                                                "library, backups, settings and logs"))
         layout = QVBoxLayout(self)
         layout.addWidget(self.report, 1)
         layout.addWidget(self.refresh_button)
@@ -45,27 +49,40 @@ class PrivacyDialog(QDialog):
     def refresh(self) -> None:
         guard = egress.GUARD
         blocked = Counter(guard.blocked)
-        attempts = "".join(f"<li>{html.escape(dest)} ({count}×)</li>" for dest, count in blocked.most_common(20))
-        status = "on" if guard.installed else "<b>off</b> (this process was not started through Hearth)"
+        locale = QLocale()
+        attempts = "".join(
+            "<li>" + translate("shell.privacy_dialog", "{destination} ({count}×)").format(
+                destination=html.escape(dest), count=locale.toString(count)) + "</li>"
+            for dest, count in blocked.most_common(20))
+        if guard.installed:
+            status = translate("shell.privacy_dialog", "on")
+        else:
+            status = translate("shell.privacy_dialog",
+                               "<b>off</b> (this process was not started through Hearth)")
         self.report.setText(
-            f"<h3>Your data</h3><p>Stored only on this computer, in<br><tt>{html.escape(str(data_dir()))}</tt></p>"
-            "<p>Chats, titles, settings, the model library and your documents' text, paths and "
-            "vectors are <b>encrypted</b> (AES-256-GCM) with a key that only your passphrase "
-            "unlocks (Argon2id). The document search index exists only in memory while "
-            "Hearth is unlocked.</p>"
-            f"<h3>Network</h3><p>Network guard: <b>{status}</b>. Hearth makes no network "
-            "connections; every attempt is refused and counted here.</p>"
-            f"<p>Blocked attempts: <b>{guard.blocked_count}</b></p>"
+            translate("shell.privacy_dialog", "<h3>Your data</h3><p>Stored only on this computer, "
+                      "in<br><tt>{folder}</tt></p>").format(folder=html.escape(str(data_dir())))
+            + translate("shell.privacy_dialog",
+                        "<p>Chats, titles, settings, the model library and your documents' text, "
+                        "paths and vectors are <b>encrypted</b> (AES-256-GCM) with a key that only "
+                        "your passphrase unlocks (Argon2id). The document search index exists "
+                        "only in memory while Hearth is unlocked.</p>")
+            + translate("shell.privacy_dialog", "<h3>Network</h3><p>Network guard: "
+                        "<b>{status}</b>. Hearth makes no network connections; every attempt is "
+                        "refused and counted here.</p>").format(status=status)
+            + translate("shell.privacy_dialog", "<p>Blocked attempts: <b>{count}</b></p>").format(
+                count=locale.toString(guard.blocked_count))
             + (f"<ul>{attempts}</ul>" if attempts else "")
-            + "<p>Links in answers open in your browser only after you confirm; images in "
-            "answers are never loaded.</p>")
+            + translate("shell.privacy_dialog", "<p>Links in answers open in your browser only "
+                        "after you confirm; images in answers are never loaded.</p>"))
 
     @Slot()
     def _delete(self) -> None:
         word, ok = QInputDialog.getText(
-            self, "Delete all my data",
-            "This deletes your chats, documents index, model library, backups, settings and "
-            f"logs from this computer. It cannot be undone.\n\nType {CONFIRM_WORD} to confirm:")
+            self, translate("shell.privacy_dialog", "Delete all my data"),
+            translate("shell.privacy_dialog", "This deletes your chats, documents index, model "
+                      "library, backups, settings and logs from this computer. It cannot be "
+                      "undone.\n\nType {word} to confirm:").format(word=CONFIRM_WORD))
         if ok and word.strip() == CONFIRM_WORD:
             self.delete_everything.emit()
             self.accept()

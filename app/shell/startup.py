@@ -11,10 +11,12 @@ from types import TracebackType
 from PySide6.QtWidgets import QApplication
 
 from app.chat.controller import ChatController, default_model_spec
-from app.shell import dialogs
+from app.shell import dialogs, language
 from app.shell.main_window import MainWindow
 from app.shell.single_instance import ActivationServer, ask_first_instance_to_show
 from core.models import resolve_embedding_model, resolve_model
+from core.settings import Settings
+from i18n import translate
 from inference.errors import InferenceError
 from inference.protocol import LoadEmbedder
 from storage.errors import trouble
@@ -31,17 +33,18 @@ def _calm_dialog(kind: type[BaseException], value: BaseException, tb: TracebackT
     if found is not None:
         log.warning("an action failed for an environmental reason: %s", found.kind)
         if QApplication.instance() is not None:
-            dialogs.warn(None, "Not saved", found.message("That last change was not saved."))
+            outcome = translate("shell.startup", "That last change was not saved.")
+            dialogs.warn(None, translate("shell.startup", "Not saved"), found.message(outcome))
         return
     # The log gets the exception's type, codes and our frames (core.logs), not its message.
     log.error("unhandled exception", exc_info=(kind, value, tb))
     if QApplication.instance() is not None:
         dialogs.warn(
             None,
-            "Something went wrong",
-            "Hearth ran into an internal error and carried on. What you saw last may not "
-            "be saved; check it before you quit.\n\n"
-            f"Details were written to {logs_dir() / 'hearth.log'}.",
+            translate("shell.startup", "Something went wrong"),
+            translate("shell.startup", "Hearth ran into an internal error and carried on. What "
+                      "you saw last may not be saved; check it before you quit.\n\n"
+                      "Details were written to {path}.").format(path=logs_dir() / "hearth.log"),
         )
 
 
@@ -61,21 +64,24 @@ def load_default_model(window: MainWindow) -> None:
     try:
         window.controller.worker.submit(LoadEmbedder(resolve_embedding_model()))
     except InferenceError as exc:
-        window.show_notice(f"Questions about documents are unavailable: {exc}")
+        window.show_notice(translate("shell.startup", "Questions about documents are "
+                                     "unavailable: {reason}").format(reason=exc))
 
 
 def run_gui() -> int:
     app = QApplication.instance() or QApplication(sys.argv)
     app.setApplicationName("Hearth")
+    language.apply(Settings.load().language)  # what is said before the window, in it too
     folder = data_dir()
     lock = InstanceLock(folder)
     try:
         lock.acquire()
     except AlreadyRunning as exc:
         if ask_first_instance_to_show(folder):
-            print("Hearth is already open; its window was brought forward.")
+            print(translate("shell.startup", "Hearth is already open; its window was brought "
+                                             "forward."))
             return 0
-        dialogs.inform(None, "Hearth is already open", str(exc))
+        dialogs.inform(None, translate("shell.startup", "Hearth is already open"), str(exc))
         return 1
     sys.excepthook = _calm_dialog
     window = build_window()

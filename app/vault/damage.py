@@ -3,9 +3,11 @@ how to bring it back."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
+from PySide6.QtCore import QDateTime, QLocale
+
+from i18n import translate
 from storage.paths import backups_dir
 
 
@@ -17,10 +19,12 @@ def latest_backup() -> Path | None:
 def damaged_message(exc: Exception) -> str:
     backup = latest_backup()
     if backup is not None:
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(backup.stat().st_mtime))
-        advice = (f"Your newest automatic backup is {backup} (from {when}). Choose “Restore "
-                  "from a backup…” to bring it back; the damaged file is kept beside it.")
+        modified = QDateTime.fromSecsSinceEpoch(int(backup.stat().st_mtime))
+        when = QLocale().toString(modified, QLocale.FormatType.ShortFormat)
+        advice = translate("vault.damage", "Your newest automatic backup is {backup} (from "
+                           "{when}). Choose “Restore from a backup…” to bring it back; the "
+                           "damaged file is kept beside it.").format(backup=backup, when=when)
     else:
-        advice = ("There is no automatic backup yet. If you saved one with File ▸ Back up "
-                  "vault, choose “Restore from a backup…”.")
+        advice = translate("vault.damage", "There is no automatic backup yet. If you saved one "
+                           "with File ▸ Back up vault, choose “Restore from a backup…”.")
     return f"{exc}\n\n{advice}"

@@ -20,6 +20,7 @@ from app.vault.idle import IdleWatcher
 from core.passphrase import acceptable
 from core.session import CLOSE_TIMEOUT, Session
 from core.settings import Settings
+from i18n import translate
 from storage import checkup, export
 from storage.chats import ChatStore
 from storage.crypto import BadPassphrase, DamagedVault, KdfParams, WrongPassphrase
@@ -41,6 +42,7 @@ class VaultHost(Protocol):
     _closing: bool
 
     def _locked_changed(self, locked: bool) -> None: ...
+    def show_notice(self, text: str) -> None: ...
 
 log = logging.getLogger(__name__)
 
@@ -49,14 +51,14 @@ class VaultFlows(QObject):
     unlocked = Signal()
     locked = Signal()
 
-    def __init__(self, window: VaultHost, kdf: KdfParams) -> None:
+    def __init__(self, window: VaultHost, kdf: KdfParams, settings: Settings | None = None) -> None:
         super().__init__(cast(QObject, window))
         self.window = window
         self.parent_widget = cast(QWidget, window)  # for dialogs: the window is a QMainWindow
         self.controller = window.controller
         self.kdf = kdf
         self.path = vault_path()
-        self.settings = Settings.load()
+        self.settings = settings or Settings.load()
         self.session: Session | None = None  # while unlocked
         self._rekeying: QProgressDialog | None = None  # while a passphrase change runs
         from app.api.controller import ApiController
@@ -67,17 +69,34 @@ class VaultFlows(QObject):
         app = QApplication.instance()
         if app is not None:
             app.installEventFilter(self.idle)
-        screen = window.lock_screen
+        self.attach_lock_screen(window.lock_screen)
+
+    def attach_lock_screen(self, screen) -> None:
+        """The window's lock screen (a new one after a change of language)."""
         screen.create_requested.connect(self._create)
         screen.unlock_requested.connect(self._unlock)
         screen.restore_requested.connect(self.restore)
 
-    def start(self) -> None:
+    def show_lock_screen(self) -> None:
         if Vault.exists(self.path):
             self.window.lock_screen.show_unlock()
         else:
             self.window.lock_screen.show_create()
+
+    def start(self) -> None:
+        self.show_lock_screen()
         self.window._locked_changed(True)
+
+    def save_settings(self) -> None:
+        """The app's preferences, written now; a failure is said, and the choice holds
+        until Hearth quits."""
+        try:
+            self.settings.save()
+        except OSError as exc:
+            found = trouble(exc)
+            outcome = translate("vault.flows", "The setting holds until Hearth quits, but was not "
+                                "saved.")
+            self.window.show_notice(found.message(outcome) if found else outcome)
 
     def _background(self, fn, on_success, on_failure) -> None:
         run_in_background(fn, self, on_success, on_failure, name="vault")
@@ -130,7 +149,7 @@ class VaultFlows(QObject):
     def _open_failed(self, exc: Exception) -> None:
         screen = self.window.lock_screen
         if isinstance(exc, WrongPassphrase):
-            screen.show_error("Wrong passphrase. Try again.")
+            screen.show_error(translate("vault.flows", "Wrong passphrase. Try again."))
         elif isinstance(exc, BadPassphrase):
             screen.show_error(str(exc))
         elif isinstance(exc, DamagedVault):
@@ -138,10 +157,12 @@ class VaultFlows(QObject):
         elif isinstance(exc, VaultMissing):
             screen.show_create()
         elif (found := trouble(exc, self.path.parent)) is not None:
-            screen.show_error(found.message("The vault was not opened; nothing in it was changed."))
+            screen.show_error(found.message(translate(
+                "vault.flows", "The vault was not opened; nothing in it was changed.")))
         else:
             log.error("opening the vault failed", exc_info=exc)
-            screen.show_error(f"The vault could not be opened ({type(exc).__name__}: {exc}).")
+            screen.show_error(translate("vault.flows", "The vault could not be opened ({kind}: "
+                                        "{error}).").format(kind=type(exc).__name__, error=exc))
 
     @Slot()
     def lock(self) -> None:
@@ -166,7 +187,8 @@ class VaultFlows(QObject):
             return
         self.lock()
         minutes = self.settings.auto_lock_minutes
-        self.window.lock_screen.show_error(f"Locked after {minutes} minutes without use.")
+        self.window.lock_screen.show_error(translate(
+            "vault.flows", "Locked after %n minutes without use.", None, minutes))
 
     def end_session(self, timeout: float = CLOSE_TIMEOUT) -> None:
         """Close this unlock's session (core.session: API, jobs, documents, answer, vault)."""
@@ -179,39 +201,49 @@ class VaultFlows(QObject):
 
     @Slot()
     def set_auto_lock(self) -> None:
-        minutes = dialogs.integer(self.parent_widget, "Auto-lock", "Lock after this many idle minutes (0: never):",
+        minutes = dialogs.integer(self.parent_widget, translate("vault.flows", "Auto-lock"),
+                                  translate("vault.flows",
+                                            "Lock after this many idle minutes (0: never):"),
                                   self.settings.auto_lock_minutes, 0, 24 * 60)
         if minutes is None:
             return
         self.settings.auto_lock_minutes = minutes
-        self.settings.save()
+        self.save_settings()
         if not self.controller.locked:
             self.idle.set_minutes(minutes)
 
     # Passphrase -------------------------------------------------------------------
     @Slot()
     def change_passphrase(self) -> None:
+        title = translate("vault.flows", "Change passphrase")
         if self.controller.locked:
-            dialogs.inform(self.parent_widget, "Change passphrase", "Unlock Hearth first.")
+            dialogs.inform(self.parent_widget, title,
+                           translate("vault.flows", "Unlock Hearth first."))
             return
-        old = dialogs.passphrase(self.parent_widget, "Change passphrase", "Current passphrase:")
+        old = dialogs.passphrase(self.parent_widget, title,
+                                 translate("vault.flows", "Current passphrase:"))
         if old is None:
             return
-        new = dialogs.passphrase(self.parent_widget, "Change passphrase", "New passphrase:")
+        new = dialogs.passphrase(self.parent_widget, title,
+                                 translate("vault.flows", "New passphrase:"))
         if new is None:
             return
         problem = acceptable(new)
         if problem is not None:
-            dialogs.warn(self.parent_widget, "Change passphrase", f"{problem} Nothing was changed.")
+            dialogs.warn(self.parent_widget, title, translate(
+                "vault.flows", "{problem} Nothing was changed.").format(problem=problem))
             return
-        if dialogs.passphrase(self.parent_widget, "Change passphrase", "New passphrase again:") != new:
-            dialogs.warn(self.parent_widget, "Change passphrase", "The new passphrases are different. Nothing was changed.")
+        again = dialogs.passphrase(self.parent_widget, title,
+                                   translate("vault.flows", "New passphrase again:"))
+        if again != new:
+            dialogs.warn(self.parent_widget, title, translate(
+                "vault.flows", "The new passphrases are different. Nothing was changed."))
             return
         vault, folder = self.controller.store.vault, backups_dir()
         # Every field is re-encrypted with a new key: seconds for a large document index,
         # during which writes wait. Said on screen, and no second change can start.
-        self._rekeying = dialogs.busy(self.parent_widget, "Change passphrase",
-                                      "Re-encrypting everything in your vault with a new key…")
+        self._rekeying = dialogs.busy(self.parent_widget, title, translate(
+            "vault.flows", "Re-encrypting everything in your vault with a new key…"))
         self._background(lambda: vault.change_passphrase(old, new, backups=folder),
                          self._passphrase_changed, self._passphrase_failed)
 
@@ -223,41 +255,52 @@ class VaultFlows(QObject):
     @Slot(object)
     def _passphrase_changed(self, changed: PassphraseChanged) -> None:
         self._rekeyed()
-        parts = []
-        if changed.backup is not None:
-            parts.append(" A fresh automatic backup was made" + (
-                f" and the {changed.erased_copies} older ones were erased." if changed.erased_copies else "."))
+        # Counts as plain names: lupdate skips a call whose n is an expression (a.b, f(x)).
+        erased, rekeyed = changed.erased_copies, changed.rekeyed_copies
+        failed = changed.failed_copies
+        parts = [translate("vault.flows", "Your passphrase was changed, and everything in the "
+                           "vault was re-encrypted with a new key.")]
+        if changed.backup is not None and erased:
+            parts.append(translate("vault.flows", "A fresh automatic backup was made and the %n "
+                                   "older ones were erased.", None, erased))
+        elif changed.backup is not None:
+            parts.append(translate("vault.flows", "A fresh automatic backup was made."))
         else:
-            parts.append(" A fresh backup could not be made now; the older automatic backups were "
-                         "re-encrypted instead.")
-        if changed.rekeyed_copies:
-            parts.append(f" {changed.rekeyed_copies} copies kept by restores or backups now open "
-                         "with the new passphrase only.")
-        if changed.failed_copies:
-            parts.append(f" {changed.failed_copies} of Hearth's own copies could not be changed "
-                         f"(see the log) and still open with the old passphrase: they are in "
-                         f"{backups_dir()} and beside the vault file.")
-        dialogs.inform(self.parent_widget, "Change passphrase",
-                       "Your passphrase was changed, and everything in the vault was re-encrypted "
-                       "with a new key." + "".join(parts) + "\n\nBackups you saved yourself still "
-                       "open with the old passphrase (and show what the vault held then). Delete "
-                       "them if the old passphrase may be known to someone.")
+            parts.append(translate("vault.flows", "A fresh backup could not be made now; the older "
+                                   "automatic backups were re-encrypted instead."))
+        if rekeyed:
+            parts.append(translate("vault.flows", "%n copies kept by restores or backups now open "
+                                   "with the new passphrase only.", None, rekeyed))
+        if failed:
+            parts.append(translate("vault.flows", "%n of Hearth's own copies could not be changed "
+                                   "(see the log) and still open with the old passphrase: they are "
+                                   "in {folder} and beside the vault file.", None,
+                                   failed).format(folder=backups_dir()))
+        dialogs.inform(self.parent_widget, translate("vault.flows", "Change passphrase"),
+                       " ".join(parts) + "\n\n" + translate(
+                           "vault.flows", "Backups you saved yourself still open with the old "
+                           "passphrase (and show what the vault held then). Delete them if the old "
+                           "passphrase may be known to someone."))
 
     @Slot(object)
     def _passphrase_failed(self, exc: Exception) -> None:
         self._rekeyed()
+        title = translate("vault.flows", "Change passphrase")
         if isinstance(exc, WrongPassphrase):
-            dialogs.warn(self.parent_widget, "Change passphrase", "The current passphrase is wrong. Nothing was changed.")
+            dialogs.warn(self.parent_widget, title, translate(
+                "vault.flows", "The current passphrase is wrong. Nothing was changed."))
         elif isinstance(exc, VaultClosed):
-            dialogs.warn(self.parent_widget, "Change passphrase", "Hearth was locked before the new "
-                         "passphrase was saved. Nothing was changed: your passphrase is the old one.")
+            dialogs.warn(self.parent_widget, title, translate(
+                "vault.flows", "Hearth was locked before the new passphrase was saved. Nothing "
+                "was changed: your passphrase is the old one."))
         elif (found := trouble(exc)) is not None:
-            dialogs.warn(self.parent_widget, "Change passphrase",
-                         found.message("The passphrase was not changed; the vault is as it was."))
+            dialogs.warn(self.parent_widget, title, found.message(translate(
+                "vault.flows", "The passphrase was not changed; the vault is as it was.")))
         else:
             log.error("passphrase change failed", exc_info=exc)
-            dialogs.warn(self.parent_widget, "Change passphrase", "The passphrase was not changed; the "
-                         "vault is as it was. Details were written to the log.")
+            dialogs.warn(self.parent_widget, title, translate(
+                "vault.flows", "The passphrase was not changed; the vault is as it was. Details "
+                "were written to the log."))
 
     # Export, backup, restore, check ----------------------------------------------
     @Slot()
@@ -265,14 +308,18 @@ class VaultFlows(QObject):
         chat = None if self.controller.locked else self.controller.current_chat
         if chat is None:
             return
+        title = translate("vault.flows", "Export chat")
         if not dialogs.confirm(
-            self.parent_widget, "Export chat",
-            "Exporting writes this chat to a file WITHOUT encryption. Anyone who can read that "
-            "file can read the chat.", "Export unencrypted",
+            self.parent_widget, title,
+            translate("vault.flows", "Exporting writes this chat to a file WITHOUT encryption. "
+                      "Anyone who can read that file can read the chat."),
+            translate("vault.flows", "Export unencrypted"),
         ):
             return
-        safe = "".join(ch if ch.isalnum() or ch in " -_" else "_" for ch in chat.title).strip() or "chat"
-        target = dialogs.save_path(self.parent_widget, "Export chat", Path.home() / f"{safe}.md",
+        safe = "".join(ch if ch.isalnum() or ch in " -_" else "_" for ch in chat.title).strip() \
+            or translate("vault.flows", "chat", "the file name of an exported chat without a title")
+        # The formats' own names (and their patterns) stay as they are.
+        target = dialogs.save_path(self.parent_widget, title, Path.home() / f"{safe}.md",
                                    "Markdown (*.md);;JSON (*.json)")
         if target is None:
             return
@@ -284,14 +331,17 @@ class VaultFlows(QObject):
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(text)
         except OSError as exc:
-            dialogs.warn(self.parent_widget, "Export chat", f"The chat could not be written to {target}: {exc.strerror}.")
+            dialogs.warn(self.parent_widget, title, translate(
+                "vault.flows", "The chat could not be written to {target}: {reason}.").format(
+                    target=target, reason=exc.strerror))
 
     @Slot()
     def backup(self) -> None:
         if self.controller.locked:
             return
         suggested = Path.home() / time.strftime("hearth-backup-%Y%m%d.db")
-        target = dialogs.save_path(self.parent_widget, "Back up vault", suggested, "Hearth backup (*.db)")
+        target = dialogs.save_path(self.parent_widget, translate("vault.flows", "Back up vault"),
+                                   suggested, translate("vault.flows", "Hearth backup") + " (*.db)")
         if target is None:
             return
         vault = self.controller.store.vault
@@ -299,25 +349,32 @@ class VaultFlows(QObject):
 
     @Slot(object)
     def _backup_done(self, target: Path) -> None:
-        dialogs.inform(self.parent_widget, "Back up vault",
-                       f"Saved an encrypted backup to {target}. It opens with your current passphrase.")
+        dialogs.inform(self.parent_widget, translate("vault.flows", "Back up vault"), translate(
+            "vault.flows", "Saved an encrypted backup to {target}. It opens with your current "
+            "passphrase.").format(target=target))
 
     @Slot(object)
     def _backup_error(self, exc: Exception) -> None:
-        dialogs.warn(self.parent_widget, "Back up vault", f"The backup could not be written ({exc}).")
+        dialogs.warn(self.parent_widget, translate("vault.flows", "Back up vault"), translate(
+            "vault.flows", "The backup could not be written ({error}).").format(error=exc))
 
     @Slot()
     def restore(self) -> None:
-        source = dialogs.open_path(self.parent_widget, "Restore vault", backups_dir(), "Hearth backup (*.db)")
+        title = translate("vault.flows", "Restore vault")
+        source = dialogs.open_path(self.parent_widget, title, backups_dir(),
+                                   translate("vault.flows", "Hearth backup") + " (*.db)")
         if source is None:
             return
-        passphrase = dialogs.passphrase(self.parent_widget, "Restore vault", "Passphrase of this backup:")
+        passphrase = dialogs.passphrase(self.parent_widget, title,
+                                        translate("vault.flows", "Passphrase of this backup:"))
         if not passphrase:
             return
         if Vault.exists(self.path) and not dialogs.confirm(
-            self.parent_widget, "Restore vault",
-            f"Replace your current chats with the backup {source.name}? The current vault is "
-            "kept beside it as a dated copy, vault.db.before-restore-DATE.", "Restore",
+            self.parent_widget, title,
+            translate("vault.flows", "Replace your current chats with the backup {name}? The "
+                      "current vault is kept beside it as a dated copy, "
+                      "vault.db.before-restore-DATE.").format(name=source.name),
+            translate("vault.flows", "Restore"),
         ):
             return
         self.lock()
@@ -350,15 +407,19 @@ class VaultFlows(QObject):
         self.api.settings = self.settings
         self.window.lock_screen.show_create()
         if problems:
-            self.window.lock_screen.show_error("Some files could not be deleted:\n" + "\n".join(problems[:5]))
+            self.window.lock_screen.show_error(translate(
+                "vault.flows", "Some files could not be deleted:\n{files}").format(
+                    files="\n".join(problems[:5])))
         else:
-            self.window.lock_screen.show_error("All your data was deleted. Create a new passphrase "
-                                               "to start again.")
+            self.window.lock_screen.show_error(translate(
+                "vault.flows", "All your data was deleted. Create a new passphrase to start "
+                "again."))
 
     @Slot()
     def check(self) -> None:
         if self.controller.locked:
-            dialogs.inform(self.parent_widget, "Check vault", "Unlock Hearth first.")
+            dialogs.inform(self.parent_widget, translate("vault.flows", "Check vault"),
+                           translate("vault.flows", "Unlock Hearth first."))
             return
         store = self.controller.store
         # Decrypting everything takes a while on a large vault: off the UI thread.
@@ -368,25 +429,32 @@ class VaultFlows(QObject):
     @Slot(object)
     def _checked(self, result: tuple[list[str], str | None, int]) -> None:
         problems, sound, count = result
+        title = translate("vault.flows", "Check vault")
         if not problems and sound is None:
-            dialogs.inform(self.parent_widget, "Check vault",
-                           f"All {count} messages decrypt and the vault file is sound.")
+            dialogs.inform(self.parent_widget, title, translate(
+                "vault.flows", "All %n messages decrypt and the vault file is sound.", None, count))
             return
         details = "\n".join(problems[:10] + ([f"SQLite: {sound}"] if sound else []))
-        dialogs.warn(self.parent_widget, "Check vault",
-                     f"{len(problems)} item(s) could not be decrypted: they were changed outside "
-                     f"Hearth or are damaged.\n\n{details}\n\n{damaged_message(Exception('')).strip()}")
+        failed = len(problems)  # a plain name: lupdate skips a call whose n is an expression
+        dialogs.warn(self.parent_widget, title, translate(
+            "vault.flows", "%n items could not be decrypted: they were changed outside Hearth or "
+            "are damaged.\n\n{details}\n\n{advice}", None, failed).format(
+                details=details, advice=damaged_message(Exception("")).strip()))
 
     @Slot(object)
     def _check_failed(self, exc: Exception) -> None:
+        title = translate("vault.flows", "Check vault")
         if any(isinstance(e, VaultClosed) for e in causes(exc)):
-            dialogs.inform(self.parent_widget, "Check vault", "Hearth was locked before the check "
-                           "finished; unlock it and check again.")
+            dialogs.inform(self.parent_widget, title, translate(
+                "vault.flows", "Hearth was locked before the check finished; unlock it and check "
+                "again."))
             return
         found = trouble(exc)
         if found is None:
             log.error("checking the vault failed", exc_info=exc)
-            dialogs.warn(self.parent_widget, "Check vault", "The check could not run (an internal error); "
-                         "details are in the log.")
+            dialogs.warn(self.parent_widget, title, translate(
+                "vault.flows", "The check could not run (an internal error); details are in the "
+                "log."))
             return
-        dialogs.warn(self.parent_widget, "Check vault", found.message("The check could not finish."))
+        dialogs.warn(self.parent_widget, title, found.message(translate(
+            "vault.flows", "The check could not finish.")))

@@ -17,11 +17,15 @@ from PySide6.QtWidgets import (
 from app.shell.a11y import announce, named
 from core.passphrase import MIN_LENGTH, MIN_SCORE, acceptable, label
 from core.passphrase import strength as rate
+from i18n import translate
 
-CREATE_WARNING = (
-    "Hearth encrypts your chats with this passphrase. Nobody can recover it for you: "
-    "if you forget it, your chats are gone for good. Write it down somewhere safe."
-)
+
+def create_warning() -> str:
+    """What the first launch says about the passphrase, in the interface language."""
+    return translate("vault.lock_screen",
+                     "Hearth encrypts your chats with this passphrase. Nobody can recover it for "
+                     "you: if you forget it, your chats are gone for good. Write it down "
+                     "somewhere safe.")
 
 
 def strength(passphrase: str) -> tuple[str, str]:
@@ -30,7 +34,9 @@ def strength(passphrase: str) -> tuple[str, str]:
         return "", ""
     score, advice = rate(passphrase)
     if score >= MIN_SCORE and len(passphrase) < MIN_LENGTH:
-        return "weak", f"Use at least {MIN_LENGTH} characters."
+        # The meter's own word for zxcvbn's score 1 (core.passphrase.labels), translated there.
+        return label(1), translate("vault.lock_screen", "Use at least %n characters.", None,
+                                   MIN_LENGTH)
     return label(score), advice
 
 
@@ -51,10 +57,10 @@ class LockScreen(QWidget):
         self.explanation.setWordWrap(True)
         self.passphrase = QLineEdit()
         self.passphrase.setEchoMode(QLineEdit.EchoMode.Password)
-        self.passphrase.setPlaceholderText("Passphrase")
+        self.passphrase.setPlaceholderText(translate("vault.lock_screen", "Passphrase"))
         self.confirm = QLineEdit()
         self.confirm.setEchoMode(QLineEdit.EchoMode.Password)
-        self.confirm.setPlaceholderText("The same passphrase again")
+        self.confirm.setPlaceholderText(translate("vault.lock_screen", "The same passphrase again"))
         self.strength = QLabel()
         self.strength.setObjectName("strength")
         self.strength.setWordWrap(True)
@@ -66,10 +72,10 @@ class LockScreen(QWidget):
         self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.submit = QPushButton()
         self.submit.setDefault(True)
-        self.restore = QPushButton("Restore from a backup…")
+        self.restore = QPushButton(translate("vault.lock_screen", "Restore from a backup…"))
         form = QFormLayout()
-        form.addRow("Passphrase", self.passphrase)
-        self._confirm_label = QLabel("Confirm")
+        form.addRow(translate("vault.lock_screen", "Passphrase"), self.passphrase)
+        self._confirm_label = QLabel(translate("vault.lock_screen", "Confirm"))
         form.addRow(self._confirm_label, self.confirm)
         layout = QVBoxLayout(panel)
         layout.addWidget(self.heading)
@@ -88,12 +94,15 @@ class LockScreen(QWidget):
         outer.addLayout(row)
         outer.addStretch(2)
 
-        named(self.passphrase, "Passphrase")
-        named(self.confirm, "Confirm passphrase", "The same passphrase again")
-        self.heading.setAccessibleDescription("Lock screen")
-        self.strength.setAccessibleDescription("Passphrase strength")
-        self.error.setAccessibleDescription("What went wrong")
-        named(self.restore, "Restore from a backup", "Replace this vault with one from a backup file")
+        named(self.passphrase, translate("vault.lock_screen", "Passphrase"))
+        named(self.confirm, translate("vault.lock_screen", "Confirm passphrase"),
+              translate("vault.lock_screen", "The same passphrase again"))
+        self.heading.setAccessibleDescription(translate("vault.lock_screen", "Lock screen"))
+        self.strength.setAccessibleDescription(translate("vault.lock_screen",
+                                                         "Passphrase strength"))
+        self.error.setAccessibleDescription(translate("vault.lock_screen", "What went wrong"))
+        named(self.restore, translate("vault.lock_screen", "Restore from a backup"),
+              translate("vault.lock_screen", "Replace this vault with one from a backup file"))
         for first, second in ((self.passphrase, self.confirm), (self.confirm, self.submit),
                               (self.submit, self.restore)):
             QWidget.setTabOrder(first, second)
@@ -107,11 +116,11 @@ class LockScreen(QWidget):
 
     def show_create(self) -> None:
         self.mode = "create"
-        self.heading.setText("Create your passphrase")
-        self.explanation.setText(CREATE_WARNING)
-        self.submit.setText("Create encrypted vault")
-        self.passphrase.setAccessibleDescription("Choose a passphrase: at least "
-                                                 f"{MIN_LENGTH} characters")
+        self.heading.setText(translate("vault.lock_screen", "Create your passphrase"))
+        self.explanation.setText(create_warning())
+        self.submit.setText(translate("vault.lock_screen", "Create encrypted vault"))
+        self.passphrase.setAccessibleDescription(translate(
+            "vault.lock_screen", "Choose a passphrase: at least %n characters", None, MIN_LENGTH))
         for widget in (self.confirm, self._confirm_label, self.strength):
             widget.show()
         self.restore.show()
@@ -119,10 +128,12 @@ class LockScreen(QWidget):
 
     def show_unlock(self) -> None:
         self.mode = "unlock"
-        self.heading.setText("Hearth is locked")
-        self.explanation.setText("Enter your passphrase to open your chats.")
-        self.submit.setText("Unlock")
-        self.passphrase.setAccessibleDescription("Your vault's passphrase; Enter unlocks")
+        self.heading.setText(translate("vault.lock_screen", "Hearth is locked"))
+        self.explanation.setText(translate("vault.lock_screen",
+                                           "Enter your passphrase to open your chats."))
+        self.submit.setText(translate("vault.lock_screen", "Unlock"))
+        self.passphrase.setAccessibleDescription(translate(
+            "vault.lock_screen", "Your vault's passphrase; Enter unlocks"))
         for widget in (self.confirm, self._confirm_label, self.strength):
             widget.hide()
         self.restore.hide()
@@ -150,10 +161,13 @@ class LockScreen(QWidget):
         self.submit.setEnabled(not busy)
         self.passphrase.setEnabled(not busy)
         self.confirm.setEnabled(not busy)
+        creating = self.mode == "create"
         if busy:
-            self.submit.setText("Creating…" if self.mode == "create" else "Unlocking…")
+            self.submit.setText(translate("vault.lock_screen", "Creating…") if creating
+                                else translate("vault.lock_screen", "Unlocking…"))
         else:
-            self.submit.setText("Create encrypted vault" if self.mode == "create" else "Unlock")
+            self.submit.setText(translate("vault.lock_screen", "Create encrypted vault") if creating
+                                else translate("vault.lock_screen", "Unlock"))
         self.submit.setAccessibleName(self.submit.text())
 
     @Slot(str)
@@ -161,7 +175,9 @@ class LockScreen(QWidget):
         if self.mode != "create":
             return
         word, hint = strength(text)
-        self.strength.setText(f"Strength: {word}. {hint}".strip() if word else "")
+        said = translate("vault.lock_screen", "Strength: {word}. {hint}").format(word=word,
+                                                                                hint=hint)
+        self.strength.setText(said.strip() if word else "")
 
     @Slot()
     def _submit(self) -> None:
@@ -170,7 +186,7 @@ class LockScreen(QWidget):
         passphrase = self.passphrase.text()
         if self.mode == "unlock":
             if not passphrase:
-                self.show_error("Enter your passphrase.")
+                self.show_error(translate("vault.lock_screen", "Enter your passphrase."))
                 return
             self.set_busy(True)
             self.unlock_requested.emit(passphrase)
@@ -180,7 +196,8 @@ class LockScreen(QWidget):
             self.show_error(problem)
             return
         if passphrase != self.confirm.text():
-            self.show_error("The two passphrases are different. Type them again.")
+            self.show_error(translate("vault.lock_screen",
+                                      "The two passphrases are different. Type them again."))
             self.confirm.clear()
             return
         self.set_busy(True)

@@ -11,7 +11,9 @@ The child is as untrusted as the files it reads: it answers in JSON of a bounded
 whose shape the parent checks, never in pickle (the parent holds the vault key). It
 installs the egress guard and the no-core-dump limit itself (it is spawned: a fresh
 interpreter that inherits no audit hook) and drops ``HEARTH_PASSPHRASE`` from its
-environment first thing.
+environment first thing. Its reasons and notes come as a kind and values, and the parent
+says them in the interface language (the child has no translation installed); a value
+only ever goes into that text through .format(), never as the text to translate.
 
 The owner thread may be woken while it waits for the child (``wake``): the document
 service answers searches between any two steps of an import, a parse included. And any
@@ -33,7 +35,17 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
-from storage.documents.parsers import MAX_CHARS, Identity, ParseError, Section, digest, parse
+from i18n import translate
+from storage.documents import parsers
+from storage.documents.parsers import (
+    MAX_CHARS,
+    Identity,
+    ParseError,
+    Section,
+    Value,
+    digest,
+    parse_said,
+)
 
 TIMEOUT = 60.0
 MEMORY_LIMIT = 1536 << 20  # address space of the parser process
@@ -43,13 +55,39 @@ MAX_REPLY = 12 * MAX_CHARS
 MAX_REASON = 500
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 Handler = Callable[[dict[str, Any], int], dict[str, Any]]
+# The child's own reasons (besides the parsers'), sent as kinds for the parent to say.
+MEMORY, NESTED, CRASHED, TOO_MUCH_TEXT = "memory", "nested", "crashed", "too-much-text"
 
 
 class ParseStopped(ParseError):
     """The parse was stopped by ``kill()``: nothing is wrong with the file."""
 
     def __init__(self) -> None:
-        super().__init__("parsing was stopped")
+        super().__init__(translate("storage.documents.isolation", "parsing was stopped"))
+
+
+def reason(kind: str, values: dict[str, Value]) -> str:
+    """The text of a reason the child sent as ``kind`` and ``values``, in the interface
+    language: the child has none, so the parent says it. KeyError, ValueError or
+    TypeError for what the child could not honestly have sent."""
+    if kind == MEMORY:
+        return translate("storage.documents.isolation", "the parser needed more than {limit} MB "
+                         "of memory (a decompression bomb, or a file too complex)").format(
+                             limit=values["limit"])
+    if kind == NESTED:
+        return translate("storage.documents.isolation", "the file's structure is nested too deeply")
+    if kind == CRASHED:
+        return translate("storage.documents.isolation", "the parser failed ({error})").format(
+            error=values["error"])
+    if kind == TOO_MUCH_TEXT:
+        return translate("storage.documents.isolation", "the file holds more text than Hearth "
+                         "can take in one piece")
+    return parsers.reason(kind, values)
+
+
+def _error(kind: str, **values: Value) -> dict[str, Any]:
+    """An error reply: the kind and values, and the text for a reader without them."""
+    return {"status": "error", "reason": reason(kind, values), "kind": kind, "values": values}
 
 
 def _setup(memory_limit: int) -> None:
@@ -76,19 +114,19 @@ def _handle(request: dict[str, Any], memory_limit: int) -> dict[str, Any]:
     try:
         if request["op"] == "hash":
             return {"status": "ok", "sha256": digest(path, identity)}
-        sections, notes = parse(path, identity)
+        sections, notes = parse_said(path, identity)
         return {"status": "ok", "sections": [[s.text, s.page, s.heading] for s in sections],
-                "notes": notes}
+                "notes": [[kind, values] for kind, values in notes]}
     except ParseError as exc:
+        if exc.kind:
+            return _error(exc.kind, **exc.values)
         return {"status": "error", "reason": str(exc)}
     except MemoryError:
-        return {"status": "error", "reason": f"the parser needed more than {memory_limit >> 20} MB "
-                "of memory (a decompression bomb, or a file too complex)"}
+        return _error(MEMORY, limit=memory_limit >> 20)
     except RecursionError:
-        return {"status": "error", "reason": "the file's structure is nested too deeply"}
+        return _error(NESTED)
     except Exception as exc:
-        return {"status": "error",
-                "reason": f"the parser failed ({type(exc).__name__}: {str(exc)[:200]})"}
+        return _error(CRASHED, error=f"{type(exc).__name__}: {str(exc)[:200]}")
 
 
 def _peak() -> int:
@@ -110,8 +148,7 @@ def _serve(conn: Connection, memory_limit: int, handler: Handler = _handle) -> N
         reply["peak"] = _peak()
         data = json.dumps(reply, ensure_ascii=False).encode("utf-8", "replace")
         if len(data) > MAX_REPLY:
-            data = json.dumps({"status": "error", "reason": "the file holds more text than Hearth "
-                               "can take in one piece", "peak": reply["peak"]}).encode()
+            data = json.dumps({**_error(TOO_MUCH_TEXT), "peak": reply["peak"]}).encode()
         conn.send_bytes(data)
 
 
@@ -137,11 +174,24 @@ def _checked(data: bytes, op: str) -> dict[str, Any]:
     def text(value: object, optional: bool = False) -> bool:
         return (value is None and optional) or isinstance(value, str)
 
+    def said(kind: object, values: object) -> str:
+        """The text of what the child said as a kind and values, built here, in the
+        interface language; the values only ever go into it through .format()."""
+        if not isinstance(kind, str) or not isinstance(values, dict) \
+                or not all(type(v) in (str, int, float) for v in values.values()):
+            raise _Malformed("a kind or values of the wrong shape")
+        try:
+            return reason(kind, values)
+        except (KeyError, ValueError, TypeError, IndexError, ArithmeticError):
+            raise _Malformed("a kind Hearth does not know, or values that do not fit it") from None
+
     if not isinstance(reply, dict) or not integer(reply.get("peak")):
         raise _Malformed("not an object with a peak")
     if reply.get("status") == "error":
         if not text(reply.get("reason")):
             raise _Malformed("an error without a reason")
+        if "kind" in reply:  # said again here, in the parent's language
+            reply["reason"] = said(reply["kind"], reply.get("values"))
         return reply
     if reply.get("status") != "ok":
         raise _Malformed("no status")
@@ -151,8 +201,9 @@ def _checked(data: bytes, op: str) -> dict[str, Any]:
         return reply
     sections, notes = reply.get("sections"), reply.get("notes")
     if not isinstance(sections, list) or not isinstance(notes, list) \
-            or not all(text(n) for n in notes):
+            or not all(isinstance(n, list) and len(n) == 2 for n in notes):
         raise _Malformed("no sections or notes")
+    reply["notes"] = [said(kind, values) for kind, values in notes]
     for section in sections:
         if not (isinstance(section, list) and len(section) == 3 and text(section[0])
                 and integer(section[1], optional=True) and text(section[2], optional=True)):
@@ -263,8 +314,15 @@ class IsolatedParser:
                 break
             if not ready:
                 self._stop(kill=True)
-                doing = "reading the file" if op == "hash" else "parsing"
-                raise ParseError(f"{doing} took longer than {self.timeout:.0f} s and was stopped")
+                if op == "hash":
+                    raise ParseError(translate(
+                        "storage.documents.isolation",
+                        "reading the file took longer than {seconds:.0f} s and was stopped",
+                    ).format(seconds=self.timeout))
+                raise ParseError(translate(
+                    "storage.documents.isolation",
+                    "parsing took longer than {seconds:.0f} s and was stopped",
+                ).format(seconds=self.timeout))
             try:
                 if on_wake is not None:
                     on_wake()
@@ -281,20 +339,23 @@ class IsolatedParser:
             if killed:
                 raise ParseStopped() from None
             if isinstance(exc, OSError) and "length" in str(exc):  # past maxlength
-                raise ParseError("the parser process sent a reply larger than Hearth accepts; "
-                                 "the file may be crafted or damaged") from None
-            raise ParseError(f"the parser process died (exit {code}); "
-                             "the file may be crafted or damaged") from None
+                raise ParseError(translate(
+                    "storage.documents.isolation", "the parser process sent a reply larger than "
+                    "Hearth accepts; the file may be crafted or damaged")) from None
+            raise ParseError(translate(
+                "storage.documents.isolation", "the parser process died (exit {code}); "
+                "the file may be crafted or damaged").format(code=code)) from None
         try:
             reply = _checked(data, op)
         except _Malformed as exc:
             self._stop(kill=True)  # a child that says such things is not asked again
-            raise ParseError("the parser process sent a reply that is not valid; "
-                             "the file may be crafted or damaged") from exc
+            raise ParseError(translate(
+                "storage.documents.isolation", "the parser process sent a reply that is not "
+                "valid; the file may be crafted or damaged")) from exc
         self.last_peak_rss = reply["peak"]
         if reply["status"] == "error":
-            reason = "".join(ch if ch.isprintable() else " " for ch in reply["reason"][:MAX_REASON])
-            raise ParseError(reason)
+            said = "".join(ch if ch.isprintable() else " " for ch in reply["reason"][:MAX_REASON])
+            raise ParseError(said)
         return reply
 
     def close(self) -> None:

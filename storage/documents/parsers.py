@@ -21,7 +21,7 @@ import re
 import stat
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -30,6 +30,8 @@ from xml.etree import ElementTree
 
 from defusedxml import DefusedXmlException
 from defusedxml import ElementTree as SafeElementTree
+
+from i18n import translate
 
 MAX_BYTES = {"pdf": 200 << 20, "docx": 100 << 20}
 MAX_TEXT_BYTES = 50 << 20
@@ -57,8 +59,109 @@ READ_BLOCK = 1 << 20
 Identity = tuple[int, int]  # (st_dev, st_ino): which file, whatever its name now
 
 
+# What a reason (or a note) says, as data: its kind and its values (``reason``). The
+# parser's child process has no translation; it sends these, and the parent builds the
+# text in the interface language. A value is only ever put into a text by .format().
+LINK, UNREADABLE, NOT_REGULAR, CHANGED = "link", "unreadable", "not-regular", "changed"
+TOO_LARGE, TOO_LARGE_SIZE = "too-large", "too-large-size"
+UNSUPPORTED, NO_EXTENSION, NO_TEXT, BINARY = "unsupported", "no-extension", "no-text", "binary"
+PDF_PASSWORD, PDF_PAGES, PDF_DAMAGED = "pdf-password", "pdf-pages", "pdf-damaged"
+DOCX_DTD, DOCX_XML, DOCX_NOT_ZIP, DOCX_BROKEN, DOCX_NO_BODY, DOCX_BOMB = (
+    "docx-dtd", "docx-xml", "docx-not-zip", "docx-broken", "docx-no-body", "docx-bomb")
+TRUNCATED = "truncated"  # a note, not an error
+Value = str | int | float
+Said = tuple[str, dict[str, Value]]  # (kind, values)
+
+
+def _count(value: Value) -> int:
+    """A plural form's count: Qt takes a C int, and the value may come from the child."""
+    if type(value) is not int or not 0 <= value < 1 << 31:
+        raise ValueError("a count that is not a count")
+    return value
+
+
+def reason(kind: str, values: Mapping[str, Value]) -> str:
+    """The text of a reason or note of ``kind``, in the interface language; KeyError for
+    a kind (or a value) it does not know, ValueError for a value of the wrong type."""
+    v = values
+    if kind == LINK:
+        return translate("storage.documents.parsers", "is a link now (links are not followed)")
+    if kind == UNREADABLE:
+        return translate("storage.documents.parsers", "cannot be read ({error})").format(
+            error=v["error"])
+    if kind == NOT_REGULAR:
+        return translate("storage.documents.parsers", "is not a regular file")
+    if kind == CHANGED:
+        return translate("storage.documents.parsers", "changed while it was being imported (it "
+                         "is no longer the file found in the folder)")
+    if kind == TOO_LARGE:
+        return translate("storage.documents.parsers", "too large (more than the limit of "
+                         "{limit} MB)").format(limit=v["limit"])
+    if kind == TOO_LARGE_SIZE:
+        return translate("storage.documents.parsers", "too large ({size:,.0f} MB; the limit is "
+                         "{limit} MB)").format(size=v["size"], limit=v["limit"])
+    if kind == UNSUPPORTED:
+        return translate("storage.documents.parsers", "{suffix} is not a supported type").format(
+            suffix=v["suffix"])
+    if kind == NO_EXTENSION:
+        return translate("storage.documents.parsers",
+                         "files without an extension is not a supported type")
+    if kind == NO_TEXT:
+        return translate("storage.documents.parsers", "no text found (a scanned PDF without a "
+                         "text layer, or an empty file)")
+    if kind == BINARY:
+        return translate("storage.documents.parsers", "binary data, not text")
+    if kind == PDF_PASSWORD:
+        return translate("storage.documents.parsers", "the PDF is password-protected; open it "
+                         "and save an unprotected copy")
+    if kind == PDF_PAGES:
+        pages = _count(v["pages"])  # computed first: lupdate reads only a plain name here
+        return translate("storage.documents.parsers", "%n pages (the limit is {limit})", None,
+                         pages).format(limit=v["limit"])
+    if kind == PDF_DAMAGED:
+        return translate("storage.documents.parsers", "the PDF is damaged or not a PDF "
+                         "({error})").format(error=v["error"])
+    if kind == DOCX_DTD:
+        return translate("storage.documents.parsers", "not a valid DOCX file ({part} declares a "
+                         "DTD or entities, which a DOCX never needs)").format(part=v["part"])
+    if kind == DOCX_XML:
+        return translate("storage.documents.parsers", "not a valid DOCX file ({part}: "
+                         "{error})").format(part=v["part"], error=v["error"])
+    if kind == DOCX_NOT_ZIP:
+        return translate("storage.documents.parsers",
+                         "not a valid DOCX file (it is not a zip archive)")
+    if kind == DOCX_BROKEN:
+        return translate("storage.documents.parsers", "not a valid DOCX file ({error})").format(
+            error=v["error"])
+    if kind == DOCX_NO_BODY:
+        return translate("storage.documents.parsers",
+                         "not a valid DOCX file (it has no document body)")
+    if kind == DOCX_BOMB:
+        return translate("storage.documents.parsers", "the DOCX expands to {size:,.0f} MB "
+                         "({ratio:,.0f}× its size): refused as a decompression bomb").format(
+                             size=v["size"], ratio=v["ratio"])
+    if kind == TRUNCATED:
+        return translate("storage.documents.parsers",
+                         "only the first {chars:,} characters were indexed").format(chars=v["chars"])
+    raise KeyError(kind)
+
+
 class ParseError(Exception):
-    """Why a file was skipped or failed, in the user's words."""
+    """Why a file was skipped or failed, in the user's words.
+
+    ``kind`` and ``values`` say it again as data (see ``reason``); a ParseError made
+    from a text alone has the kind "" and no values."""
+
+    def __init__(self, message: str = "", kind: str = "",
+                 values: Mapping[str, Value] | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.values = dict(values or {})
+
+
+def refused(kind: str, **values: Value) -> ParseError:
+    """The ParseError of ``kind``, its text in the interface language."""
+    return ParseError(reason(kind, values), kind, values)
 
 
 @dataclass(frozen=True)
@@ -79,9 +182,18 @@ def size_limit(path: Path) -> int:
 
 def too_large(size: int | None, limit: int) -> str:
     """The reason, with the size if it is known (a read that went past the limit: not)."""
+    return reason(*_too_large(size, limit))
+
+
+def _too_large(size: int | None, limit: int) -> Said:
     if size is None:
-        return f"too large (more than the limit of {limit >> 20} MB)"
-    return f"too large ({size / (1 << 20):,.0f} MB; the limit is {limit >> 20} MB)"
+        return TOO_LARGE, {"limit": limit >> 20}
+    return TOO_LARGE_SIZE, {"size": size / (1 << 20), "limit": limit >> 20}
+
+
+def _refused_too_large(size: int | None, limit: int) -> ParseError:
+    kind, values = _too_large(size, limit)
+    return refused(kind, **values)
 
 
 def open_regular(path: Path, identity: Identity | None = None) -> BinaryIO:
@@ -94,15 +206,14 @@ def open_regular(path: Path, identity: Identity | None = None) -> BinaryIO:
         fd = os.open(path, OPEN_FLAGS)
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.EMLINK):  # what O_NOFOLLOW answers for a link
-            raise ParseError("is a link now (links are not followed)") from None
-        raise ParseError(f"cannot be read ({exc.strerror or exc})") from None
+            raise refused(LINK) from None
+        raise refused(UNREADABLE, error=str(exc.strerror or exc)) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise ParseError("is not a regular file")
+            raise refused(NOT_REGULAR)
         if identity is not None and (info.st_dev, info.st_ino) != tuple(identity):
-            raise ParseError("changed while it was being imported (it is no longer the file "
-                             "found in the folder)")
+            raise refused(CHANGED)
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
@@ -114,7 +225,7 @@ def open_regular(path: Path, identity: Identity | None = None) -> BinaryIO:
 def _size_check(fh: BinaryIO, limit: int) -> None:
     size = os.fstat(fh.fileno()).st_size
     if size > limit:
-        raise ParseError(too_large(size, limit))
+        raise _refused_too_large(size, limit)
 
 
 def _read_bounded(fh: BinaryIO, limit: int) -> bytes:
@@ -122,7 +233,7 @@ def _read_bounded(fh: BinaryIO, limit: int) -> bytes:
     _size_check(fh, limit)
     data = fh.read(limit + 1)
     if len(data) > limit:
-        raise ParseError(too_large(None, limit))
+        raise _refused_too_large(None, limit)
     return data
 
 
@@ -136,7 +247,7 @@ def digest(path: Path, identity: Identity | None = None) -> str:
         while block := fh.read(READ_BLOCK):
             total += len(block)
             if total > limit:
-                raise ParseError(too_large(None, limit))
+                raise _refused_too_large(None, limit)
             sha.update(block)
     return sha.hexdigest()
 
@@ -154,17 +265,32 @@ class _Budget:
         return text
 
 
+def _unsupported(suffix: str) -> ParseError:
+    return refused(UNSUPPORTED, suffix=suffix) if suffix else refused(NO_EXTENSION)
+
+
 def parse(path: Path, identity: Identity | None = None) -> tuple[list[Section], list[str]]:
     """Sections of ``path`` and notes (a truncation, say). Raises ParseError."""
+    sections, notes = parse_said(path, identity)
+    return sections, [reason(kind, values) for kind, values in notes]
+
+
+def parse_said(path: Path, identity: Identity | None = None) -> tuple[list[Section], list[Said]]:
+    """``parse``, with the notes as data (kind, values) for another process to say."""
     suffix = path.suffix.lower()
     if suffix not in SUPPORTED:
-        raise ParseError(f"{suffix or 'files without an extension'} is not a supported type")
+        raise _unsupported(suffix)
     with open_regular(path, identity) as fh:
-        return parse_file(suffix, fh)
+        return _parse_file(suffix, fh)
 
 
 def parse_file(suffix: str, fh: BinaryIO) -> tuple[list[Section], list[str]]:
     """Sections and notes of an open file of type ``suffix`` (".pdf", ".md", ...)."""
+    sections, notes = _parse_file(suffix, fh)
+    return sections, [reason(kind, values) for kind, values in notes]
+
+
+def _parse_file(suffix: str, fh: BinaryIO) -> tuple[list[Section], list[Said]]:
     budget = _Budget()
     if suffix == ".pdf":
         sections = _pdf(fh, budget)
@@ -179,11 +305,11 @@ def parse_file(suffix: str, fh: BinaryIO) -> tuple[list[Section], list[str]]:
     elif suffix in TEXT_SUFFIXES | CODE_SUFFIXES:
         sections = [Section(budget.take(_read_text(fh)))]
     else:
-        raise ParseError(f"{suffix or 'files without an extension'} is not a supported type")
+        raise _unsupported(suffix)
     sections = [s for s in sections if s.text.strip()]
     if not sections:
-        raise ParseError("no text found (a scanned PDF without a text layer, or an empty file)")
-    notes = [f"only the first {MAX_CHARS:,} characters were indexed"] if budget.truncated else []
+        raise refused(NO_TEXT)
+    notes: list[Said] = [(TRUNCATED, {"chars": MAX_CHARS})] if budget.truncated else []
     return sections, notes
 
 
@@ -191,7 +317,7 @@ def _read_text(fh: BinaryIO) -> str:
     data = _read_bounded(fh, MAX_TEXT_BYTES)
     head = data[:8192]
     if b"\x00" in head:
-        raise ParseError("binary data, not text")
+        raise refused(BINARY)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -199,7 +325,7 @@ def _read_text(fh: BinaryIO) -> str:
     text = data.decode("latin-1")
     controls = sum(1 for ch in text[:8192] if ord(ch) < 32 and ch not in "\t\n\r\f")
     if controls > len(text[:8192]) * 0.01:
-        raise ParseError("binary data, not text")
+        raise refused(BINARY)
     return text
 
 
@@ -215,10 +341,10 @@ def _pdf(fh: BinaryIO, budget: _Budget) -> list[Section]:
                 reader.decrypt("")  # many PDFs are "encrypted" with an empty password
                 reader.pages[0].extract_text()
             except (FileNotDecryptedError, NotImplementedError, PdfReadError):
-                raise ParseError("the PDF is password-protected; open it and save an unprotected copy") from None
+                raise refused(PDF_PASSWORD) from None
         pages = len(reader.pages)
         if pages > MAX_PAGES:
-            raise ParseError(f"{pages} pages (the limit is {MAX_PAGES})")
+            raise refused(PDF_PAGES, pages=pages, limit=MAX_PAGES)
         sections = []
         for number, page in enumerate(reader.pages, start=1):
             if budget.left <= 0:
@@ -229,7 +355,7 @@ def _pdf(fh: BinaryIO, budget: _Budget) -> list[Section]:
     except ParseError:
         raise
     except Exception as exc:  # pypdf raises many types on damaged files
-        raise ParseError(f"the PDF is damaged or not a PDF ({type(exc).__name__}: {str(exc)[:120]})") from exc
+        raise refused(PDF_DAMAGED, error=f"{type(exc).__name__}: {str(exc)[:120]}") from exc
 
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -248,10 +374,9 @@ def _xml(archive: zipfile.ZipFile, name: str) -> ElementTree.Element | None:
             data, forbid_dtd=True, forbid_entities=True, forbid_external=True)
         return element
     except DefusedXmlException:
-        raise ParseError(f"not a valid DOCX file ({name} declares a DTD or entities, "
-                         "which a DOCX never needs)") from None
+        raise refused(DOCX_DTD, part=name) from None
     except (ElementTree.ParseError, ValueError) as exc:
-        raise ParseError(f"not a valid DOCX file ({name}: {str(exc)[:200]})") from exc
+        raise refused(DOCX_XML, part=name, error=str(exc)[:200]) from exc
 
 
 def _docx_main_part(archive: zipfile.ZipFile) -> str:
@@ -308,26 +433,25 @@ def _docx(fh: BinaryIO, budget: _Budget) -> list[Section]:
     bombs first; defusedxml reads the XML, which may not declare a DTD."""
     _size_check(fh, MAX_BYTES["docx"])
     if not zipfile.is_zipfile(fh):
-        raise ParseError("not a valid DOCX file (it is not a zip archive)")
+        raise refused(DOCX_NOT_ZIP)
     try:
         archive = zipfile.ZipFile(fh)
     except (zipfile.BadZipFile, OSError) as exc:
-        raise ParseError(f"not a valid DOCX file ({exc})") from exc
+        raise refused(DOCX_BROKEN, error=str(exc)) from exc
     with archive:
         infos = archive.infolist()
         expanded = sum(i.file_size for i in infos)
         packed = max(1, sum(i.compress_size for i in infos))
         if expanded > MAX_ZIP_EXPANDED or expanded / packed > MAX_ZIP_RATIO:
-            raise ParseError(f"the DOCX expands to {expanded / (1 << 20):,.0f} MB "
-                             f"({expanded / packed:,.0f}× its size): refused as a decompression bomb")
+            raise refused(DOCX_BOMB, size=expanded / (1 << 20), ratio=expanded / packed)
         try:
             document = _xml(archive, _docx_main_part(archive))
             headings = _docx_heading_styles(archive)
         except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
-            raise ParseError(f"not a valid DOCX file ({type(exc).__name__})") from exc
+            raise refused(DOCX_BROKEN, error=type(exc).__name__) from exc
     body = document.find(f"{_W}body") if document is not None else None
     if body is None:
-        raise ParseError("not a valid DOCX file (it has no document body)")
+        raise refused(DOCX_NO_BODY)
     sections: list[Section] = []
     heading: str | None = None
     lines: list[str] = []

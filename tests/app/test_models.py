@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
-from app.models.dialog import COPY_LABEL, REFERENCE_LABEL, ModelsDialog
+from app.models.dialog import ModelsDialog, copy_label, reference_label
 from inference.llama_engine import LlamaEngine
 from inference.protocol import SamplingParams
 from inference.settings import ModelSettings
@@ -54,7 +54,7 @@ def test_drop_to_import_then_switch_models_mid_conversation(qtbot, real_window, 
     first = ask(qtbot, window, "Say hello.")
     assert first.stats["model"] == "SmolLM2 135M Instruct (Q4_1)"
 
-    monkeypatch.setattr("app.shell.dialogs.choice", lambda *a: COPY_LABEL)
+    monkeypatch.setattr("app.shell.dialogs.choice", lambda *a: copy_label())
     with qtbot.waitSignal(window.models.probed, timeout=WAIT) as probed:
         drop(window, [gemma_model_path])
     entry = probed.args[0]
@@ -93,7 +93,7 @@ def test_a_model_that_fails_its_probe_is_marked_unusable_and_the_app_goes_on(
     window = real_window
     broken = tmp_path / "looks-fine.gguf"
     broken.write_bytes(gguf_builder.build({"llama.block_count": 1, "llama.context_length": 64}))
-    monkeypatch.setattr("app.shell.dialogs.choice", lambda *a: REFERENCE_LABEL)
+    monkeypatch.setattr("app.shell.dialogs.choice", lambda *a: reference_label())
     with qtbot.waitSignal(window.models.probed, timeout=WAIT) as probed:
         drop(window, [broken])
     entry = probed.args[0]
@@ -108,7 +108,7 @@ def test_invalid_and_duplicate_imports_are_refused_with_reasons(qtbot, real_wind
     window = real_window
     text = tmp_path / "notes.gguf"
     text.write_text("not a model")
-    monkeypatch.setattr("app.shell.dialogs.choice", lambda *a: REFERENCE_LABEL)
+    monkeypatch.setattr("app.shell.dialogs.choice", lambda *a: reference_label())
     drop(window, [text])
     assert "notes.gguf cannot be imported" in window.notice.text()
     starter = models_dir() / "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -142,7 +142,7 @@ def test_a_broken_template_fails_clearly_and_a_builtin_format_fixes_it(
     qtbot, real_window, broken_template_model_path, monkeypatch
 ) -> None:
     window = real_window
-    monkeypatch.setattr("app.shell.dialogs.choice", lambda *a: REFERENCE_LABEL)
+    monkeypatch.setattr("app.shell.dialogs.choice", lambda *a: reference_label())
     with qtbot.waitSignal(window.models.probed, timeout=WAIT) as probed:
         drop(window, [broken_template_model_path])
     entry = probed.args[0]

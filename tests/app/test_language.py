@@ -1,0 +1,166 @@
+"""The window in Simplified Chinese: chosen in Settings or followed from the system, applied
+without losing the open chat, with Qt's own buttons translated and nothing left in English."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from PySide6.QtCore import QLocale, Qt
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QDialogButtonBox,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QPlainTextEdit,
+    QTextEdit,
+    QWidget,
+)
+
+from app.shell import language
+from core.settings import Settings
+from tests.app.conftest import WAIT_MS
+
+pytestmark = pytest.mark.gui
+
+HAN = re.compile(r"[\u4e00-\u9fff]")
+# Words that stay as they are in a Chinese interface: names, formats, keys.
+KEPT = {"Hearth", "GGUF", "API", "PDF", "DOCX", "Markdown", "JSON", "Ctrl", "Esc", "Enter", "Shift",
+        "Tab", "Fake", "model", "fake", "gguf", "SmolLM", "Instruct", "Del", "Delete", "F2", "HTTP",
+        "localhost", "OpenAI", "WCAG", "sha256", "llama", "cpp", "Qt", "Linux", "macOS", "Windows",
+        "MiniLM", "multilingual", "small", "Gemma", "Alt", "Backspace"}
+
+
+@pytest.fixture
+def chinese(monkeypatch):
+    """Settings say 简体中文; English again afterwards for the tests that follow."""
+    Settings(language="zh_CN").save()
+    yield
+    language.apply("system")
+
+
+def english_left(texts: list[str]) -> list[str]:
+    """Texts that still read as English: a word of three letters or more outside KEPT."""
+    found = []
+    for text in texts:
+        words = [w for w in re.findall(r"[A-Za-z]{3,}", text) if w not in KEPT]
+        if words and not (HAN.search(text) and len(words) <= 1):
+            found.append(text)
+    return found
+
+
+def visible_texts(root: QWidget) -> list[str]:
+    texts = [root.windowTitle()]
+    for widget in [root, *root.findChildren(QWidget)]:
+        if not widget.isVisibleTo(root) and widget is not root:
+            continue
+        texts += [widget.toolTip(), widget.accessibleName(), widget.accessibleDescription()]
+        if isinstance(widget, QAbstractButton | QLabel) and widget.objectName() != "chatTitle":
+            texts.append(widget.text())
+        if isinstance(widget, QLineEdit | QPlainTextEdit | QTextEdit):
+            texts.append(widget.placeholderText())
+    return [t for t in texts if t]
+
+
+def menu_texts(window) -> list[str]:
+    texts = []
+    for menu in window.menuBar().findChildren(QMenu):
+        texts.append(menu.title())
+        texts += [a.text() for a in menu.actions() if not a.isSeparator()]
+    return [t for t in texts if t and "语言" not in t]
+
+
+def test_the_lock_screen_and_window_follow_the_chinese_setting(make_window, chinese) -> None:
+    window = make_window(open_vault=False)
+    assert window.lock_screen.mode == "create"
+    screen_texts = visible_texts(window.lock_screen)
+    assert any(HAN.search(t) for t in screen_texts)
+    assert not english_left(screen_texts), english_left(screen_texts)
+    assert QLocale().language() == QLocale.Language.Chinese  # dates and numbers too
+
+
+def test_the_unlocked_window_and_its_menus_are_chinese(qtbot, make_window, chinese) -> None:
+    window = make_window()
+    texts = visible_texts(window) + menu_texts(window)
+    assert window.menuBar().actions()[0].text().startswith("文件")
+    left = english_left(texts)
+    assert not left, left
+
+
+def test_qt_own_buttons_are_translated(make_window, chinese) -> None:
+    make_window(open_vault=False)
+    box = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+    labels = [b.text() for b in box.buttons()]
+    box.deleteLater()
+    assert all(HAN.search(label) for label in labels), labels
+
+
+def test_switching_language_keeps_the_open_chat_and_the_draft(qtbot, make_window) -> None:
+    window = make_window()
+    window.input.setFocus()
+    qtbot.keyClicks(window.input, "First question")
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        qtbot.keyClick(window.input, Qt.Key.Key_Return)
+    chat = window.controller.current_chat
+    qtbot.keyClicks(window.input, "a draft not sent yet")
+    assert window.menuBar().actions()[0].text() == "&File"
+    try:
+        window.vault.settings.language = "zh_CN"
+        window.apply_language()
+        assert window.menuBar().actions()[0].text().startswith("文件")
+        assert HAN.search(window.send_button.text())
+        assert window.controller.current_chat.id == chat.id
+        assert [w.text() for w in window.conversation.message_widgets()][0] == "First question"
+        assert window.input.toPlainText() == "a draft not sent yet"
+        assert window.chat_list.count() == 1
+        # The rebuilt page works: a second turn streams into it.
+        window.input.clear()
+        qtbot.keyClicks(window.input, "Second")
+        with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+            qtbot.keyClick(window.input, Qt.Key.Key_Return)
+        assert len(window.conversation.message_widgets()) == 4
+        # And back: the same chat again, in English.
+        window.vault.settings.language = "en"
+        window.apply_language()
+        assert window.menuBar().actions()[0].text() == "&File"
+        assert len(window.conversation.message_widgets()) == 4
+    finally:
+        language.apply("system")
+
+
+def test_a_change_while_answering_waits_for_the_answer(qtbot, make_window) -> None:
+    from tests.fakes import FakeEngine
+
+    window = make_window(FakeEngine(tokens=["slow"] * 40, delay=0.02))
+    try:
+        window.input.setFocus()
+        qtbot.keyClicks(window.input, "Question")
+        qtbot.keyClick(window.input, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: window.controller.busy, timeout=WAIT_MS)
+        window.vault.settings.language = "zh_CN"
+        window.apply_language()
+        assert window.menuBar().actions()[0].text() == "&File"  # not yet
+        with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+            pass
+        qtbot.waitUntil(lambda: window.menuBar().actions()[0].text().startswith("文件"),
+                        timeout=WAIT_MS)
+        assert len(window.conversation.message_widgets()) == 2
+    finally:
+        language.apply("system")
+
+
+def test_the_choice_is_saved_and_a_bad_value_in_the_file_means_system(data_dir) -> None:
+    Settings(language="zh_CN").save()
+    assert Settings.load().language == "zh_CN"
+    path = data_dir / "settings.json"
+    path.write_text('{"language": "../../etc/passwd"}', encoding="utf-8")
+    assert Settings.load().language == "system"
+
+
+def test_system_language_follows_the_locale(monkeypatch) -> None:
+    monkeypatch.setattr(QLocale, "system", staticmethod(lambda: QLocale("zh_CN")))
+    assert language.resolve("system") == "zh_CN"
+    monkeypatch.setattr(QLocale, "system", staticmethod(lambda: QLocale("de_DE")))
+    assert language.resolve("system") == "en"
+    assert language.resolve("zh_CN") == "zh_CN"
