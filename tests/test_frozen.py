@@ -79,6 +79,31 @@ def test_each_llama_cpp_build_in_the_frozen_app_loads_its_own_libraries() -> Non
         assert not strays, f"{folder.name} loaded libraries from elsewhere: {strays}"
 
 
+def test_the_frozen_app_carries_its_translations_and_speaks_chinese() -> None:
+    """The installers ship the compiled catalogs (the window's) with Qt's own, and the .ts
+    sources the terminal reads: under LANG=zh_CN the frozen app's terminal is Chinese."""
+    if not EXECUTABLE.exists():
+        pytest.skip("no frozen build in dist/: run `.venv/bin/python packaging/build.py`")
+    for name in ("hearth_zh_CN.qm", "hearth_en.qm", "qtbase_zh_CN.qm", "hearth_zh_CN.ts"):
+        assert list((DIST / "hearth").glob(f"**/assets/translations/{name}")), f"{name} not shipped"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LC_") and k != "LANGUAGE"}
+    env.update(LANG="zh_CN.UTF-8", HEARTH_DATA_DIR=tempfile.mkdtemp(prefix="frozen-"))
+    done = subprocess.run([str(EXECUTABLE), "--help"], env=env, capture_output=True, text=True,
+                          timeout=120, cwd=tempfile.gettempdir())
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert re.search(r"[\u4e00-\u9fff]", done.stdout), done.stdout
+
+
+def test_the_deb_recommends_a_cjk_font() -> None:
+    """Qt draws Chinese with the system's fonts (fontconfig); a minimal system has none."""
+    debs = sorted(DIST.glob("hearth_*.deb"))
+    if not debs or shutil.which("dpkg-deb") is None:
+        pytest.skip("no .deb in dist/ (packaging/build.py makes it on Linux) or no dpkg-deb")
+    recommends = subprocess.run(["dpkg-deb", "-f", str(debs[-1]), "Recommends"],
+                                capture_output=True, text=True, check=True).stdout
+    assert "fonts-noto-cjk" in recommends
+
+
 def test_the_deb_installs_runs_and_uninstalls_cleanly() -> None:
     debs = sorted(DIST.glob("hearth_*.deb"))
     if not debs:

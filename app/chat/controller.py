@@ -74,6 +74,7 @@ class ChatController(QObject):
     busy_changed = Signal(bool)
     model_state = Signal(str, str)  # "loading" | "ready" | "failed", text for the user
     notice = Signal(str)  # a message for the user that needs no dialog
+    model_notice = Signal(str)  # one about the model (loading, failed): gone once it is ready
     locked_changed = Signal(bool)
 
     def __init__(
@@ -254,7 +255,7 @@ class ChatController(QObject):
                                        "Wait for the current answer to finish, or stop it (Esc)."))
             return False
         if not self._model_ready:
-            self.notice.emit(self._model_problem)
+            self.model_notice.emit(self._model_problem)
             return False
         try:
             chat = self._chat_for(text)
@@ -314,7 +315,7 @@ class ChatController(QObject):
         if chat is None or self.busy or self._store is None:
             return None
         if not self._model_ready:
-            self.notice.emit(self._model_problem)
+            self.model_notice.emit(self._model_problem)
             return None
         return chat
 

@@ -188,6 +188,7 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
         c.busy_changed.connect(self._busy_changed)
         c.model_state.connect(self._model_state)
         c.notice.connect(self.show_notice)
+        c.model_notice.connect(self._show_model_notice)
         c.locked_changed.connect(self._locked_changed)
         self.models.library_changed.connect(self._refresh_models)
         self.models.import_failed.connect(self.show_notice)
@@ -456,9 +457,8 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
             self._refresh_models()
         self._show_model_label(state, text)
         if state == "failed":
-            self.show_notice(translate("shell.main_window", "The model could not be loaded: "
-                                                            "{reason}").format(reason=text))
-            self._model_notice = True
+            self._show_model_notice(translate("shell.main_window", "The model could not be "
+                                                                   "loaded: {reason}").format(reason=text))
         elif state == "ready":
             self.conversation.assistant_name = self.controller.model_name
             if self._model_notice:
@@ -481,8 +481,14 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
         self.activateWindow()
 
     @Slot(str)
+    def _show_model_notice(self, text: str) -> None:
+        """A notice about the model (still loading, could not load): hidden once it is ready."""
+        self.show_notice(text)
+        self._model_notice = True
+
+    @Slot(str)
     def show_notice(self, text: str) -> None:
-        self._model_notice = False  # _model_state marks its own notice after showing it
+        self._model_notice = False
         self.notice.setText(text)
         self.notice.show()
         a11y.announce(self.notice, text)

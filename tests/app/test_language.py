@@ -29,7 +29,9 @@ HAN = re.compile(r"[\u4e00-\u9fff]")
 KEPT = {"Hearth", "GGUF", "API", "PDF", "DOCX", "Markdown", "JSON", "Ctrl", "Esc", "Enter", "Shift",
         "Tab", "Fake", "model", "fake", "gguf", "SmolLM", "Instruct", "Del", "Delete", "F2", "HTTP",
         "localhost", "OpenAI", "WCAG", "sha256", "llama", "cpp", "Qt", "Linux", "macOS", "Windows",
-        "MiniLM", "multilingual", "small", "Gemma", "Alt", "Backspace"}
+        "MiniLM", "multilingual", "small", "Gemma", "Alt", "Backspace", "Top", "Min", "Qwen",
+        "Llama", "ChatML", "Phi", "Mistral", "Zephyr", "Vicuna", "Alpaca", "CUDA", "Metal",
+        "AVX", "AVX2", "UTF", "SQLite", "Argon2id", "AES", "GCM", "seccomp", "Bearer"}
 
 
 @pytest.fixture
@@ -44,8 +46,10 @@ def english_left(texts: list[str]) -> list[str]:
     """Texts that still read as English: a word of three letters or more outside KEPT."""
     found = []
     for text in texts:
-        words = [w for w in re.findall(r"[A-Za-z]{3,}", text) if w not in KEPT]
-        if words and not (HAN.search(text) and len(words) <= 1):
+        # Markup, paths, and what is quoted as it is (the default system prompt the model reads).
+        bare = re.sub(r"「[^」]*」|<[^>]+>|\S*[/\\]\S*|\S+\.(gguf|db|json|md)\b", " ", text)
+        words = [w for w in re.findall(r"[A-Za-z]{3,}", bare) if w not in KEPT]
+        if words and not (HAN.search(text) and len(words) <= 3):
             found.append(text)
     return found
 
@@ -164,3 +168,31 @@ def test_system_language_follows_the_locale(monkeypatch) -> None:
     monkeypatch.setattr(QLocale, "system", staticmethod(lambda: QLocale("de_DE")))
     assert language.resolve("system") == "en"
     assert language.resolve("zh_CN") == "zh_CN"
+
+
+def test_every_dialog_is_chinese(qtbot, make_window, chinese) -> None:
+    """The dialogs a user opens from the menus: Models, Documents, Privacy, About, Local
+    API, Chat settings and Language, each walked for text that still reads as English."""
+    from app.api.controller import ApiDialog
+    from app.chat.settings_dialog import ChatSettingsDialog
+    from app.shell.about import AboutDialog
+
+    window = make_window()
+    window.input.setPlainText("你好")  # (QTest types no characters outside Latin-1)
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        window.send()
+    window.show_models()
+    window.show_collections()
+    window.show_privacy()
+    chat = window.controller.current_chat
+    dialogs = [window.models_dialog, window.collections_dialog, window.privacy_dialog,
+               AboutDialog(window), ApiDialog(window.vault.api, window),
+               ChatSettingsDialog(chat.settings, window.controller.params, window),
+               language.LanguageDialog("system", window)]
+    for dialog in dialogs:
+        dialog.show()
+        texts = visible_texts(dialog)
+        assert any(HAN.search(t) for t in texts), type(dialog).__name__
+        left = english_left(texts)
+        assert not left, (type(dialog).__name__, left)
+        dialog.close()
