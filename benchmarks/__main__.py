@@ -9,10 +9,17 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from benchmarks import documents_bench, perf_bench, stall_bench, starter_bench, vault_bench
+from benchmarks import (
+    documents_bench,
+    perf_bench,
+    retrieval_bench,
+    stall_bench,
+    starter_bench,
+    vault_bench,
+)
 
 SUITES = {"chat": perf_bench.run, "vault": vault_bench.run, "documents": documents_bench.run,
-          "stall": stall_bench.run, "starter": starter_bench.run}
+          "stall": stall_bench.run, "starter": starter_bench.run, "retrieval": retrieval_bench.run}
 
 
 def main() -> int:

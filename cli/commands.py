@@ -24,15 +24,16 @@ from core.document_service import DocumentService
 from core.documents import Progress, Report, label
 from core.models import resolve_embedding_model, resolve_model
 from core.turns import SYSTEM_PROMPT
+from i18n import translate
 from inference.bundled import embedding_model
 from inference.client import Answer, ClientError, WorkerClient
-from inference.embedder import EmbedderNotLoaded
+from inference.embedder import EmbedderNotLoaded, profile
 from inference.errors import InferenceError
 from inference.protocol import ChatMessage, Embed, ModelSpec, Retrieval, SamplingParams
 from storage import checkup
 from storage.crypto import BadPassphrase, DamagedVault, WrongPassphrase
 from storage.db import VaultClosed
-from storage.documents.store import Collection
+from storage.documents.store import FAILED, INDEXED, PENDING, SKIPPED, Collection
 from storage.errors import trouble
 from storage.instance_lock import AlreadyRunning
 
@@ -44,10 +45,25 @@ class CommandError(Exception):
 OPENING_FAILED = (WrongPassphrase, BadPassphrase, DamagedVault, AlreadyRunning, HeadlessError)
 API_TOKEN_ENV = "HEARTH_API_TOKEN"
 MIN_TOKEN_LENGTH = 16
-TOKEN_IN_ARGUMENTS = (
-    "--token is not accepted: every user of this computer can read a program's arguments (ps). "
-    f"Put the token in {API_TOKEN_ENV}, or in a file: --token-file PATH (--token-file - reads it "
-    "from standard input). Without either, serve makes a new token and prints it.")
+
+
+def token_in_arguments() -> str:
+    """Why ``serve --token`` is refused, and what to do instead."""
+    return translate("cli.commands", "--token is not accepted: every user of this computer can read "
+                     "a program's arguments (ps). Put the token in {variable}, or in a file: "
+                     "--token-file PATH (--token-file - reads it from standard input). Without "
+                     "either, serve makes a new token and prints it.").format(variable=API_TOKEN_ENV)
+
+
+def _status(status: str) -> str:
+    """A document's state (a stored value, compared in code) in the user's words."""
+    words = {INDEXED: translate("cli.commands", "indexed"),
+             PENDING: translate("cli.commands", "pending"),
+             SKIPPED: translate("cli.commands", "skipped"),
+             FAILED: translate("cli.commands", "failed")}
+    return words.get(status, status)
+
+
 JOB_TIMEOUT = 3600.0  # an import of many files; progress shows meanwhile
 
 
@@ -70,14 +86,16 @@ class Documents:
         try:
             return future.result(timeout=timeout)
         except FutureTimeout:
-            raise CommandError("The documents did not answer in time.") from None
+            raise CommandError(translate("cli.commands",
+                                         "The documents did not answer in time.")) from None
         except Exception as exc:
             failure, self._failure = self._failure, ""
             found = trouble(exc)
             if failure or found is not None or isinstance(
                     exc, (DocumentsUnavailable, InferenceError, VaultClosed)):
-                raise CommandError(failure or (found.message("Nothing more was saved.") if found
-                                               else str(exc))) from exc
+                raise CommandError(failure or (
+                    found.message(translate("cli.commands", "Nothing more was saved.")) if found
+                    else str(exc))) from exc
             raise
 
     def collections(self) -> CollectionsChanged:
@@ -88,8 +106,11 @@ class Documents:
             return self.wait(self.service.create(name))
         found = next((c for c in self.collections().collections if c.name == name), None)
         if found is None:
-            names = ", ".join(c.name for c in self.collections().collections) or "none yet"
-            raise CommandError(f"There is no collection named {name!r} (collections: {names}).")
+            names = (", ".join(c.name for c in self.collections().collections)
+                     or translate("cli.commands", "none yet"))
+            raise CommandError(translate("cli.commands", "There is no collection named {name} "
+                                         "(collections: {names}).").format(name=repr(name),
+                                                                           names=names))
         return found
 
     def add(self, collection: Collection, paths: list[Path],
@@ -108,12 +129,13 @@ class Documents:
         """The question embedded by the model whose vectors answer for the collection; none
         (keywords alone) if that model is not the one loaded here."""
         future: Future = Future()
-        self.client.worker.submit(Embed((question,), future, collection.embedding_model))
+        text = profile(collection.embedding_model).query(question)
+        self.client.worker.submit(Embed((text,), future, collection.embedding_model))
         try:
             return {collection.embedding_model: future.result(timeout=JOB_TIMEOUT)[0]}
         except EmbedderNotLoaded:
-            print("(The collection was indexed with another embedding model: keyword search "
-                  "only. Open Hearth to re-index it.)", file=sys.stderr)
+            print(translate("cli.commands", "(The collection was indexed with another embedding model: "
+                            "keyword search only. Open Hearth to re-index it.)"), file=sys.stderr)
             return {}
 
 
@@ -171,21 +193,29 @@ def docs_add(name: str, paths: list[str]) -> int:
         collection = documents.collection(name, create=True)
 
         def show(progress: Progress) -> None:
-            eta = f", about {progress.eta_seconds:.0f} s left" if progress.eta_seconds else ""
-            what = "re-indexing for the embedding model: " if progress.reembedding else ""
-            print(f"\r{what}[{progress.files_done}/{progress.files_total}] {progress.chunks_done} "
-                  f"chunks{eta}  ", end="", file=sys.stderr, flush=True)
+            eta = (translate("cli.commands", ", about {seconds:.0f} s left").format(
+                seconds=progress.eta_seconds) if progress.eta_seconds else "")
+            what = (translate("cli.commands", "re-indexing for the embedding model: ")
+                    if progress.reembedding else "")
+            chunks = progress.chunks_done  # a plain name: pyside6-lupdate skips an expression
+            line = translate("cli.commands", "{what}[{done}/{total}] {chunks}{eta}").format(
+                what=what, done=progress.files_done, total=progress.files_total,
+                chunks=translate("cli.commands", "%n chunks", None, chunks), eta=eta)
+            print(f"\r{line}  ", end="", file=sys.stderr, flush=True)
 
         report = documents.add(collection, [Path(p) for p in paths], show)
         print(file=sys.stderr)
         for path in report.indexed:
-            print(f"indexed  {path}")
+            print(translate("cli.commands", "indexed  {path}").format(path=path))
         for path, why in report.skipped:
-            print(f"skipped  {path}: {why}")
+            print(translate("cli.commands", "skipped  {path}: {why}").format(path=path, why=why))
         for path, why in report.failed:
-            print(f"failed   {path}: {why}")
-        print(f"{len(report.indexed)} indexed, {len(report.skipped)} skipped, {len(report.failed)} failed; "
-              f"{report.chunks} chunks")
+            print(translate("cli.commands", "failed   {path}: {why}").format(path=path, why=why))
+        chunks = report.chunks
+        print(translate("cli.commands", "{indexed} indexed, {skipped} skipped, {failed} failed; "
+                        "{chunks}").format(indexed=len(report.indexed), skipped=len(report.skipped),
+                                           failed=len(report.failed),
+                                           chunks=translate("cli.commands", "%n chunks", None, chunks)))
     return 0
 
 
@@ -194,10 +224,13 @@ def docs_list() -> int:
         snapshot = documents.collections()
         for collection in snapshot.collections:
             docs = snapshot.documents.get(collection.id, ())
-            print(f"{collection.name}: {len(docs)} files")
+            count = len(docs)
+            files = translate("cli.commands", "%n files", None, count)
+            print(translate("cli.commands", "{collection}: {files}").format(
+                collection=collection.name, files=files))
             for doc in docs:
                 why = f" ({doc.reason})" if doc.reason else ""
-                print(f"  {doc.status:<8} {doc.path}{why}")
+                print(f"  {_status(doc.status):<8} {doc.path}{why}")
     return 0
 
 
@@ -213,9 +246,11 @@ def docs_search(name: str, question: str, k: int, as_json: bool, mode: str) -> i
             print(json.dumps(rows, ensure_ascii=False, indent=2))
         else:
             for n, (hit, row) in enumerate(zip(hits, rows, strict=True), start=1):
-                print(f"[{n}] {label(hit.chunk)}  score {row['score']}\n    {hit.chunk.text[:200]!r}")
+                text = repr(hit.chunk.text[:200])
+                print(translate("cli.commands", "[{number}] {passage}  score {score}\n    {text}")
+                      .format(number=n, passage=label(hit.chunk), score=row["score"], text=text))
             if not rows:
-                print("No relevant passages found.")
+                print(translate("cli.commands", "No relevant passages found."))
     return 0
 
 
@@ -229,11 +264,12 @@ def ask(name: str, question: str, max_tokens: int) -> int:
                          retrieval)
         print()
         if answer.passages:
-            print("\nSources:")
+            print("\n" + translate("cli.commands", "Sources:"))
             for p in answer.passages:
                 print(f"[{p.number}] {p.label} — {p.path}")
         else:
-            print("\n(No passage in the collection matched this question.)")
+            print("\n" + translate("cli.commands",
+                                   "(No passage in the collection matched this question.)"))
     return 0
 
 
@@ -262,9 +298,11 @@ def check_vault() -> int:
         lock.release()
     if problems or sound:
         for problem in problems + ([f"SQLite: {sound}"] if sound else []):
-            print(f"damaged: {problem}")
+            print(translate("cli.commands", "damaged: {problem}").format(problem=problem))
         return 1
-    print(f"vault ok: {chats} chats, {messages} messages, all decrypt; file sound")
+    print(translate("cli.commands", "vault ok: {chats}, {messages}, all decrypt; file sound").format(
+        chats=translate("cli.commands", "%n chats", None, chats),
+        messages=translate("cli.commands", "%n messages", None, messages)))
     return 0
 
 
@@ -274,7 +312,7 @@ def run(args: Any) -> int:
             return check_vault()
         if args.command == "serve":
             if getattr(args, "token", None) is not None:
-                raise CommandError(TOKEN_IN_ARGUMENTS)
+                raise CommandError(token_in_arguments())
             return serve(args.host, args.port, read_api_token(getattr(args, "token_file", None)))
         if args.command == "chat":
             return terminal_chat()
@@ -288,7 +326,7 @@ def run(args: Any) -> int:
             return docs_search(args.collection, args.question, args.k, args.json, args.mode)
         return ask(args.collection, args.question, args.max_tokens)
     except CommandError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(translate("cli.commands", "error: {message}").format(message=exc), file=sys.stderr)
         return 1
 
 
@@ -301,19 +339,21 @@ def read_api_token(token_file: str | None, stdin: TextIO | None = None) -> str |
         token = from_environment
         where = API_TOKEN_ENV
     else:
-        where = "standard input" if token_file == "-" else token_file
+        where = translate("cli.commands", "standard input") if token_file == "-" else token_file
         try:
             text = (stdin or sys.stdin).readline() if token_file == "-" else \
                 Path(token_file).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise CommandError(f"The token could not be read from {where}: {exc}.") from exc
+            raise CommandError(translate("cli.commands", "The token could not be read from {where}: "
+                                         "{reason}.").format(where=where, reason=exc)) from exc
         token = (text.strip().splitlines() or [""])[0].strip()
     if token is None:
         return None
     token = token.strip()
     if len(token) < MIN_TOKEN_LENGTH or not token.isprintable() or any(c.isspace() for c in token):
-        raise CommandError(f"The token from {where} must be at least {MIN_TOKEN_LENGTH} characters, "
-                           "without spaces.")
+        raise CommandError(translate("cli.commands", "The token from {where} must be at least %n "
+                                     "characters, without spaces.", None, MIN_TOKEN_LENGTH).format(
+            where=where))
     return token
 
 
@@ -340,9 +380,12 @@ def serve(host: str, port: int, token: str | None) -> int:
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         server.start()
-        shown = server.token if token is None else "the one you gave"
-        print(f"Hearth API on {server.url}\nmodel: {model_id}\ntoken: {shown}\n"
-              "Conversations through the API are not stored. Ctrl+C stops.", flush=True)
+        shown = server.token if token is None else translate("cli.commands", "the one you gave")
+        print("\n".join((translate("cli.commands", "Hearth API on {url}").format(url=server.url),
+                         translate("cli.commands", "model: {model}").format(model=model_id),
+                         translate("cli.commands", "token: {token}").format(token=shown),
+                         translate("cli.commands", "Conversations through the API are not stored. "
+                                   "Ctrl+C stops."))), flush=True)
         stop = threading.Event()
         signal.signal(signal.SIGINT, lambda *_: stop.set())
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -362,22 +405,23 @@ def terminal_chat() -> int:
             model = client.load(ModelSpec(resolve_model()))
         except (InferenceError, ClientError) as exc:
             raise CommandError(str(exc)) from exc
-        print(f"{model.name}. Empty line or Ctrl+D to leave. This terminal chat is not saved.")
+        print(translate("cli.commands", "{model}. Empty line or Ctrl+D to leave. This terminal chat "
+                        "is not saved.").format(model=model.name))
         history = [ChatMessage("system", SYSTEM_PROMPT)]
         while True:
             try:
-                line = input("you> ").strip()
+                line = input(translate("cli.commands", "you> ")).strip()
             except EOFError:
                 break
             if not line:
                 break
             history.append(ChatMessage("user", line))
-            print("model> ", end="", flush=True)
+            print(translate("cli.commands", "model> "), end="", flush=True)
             try:
                 answer = client.generate(tuple(history), SamplingParams(max_tokens=512),
                                          on_chunk=lambda text: print(text, end="", flush=True))
             except ClientError as exc:
-                print(f"\n(error: {exc})")
+                print("\n" + translate("cli.commands", "(error: {message})").format(message=exc))
                 continue
             print()
             history.append(ChatMessage("assistant", answer.text))
@@ -398,10 +442,12 @@ def models_list() -> int:
         listed = {e.sha256 for e in entries}
         for model in manifests():
             if model.sha256 not in listed:
-                print(f"{model.name:<40} {model.role:<9} bundled")
+                print(f"{model.name:<40} {model.role:<9} " + translate("cli.commands", "bundled"))
         for entry in entries:
             info = entry.info
-            state = "ready" if entry.usable else f"unusable: {entry.probe.get('reason', 'not checked')}"
+            reason = entry.probe.get("reason", translate("cli.commands", "not checked"))
+            state = (translate("cli.commands", "ready") if entry.usable
+                     else translate("cli.commands", "unusable: {reason}").format(reason=reason))
             print(f"{entry.name:<40} {info.get('role', '?'):<9} {info.get('quantization', '?'):<8} "
                   f"{info.get('file_size', 0) / 2**20:>8.0f} MB  {entry.stored:<9} {state}")
     finally:

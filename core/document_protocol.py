@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from core.documents import Progress, Report, label
+from i18n import translate
 from inference.errors import InferenceError
 from inference.rag import Passage
 from storage.documents.store import Collection, Document
@@ -139,17 +140,26 @@ WAKE = Wake()
 
 
 def closed_error() -> DocumentsUnavailable:
-    return DocumentsUnavailable("Your documents are closed (Hearth is locked or quitting).")
+    return DocumentsUnavailable(translate("core.document_protocol",
+                                          "Your documents are closed (Hearth is locked or quitting)."))
 
 
-KEPT = {
-    AddPaths: "The import stopped; the files indexed before it are kept. Add the files again to resume.",
-    RefreshAll: "The check for changed files stopped; your collections are as they were.",
-    Reembed: "Re-indexing for the new embedding model stopped; your documents still answer "
-              "with the previous model, and it resumes next time.",
-    LoadIndex: "Your documents cannot be searched until Hearth is unlocked again.",
-    DeleteCollection: "The collection was not deleted.",
-}
+def what_was_kept(command: object) -> str:
+    """What a job that failed leaves as it was, in the user's words."""
+    said = {
+        AddPaths: translate("core.document_protocol",
+                            "The import stopped; the files indexed before it are kept. Add the "
+                            "files again to resume."),
+        RefreshAll: translate("core.document_protocol",
+                              "The check for changed files stopped; your collections are as they were."),
+        Reembed: translate("core.document_protocol",
+                           "Re-indexing for the new embedding model stopped; your documents still "
+                           "answer with the previous model, and it resumes next time."),
+        LoadIndex: translate("core.document_protocol",
+                             "Your documents cannot be searched until Hearth is unlocked again."),
+        DeleteCollection: translate("core.document_protocol", "The collection was not deleted."),
+    }
+    return said.get(type(command)) or translate("core.document_protocol", "Nothing was lost.")
 
 
 def message(exc: BaseException, kept: str) -> str:
@@ -158,10 +168,12 @@ def message(exc: BaseException, kept: str) -> str:
     if found is not None:
         return found.message(kept)
     if isinstance(exc, InferenceError):
-        return f"{exc} {kept}"
+        return translate("core.document_protocol", "{error} {kept}").format(error=exc, kept=kept)
     if isinstance(exc, TimeoutError):
-        return f"The model engine did not answer in time. {kept}"
-    return f"Hearth ran into an internal error; details are in the log. {kept}"
+        return translate("core.document_protocol",
+                         "The model engine did not answer in time. {kept}").format(kept=kept)
+    return translate("core.document_protocol",
+                     "Hearth ran into an internal error; details are in the log. {kept}").format(kept=kept)
 
 
 def refuse(command: object) -> None:
@@ -274,14 +286,16 @@ class DocumentCalls:
             try:
                 hits = self.search(question, vectors, ids, k).result(timeout=SEARCH_TIMEOUT)
             except FutureTimeout:
-                raise DocumentsUnavailable("Your documents could not be searched in time (they are "
-                                           "still loading); try again in a moment.") from None
+                raise DocumentsUnavailable(translate(
+                    "core.document_protocol", "Your documents could not be searched in time (they "
+                    "are still loading); try again in a moment.")) from None
             except DocumentsUnavailable:
                 raise
             except Exception as exc:
                 log.error("a document search failed", exc_info=exc)
-                raise DocumentsUnavailable("Your documents could not be searched; details are in "
-                                           "the log.") from exc
+                raise DocumentsUnavailable(translate(
+                    "core.document_protocol",
+                    "Your documents could not be searched; details are in the log.")) from exc
             return [Passage(n, label(h.chunk), h.chunk.text, h.chunk.path, h.chunk.page,
                             h.chunk.heading) for n, h in enumerate(hits, start=1)]
 

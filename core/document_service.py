@@ -30,7 +30,6 @@ import numpy as np
 
 from core.document_protocol import (
     JOBS,
-    KEPT,
     WAKE,
     AddPaths,
     Busy,
@@ -54,13 +53,16 @@ from core.document_protocol import (
     closed_error,
     message,
     refuse,
+    what_was_kept,
 )
 from core.documents import Ingestion, Progress, Report, Stopped
+from i18n import translate
+from inference.embedder import profile
 from inference.protocol import CountTokens, Embed
 from storage.db import VaultClosed
 from storage.documents.isolation import IsolatedParser, ParseStopped
 from storage.documents.parsers import Identity, Section
-from storage.documents.search import Indexes
+from storage.documents.search import MIN_COSINE, Indexes
 from storage.documents.store import DocumentStore
 from storage.vault import Vault
 
@@ -91,7 +93,8 @@ class DocumentService(DocumentCalls):
         vectors are made with; with ``follow_model`` collections on another model are
         re-embedded in the background once the index is loaded."""
         self._store = DocumentStore(vault)
-        self._indexes = Indexes()
+        # Each model's index keeps its own relevance floor (e5's 0.76, MiniLM's 0.2).
+        self._indexes = Indexes(floor=lambda model: profile(model).min_cosine or MIN_COSINE)
         self._ingestion = Ingestion(self._store, self._indexes, _Steps(self))
         self._submit = submit
         self._sink = sink
@@ -154,8 +157,9 @@ class DocumentService(DocumentCalls):
             pass
         except BaseException:  # a bug in the loop itself
             log.exception("the document service stopped by a fault")
-            self._emit(JobFailed("Hearth's document search stopped after an internal error; "
-                                 "details are in the log. Lock and unlock Hearth to restart it."))
+            self._emit(JobFailed(translate(
+                "core.document_service", "Hearth's document search stopped after an internal "
+                "error; details are in the log. Lock and unlock Hearth to restart it.")))
         finally:
             self._parser.kill()
             self._parser.close()
@@ -220,7 +224,8 @@ class DocumentService(DocumentCalls):
             return True
         except Exception as exc:
             if not self._closing.is_set() and not isinstance(exc, VaultClosed):
-                self._emit(JobFailed(message(exc, "Nothing was changed.")))
+                self._emit(JobFailed(message(exc, translate("core.document_service",
+                                                            "Nothing was changed."))))
             future.set_exception(exc)
             return False
 
@@ -284,7 +289,7 @@ class DocumentService(DocumentCalls):
                     done.set_exception(closed_error())
                 raise Stopped(closing=True) from exc
             log.error("a document job failed: %s", type(command).__name__, exc_info=exc)
-            self._emit(JobFailed(message(exc, KEPT.get(type(command), "Nothing was lost."))))
+            self._emit(JobFailed(message(exc, what_was_kept(command))))
             if done is not None:  # after the message, so that a waiter has read it too
                 done.set_exception(exc)
         finally:
@@ -337,7 +342,9 @@ class DocumentService(DocumentCalls):
         collection = self._store.get_collection(command.collection_id)
         if collection is None:
             report = Report(collection_id=command.collection_id,
-                            failed=[(str(p), "its collection was deleted") for p in command.paths])
+                            failed=[(str(p), translate("core.document_service",
+                                                       "its collection was deleted"))
+                                    for p in command.paths])
         else:
             report = self._ingestion.add(collection, list(command.paths), job.model)
         self._emit(Finished(report))

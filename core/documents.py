@@ -15,7 +15,8 @@ which raises ``Stopped`` when the job must end and answers searches meanwhile.
 
 Every vector is made by a named embedding model, and each collection answers from the
 vectors of its recorded model only, in that model's own ``SearchIndex``: two models'
-vectors never meet, whatever their sizes.
+vectors never meet, whatever their sizes. What the model wants around a passage (its
+prefix) and how long its chunks are come from its ``EmbeddingProfile``.
 """
 
 from __future__ import annotations
@@ -31,8 +32,10 @@ from typing import Any, Protocol
 import numpy as np
 
 from core.folders import Candidate, expand, identity_of, is_regular
+from i18n import translate
+from inference.embedder import N_CTX, SPECIAL_TOKENS, profile
 from storage.documents import parsers
-from storage.documents.chunking import Chunk, chunk_sections, unit_texts
+from storage.documents.chunking import MAX_TOKENS, Chunk, chunk_sections, unit_texts
 from storage.documents.parsers import Identity, ParseError, Section
 from storage.documents.search import Indexes
 from storage.documents.store import (
@@ -109,12 +112,16 @@ class Steps(Protocol):
 
 
 def label(chunk: StoredChunk) -> str:
-    where = f"page {chunk.page}" if chunk.page else (chunk.heading or "")
     name = Path(chunk.path).name
-    return f"{name}, {where}" if where else name
+    if chunk.page:
+        return translate("core.documents", "{name}, page {page}").format(name=name, page=chunk.page)
+    if chunk.heading:
+        return translate("core.documents", "{name}, {section}").format(name=name, section=chunk.heading)
+    return name
 
 
 def embed_text(chunk: Chunk) -> str:
+    """What is embedded for a chunk, before the model's passage prefix: its heading and text."""
     return (chunk.heading + "\n" if chunk.heading else "") + chunk.text
 
 
@@ -158,11 +165,12 @@ class Ingestion:
 
     # Embedding --------------------------------------------------------------------
     def _embed_chunks(self, chunks: list[Chunk], model: str) -> np.ndarray:
+        shape = profile(model)
         vectors = []
         for start in range(0, len(chunks), EMBED_BATCH):
             self.steps.check()
             batch = chunks[start:start + EMBED_BATCH]
-            vectors.append(self.steps.embed([embed_text(c) for c in batch], model))
+            vectors.append(self.steps.embed([shape.passage(embed_text(c)) for c in batch], model))
         return np.vstack(vectors) if vectors else np.zeros((0, 1), dtype=np.float32)
 
     def reembed(self, collection: Collection, model: str) -> Collection:
@@ -257,17 +265,19 @@ class Ingestion:
             if not os.access(path, os.R_OK):
                 raise PermissionError("permission denied")
         except OSError as exc:
-            finish(FAILED, f"cannot be read ({getattr(exc, 'strerror', None) or exc})")
+            reason = getattr(exc, "strerror", None) or str(exc)
+            finish(FAILED, translate("core.documents", "cannot be read ({reason})").format(reason=reason))
             return
         if stat_module.S_ISLNK(info.st_mode) or identity_of(info) != file.identity:
-            finish(FAILED, "changed while it was being imported (it is no longer the file "
-                           "found in the folder)")
+            finish(FAILED, translate("core.documents",
+                                     "changed while it was being imported (it is no longer the file "
+                                     "found in the folder)"))
             return
         if not is_regular(info):
-            finish(FAILED, "is not a regular file")
+            finish(FAILED, translate("core.documents", "is not a regular file"))
             return
         if record.status == INDEXED and record.size == info.st_size and record.mtime == info.st_mtime:
-            report.skipped.append((path, "unchanged since it was indexed"))
+            report.skipped.append((path, translate("core.documents", "unchanged since it was indexed")))
             return
         limit = parsers.size_limit(file.path)
         if info.st_size > limit:
@@ -280,17 +290,20 @@ class Ingestion:
             return
         twin = by_hash.get(sha)
         if twin is not None and twin.path != path:
-            finish(SKIPPED, f"the same content as {Path(twin.path).name}", size=info.st_size,
-                   mtime=info.st_mtime, sha256=sha)
+            twin_name = Path(twin.path).name
+            finish(SKIPPED, translate("core.documents", "the same content as {name}").format(name=twin_name),
+                   size=info.st_size, mtime=info.st_mtime, sha256=sha)
             return
         try:
             sections, notes = self.steps.parse(file.path, file.identity)
         except ParseError as exc:
             finish(FAILED, str(exc), size=info.st_size, mtime=info.st_mtime, sha256=sha)
             return
-        # One round trip to the worker for all units; only pieces of over-long units
-        # (rare) are counted one by one afterwards.
-        units = list(dict.fromkeys(unit_texts(sections)))
+        # One round trip to the worker for all units, headings and the passage prefix; only
+        # pieces of over-long units (rare) are counted one by one afterwards.
+        shape = profile(model)
+        prefix = [shape.passage_prefix] if shape.passage_prefix else []
+        units = list(dict.fromkeys(unit_texts(sections) + prefix))
         counts = self.steps.count_tokens(units, model) if units else []
         units_cache: dict[str, int] = dict(zip(units, counts, strict=True))
 
@@ -299,7 +312,9 @@ class Ingestion:
                 units_cache[text] = self.steps.count_tokens([text], model)[0]
             return units_cache[text]
 
-        chunks = chunk_sections(sections, count)
+        # One input holds N_CTX positions: the special tokens, the prefix, the heading, the text.
+        room = N_CTX - SPECIAL_TOKENS - (count(shape.passage_prefix) if shape.passage_prefix else 0)
+        chunks = chunk_sections(sections, count, max_tokens=shape.chunk_tokens or MAX_TOKENS, room=room)
         matrix = self._embed_chunks(chunks, model)
         self.steps.check()
         record = self.store.save_document(replace(record, status=PENDING, size=info.st_size,
@@ -308,7 +323,8 @@ class Ingestion:
         self.indexes.remove_document(record.id)
         for chunk_id, chunk, vector in zip(ids, chunks, matrix, strict=True):
             self.indexes.add(StoredChunk(chunk_id, collection.id, record.id, chunk.text, path,
-                                         chunk.page, chunk.heading, chunk.start, chunk.end, model),
+                                         chunk.page, chunk.heading, chunk.start, chunk.end, model,
+                                         chunk.role),
                              vector)
         report.chunks += len(chunks)
         finish(INDEXED, "", size=info.st_size, mtime=info.st_mtime, sha256=sha,
@@ -323,7 +339,8 @@ class Ingestion:
                     self.steps.check()
                     self.store.delete_document(document.id)
                     self.indexes.remove_document(document.id)
-                    gone.append((document.path, "no longer there: removed from the collection"))
+                    gone.append((document.path, translate(
+                        "core.documents", "no longer there: removed from the collection")))
         except Stopped as stop:
             if stop.closing:
                 raise

@@ -12,8 +12,16 @@ import tempfile
 import threading
 from pathlib import Path
 
+from i18n import translate
 from inference import cpu_variant
-from inference.bundled import choose_model, embedding_model, provision, starter_model
+from inference.bundled import (
+    choose_model,
+    embedding_model,
+    provision,
+    retired_embedding_models,
+    source_path,
+    starter_model,
+)
 from inference.errors import ModelLoadError
 from storage.paths import data_dir, models_dir
 
@@ -38,13 +46,36 @@ def resolve_model() -> Path:
         return chosen
     chosen = choose_model(folder)
     if chosen is None:  # pragma: no cover - provision just placed one
-        raise ModelLoadError(f"No model was found in {folder}.")
+        raise ModelLoadError(translate("core.models", "No model was found in {folder}.").format(folder=folder))
     return chosen
 
 
 def resolve_embedding_model() -> Path:
     """The bundled embedding model, placed in the models folder. Raises ModelLoadError."""
     return provision(embedding_model(), models_dir())
+
+
+def previous_embedding_models() -> list[tuple[Path, str]]:
+    """(path, manifest sha256) of the embedding models earlier versions shipped that are
+    still here: in the models folder, where the earlier version placed them, or in this
+    environment (a development install builds them for the tests).
+
+    Loaded beside the default model, one answers for the collections made with it until
+    their re-embedding is done; without it they answer by keywords alone meanwhile. Load
+    it with ``LoadEmbedder(path)`` and no sha256: the worker hashes the file, so a file that
+    is not the model it is named after gets an identity of its own and answers for nothing.
+    Loading it only while some collection's ``embedding_model`` is its sha256 keeps the
+    memory (45 MB) for when it is needed."""
+    found = []
+    for model in retired_embedding_models():
+        path = models_dir() / model.file
+        if not path.is_file():
+            source = source_path(model)
+            if source is None:
+                continue
+            path = source
+        found.append((path, model.sha256))
+    return found
 
 
 class Cancelled(Exception):
@@ -74,10 +105,11 @@ def verify_reference(path: Path, sha256: str, name: str,
     would otherwise be loaded as the model the user checked and trusted."""
     signature = file_signature(path)
     if hash_file(path, cancel) != sha256:
-        raise ModelChanged(
-            f"The file of “{name}” changed since it was imported (its SHA-256 no longer "
+        raise ModelChanged(translate(
+            "core.models",
+            "The file of “{name}” changed since it was imported (its SHA-256 no longer "
             "matches), so Hearth did not load it. If you replaced it on purpose, remove the "
-            "model from the library and import the file again.")
+            "model from the library and import the file again.").format(name=name))
     return signature
 
 

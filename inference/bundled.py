@@ -4,6 +4,11 @@ Each bundled model has a manifest in ``assets/models`` (file, sha256, license, t
 package that carries it). Provisioning finds the file in that installed package (or in
 the frozen app's bundle), verifies its hash and places it in the models folder with a
 hard link where possible, a verified copy otherwise. Nothing here touches the network.
+
+A manifest with ``"bundled": false`` is a model an earlier version shipped: no longer in
+the installer, still known by its sha256 (how its collections are embedded, its prefixes,
+and that its file in the models folder is no chat model). The default embedding model is
+the one marked ``"default": true``, never whichever file sorts first.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from dataclasses import dataclass
 from importlib import util as importlib_util
 from pathlib import Path
 
+from i18n import translate
 from inference.errors import ModelLoadError
 
 _HASH_CHUNK = 1 << 20
@@ -35,6 +41,16 @@ class BundledModel:
     package: str
     package_file: str
     converted: bool = False  # built at install time from the package (see packaging/)
+    default: bool = False  # the one of its role that the app uses unless the user chose another
+    bundled: bool = True  # False: shipped by an earlier version only (known, not installed)
+    # Embedding models: what the model was trained to see before a question and a passage
+    # (multilingual-e5: "query: " and "passage: "), and the chunk size it is cut for.
+    query_prefix: str = ""
+    passage_prefix: str = ""
+    chunk_tokens: int = 0  # 0: the chunker's default
+    # The cosine below which a passage found by this model's vectors alone is not relevant
+    # (0: the search's default). multilingual-e5 puts every pair of texts above 0.65.
+    min_cosine: float = 0.0
 
 
 def assets_dir() -> Path:
@@ -45,8 +61,8 @@ def assets_dir() -> Path:
 
 
 @functools.cache
-def manifests() -> tuple[BundledModel, ...]:
-    """The bundled models' manifests, read once (they ship with the app and do not change)."""
+def known_models() -> tuple[BundledModel, ...]:
+    """Every manifest, retired ones included, read once (they ship with the app)."""
     found = []
     for path in sorted((assets_dir() / "models").glob("*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -54,12 +70,41 @@ def manifests() -> tuple[BundledModel, ...]:
     return tuple(found)
 
 
+def manifests() -> tuple[BundledModel, ...]:
+    """The models this version ships (the installer carries these and no others)."""
+    return tuple(m for m in known_models() if m.bundled)
+
+
+def _default(role: str) -> BundledModel:
+    """The shipped model of ``role`` marked default, else the only one; a manifest set with
+    two candidates and no default is a packaging mistake, refused rather than guessed."""
+    shipped = [m for m in manifests() if m.role == role]
+    marked = [m for m in shipped if m.default]
+    chosen = marked if marked else shipped
+    if len(chosen) != 1:
+        raise LookupError(f"{len(chosen)} default {role} models in assets/models: mark exactly one")
+    return chosen[0]
+
+
 def starter_model() -> BundledModel:
-    return next(m for m in manifests() if m.role == "chat")
+    return _default("chat")
 
 
 def embedding_model() -> BundledModel:
-    return next(m for m in manifests() if m.role == "embedding")
+    """The default embedding model: new collections are embedded with it, and collections
+    made by another are re-embedded with it in the background."""
+    return _default("embedding")
+
+
+def retired_embedding_models() -> tuple[BundledModel, ...]:
+    """Embedding models that earlier versions shipped, whose collections may still wait for
+    their re-embedding."""
+    return tuple(m for m in known_models() if m.role == "embedding" and not m.bundled)
+
+
+def by_sha256(sha256: str) -> BundledModel | None:
+    """The manifest of a model file, shipped now or before, by its sha256."""
+    return next((m for m in known_models() if sha256 and m.sha256 == sha256), None)
 
 
 def converted_dir() -> Path:
@@ -102,10 +147,11 @@ def provision(model: BundledModel, models_dir: Path) -> Path:
     if target.is_file() and (source is None or target.stat().st_size == source.stat().st_size):
         return target
     if source is None:
-        raise ModelLoadError(
-            f"The bundled model {model.name} is not installed. Run the install command from "
-            f"the README again (it installs the package {model.package})."
-        )
+        raise ModelLoadError(translate(
+            "inference.bundled",
+            "The bundled model {name} is not installed. Run the install command from "
+            "the README again (it installs the package {package})."
+        ).format(name=model.name, package=model.package))
     models_dir.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".partial")
     partial.unlink(missing_ok=True)
@@ -115,10 +161,11 @@ def provision(model: BundledModel, models_dir: Path) -> Path:
         except OSError:
             shutil.copyfile(source, partial)
         if sha256_of(partial) != model.sha256:
-            raise ModelLoadError(
-                f"The bundled model file {source} is damaged (its checksum does not match). "
-                f"Reinstall the package {model.package}."
-            )
+            raise ModelLoadError(translate(
+                "inference.bundled",
+                "The bundled model file {path} is damaged (its checksum does not match). "
+                "Reinstall the package {package}."
+            ).format(path=source, package=model.package))
         os.replace(partial, target)
     except OSError as exc:
         raise ModelLoadError(_placing_failed(model, source, models_dir, exc)) from exc
@@ -130,10 +177,17 @@ def provision(model: BundledModel, models_dir: Path) -> Path:
 def _placing_failed(model: BundledModel, source: Path, folder: Path, exc: OSError) -> str:
     if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
         need = source.stat().st_size / (1 << 20)
-        return (f"The disk is full: the bundled model {model.name} ({need:,.0f} MB) could not be "
-                f"placed in {folder}. Nothing was left behind; free some space and start Hearth again.")
-    return (f"The bundled model {model.name} could not be placed in {folder} "
-            f"({exc.strerror or exc}). Nothing was left behind.")
+        return translate(
+            "inference.bundled",
+            "The disk is full: the bundled model {name} ({size:,.0f} MB) could not be "
+            "placed in {folder}. Nothing was left behind; free some space and start Hearth again."
+        ).format(name=model.name, size=need, folder=folder)
+    reason = exc.strerror or str(exc)
+    return translate(
+        "inference.bundled",
+        "The bundled model {name} could not be placed in {folder} ({reason}). "
+        "Nothing was left behind."
+    ).format(name=model.name, folder=folder, reason=reason)
 
 
 def choose_model(models_dir: Path) -> Path | None:
@@ -141,14 +195,14 @@ def choose_model(models_dir: Path) -> Path | None:
     starter = models_dir / starter_model().file
     if starter.is_file():
         return starter
-    not_chat = {m.file for m in manifests() if m.role != "chat"}
+    not_chat = {m.file for m in known_models() if m.role != "chat"}
     candidates = sorted(p for p in models_dir.glob("*.gguf") if p.is_file() and p.name not in not_chat)
     return candidates[0] if candidates else None
 
 
 def bundled_name(path: Path) -> str | None:
     """The friendly name of a bundled model file, or None for the user's own models."""
-    for model in manifests():
+    for model in known_models():
         if model.file == path.name:
             return model.name
     return None

@@ -4,6 +4,14 @@
 sha256): while documents are re-embedded with a new model, the old one still embeds the
 questions that the old index answers. Every request names the identity it wants and gets
 exactly that model, or ``EmbedderNotLoaded``: vectors of two models must never meet.
+
+An embedder embeds the text it is given, as it is (the local API's callers get plain
+vectors). What a model wants around the text is its ``EmbeddingProfile``, known by its
+sha256 from the bundled manifests: multilingual-e5 was trained on ``"query: "`` before a
+question and ``"passage: "`` before a passage, and answers worse without them;
+all-MiniLM-L6-v2 wants nothing. Whoever embeds a question or a passage asks the profile
+of the model it names (``profile(model).query(text)``), so the prefix follows the model
+and not the caller's guess.
 """
 
 from __future__ import annotations
@@ -11,17 +19,46 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from inference.bundled import sha256_of
+from i18n import translate
+from inference.bundled import by_sha256, sha256_of
 from inference.errors import InferenceError, ModelLoadError, NoModelLoaded
 
 log = logging.getLogger(__name__)
 N_CTX = 512  # BERT-style models see at most 512 tokens; chunks are far shorter
-MAX_EMBEDDERS = 2  # the old and the new model during a switch; about 40 MB each
+MAX_EMBEDDERS = 2  # the old and the new model during a switch; 45-75 MB each
+SPECIAL_TOKENS = 2  # [CLS]/<s> and [SEP]/</s> around every input: positions too
+
+
+@dataclass(frozen=True)
+class EmbeddingProfile:
+    """What an embedding model expects around its input, and the chunk size it is cut for."""
+
+    query_prefix: str = ""
+    passage_prefix: str = ""
+    chunk_tokens: int = 0  # 0: the chunker's default
+    min_cosine: float = 0.0  # 0: the search's default floor for vector-only matches
+
+    def query(self, text: str) -> str:
+        return self.query_prefix + text.strip()
+
+    def passage(self, text: str) -> str:
+        return self.passage_prefix + text.strip()
+
+
+def profile(model: str) -> EmbeddingProfile:
+    """The profile of the embedding model with sha256 ``model``: from its manifest for the
+    models Hearth ships or shipped; none (plain text) for the user's own."""
+    known = by_sha256(model)
+    if known is None or known.role != "embedding":
+        return EmbeddingProfile()
+    return EmbeddingProfile(known.query_prefix, known.passage_prefix, known.chunk_tokens,
+                            known.min_cosine)
 
 
 class EmbedderNotLoaded(InferenceError):
@@ -30,8 +67,11 @@ class EmbedderNotLoaded(InferenceError):
 
     def __init__(self, model: str) -> None:
         self.model = model
-        super().__init__(f"The embedding model {model[:12]}… is not loaded, so nothing was "
-                         "embedded. Choose it again under Models, or wait for it to load.")
+        short = model[:12]
+        super().__init__(translate(
+            "inference.embedder",
+            "The embedding model {model}… is not loaded, so nothing was "
+            "embedded. Choose it again under Models, or wait for it to load.").format(model=short))
 
 
 class LlamaEmbedder:
@@ -63,13 +103,15 @@ class LlamaEmbedder:
                                         n_batch=N_CTX, n_ubatch=N_CTX, n_threads=threads,
                                         n_threads_batch=threads, n_gpu_layers=-1, verbose=False)
         except Exception as exc:
-            raise ModelLoadError(f"The embedding model {path.name} could not be loaded ({exc}).") from exc
+            raise ModelLoadError(translate(
+                "inference.embedder", "The embedding model {name} could not be loaded ({reason})."
+            ).format(name=path.name, reason=exc)) from exc
         self.path = path
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """One L2-normalized float32 row per text."""
         if self._llm is None:
-            raise ModelLoadError("No embedding model is loaded.")
+            raise ModelLoadError(translate("inference.embedder", "No embedding model is loaded."))
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         vectors = np.asarray(self._llm.embed(list(texts), truncate=True), dtype=np.float32)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from i18n import translate
-from inference.embedder import MAX_EMBEDDERS, EmbedderPool
+from inference.embedder import MAX_EMBEDDERS, EmbedderPool, profile
 from inference.engine import Engine
 from inference.errors import InferenceError, NoModelLoaded
 from inference.prompt import answer_reserve, fit_messages
@@ -296,7 +296,7 @@ class InferenceWorker:
                 log.warning("embedding model %s… not loaded: its collections are searched by "
                             "keywords alone", model[:12])
                 continue
-            vectors[model] = embedder.embed([retrieval.question])[0]
+            vectors[model] = embedder.embed([profile(model).query(retrieval.question)])[0]
         passages = retrieval.search(retrieval.question, vectors)
         messages, kept = with_passages(command.messages, passages, engine.count_tokens, budget)
         self._emit(Retrieved(command.request_id, tuple(kept)))

@@ -22,6 +22,7 @@ from app.chat.controller import ChatController
 from core.document_protocol import Busy, CollectionsChanged, Finished, JobFailed, Ready
 from core.document_service import DocumentService
 from core.documents import Progress
+from core.models import previous_embedding_models
 from inference.bundled import embedding_model
 from inference.protocol import CountTokens, Embed, LoadEmbedder, Retrieval
 from storage.chats import ChatStore
@@ -67,6 +68,7 @@ class DocumentsController(QObject):
         self._documents: Mapping[int, tuple[Document, ...]] = {}
         self._generation = 0
         self._preferred = ""  # the embedding model the user chose (models controller says)
+        self._previous_loaded: set[str] = set()  # earlier versions' models asked to load
         self._bridge = _Bridge(self)
         self._bridge.delivered.connect(self._on_event)
         self._bridge.answered.connect(self._on_answer)
@@ -121,6 +123,7 @@ class DocumentsController(QObject):
             self.finished.emit(event.report)
         elif isinstance(event, CollectionsChanged):
             self._collections, self._documents = event.collections, event.documents
+            self._load_previous_models(event.collections)
             self.collections_changed.emit()
         elif isinstance(event, Ready):
             self._set_ready(True)
@@ -130,6 +133,17 @@ class DocumentsController(QObject):
         elif isinstance(event, JobFailed):
             self.failed.emit(event.message)
             self.chat.notice.emit(event.message)
+
+    def _load_previous_models(self, collections: tuple[Collection, ...]) -> None:
+        """An earlier version's embedding model (all-MiniLM-L6-v2), if its file is still
+        here, answers for the collections it made until their re-embedding is done; loaded
+        once, and only while some collection still uses it. No sha256 is given: the worker
+        hashes the file, so a look-alike answers for nothing."""
+        wanted = {c.embedding_model for c in collections}
+        for path, sha256 in previous_embedding_models():
+            if sha256 in wanted and sha256 not in self._previous_loaded:
+                self._previous_loaded.add(sha256)
+                self.chat.worker.submit(LoadEmbedder(path))
 
     def _set_ready(self, ready: bool) -> None:
         self.ready = ready

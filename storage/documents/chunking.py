@@ -6,7 +6,14 @@ chunks of at most ``max_tokens``; the next chunk starts with the last units of t
 previous one, about ``overlap`` tokens. A unit longer than a chunk is cut by words, or,
 in text without spaces (Chinese, Japanese), by characters. Sentences end at ``.!?``
 followed by a space, and at the full-width ``。！？；`` (which need none).
-Each chunk keeps its section's page or heading and its character offsets there.
+Each chunk keeps its section's page or heading (and role) and its character offsets there.
+
+How long a chunk may be is the embedding model's business (``max_tokens``: 200 tokens for
+all-MiniLM-L6-v2, 256 for multilingual-e5-small, from their manifests), bounded by what
+one input to it can hold: ``room``, its 512 positions less the special tokens and its
+passage prefix. The heading goes into the input too (``embed_text`` in core.documents),
+so each section's chunks get ``room`` less its heading's tokens, never more than
+``max_tokens``: nothing is cut off at the end by the embedder.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from storage.documents.parsers import Section
 
 MAX_TOKENS = 200
 OVERLAP = 40
+MIN_BUDGET_SHARE = 2  # an absurdly long heading halves a section's chunks at most
 _UNIT = re.compile(r"[^\n]+?(?:[.!?](?=\s)|[。！？；]|\n|$)|\n+", re.S)
 
 
@@ -30,6 +38,7 @@ class Chunk:
     heading: str | None
     start: int  # character offsets in the section's text
     end: int
+    role: str = ""  # its section's (a PDF page's "nav" or "front": ``pages``)
 
 
 def _units(text: str) -> list[tuple[int, int]]:
@@ -41,8 +50,19 @@ def _units(text: str) -> list[tuple[int, int]]:
 
 
 def unit_texts(sections: list[Section]) -> list[str]:
-    """The text units chunking will count, so a caller can count them all in one batch."""
-    return [section.text[start:end] for section in sections for start, end in _units(section.text)]
+    """The texts chunking will count (units and headings), so a caller can count them all
+    in one batch."""
+    units = [section.text[start:end] for section in sections for start, end in _units(section.text)]
+    return units + [section.heading for section in sections if section.heading]
+
+
+def _budget(section: Section, count_tokens: Callable[[str], int], max_tokens: int,
+            room: int | None) -> int:
+    """The most tokens of text one chunk of ``section`` may hold."""
+    if room is None:
+        return max_tokens
+    heading = count_tokens(section.heading) + 1 if section.heading else 0  # +1: the newline
+    return max(1, min(max_tokens, max(room - heading, max_tokens // MIN_BUDGET_SHARE)))
 
 
 def _split_long(text: str, start: int, end: int, tokens: int, max_tokens: int) -> list[tuple[int, int]]:
@@ -56,9 +76,14 @@ def _split_long(text: str, start: int, end: int, tokens: int, max_tokens: int) -
 
 
 def chunk_sections(sections: list[Section], count_tokens: Callable[[str], int],
-                   max_tokens: int = MAX_TOKENS, overlap: int = OVERLAP) -> list[Chunk]:
+                   max_tokens: int = MAX_TOKENS, overlap: int = OVERLAP,
+                   room: int | None = None) -> list[Chunk]:
+    """``room``: the tokens one embedding input holds for a heading and its chunk's text
+    together (None: no bound beyond ``max_tokens``)."""
     chunks: list[Chunk] = []
+    wanted = max_tokens
     for index, section in enumerate(sections):
+        max_tokens = _budget(section, count_tokens, wanted, room)
         text = section.text
         units: list[tuple[int, int, int]] = []
         for start, end in _units(text):
@@ -77,7 +102,8 @@ def chunk_sections(sections: list[Section], count_tokens: Callable[[str], int],
             start, end = units[i][0], units[j - 1][1]
             body = text[start:end].strip()
             if body:
-                chunks.append(Chunk(body, index, section.page, section.heading, start, end))
+                chunks.append(Chunk(body, index, section.page, section.heading, start, end,
+                                    section.role))
             if j >= len(units):
                 break
             back, k = 0, j

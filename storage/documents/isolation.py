@@ -37,6 +37,7 @@ from typing import Any
 
 from i18n import translate
 from storage.documents import parsers
+from storage.documents.pages import ROLES
 from storage.documents.parsers import (
     MAX_CHARS,
     Identity,
@@ -115,7 +116,7 @@ def _handle(request: dict[str, Any], memory_limit: int) -> dict[str, Any]:
         if request["op"] == "hash":
             return {"status": "ok", "sha256": digest(path, identity)}
         sections, notes = parse_said(path, identity)
-        return {"status": "ok", "sections": [[s.text, s.page, s.heading] for s in sections],
+        return {"status": "ok", "sections": [[s.text, s.page, s.heading, s.role] for s in sections],
                 "notes": [[kind, values] for kind, values in notes]}
     except ParseError as exc:
         if exc.kind:
@@ -205,8 +206,9 @@ def _checked(data: bytes, op: str) -> dict[str, Any]:
         raise _Malformed("no sections or notes")
     reply["notes"] = [said(kind, values) for kind, values in notes]
     for section in sections:
-        if not (isinstance(section, list) and len(section) == 3 and text(section[0])
-                and integer(section[1], optional=True) and text(section[2], optional=True)):
+        if not (isinstance(section, list) and len(section) == 4 and text(section[0])
+                and integer(section[1], optional=True) and text(section[2], optional=True)
+                and isinstance(section[3], str) and section[3] in ROLES):
             raise _Malformed("a section of the wrong shape")
     return reply
 

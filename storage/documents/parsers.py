@@ -25,13 +25,14 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 from xml.etree import ElementTree
 
 from defusedxml import DefusedXmlException
 from defusedxml import ElementTree as SafeElementTree
 
 from i18n import translate
+from storage.documents.pages import MAX_LABEL, page_roles
 
 MAX_BYTES = {"pdf": 200 << 20, "docx": 100 << 20}
 MAX_TEXT_BYTES = 50 << 20
@@ -39,6 +40,7 @@ MAX_PAGES = 2000
 MAX_CHARS = 5_000_000
 MAX_ZIP_EXPANDED = 200 << 20
 MAX_ZIP_RATIO = 100
+MAX_LABEL_RANGES = 64  # page label ranges of a PDF read (real ones have a handful)
 
 TEXT_SUFFIXES = {".txt", ".text", ".log", ".csv", ".tsv"}
 MARKDOWN_SUFFIXES = {".md", ".markdown"}
@@ -169,6 +171,7 @@ class Section:
     text: str
     page: int | None = None  # 1-based, PDFs only
     heading: str | None = None
+    role: str = ""  # a PDF page's: "nav" (contents, index), "front" (front matter), "" (``pages``)
 
 
 def supported(path: Path) -> bool:
@@ -345,17 +348,42 @@ def _pdf(fh: BinaryIO, budget: _Budget) -> list[Section]:
         pages = len(reader.pages)
         if pages > MAX_PAGES:
             raise refused(PDF_PAGES, pages=pages, limit=MAX_PAGES)
-        sections = []
-        for number, page in enumerate(reader.pages, start=1):
+        texts = []
+        for page in reader.pages:
             if budget.left <= 0:
                 budget.truncated = True
                 break
-            sections.append(Section(budget.take(page.extract_text() or ""), page=number))
-        return sections
+            texts.append(budget.take(page.extract_text() or ""))
+        roles = page_roles(texts, _page_labels(reader, len(texts)))
+        return [Section(text, page=number, role=role)
+                for number, (text, role) in enumerate(zip(texts, roles, strict=True), start=1)]
     except ParseError:
         raise
     except Exception as exc:  # pypdf raises many types on damaged files
         raise refused(PDF_DAMAGED, error=f"{type(exc).__name__}: {str(exc)[:120]}") from exc
+
+
+def _page_labels(reader: Any, pages: int) -> list[str]:
+    """The PDF's page labels ("i", "ii", "1", ...) of its first ``pages`` pages, each cut
+    to ``MAX_LABEL`` characters. None when the file has none, or its label tree is not a
+    plain list of at most ``MAX_LABEL_RANGES`` ranges (pypdf walks it once per page: a
+    crafted one would cost minutes), or it is damaged. They only help to tell front
+    matter apart: a file is never refused for them."""
+    try:
+        tree = reader.root_object.get("/PageLabels")
+        tree = tree.get_object() if tree is not None else None
+        if not isinstance(tree, dict) or "/Kids" in tree:
+            return []
+        nums = tree.get("/Nums")
+        nums = nums.get_object() if nums is not None else None
+        if not isinstance(nums, list) or len(nums) > 2 * MAX_LABEL_RANGES:
+            return []
+        labels = reader.page_labels
+        if not isinstance(labels, list):
+            return []
+        return [label[:MAX_LABEL] if isinstance(label, str) else "" for label in labels[:pages]]
+    except Exception:  # pypdf raises many types on damaged files
+        return []
 
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"

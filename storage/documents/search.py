@@ -14,7 +14,7 @@ import math
 import re
 import threading
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +29,11 @@ MIN_COSINE = 0.2  # below this, and without a shared word, a passage is not rele
 # A keyword match counts in the fusion only if it covers this share of the question's
 # weight (idf): a passage that shares one common word with the question is no evidence.
 MIN_COVERAGE = 0.5
+# A PDF page's role weighs its chunks' fused score (``pages``): a contents or an index page,
+# and front matter (a summary naming every topic), match a question about any topic nearly
+# as well as the page that answers it, and citing them sends the reader to the wrong page.
+# Weighed down, not dropped: a question about the contents still finds them.
+ROLE_WEIGHTS = {"nav": 0.5, "front": 0.5}
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
     ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "how", "i", "in", "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "were", "what", "when", "where", "which", "who", "why", "will", "with", "do", "does", "did", "can", "you", "your"])
@@ -94,8 +99,11 @@ class Hit:
 
 
 class SearchIndex:
-    def __init__(self, dimensions: int = 0, model: str = "") -> None:
+    def __init__(self, dimensions: int = 0, model: str = "", min_cosine: float = MIN_COSINE) -> None:
         self.model = model  # the embedding model's sha256, for messages
+        # Below this, and without a shared word, a passage is not relevant: the model's own
+        # (multilingual-e5 puts every pair of texts above 0.65, all-MiniLM-L6-v2 near 0).
+        self.min_cosine = min_cosine
         self._lock = threading.RLock()
         self.chunks: list[StoredChunk] = []
         self._vectors: list[np.ndarray] = []
@@ -175,6 +183,8 @@ class SearchIndex:
                 "owners": np.fromiter((c.collection_id for c in self.chunks), dtype=np.int64,
                                       count=len(self.chunks)),
                 "lengths": np.array(self._lengths, dtype=np.float64),
+                "weights": np.fromiter((ROLE_WEIGHTS.get(c.role, 1.0) for c in self.chunks),
+                                       dtype=np.float64, count=len(self.chunks)),
             }
         return self._arrays
 
@@ -202,7 +212,12 @@ class SearchIndex:
         return arrays["alive"] & np.isin(arrays["owners"], np.array(collection_ids, dtype=np.int64))
 
     def _bm25(self, query: str, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """BM25 scores, and how much of the question's idf weight each chunk matches."""
+        """BM25 scores, and how much of the question's idf weight each chunk matches.
+
+        A CJK pair that no chunk of the searched collections holds does not count in the
+        question's weight: most such pairs straddle two words (「垃圾每天几点收」 gives
+        「圾每」 and 「天几」), and counting them would fail the coverage rule for the very
+        passage that holds every real word. An unknown Latin word still counts."""
         n = len(self.chunks)
         scores = np.zeros(n, dtype=np.float64)
         covered = np.zeros(n, dtype=np.float64)
@@ -215,16 +230,16 @@ class SearchIndex:
         total = 0.0
         for word in set(terms(query)):
             posting = self._posting(word)
-            if posting is None:
-                total += unseen
+            if posting is not None:
+                idx, tf = posting
+                keep = mask[idx]
+                idx, tf = idx[keep], tf[keep]
+            if posting is None or not len(idx):
+                if not _CJK_RUN.fullmatch(word):
+                    total += unseen
                 continue
-            idx, tf = posting
-            keep = mask[idx]
-            idx, tf = idx[keep], tf[keep]
             idf = math.log(1 + (live - len(idx) + 0.5) / (len(idx) + 0.5))
             total += idf
-            if not len(idx):
-                continue
             norm = tf + K1 * (1 - B + B * lengths[idx] / max(average, 1e-9))
             scores[idx] += idf * tf * (K1 + 1) / norm
             covered[idx] += idf
@@ -261,8 +276,9 @@ class SearchIndex:
                 fused[order] += 1.0 / (RRF_K + np.arange(1, len(order) + 1))
             if mode in ("vector", "hybrid"):
                 order = top(cosine, CANDIDATES)
-                order = order[cosine[order] >= MIN_COSINE]
+                order = order[cosine[order] >= self.min_cosine]
                 fused[order] += 1.0 / (RRF_K + np.arange(1, len(order) + 1))
+            fused *= self._arrays_now()["weights"]
             ranked = [i for i in top(fused, k * 2) if fused[i] > 0][:k]
             return [Hit(self.chunks[i], float(fused[i]), float(cosine[i]), float(bm25[i])) for i in ranked]
 
@@ -270,13 +286,14 @@ class SearchIndex:
 class Indexes:
     """One SearchIndex per embedding model; each collection answers from its model's."""
 
-    def __init__(self) -> None:
+    def __init__(self, floor: Callable[[str], float] | None = None) -> None:
         self._by_model: dict[str, SearchIndex] = {}
         self.models: dict[int, str] = {}  # collection id -> the model whose vectors answer
+        self._floor = floor or (lambda _model: MIN_COSINE)  # each model's relevance floor
 
     def index(self, model: str) -> SearchIndex:
         if model not in self._by_model:
-            self._by_model[model] = SearchIndex(model=model)
+            self._by_model[model] = SearchIndex(model=model, min_cosine=self._floor(model))
         return self._by_model[model]
 
     def __len__(self) -> int:

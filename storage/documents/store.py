@@ -2,7 +2,8 @@
 
 Each chunk records the embedding model (its sha256) that made its vector, inside the
 encrypted payload (no schema change: rows written before this count as made by their
-collection's recorded ``embedding_model``). A collection's recorded model is the one whose
+collection's recorded ``embedding_model``), and its PDF page's role ("nav", "front" or "":
+rows written before roles have none). A collection's recorded model is the one whose
 vectors answer; a re-embedding writes the new model's rows beside the old ones and
 ``switch_model`` makes them the answer, dropping the others, in one transaction.
 """
@@ -18,10 +19,12 @@ from typing import Any
 import numpy as np
 from sqlalchemy import delete, insert, select, update
 
+from i18n import translate
 from storage import schema
 from storage.crypto import Binding, DamagedVault
 from storage.db import inserted_id
 from storage.documents.chunking import Chunk
+from storage.documents.pages import ROLES
 from storage.vault import Vault
 
 INDEXED, PENDING, SKIPPED, FAILED = "indexed", "pending", "skipped", "failed"
@@ -62,6 +65,12 @@ class StoredChunk:
     start: int
     end: int
     model: str = ""  # sha256 of the embedding model that made this chunk's vector
+    role: str = ""  # its PDF page's role ("nav", "front": ``pages``); "" in rows from before
+
+
+def _role(value: object) -> str:
+    """A stored chunk's role: "" for a row written before roles were, or one not known."""
+    return value if isinstance(value, str) and value in ROLES else ""
 
 
 class DocumentStore:
@@ -100,7 +109,7 @@ class DocumentStore:
                 found.append(Collection(row_id, data["name"], data["sources"], data["embedding_model"],
                                         data["created_at"]))
             except DamagedVault:
-                found.append(Collection(row_id, "⚠ Damaged collection"))
+                found.append(Collection(row_id, translate("storage.documents.store", "⚠ Damaged collection")))
         return sorted(found, key=lambda c: c.name.casefold())
 
     def get_collection(self, collection_id: int) -> Collection | None:
@@ -133,7 +142,8 @@ class DocumentStore:
                 found.append(Document(row_id, collection_id,
                                       **self._open("documents", "payload", row_id, blob, (collection_id,))))
             except DamagedVault:
-                found.append(Document(row_id, collection_id, "", FAILED, "damaged in the vault"))
+                found.append(Document(row_id, collection_id, "", FAILED,
+                                      translate("storage.documents.store", "damaged in the vault")))
         return sorted(found, key=lambda doc: doc.path)
 
     def save_document(self, document: Document) -> Document:
@@ -181,7 +191,7 @@ class DocumentStore:
                     payload=b"", vector=b"")))
                 payload = {"text": chunk.text, "page": chunk.page, "heading": chunk.heading,
                            "start": chunk.start, "end": chunk.end, "section": chunk.section,
-                           "model": model}
+                           "model": model, "role": chunk.role}
                 bind = (document.collection_id, document.id)
                 conn.execute(update(schema.chunks).where(c.id == row_id).values(
                     payload=self._seal("chunks", "payload", row_id, payload, bind),
@@ -239,7 +249,8 @@ class DocumentStore:
                 continue
             if (data.get("model") or recorded) == model:
                 found.append(Chunk(data["text"], data.get("section", 0), data["page"],
-                                   data["heading"], data["start"], data["end"]))
+                                   data["heading"], data["start"], data["end"],
+                                   _role(data.get("role"))))
         return found
 
     def switch_model(self, collection: Collection, model: str) -> Collection:
@@ -295,5 +306,6 @@ class DocumentStore:
             yield (StoredChunk(row_id, collection_id, document_id, data["text"],
                                paths.get(document_id, ""), data["page"], data["heading"],
                                data["start"], data["end"],
-                               data.get("model") or recorded.get(collection_id, "")),
+                               data.get("model") or recorded.get(collection_id, ""),
+                               _role(data.get("role"))),
                    np.frombuffer(raw, dtype=np.float32))

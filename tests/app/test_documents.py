@@ -20,7 +20,7 @@ import pytest
 from core.document_service import DocumentService
 from core.documents import Progress
 from inference.bundled import embedding_model
-from inference.embedder import LlamaEmbedder
+from inference.embedder import LlamaEmbedder, profile
 from inference.llama_engine import LlamaEngine
 from inference.protocol import Embed, LoadEmbedder
 from inference.worker import InferenceWorker
@@ -82,8 +82,9 @@ class Docs:
         return DocumentStore(self.vault).documents(collection.id)  # read as a bystander
 
     def embed(self, text: str, model: str = MODEL) -> np.ndarray:
+        """A question as the app embeds it: with the model's query prefix (e5's "query: ")."""
         future: Future = Future()
-        self.worker.submit(Embed((text,), future, model))
+        self.worker.submit(Embed((profile(model).query(text),), future, model))
         return future.result(timeout=WAIT)[0]
 
     def hits(self, question: str, collection, mode: str = "hybrid", model: str = MODEL):

@@ -78,3 +78,18 @@ def test_a_file_replaced_in_place_with_its_size_and_mtime_kept_has_another_signa
     after = file_signature(model)
     assert (after["size"], after["mtime_ns"]) == (before["size"], before["mtime_ns"])
     assert after != before
+
+
+def test_an_earlier_versions_embedding_model_is_found_where_it_left_it(monkeypatch) -> None:
+    """After the update its file is still in the models folder (no longer in the bundle):
+    it can answer for its collections until they are re-embedded."""
+    from core import models as core_models
+    from inference.bundled import retired_embedding_models
+    from storage.paths import models_dir
+
+    retired = retired_embedding_models()[0]
+    monkeypatch.setattr(core_models, "source_path", lambda _m: None)  # as in the installed app
+    assert core_models.previous_embedding_models() == []
+    placed = models_dir() / retired.file
+    placed.write_bytes(b"GGUF")  # the worker hashes it when it loads: a look-alike answers for nothing
+    assert core_models.previous_embedding_models() == [(placed, retired.sha256)]

@@ -113,8 +113,9 @@ def test_a_minilm_collection_is_re_embedded_with_e5_and_answers_chinese_question
     assert {h.chunk.model for h in hits} == {E5} and hits[0].cosine > profile(E5).min_cosine
     # Passages were embedded as e5 wants them; the stored text is the document's own.
     texts = [t for c in [*gate.passed, *held] if c.model == E5 for t in c.texts]
-    assert len(texts) == chunks and all(t.startswith("passage: ") for t in texts)
-    assert not any(c.text.startswith("passage: ") for c, _ in DocumentStore(vault).iter_chunks())
+    prefix = profile(E5).passage_prefix
+    assert prefix and len(texts) == chunks and all(t.startswith(prefix) for t in texts)
+    assert not any(c.text.startswith(prefix) for c, _ in DocumentStore(vault).iter_chunks())
     assert after.service.close()
 
 

@@ -376,6 +376,7 @@ class _FakeEmbedder:
 
     gate: threading.Event | None = None
     entered = threading.Event()
+    texts: list[str] = []  # what was embedded, in order
 
     def __init__(self) -> None:
         self.path: Path | None = None
@@ -392,6 +393,7 @@ class _FakeEmbedder:
         import numpy as np
 
         type(self).entered.set()
+        type(self).texts.extend(texts)
         if type(self).gate is not None:
             assert type(self).gate.wait(TIMEOUT)
         return np.full((len(texts), self.dimensions), float(self.dimensions), dtype=np.float32)
@@ -487,6 +489,24 @@ def test_retrieval_embeds_the_question_with_each_named_model_and_never_another(e
     worker.submit(Generate(1, 1, HELLO, retrieval=Retrieval("hello?", search, ("sha-a", "sha-gone"))))
     _events_until(events, lambda e: isinstance(e, Retrieved))
     assert seen == [{"sha-a": (8,)}]  # the missing model is left out, not replaced
+    assert isinstance(_events_until(events, lambda e: isinstance(e, (Done, Failed)))[-1], Done)
+
+
+def test_retrieval_embeds_the_question_as_its_model_wants_it(embedding_harness) -> None:
+    """multilingual-e5 was trained on "query: " before a question; MiniLM wants nothing."""
+    from inference.bundled import embedding_model, retired_embedding_models
+    from inference.protocol import Retrieval, Retrieved
+
+    worker, load, events = embedding_harness
+    worker.submit(LoadModel(ModelSpec(Path("model.gguf"))))
+    e5, minilm = embedding_model().sha256, retired_embedding_models()[0].sha256
+    load("fake-8.gguf", e5)
+    load("fake-4.gguf", minilm)
+    _FakeEmbedder.texts = []
+    question = " 港口的系泊费是多少？\n"
+    worker.submit(Generate(1, 1, HELLO, retrieval=Retrieval(question, lambda q, v: [], (e5, minilm))))
+    _events_until(events, lambda e: isinstance(e, Retrieved))
+    assert _FakeEmbedder.texts == ["query: 港口的系泊费是多少？", "港口的系泊费是多少？"]
     assert isinstance(_events_until(events, lambda e: isinstance(e, (Done, Failed)))[-1], Done)
 
 

@@ -38,3 +38,33 @@ def test_english_is_cut_at_sentences_and_sections_as_before() -> None:
     assert all(len(c.text) <= 100 for c in chunks)
     assert [c.page for c in chunks][-1] == 2 and chunks[-1].text == "Second page."
     assert all(c.text.endswith(".") for c in chunks)
+
+
+def test_unit_texts_include_the_headings_so_one_batch_counts_everything() -> None:
+    from storage.documents.chunking import unit_texts
+
+    texts = unit_texts([Section("One. Two.", None, "Heading"), Section("Three.", 2, None)])
+    assert texts == ["One.", " Two.", "Three.", "Heading"]
+
+
+def test_a_chunk_and_its_heading_fit_in_one_input_of_the_embedding_model() -> None:
+    """``room``: what one input holds (positions less special tokens and the passage
+    prefix). The heading is embedded with each chunk, so the chunk gets the rest."""
+    text = " ".join(f"Sentence number {i} is here." for i in range(60))
+    heading = "A heading of forty characters, roughly."
+    chunks = chunk_sections([Section(text, None, heading)], count, max_tokens=300, overlap=20, room=200)
+    assert len(chunks) > 1
+    assert all(len(heading) + 1 + len(c.text) <= 200 for c in chunks)
+    assert max(len(c.text) for c in chunks) > 120  # the room is used, not wasted
+    # Without a heading the whole room is the text's, never more than max_tokens.
+    plain = chunk_sections([Section(text, 1, None)], count, max_tokens=150, overlap=20, room=200)
+    assert all(len(c.text) <= 150 for c in plain)
+
+
+def test_an_absurd_heading_halves_the_chunks_at_most() -> None:
+    """A heading longer than the room (a hostile file) must not cut the text into
+    one-token chunks: at least half of max_tokens stays."""
+    text = " ".join(f"Word{i}." for i in range(400))
+    chunks = chunk_sections([Section(text, None, "H" * 500)], count, max_tokens=100, overlap=0, room=200)
+    assert all(len(c.text) <= 100 for c in chunks)
+    assert sum(len(c.text) for c in chunks) / len(chunks) > 40
