@@ -131,6 +131,17 @@ def _handle(request: dict[str, Any], memory_limit: int) -> dict[str, Any]:
 
 
 def _peak() -> int:
+    """This child's own peak resident memory. On Linux it is read from /proc (VmHWM belongs
+    to the program's own memory): getrusage's maxrss keeps the high-water mark of the
+    process the child was forked from before it became Python, that is the parent's, so a
+    parent holding 2 GB of models would make every parse look like a 2 GB one."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)

@@ -128,6 +128,21 @@ def test_a_pdf_decompression_bomb_is_contained(tmp_path: Path, parser) -> None:
     assert sections[0].text.strip() == "still working"
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
+def test_the_parsers_peak_memory_is_its_own_not_its_parents(tmp_path: Path) -> None:
+    """A parent holding much memory (models) must not make a small parse look big: the
+    child's maxrss from getrusage would carry the parent's high-water mark over the fork."""
+    held = b"\x01" * (1600 << 20)  # written, so resident in this process
+    try:
+        with IsolatedParser(timeout=60) as fresh:  # spawned now, from the big parent
+            sections, _ = fresh.parse(corpus.pdf(tmp_path / "small.pdf", ["a small page"]))
+            assert sections[0].text.strip() == "a small page"
+            assert fresh.last_peak_rss < 400 << 20, fresh.last_peak_rss
+    finally:
+        del held
+
+
 def test_docx_bomb_and_docx_that_is_not_a_zip(tmp_path: Path, parser) -> None:
     rejected(parser, corpus.docx_bomb(tmp_path / "bomb.docx", expanded=300 << 20), "decompression bomb")
     (tmp_path / "fake.docx").write_text("I am plain text")
