@@ -106,6 +106,7 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
         self.resize(1000, 700)
         self.setStyleSheet(STYLE)
         self._closing = False
+        self._language_pending = False  # a change of language waiting for the answer's end
 
         self.pages = QStackedWidget()
         self.setCentralWidget(self.pages)
@@ -133,7 +134,6 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
         self._wire_page()
         self._wire()
         self.vault.start()
-        self._language_pending = False
 
     # Building ---------------------------------------------------------------------
     def _build_pages(self) -> None:
@@ -217,14 +217,19 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
     def apply_language(self) -> None:
         """Install the chosen language and rebuild the window's pages, menus and dialogs in
         it. The open chat, the draft, the search and the lock state stay; while an answer is
-        streaming the change waits for its end (the answer's widget is not rebuilt under it)."""
-        if self.controller.busy:
+        streaming the change waits for its end (the answer's widget is not rebuilt under it),
+        and so does it while the passphrase is being checked (the lock screen is busy)."""
+        if self._closing:
+            return
+        checking = self.controller.locked and not self.lock_screen.submit.isEnabled()
+        if self.controller.busy or checking:
             self._language_pending = True
             return
         self._language_pending = False
         language.apply(self.vault.settings.language)
         draft, query = self.input.toPlainText(), self.search.text()
         sizes = self.chat_page.sizes()
+        notice = (self.notice.text(), self.notice.isVisible(), self._model_notice)
         for dialog in (self.models_dialog, self.collections_dialog, self.privacy_dialog):
             if dialog is not None:
                 dialog.close()
@@ -235,7 +240,10 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
         for page in old:
             self.pages.removeWidget(page)
             page.deleteLater()
-        self.menuBar().clear()
+        bar = self.menuBar()
+        for menu in bar.findChildren(QMenu, options=Qt.FindChildOption.FindDirectChildrenOnly):
+            menu.deleteLater()  # clear() only takes them off the bar
+        bar.clear()
         build_menus(self)
         self._wire_page()
         self._name_window()
@@ -254,7 +262,15 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
             chat = self.controller.current_chat
             self.controller.select_chat(chat.id if chat is not None else None)
             self.input.setPlainText(draft)
+        if notice[1]:  # a warning on screen (not saved yet, disk full) stays in sight
+            self.show_notice(notice[0])
+            self._model_notice = notice[2]
         self._update_guard_label()
+
+    @Slot()
+    def _apply_pending_language(self) -> None:
+        if self._language_pending:
+            self.apply_language()
 
     @Slot(int)
     def _message_removed(self, message_id: int) -> None:
@@ -416,7 +432,8 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
     def _busy_changed(self, busy: bool) -> None:
         self._update_buttons()
         if not busy and self._language_pending:
-            self.apply_language()
+            # After the turn has finished its work (this signal comes from inside it).
+            QTimer.singleShot(0, self._apply_pending_language)
 
     @Slot(bool)
     def _locked_changed(self, locked: bool) -> None:
@@ -431,6 +448,8 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
         for action in self.unlocked_only:
             action.setEnabled(not locked)
         self.pages.setCurrentWidget(self.lock_screen if locked else self.chat_page)
+        if self._language_pending:  # it waited for the passphrase check
+            QTimer.singleShot(0, self._apply_pending_language)
         if not locked:
             self.input.setFocus()
         self._update_buttons()
@@ -468,6 +487,7 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
     def _show_model_label(self, state: str, text: str) -> None:
         """The status bar's model label (again in a new language: apply_language)."""
         self._model_shown = (state, text)
+        self.model_picker.setEnabled(state != "loading")
         self.model_label.setText(text if state != "failed"
                                  else translate("shell.main_window", "No model loaded"))
         if state == "ready":

@@ -116,7 +116,7 @@ class VaultFlows(QObject):
 
     @Slot(object)
     def _opened(self, store: ChatStore) -> None:
-        if self.window._closing:
+        if self.window._closing or self.session is not None:  # quitting, or already open
             store.close()
             return
         session = self.session = Session(store)

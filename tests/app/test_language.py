@@ -196,3 +196,29 @@ def test_every_dialog_is_chinese(qtbot, make_window, chinese) -> None:
         left = english_left(texts)
         assert not left, (type(dialog).__name__, left)
         dialog.close()
+
+
+def test_a_change_while_the_passphrase_is_checked_waits_and_keeps_the_warning(
+        qtbot, make_window) -> None:
+    """Rebuilding the lock screen under a running unlock would offer a second unlock; the
+    change waits for it. A warning on screen survives the rebuild."""
+    window = make_window(open_vault=False)
+    try:
+        screen = window.lock_screen
+        screen.passphrase.setText("window test passphrase")
+        screen.confirm.setText("window test passphrase")
+        screen.submit.click()  # creating: the screen is busy until the vault exists
+        window.vault.settings.language = "zh_CN"
+        window.apply_language()
+        assert window.lock_screen is screen  # not rebuilt under the running check
+        qtbot.waitUntil(lambda: not window.controller.locked, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: window.menuBar().actions()[0].text().startswith("文件"),
+                        timeout=WAIT_MS)
+        window.show_notice("The answer is on screen but not saved yet.")
+        window.vault.settings.language = "en"
+        window.apply_language()
+        assert window.notice.isVisible()
+        assert window.notice.text() == "The answer is on screen but not saved yet."
+        assert window.vault.session is not None
+    finally:
+        language.apply("system")
