@@ -93,10 +93,14 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
     privacy_action: QAction
     unlocked_only: list[QAction]
 
-    def __init__(self, controller: ChatController, kdf: KdfParams = DEFAULT_KDF) -> None:
+    def __init__(self, controller: ChatController, kdf: KdfParams = DEFAULT_KDF,
+                 settings: Settings | None = None) -> None:
+        """``settings``: the preferences the caller read and whose language it installed
+        (app.shell.startup); without them the window reads and installs them itself."""
         super().__init__()
-        settings = Settings.load()
-        language.apply(settings.language)  # before the first widget is built
+        if settings is None:
+            settings = Settings.load()
+            language.apply(settings.language)  # before the first widget is built
         self.controller = controller
         self.models = ModelsController(controller)
         self.models_dialog: ModelsDialog | None = None

@@ -71,7 +71,8 @@ def load_default_model(window: MainWindow) -> None:
 def run_gui() -> int:
     app = QApplication.instance() or QApplication(sys.argv)
     app.setApplicationName("Hearth")
-    language.apply(Settings.load().language)  # what is said before the window, in it too
+    settings = Settings.load()  # read once: its language is said before the window, and in it
+    language.apply(settings.language)
     folder = data_dir()
     lock = InstanceLock(folder)
     try:
@@ -84,7 +85,7 @@ def run_gui() -> int:
         dialogs.inform(None, translate("shell.startup", "Hearth is already open"), str(exc))
         return 1
     sys.excepthook = _calm_dialog
-    window = build_window()
+    window = build_window(settings=settings)
     server = ActivationServer(folder, window)
     server.activate_requested.connect(window.bring_forward)
     load_default_model(window)  # loads while the user types the passphrase
