@@ -35,16 +35,18 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _kernel_line(args) -> None:
-    """On Linux, while nothing needs TCP (the local API off, the command not ``serve``),
-    the kernel itself refuses every network socket for the whole process and its children
+    """On Linux, while nothing needs TCP (the local API off, no intranet engine on, the
+    command neither ``serve`` nor ``engines`` nor one ``--engine`` answers), the kernel
+    itself refuses every network socket for the whole process and its children
     (guard/seccomp.py). ``HEARTH_HOST_NETWORK=1`` leaves it out, for debugging."""
     if not sys.platform.startswith("linux") or os.environ.get("HEARTH_HOST_NETWORK"):
         return
-    if getattr(args, "command", None) == "serve":
+    if getattr(args, "command", None) in ("serve", "engines") or getattr(args, "engine", ""):
         return
     from core.settings import Settings
 
-    if Settings.load().api_enabled:
+    settings = Settings.load()
+    if settings.api_enabled or settings.intranet_engines:
         return
     from guard import seccomp
 

@@ -152,9 +152,10 @@ def _embedding_model(store: Any) -> Path:
 
 
 @contextmanager
-def session(chat: bool = False) -> Iterator[tuple[Documents, WorkerClient]]:
-    """The vault, a worker with the embedding model (and the chat model if asked), and the
-    document service with its index loaded; all closed in order at the end."""
+def session(chat: bool = False, engine: str = "") -> Iterator[tuple[Documents, WorkerClient]]:
+    """The vault, a worker with the embedding model (and the chat model if asked, unless an
+    intranet ``engine`` answers), and the document service with its index loaded; all
+    closed in order at the end."""
     try:
         store, lock = open_store()
     except OPENING_FAILED as exc:
@@ -162,7 +163,9 @@ def session(chat: bool = False) -> Iterator[tuple[Documents, WorkerClient]]:
     client = WorkerClient()
     service: DocumentService | None = None
     try:
-        chat_path = resolve_model() if chat else None  # also chooses the CPU build
+        if engine:
+            _use_engine(client, store, engine)
+        chat_path = resolve_model() if chat and not engine else None  # also chooses the CPU build
         loaded = client.load_embedder(_embedding_model(store))
         if chat_path is not None:
             client.load(ModelSpec(chat_path))
@@ -254,14 +257,36 @@ def docs_search(name: str, question: str, k: int, as_json: bool, mode: str) -> i
     return 0
 
 
-def ask(name: str, question: str, max_tokens: int) -> int:
-    with session(chat=True) as (documents, client):
+def _use_engine(client: WorkerClient, store: Any, name: str, documents: bool = True) -> str:
+    """Route answers to the intranet engine ``name``; says on standard error what leaves."""
+    from core.engines import Engines
+    from storage.library import ModelLibrary
+
+    engines = Engines(ModelLibrary(store))
+    record = engines.require(name)  # EngineError, an InferenceError: said as the reason
+    client.use_engines(engines.engine_for)
+    print(disclosure(record.name, record.where, documents), file=sys.stderr)
+    return record.name
+
+
+def disclosure(name: str, where: str, documents: bool) -> str:
+    """What will leave this computer, said before anything does."""
+    if documents:
+        return translate("cli.commands", "Your question and the passages found in your documents go to "
+                         "the engine {name} ({where}). The documents and the index stay on this "
+                         "computer.").format(name=name, where=where)
+    return translate("cli.commands", "This conversation goes to the engine {name} ({where}); nothing "
+                     "else leaves this computer.").format(name=name, where=where)
+
+
+def ask(name: str, question: str, max_tokens: int, engine: str = "", model: str = "") -> int:
+    with session(chat=True, engine=engine) as (documents, client):
         collection = documents.collection(name)
         messages = (ChatMessage("system", SYSTEM_PROMPT), ChatMessage("user", question))
         retrieval = Retrieval(question, documents.service.searcher([collection.id]),
                               (collection.embedding_model,))
         answer = _answer(client, messages, SamplingParams(max_tokens=max_tokens, temperature=0.2, seed=1),
-                         retrieval)
+                         retrieval, engine, model)
         print()
         if answer.passages:
             print("\n" + translate("cli.commands", "Sources:"))
@@ -274,13 +299,22 @@ def ask(name: str, question: str, max_tokens: int) -> int:
 
 
 def _answer(client: WorkerClient, messages: tuple[ChatMessage, ...], params: SamplingParams,
-            retrieval: Retrieval | None = None) -> Answer:
+            retrieval: Retrieval | None = None, engine: str = "", model: str = "") -> Answer:
     """Stream one answer to the terminal."""
     try:
-        return client.generate(messages, params, retrieval,
-                               on_chunk=lambda text: print(text, end="", flush=True))
+        answer = client.generate(messages, params, retrieval,
+                                 on_chunk=lambda text: print(text, end="", flush=True),
+                                 engine=engine, model=model, on_notice=_notice)
     except ClientError as exc:
         raise CommandError(str(exc)) from exc
+    if answer.interrupted:
+        _notice(translate("cli.commands", "{reason} The answer above is incomplete.").format(
+            reason=answer.interrupted))
+    return answer
+
+
+def _notice(text: str) -> None:
+    print("\n" + translate("cli.commands", "({message})").format(message=text), file=sys.stderr, flush=True)
 
 
 def check_vault() -> int:
@@ -315,7 +349,11 @@ def run(args: Any) -> int:
                 raise CommandError(token_in_arguments())
             return serve(args.host, args.port, read_api_token(getattr(args, "token_file", None)))
         if args.command == "chat":
-            return terminal_chat()
+            return terminal_chat(args.engine, args.model)
+        if args.command == "engines":
+            from cli.engines import run as engines_run
+
+            return engines_run(args)
         if args.command == "models":
             return models_list()
         if args.command == "docs":
@@ -324,7 +362,7 @@ def run(args: Any) -> int:
             if args.docs_command == "list":
                 return docs_list()
             return docs_search(args.collection, args.question, args.k, args.json, args.mode)
-        return ask(args.collection, args.question, args.max_tokens)
+        return ask(args.collection, args.question, args.max_tokens, args.engine, args.model)
     except CommandError as exc:
         print(translate("cli.commands", "error: {message}").format(message=exc), file=sys.stderr)
         return 1
@@ -398,33 +436,56 @@ def serve(host: str, port: int, token: str | None) -> int:
     return 0
 
 
-def terminal_chat() -> int:
-    """Chat in the terminal with the starter (or first) model. Not stored."""
-    with WorkerClient(with_embedder=False) as client:
+def terminal_chat(engine: str = "", model: str = "") -> int:
+    """Chat in the terminal with the starter (or first) model, or an intranet engine's.
+    Not stored."""
+    if not engine:
+        with WorkerClient(with_embedder=False) as client:
+            try:
+                loaded = client.load(ModelSpec(resolve_model()))
+            except (InferenceError, ClientError) as exc:
+                raise CommandError(str(exc)) from exc
+            return _chat_loop(client, loaded.name)
+    try:
+        store, lock = open_store()  # the engines are in the vault
+    except OPENING_FAILED as exc:
+        raise CommandError(str(exc)) from exc
+    try:
+        with WorkerClient(with_embedder=False) as client:
+            try:
+                name = _use_engine(client, store, engine, documents=False)
+            except InferenceError as exc:
+                raise CommandError(str(exc)) from exc
+            return _chat_loop(client, model or name, engine, model)
+    finally:
+        store.close()
+        lock.release()
+
+
+def _chat_loop(client: WorkerClient, title: str, engine: str = "", model: str = "") -> int:
+    print(translate("cli.commands", "{model}. Empty line or Ctrl+D to leave. This terminal chat "
+                    "is not saved.").format(model=title))
+    history = [ChatMessage("system", SYSTEM_PROMPT)]
+    while True:
         try:
-            model = client.load(ModelSpec(resolve_model()))
-        except (InferenceError, ClientError) as exc:
-            raise CommandError(str(exc)) from exc
-        print(translate("cli.commands", "{model}. Empty line or Ctrl+D to leave. This terminal chat "
-                        "is not saved.").format(model=model.name))
-        history = [ChatMessage("system", SYSTEM_PROMPT)]
-        while True:
-            try:
-                line = input(translate("cli.commands", "you> ")).strip()
-            except EOFError:
-                break
-            if not line:
-                break
-            history.append(ChatMessage("user", line))
-            print(translate("cli.commands", "model> "), end="", flush=True)
-            try:
-                answer = client.generate(tuple(history), SamplingParams(max_tokens=512),
-                                         on_chunk=lambda text: print(text, end="", flush=True))
-            except ClientError as exc:
-                print("\n" + translate("cli.commands", "(error: {message})").format(message=exc))
-                continue
-            print()
-            history.append(ChatMessage("assistant", answer.text))
+            line = input(translate("cli.commands", "you> ")).strip()
+        except EOFError:
+            break
+        if not line:
+            break
+        history.append(ChatMessage("user", line))
+        print(translate("cli.commands", "model> "), end="", flush=True)
+        try:
+            answer = client.generate(tuple(history), SamplingParams(max_tokens=512),
+                                     on_chunk=lambda text: print(text, end="", flush=True),
+                                     engine=engine, model=model, on_notice=_notice)
+        except ClientError as exc:
+            print("\n" + translate("cli.commands", "(error: {message})").format(message=exc))
+            continue
+        print()
+        if answer.interrupted:
+            _notice(answer.interrupted)
+        history.append(ChatMessage("assistant", answer.text))
     return 0
 
 

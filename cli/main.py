@@ -46,6 +46,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ask.add_argument("collection")
     ask.add_argument("question")
     ask.add_argument("--max-tokens", type=int, default=256)
+    engine_help = translate("cli.main", "answer with this intranet engine (see: engines list)")
+    model_help = translate("cli.main", "the engine's model (default: its first)")
+    ask.add_argument("--engine", metavar="NAME", default="", help=engine_help)
+    ask.add_argument("--model", metavar="ID", default="", help=model_help)
     serve = commands.add_parser("serve", help=translate(
         "cli.main", "the local OpenAI-compatible API (127.0.0.1 only)"))
     serve.add_argument("--host", default="127.0.0.1", help=translate(
@@ -57,7 +61,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                                       "random one, printed"))
     # Refused with an explanation: a token in the arguments is visible to everyone in `ps`.
     serve.add_argument("--token", default=None, help=argparse.SUPPRESS)
-    commands.add_parser("chat", help=translate("cli.main", "chat in the terminal (not saved)"))
+    chat = commands.add_parser("chat", help=translate("cli.main", "chat in the terminal (not saved)"))
+    chat.add_argument("--engine", metavar="NAME", default="", help=engine_help)
+    chat.add_argument("--model", metavar="ID", default="", help=model_help)
+    from cli.engines import add_parser as add_engine_parser
+
+    add_engine_parser(commands)
     models = commands.add_parser("models", help=translate("cli.main", "the model library"))
     models.add_subparsers(dest="models_command", required=True).add_parser("list")
     return parser.parse_args(argv)

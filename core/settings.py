@@ -25,6 +25,9 @@ class Settings:
     api_port: int = 8765
     api_store: bool = False  # keep API conversations in the vault
     language: str = "system"  # the interface: "system", or a code in i18n.LANGUAGES
+    # An intranet engine is switched on (which ones is in the vault): the kernel's
+    # no-network line (guard.seccomp) then stays off at start-up, as for the local API.
+    intranet_engines: bool = False
 
     @classmethod
     def load(cls, path: Path | None = None) -> Settings:
@@ -36,7 +39,8 @@ class Settings:
                        api_enabled=bool(data.get("api_enabled", False)),
                        api_port=int(data.get("api_port", 8765)),
                        api_store=bool(data.get("api_store", False)),
-                       language=_language(data.get("language")))
+                       language=_language(data.get("language")),
+                       intranet_engines=bool(data.get("intranet_engines", False)))
         except FileNotFoundError:
             return cls()
         except (OSError, ValueError, TypeError, AttributeError):

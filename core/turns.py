@@ -33,6 +33,7 @@ from inference.protocol import (
     Event,
     Failed,
     Generate,
+    Notice,
     Retrieval,
     Retrieved,
     SamplingParams,
@@ -94,6 +95,8 @@ class Turn:
     text: str = ""
     last_checkpoint: float = 0.0
     sources: list[dict[str, Any]] | None = None  # passages given to the model, with documents on
+    engine: str = ""  # the intranet engine that answers ("" for the local model)
+    model: str = ""  # the engine's model, once it said which
 
 
 @dataclass
@@ -103,6 +106,15 @@ class _Pending:
     what: str
     run: Callable[[], None]
     after: list[Callable[[], None]] = field(default_factory=list)
+
+
+def route(chat: Chat | None) -> tuple[str, str]:
+    """The intranet engine and model a chat answers with (chat settings); ("", "") for
+    the local model."""
+    settings = chat.settings if chat is not None else {}
+    engine = settings.get("engine")
+    model = settings.get("engine_model")
+    return (engine if isinstance(engine, str) else "", model if isinstance(model, str) else "")
 
 
 def history(store: ChatStore, chat: Chat | None, chat_id: int, until: int | None = None) -> tuple[ChatMessage, ...]:
@@ -198,11 +210,13 @@ class TurnMachine:
                                               "No answer was started; your messages so far are saved."))
             return False
         self._listener.message_added(placeholder)
-        turn = Turn(next(self._ids), chat_id, placeholder.id, replaces, edited, supersedes, "", self._clock())
+        engine, model = route(store.get_chat(chat_id))
+        turn = Turn(next(self._ids), chat_id, placeholder.id, replaces, edited, supersedes, "", self._clock(),
+                    engine=engine, model=model)
         self._set_active(turn)
         question = messages[-1].content if len(messages) > 1 else ""
         retrieval = retrieval_for(chat_id, question) if retrieval_for else None
-        self._submit(Generate(turn.request_id, chat_id, messages, params, retrieval))
+        self._submit(Generate(turn.request_id, chat_id, messages, params, retrieval, engine, model))
         return True
 
     def last_answer(self, chat_id: int) -> Message | None:
@@ -232,7 +246,11 @@ class TurnMachine:
                 self._listener.notice(translate("core.turns",
                                                 "No passage in this chat's documents matched the "
                                                 "question; the model was told so."))
+        elif isinstance(event, Notice):
+            self._listener.notice(event.text)
         elif isinstance(event, Started):
+            if event.model:
+                turn.model = event.model
             if dropped := event.dropped_messages:
                 # n is a plain name: pyside6-lupdate skips a call whose count is an expression.
                 self._listener.notice(translate(
@@ -245,6 +263,9 @@ class TurnMachine:
         elif isinstance(event, Done):
             self._finish(turn, COMPLETE, event.stats.as_dict())
         elif isinstance(event, Stopped):
+            if event.reason:
+                self._listener.notice(translate("core.turns", "{reason} The answer so far is kept, "
+                                                "marked interrupted.").format(reason=event.reason))
             self._finish(turn, INTERRUPTED, event.stats.as_dict())
         elif isinstance(event, Failed):
             self._finish(turn, FAILED, {"error": event.reason})
@@ -291,7 +312,10 @@ class TurnMachine:
             self._write(translate("core.turns", "the empty answer's removal"),
                         lambda: self._delete(turn.message_id))
             return
-        stats = {**stats, "model": self.model_name}  # stored encrypted with the answer
+        # Who wrote it, stored encrypted with the answer.
+        stats = {**stats, "model": turn.model or self.model_name}
+        if turn.engine:
+            stats["engine"] = turn.engine
         if turn.sources is not None:
             stats["sources"] = turn.sources
         message = Message(turn.message_id, turn.chat_id, 0, "assistant", turn.text, status, stats)

@@ -1,5 +1,12 @@
 """The egress guard: no network connection leaves this process, except to loopback
-ports the app opened on purpose (none unless the local API is switched on).
+ports the app opened on purpose (none unless the local API is switched on) and to the
+intranet engines the user added, each one host name and port.
+
+An engine's name is resolved once, here (``allow_destination``: the one name lookup the
+guard lets through, on the thread that asked for it), and from then on a connection may
+go only to those addresses on that port; another port on the same host, another address
+and any other name stay refused and counted. The engine client reports the bytes it
+sends and receives per engine (``count_traffic``) for the Privacy panel.
 
 Python audit hooks see every socket connect, send, DNS lookup and bind made through
 Python's socket module; the hook refuses the ones that would leave the machine by
@@ -63,10 +70,25 @@ class EgressBlocked(ConnectionRefusedError):
 
 
 @dataclass
+class Destination:
+    """An intranet engine the user added: the addresses its name had when it was looked
+    up, the one port, and what went there."""
+
+    name: str
+    host: str
+    port: int
+    addresses: frozenset[str]
+    connections: int = 0
+    bytes_sent: int = 0
+    bytes_received: int = 0
+
+
+@dataclass
 class Guard:
     installed: bool = False
     allowed_ports: set[int] = field(default_factory=set)
     blocked: list[str] = field(default_factory=list)
+    destinations: dict[str, Destination] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -87,6 +109,95 @@ def revoke_loopback_port(port: int) -> None:
     """The server on this port has stopped: it may not be reached any more."""
     with GUARD.lock:
         GUARD.allowed_ports.discard(int(port))
+
+
+class _Permit(threading.local):
+    lookup: tuple[str, int] | None = None
+
+
+_PERMIT = _Permit()
+
+
+def _address(text: object) -> str | None:
+    """An IP literal in one canonical spelling (IPv6 zone dropped), or None for a name."""
+    try:
+        return str(ipaddress.ip_address(str(text).partition("%")[0]))
+    except ValueError:
+        return None
+
+
+def resolve(host: str, port: int) -> frozenset[str]:
+    """The addresses of ``host``, looked up once through the guard's own path.
+
+    A literal is its own answer and ``localhost`` is loopback without a lookup; any other
+    name is the one getaddrinfo call the audit hook lets through (this thread, this name
+    and port, now). Raises OSError (EgressBlocked included) when the name has no usable
+    address."""
+    literal = _address(host)
+    if literal is not None and "%" not in host:
+        found = {literal}
+    elif host.lower() in LOCALHOST_NAMES:
+        found = {"127.0.0.1", "::1"}
+    else:
+        _PERMIT.lookup = (host.lower(), int(port))
+        try:
+            infos = socket.getaddrinfo(host, int(port), type=socket.SOCK_STREAM)
+        finally:
+            _PERMIT.lookup = None
+        found = {a for a in (_address(info[4][0]) for info in infos) if a is not None}
+    usable = {a for a in found if not (ipaddress.ip_address(a).is_multicast
+                                       or ipaddress.ip_address(a).is_unspecified)}
+    if not usable:
+        raise OSError(f"{host} has no address a connection can go to")
+    return frozenset(usable)
+
+
+def allow_destination(name: str, host: str, port: int) -> Destination:
+    """Let connections go to ``host``:``port`` (resolved now, once) for engine ``name``;
+    it replaces what ``name`` allowed before. The counters carry over."""
+    addresses = resolve(host, port)
+    with GUARD.lock:
+        old = GUARD.destinations.get(name)
+        found = Destination(name, host, int(port), addresses)
+        if old is not None:
+            found.connections, found.bytes_sent, found.bytes_received = (
+                old.connections, old.bytes_sent, old.bytes_received)
+        GUARD.destinations[name] = found
+    log.info("engine %s allowed: port %d on %d address(es)", name, port, len(addresses))
+    return found
+
+
+def revoke_destination(name: str) -> None:
+    """The engine was removed or switched off: its host and port are refused again."""
+    with GUARD.lock:
+        GUARD.destinations.pop(name, None)
+
+
+def count_traffic(name: str, sent: int = 0, received: int = 0) -> None:
+    with GUARD.lock:
+        found = GUARD.destinations.get(name)
+        if found is not None:
+            found.bytes_sent += sent
+            found.bytes_received += received
+
+
+def destinations() -> list[Destination]:
+    """A copy of the allowed engines and their counters, for the Privacy panel."""
+    with GUARD.lock:
+        return [Destination(d.name, d.host, d.port, d.addresses, d.connections, d.bytes_sent,
+                            d.bytes_received) for d in GUARD.destinations.values()]
+
+
+def _allowed_destination(host: object, port: object) -> bool:
+    address = _address(host)
+    if address is None:
+        return False
+    with GUARD.lock:
+        for found in GUARD.destinations.values():
+            if found.port == int(port) and address in found.addresses:  # type: ignore[call-overload]
+                found.connections += 1
+                return True
+    return False
 
 
 def _is_loopback(host: object) -> bool:
@@ -131,7 +242,12 @@ def _check(event: str, args: tuple) -> None:
         return
     if event == "socket.getaddrinfo":
         host, port = args[0], args[1]
-        if not _is_loopback(host.decode() if isinstance(host, bytes) else host):
+        name = host.decode(errors="replace") if isinstance(host, bytes) else host
+        permit = _PERMIT.lookup
+        if permit is not None and isinstance(name, str) and permit[0] == name.lower() \
+                and str(permit[1]) == str(port):
+            return  # allow_destination's own lookup of an engine's name
+        if not _is_loopback(name):
             _refuse("name lookup", f"{host}:{port}")
         return
     if event in ("socket.gethostbyname", "socket.gethostbyaddr"):
@@ -155,6 +271,8 @@ def _check(event: str, args: tuple) -> None:
             _refuse("listening", f"{host}:{port}")
         return
     if _is_loopback(host) and int(port) in GUARD.allowed_ports:
+        return
+    if event == "socket.connect" and _allowed_destination(host, port):
         return
     _refuse("connection" if event == "socket.connect" else "send", f"{host}:{port}")
 

@@ -34,6 +34,7 @@ from inference.protocol import (
     ModelFailed,
     ModelLoaded,
     ModelSpec,
+    Notice,
     Retrieval,
     Retrieved,
     SamplingParams,
@@ -41,6 +42,7 @@ from inference.protocol import (
     Stopped,
     WorkerDied,
 )
+from inference.remote import RemoteRunner, local_query_vector
 from inference.routing import RequestRouter
 from inference.worker import InferenceWorker
 
@@ -58,6 +60,7 @@ class Answer:
     stats: Stats
     stopped: bool = False
     passages: tuple[Any, ...] = field(default_factory=tuple)
+    interrupted: str = ""  # why an engine's answer ended early (the connection dropped)
 
 
 class WorkerClient:
@@ -81,7 +84,13 @@ class WorkerClient:
                                       embedder_factory=embedder_factory)
         self._ids = itertools.count(1)
         self.model: ModelLoaded | None = None
+        self.remote: RemoteRunner | None = None
         self.worker.start()
+
+    def use_engines(self, engine_for: Callable[[Generate], Any]) -> None:
+        """Let ``generate(engine=...)`` ask an intranet engine; documents are still searched
+        with this worker's embedding model."""
+        self.remote = RemoteRunner(self.router.sink, engine_for, local_query_vector(self.worker.submit))
 
     def __enter__(self) -> WorkerClient:
         return self
@@ -90,6 +99,8 @@ class WorkerClient:
         self.close()
 
     def close(self, timeout: float = 5.0) -> bool:
+        if self.remote is not None:
+            self.remote.shutdown(min(timeout, 2.0))
         return self.worker.shutdown(timeout)
 
     def _wait(self, kinds: tuple[type, ...], timeout: float, what: str) -> Any:
@@ -132,20 +143,28 @@ class WorkerClient:
 
     def generate(self, messages: tuple[ChatMessage, ...], params: SamplingParams,
                  retrieval: Retrieval | None = None, on_chunk: Callable[[str], None] | None = None,
-                 timeout: float = ANSWER_TIMEOUT) -> Answer:
+                 timeout: float = ANSWER_TIMEOUT, engine: str = "", model: str = "",
+                 on_notice: Callable[[str], None] | None = None) -> Answer:
         """Generate one answer; ``on_chunk`` sees the text as it streams. Raises ClientError,
-        or TimeoutError (and cancels the request) when no event came for ``timeout`` s."""
+        or TimeoutError (and cancels the request) when no event came for ``timeout`` s.
+        ``engine``: the intranet engine (see ``use_engines``) that answers instead."""
         request_id = next(self._ids)
-        self.worker.submit(Generate(request_id, 0, messages, params, retrieval))
+        command = Generate(request_id, 0, messages, params, retrieval, engine, model)
+        target: Any = self.worker
+        if engine:
+            if self.remote is None:
+                raise ClientError(translate("inference.client", "No intranet engine is set up here."))
+            target = self.remote
+        target.submit(command)
         text: list[str] = []
         passages: tuple[Any, ...] = ()
         while True:
             try:
-                event = self._wait((Retrieved, Chunk, Done, Stopped, Failed), timeout,
+                event = self._wait((Retrieved, Chunk, Done, Stopped, Failed, Notice), timeout,
                                    translate("inference.client",
                                              "the model did not answer in time"))
             except TimeoutError:
-                self.worker.cancel(request_id)  # the worker must not go on answering nobody
+                target.cancel(request_id)  # the worker must not go on answering nobody
                 raise
             if getattr(event, "request_id", request_id) != request_id:
                 continue
@@ -155,7 +174,11 @@ class WorkerClient:
                 text.append(event.text)
                 if on_chunk is not None:
                     on_chunk(event.text)
+            elif isinstance(event, Notice):
+                if on_notice is not None:
+                    on_notice(event.text)
             elif isinstance(event, Failed):
                 raise ClientError(event.reason)
             else:
-                return Answer("".join(text), event.stats, isinstance(event, Stopped), passages)
+                return Answer("".join(text), event.stats, isinstance(event, Stopped), passages,
+                              event.reason if isinstance(event, Stopped) else "")

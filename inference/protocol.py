@@ -73,6 +73,9 @@ class Generate:
     messages: tuple[ChatMessage, ...]
     params: SamplingParams = field(default_factory=SamplingParams)
     retrieval: Retrieval | None = None
+    # An intranet engine's name and its model; empty: the local model answers.
+    engine: str = ""
+    model: str = ""
 
 
 @dataclass(frozen=True)
@@ -177,6 +180,7 @@ class Stats:
 class Started:
     request_id: int
     dropped_messages: int = 0
+    model: str = ""  # an intranet engine's model that answers (the local one is known)
 
 
 @dataclass(frozen=True)
@@ -213,8 +217,20 @@ class Done:
 
 @dataclass(frozen=True)
 class Stopped:
+    """The answer ended before it was complete: the user stopped it, or (``reason``) the
+    connection to an intranet engine dropped; the text so far is kept."""
+
     request_id: int
     stats: Stats
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the user should know while the answer is on its way (a busy engine)."""
+
+    request_id: int
+    text: str
 
 
 @dataclass(frozen=True)
@@ -239,4 +255,4 @@ class WorkerDied:
 
 
 Event = (ModelLoading | ModelLoaded | ModelFailed | Started | Chunk | Done | Stopped | Failed
-         | Retrieved | EmbedderLoaded | EmbedderFailed | WorkerDied)
+         | Retrieved | EmbedderLoaded | EmbedderFailed | WorkerDied | Notice)

@@ -18,12 +18,12 @@ from collections.abc import Callable
 from typing import Any
 
 from i18n import translate
-from inference.embedder import MAX_EMBEDDERS, EmbedderPool, profile
+from inference.embedder import MAX_EMBEDDERS, EmbedderPool
 from inference.engine import Engine
 from inference.errors import InferenceError, NoModelLoaded
+from inference.generation import retrieve, stream_pieces
 from inference.prompt import answer_reserve, fit_messages
 from inference.protocol import (
-    Chunk,
     Command,
     CountTokens,
     Done,
@@ -39,14 +39,12 @@ from inference.protocol import (
     ModelFailed,
     ModelLoaded,
     ModelLoading,
-    Retrieved,
     Shutdown,
     Started,
     Stats,
     Stopped,
     WorkerDied,
 )
-from inference.rag import with_passages
 
 log = logging.getLogger(__name__)
 
@@ -283,24 +281,9 @@ class InferenceWorker:
                 self._current = None
                 self._cancelled.discard(rid)
 
-    def _retrieve(self, engine: Engine, command: Generate, budget: int) -> list:
-        """Embed the question with each model asked for, find passages, and put those that
-        fit into the prompt. A model that is not loaded is left out (its collections are
-        searched by keywords), never replaced by another."""
-        retrieval = command.retrieval
-        assert retrieval is not None
-        vectors = {}
-        for model in dict.fromkeys(retrieval.models):
-            embedder = self._embedders.get(model) if self._embedders is not None else None
-            if embedder is None:
-                log.warning("embedding model %s… not loaded: its collections are searched by "
-                            "keywords alone", model[:12])
-                continue
-            vectors[model] = embedder.embed([profile(model).query(retrieval.question)])[0]
-        passages = retrieval.search(retrieval.question, vectors)
-        messages, kept = with_passages(command.messages, passages, engine.count_tokens, budget)
-        self._emit(Retrieved(command.request_id, tuple(kept)))
-        return messages
+    def _query_vector(self, model: str, text: str) -> object:
+        embedder = self._embedders.get(model) if self._embedders is not None else None
+        return None if embedder is None else embedder.embed([text])[0]
 
     def _run_generation(self, engine: Engine, command: Generate) -> None:
         rid = command.request_id
@@ -309,39 +292,16 @@ class InferenceWorker:
         budget = engine.n_ctx - answer_reserve(engine.n_ctx, command.params.max_tokens)
         source_messages = list(command.messages)
         if command.retrieval is not None:
-            source_messages = self._retrieve(engine, command, budget)
+            source_messages = retrieve(command, self._query_vector, engine.count_tokens, budget, self._emit)
         messages, dropped = fit_messages(source_messages, engine.count_tokens, budget)
         prompt_tokens = engine.count_tokens(messages)
         select = getattr(engine, "select_conversation", None)
         if select is not None:
             select(command.chat_id)
         self._emit(Started(rid, dropped))
-
-        started = time.perf_counter()
-        first_token_at: float | None = None
-        tokens = 0
-        pending: list[str] = []
-        last_flush = started
-        for piece in engine.stream(messages, command.params, self._stop.is_set):
-            now = time.perf_counter()
-            tokens += 1
-            if first_token_at is None:
-                first_token_at = now
-            pending.append(piece)
-            if now - last_flush >= self._flush_interval:
-                text = "".join(pending)
-                pending.clear()
-                last_flush = now
-                if text:
-                    self._emit(Chunk(rid, text))
-            if self._stop.is_set():
-                break
-        text = "".join(pending)
-        if text:
-            self._emit(Chunk(rid, text))
-        finished = time.perf_counter()
-        ttft = (first_token_at or finished) - started
-        stats = Stats(prompt_tokens, tokens, ttft, finished - started, dropped)
+        tokens, ttft, total = stream_pieces(rid, engine.stream(messages, command.params, self._stop.is_set),
+                                            self._emit, self._stop.is_set, self._flush_interval)
+        stats = Stats(prompt_tokens, tokens, ttft, total, dropped)
         self._emit(Stopped(rid, stats) if self._stop.is_set() else Done(rid, stats))
 
 

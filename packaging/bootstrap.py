@@ -269,6 +269,14 @@ def main(argv: list[str]) -> int:
         step("placing the bundled models", [python, "-m", "app", "--prepare-models"])
         return subprocess.call([python, "-m", "app"], cwd=ROOT)
     ensure_test_tools()
+    # llama.cpp's own server, the real intranet engine of the engine tests (cached build).
+    from llama_tools import ensure as ensure_llama_tools
+
+    try:
+        ensure_llama_tools(python)
+    except (subprocess.CalledProcessError, OSError) as exc:
+        print(f"building llama-server failed: {exc}", file=sys.stderr)
+        return 1
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     lint = subprocess.call([python, "-m", "ruff", "check", "."], cwd=ROOT)
     lint = subprocess.call([python, "-m", "mypy"], cwd=ROOT) or lint

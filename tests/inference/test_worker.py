@@ -111,7 +111,7 @@ def test_chunks_are_coalesced_to_about_30_updates_a_second(harness, monkeypatch)
 
     ticks = itertools.count()
     fake_time = types.SimpleNamespace(perf_counter=lambda: next(ticks) / 1000)
-    monkeypatch.setattr("inference.worker.time", fake_time)
+    monkeypatch.setattr("inference.generation.time", fake_time)
     h = harness(tokens=[f"t{i} " for i in range(300)])
     h.load()
     h.worker.submit(Generate(1, 1, HELLO))

@@ -1,0 +1,115 @@
+"""``engines add|list|check|remove``: intranet engines, for the administrator who sets
+Hearth up for a whole office. The engines live in the user's vault (passphrase from
+HEARTH_PASSPHRASE or a prompt), the API key too: it is read from the variable that
+``--api-key-env`` names, never from the arguments, which every user can see in ``ps``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from cli.headless import HeadlessError, open_store
+from core.engines import EngineRecord, Engines, read_ca_file
+from i18n import translate
+from inference.intranet import EngineError, Trust
+from storage.library import ModelLibrary
+
+
+class EngineCommandError(Exception):
+    pass
+
+
+@contextmanager
+def opened() -> Iterator[Engines]:
+    from storage.crypto import BadPassphrase, DamagedVault, WrongPassphrase
+    from storage.instance_lock import AlreadyRunning
+
+    try:
+        store, lock = open_store()
+    except (WrongPassphrase, BadPassphrase, DamagedVault, AlreadyRunning, HeadlessError) as exc:
+        raise EngineCommandError(str(exc)) from exc
+    try:
+        yield Engines(ModelLibrary(store))
+    finally:
+        store.close()
+        lock.release()
+
+
+def describe(record: EngineRecord) -> str:
+    models = ", ".join(f"{m.id} ({m.n_ctx or '?'})" for m in record.models) or "-"
+    state = translate("cli.engines", "on") if record.enabled else translate("cli.engines", "off")
+    return translate("cli.engines", "{name}: {url} [{state}] {kind}; models (context): {models}").format(
+        name=record.name, url=record.url, state=state, kind=record.kind or "?", models=models)
+
+
+def trust_from(args: Any) -> Trust:
+    ca = read_ca_file(args.ca) if args.ca else ""
+    # With the organisation's CA or a pin, only those are trusted unless --system-ca says
+    # so too: a public CA need not vouch for an intranet name.
+    system = bool(args.system_ca) or not (ca or args.pin)
+    return Trust(system=system, ca_pem=ca, pin=args.pin or "", allow_http=bool(args.allow_http))
+
+
+def api_key_from(variable: str | None) -> str:
+    if not variable:
+        return ""
+    value = os.environ.pop(variable, None)  # children must not inherit it
+    if not value:
+        raise EngineCommandError(translate("cli.engines", "The variable {variable} is not set: it should "
+                                           "hold the API key.").format(variable=variable))
+    return value.strip()
+
+
+def run(args: Any) -> int:
+    try:
+        with opened() as engines:
+            command = args.engines_command
+            if command == "add":
+                record = engines.add(args.name, args.url, trust_from(args), api_key_from(args.api_key_env))
+                print(translate("cli.engines", "added and checked: {engine}").format(engine=describe(record)))
+            elif command == "list":
+                records = engines.records()
+                if not records:
+                    print(translate("cli.engines", "No intranet engine: Hearth talks to nothing but "
+                                    "this computer."))
+                for record in records:
+                    print(describe(record))
+            elif command == "check":
+                record = engines.recheck(args.name)
+                print(translate("cli.engines", "{name}: reachable and trusted; {count} model(s): {models}")
+                      .format(name=record.name, count=len(record.models),
+                              models=", ".join(m.id for m in record.models)))
+            elif command == "remove":
+                engines.remove(args.name)
+                print(translate("cli.engines", "removed {name}").format(name=args.name))
+        return 0
+    except (EngineError, EngineCommandError) as exc:
+        print(translate("cli.main", "error: {message}").format(message=exc), file=sys.stderr)
+        return 1
+
+
+def add_parser(commands: Any) -> None:
+    engines = commands.add_parser("engines", help=translate(
+        "cli.engines", "intranet engines (vLLM, SGLang, llama.cpp's server) this vault may use"))
+    sub = engines.add_subparsers(dest="engines_command", required=True)
+    add = sub.add_parser("add", help=translate("cli.engines", "add an engine (checked first)"))
+    add.add_argument("name")
+    add.add_argument("url", help="https://llm.corp.example:8000/v1")
+    add.add_argument("--ca", metavar="FILE", help=translate(
+        "cli.engines", "your organisation's CA certificate (PEM)"))
+    add.add_argument("--pin", metavar="SHA256", help=translate(
+        "cli.engines", "SHA-256 of the server's certificate or public key"))
+    add.add_argument("--system-ca", action="store_true", help=translate(
+        "cli.engines", "trust the system's certificates as well as --ca / --pin"))
+    add.add_argument("--api-key-env", metavar="VAR", help=translate(
+        "cli.engines", "the environment variable holding the API key (stored encrypted)"))
+    add.add_argument("--allow-http", action="store_true", help=translate(
+        "cli.engines", "allow unencrypted http:// to a host that is not this computer"))
+    sub.add_parser("list", help=translate("cli.engines", "the engines and their models"))
+    for name, text in (("check", translate("cli.engines", "reach an engine: exit 0 when reachable and trusted")),
+                       ("remove", translate("cli.engines", "remove an engine"))):
+        sub.add_parser(name, help=text).add_argument("name")

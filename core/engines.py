@@ -1,0 +1,248 @@
+"""The intranet engines the user added: kept in the vault, checked, admitted by the guard.
+
+An engine is a name, a base URL, trust settings and an API key, all stored encrypted in
+the vault (the key never in a plain file or the log; the CA certificate is copied in,
+so moving the file later breaks nothing). Adding one checks it first: the name resolves,
+TLS holds as configured, ``/v1/models`` answers; its models and context windows are
+kept with it. Only an engine that is switched on is admitted by the egress guard, and
+only when it is first used in a process (or checked): its name is resolved then, once.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from guard import egress
+from i18n import translate
+from inference.intranet import Client, EngineError, Trust, normalise_pin, one_line, parse_url
+from inference.protocol import Generate
+from inference.remote import EngineInfo, RemoteEngine, RemoteModel, discover
+from storage.library import ModelLibrary
+
+PREFERENCE = "engines"
+NAME_LIMIT = 40
+MAX_CA_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class EngineRecord:
+    name: str
+    url: str
+    trust: Trust = field(default_factory=Trust)
+    api_key: str = ""
+    enabled: bool = True
+    kind: str = ""
+    models: tuple[RemoteModel, ...] = ()
+    checked_at: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "url": self.url, "api_key": self.api_key, "enabled": self.enabled,
+                "system": self.trust.system, "ca_pem": self.trust.ca_pem, "pin": self.trust.pin,
+                "allow_http": self.trust.allow_http, "kind": self.kind, "checked_at": self.checked_at,
+                "models": [{"id": m.id, "n_ctx": m.n_ctx} for m in self.models]}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> EngineRecord | None:
+        if not isinstance(data, dict) or not isinstance(data.get("name"), str) \
+                or not isinstance(data.get("url"), str):
+            return None
+        models = tuple(RemoteModel(str(m["id"]), int(m.get("n_ctx") or 0))
+                       for m in data.get("models") or [] if isinstance(m, dict) and "id" in m)
+        trust = Trust(bool(data.get("system", True)), str(data.get("ca_pem") or ""),
+                      str(data.get("pin") or ""), bool(data.get("allow_http", False)))
+        return cls(data["name"], data["url"], trust, str(data.get("api_key") or ""),
+                   bool(data.get("enabled", True)), str(data.get("kind") or ""), models,
+                   float(data.get("checked_at") or 0.0))
+
+    @property
+    def where(self) -> str:
+        """host:port, for messages and the Privacy panel."""
+        endpoint = parse_url(self.url, self.trust)
+        return f"{endpoint.host}:{endpoint.port}"
+
+    def model(self, model_id: str = "") -> RemoteModel:
+        found = next((m for m in self.models if m.id == model_id), None)
+        if found is None and model_id:
+            raise EngineError(translate("core.engines", "The engine {name} no longer lists the model "
+                                        "{model}. Check the engine, or choose another model.")
+                              .format(name=self.name, model=model_id))
+        if found is None and not self.models:
+            raise EngineError(translate("core.engines", "The engine {name} has no model listed: check "
+                                        "it in Settings ▸ Engines.").format(name=self.name))
+        return found or self.models[0]
+
+
+def remember_in_settings(any_enabled: bool) -> None:
+    """settings.json says whether an engine is on (not which: that is in the vault), so
+    that the next start leaves the kernel's no-network line off (app/__main__.py)."""
+    from core.settings import Settings
+
+    settings = Settings.load()
+    if settings.intranet_engines != any_enabled:
+        settings.intranet_engines = any_enabled
+        settings.save()
+
+
+def valid_name(name: str) -> str:
+    cleaned = " ".join(name.split())
+    if not cleaned or len(cleaned) > NAME_LIMIT or not cleaned.isprintable():
+        raise EngineError(translate("core.engines", "An engine's name is 1 to {limit} printable "
+                                    "characters.").format(limit=NAME_LIMIT))
+    return cleaned
+
+
+def read_ca_file(path: str) -> str:
+    """The organisation's CA certificate file as PEM text, checked to hold certificates."""
+    from cryptography import x509
+
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_CA_BYTES + 1)
+    except OSError as exc:
+        raise EngineError(translate("core.engines", "The CA certificate file cannot be read ({error})."
+                                    ).format(error=exc.strerror or exc)) from None
+    try:
+        if len(raw) > MAX_CA_BYTES:
+            raise ValueError("too large")
+        found = x509.load_pem_x509_certificates(raw)
+    except ValueError:
+        raise EngineError(translate("core.engines", "The CA certificate file holds no PEM "
+                                    "certificate.")) from None
+    return "".join(c.public_bytes(_pem()).decode("ascii") for c in found)
+
+
+def _pem() -> Any:
+    from cryptography.hazmat.primitives.serialization import Encoding
+
+    return Encoding.PEM
+
+
+class Engines:
+    """The engines of one unlock. Changes are made on one thread (the window's, or a
+    command's); ``engine_for`` is called by the runner's threads and reads memory only."""
+
+    def __init__(self, library: ModelLibrary) -> None:
+        self._library = library
+        self._lock = threading.Lock()
+        self._records = self._load()
+        self._engines: dict[tuple[str, str], RemoteEngine] = {}
+
+    def _load(self) -> dict[str, EngineRecord]:
+        found: dict[str, EngineRecord] = {}
+        for item in self._library.preferences().get(PREFERENCE) or []:
+            record = EngineRecord.from_dict(item)
+            if record is not None:
+                found[record.name] = record
+        return found
+
+    def _store(self, records: dict[str, EngineRecord]) -> None:
+        self._library.set_preference(PREFERENCE, [r.to_dict() for r in records.values()])
+        with self._lock:
+            self._records = dict(records)
+            self._engines.clear()
+        remember_in_settings(any(r.enabled for r in records.values()))
+
+    # Reading ---------------------------------------------------------------------------
+    def records(self) -> list[EngineRecord]:
+        with self._lock:
+            return sorted(self._records.values(), key=lambda r: r.name.casefold())
+
+    def get(self, name: str) -> EngineRecord | None:
+        with self._lock:
+            return next((r for r in self._records.values() if r.name.casefold() == name.casefold()), None)
+
+    def require(self, name: str) -> EngineRecord:
+        record = self.get(name)
+        if record is None:
+            raise EngineError(translate("core.engines", "There is no engine named {name}.").format(name=name))
+        return record
+
+    def enabled(self) -> list[EngineRecord]:
+        return [r for r in self.records() if r.enabled]
+
+    # Checking and changing ---------------------------------------------------------------
+    @staticmethod
+    def client(record: EngineRecord) -> Client:
+        """A client for the engine, its host and port admitted by the guard (the name is
+        resolved now if it was not already, with this host and port)."""
+        endpoint = parse_url(record.url, record.trust)
+        allowed = next((d for d in egress.destinations() if d.name == record.name), None)
+        if allowed is None or (allowed.host, allowed.port) != (endpoint.host, endpoint.port):
+            try:
+                egress.allow_destination(record.name, endpoint.host, endpoint.port)
+            except OSError as exc:
+                raise EngineError(translate("core.engines", "The engine's host name {host} cannot be "
+                                            "found ({error}).").format(host=endpoint.host, error=one_line(
+                                                getattr(exc, "strerror", None) or exc, 100))) from None
+        return Client(record.name, endpoint, record.trust, record.api_key)
+
+    def check(self, record: EngineRecord) -> EngineRecord:
+        """Reach the engine as configured; the record with its models. Raises EngineError."""
+        info: EngineInfo = discover(self.client(record))
+        return replace(record, kind=info.kind, models=info.models, checked_at=time.time())
+
+    def add(self, name: str, url: str, trust: Trust, api_key: str = "", replacing: str | None = None
+            ) -> EngineRecord:
+        """Check the engine and keep it (``replacing``: the engine it is an edit of). Nothing
+        is stored when the check fails."""
+        name = valid_name(name)
+        if trust.pin:
+            trust = replace(trust, pin=normalise_pin(trust.pin))
+        parse_url(url, trust)
+        taken = self.get(name)
+        if taken is not None and (replacing is None or taken.name.casefold() != replacing.casefold()):
+            raise EngineError(translate("core.engines", "An engine named {name} exists already.").format(name=name))
+        old = self.get(replacing) if replacing else None
+        if old is not None and old.name != name:
+            egress.revoke_destination(old.name)
+        try:
+            record = self.check(EngineRecord(name, url.strip(), trust, api_key))
+        except BaseException:
+            egress.revoke_destination(name)
+            if old is not None:
+                egress.revoke_destination(old.name)
+            raise
+        records = {k: v for k, v in self._records.items() if old is None or k != old.name}
+        if old is not None:
+            record = replace(record, enabled=old.enabled)
+        records[name] = record
+        self._store(records)
+        return record
+
+    def recheck(self, name: str) -> EngineRecord:
+        """Check a stored engine again and keep what it lists now."""
+        record = self.check(self.require(name))
+        self._store({**self._records, record.name: record})
+        return record
+
+    def set_enabled(self, name: str, enabled: bool) -> None:
+        record = self.require(name)
+        if not enabled:
+            egress.revoke_destination(record.name)
+        self._store({**self._records, record.name: replace(record, enabled=enabled)})
+
+    def remove(self, name: str) -> None:
+        record = self.require(name)
+        egress.revoke_destination(record.name)
+        self._store({k: v for k, v in self._records.items() if k != record.name})
+
+    # Answering ---------------------------------------------------------------------------
+    def engine_for(self, command: Generate) -> RemoteEngine:
+        """The engine and model a chat asked for (called on the runner's thread)."""
+        record = self.require(command.engine)
+        if not record.enabled:
+            raise EngineError(translate("core.engines", "The engine {name} is switched off: switch it "
+                                        "on in Settings ▸ Engines, or choose another model.")
+                              .format(name=record.name))
+        model = record.model(command.model)
+        key = (record.name, model.id)
+        with self._lock:
+            engine = self._engines.get(key)
+        if engine is None:
+            engine = RemoteEngine(self.client(record), record.kind, model)
+            with self._lock:
+                self._engines[key] = engine
+        return engine

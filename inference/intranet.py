@@ -1,0 +1,494 @@
+"""The connection to an intranet engine: one host and port, TLS as the user configured it.
+
+Written on ``http.client`` over a socket this module opens itself, so that nothing
+happens that the user did not set up: the socket goes only to an address the guard
+resolved when the engine was allowed (``guard.egress.allow_destination``), redirects are
+answered with an error rather than followed, and proxy variables in the environment are
+never read (http.client does not know them; only urllib and requests do). Trust is
+the system's certificate store, the organisation's CA (PEM), a pinned SHA-256 of the
+server's certificate or public key, or a combination; the pin is checked after the
+handshake, before one byte of the request is written.
+
+Everything a server sends is untrusted: sizes are bounded, its error text is cut to one
+short line, and a redirect's target is never shown as a link.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import errno
+import hashlib
+import http.client
+import ipaddress
+import json
+import re
+import socket
+import ssl
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from guard import egress
+from i18n import translate
+from inference.errors import InferenceError
+
+CONNECT_TIMEOUT = 10.0
+READ_TIMEOUT = 120.0  # a busy server's prefill of a long prompt, before its first byte
+MAX_JSON = 4 * 1024 * 1024
+MAX_LINE = 1024 * 1024
+MAX_ERROR_TEXT = 300
+_HOST = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+                   r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$")
+
+
+class EngineError(InferenceError):
+    """The engine could not be reached or answered wrongly; the message is for the user."""
+
+    retryable = False
+
+
+class Overloaded(EngineError):
+    retryable = True
+
+    def __init__(self, message: str, wait: float) -> None:
+        super().__init__(message)
+        self.wait = wait
+
+
+class Dropped(EngineError):
+    """The connection ended in the middle of an answer."""
+
+
+class Aborted(Exception):
+    """The user stopped the request; the connection was closed on purpose."""
+
+
+@dataclass(frozen=True)
+class Trust:
+    system: bool = True  # the operating system's certificate store
+    ca_pem: str = ""  # the organisation's CA certificate(s), PEM text
+    pin: str = ""  # sha256 (hex) of the server's certificate or of its public key
+    allow_http: bool = False  # the loud opt-in: plain http to a host that is not loopback
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A base URL taken apart and checked."""
+
+    scheme: str
+    host: str  # a name or an IP literal, without brackets
+    port: int
+    path: str  # "/v1", never ending in "/"
+
+    @property
+    def root(self) -> str:
+        """The server's root path: llama-server's /props and /tokenize live there."""
+        return self.path[: -len("/v1")] if self.path.endswith("/v1") else self.path
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{self.scheme}://{host}:{self.port}{self.path}"
+
+    @property
+    def loopback(self) -> bool:
+        if self.host.lower() in egress.LOCALHOST_NAMES:
+            return True
+        try:
+            return ipaddress.ip_address(self.host).is_loopback
+        except ValueError:
+            return False
+
+
+def parse_url(text: str, trust: Trust) -> Endpoint:
+    """The engine's base URL, or EngineError saying what is wrong with it."""
+    bad = translate("inference.intranet", "The address is not a usable engine URL: {why}.")
+    try:
+        parts = urlsplit(text.strip())
+        port = parts.port
+    except ValueError as exc:
+        raise EngineError(bad.format(why=exc)) from None
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https"):
+        raise EngineError(bad.format(why=translate("inference.intranet",
+                                                   "it must start with https:// (or http://)")))
+    if parts.username or parts.password or parts.query or parts.fragment:
+        raise EngineError(bad.format(why=translate(
+            "inference.intranet", "it may not carry a user name, password, query or fragment "
+            "(put the API key in its own field)")))
+    host = parts.hostname or ""
+    if not host or not (_HOST.match(host) or _is_ip(host)):
+        raise EngineError(bad.format(why=translate("inference.intranet", "the host name is not valid")))
+    path = parts.path.rstrip("/")
+    if not re.fullmatch(r"(/[A-Za-z0-9._~-]+)*", path) or any(p in (".", "..") for p in path.split("/")):
+        raise EngineError(bad.format(why=translate("inference.intranet", "the path is not valid")))
+    endpoint = Endpoint(scheme, host.rstrip("."), port or (443 if scheme == "https" else 80),
+                        path or "/v1")
+    if scheme == "http" and not endpoint.loopback and not trust.allow_http:
+        raise EngineError(translate(
+            "inference.intranet", "Plain http:// would send your conversations unencrypted "
+            "across the network. Use https://, or choose \"Allow unencrypted http\" if this "
+            "network is one you trust."))
+    return endpoint
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        return False
+
+
+def normalise_pin(text: str) -> str:
+    """A pin as 64 hex digits: accepts hex with or without colons, and ``sha256/BASE64``."""
+    value = text.strip()
+    if value.lower().startswith("sha256/"):
+        try:
+            raw = base64.b64decode(value[7:], validate=True)
+        except ValueError:
+            raw = b""
+        value = raw.hex() if len(raw) == 32 else ""
+    value = value.replace(":", "").lower()
+    if not re.fullmatch(r"[0-9a-f]{64}", value):
+        raise EngineError(translate("inference.intranet", "The pin must be a SHA-256: 64 hexadecimal "
+                                    "digits (colons allowed) or sha256/ and its Base64 form."))
+    return value
+
+
+def certificate_pins(der: bytes) -> tuple[str, str]:
+    """SHA-256 of the certificate and of its public key (SubjectPublicKeyInfo), in hex."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+
+    spki = x509.load_der_x509_certificate(der).public_key().public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    return hashlib.sha256(der).hexdigest(), hashlib.sha256(spki).hexdigest()
+
+
+def tls_context(trust: Trust) -> ssl.SSLContext:
+    """The certificate checks the user chose. A pin alone is the identity (a self-signed
+    server's); with a CA or the system store the chain and the name are checked too."""
+    if trust.pin and not trust.ca_pem and not trust.system:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    else:
+        context = ssl.create_default_context() if trust.system else ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        if trust.ca_pem:
+            try:
+                context.load_verify_locations(cadata=trust.ca_pem)
+            except (ssl.SSLError, ValueError):
+                raise EngineError(translate("inference.intranet", "The CA certificate is not a "
+                                            "readable PEM certificate.")) from None
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    return context
+
+
+def one_line(text: object, limit: int = MAX_ERROR_TEXT) -> str:
+    """A server's text made safe to show: printable, one line, short."""
+    flat = " ".join("".join(c if c.isprintable() else " " for c in str(text)).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+class _Connection(http.client.HTTPConnection):
+    """http.client's connection, but connected to the address the guard resolved, and
+    over TLS with the user's trust and pin when the scheme is https."""
+
+    def __init__(self, name: str, endpoint: Endpoint, address: str, trust: Trust, timeout: float) -> None:
+        super().__init__(endpoint.host, endpoint.port, timeout=timeout)
+        self._name = name
+        self._endpoint = endpoint
+        self._address = address
+        self._trust = trust
+        self._connect_timeout = min(timeout, CONNECT_TIMEOUT)
+
+    def connect(self) -> None:
+        family = socket.AF_INET6 if ":" in self._address else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            sock.settimeout(self._connect_timeout)
+            sock.connect((self._address, self._endpoint.port))
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if self._endpoint.scheme == "https":
+                sock = tls_context(self._trust).wrap_socket(sock, server_hostname=self._endpoint.host)
+                if self._trust.pin:
+                    der = sock.getpeercert(binary_form=True) or b""
+                    if normalise_pin(self._trust.pin) not in certificate_pins(der):
+                        raise EngineError(translate(
+                            "inference.intranet", "The engine's certificate does not match the "
+                            "pinned SHA-256: this may not be your organisation's server. Nothing "
+                            "was sent."))
+            sock.settimeout(self.timeout)
+        except BaseException:
+            sock.close()
+            raise
+        self.sock = sock
+
+    def send(self, data: Any) -> None:
+        """Every byte of a request (headers and body) passes here: counted for the engine."""
+        super().send(data)
+        egress.count_traffic(self._name, sent=len(data) if isinstance(data, (bytes, bytearray)) else 0)
+
+
+class Client:
+    """Requests to one engine. Thread-safe: each request opens its own connection."""
+
+    def __init__(self, name: str, endpoint: Endpoint, trust: Trust, api_key: str = "",
+                 read_timeout: float = READ_TIMEOUT) -> None:
+        self.name = name
+        self.endpoint = endpoint
+        self.trust = trust
+        self._api_key = api_key
+        self._read_timeout = read_timeout
+
+    # One request ------------------------------------------------------------------
+    def _addresses(self) -> list[str]:
+        for found in egress.destinations():
+            if found.name == self.name:
+                return sorted(found.addresses, key=lambda a: ":" in a)  # IPv4 first
+        raise EngineError(translate("inference.intranet", "The engine {name} is not allowed "
+                                    "(switched off or removed).").format(name=self.name))
+
+    def _headers(self, stream: bool) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", "User-Agent": "Hearth",
+                   "Accept": "text/event-stream" if stream else "application/json"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        return headers
+
+    def open(self, method: str, path: str, body: dict[str, Any] | None = None, stream: bool = False,
+             abort: Abort | None = None) -> tuple[_Connection, http.client.HTTPResponse]:
+        """Send one request; the connection and its response, whose status is 2xx."""
+        data = json.dumps(body).encode() if body is not None else None
+        last: Exception | None = None
+        for address in self._addresses():
+            conn = _Connection(self.name, self.endpoint, address, self.trust, self._read_timeout)
+            if abort is not None:
+                abort.attach(conn)
+            try:
+                conn.request(method, path, body=data, headers=self._headers(stream))
+                response = conn.getresponse()
+            except EngineError:
+                conn.close()
+                raise
+            except (ssl.SSLError, ssl.CertificateError) as exc:
+                conn.close()
+                raise EngineError(self._tls_reason(exc)) from None
+            except OSError as exc:
+                conn.close()
+                if abort is not None and abort.is_set():
+                    raise Aborted() from None
+                last = exc
+                continue
+            except http.client.HTTPException as exc:
+                conn.close()
+                raise Dropped(translate("inference.intranet", "The engine {name} closed the "
+                                        "connection without an answer ({error}).")
+                              .format(name=self.name, error=type(exc).__name__)) from None
+            if 200 <= response.status < 300:
+                return conn, response
+            try:
+                raise self._status_error(response)
+            finally:
+                conn.close()
+        raise EngineError(self._network_reason(last))
+
+    def get_json(self, path: str) -> Any:
+        conn, response = self.open("GET", path)
+        try:
+            return self._read_json(response)
+        finally:
+            conn.close()
+
+    def post_json(self, path: str, body: dict[str, Any]) -> Any:
+        conn, response = self.open("POST", path, body)
+        try:
+            return self._read_json(response)
+        finally:
+            conn.close()
+
+    def _read_json(self, response: http.client.HTTPResponse) -> Any:
+        raw = response.read(MAX_JSON + 1)
+        egress.count_traffic(self.name, received=len(raw))
+        if len(raw) > MAX_JSON:
+            raise EngineError(translate("inference.intranet", "The engine {name} sent an answer "
+                                        "too large to be one.").format(name=self.name))
+        try:
+            return json.loads(raw)
+        except ValueError:
+            raise EngineError(translate("inference.intranet", "The engine {name} answered with "
+                                        "something that is not JSON: is the URL an OpenAI-"
+                                        "compatible API (…/v1)?").format(name=self.name)) from None
+
+    def events(self, response: http.client.HTTPResponse, abort: Abort | None) -> Iterator[dict[str, Any]]:
+        """The JSON objects of a server-sent event stream, until ``[DONE]`` or its end.
+
+        Raises Dropped when the stream ends without ``[DONE]`` or a finish reason, and
+        Aborted when the user stopped it."""
+        finished = False
+        try:
+            while True:
+                line = response.readline(MAX_LINE + 1)
+                egress.count_traffic(self.name, received=len(line))
+                if not line:
+                    break
+                if len(line) > MAX_LINE:
+                    raise EngineError(translate("inference.intranet", "The engine {name} sent a "
+                                                "line too long to be an answer's piece.").format(name=self.name))
+                text = line.strip()
+                if not text.startswith(b"data:") and not text.startswith(b"error:"):
+                    continue  # comments, keep-alives, event names, blank separators
+                payload = text.split(b":", 1)[1].strip()
+                if payload == b"[DONE]":
+                    finished = True
+                    break
+                try:
+                    event = json.loads(payload)
+                except ValueError:
+                    continue
+                if not isinstance(event, dict):
+                    continue
+                if "error" in event:
+                    raise EngineError(translate("inference.intranet", "The engine {name} reported "
+                                                "an error: {error}").format(name=self.name,
+                                                                            error=error_text(event)))
+                if any(isinstance(c, dict) and c.get("finish_reason") for c in event.get("choices") or []):
+                    finished = True
+                yield event
+        except (OSError, ValueError, http.client.HTTPException) as exc:
+            if abort is not None and abort.is_set():
+                raise Aborted() from None
+            if isinstance(exc, TimeoutError):
+                raise Dropped(translate("inference.intranet", "The engine {name} stopped sending "
+                                        "for {seconds} seconds.").format(
+                                            name=self.name, seconds=int(self._read_timeout))) from None
+            raise Dropped(translate("inference.intranet", "The connection to {name} dropped in the "
+                                    "middle of the answer.").format(name=self.name)) from None
+        if abort is not None and abort.is_set():
+            raise Aborted()
+        if not finished:
+            raise Dropped(translate("inference.intranet", "The connection to {name} ended before the "
+                                    "answer was complete.").format(name=self.name))
+
+    # Errors in the user's words ----------------------------------------------------
+    def _status_error(self, response: http.client.HTTPResponse) -> EngineError:
+        status = response.status
+        try:
+            raw = response.read(64 * 1024)
+        except (OSError, http.client.HTTPException):
+            raw = b""
+        egress.count_traffic(self.name, received=len(raw))
+        try:
+            detail = error_text(json.loads(raw))
+        except ValueError:
+            detail = one_line(raw.decode("utf-8", "replace"))
+        name = self.name
+        if 300 <= status < 400:
+            return EngineError(translate("inference.intranet", "The engine {name} answered with a "
+                                         "redirect (HTTP {status}). Hearth does not follow redirects: "
+                                         "check the URL with your administrator.").format(name=name, status=status))
+        if status in (401, 403):
+            return EngineError(translate("inference.intranet", "The engine {name} refused the API key "
+                                         "(HTTP {status}).").format(name=name, status=status))
+        if status == 404:
+            return EngineError(translate("inference.intranet", "The engine {name} does not know this "
+                                         "address (HTTP 404): does the URL end in /v1?").format(name=name))
+        if status in (429, 503):
+            wait = _retry_after(response.getheader("Retry-After"))
+            return Overloaded(translate("inference.intranet", "The engine {name} is busy (HTTP {status})."
+                                        ).format(name=name, status=status), wait)
+        return EngineError(translate("inference.intranet", "The engine {name} answered HTTP {status}: "
+                                     "{detail}").format(name=name, status=status, detail=detail or "-"))
+
+    def _tls_reason(self, exc: Exception) -> str:
+        detail = getattr(exc, "verify_message", "") or getattr(exc, "reason", "") or str(exc)
+        if "hostname" in str(exc).lower() or "ip address mismatch" in str(exc).lower():
+            return translate("inference.intranet", "The engine's certificate is for another name "
+                             "than {host}. Nothing was sent.").format(host=self.endpoint.host)
+        if isinstance(exc, ssl.SSLCertVerificationError):
+            return translate("inference.intranet", "The engine's certificate is not trusted ({detail}). "
+                             "Add your organisation's CA certificate, or pin the server's "
+                             "certificate. Nothing was sent.").format(detail=one_line(detail, 120))
+        return translate("inference.intranet", "The secure connection to {name} failed ({detail}). "
+                         "Nothing was sent.").format(name=self.name, detail=one_line(detail, 120))
+
+    def _network_reason(self, exc: Exception | None) -> str:
+        where = f"{self.endpoint.host}:{self.endpoint.port}"
+        if isinstance(exc, egress.EgressBlocked):
+            return translate("inference.intranet", "Hearth's guard refused the connection to {where}."
+                             ).format(where=where)
+        if isinstance(exc, OSError) and exc.errno == errno.EAFNOSUPPORT and _kernel_line():
+            return translate("inference.intranet", "Hearth started with no network at all, as it does "
+                             "while no engine is on. Restart Hearth to use the engine {name}.").format(name=self.name)
+        if isinstance(exc, ConnectionRefusedError):
+            return translate("inference.intranet", "Nothing answers at {where}: the engine {name} "
+                             "is not running, or the port is wrong.").format(where=where, name=self.name)
+        if isinstance(exc, TimeoutError):
+            return translate("inference.intranet", "The engine {name} at {where} did not answer in "
+                             "time.").format(name=self.name, where=where)
+        return translate("inference.intranet", "The engine {name} at {where} cannot be reached "
+                         "({error}).").format(name=self.name, where=where,
+                                              error=one_line(getattr(exc, "strerror", None) or exc, 80))
+
+
+def _kernel_line() -> bool:
+    from guard import seccomp
+
+    return seccomp.RESTRICTION.active
+
+
+def error_text(body: Any) -> str:
+    """The message of an OpenAI-style error body, made safe to show."""
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        if isinstance(error, dict):
+            return one_line(error.get("message") or error.get("detail") or "")
+        return one_line(error if isinstance(error, str) else body.get("message") or body.get("detail") or "")
+    return one_line(body) if isinstance(body, str) else ""
+
+
+def _retry_after(value: str | None) -> float:
+    try:
+        return max(0.0, min(30.0, float(value))) if value else 0.0
+    except ValueError:
+        return 0.0
+
+
+class Abort:
+    """Stop one request from another thread: closes its connection, which unblocks the
+    reading thread at once and tells the server to stop generating."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._conn: _Connection | None = None
+
+    def attach(self, conn: _Connection) -> None:
+        with self._lock:
+            self._conn = conn
+        if self._event.is_set():
+            self._close(conn)
+
+    def set(self) -> None:
+        self._event.set()
+        with self._lock:
+            conn = self._conn
+        if conn is not None:
+            self._close(conn)
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+    def wait(self, seconds: float) -> bool:
+        return self._event.wait(seconds)
+
+    @staticmethod
+    def _close(conn: _Connection) -> None:
+        sock = conn.sock
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)

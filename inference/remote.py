@@ -1,0 +1,364 @@
+"""Answers from an intranet engine (vLLM, SGLang, llama.cpp's server), as local ones.
+
+``RemoteEngine`` speaks the OpenAI-compatible chat API of one engine and model;
+``RemoteRunner`` runs each request on its own thread (the server batches them, so
+concurrent chats are not queued behind each other here) and reports the same events as
+the local worker: Started, Chunk, Done / Stopped / Failed. The history is fitted into
+the engine's context window with the engine's own tokenizer where it has one; document
+passages are found locally first (``inference.generation.retrieve``, with the local
+embedding model) and only the passages found are sent.
+
+The differences between engines that the adapter handles (each was met on the real
+servers; the README lists them): where the context length is published (vLLM's
+``max_model_len`` in /v1/models, llama-server's per-slot ``n_ctx`` in /props), how a
+prompt is tokenized (/tokenize with ``prompt`` on vLLM and SGLang, ``content`` on
+llama-server), the name of the repetition penalty, whether usage comes at the end of a
+stream, and that a request whose prompt plus ``max_tokens`` exceeds the window is
+refused outright by vLLM rather than cut.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from i18n import translate
+from inference.errors import InferenceError
+from inference.generation import QueryVector, Sink, retrieve, stream_pieces
+from inference.intranet import Abort, Aborted, Client, EngineError, Overloaded, one_line
+from inference.prompt import answer_reserve, fit_messages
+from inference.protocol import (
+    ChatMessage,
+    Done,
+    Failed,
+    Generate,
+    Notice,
+    SamplingParams,
+    Started,
+    Stats,
+    Stopped,
+)
+
+log = logging.getLogger(__name__)
+
+DEFAULT_CONTEXT = 4096  # an engine that does not say: a window every current model has
+PER_MESSAGE = 8  # a chat template's tokens around each message, counted generously
+RETRIES = 3
+MAX_MODELS = 200
+# Control-token spellings of the common chat templates. The server renders the template
+# and tokenizes the result with special tokens parsed, so a document or an earlier answer
+# that spells one could end a turn and write its own; a word joiner after the first
+# character keeps the text readable and makes it ordinary text.
+_CONTROL = re.compile(r"<\|[A-Za-z0-9_ .-]{1,40}\|>|</?s>|<(?:start|end)_of_turn>|\[/?INST\]|<</?SYS>>"
+                      r"|<\|?(?:im_start|im_end|endoftext|eot_id)\|?>", re.IGNORECASE)
+
+
+def escape_control_text(text: str) -> str:
+    return _CONTROL.sub(lambda m: m[0][0] + "\u2060" + m[0][1:], text)
+
+
+@dataclass(frozen=True)
+class RemoteModel:
+    id: str
+    n_ctx: int = 0  # 0: the engine did not say
+
+
+@dataclass(frozen=True)
+class EngineInfo:
+    kind: str  # "vllm" | "sglang" | "llama.cpp" | "openai" (any other compatible server)
+    models: tuple[RemoteModel, ...]
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 10**8 else 0
+
+
+def discover(client: Client) -> EngineInfo:
+    """Which kind of server this is, its models and their context windows."""
+    data = client.get_json(client.endpoint.path + "/models")
+    items = data.get("data") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        raise EngineError(translate("inference.remote", "The engine {name} did not list its models: "
+                                    "is the URL an OpenAI-compatible API (…/v1)?").format(name=client.name))
+    models: list[RemoteModel] = []
+    owners = set()
+    for item in items[:MAX_MODELS]:
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+            continue
+        model_id = one_line(item["id"], 200)
+        if not model_id:
+            continue
+        owners.add(str(item.get("owned_by", "")).lower())
+        meta = item.get("meta")
+        meta = meta if isinstance(meta, dict) else {}
+        models.append(RemoteModel(model_id, _int(item.get("max_model_len")) or _int(meta.get("n_ctx_train"))))
+    kind = ("vllm" if "vllm" in owners else "sglang" if "sglang" in owners
+            else "llama.cpp" if "llamacpp" in owners else "openai")
+    if kind == "llama.cpp":
+        # /v1/models gives the training length; the server's window (per parallel slot) is in /props.
+        try:
+            props = client.get_json(client.endpoint.root + "/props")
+            settings = props.get("default_generation_settings") if isinstance(props, dict) else None
+            n_ctx = _int(settings.get("n_ctx")) if isinstance(settings, dict) else 0
+        except EngineError:
+            n_ctx = 0
+        if n_ctx:
+            models = [RemoteModel(m.id, n_ctx) for m in models]
+    if not models:
+        raise EngineError(translate("inference.remote", "The engine {name} answers but offers no "
+                                    "model.").format(name=client.name))
+    return EngineInfo(kind, tuple(models))
+
+
+class RemoteEngine:
+    """One model on one engine. Safe to use from several threads at once."""
+
+    def __init__(self, client: Client, kind: str, model: RemoteModel) -> None:
+        self.client = client
+        self.kind = kind
+        self.model = model
+        self._counts: OrderedDict[str, int] = OrderedDict()
+        self._lock = threading.Lock()
+        self._tokenizer = kind in ("vllm", "sglang", "llama.cpp")
+        self.counted_exactly = self._tokenizer
+
+    @property
+    def name(self) -> str:
+        return self.model.id
+
+    @property
+    def n_ctx(self) -> int:
+        return self.model.n_ctx or DEFAULT_CONTEXT
+
+    # Token counts -------------------------------------------------------------------
+    def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
+        return 2 + sum(PER_MESSAGE + self._count(escape_control_text(m.content)) for m in messages)
+
+    def _count(self, text: str) -> int:
+        with self._lock:
+            if text in self._counts:
+                self._counts.move_to_end(text)
+                return self._counts[text]
+        found = self._tokenize(text) if self._tokenizer and text else None
+        if found is None:
+            found = len(text.encode("utf-8")) // 3 + 1  # ~4 bytes a token in English, 3 in Chinese
+        with self._lock:
+            self._counts[text] = found
+            while len(self._counts) > 4096:
+                self._counts.popitem(last=False)
+        return found
+
+    def _tokenize(self, text: str) -> int | None:
+        body: dict[str, Any] = ({"content": text, "add_special": False} if self.kind == "llama.cpp"
+                                else {"model": self.model.id, "prompt": text, "add_special_tokens": False})
+        try:
+            data = self.client.post_json(self.client.endpoint.root + "/tokenize", body)
+        except EngineError as exc:
+            log.info("engine %s has no usable /tokenize (%s): token counts are estimated", self.client.name, exc)
+            self._tokenizer = False
+            self.counted_exactly = False
+            return None
+        if isinstance(data, dict):
+            if _int(data.get("count")):
+                return int(data["count"])
+            if isinstance(data.get("tokens"), list):
+                return len(data["tokens"])
+        return None
+
+    # The answer ---------------------------------------------------------------------
+    def request_body(self, messages: Sequence[ChatMessage], params: SamplingParams, max_tokens: int) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model.id, "stream": True, "max_tokens": max_tokens,
+            "messages": [{"role": m.role, "content": escape_control_text(m.content)} for m in messages],
+            "temperature": params.temperature, "top_p": params.top_p,
+            "stream_options": {"include_usage": True},
+        }
+        if params.seed is not None:
+            body["seed"] = params.seed
+        if self.kind == "llama.cpp":
+            body.update(top_k=params.top_k, min_p=params.min_p, repeat_penalty=params.repeat_penalty)
+        elif self.kind in ("vllm", "sglang"):
+            body.update(top_k=params.top_k, min_p=params.min_p, repetition_penalty=params.repeat_penalty)
+        return body
+
+    def stream(self, messages: Sequence[ChatMessage], params: SamplingParams, abort: Abort,
+               max_tokens: int, usage: dict[str, int], notice: Callable[[str], None]) -> Iterator[str]:
+        """The answer's text pieces as they arrive. Busy (429/503) is retried with back-off
+        before the answer starts, each wait said through ``notice``."""
+        body = self.request_body(messages, params, max_tokens)
+        for attempt in range(RETRIES + 1):
+            try:
+                conn, response = self.client.open("POST", self.client.endpoint.path + "/chat/completions",
+                                                  body, stream=True, abort=abort)
+                break
+            except Overloaded as exc:
+                if attempt == RETRIES:
+                    raise EngineError(translate("inference.remote", "{busy} Hearth tried {n} times; "
+                                                "try again in a while.").format(busy=exc, n=RETRIES + 1)) from None
+                wait = exc.wait or float(2 ** attempt)
+                notice(translate("inference.remote", "{busy} Trying again in {seconds} s…")
+                       .format(busy=exc, seconds=int(round(wait))))
+                if abort.wait(wait):
+                    raise Aborted() from None
+        try:
+            for event in self.client.events(response, abort):
+                if isinstance(event.get("usage"), dict):
+                    for key in ("prompt_tokens", "completion_tokens"):
+                        if _int(event["usage"].get(key)):
+                            usage[key] = event["usage"][key]
+                for choice in event.get("choices") or []:
+                    delta = choice.get("delta") if isinstance(choice, dict) else None
+                    content = delta.get("content") if isinstance(delta, dict) else None
+                    if isinstance(content, str) and content:
+                        yield content
+        finally:
+            conn.close()
+
+
+class RemoteRunner:
+    """Requests to intranet engines, each on its own thread, reported like the worker's."""
+
+    def __init__(self, sink: Sink, engine_for: Callable[[Generate], RemoteEngine],
+                 query_vector: QueryVector, flush_interval: float = 1 / 30) -> None:
+        self._sink = sink
+        self._engine_for = engine_for
+        self._query_vector = query_vector
+        self._flush_interval = flush_interval
+        self._lock = threading.Lock()
+        self._running: dict[int, tuple[Abort, threading.Thread]] = {}
+
+    def submit(self, command: Generate) -> None:
+        abort = Abort()
+        thread = threading.Thread(target=self._run, args=(command, abort), daemon=True,
+                                  name=f"hearth-engine-{command.request_id}")
+        with self._lock:
+            self._running[command.request_id] = (abort, thread)
+        thread.start()
+
+    def cancel(self, request_id: int) -> None:
+        with self._lock:
+            found = self._running.get(request_id)
+        if found is not None:
+            found[0].set()
+
+    def owns(self, request_id: int) -> bool:
+        with self._lock:
+            return request_id in self._running
+
+    def shutdown(self, timeout: float = 2.0) -> None:
+        with self._lock:
+            running = list(self._running.values())
+        for abort, _ in running:
+            abort.set()
+        for _, thread in running:
+            thread.join(timeout)
+
+    def _emit(self, event: Any) -> None:
+        try:
+            self._sink(event)
+        except Exception:
+            log.exception("event sink failed for %s", type(event).__name__)
+
+    def _run(self, command: Generate, abort: Abort) -> None:
+        rid = command.request_id
+        try:
+            self._answer(command, abort)
+        except Aborted:
+            self._emit(Stopped(rid, Stats(0, 0, 0.0, 0.0)))
+        except InferenceError as exc:
+            self._emit(Failed(rid, str(exc)))
+        except Exception as exc:
+            log.exception("an engine request failed unexpectedly")
+            self._emit(Failed(rid, translate("inference.remote", "The request to the engine failed "
+                                             "({kind}). Details are in the log.").format(kind=type(exc).__name__)))
+        finally:
+            with self._lock:
+                self._running.pop(rid, None)
+
+    def _answer(self, command: Generate, abort: Abort) -> None:
+        rid = command.request_id
+        if abort.is_set():
+            raise Aborted()
+        engine = self._engine_for(command)
+        n_ctx = engine.n_ctx
+        budget = n_ctx - answer_reserve(n_ctx, command.params.max_tokens)
+        if not engine.counted_exactly:
+            budget = int(budget * 0.9)  # estimated counts: keep a margin, vLLM refuses an overflow
+        source = list(command.messages)
+        if command.retrieval is not None:
+            source = retrieve(command, self._query_vector, engine.count_tokens, budget, self._emit)
+        messages, dropped = fit_messages(source, engine.count_tokens, budget)
+        prompt_tokens = engine.count_tokens(messages)
+        max_tokens = max(16, min(command.params.max_tokens, n_ctx - prompt_tokens - 8))
+        if abort.is_set():
+            raise Aborted()
+        self._emit(Started(rid, dropped, engine.name))
+        usage: dict[str, int] = {}
+        broke: list[EngineError] = []
+
+        def pieces() -> Iterator[str]:
+            try:
+                yield from engine.stream(messages, command.params, abort, max_tokens, usage,
+                                         lambda text: self._emit(Notice(rid, text)))
+            except Aborted:
+                return
+            except EngineError as exc:  # a drop, or an error event: what came so far is kept
+                broke.append(exc)
+
+        count, ttft, total = stream_pieces(rid, pieces(), self._emit, abort.is_set, self._flush_interval)
+        stats = Stats(usage.get("prompt_tokens", prompt_tokens), usage.get("completion_tokens", count),
+                      ttft, total, dropped)
+        if broke:
+            if count:
+                self._emit(Stopped(rid, stats, str(broke[0])))
+            else:
+                self._emit(Failed(rid, str(broke[0])))
+        elif abort.is_set():
+            self._emit(Stopped(rid, stats))
+        else:
+            self._emit(Done(rid, stats))
+
+
+def local_query_vector(submit: Callable[[Any], None], timeout: float = 120.0) -> QueryVector:
+    """Embed a question with the local worker's embedding model (document retrieval stays
+    on this computer whichever engine answers); None when that model is not loaded."""
+    from concurrent.futures import Future
+
+    from inference.embedder import EmbedderNotLoaded
+    from inference.protocol import Embed
+
+    def vector(model: str, text: str) -> Any:
+        future: Future = Future()
+        submit(Embed((text,), future, model))
+        try:
+            return future.result(timeout=timeout)[0]
+        except EmbedderNotLoaded:
+            return None
+
+    return vector
+
+
+class Dispatch:
+    """Where a command goes: a Generate naming an engine to the runner, all else to the
+    local worker. The turn machine and the clients hold this instead of the worker."""
+
+    def __init__(self, local: Any, remote: RemoteRunner) -> None:
+        self.local = local
+        self.remote = remote
+
+    def submit(self, command: Any) -> None:
+        if isinstance(command, Generate) and command.engine:
+            self.remote.submit(command)
+        else:
+            self.local.submit(command)
+
+    def cancel(self, request_id: int) -> None:
+        if self.remote.owns(request_id):
+            self.remote.cancel(request_id)
+        else:
+            self.local.cancel(request_id)

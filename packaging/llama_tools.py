@@ -1,0 +1,98 @@
+"""llama.cpp's own C++ programs, built once for the tests and benchmarks.
+
+    python packaging/llama_tools.py            # build (or take from the cache), print the folder
+
+``llama-server`` is the real intranet engine the engine tests talk to, and ``llama-bench``
+the C++ baseline of the decode benchmarks. Both are built from the llama.cpp source that
+the pinned llama-cpp-python source distribution carries under ``vendor/llama.cpp``, with
+the same portable flags as the Python binding (never ``-march=native``: AMX SIGILL), as
+static programs. The build takes about 11 minutes on 2 cores, so the result is kept in the
+build cache beside the CPU variants, keyed by version and flags, and copied into the
+virtual environment (``.venv/hearth-llama/tools``). The app never ships or runs these.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bootstrap import LLAMA_VERSION, PORTABLE_X86, VARIANT_CACHE, VENV, is_x86, venv_python  # noqa: E402
+
+TOOLS = ("llama-server", "llama-bench")
+TOOL_FLAGS = ("-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=ON "
+              "-DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF")
+
+
+def cmake_flags() -> str:
+    return ((PORTABLE_X86 + " ") if is_x86() else "-DGGML_NATIVE=OFF ") + TOOL_FLAGS
+
+
+def tools_folder() -> Path:
+    return VENV / "hearth-llama" / "tools"
+
+
+def _key(flags: str) -> str:
+    return hashlib.sha256(f"{LLAMA_VERSION} {flags}".encode()).hexdigest()[:12]
+
+
+def _complete(folder: Path, flags: str) -> bool:
+    stamp = folder / "flags.txt"
+    return stamp.exists() and stamp.read_text() == flags and all((folder / t).exists() for t in TOOLS)
+
+
+def _source(python: str, into: Path) -> Path:
+    """The pinned sdist (from pip's cache when it has it) unpacked; its vendored llama.cpp."""
+    subprocess.run([python, "-m", "pip", "download", "--disable-pip-version-check", "-q", "--no-deps",
+                    "--no-binary", ":all:", f"llama-cpp-python=={LLAMA_VERSION}", "-d", str(into)],
+                   check=True)
+    archive = glob.glob(str(into / f"llama_cpp_python-{LLAMA_VERSION}.tar.gz"))[0]
+    with tarfile.open(archive) as tar:
+        tar.extractall(into, filter="data")
+    return into / f"llama_cpp_python-{LLAMA_VERSION}" / "vendor" / "llama.cpp"
+
+
+def ensure(python: str | None = None) -> Path:
+    """The folder holding the built tools, building them first if no cache has them."""
+    flags = cmake_flags()
+    target = tools_folder()
+    if _complete(target, flags):
+        return target
+    cached = VARIANT_CACHE / f"llama-tools-{LLAMA_VERSION}-{_key(flags)}"
+    if not _complete(cached, flags):
+        print("==> building llama.cpp's llama-server and llama-bench for the engine tests "
+              "(once, about 11 minutes on 2 cores; cached after)", flush=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            source = _source(python or str(venv_python()), Path(tmp))
+            build = Path(tmp) / "build"
+            subprocess.run(["cmake", "-S", str(source), "-B", str(build), *flags.split()], check=True,
+                           stdout=subprocess.DEVNULL)
+            jobs = str(max(1, min(4, os.cpu_count() or 1)))
+            subprocess.run(["cmake", "--build", str(build), "--config", "Release", "-j", jobs,
+                            "--target", *TOOLS], check=True, stdout=subprocess.DEVNULL)
+            staging = Path(tmp) / "staging"
+            staging.mkdir()
+            for tool in TOOLS:
+                found = [p for p in build.rglob(tool + (".exe" if os.name == "nt" else "")) if p.is_file()]
+                shutil.copy2(found[0], staging / tool)
+            (staging / "flags.txt").write_text(flags)
+            if cached.exists():
+                shutil.rmtree(cached)
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copytree(staging, cached)
+    if target.exists():
+        shutil.rmtree(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(cached, target)
+    return target
+
+
+if __name__ == "__main__":
+    print(ensure())

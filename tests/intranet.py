@@ -1,0 +1,169 @@
+"""A real intranet engine for the tests: llama.cpp's own ``llama-server`` with the starter
+model, on a loopback address other than 127.0.0.1, behind TLS with a CA and a server
+certificate made here with ``cryptography``.
+
+``llama-server`` is built by ``packaging/llama_tools.py`` (the test command does it, once,
+then from the build cache).
+"""
+
+from __future__ import annotations
+
+import datetime
+import http.client
+import ipaddress
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+ROOT = Path(__file__).resolve().parent.parent
+ENGINE_HOST = "127.0.0.2"
+ENGINE_NAME = "llm.corp.test"  # in the server certificate, for tests that map it in /etc/hosts
+
+
+def server_binary() -> Path | None:
+    sys.path.insert(0, str(ROOT / "packaging"))
+    from llama_tools import tools_folder
+
+    found = tools_folder() / "llama-server"
+    return found if found.exists() else None
+
+
+@dataclass(frozen=True)
+class Pki:
+    ca_pem: str
+    ca_path: Path
+    cert_path: Path
+    key_path: Path
+    cert_der: bytes
+
+
+def _name(common: str) -> x509.Name:
+    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common)])
+
+
+def _write_key(key: ec.EllipticCurvePrivateKey, path: Path) -> None:
+    path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                       serialization.NoEncryption()))
+
+
+def make_pki(folder: Path, hosts: tuple[str, ...] = (ENGINE_HOST, ENGINE_NAME), label: str = "corp") -> Pki:
+    """A CA and a server certificate it signed, for ``hosts`` (IP literals or names)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    now = datetime.datetime.now(datetime.timezone.utc)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca = (x509.CertificateBuilder().subject_name(_name(f"Hearth test CA {label}"))
+          .issuer_name(_name(f"Hearth test CA {label}")).public_key(ca_key.public_key())
+          .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
+          .not_valid_after(now + datetime.timedelta(days=30))
+          .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+          .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
+                                       content_commitment=False, key_encipherment=False,
+                                       data_encipherment=False, key_agreement=False,
+                                       encipher_only=False, decipher_only=False), critical=True)
+          .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
+          .sign(ca_key, hashes.SHA256()))
+    key = ec.generate_private_key(ec.SECP256R1())
+    names: list[x509.GeneralName] = []
+    for host in hosts:
+        try:
+            names.append(x509.IPAddress(ipaddress.ip_address(host)))
+        except ValueError:
+            names.append(x509.DNSName(host))
+    cert = (x509.CertificateBuilder().subject_name(_name(hosts[0])).issuer_name(ca.subject)
+            .public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(days=1)).not_valid_after(now + datetime.timedelta(days=30))
+            .add_extension(x509.SubjectAlternativeName(names), critical=False)
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    ca_pem = ca.public_bytes(serialization.Encoding.PEM).decode()
+    (folder / "ca.pem").write_text(ca_pem)
+    (folder / "server.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    _write_key(key, folder / "server.key")
+    return Pki(ca_pem, folder / "ca.pem", folder / "server.pem", folder / "server.key",
+               cert.public_bytes(serialization.Encoding.DER))
+
+
+def free_port(host: str = ENGINE_HOST) -> int:
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        return probe.getsockname()[1]
+
+
+@dataclass
+class Server:
+    process: subprocess.Popen
+    host: str
+    port: int
+    pki: Pki | None
+    log: Path
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    @property
+    def url(self) -> str:
+        return f"{'https' if self.pki else 'http'}://{self.host}:{self.port}/v1"
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(10)
+
+
+def _ready(host: str, port: int, pki: Pki | None) -> bool:
+    try:
+        if pki is not None:
+            context = ssl.create_default_context(cadata=pki.ca_pem)
+            context.check_hostname = False  # ready is all this asks; tests check the names
+            conn: http.client.HTTPConnection = http.client.HTTPSConnection(host, port, context=context, timeout=2)
+        else:
+            conn = http.client.HTTPConnection(host, port, timeout=2)
+        conn.request("GET", "/health")
+        ok = conn.getresponse().status == 200
+        conn.close()
+        return ok
+    except OSError:
+        return False
+
+
+@contextmanager
+def llama_server(model: Path, pki: Pki | None, host: str = ENGINE_HOST, n_ctx: int = 4096,
+                 parallel: int = 2, extra: tuple[str, ...] = ()) -> Iterator[Server]:
+    """llama-server serving ``model`` on ``host`` (TLS with ``pki``), ready to answer."""
+    binary = server_binary()
+    assert binary is not None, "llama-server is not built: run packaging/llama_tools.py"
+    port = free_port(host)
+    args = [str(binary), "-m", str(model), "--host", host, "--port", str(port), "-c", str(n_ctx),
+            "--parallel", str(parallel), "-t", "1", "--no-webui", *extra]
+    if pki is not None:
+        args += ["--ssl-key-file", str(pki.key_path), "--ssl-cert-file", str(pki.cert_path)]
+    log = tempfile.NamedTemporaryFile(prefix="llama-server-", suffix=".log", delete=False)  # noqa: SIM115
+    process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
+    server = Server(process, host, port, pki, Path(log.name))
+    log.close()
+    try:
+        deadline = time.monotonic() + 120
+        while not _ready(host, port, pki):
+            if process.poll() is not None:
+                raise AssertionError("llama-server exited: " + server.log_text()[-2000:])
+            if time.monotonic() > deadline:
+                raise AssertionError("llama-server was not ready in 120 s")
+            time.sleep(0.2)
+        yield server
+    finally:
+        server.stop()
+        server.log.unlink(missing_ok=True)
