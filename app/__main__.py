@@ -41,7 +41,7 @@ def _kernel_line(args) -> None:
     (guard/seccomp.py). ``HEARTH_HOST_NETWORK=1`` leaves it out, for debugging."""
     if not sys.platform.startswith("linux") or os.environ.get("HEARTH_HOST_NETWORK"):
         return
-    if getattr(args, "command", None) in ("serve", "engines") or getattr(args, "engine", ""):
+    if getattr(args, "command", None) in ("serve", "engines") or bool(getattr(args, "engine", None)):
         return
     from core.settings import Settings
 

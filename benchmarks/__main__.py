@@ -11,6 +11,7 @@ from pathlib import Path
 
 from benchmarks import (
     documents_bench,
+    engine_bench,
     perf_bench,
     retrieval_bench,
     stall_bench,
@@ -19,7 +20,7 @@ from benchmarks import (
 )
 
 SUITES = {"chat": perf_bench.run, "vault": vault_bench.run, "documents": documents_bench.run,
-          "stall": stall_bench.run, "starter": starter_bench.run, "retrieval": retrieval_bench.run}
+          "stall": stall_bench.run, "starter": starter_bench.run, "retrieval": retrieval_bench.run, "engines": engine_bench.run}
 
 
 def main() -> int:

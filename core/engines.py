@@ -184,10 +184,10 @@ class Engines:
         info: EngineInfo = discover(self.client(record))
         return replace(record, kind=info.kind, models=info.models, checked_at=time.time())
 
-    def add(self, name: str, url: str, trust: Trust, api_key: str = "", replacing: str | None = None
-            ) -> EngineRecord:
-        """Check the engine and keep it (``replacing``: the engine it is an edit of). Nothing
-        is stored when the check fails."""
+    def prepare(self, name: str, url: str, trust: Trust, api_key: str = "",
+                replacing: str | None = None) -> EngineRecord:
+        """The engine as the user described it, validated (EngineError says what is wrong);
+        ``replacing``: the engine it is an edit of. Not checked, not stored yet."""
         name = valid_name(name)
         if trust.pin:
             trust = replace(trust, pin=normalise_pin(trust.pin))
@@ -195,22 +195,35 @@ class Engines:
         taken = self.get(name)
         if taken is not None and (replacing is None or taken.name.casefold() != replacing.casefold()):
             raise EngineError(translate("core.engines", "An engine named {name} exists already.").format(name=name))
-        old = self.get(replacing) if replacing else None
-        if old is not None and old.name != name:
-            egress.revoke_destination(old.name)
+        return EngineRecord(name, url.strip(), trust, api_key)
+
+    def checked(self, record: EngineRecord, replacing: str | None = None) -> EngineRecord:
+        """``check`` for an engine being added or edited: a failure leaves nothing admitted
+        by the guard that was not admitted before. Safe on any thread (no vault access)."""
         try:
-            record = self.check(EngineRecord(name, url.strip(), trust, api_key))
+            return self.check(record)
         except BaseException:
-            egress.revoke_destination(name)
-            if old is not None:
-                egress.revoke_destination(old.name)
+            egress.revoke_destination(record.name)
             raise
+        finally:
+            if replacing and replacing != record.name:
+                egress.revoke_destination(replacing)
+
+    def keep(self, record: EngineRecord, replacing: str | None = None) -> EngineRecord:
+        """Store a checked engine (an edit keeps the old one's on/off)."""
+        old = self.get(replacing) if replacing else None
         records = {k: v for k, v in self._records.items() if old is None or k != old.name}
         if old is not None:
             record = replace(record, enabled=old.enabled)
-        records[name] = record
+        records[record.name] = record
         self._store(records)
         return record
+
+    def add(self, name: str, url: str, trust: Trust, api_key: str = "", replacing: str | None = None
+            ) -> EngineRecord:
+        """Check the engine and keep it. Nothing is stored when the check fails."""
+        record = self.prepare(name, url, trust, api_key, replacing)
+        return self.keep(self.checked(record, replacing), replacing)
 
     def recheck(self, name: str) -> EngineRecord:
         """Check a stored engine again and keep what it lists now."""

@@ -130,7 +130,7 @@ def parse_url(text: str, trust: Trust) -> Endpoint:
     if scheme == "http" and not endpoint.loopback and not trust.allow_http:
         raise EngineError(translate(
             "inference.intranet", "Plain http:// would send your conversations unencrypted "
-            "across the network. Use https://, or choose \"Allow unencrypted http\" if this "
+            "across the network. Use https://, or choose \"Allow unencrypted http://\" (or --allow-http) if this "
             "network is one you trust."))
     return endpoint
 

@@ -36,6 +36,32 @@ def starter_model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def intranet_engine(starter_model_path: Path, tmp_path_factory: pytest.TempPathFactory):
+    """A real intranet engine for the session: llama-server with the starter model on
+    127.0.0.2, behind TLS with a CA made for the run (tests/intranet.py)."""
+    from tests.intranet import llama_server, make_pki, server_binary
+
+    if server_binary() is None:
+        pytest.fail("llama-server is not built: the test command builds it (packaging/llama_tools.py)")
+    pki = make_pki(tmp_path_factory.mktemp("pki"))
+    with llama_server(starter_model_path, pki, extra=("--alias", "corp-smollm2")) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def vllm_engine(tmp_path_factory: pytest.TempPathFactory):
+    """vLLM (CPU) serving the starter model on 127.0.0.2 behind TLS, for the session."""
+    from tests.intranet import make_pki, vllm_server, vllm_setup
+
+    why = vllm_setup()
+    if isinstance(why, str):
+        pytest.fail(why)
+    pki = make_pki(tmp_path_factory.mktemp("vllm-pki"))
+    with vllm_server(pki) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
 def gemma_model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Gemma 3 270M Q4_K_M, assembled (and verified) from its four chunk packages."""
     try:

@@ -8,6 +8,7 @@ then from the build cache).
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import http.client
 import ipaddress
@@ -119,9 +120,14 @@ class Server:
         return f"{'https' if self.pki else 'http'}://{self.host}:{self.port}/v1"
 
     def stop(self) -> None:
+        """Kill the server and whatever it started (its process group)."""
+        import os
+        import signal
+
         if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait(10)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(20)
 
 
 def _ready(host: str, port: int, pki: Pki | None) -> bool:
@@ -141,29 +147,69 @@ def _ready(host: str, port: int, pki: Pki | None) -> bool:
 
 
 @contextmanager
+def _serving(what: str, args: list[str], host: str, port: int, pki: Pki | None, ready_seconds: float,
+             env: dict[str, str] | None = None) -> Iterator[Server]:
+    """Start a server (in its own process group: vLLM starts helpers) and wait until ready."""
+    if pki is not None:
+        args = [*args, *(("--ssl-keyfile", str(pki.key_path), "--ssl-certfile", str(pki.cert_path))
+                         if what == "vLLM" else ("--ssl-key-file", str(pki.key_path),
+                                                 "--ssl-cert-file", str(pki.cert_path)))]
+    log = tempfile.NamedTemporaryFile(prefix=f"{what}-", suffix=".log", delete=False)  # noqa: SIM115
+    process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    server = Server(process, host, port, pki, Path(log.name))
+    log.close()
+    try:
+        deadline = time.monotonic() + ready_seconds
+        while not _ready(host, port, pki):
+            if process.poll() is not None:
+                raise AssertionError(f"{what} exited: " + server.log_text()[-3000:])
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{what} was not ready in {ready_seconds:.0f} s: " + server.log_text()[-3000:])
+            time.sleep(0.3)
+        yield server
+    finally:
+        server.stop()
+        server.log.unlink(missing_ok=True)
+
+
+@contextmanager
 def llama_server(model: Path, pki: Pki | None, host: str = ENGINE_HOST, n_ctx: int = 4096,
-                 parallel: int = 2, extra: tuple[str, ...] = ()) -> Iterator[Server]:
+                 parallel: int = 2, extra: tuple[str, ...] = (), threads: int = 1) -> Iterator[Server]:
     """llama-server serving ``model`` on ``host`` (TLS with ``pki``), ready to answer."""
     binary = server_binary()
     assert binary is not None, "llama-server is not built: run packaging/llama_tools.py"
     port = free_port(host)
     args = [str(binary), "-m", str(model), "--host", host, "--port", str(port), "-c", str(n_ctx),
-            "--parallel", str(parallel), "-t", "1", "--no-webui", *extra]
-    if pki is not None:
-        args += ["--ssl-key-file", str(pki.key_path), "--ssl-cert-file", str(pki.cert_path)]
-    log = tempfile.NamedTemporaryFile(prefix="llama-server-", suffix=".log", delete=False)  # noqa: SIM115
-    process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
-    server = Server(process, host, port, pki, Path(log.name))
-    log.close()
-    try:
-        deadline = time.monotonic() + 120
-        while not _ready(host, port, pki):
-            if process.poll() is not None:
-                raise AssertionError("llama-server exited: " + server.log_text()[-2000:])
-            if time.monotonic() > deadline:
-                raise AssertionError("llama-server was not ready in 120 s")
-            time.sleep(0.2)
+            "--parallel", str(parallel), "-t", str(threads), "--no-webui", *extra]
+    with _serving("llama-server", args, host, port, pki, 120) as server:
         yield server
-    finally:
-        server.stop()
-        server.log.unlink(missing_ok=True)
+
+
+def vllm_setup() -> tuple[Path, Path] | str:
+    """vLLM's python and the starter model in its format (packaging/vllm_engine.py), or why not."""
+    sys.path.insert(0, str(ROOT / "packaging"))
+    import vllm_engine
+
+    if not vllm_engine.python().exists():
+        return "vLLM is not installed: the test command installs it (packaging/vllm_engine.py)"
+    models = sorted((vllm_engine.FOLDER / "models").glob("*/config.json"))
+    if not models:
+        return "the starter model is not converted for vLLM: run packaging/vllm_engine.py"
+    return vllm_engine.python(), models[0].parent
+
+
+@contextmanager
+def vllm_server(pki: Pki | None, host: str = ENGINE_HOST, max_model_len: int = 2048,
+                name: str = "corp-vllm") -> Iterator[Server]:
+    """vLLM (CPU) serving the starter model on ``host``, TLS with ``pki``, ready to answer."""
+    import vllm_engine
+
+    found = vllm_setup()
+    assert not isinstance(found, str), found
+    python, model = found
+    port = free_port(host)
+    args = [str(python), "-m", "vllm.entrypoints.openai.api_server", "--model", str(model),
+            "--served-model-name", name, "--host", host, "--port", str(port), "--enforce-eager",
+            "--max-model-len", str(max_model_len)]
+    with _serving("vLLM", args, host, port, pki, 300, vllm_engine.offline_env()) as server:
+        yield server

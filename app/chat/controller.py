@@ -9,17 +9,21 @@ itself: the worker supervises its own thread and says so with ``WorkerDied``.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from app.chat.bridge import WorkerBridge
-from core.turns import TurnMachine, not_sent, title_from
+from core.engines import EngineRecord, Engines
+from core.turns import TurnMachine, not_sent, route, title_from
 from i18n import translate
+from inference.intranet import EngineError
 from inference.protocol import (
     Event,
     Forget,
+    Generate,
     LoadModel,
     ModelFailed,
     ModelLoaded,
@@ -28,9 +32,11 @@ from inference.protocol import (
     SamplingParams,
     WorkerDied,
 )
+from inference.remote import Dispatch, RemoteEngine, RemoteRunner, local_query_vector
 from inference.routing import RequestRouter
 from inference.worker import InferenceWorker, SupervisedWorker
 from storage.chats import UNTITLED, Chat, ChatStore, Message
+from storage.library import ModelLibrary
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +82,7 @@ class ChatController(QObject):
     notice = Signal(str)  # a message for the user that needs no dialog
     model_notice = Signal(str)  # one about the model (loading, failed): gone once it is ready
     locked_changed = Signal(bool)
+    route_changed = Signal(str)  # the open chat's intranet engine, "" when it is the local model
 
     def __init__(
         self,
@@ -100,7 +107,13 @@ class ChatController(QObject):
         self.worker = SupervisedWorker(engine_factory, self.router.sink, embedder_factory=embedder_factory,
                                        worker_type=worker_factory or InferenceWorker)
         self.worker.start()
-        self.turns = TurnMachine(_Signals(self), self.worker.submit, self.worker.cancel)
+        # Intranet engines answer on their own threads; documents are still searched here.
+        self.engines: Engines | None = None  # the unlocked vault's engines
+        self.remote = RemoteRunner(self.router.sink, self._engine_for, local_query_vector(self.worker.submit))
+        self.dispatch = Dispatch(self.worker, self.remote)
+        # Asked before a chat first sends anything to an engine: (engine, with documents) -> go?
+        self.disclose: Callable[[EngineRecord, bool], bool] | None = None
+        self.turns = TurnMachine(_Signals(self), self.dispatch.submit, self.dispatch.cancel)
         self._retry = QTimer(self)
         self._retry.setInterval(RETRY_MS)
         self._retry.timeout.connect(self._retry_writes)
@@ -155,6 +168,7 @@ class ChatController(QObject):
     def attach_store(self, store: ChatStore) -> None:
         """The vault was unlocked: show its chats."""
         self.turns.store = store
+        self.engines = Engines(ModelLibrary(store))
         self.locked_changed.emit(False)
         self.chats_changed.emit()
         chats = store.list_chats()
@@ -170,6 +184,8 @@ class ChatController(QObject):
         self.turns.detach()
         self._retry.stop()
         self.current_chat = None
+        self.engines = None
+        self.route_changed.emit("")
 
     def locked_out(self) -> None:
         """After the vault closed: forget the conversation in the model, show the lock."""
@@ -216,6 +232,7 @@ class ChatController(QObject):
         before = len(self.store.damaged_places)
         messages = self.store.messages(chat.id) if chat else []
         self.chat_selected.emit(chat, messages)
+        self.route_changed.emit(route(chat)[0])
         if len(self.store.damaged_places) > before or (chat and chat.damaged):
             self.notice.emit(translate(
                 "chat.controller",
@@ -254,8 +271,7 @@ class ChatController(QObject):
             self.notice.emit(translate("chat.controller",
                                        "Wait for the current answer to finish, or stop it (Esc)."))
             return False
-        if not self._model_ready:
-            self.model_notice.emit(self._model_problem)
+        if not self._can_answer(self.current_chat):
             return False
         try:
             chat = self._chat_for(text)
@@ -314,10 +330,51 @@ class ChatController(QObject):
         chat = self.current_chat
         if chat is None or self.busy or self._store is None:
             return None
-        if not self._model_ready:
-            self.model_notice.emit(self._model_problem)
-            return None
-        return chat
+        return chat if self._can_answer(chat) else None
+
+    def _can_answer(self, chat: Chat | None) -> bool:
+        """Whether the chat's model can answer now: the local one loaded, or its engine on
+        and, the first time, the user told what will leave the computer and agreeing."""
+        engine_name, _ = route(chat)
+        if not engine_name:
+            if not self._model_ready:
+                self.model_notice.emit(self._model_problem)
+                return False
+            return True
+        record = self.engines.get(engine_name) if self.engines is not None else None
+        if record is None or not record.enabled:
+            self.notice.emit(translate("chat.controller", "This chat answers with the engine {name}, "
+                                       "which is {state}. Choose another model above.").format(
+                name=engine_name, state=translate("chat.controller", "switched off") if record
+                else translate("chat.controller", "no longer set up")))
+            return False
+        assert chat is not None
+        disclosed = chat.settings.get("disclosed") or []
+        if record.name in disclosed:
+            return True
+        with_documents = bool(chat.settings.get("collections"))
+        if self.disclose is None or not self.disclose(record, with_documents):
+            return False
+        self.set_chat_settings(chat.id, {**chat.settings, "disclosed": [*disclosed, record.name]})
+        return True
+
+    def _engine_for(self, command: Generate) -> RemoteEngine:
+        """The runner's way to its engine (on the runner's thread)."""
+        engines = self.engines
+        if engines is None:
+            raise EngineError(translate("chat.controller", "Hearth is locked."))
+        return engines.engine_for(command)
+
+    def set_route(self, chat_id: int, engine: str, model: str = "") -> None:
+        """Which model answers in this chat: an engine's (``engine``) or the local one ("")."""
+        chat = self.store.get_chat(chat_id)
+        if chat is None:
+            return
+        settings = {k: v for k, v in chat.settings.items() if k not in ("engine", "engine_model")}
+        if engine:
+            settings.update(engine=engine, engine_model=model)
+        self.set_chat_settings(chat_id, settings)
+        self.route_changed.emit(engine)
 
     def set_chat_settings(self, chat_id: int, settings: dict) -> None:
         self.store.set_chat_settings(chat_id, settings)
@@ -387,6 +444,7 @@ class ChatController(QObject):
         """Stop generating, save the partial answer, join the worker, close the vault (if a
         session has not closed it already)."""
         self.turns.interrupt()
+        self.remote.shutdown(min(0.5, timeout))
         joined = self.worker.shutdown(timeout)
         if not joined:
             log.error("the inference worker did not stop within %.1f s", timeout)

@@ -8,6 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import Slot
 
+from core.turns import route
 from i18n import translate
 
 
@@ -68,22 +69,49 @@ class ChatHeader:
         self._refresh_documents_menu()
 
     @Slot()
-    def _refresh_models(self) -> None:
+    def _refresh_models(self, *_args: object) -> None:
+        """Local models, then each switched-on intranet engine's models; the open chat's
+        choice is the one shown (an engine's, or the loaded local model)."""
         self.model_picker.blockSignals(True)
         self.model_picker.clear()
         current = self.models.current()
+        engine_name, engine_model = route(self.controller.current_chat)
+        selected = -1
         for entry in self.models.entries():
             if entry.usable and entry.info.get("role") != "embedding":
                 self.model_picker.addItem(entry.name, entry.id)
-                if current and entry.id == current.id:
-                    self.model_picker.setCurrentIndex(self.model_picker.count() - 1)
+                if current and entry.id == current.id and not engine_name:
+                    selected = self.model_picker.count() - 1
+        engines = self.controller.engines.enabled() if self.controller.engines is not None else []
+        if engines:
+            self.model_picker.insertSeparator(self.model_picker.count())
+        for record in engines:
+            for number, model in enumerate(record.models):
+                # "Corp GPU ▸ llama-70b": where it runs, then what runs there.
+                self.model_picker.addItem(translate("chat.header", "{engine} ▸ {model}").format(
+                    engine=record.name, model=model.id), ("engine", record.name, model.id))
+                if record.name == engine_name and (model.id == engine_model or (not engine_model and number == 0)):
+                    selected = self.model_picker.count() - 1
+        if selected >= 0:
+            self.model_picker.setCurrentIndex(selected)
         self.model_picker.blockSignals(False)
 
     @Slot(int)
     def _pick_model(self, index: int) -> None:
-        entry_id = self.model_picker.itemData(index)
+        data = self.model_picker.itemData(index)
+        chat = self.controller.current_chat
+        if isinstance(data, tuple) and data and data[0] == "engine":
+            if chat is None:
+                chat = self.controller.new_chat()
+            self.controller.set_route(chat.id, data[1], data[2])
+            self._refresh_models()
+            return
+        if chat is not None and route(chat)[0]:
+            self.controller.set_route(chat.id, "")  # back to the local model
+        entry_id = data
         current = self.models.current()
         if entry_id is None or (current and current.id == entry_id):
+            self._refresh_models()
             return
         problem = self.models.switch(entry_id)
         if problem:

@@ -38,6 +38,8 @@ from app.chat.page import PARTS, ChatPage
 from app.chat.settings_dialog import ChatSettingsDialog
 from app.documents.controller import DocumentsController
 from app.documents.dialog import CollectionsDialog
+from app.engines.dialog import EnginesDialog
+from app.engines.window import EngineActions
 from app.models.controller import ModelsController
 from app.models.dialog import ModelsDialog, ask_import, gguf_paths, starter_hint
 from app.shell import a11y, dialogs, language
@@ -49,7 +51,6 @@ from app.shell.text import plain
 from app.vault.flows import VaultFlows
 from app.vault.lock_screen import LockScreen
 from core.settings import Settings
-from guard import egress
 from i18n import translate
 from inference.bundled import starter_model
 from storage.chats import Chat, Message
@@ -59,7 +60,7 @@ QUIT_TIMEOUT = 2.0  # seconds from closing the window to the worker's end
 WORKER_TIMEOUT = 0.5  # of which the worker gets at least this (it stops between tokens)
 
 
-class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
+class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions, QMainWindow):
     # The chat page's parts (app.chat.page.PARTS), reached through the window.
     new_chat_button: QPushButton
     search: QLineEdit
@@ -106,6 +107,8 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
         self.models_dialog: ModelsDialog | None = None
         self.documents = DocumentsController(controller)
         self.collections_dialog: CollectionsDialog | None = None
+        self.engines_dialog: EnginesDialog | None = None
+        controller.disclose = self.disclose
         self.setAcceptDrops(True)
         self.resize(1000, 700)
         self.setStyleSheet(STYLE)
@@ -194,6 +197,7 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
         c.notice.connect(self.show_notice)
         c.model_notice.connect(self._show_model_notice)
         c.locked_changed.connect(self._locked_changed)
+        c.route_changed.connect(self._route_changed)
         self.models.library_changed.connect(self._refresh_models)
         self.models.import_failed.connect(self.show_notice)
         self.models.refused.connect(self.show_notice)
@@ -234,11 +238,11 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
         draft, query = self.input.toPlainText(), self.search.text()
         sizes = self.chat_page.sizes()
         notice = (self.notice.text(), self.notice.isVisible(), self._model_notice)
-        for dialog in (self.models_dialog, self.collections_dialog, self.privacy_dialog):
+        for dialog in (self.models_dialog, self.collections_dialog, self.privacy_dialog, self.engines_dialog):
             if dialog is not None:
                 dialog.close()
                 dialog.deleteLater()
-        self.models_dialog = self.collections_dialog = self.privacy_dialog = None
+        self.models_dialog = self.collections_dialog = self.privacy_dialog = self.engines_dialog = None
         old = (self.lock_screen, self.chat_page)
         self._build_pages()
         for page in old:
@@ -334,22 +338,10 @@ class MainWindow(ChatHeader, ChatListActions, ConversationActions, QMainWindow):
 
     @Slot()
     def show_privacy(self) -> None:
-        dialog = PrivacyDialog(self)
+        dialog = PrivacyDialog(self, self.controller.engines)
         dialog.delete_everything.connect(self.vault.delete_everything)
         self.privacy_dialog = dialog
         dialog.show()
-
-    @Slot()
-    def _update_guard_label(self) -> None:
-        guard = egress.GUARD
-        if guard.installed:
-            blocked = guard.blocked_count  # a plain name: lupdate skips a call given n=a.b
-            self.guard_label.setText(translate("shell.main_window", "Offline · %n blocked", None,
-                                               blocked))
-            self.guard_label.setToolTip(translate("shell.main_window", "Hearth makes no network "
-                                                  "connections. Help ▸ Privacy for details."))
-        else:
-            self.guard_label.setText(translate("shell.main_window", "Network guard off"))
 
     @Slot()
     def show_collections(self) -> None:

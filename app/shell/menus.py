@@ -54,6 +54,8 @@ def build_menus(self: Any) -> None:
                                  self.show_models, "Ctrl+M")
     self.collections_action = _action(settings_menu, translate("shell.menus", "Documents…"),
                                       self.show_collections, "Ctrl+D")
+    self.engines_action = _action(settings_menu, translate("shell.menus", "Intranet engines…"),
+                                  self.show_engines)
     self.api_action = _action(settings_menu, translate("shell.menus", "Local API…"), self.show_api)
     _action(settings_menu, translate("shell.menus", "Change passphrase…"),
             self.vault.change_passphrase)
@@ -69,4 +71,4 @@ def build_menus(self: Any) -> None:
                           self.lock_action, self.rename_action, self.pin_action, self.delete_action,
                           self.chat_settings_action, self.models_action, self.import_model_action,
                           self.collections_action, self.api_action, self.find_action,
-                          self.regenerate_action]
+                          self.regenerate_action, self.engines_action]

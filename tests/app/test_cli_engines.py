@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests import retrieval_set
-from tests.intranet import ENGINE_HOST, llama_server, make_pki, server_binary
+from tests.intranet import ENGINE_HOST, llama_server, make_pki
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.model, pytest.mark.e2e, pytest.mark.slow]
@@ -29,13 +29,9 @@ def hearth(data_dir: Path, *args: str, stdin: str = "", env: dict | None = None,
                           input=stdin, capture_output=True, text=True, timeout=600)
 
 
-@pytest.fixture(scope="module")
-def engine(starter_model_path: Path, tmp_path_factory: pytest.TempPathFactory):
-    if server_binary() is None:
-        pytest.fail("llama-server is not built: the test command builds it (packaging/llama_tools.py)")
-    pki = make_pki(tmp_path_factory.mktemp("pki"))
-    with llama_server(starter_model_path, pki, extra=("--alias", "smollm2-intranet")) as running:
-        yield running
+@pytest.fixture
+def engine(intranet_engine):
+    return intranet_engine
 
 
 def test_an_administrator_adds_checks_lists_uses_and_removes_an_engine(data_dir: Path, engine, tmp_path) -> None:
@@ -43,7 +39,7 @@ def test_an_administrator_adds_checks_lists_uses_and_removes_an_engine(data_dir:
     added = hearth(data_dir, "engines", "add", "Corp", engine.url, "--ca", ca, "--api-key-env", "CORP_KEY",
                    env={"CORP_KEY": "k-0123456789"})
     assert added.returncode == 0, added.stderr
-    assert "smollm2-intranet (2048)" in added.stdout and "llama.cpp" in added.stdout
+    assert "corp-smollm2 (2048)" in added.stdout and "llama.cpp" in added.stdout
     assert "k-0123456789" not in added.stdout + added.stderr
     assert not any(b"k-0123456789" in p.read_bytes() for p in data_dir.rglob("*") if p.is_file())
 

@@ -171,8 +171,8 @@ def test_system_language_follows_the_locale(monkeypatch) -> None:
 
 
 def test_every_dialog_is_chinese(qtbot, make_window, chinese) -> None:
-    """The dialogs a user opens from the menus: Models, Documents, Privacy, About, Local
-    API, Chat settings and Language, each walked for text that still reads as English."""
+    """The dialogs a user opens from the menus: Models, Documents, Privacy, Engines (and
+    its form), About, Local API, Chat settings and Language, each walked for text that still reads as English."""
     from app.api.controller import ApiDialog
     from app.chat.settings_dialog import ChatSettingsDialog
     from app.shell.about import AboutDialog
@@ -184,8 +184,12 @@ def test_every_dialog_is_chinese(qtbot, make_window, chinese) -> None:
     window.show_models()
     window.show_collections()
     window.show_privacy()
+    window.show_engines()
+    from app.engines.dialog import EngineForm
+
     chat = window.controller.current_chat
     dialogs = [window.models_dialog, window.collections_dialog, window.privacy_dialog,
+               window.engines_dialog, EngineForm(window.controller.engines, None, window),
                AboutDialog(window), ApiDialog(window.vault.api, window),
                ChatSettingsDialog(chat.settings, window.controller.params, window),
                language.LanguageDialog("system", window)]

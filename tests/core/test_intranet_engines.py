@@ -32,29 +32,21 @@ from inference.remote import Dispatch, RemoteRunner, escape_control_text
 from storage.chats import COMPLETE, INTERRUPTED, ChatStore
 from storage.library import ModelLibrary
 from tests.core.test_turns import Recorder
-from tests.intranet import ENGINE_HOST, Pki, free_port, llama_server, make_pki, server_binary
+from tests.intranet import ENGINE_HOST, Pki, free_port, llama_server, make_pki
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 TIMEOUT = 60.0
 PROMPT = (("system", "You are a helpful assistant."), ("user", "Say hello in five words."))
 
 
-@pytest.fixture(scope="module")
-def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
-    return make_pki(tmp_path_factory.mktemp("pki"))
+@pytest.fixture
+def server(intranet_engine):
+    return intranet_engine
 
 
-@pytest.fixture(scope="module")
-def server(starter_model_path: Path, pki: Pki):
-    if server_binary() is None:
-        pytest.fail("llama-server is not built: the test command builds it (packaging/llama_tools.py)")
-    with llama_server(starter_model_path, pki) as running:
-        yield running
-
-
-@pytest.fixture(autouse=True)
-def _own_settings(data_dir: Path) -> None:
-    """Engines write settings.json (whether one is on): into this test's folder."""
+@pytest.fixture
+def pki(intranet_engine) -> Pki:
+    return intranet_engine.pki
 
 
 @pytest.fixture
@@ -337,3 +329,24 @@ def test_token_counts_come_from_the_engine_and_control_text_is_defused(engines: 
     defused = client.post_json("/tokenize", {"content": escape_control_text("<|im_end|>"),
                                              "parse_special": True})["tokens"]
     assert len(special) == 1 and special[0] not in defused
+
+
+def test_regenerate_and_edit_work_through_an_engine(store: ChatStore, engines: Engines, server, pki) -> None:
+    engines.add("corp", server.url, corp_trust(pki))
+    rig = Rig(store, engines)
+    chat = store.create_chat()
+    store.set_chat_settings(chat.id, {"engine": "corp"})
+    params = SamplingParams(max_tokens=12, temperature=0.8, seed=None)
+    question = rig.turns.save_user_message(chat.id, "Name a colour.")
+    assert question is not None and rig.turns.start(chat.id, params, None)
+    rig.pump_until(lambda: not rig.turns.busy)
+    first = store.messages(chat.id)[-1]
+    assert rig.turns.start(chat.id, params, None, replaces=first.id)  # regenerate
+    rig.pump_until(lambda: not rig.turns.busy)
+    after = store.messages(chat.id)
+    assert [m.role for m in after] == ["user", "assistant"] and after[-1].id != first.id
+    assert after[-1].status == COMPLETE and after[-1].stats["engine"] == "corp"
+    assert rig.turns.edit(chat.id, question.id, "Name a fruit.", params, None)
+    rig.pump_until(lambda: not rig.turns.busy)
+    edited = store.messages(chat.id)
+    assert [m.content for m in edited][0] == "Name a fruit." and edited[-1].status == COMPLETE

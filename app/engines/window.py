@@ -1,0 +1,97 @@
+"""The window's side of intranet engines: Settings ▸ Engines, the first-send disclosure,
+and the status bar's word for where text can go ("Offline" or "Intranet: NAME").
+A mixin of the main window."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtWidgets import QMessageBox
+
+from app.engines.dialog import EnginesDialog
+from core.engines import EngineRecord
+from core.turns import route
+from guard import egress
+from i18n import translate
+
+
+def disclosure_text(record: EngineRecord, documents: bool) -> str:
+    """What will leave this computer, in plain words, before the first byte does."""
+    text = translate("engines.window", "This chat will send the conversation (your messages, the "
+                     "answers so far and its instructions) to {name} at {where}, your organisation's "
+                     "server.").format(name=record.name, where=record.where)
+    if documents:
+        text += " " + translate("engines.window", "For document questions the passages Hearth finds are "
+                                "sent with them; the documents themselves and their index never leave "
+                                "this computer.")
+    return text + " " + translate("engines.window", "The chat stays encrypted on this computer. Send?")
+
+
+class EngineActions:
+    """The window's engine slots; mixed into MainWindow."""
+
+    controller: Any
+    guard_label: Any
+    engines_dialog: EnginesDialog | None
+    _refresh_models: Any  # the header's (an annotation only: a stub here would shadow it)
+
+    @Slot()
+    def show_engines(self) -> None:
+        engines = self.controller.engines
+        if engines is None:
+            return
+        if self.engines_dialog is None:
+            self.engines_dialog = EnginesDialog(engines, self)  # type: ignore[arg-type]
+            self.engines_dialog.changed.connect(self._engines_changed)
+        self.engines_dialog.refresh()
+        self.engines_dialog.show()
+        self.engines_dialog.raise_()
+
+    @Slot()
+    def _engines_changed(self) -> None:
+        self._refresh_models()
+        self._update_guard_label()
+
+    @Slot(str)
+    def _route_changed(self, _engine: str) -> None:
+        self._refresh_models()
+        self._update_guard_label()
+
+    def disclose(self, record: EngineRecord, documents: bool) -> bool:
+        """Asked once per chat and engine (the controller remembers the answer in the chat)."""
+        box = QMessageBox(self)  # type: ignore[call-overload]
+        box.setIcon(QMessageBox.Icon.Information)
+        box.setWindowTitle(translate("engines.window", "Send to {name}?").format(name=record.name))
+        box.setTextFormat(Qt.TextFormat.PlainText)  # the name and address are not markup
+        box.setText(disclosure_text(record, documents))
+        box.setStandardButtons(QMessageBox.StandardButton.Cancel)
+        send = box.addButton(translate("engines.window", "Send"), QMessageBox.ButtonRole.AcceptRole)
+        box.setDefaultButton(send)
+        box.exec()
+        return box.clickedButton() is send
+
+    def where_text(self) -> str:
+        """"Offline", or "Intranet: NAME" while the open chat answers with an engine."""
+        engine, _ = route(self.controller.current_chat)
+        if engine:
+            return translate("engines.window", "Intranet: {name}").format(name=engine)
+        return translate("engines.window", "Offline")
+
+    @Slot()
+    def _update_guard_label(self) -> None:
+        guard = egress.GUARD
+        if not guard.installed:
+            self.guard_label.setText(translate("shell.main_window", "Network guard off"))
+            return
+        blocked = guard.blocked_count  # a plain name: lupdate skips a call given n=a.b
+        self.guard_label.setText(translate("engines.window", "{where} · %n blocked", None, blocked)
+                                 .format(where=self.where_text()))
+        engine, _ = route(self.controller.current_chat)
+        if engine:
+            self.guard_label.setToolTip(translate("engines.window", "This chat's messages go to the "
+                                                  "intranet engine {name}, and nowhere else. Help ▸ "
+                                                  "Privacy for details.").format(name=engine))
+        else:
+            self.guard_label.setToolTip(translate("shell.main_window", "Hearth makes no network "
+                                                  "connections. Help ▸ Privacy for details."))

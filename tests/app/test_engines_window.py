@@ -1,0 +1,135 @@
+"""Intranet engines in the real window (offscreen): Settings ▸ Engines adds one with the
+organisation's CA, the picker offers its model per chat, the first send says what leaves
+the computer, the answer streams from a real llama-server, and the status bar and the
+Privacy panel say where text went."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QDialog
+
+from app.engines.dialog import EngineForm
+from app.shell.privacy_dialog import PrivacyDialog
+from guard import egress
+from tests.app.conftest import WAIT_MS
+
+pytestmark = [pytest.mark.gui, pytest.mark.model, pytest.mark.slow]
+
+
+@pytest.fixture
+def engine(intranet_engine):
+    return intranet_engine
+
+
+@pytest.fixture(autouse=True)
+def _forget_engines():
+    yield
+    for found in egress.destinations():
+        egress.revoke_destination(found.name)
+
+
+def add_engine(qtbot, window, engine, monkeypatch, name: str = "Corp") -> None:
+    """Settings ▸ Engines ▸ Add…, filled in and checked, as the user does it."""
+    window.engines_action.trigger()
+    dialog = window.engines_dialog
+    assert dialog is not None and dialog.isVisible()
+
+    def fill(form: EngineForm) -> int:
+        form.name.setText(name)
+        form.url.setText(engine.url)
+        form.api_key.setText("k-secret-4711")
+        form.system.setChecked(False)
+        form.use_ca_file(str(engine.pki.ca_path))
+        form.check_and_save()
+        qtbot.waitUntil(lambda: form.result() == QDialog.DialogCode.Accepted or form.save_button.isEnabled(),
+                        timeout=WAIT_MS)
+        return form.result()
+
+    monkeypatch.setattr(EngineForm, "exec", fill)
+    with qtbot.waitSignal(dialog.changed, timeout=WAIT_MS):
+        dialog.add()
+    assert f"{name} checked and saved" in dialog.status.text()
+
+
+def test_add_pick_disclose_stream_and_see_where_text_went(qtbot, make_window, engine, monkeypatch) -> None:
+    monkeypatch.setattr(egress, "GUARD", egress.Guard(installed=True))
+    window = make_window()
+    add_engine(qtbot, window, engine, monkeypatch)
+    picker = window.model_picker
+    labels = [picker.itemText(i) for i in range(picker.count())]
+    assert "Corp ▸ corp-smollm2" in labels
+    window._update_guard_label()
+    assert window.guard_label.text().startswith("Offline")
+
+    window.controller.new_chat()
+    picker.setCurrentIndex(labels.index("Corp ▸ corp-smollm2"))
+    picker.activated.emit(labels.index("Corp ▸ corp-smollm2"))
+    assert window.guard_label.text().startswith("Intranet: Corp")
+
+    asked: list[str] = []
+
+    def refuse(record, documents):
+        asked.append(record.name)
+        return False
+
+    window.controller.disclose = refuse
+    window.input.setPlainText("Say hello in three words.")
+    window.send_button.click()
+    assert asked == ["Corp"] and window.input.toPlainText()  # refused: nothing sent, text kept
+    assert not window.controller.store.messages(window.controller.current_chat.id)
+
+    texts: list[str] = []
+
+    def agree(record, documents):
+        from app.engines.window import disclosure_text
+
+        texts.append(disclosure_text(record, documents))
+        return True
+
+    window.controller.disclose = agree
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=60_000) as finished:
+        window.send_button.click()
+    assert texts and "127.0.0.2" in texts[0] and "never leave" not in texts[0]  # no documents in this chat
+    answer = finished.args[0]
+    assert answer.content.strip() and answer.stats["engine"] == "Corp"
+    assert answer.stats["model"] == "corp-smollm2"
+
+    # Asked once per chat: the next message goes without a question.
+    window.controller.disclose = refuse
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=60_000):
+        window.input.setPlainText("And once more.")
+        window.send_button.click()
+    assert asked == ["Corp"]
+
+    dialog = PrivacyDialog(window, window.controller.engines)
+    qtbot.addWidget(dialog)
+    report = dialog.report.text()
+    assert "<b>Corp</b> at <tt>127.0.0.2:" in report and "sent" in report
+    sent = next(d for d in egress.destinations() if d.name == "Corp").bytes_sent
+    assert sent > 100
+    assert "k-secret-4711" not in report
+
+
+def test_a_switched_off_engine_does_not_answer_and_says_so(qtbot, make_window, engine, monkeypatch) -> None:
+    window = make_window()
+    add_engine(qtbot, window, engine, monkeypatch)
+    chat = window.controller.new_chat()
+    window.controller.set_route(chat.id, "Corp", "corp-smollm2")
+    window.controller.engines.set_enabled("Corp", False)
+    window.input.setPlainText("Hello?")
+    window.send_button.click()
+    assert "switched off" in window.notice.text()
+    assert window.input.toPlainText() == "Hello?"
+    assert not any(d.name == "Corp" for d in egress.destinations())  # no longer admitted
+
+
+def test_a_bad_check_keeps_the_form_filled_and_says_why(qtbot, make_window, engine) -> None:
+    window = make_window()
+    form = EngineForm(window.controller.engines, None, window)
+    qtbot.addWidget(form)
+    form.name.setText("Corp")
+    form.url.setText(engine.url)  # the test CA is not one of this computer's
+    form.check_and_save()
+    qtbot.waitUntil(lambda: form.save_button.isEnabled(), timeout=WAIT_MS)
+    assert "not trusted" in form.status.text()
+    assert form.url.text() == engine.url and window.controller.engines.records() == []
