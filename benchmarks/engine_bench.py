@@ -6,10 +6,11 @@
    Target ≥ 0.97.
 2. Eight concurrent chats: total tokens/s and p95 time to first token, the local model
    (Hearth's one worker, requests queued) against the same model on llama-server
-   (``--parallel 8``) through Hearth. Measured, not assumed.
+   (``--parallel 8``, the same threads) and on vLLM (its CPU build, the model converted
+   to bf16), both through Hearth. Measured, not assumed.
 
-Both against llama.cpp's ``llama-server`` built by packaging/llama_tools.py, behind TLS
-with a CA made for the run, on 127.0.0.2.
+Against llama.cpp's ``llama-server`` built by packaging/llama_tools.py and vLLM set up by
+packaging/vllm_engine.py, behind TLS with a CA made for the run, on 127.0.0.2.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from inference.intranet import Client, Trust, parse_url
 from inference.protocol import ChatMessage, Chunk, Done, Failed, Generate, SamplingParams, Stopped
 from inference.remote import RemoteRunner, discover
 
+THREADS = 2  # the local worker's and llama-server's, alike
 QUESTION = "Write a short story about a lighthouse keeper and a storm, in about 150 words."
 PARAMS = SamplingParams(max_tokens=96, temperature=0.0, top_p=1.0, top_k=1, min_p=0.0, repeat_penalty=1.0, seed=7)
 
@@ -126,7 +128,8 @@ def run(quick: bool = False) -> list[Figure]:
         os.environ["HEARTH_DATA_DIR"] = str(Path(tmp) / "data")
         model_path = resolve_model()
         pki = make_pki(Path(tmp) / "pki")
-        with llama_server(model_path, pki, parallel=8, n_ctx=8 * 1024, extra=("--alias", "bench")) as server:
+        with llama_server(model_path, pki, parallel=8, n_ctx=8 * 1024, extra=("--alias", "bench"),
+                          threads=THREADS) as server:
             trust = Trust(system=False, ca_pem=pki.ca_pem)
             egress.allow_destination("bench", server.host, server.port)
             client = Client("bench", parse_url(server.url, trust), trust)
@@ -145,22 +148,49 @@ def run(quick: bool = False) -> list[Figure]:
                         rate, _, text = _raw_once(server.url, str(pki.ca_path), engines.model.id)
                         raw.append(rate)
                     texts.add(text)
+            pairs = sorted(h / r for h, r in zip(hearth, raw, strict=True) if r)
             figures.append(Figure("engine decode tok/s: Hearth ÷ openai client, same request",
                                   median(hearth) / median(raw), "ratio", "target ≥ 0.97",
-                                  {"hearth": hearth, "raw": raw, "identical_text": len(texts) == 1}))
+                                  {"hearth": hearth, "raw": raw, "pair_ratios": pairs,
+                                   "identical_text": len(texts) == 1}))
             count = 8
             remote_rate, remote_p95 = _concurrent(
                 lambda: [runner.submit(Generate(100 + n, 0, _messages(n), PARAMS, engine="bench"))
                          for n in range(count)], events, count)
             runner.shutdown()
             egress.revoke_destination("bench")
+        vllm = _vllm_concurrent(pki, count)
         local_rate, local_p95 = _local_concurrent(model_path, count)
     figures.append(Figure("8 concurrent chats, total tok/s: llama-server ÷ local worker",
                           remote_rate / local_rate, "ratio", "measured",
                           {"llama_server_tok_s": remote_rate, "local_tok_s": local_rate}))
     figures.append(Figure("8 concurrent chats, p95 first token: llama-server (s)", remote_p95, "s", "measured"))
     figures.append(Figure("8 concurrent chats, p95 first token: local worker (s)", local_p95, "s", "measured"))
+    if vllm is not None:
+        figures.append(Figure("8 concurrent chats, total tok/s: vLLM ÷ local worker", vllm[0] / local_rate,
+                              "ratio", "measured", {"vllm_tok_s": vllm[0]}))
+        figures.append(Figure("8 concurrent chats, p95 first token: vLLM (s)", vllm[1], "s", "measured"))
     return figures
+
+
+def _vllm_concurrent(pki: Any, count: int) -> tuple[float, float] | None:
+    from tests.intranet import vllm_server, vllm_setup
+
+    if isinstance(vllm_setup(), str):
+        return None
+    with vllm_server(pki, max_model_len=2048, name="bench-vllm") as server:
+        trust = Trust(system=False, ca_pem=pki.ca_pem)
+        egress.allow_destination("bench", server.host, server.port)
+        engines = _Engines(Client("bench", parse_url(server.url, trust), trust))
+        events: queue.Queue = queue.Queue()
+        runner = RemoteRunner(events.put, engines, lambda m, t: None)
+        try:
+            _hearth_once(runner, events, 0)  # warm-up
+            return _concurrent(lambda: [runner.submit(Generate(300 + n, 0, _messages(n), PARAMS, engine="bench"))
+                                        for n in range(count)], events, count)
+        finally:
+            runner.shutdown()
+            egress.revoke_destination("bench")
 
 
 def _local_concurrent(model_path: Path, count: int) -> tuple[float, float]:
@@ -179,7 +209,7 @@ def _local_concurrent(model_path: Path, count: int) -> tuple[float, float]:
 
     worker = InferenceWorker(LlamaEngine, sink)
     worker.start()
-    worker.submit(LoadModel(ModelSpec(model_path, n_ctx=2048)))
+    worker.submit(LoadModel(ModelSpec(model_path, n_ctx=2048, n_threads=THREADS)))
     loaded.wait(300)
     try:
         return _concurrent(lambda: [worker.submit(Generate(200 + n, n, _messages(n), PARAMS)) for n in range(count)],

@@ -133,3 +133,26 @@ def test_a_bad_check_keeps_the_form_filled_and_says_why(qtbot, make_window, engi
     qtbot.waitUntil(lambda: form.save_button.isEnabled(), timeout=WAIT_MS)
     assert "not trusted" in form.status.text()
     assert form.url.text() == engine.url and window.controller.engines.records() == []
+
+
+def test_an_engine_can_be_renamed_and_removed(qtbot, make_window, engine, monkeypatch) -> None:
+    window = make_window()
+    add_engine(qtbot, window, engine, monkeypatch)
+    engines = window.controller.engines
+    form = EngineForm(engines, engines.require("Corp"), window)
+    qtbot.addWidget(form)
+    assert form.api_key.text() == ""  # a stored key is never shown
+    form.name.setText("Corp GPU")
+    form.check_and_save()
+    qtbot.waitUntil(lambda: form.result() == QDialog.DialogCode.Accepted, timeout=WAIT_MS)
+    assert [r.name for r in engines.records()] == ["Corp GPU"]
+    assert engines.require("Corp GPU").api_key == "k-secret-4711"  # kept: the field was left empty
+    assert [d.name for d in egress.destinations()] == ["Corp GPU"]  # the old name no longer admitted
+    dialog = window.engines_dialog
+    dialog.refresh("Corp GPU")
+    monkeypatch.setattr("app.engines.dialog.QMessageBox.question",
+                        lambda *a, **k: __import__("PySide6.QtWidgets").QtWidgets.QMessageBox.StandardButton.Yes)
+    dialog.remove()
+    assert engines.records() == [] and egress.destinations() == []
+    labels = [window.model_picker.itemText(i) for i in range(window.model_picker.count())]
+    assert not any("▸" in label for label in labels)
