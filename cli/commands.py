@@ -302,8 +302,7 @@ def _answer(client: WorkerClient, messages: tuple[ChatMessage, ...], params: Sam
             retrieval: Retrieval | None = None, engine: str = "", model: str = "") -> Answer:
     """Stream one answer to the terminal."""
     try:
-        answer = client.generate(messages, params, retrieval,
-                                 on_chunk=lambda text: print(text, end="", flush=True),
+        answer = client.generate(messages, params, retrieval, on_chunk=_show,
                                  engine=engine, model=model, on_notice=_notice)
     except ClientError as exc:
         raise CommandError(str(exc)) from exc
@@ -311,6 +310,20 @@ def _answer(client: WorkerClient, messages: tuple[ChatMessage, ...], params: Sam
         _notice(translate("cli.commands", "{reason} The answer above is incomplete.").format(
             reason=answer.interrupted))
     return answer
+
+
+_CONTROL = {c: None for c in (*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0))}
+
+
+def terminal_safe(text: str) -> str:
+    """Model output as the terminal should see it: no escape sequences or other control
+    characters (a hostile answer could otherwise set the clipboard, retitle the window or
+    hide text), line breaks and tabs kept."""
+    return text.translate(_CONTROL)
+
+
+def _show(text: str) -> None:
+    print(terminal_safe(text), end="", flush=True)
 
 
 def _notice(text: str) -> None:
@@ -476,8 +489,7 @@ def _chat_loop(client: WorkerClient, title: str, engine: str = "", model: str = 
         history.append(ChatMessage("user", line))
         print(translate("cli.commands", "model> "), end="", flush=True)
         try:
-            answer = client.generate(tuple(history), SamplingParams(max_tokens=512),
-                                     on_chunk=lambda text: print(text, end="", flush=True),
+            answer = client.generate(tuple(history), SamplingParams(max_tokens=512), on_chunk=_show,
                                      engine=engine, model=model, on_notice=_notice)
         except ClientError as exc:
             print("\n" + translate("cli.commands", "(error: {message})").format(message=exc))

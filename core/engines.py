@@ -17,7 +17,15 @@ from typing import Any
 
 from guard import egress
 from i18n import translate
-from inference.intranet import Client, EngineError, Trust, normalise_pin, one_line, parse_url
+from inference.intranet import (
+    Client,
+    EngineError,
+    Trust,
+    normalise_pin,
+    one_line,
+    parse_url,
+    valid_api_key,
+)
 from inference.protocol import Generate
 from inference.remote import EngineInfo, RemoteEngine, RemoteModel, discover
 from storage.library import ModelLibrary
@@ -25,6 +33,7 @@ from storage.library import ModelLibrary
 PREFERENCE = "engines"
 NAME_LIMIT = 40
 MAX_CA_BYTES = 1024 * 1024
+CHECK_PREFIX = "\x00check:"  # the guard's name for a check: no engine's name can start so
 
 
 @dataclass(frozen=True)
@@ -165,23 +174,33 @@ class Engines:
 
     # Checking and changing ---------------------------------------------------------------
     @staticmethod
-    def client(record: EngineRecord) -> Client:
-        """A client for the engine, its host and port admitted by the guard (the name is
-        resolved now if it was not already, with this host and port)."""
+    def client(record: EngineRecord, guard_name: str = "") -> Client:
+        """A client for the engine, its host and port admitted by the guard under
+        ``guard_name`` (the engine's own name unless a check asks for another); the name is
+        resolved now if it was not already, with this host and port."""
+        guard_name = guard_name or record.name
         endpoint = parse_url(record.url, record.trust)
-        allowed = next((d for d in egress.destinations() if d.name == record.name), None)
+        allowed = next((d for d in egress.destinations() if d.name == guard_name), None)
         if allowed is None or (allowed.host, allowed.port) != (endpoint.host, endpoint.port):
             try:
-                egress.allow_destination(record.name, endpoint.host, endpoint.port)
+                egress.allow_destination(guard_name, endpoint.host, endpoint.port)
             except OSError as exc:
                 raise EngineError(translate("core.engines", "The engine's host name {host} cannot be "
                                             "found ({error}).").format(host=endpoint.host, error=one_line(
                                                 getattr(exc, "strerror", None) or exc, 100))) from None
-        return Client(record.name, endpoint, record.trust, record.api_key)
+        return Client(record.name, endpoint, record.trust, record.api_key, guard_name=guard_name)
 
     def check(self, record: EngineRecord) -> EngineRecord:
-        """Reach the engine as configured; the record with its models. Raises EngineError."""
-        info: EngineInfo = discover(self.client(record))
+        """Reach the engine as configured; the record with its models. Raises EngineError.
+
+        The check is admitted by the guard under a name of its own, for the check only: a
+        failed check, an edit being tried, or an engine that is switched off leaves nothing
+        admitted, and the engine in use keeps its own admission."""
+        probe = CHECK_PREFIX + record.name
+        try:
+            info: EngineInfo = discover(self.client(record, probe))
+        finally:
+            egress.revoke_destination(probe)
         return replace(record, kind=info.kind, models=info.models, checked_at=time.time())
 
     def prepare(self, name: str, url: str, trust: Trust, api_key: str = "",
@@ -189,6 +208,9 @@ class Engines:
         """The engine as the user described it, validated (EngineError says what is wrong);
         ``replacing``: the engine it is an edit of. Not checked, not stored yet."""
         name = valid_name(name)
+        if api_key and not valid_api_key(api_key):
+            raise EngineError(translate("core.engines", "The API key may hold only visible ASCII characters "
+                                        "(no spaces or line breaks)."))
         if trust.pin:
             trust = replace(trust, pin=normalise_pin(trust.pin))
         parse_url(url, trust)
@@ -198,25 +220,21 @@ class Engines:
         return EngineRecord(name, url.strip(), trust, api_key)
 
     def checked(self, record: EngineRecord, replacing: str | None = None) -> EngineRecord:
-        """``check`` for an engine being added or edited: a failure leaves nothing admitted
-        by the guard that was not admitted before. Safe on any thread (no vault access)."""
-        try:
-            return self.check(record)
-        except BaseException:
-            egress.revoke_destination(record.name)
-            raise
-        finally:
-            if replacing and replacing != record.name:
-                egress.revoke_destination(replacing)
+        """``check`` for an engine being added or edited (``replacing``: the engine it is an
+        edit of, untouched by the check). Safe on any thread: no vault access."""
+        return self.check(record)
 
     def keep(self, record: EngineRecord, replacing: str | None = None) -> EngineRecord:
-        """Store a checked engine (an edit keeps the old one's on/off)."""
+        """Store a checked engine (an edit keeps the old one's on/off). The old admission
+        goes: the next use admits the engine as it is now."""
         old = self.get(replacing) if replacing else None
         records = {k: v for k, v in self._records.items() if old is None or k != old.name}
         if old is not None:
             record = replace(record, enabled=old.enabled)
         records[record.name] = record
         self._store(records)
+        for name in {record.name, *([old.name] if old is not None else [])}:
+            egress.revoke_destination(name)
         return record
 
     def add(self, name: str, url: str, trust: Trust, api_key: str = "", replacing: str | None = None
@@ -233,14 +251,14 @@ class Engines:
 
     def set_enabled(self, name: str, enabled: bool) -> None:
         record = self.require(name)
-        if not enabled:
-            egress.revoke_destination(record.name)
         self._store({**self._records, record.name: replace(record, enabled=enabled)})
+        if not enabled:  # after the records say so: a request admitting it meanwhile sees it (engine_for)
+            egress.revoke_destination(record.name)
 
     def remove(self, name: str) -> None:
         record = self.require(name)
-        egress.revoke_destination(record.name)
         self._store({k: v for k, v in self._records.items() if k != record.name})
+        egress.revoke_destination(record.name)
 
     # Answering ---------------------------------------------------------------------------
     def engine_for(self, command: Generate) -> RemoteEngine:
@@ -257,5 +275,10 @@ class Engines:
         if engine is None:
             engine = RemoteEngine(self.client(record), record.kind, model)
             with self._lock:
+                # Switched off, removed or edited while its name was being admitted: undone.
+                if self._records.get(record.name) != record:
+                    egress.revoke_destination(record.name)
+                    raise EngineError(translate("core.engines", "The engine {name} was changed or switched "
+                                                "off just now; try again.").format(name=record.name))
                 self._engines[key] = engine
         return engine

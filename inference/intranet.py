@@ -15,41 +15,36 @@ short line, and a redirect's target is never shown as a link.
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import errno
-import hashlib
 import http.client
-import ipaddress
 import json
-import re
 import socket
 import ssl
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 from guard import egress
 from i18n import translate
-from inference.errors import InferenceError
+from inference.trust import (
+    Endpoint,
+    EngineError,
+    Trust,
+    certificate_pins,
+    normalise_pin,
+    parse_url,
+    tls_context,
+)
+
+__all__ = ["Abort", "Aborted", "Client", "Dropped", "Endpoint", "EngineError", "Overloaded", "Trust",
+           "certificate_pins", "normalise_pin", "one_line", "parse_url", "valid_api_key"]
 
 CONNECT_TIMEOUT = 10.0
 READ_TIMEOUT = 120.0  # a busy server's prefill of a long prompt, before its first byte
 MAX_JSON = 4 * 1024 * 1024
 MAX_LINE = 1024 * 1024
 MAX_ERROR_TEXT = 300
-_HOST = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-                   r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$")
-
-
-class EngineError(InferenceError):
-    """The engine could not be reached or answered wrongly; the message is for the user."""
-
-    retryable = False
-
-
 class Overloaded(EngineError):
     retryable = True
 
@@ -64,128 +59,6 @@ class Dropped(EngineError):
 
 class Aborted(Exception):
     """The user stopped the request; the connection was closed on purpose."""
-
-
-@dataclass(frozen=True)
-class Trust:
-    system: bool = True  # the operating system's certificate store
-    ca_pem: str = ""  # the organisation's CA certificate(s), PEM text
-    pin: str = ""  # sha256 (hex) of the server's certificate or of its public key
-    allow_http: bool = False  # the loud opt-in: plain http to a host that is not loopback
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """A base URL taken apart and checked."""
-
-    scheme: str
-    host: str  # a name or an IP literal, without brackets
-    port: int
-    path: str  # "/v1", never ending in "/"
-
-    @property
-    def root(self) -> str:
-        """The server's root path: llama-server's /props and /tokenize live there."""
-        return self.path[: -len("/v1")] if self.path.endswith("/v1") else self.path
-
-    @property
-    def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{self.scheme}://{host}:{self.port}{self.path}"
-
-    @property
-    def loopback(self) -> bool:
-        if self.host.lower() in egress.LOCALHOST_NAMES:
-            return True
-        try:
-            return ipaddress.ip_address(self.host).is_loopback
-        except ValueError:
-            return False
-
-
-def parse_url(text: str, trust: Trust) -> Endpoint:
-    """The engine's base URL, or EngineError saying what is wrong with it."""
-    bad = translate("inference.intranet", "The address is not a usable engine URL: {why}.")
-    try:
-        parts = urlsplit(text.strip())
-        port = parts.port
-    except ValueError as exc:
-        raise EngineError(bad.format(why=exc)) from None
-    scheme = parts.scheme.lower()
-    if scheme not in ("http", "https"):
-        raise EngineError(bad.format(why=translate("inference.intranet",
-                                                   "it must start with https:// (or http://)")))
-    if parts.username or parts.password or parts.query or parts.fragment:
-        raise EngineError(bad.format(why=translate(
-            "inference.intranet", "it may not carry a user name, password, query or fragment "
-            "(put the API key in its own field)")))
-    host = parts.hostname or ""
-    if not host or not (_HOST.match(host) or _is_ip(host)):
-        raise EngineError(bad.format(why=translate("inference.intranet", "the host name is not valid")))
-    path = parts.path.rstrip("/")
-    if not re.fullmatch(r"(/[A-Za-z0-9._~-]+)*", path) or any(p in (".", "..") for p in path.split("/")):
-        raise EngineError(bad.format(why=translate("inference.intranet", "the path is not valid")))
-    endpoint = Endpoint(scheme, host.rstrip("."), port or (443 if scheme == "https" else 80),
-                        path or "/v1")
-    if scheme == "http" and not endpoint.loopback and not trust.allow_http:
-        raise EngineError(translate(
-            "inference.intranet", "Plain http:// would send your conversations unencrypted "
-            "across the network. Use https://, or choose \"Allow unencrypted http://\" (or --allow-http) if this "
-            "network is one you trust."))
-    return endpoint
-
-
-def _is_ip(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host)
-        return True
-    except ValueError:
-        return False
-
-
-def normalise_pin(text: str) -> str:
-    """A pin as 64 hex digits: accepts hex with or without colons, and ``sha256/BASE64``."""
-    value = text.strip()
-    if value.lower().startswith("sha256/"):
-        try:
-            raw = base64.b64decode(value[7:], validate=True)
-        except ValueError:
-            raw = b""
-        value = raw.hex() if len(raw) == 32 else ""
-    value = value.replace(":", "").lower()
-    if not re.fullmatch(r"[0-9a-f]{64}", value):
-        raise EngineError(translate("inference.intranet", "The pin must be a SHA-256: 64 hexadecimal "
-                                    "digits (colons allowed) or sha256/ and its Base64 form."))
-    return value
-
-
-def certificate_pins(der: bytes) -> tuple[str, str]:
-    """SHA-256 of the certificate and of its public key (SubjectPublicKeyInfo), in hex."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import serialization
-
-    spki = x509.load_der_x509_certificate(der).public_key().public_bytes(
-        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
-    return hashlib.sha256(der).hexdigest(), hashlib.sha256(spki).hexdigest()
-
-
-def tls_context(trust: Trust) -> ssl.SSLContext:
-    """The certificate checks the user chose. A pin alone is the identity (a self-signed
-    server's); with a CA or the system store the chain and the name are checked too."""
-    if trust.pin and not trust.ca_pem and not trust.system:
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-    else:
-        context = ssl.create_default_context() if trust.system else ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-        if trust.ca_pem:
-            try:
-                context.load_verify_locations(cadata=trust.ca_pem)
-            except (ssl.SSLError, ValueError):
-                raise EngineError(translate("inference.intranet", "The CA certificate is not a "
-                                            "readable PEM certificate.")) from None
-    context.minimum_version = ssl.TLSVersion.TLSv1_2
-    return context
 
 
 def one_line(text: object, limit: int = MAX_ERROR_TEXT) -> str:
@@ -205,10 +78,12 @@ class _Connection(http.client.HTTPConnection):
         self._address = address
         self._trust = trust
         self._connect_timeout = min(timeout, CONNECT_TIMEOUT)
+        self.raw: socket.socket | None = None  # the TCP socket, while TLS is being set up too
 
     def connect(self) -> None:
         family = socket.AF_INET6 if ":" in self._address else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
+        self.raw = sock
         try:
             sock.settimeout(self._connect_timeout)
             sock.connect((self._address, self._endpoint.port))
@@ -234,12 +109,18 @@ class _Connection(http.client.HTTPConnection):
         egress.count_traffic(self._name, sent=len(data) if isinstance(data, (bytes, bytearray)) else 0)
 
 
+def valid_api_key(key: str) -> bool:
+    """Visible ASCII only (and not absurdly long): what a bearer token can be."""
+    return 0 < len(key) <= 4096 and all("!" <= c <= "~" for c in key)
+
+
 class Client:
     """Requests to one engine. Thread-safe: each request opens its own connection."""
 
     def __init__(self, name: str, endpoint: Endpoint, trust: Trust, api_key: str = "",
-                 read_timeout: float = READ_TIMEOUT) -> None:
-        self.name = name
+                 read_timeout: float = READ_TIMEOUT, guard_name: str = "") -> None:
+        self.name = name  # the engine's, in messages
+        self.guard_name = guard_name or name  # what the guard admitted it as (a check has its own)
         self.endpoint = endpoint
         self.trust = trust
         self._api_key = api_key
@@ -248,7 +129,8 @@ class Client:
     # One request ------------------------------------------------------------------
     def _addresses(self) -> list[str]:
         for found in egress.destinations():
-            if found.name == self.name:
+            # The same host and port, too: an engine edited meanwhile is not this client's.
+            if found.name == self.guard_name and (found.host, found.port) == (self.endpoint.host, self.endpoint.port):
                 return sorted(found.addresses, key=lambda a: ":" in a)  # IPv4 first
         raise EngineError(translate("inference.intranet", "The engine {name} is not allowed "
                                     "(switched off or removed).").format(name=self.name))
@@ -257,26 +139,29 @@ class Client:
         headers = {"Content-Type": "application/json", "User-Agent": "Hearth",
                    "Accept": "text/event-stream" if stream else "application/json"}
         if self._api_key:
+            if not valid_api_key(self._api_key):  # http.client's error would quote it, into the log
+                raise EngineError(translate("inference.intranet", "The API key holds characters an HTTP "
+                                            "header cannot carry (spaces, line breaks or non-ASCII)."))
             headers["Authorization"] = f"Bearer {self._api_key}"
         return headers
 
-    def open(self, method: str, path: str, body: dict[str, Any] | None = None, stream: bool = False,
-             abort: Abort | None = None) -> tuple[_Connection, http.client.HTTPResponse]:
-        """Send one request; the connection and its response, whose status is 2xx."""
-        data = json.dumps(body).encode() if body is not None else None
+    def _connected(self, abort: Abort | None) -> _Connection:
+        """A connection to the first of the engine's addresses that takes one, TLS checked.
+        Only a failed connect moves on to the next address: nothing was sent yet."""
         last: Exception | None = None
         for address in self._addresses():
-            conn = _Connection(self.name, self.endpoint, address, self.trust, self._read_timeout)
+            conn = _Connection(self.guard_name, self.endpoint, address, self.trust, self._read_timeout)
             if abort is not None:
                 abort.attach(conn)
             try:
-                conn.request(method, path, body=data, headers=self._headers(stream))
-                response = conn.getresponse()
+                conn.connect()
             except EngineError:
                 conn.close()
                 raise
             except (ssl.SSLError, ssl.CertificateError) as exc:
                 conn.close()
+                if abort is not None and abort.is_set():
+                    raise Aborted() from None
                 raise EngineError(self._tls_reason(exc)) from None
             except OSError as exc:
                 conn.close()
@@ -284,18 +169,39 @@ class Client:
                     raise Aborted() from None
                 last = exc
                 continue
-            except http.client.HTTPException as exc:
+            if abort is not None and abort.is_set():  # stopped during the connect or handshake
                 conn.close()
-                raise Dropped(translate("inference.intranet", "The engine {name} closed the "
-                                        "connection without an answer ({error}).")
-                              .format(name=self.name, error=type(exc).__name__)) from None
-            if 200 <= response.status < 300:
-                return conn, response
-            try:
-                raise self._status_error(response)
-            finally:
-                conn.close()
+                raise Aborted()
+            return conn
         raise EngineError(self._network_reason(last))
+
+    def open(self, method: str, path: str, body: dict[str, Any] | None = None, stream: bool = False,
+             abort: Abort | None = None) -> tuple[_Connection, http.client.HTTPResponse]:
+        """Send one request; the connection and its response, whose status is 2xx. A request
+        is sent once: a connection lost after it was written is an error, never a resend
+        (that would start a second answer)."""
+        data = json.dumps(body).encode() if body is not None else None
+        conn = self._connected(abort)
+        try:
+            conn.request(method, path, body=data, headers=self._headers(stream))
+            response = conn.getresponse()
+        except (OSError, http.client.HTTPException) as exc:
+            conn.close()
+            if abort is not None and abort.is_set():
+                raise Aborted() from None
+            if isinstance(exc, TimeoutError):
+                raise EngineError(translate("inference.intranet", "The engine {name} did not answer in "
+                                            "{seconds} seconds.").format(name=self.name,
+                                                                         seconds=int(self._read_timeout))) from None
+            raise Dropped(translate("inference.intranet", "The engine {name} closed the "
+                                    "connection without an answer ({error}).")
+                          .format(name=self.name, error=type(exc).__name__)) from None
+        if 200 <= response.status < 300:
+            return conn, response
+        try:
+            raise self._status_error(response)
+        finally:
+            conn.close()
 
     def get_json(self, path: str) -> Any:
         conn, response = self.open("GET", path)
@@ -304,8 +210,8 @@ class Client:
         finally:
             conn.close()
 
-    def post_json(self, path: str, body: dict[str, Any]) -> Any:
-        conn, response = self.open("POST", path, body)
+    def post_json(self, path: str, body: dict[str, Any], abort: Abort | None = None) -> Any:
+        conn, response = self.open("POST", path, body, abort=abort)
         try:
             return self._read_json(response)
         finally:
@@ -313,13 +219,13 @@ class Client:
 
     def _read_json(self, response: http.client.HTTPResponse) -> Any:
         raw = response.read(MAX_JSON + 1)
-        egress.count_traffic(self.name, received=len(raw))
+        egress.count_traffic(self.guard_name, received=len(raw))
         if len(raw) > MAX_JSON:
             raise EngineError(translate("inference.intranet", "The engine {name} sent an answer "
                                         "too large to be one.").format(name=self.name))
         try:
             return json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise EngineError(translate("inference.intranet", "The engine {name} answered with "
                                         "something that is not JSON: is the URL an OpenAI-"
                                         "compatible API (…/v1)?").format(name=self.name)) from None
@@ -333,7 +239,7 @@ class Client:
         try:
             while True:
                 line = response.readline(MAX_LINE + 1)
-                egress.count_traffic(self.name, received=len(line))
+                egress.count_traffic(self.guard_name, received=len(line))
                 if not line:
                     break
                 if len(line) > MAX_LINE:
@@ -348,14 +254,15 @@ class Client:
                     break
                 try:
                     event = json.loads(payload)
-                except ValueError:
-                    continue
-                if not isinstance(event, dict):
-                    continue
-                if "error" in event:
+                except (ValueError, RecursionError):
+                    event = payload.decode("utf-8", "replace") if text.startswith(b"error:") else None
+                if text.startswith(b"error:") or (isinstance(event, dict) and (
+                        "error" in event or event.get("object") == "error")):
                     raise EngineError(translate("inference.intranet", "The engine {name} reported "
                                                 "an error: {error}").format(name=self.name,
-                                                                            error=error_text(event)))
+                                                                            error=error_text(event) or "-"))
+                if not isinstance(event, dict):
+                    continue
                 if any(isinstance(c, dict) and c.get("finish_reason") for c in event.get("choices") or []):
                     finished = True
                 yield event
@@ -381,10 +288,10 @@ class Client:
             raw = response.read(64 * 1024)
         except (OSError, http.client.HTTPException):
             raw = b""
-        egress.count_traffic(self.name, received=len(raw))
+        egress.count_traffic(self.guard_name, received=len(raw))
         try:
             detail = error_text(json.loads(raw))
-        except ValueError:
+        except (ValueError, RecursionError):
             detail = one_line(raw.decode("utf-8", "replace"))
         name = self.name
         if 300 <= status < 400:
@@ -488,7 +395,8 @@ class Abort:
 
     @staticmethod
     def _close(conn: _Connection) -> None:
-        sock = conn.sock
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
+        """Shut the socket down (TLS or, during the connect and handshake, the raw TCP one)."""
+        for sock in (conn.sock, conn.raw):
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)

@@ -20,6 +20,7 @@ refused outright by vLLM rather than cut.
 from __future__ import annotations
 
 import logging
+import math
 import re
 import threading
 from collections import OrderedDict
@@ -46,16 +47,22 @@ from inference.protocol import (
 
 log = logging.getLogger(__name__)
 
+ESTIMATE_MARGIN = 1.1  # how much an estimated token count may fall short
 DEFAULT_CONTEXT = 4096  # an engine that does not say: a window every current model has
 PER_MESSAGE = 8  # a chat template's tokens around each message, counted generously
 RETRIES = 3
 MAX_MODELS = 200
+MAX_CHARS_PER_TOKEN = 32  # an answer's text beyond max_tokens × this is a server that will not stop
 # Control-token spellings of the common chat templates. The server renders the template
 # and tokenizes the result with special tokens parsed, so a document or an earlier answer
 # that spells one could end a turn and write its own; a word joiner after the first
 # character keeps the text readable and makes it ordinary text.
-_CONTROL = re.compile(r"<\|[A-Za-z0-9_ .-]{1,40}\|>|</?s>|<(?:start|end)_of_turn>|\[/?INST\]|<</?SYS>>"
-                      r"|<\|?(?:im_start|im_end|endoftext|eot_id)\|?>", re.IGNORECASE)
+_CONTROL = re.compile(
+    r"<\|[^|<>\n]{1,40}\|>"  # ChatML, Llama 3, Phi: <|im_end|>, <|eot_id|>, <|end|>
+    r"|<\uff5c[^\uff5c<>\n]{1,40}\uff5c>"  # DeepSeek's full-width bars: <｜User｜>
+    r"|\[/?[A-Z][A-Z_]{2,30}\]"  # Mistral and Llama 2: [INST], [SYSTEM_PROMPT], [TOOL_CALLS]
+    r"|<</?SYS>>|</?s>|<(?:bos|eos|pad|unk|mask)>|</?(?:start|end)_of_turn>"  # Llama 2, Gemma
+    r"|<\|?(?:im_start|im_end|endoftext|eot_id)\|?>", re.IGNORECASE)
 
 
 def escape_control_text(text: str) -> str:
@@ -136,15 +143,19 @@ class RemoteEngine:
         return self.model.n_ctx or DEFAULT_CONTEXT
 
     # Token counts -------------------------------------------------------------------
-    def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
-        return 2 + sum(PER_MESSAGE + self._count(escape_control_text(m.content)) for m in messages)
+    def count_tokens(self, messages: Sequence[ChatMessage], abort: Abort | None = None) -> int:
+        return 2 + sum(PER_MESSAGE + self._count(escape_control_text(m.content), abort) for m in messages)
 
-    def _count(self, text: str) -> int:
+    def counter(self, abort: Abort) -> Callable[[Sequence[ChatMessage]], int]:
+        """count_tokens for one request: its /tokenize calls stop with it."""
+        return lambda messages: self.count_tokens(messages, abort)
+
+    def _count(self, text: str, abort: Abort | None = None) -> int:
         with self._lock:
             if text in self._counts:
                 self._counts.move_to_end(text)
                 return self._counts[text]
-        found = self._tokenize(text) if self._tokenizer and text else None
+        found = self._tokenize(text, abort) if self._tokenizer and text else None
         if found is None:
             found = len(text.encode("utf-8")) // 3 + 1  # ~4 bytes a token in English, 3 in Chinese
         with self._lock:
@@ -153,11 +164,11 @@ class RemoteEngine:
                 self._counts.popitem(last=False)
         return found
 
-    def _tokenize(self, text: str) -> int | None:
+    def _tokenize(self, text: str, abort: Abort | None = None) -> int | None:
         body: dict[str, Any] = ({"content": text, "add_special": False} if self.kind == "llama.cpp"
                                 else {"model": self.model.id, "prompt": text, "add_special_tokens": False})
         try:
-            data = self.client.post_json(self.client.endpoint.root + "/tokenize", body)
+            data = self.client.post_json(self.client.endpoint.root + "/tokenize", body, abort)
         except EngineError as exc:
             log.info("engine %s has no usable /tokenize (%s): token counts are estimated", self.client.name, exc)
             self._tokenizer = False
@@ -205,6 +216,8 @@ class RemoteEngine:
                        .format(busy=exc, seconds=int(round(wait))))
                 if abort.wait(wait):
                     raise Aborted() from None
+        sent = 0
+        most = max_tokens * MAX_CHARS_PER_TOKEN + 1024
         try:
             for event in self.client.events(response, abort):
                 if isinstance(event.get("usage"), dict):
@@ -215,6 +228,12 @@ class RemoteEngine:
                     delta = choice.get("delta") if isinstance(choice, dict) else None
                     content = delta.get("content") if isinstance(delta, dict) else None
                     if isinstance(content, str) and content:
+                        sent += len(content)
+                        if sent > most:  # a server that will not stop: only Stop would end it
+                            raise EngineError(translate(
+                                "inference.remote", "The engine {name} sent far more than the {count} "
+                                "tokens asked for; Hearth stopped reading.").format(
+                                    name=self.client.name, count=max_tokens))
                         yield content
         finally:
             conn.close()
@@ -287,14 +306,18 @@ class RemoteRunner:
         engine = self._engine_for(command)
         n_ctx = engine.n_ctx
         budget = n_ctx - answer_reserve(n_ctx, command.params.max_tokens)
-        if not engine.counted_exactly:
-            budget = int(budget * 0.9)  # estimated counts: keep a margin, vLLM refuses an overflow
+        exact = engine.counted_exactly
+        if not exact:
+            budget = int(budget / ESTIMATE_MARGIN)  # estimated counts: vLLM refuses an overflow
+        counted = engine.counter(abort)
         source = list(command.messages)
         if command.retrieval is not None:
-            source = retrieve(command, self._query_vector, engine.count_tokens, budget, self._emit)
-        messages, dropped = fit_messages(source, engine.count_tokens, budget)
-        prompt_tokens = engine.count_tokens(messages)
-        max_tokens = max(16, min(command.params.max_tokens, n_ctx - prompt_tokens - 8))
+            source = retrieve(command, self._query_vector, counted, budget, self._emit)
+        messages, dropped = fit_messages(source, counted, budget)
+        prompt_tokens = counted(messages)
+        # What the window has left for the answer, with the same margin on an estimate.
+        room = n_ctx - (prompt_tokens if exact and engine.counted_exactly else math.ceil(prompt_tokens * ESTIMATE_MARGIN))
+        max_tokens = max(16, min(command.params.max_tokens, room - 8))
         if abort.is_set():
             raise Aborted()
         self._emit(Started(rid, dropped, engine.name))

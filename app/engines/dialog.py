@@ -50,6 +50,7 @@ class EngineForm(QDialog):
         self.engines = engines
         self.old = record
         self.saved: EngineRecord | None = None
+        self._cancelled = False  # a check still running when the form was cancelled keeps nothing
         self._ca_pem = record.trust.ca_pem if record else ""
         self.setWindowTitle(translate("engines.dialog", "Edit engine") if record
                             else translate("engines.dialog", "Add an engine"))
@@ -150,8 +151,14 @@ class EngineForm(QDialog):
         run_in_background(lambda: engines.checked(record, replacing), self,
                           self._checked, self._failed, name="engine check")
 
+    def reject(self) -> None:
+        self._cancelled = True
+        super().reject()
+
     def _checked(self, record: EngineRecord) -> None:
         self.save_button.setEnabled(True)
+        if self._cancelled:
+            return
         try:
             self.saved = self.engines.keep(record, self.old.name if self.old else None)
         except Exception as exc:  # a full disk: said, the form stays filled in
@@ -166,7 +173,8 @@ class EngineForm(QDialog):
 
     def _failed(self, exc: Exception) -> None:
         self.save_button.setEnabled(True)
-        self.status.setText(_reason(exc))
+        if not self._cancelled:
+            self.status.setText(_reason(exc))
 
 
 class EnginesDialog(QDialog):
@@ -286,15 +294,21 @@ class EnginesDialog(QDialog):
             self.refresh(record.name)
             self.changed.emit()
 
+    @staticmethod
+    def confirm(box: QMessageBox) -> int:
+        return box.exec()
+
     @Slot()
     def remove(self) -> None:
         record = self.selected()
         if record is None:
             return
-        answer = QMessageBox.question(self, translate("engines.dialog", "Remove engine"), translate(
-            "engines.dialog", "Remove {name}? Chats that answered with it keep their messages.").format(
-                name=record.name))
-        if answer == QMessageBox.StandardButton.Yes:
+        box = QMessageBox(QMessageBox.Icon.Question, translate("engines.dialog", "Remove engine"), "",
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
+        box.setTextFormat(Qt.TextFormat.PlainText)  # the name is not markup
+        box.setText(translate("engines.dialog", "Remove {name}? Chats that answered with it keep their "
+                              "messages.").format(name=record.name))
+        if self.confirm(box) == QMessageBox.StandardButton.Yes:
             self.engines.remove(record.name)
             self.refresh()
             self.changed.emit()

@@ -4,6 +4,7 @@ A mixin of the main window."""
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from PySide6.QtCore import Qt, Slot
@@ -89,9 +90,10 @@ class EngineActions:
                                  .format(where=self.where_text()))
         engine, _ = route(self.controller.current_chat)
         if engine:
-            self.guard_label.setToolTip(translate("engines.window", "This chat's messages go to the "
-                                                  "intranet engine {name}, and nowhere else. Help ▸ "
-                                                  "Privacy for details.").format(name=engine))
+            # A tooltip is rich text when it looks like it: the name goes in escaped, in a <p>.
+            self.guard_label.setToolTip("<p>" + html.escape(translate(
+                "engines.window", "This chat's messages go to the intranet engine {name}, and nowhere "
+                "else. Help ▸ Privacy for details.").format(name=engine)) + "</p>")
         else:
             self.guard_label.setToolTip(translate("shell.main_window", "Hearth makes no network "
                                                   "connections. Help ▸ Privacy for details."))

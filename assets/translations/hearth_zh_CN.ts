@@ -1243,12 +1243,20 @@ Nothing is sent until you send it there.</source>
         <translation>找不到引擎的主机名 {host}（{error}）。</translation>
     </message>
     <message>
+        <source>The API key may hold only visible ASCII characters (no spaces or line breaks).</source>
+        <translation>API 密钥只能包含可见的 ASCII 字符（不能有空格或换行）。</translation>
+    </message>
+    <message>
         <source>An engine named {name} exists already.</source>
         <translation>已存在名为 {name} 的引擎。</translation>
     </message>
     <message>
         <source>The engine {name} is switched off: switch it on in Settings ▸ Engines, or choose another model.</source>
         <translation>引擎 {name} 已关闭：请在「设置 ▸ 引擎」中将其开启，或选择其他模型。</translation>
+    </message>
+    <message>
+        <source>The engine {name} was changed or switched off just now; try again.</source>
+        <translation>引擎 {name} 刚刚被更改或关闭；请再试一次。</translation>
     </message>
 </context>
 <context>
@@ -2190,6 +2198,14 @@ Nothing is sent until you send it there.</source>
         <translation>不允许使用引擎 {name}（已关闭或已移除）。</translation>
     </message>
     <message>
+        <source>The API key holds characters an HTTP header cannot carry (spaces, line breaks or non-ASCII).</source>
+        <translation>API 密钥包含 HTTP 头无法携带的字符（空格、换行或非 ASCII 字符）。</translation>
+    </message>
+    <message>
+        <source>The engine {name} did not answer in {seconds} seconds.</source>
+        <translation>引擎 {name} 在 {seconds} 秒内没有回答。</translation>
+    </message>
+    <message>
         <source>The engine {name} closed the connection without an answer ({error}).</source>
         <translation>引擎 {name} 未作应答就关闭了连接（{error}）。</translation>
     </message>
@@ -2400,6 +2416,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>{busy} Trying again in {seconds} s…</source>
         <translation>{busy}将在 {seconds} 秒后重试…</translation>
+    </message>
+    <message>
+        <source>The engine {name} sent far more than the {count} tokens asked for; Hearth stopped reading.</source>
+        <translation>引擎 {name} 发送的内容远超请求的 {count} 个词元；Hearth 已停止读取。</translation>
     </message>
     <message>
         <source>The request to the engine failed ({kind}). Details are in the log.</source>

@@ -147,12 +147,29 @@ def test_an_engine_can_be_renamed_and_removed(qtbot, make_window, engine, monkey
     qtbot.waitUntil(lambda: form.result() == QDialog.DialogCode.Accepted, timeout=WAIT_MS)
     assert [r.name for r in engines.records()] == ["Corp GPU"]
     assert engines.require("Corp GPU").api_key == "k-secret-4711"  # kept: the field was left empty
-    assert [d.name for d in egress.destinations()] == ["Corp GPU"]  # the old name no longer admitted
+    assert egress.destinations() == []  # the old admission gone; the next use admits it anew
     dialog = window.engines_dialog
     dialog.refresh("Corp GPU")
-    monkeypatch.setattr("app.engines.dialog.QMessageBox.question",
-                        lambda *a, **k: __import__("PySide6.QtWidgets").QtWidgets.QMessageBox.StandardButton.Yes)
+    from PySide6.QtWidgets import QMessageBox
+
+    monkeypatch.setattr(type(dialog), "confirm", staticmethod(lambda box: QMessageBox.StandardButton.Yes))
     dialog.remove()
     assert engines.records() == [] and egress.destinations() == []
     labels = [window.model_picker.itemText(i) for i in range(window.model_picker.count())]
     assert not any("▸" in label for label in labels)
+
+
+def test_cancel_during_the_check_keeps_nothing(qtbot, make_window, engine) -> None:
+    window = make_window()
+    engines = window.controller.engines
+    form = EngineForm(engines, None, window)
+    qtbot.addWidget(form)
+    form.name.setText("Corp")
+    form.url.setText(engine.url)
+    form.system.setChecked(False)
+    form.use_ca_file(str(engine.pki.ca_path))
+    form.check_and_save()
+    form.reject()  # the user gave up while Hearth was checking
+    qtbot.waitUntil(lambda: form.save_button.isEnabled(), timeout=WAIT_MS)  # the check came back
+    assert engines.records() == [] and form.saved is None
+    assert egress.destinations() == []

@@ -210,6 +210,7 @@ class _Scripted(http.server.BaseHTTPRequestHandler):
 
     script: list = []
     hits: list = []
+    bodies: list = []
 
     def log_message(self, *args) -> None:
         pass
@@ -217,6 +218,10 @@ class _Scripted(http.server.BaseHTTPRequestHandler):
     def _answer(self) -> None:
         self.hits.append(self.path)
         status, headers, body = self.script.pop(0) if self.script else (404, {}, b"{}")
+        if status == "drop":  # read the request, then hang up without a word
+            self.close_connection = True
+            self.connection.shutdown(2)
+            return
         self.send_response(status)
         for key, value in headers.items():
             self.send_header(key, value)
@@ -228,13 +233,13 @@ class _Scripted(http.server.BaseHTTPRequestHandler):
         self._answer()
 
     def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.bodies.append(json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}"))
         self._answer()
 
 
 @contextlib.contextmanager
 def scripted(script: list):
-    handler = type("Handler", (_Scripted,), {"script": list(script), "hits": []})
+    handler = type("Handler", (_Scripted,), {"script": list(script), "hits": [], "bodies": []})
     httpd = http.server.ThreadingHTTPServer((ENGINE_HOST, free_port()), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -350,3 +355,118 @@ def test_regenerate_and_edit_work_through_an_engine(store: ChatStore, engines: E
     rig.pump_until(lambda: not rig.turns.busy)
     edited = store.messages(chat.id)
     assert [m.content for m in edited][0] == "Name a fruit." and edited[-1].status == COMPLETE
+
+
+
+# What a hostile or broken server, and a careless edit, must not achieve (review findings).
+def test_a_failed_edit_leaves_the_working_engine_working(engines: Engines, server, pki) -> None:
+    engines.add("corp", server.url, corp_trust(pki))
+    before = engines.engine_for(Generate(1, 0, (), engine="corp"))
+    assert before.count_tokens(_messages(("user", "hello"))) > 0
+    dead = f"https://{ENGINE_HOST}:{free_port()}/v1"
+    with pytest.raises(EngineError, match="Nothing answers"):
+        engines.add("corp", dead, corp_trust(pki), replacing="corp")
+    assert engines.require("corp").url == server.url
+    after = engines.engine_for(Generate(2, 0, (), engine="corp"))
+    assert after.client.post_json("/tokenize", {"content": "still here"})["tokens"]
+    assert [(d.name, d.port) for d in egress.destinations()] == [("corp", server.port)]
+
+
+def test_checking_a_switched_off_engine_admits_nothing(engines: Engines, server, pki) -> None:
+    engines.add("corp", server.url, corp_trust(pki))
+    engines.set_enabled("corp", False)
+    assert engines.recheck("corp").models
+    assert egress.destinations() == []
+    with pytest.raises(EngineError, match="switched off"):
+        engines.engine_for(Generate(1, 0, (), engine="corp"))
+
+
+def test_an_api_key_that_cannot_be_a_header_is_refused_before_anything_is_sent(engines: Engines) -> None:
+    for key in ("line\nbreak", "with space", "non-ascii-é"):
+        with pytest.raises(EngineError, match="API key"):
+            engines.prepare("k", "https://127.0.0.2:1/v1", Trust(), key)
+
+
+def test_stopped_before_the_connection_is_up_sends_nothing(engines: Engines) -> None:
+    from inference.intranet import Abort, Aborted
+
+    with scripted([MODELS]) as (httpd, handler):
+        engines.add("e", f"http://{ENGINE_HOST}:{httpd.server_port}/v1", Trust())
+        handler.hits.clear()
+        abort = Abort()
+        abort.set()
+        client = engines.client(engines.require("e"))
+        with pytest.raises(Aborted):
+            client.open("POST", "/v1/chat/completions", {"messages": []}, stream=True, abort=abort)
+        assert handler.hits == []
+
+
+def test_a_connection_lost_after_the_request_is_not_sent_again(store, engines: Engines) -> None:
+    with scripted([MODELS, ("drop", {}, b""), ("drop", {}, b"")]) as (httpd, handler):
+        engines.add("e", f"http://{ENGINE_HOST}:{httpd.server_port}/v1", Trust())
+        rig = Rig(store, engines)
+        rig.runner.submit(Generate(1, 0, tuple(_messages(*PROMPT)), SamplingParams(max_tokens=8), engine="e"))
+        rig.pump_until(lambda: any(isinstance(e, (Done, Failed)) for e in rig.seen))
+    assert handler.hits.count("/v1/chat/completions") == 1
+    assert "closed the connection without an answer" in rig.seen[-1].reason
+
+
+def test_estimated_counts_leave_a_margin_for_the_answer_too(store, engines: Engines) -> None:
+    stream = (200, {"Content-Type": "text/event-stream"}, _sse("ok"))
+    with scripted([MODELS, stream]) as (httpd, handler):
+        engines.add("e", f"http://{ENGINE_HOST}:{httpd.server_port}/v1", Trust())
+        engine = engines.engine_for(Generate(1, 0, (), engine="e"))
+        assert not engine.counted_exactly  # kind "openai": no /tokenize
+        long = "The harbour master logs every ship that enters the port. " * 40
+        messages = _messages(("system", "Be brief."), ("user", long))
+        rig = Rig(store, engines)
+        rig.runner.submit(Generate(1, 0, tuple(messages), SamplingParams(max_tokens=2000), engine="e"))
+        rig.pump_until(lambda: any(isinstance(e, (Done, Failed)) for e in rig.seen))
+    estimate = engine.count_tokens(messages)
+    sent = handler.bodies[-1]["max_tokens"]
+    assert sent + estimate * 1.1 <= 2048 - 8 + 1
+
+
+def test_an_error_event_mid_stream_keeps_what_came_and_says_why(store, engines: Engines) -> None:
+    body = (b'data: {"choices": [{"delta": {"content": "Half an"}, "finish_reason": null}]}\n\n'
+            b'error: {"code": 500, "message": "slot crashed", "type": "server_error"}\n\n')
+    with scripted([MODELS, (200, {"Content-Type": "text/event-stream"}, body)]) as (httpd, _):
+        engines.add("e", f"http://{ENGINE_HOST}:{httpd.server_port}/v1", Trust())
+        rig = Rig(store, engines)
+        rig.runner.submit(Generate(1, 0, tuple(_messages(*PROMPT)), engine="e"))
+        rig.pump_until(lambda: any(isinstance(e, (Done, Failed, Stopped)) for e in rig.seen))
+    end = rig.seen[-1]
+    assert isinstance(end, Stopped) and "slot crashed" in end.reason
+
+
+def test_a_server_that_will_not_stop_is_cut_off(store, engines: Engines) -> None:
+    piece = b'data: {"choices": [{"delta": {"content": "' + b"x" * 500 + b'"}, "finish_reason": null}]}\n\n'
+    with scripted([MODELS, (200, {"Content-Type": "text/event-stream"}, piece * 40)]) as (httpd, _):
+        engines.add("e", f"http://{ENGINE_HOST}:{httpd.server_port}/v1", Trust())
+        rig = Rig(store, engines)
+        rig.runner.submit(Generate(1, 0, tuple(_messages(*PROMPT)), SamplingParams(max_tokens=16), engine="e"))
+        rig.pump_until(lambda: any(isinstance(e, (Done, Failed, Stopped)) for e in rig.seen))
+    end = rig.seen[-1]
+    assert isinstance(end, Stopped) and "far more than the 16 tokens" in end.reason
+
+
+def test_deeply_nested_json_from_a_server_is_an_error_in_words(engines: Engines) -> None:
+    with scripted([(200, {"Content-Type": "application/json"}, b"[" * 200_000)]) as (httpd, _):
+        said = _check_fails(engines, f"http://{ENGINE_HOST}:{httpd.server_port}/v1", Trust())
+    assert "not JSON" in said
+
+
+def test_every_common_control_token_spelling_is_defused() -> None:
+    for token in ("<|im_end|>", "<|eot_id|>", "<|start_header_id|>", "<\uff5cUser\uff5c>",
+                  "<\uff5cend\u2581of\u2581sentence\uff5c>", "[INST]", "[/INST]", "[SYSTEM_PROMPT]",
+                  "[TOOL_CALLS]", "[AVAILABLE_TOOLS]", "<<SYS>>", "</s>", "<s>", "<bos>", "<eos>",
+                  "<start_of_turn>", "<end_of_turn>"):
+        defused = escape_control_text(f"before {token} after")
+        assert token not in defused and defused.replace("\u2060", "") == f"before {token} after", token
+
+
+def test_the_terminal_never_sees_escape_sequences() -> None:
+    from cli.commands import terminal_safe
+
+    hostile = "ok\x1b]52;c;ZXZpbA==\x07 \x1b[2J\rhidden\x9b31m\tfine\nnext"
+    assert terminal_safe(hostile) == "ok]52;c;ZXZpbA== [2Jhidden31m\tfine\nnext"

@@ -11,7 +11,16 @@ import pytest
 from core.engines import Engines
 from guard import egress
 from inference.intranet import Trust
-from inference.protocol import ChatMessage, Chunk, Done, Failed, Generate, SamplingParams, Started, Stopped
+from inference.protocol import (
+    ChatMessage,
+    Chunk,
+    Done,
+    Failed,
+    Generate,
+    SamplingParams,
+    Started,
+    Stopped,
+)
 from inference.remote import escape_control_text
 from storage.chats import COMPLETE, ChatStore
 from storage.library import ModelLibrary
