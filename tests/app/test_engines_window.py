@@ -173,3 +173,38 @@ def test_cancel_during_the_check_keeps_nothing(qtbot, make_window, engine) -> No
     qtbot.waitUntil(lambda: form.save_button.isEnabled(), timeout=WAIT_MS)  # the check came back
     assert engines.records() == [] and form.saved is None
     assert egress.destinations() == []
+
+
+def test_a_document_question_searches_here_and_sends_only_the_passages(
+        qtbot, make_window, engine, monkeypatch, embedding_model_path, tmp_path) -> None:
+    from tests import retrieval_set
+    from tests.app.test_documents_window import WAIT, _import
+
+    window = make_window(embedder=embedding_model_path)
+    qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)
+    add_engine(qtbot, window, engine, monkeypatch)
+    _import(qtbot, window, retrieval_set.write_corpus(tmp_path / "corpus"))
+    chat = window.controller.new_chat()
+    window._refresh_documents_menu()
+    next(a for a in window.documents_menu.actions() if a.text() == "Work").setChecked(True)
+    window.controller.set_route(chat.id, "Corp", "corp-smollm2")
+    told: list[bool] = []
+    window.controller.disclose = lambda record, documents: told.append(documents) or True
+    local: list = []  # what reaches the local worker through the dispatch (no answer should)
+    real_submit = window.controller.worker.submit
+    monkeypatch.setattr(window.controller.worker, "submit",
+                        lambda command: (local.append(command), real_submit(command))[1])
+    vectors: list = []  # the question embedded here, by the local embedding model
+    real_vector = window.controller.remote._query_vector
+    monkeypatch.setattr(window.controller.remote, "_query_vector",
+                        lambda model, text: (vectors.append(text), real_vector(model, text))[1])
+    window.input.setPlainText("What is the mooring fee per meter?")
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT) as finished:
+        window.send_button.click()
+    assert told == [True]  # the disclosure spoke of passages
+    answer = finished.args[0]
+    assert answer.stats["engine"] == "Corp"
+    assert answer.stats["sources"][0]["label"] == "harbor.pdf, page 3"
+    # The question was embedded by the local worker; no generation went to it.
+    assert vectors and vectors[0].endswith("What is the mooring fee per meter?")
+    assert not any(type(c).__name__ == "Generate" for c in local)
