@@ -31,7 +31,7 @@ from inference.protocol import (
 from inference.remote import Dispatch, RemoteRunner, escape_control_text
 from storage.chats import COMPLETE, INTERRUPTED, ChatStore
 from storage.library import ModelLibrary
-from tests.core.test_turns import Recorder
+from tests.core.test_turns import Recorder, pump
 from tests.intranet import ENGINE_HOST, Pki, free_port, llama_server, make_pki
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
@@ -81,14 +81,11 @@ class Rig:
         raise AssertionError("cancelled on the local worker")
 
     def pump_until(self, condition, timeout: float = TIMEOUT) -> None:
-        deadline = time.monotonic() + timeout
-        while not condition():
-            if time.monotonic() > deadline:
-                raise TimeoutError
-            with contextlib.suppress(queue.Empty):
-                event = self.events.get(timeout=0.05)
-                self.seen.append(event)
-                self.turns.on_event(event)
+        pump(self.events, self._handle, condition, timeout)
+
+    def _handle(self, event) -> None:
+        self.seen.append(event)
+        self.turns.on_event(event)
 
 
 def test_an_engine_is_checked_when_added_and_lists_its_models_and_window(engines: Engines, server, pki) -> None:

@@ -35,6 +35,16 @@ class Recorder:
         return [args[0] for name, args in self.reports if name == "notice"]
 
 
+def pump(events: queue.Queue, handle, condition, timeout: float = TIMEOUT) -> None:
+    """Hand the worker's events to ``handle`` on this thread until ``condition`` holds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError
+        with contextlib.suppress(queue.Empty):
+            handle(events.get(timeout=0.05))
+
+
 class Rig:
     """A turn machine driven the way the window drives it: events pumped on this thread."""
 
@@ -49,12 +59,7 @@ class Rig:
         self.worker.submit(LoadModel(ModelSpec(Path("fake.gguf"))))
 
     def pump_until(self, condition, timeout: float = TIMEOUT) -> None:
-        deadline = time.monotonic() + timeout
-        while not condition():
-            if time.monotonic() > deadline:
-                raise TimeoutError
-            with contextlib.suppress(queue.Empty):
-                self.turns.on_event(self.events.get(timeout=0.05))
+        pump(self.events, self.turns.on_event, condition, timeout)
 
     def ask(self, chat_id: int, text: str) -> None:
         assert self.turns.save_user_message(chat_id, text) is not None
