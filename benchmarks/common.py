@@ -51,3 +51,11 @@ def percentile(values: list[float], q: float) -> float:
         return 0.0
     index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
     return ordered[index]
+
+
+def spread(a: list[float], b: list[float], **extra: Any) -> dict[str, Any]:
+    """The detail of a ratio: both medians, and the per-pair ratios (their spread shows
+    how much of the median's ratio is noise)."""
+    pairs = sorted(x / y for x, y in zip(a, b, strict=True) if y)
+    return {"a": median(a), "b": median(b), "pair_ratios": [round(p, 3) for p in pairs],
+            "pair_min": pairs[0] if pairs else 0.0, "pair_max": pairs[-1] if pairs else 0.0, **extra}

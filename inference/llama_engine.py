@@ -272,6 +272,12 @@ class LlamaEngine:
         )
         try:
             for token in generator:
+                if params.ignore_eos:  # a fixed count (benchmarks): no end, no stop strings
+                    yield decoder.decode(llm.detokenize([token]))
+                    produced += 1
+                    if produced >= max_tokens or should_stop():
+                        break
+                    continue
                 if llama_cpp.llama_vocab_is_eog(llm._model.vocab, token):
                     break
                 text = held + decoder.decode(llm.detokenize([token]))

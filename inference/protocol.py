@@ -29,6 +29,9 @@ class SamplingParams:
     min_p: float = 0.05
     repeat_penalty: float = 1.1
     seed: int | None = None
+    # Generate exactly max_tokens, past end-of-sequence and stop strings: for benchmarks,
+    # whose two sides must do the same work (never set by the app for a user's answer).
+    ignore_eos: bool = False
 
 
 @dataclass(frozen=True)

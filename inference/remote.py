@@ -191,6 +191,8 @@ class RemoteEngine:
         }
         if params.seed is not None:
             body["seed"] = params.seed
+        if params.ignore_eos and self.kind in ("llama.cpp", "vllm", "sglang"):
+            body["ignore_eos"] = True
         if self.kind == "llama.cpp":
             body.update(top_k=params.top_k, min_p=params.min_p, repeat_penalty=params.repeat_penalty)
         elif self.kind in ("vllm", "sglang"):

@@ -384,7 +384,7 @@ class ChatController(QObject):
     def _params_for(self, chat: Chat | None) -> SamplingParams:
         overrides = (chat.settings.get("sampling") if chat else None) or {}
         return replace(self.params, **{k: v for k, v in overrides.items()
-                                       if k in SamplingParams.__dataclass_fields__})
+                                       if k in SamplingParams.__dataclass_fields__ and k != "ignore_eos"})
 
     @Slot()
     def _retry_writes(self) -> None:

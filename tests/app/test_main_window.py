@@ -264,3 +264,13 @@ def test_regenerate_while_an_answer_streams_says_why_nothing_happens(qtbot, make
     assert window.notice.isVisible() and "before regenerating" in window.notice.text()
     window.stop_button.click()
     qtbot.waitUntil(lambda: not window.controller.busy, timeout=WAIT_MS)
+
+
+def test_a_chat_setting_cannot_turn_on_the_fixed_count() -> None:
+    from app.chat.controller import ChatController
+    from inference.protocol import SamplingParams
+    from storage.chats import Chat
+
+    chat = Chat(1, "t", 0.0, 0.0, False, False, {"sampling": {"ignore_eos": True, "temperature": 0.1}})
+    params = ChatController._params_for(type("C", (), {"params": SamplingParams()})(), chat)
+    assert params.ignore_eos is False and params.temperature == 0.1

@@ -177,3 +177,16 @@ def test_an_edited_earlier_message_leaves_the_cache_consistent(engine: LlamaEngi
         assert generate(cold, edited) == warm
     finally:
         cold.close()
+
+
+def test_a_fixed_count_goes_past_the_end_of_the_answer(engine: LlamaEngine) -> None:
+    """ignore_eos (benchmarks only): exactly max_tokens pieces, past where the answer ends,
+    and the same text up to that end as a normal answer."""
+    short = SamplingParams(max_tokens=200, temperature=0.0, seed=7)
+    normal = list(engine.stream(QUESTION, short, lambda: False))
+    assert len(normal) < 150  # the model ends this answer by itself
+    fixed = list(engine.stream(QUESTION, SamplingParams(max_tokens=200, temperature=0.0, seed=7,
+                                                        ignore_eos=True), lambda: False))
+    assert len(fixed) == 200
+    assert "".join(fixed).startswith("".join(normal).rstrip())
+
