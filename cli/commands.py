@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-from cli.headless import HeadlessError, open_store
+from cli.headless import OPENING_FAILED, open_store
 from core.document_protocol import CollectionsChanged, DocumentsUnavailable, JobFailed
 from core.document_service import DocumentService
 from core.documents import Progress, Report, label
@@ -31,18 +31,15 @@ from inference.embedder import EmbedderNotLoaded, profile
 from inference.errors import InferenceError
 from inference.protocol import ChatMessage, Embed, ModelSpec, Retrieval, SamplingParams
 from storage import checkup
-from storage.crypto import BadPassphrase, DamagedVault, WrongPassphrase
 from storage.db import VaultClosed
 from storage.documents.store import FAILED, INDEXED, PENDING, SKIPPED, Collection
 from storage.errors import trouble
-from storage.instance_lock import AlreadyRunning
 
 
 class CommandError(Exception):
     pass
 
 
-OPENING_FAILED = (WrongPassphrase, BadPassphrase, DamagedVault, AlreadyRunning, HeadlessError)
 API_TOKEN_ENV = "HEARTH_API_TOKEN"
 MIN_TOKEN_LENGTH = 16
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from cli.headless import HeadlessError, open_store
+from cli.headless import OPENING_FAILED, open_store
 from core.engines import EngineRecord, Engines, read_ca_file
 from i18n import translate
 from inference.intranet import EngineError, Trust
@@ -25,12 +25,9 @@ class EngineCommandError(Exception):
 
 @contextmanager
 def opened() -> Iterator[Engines]:
-    from storage.crypto import BadPassphrase, DamagedVault, WrongPassphrase
-    from storage.instance_lock import AlreadyRunning
-
     try:
         store, lock = open_store()
-    except (WrongPassphrase, BadPassphrase, DamagedVault, AlreadyRunning, HeadlessError) as exc:
+    except OPENING_FAILED as exc:
         raise EngineCommandError(str(exc)) from exc
     try:
         yield Engines(ModelLibrary(store))

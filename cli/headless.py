@@ -13,7 +13,8 @@ import sys
 from core.passphrase import new_passphrase_problem
 from i18n import translate
 from storage.chats import ChatStore
-from storage.instance_lock import InstanceLock
+from storage.crypto import BadPassphrase, DamagedVault, WrongPassphrase
+from storage.instance_lock import AlreadyRunning, InstanceLock
 from storage.paths import data_dir, vault_path
 from storage.vault import Vault
 
@@ -22,6 +23,10 @@ PASSPHRASE_ENV = "HEARTH_PASSPHRASE"
 
 class HeadlessError(Exception):
     """A reason to stop, in the user's words."""
+
+
+# Why open_store() did not open the vault, each said in the user's words by its message.
+OPENING_FAILED = (WrongPassphrase, BadPassphrase, DamagedVault, AlreadyRunning, HeadlessError)
 
 
 def take_environment_passphrase() -> str | None:

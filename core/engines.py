@@ -106,6 +106,7 @@ def valid_name(name: str) -> str:
 def read_ca_file(path: str) -> str:
     """The organisation's CA certificate file as PEM text, checked to hold certificates."""
     from cryptography import x509
+    from cryptography.hazmat.primitives.serialization import Encoding
 
     try:
         with open(path, "rb") as handle:
@@ -120,13 +121,7 @@ def read_ca_file(path: str) -> str:
     except ValueError:
         raise EngineError(translate("core.engines", "The CA certificate file holds no PEM "
                                     "certificate.")) from None
-    return "".join(c.public_bytes(_pem()).decode("ascii") for c in found)
-
-
-def _pem() -> Any:
-    from cryptography.hazmat.primitives.serialization import Encoding
-
-    return Encoding.PEM
+    return "".join(c.public_bytes(Encoding.PEM).decode("ascii") for c in found)
 
 
 class Engines:
@@ -192,6 +187,7 @@ class Engines:
 
     def check(self, record: EngineRecord) -> EngineRecord:
         """Reach the engine as configured; the record with its models. Raises EngineError.
+        Safe on any thread (no vault access): the window runs it in the background.
 
         The check is admitted by the guard under a name of its own, for the check only: a
         failed check, an edit being tried, or an engine that is switched off leaves nothing
@@ -219,11 +215,6 @@ class Engines:
             raise EngineError(translate("core.engines", "An engine named {name} exists already.").format(name=name))
         return EngineRecord(name, url.strip(), trust, api_key)
 
-    def checked(self, record: EngineRecord, replacing: str | None = None) -> EngineRecord:
-        """``check`` for an engine being added or edited (``replacing``: the engine it is an
-        edit of, untouched by the check). Safe on any thread: no vault access."""
-        return self.check(record)
-
     def keep(self, record: EngineRecord, replacing: str | None = None) -> EngineRecord:
         """Store a checked engine (an edit keeps the old one's on/off). The old admission
         goes: the next use admits the engine as it is now."""
@@ -241,7 +232,7 @@ class Engines:
             ) -> EngineRecord:
         """Check the engine and keep it. Nothing is stored when the check fails."""
         record = self.prepare(name, url, trust, api_key, replacing)
-        return self.keep(self.checked(record, replacing), replacing)
+        return self.keep(self.check(record), replacing)
 
     def recheck(self, name: str) -> EngineRecord:
         """Check a stored engine again and keep what it lists now."""

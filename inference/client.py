@@ -42,7 +42,7 @@ from inference.protocol import (
     Stopped,
     WorkerDied,
 )
-from inference.remote import RemoteRunner, local_query_vector
+from inference.remote import Dispatch, RemoteRunner, local_query_vector
 from inference.routing import RequestRouter
 from inference.worker import InferenceWorker
 
@@ -85,12 +85,14 @@ class WorkerClient:
         self._ids = itertools.count(1)
         self.model: ModelLoaded | None = None
         self.remote: RemoteRunner | None = None
+        self.dispatch: Dispatch | None = None  # set by use_engines: where a Generate goes
         self.worker.start()
 
     def use_engines(self, engine_for: Callable[[Generate], Any]) -> None:
         """Let ``generate(engine=...)`` ask an intranet engine; documents are still searched
         with this worker's embedding model."""
         self.remote = RemoteRunner(self.router.sink, engine_for, local_query_vector(self.worker.submit))
+        self.dispatch = Dispatch(self.worker, self.remote)
 
     def __enter__(self) -> WorkerClient:
         return self
@@ -150,11 +152,9 @@ class WorkerClient:
         ``engine``: the intranet engine (see ``use_engines``) that answers instead."""
         request_id = next(self._ids)
         command = Generate(request_id, 0, messages, params, retrieval, engine, model)
-        target: Any = self.worker
-        if engine:
-            if self.remote is None:
-                raise ClientError(translate("inference.client", "No intranet engine is set up here."))
-            target = self.remote
+        if engine and self.dispatch is None:
+            raise ClientError(translate("inference.client", "No intranet engine is set up here."))
+        target: Any = self.dispatch or self.worker
         target.submit(command)
         text: list[str] = []
         passages: tuple[Any, ...] = ()

@@ -23,6 +23,14 @@ Sink = Callable[[Event], None]
 QueryVector = Callable[[str, str], Any]  # (embedding model, prefixed query) -> vector or None
 
 
+def emit_safely(sink: Sink, event: Event) -> None:
+    """Hand an event on; a broken receiver must not kill the thread that produced it."""
+    try:
+        sink(event)
+    except Exception:
+        log.exception("event sink failed for %s", type(event).__name__)
+
+
 def retrieve(command: Generate, vector: QueryVector, count: Callable[[Sequence[ChatMessage]], int],
              budget: int, emit: Sink) -> list[ChatMessage]:
     """Embed the question with each model asked for, find passages, and put those that

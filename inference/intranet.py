@@ -46,7 +46,7 @@ MAX_JSON = 4 * 1024 * 1024
 MAX_LINE = 1024 * 1024
 MAX_ERROR_TEXT = 300
 class Overloaded(EngineError):
-    retryable = True
+    """Busy (HTTP 429/503): worth asking again after ``wait`` seconds (0: the server did not say)."""
 
     def __init__(self, message: str, wait: float) -> None:
         super().__init__(message)

@@ -30,7 +30,7 @@ from typing import Any
 
 from i18n import translate
 from inference.errors import InferenceError
-from inference.generation import QueryVector, Sink, retrieve, stream_pieces
+from inference.generation import QueryVector, Sink, emit_safely, retrieve, stream_pieces
 from inference.intranet import Abort, Aborted, Client, EngineError, Overloaded, one_line
 from inference.prompt import answer_reserve, fit_messages
 from inference.protocol import (
@@ -280,10 +280,7 @@ class RemoteRunner:
             thread.join(timeout)
 
     def _emit(self, event: Any) -> None:
-        try:
-            self._sink(event)
-        except Exception:
-            log.exception("event sink failed for %s", type(event).__name__)
+        emit_safely(self._sink, event)
 
     def _run(self, command: Generate, abort: Abort) -> None:
         rid = command.request_id

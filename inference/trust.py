@@ -26,8 +26,6 @@ _HOST = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?
 class EngineError(InferenceError):
     """The engine could not be reached or answered wrongly; the message is for the user."""
 
-    retryable = False
-
 
 @dataclass(frozen=True)
 class Trust:

@@ -21,7 +21,7 @@ from i18n import translate
 from inference.embedder import MAX_EMBEDDERS, EmbedderPool
 from inference.engine import Engine
 from inference.errors import InferenceError, NoModelLoaded
-from inference.generation import retrieve, stream_pieces
+from inference.generation import emit_safely, retrieve, stream_pieces
 from inference.prompt import answer_reserve, fit_messages
 from inference.protocol import (
     Command,
@@ -232,10 +232,7 @@ class InferenceWorker:
             future.set_exception(exc)
 
     def _emit(self, event: Event) -> None:
-        try:
-            self._sink(event)
-        except Exception:  # a broken receiver must not kill the worker
-            log.exception("event sink failed for %s", type(event).__name__)
+        emit_safely(self._sink, event)
 
     def _load(self, engine: Engine, command: LoadModel) -> None:
         path = command.spec.path

@@ -148,12 +148,11 @@ def _ready(host: str, port: int, pki: Pki | None) -> bool:
 
 @contextmanager
 def _serving(what: str, args: list[str], host: str, port: int, pki: Pki | None, ready_seconds: float,
-             env: dict[str, str] | None = None) -> Iterator[Server]:
-    """Start a server (in its own process group: vLLM starts helpers) and wait until ready."""
+             tls_flags: tuple[str, str], env: dict[str, str] | None = None) -> Iterator[Server]:
+    """Start a server (in its own process group: vLLM starts helpers) and wait until ready;
+    ``tls_flags``: its options for the key and the certificate files."""
     if pki is not None:
-        args = [*args, *(("--ssl-keyfile", str(pki.key_path), "--ssl-certfile", str(pki.cert_path))
-                         if what == "vLLM" else ("--ssl-key-file", str(pki.key_path),
-                                                 "--ssl-cert-file", str(pki.cert_path)))]
+        args = [*args, tls_flags[0], str(pki.key_path), tls_flags[1], str(pki.cert_path)]
     log = tempfile.NamedTemporaryFile(prefix=f"{what}-", suffix=".log", delete=False)  # noqa: SIM115
     process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     server = Server(process, host, port, pki, Path(log.name))
@@ -181,7 +180,7 @@ def llama_server(model: Path, pki: Pki | None, host: str = ENGINE_HOST, n_ctx: i
     port = free_port(host)
     args = [str(binary), "-m", str(model), "--host", host, "--port", str(port), "-c", str(n_ctx),
             "--parallel", str(parallel), "-t", str(threads), "--no-webui", *extra]
-    with _serving("llama-server", args, host, port, pki, 120) as server:
+    with _serving("llama-server", args, host, port, pki, 120, ("--ssl-key-file", "--ssl-cert-file")) as server:
         yield server
 
 
@@ -211,5 +210,6 @@ def vllm_server(pki: Pki | None, host: str = ENGINE_HOST, max_model_len: int = 2
     args = [str(python), "-m", "vllm.entrypoints.openai.api_server", "--model", str(model),
             "--served-model-name", name, "--host", host, "--port", str(port), "--enforce-eager",
             "--max-model-len", str(max_model_len)]
-    with _serving("vLLM", args, host, port, pki, 300, vllm_engine.offline_env()) as server:
+    with _serving("vLLM", args, host, port, pki, 300, ("--ssl-keyfile", "--ssl-certfile"),
+                  vllm_engine.offline_env()) as server:
         yield server

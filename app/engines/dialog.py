@@ -148,7 +148,7 @@ class EngineForm(QDialog):
         self.status.setText(translate("engines.dialog", "Checking {url}…").format(url=record.url))
         self.save_button.setEnabled(False)
         engines = self.engines
-        run_in_background(lambda: engines.checked(record, replacing), self,
+        run_in_background(lambda: engines.check(record), self,
                           self._checked, self._failed, name="engine check")
 
     def reject(self) -> None:

@@ -72,9 +72,8 @@ class EngineActions:
         box.exec()
         return box.clickedButton() is send
 
-    def where_text(self) -> str:
-        """"Offline", or "Intranet: NAME" while the open chat answers with an engine."""
-        engine, _ = route(self.controller.current_chat)
+    def where_text(self, engine: str) -> str:
+        """"Offline", or "Intranet: NAME" while the open chat answers with ``engine``."""
         if engine:
             return translate("engines.window", "Intranet: {name}").format(name=engine)
         return translate("engines.window", "Offline")
@@ -86,9 +85,9 @@ class EngineActions:
             self.guard_label.setText(translate("shell.main_window", "Network guard off"))
             return
         blocked = guard.blocked_count  # a plain name: lupdate skips a call given n=a.b
-        self.guard_label.setText(translate("engines.window", "{where} · %n blocked", None, blocked)
-                                 .format(where=self.where_text()))
         engine, _ = route(self.controller.current_chat)
+        self.guard_label.setText(translate("engines.window", "{where} · %n blocked", None, blocked)
+                                 .format(where=self.where_text(engine)))
         if engine:
             # A tooltip is rich text when it looks like it: the name goes in escaped, in a <p>.
             self.guard_label.setToolTip("<p>" + html.escape(translate(
