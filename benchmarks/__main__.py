@@ -10,9 +10,11 @@ from dataclasses import asdict
 from pathlib import Path
 
 from benchmarks import (
+    binding_bench,
     documents_bench,
     engine_bench,
     perf_bench,
+    rag_bench,
     retrieval_bench,
     stall_bench,
     starter_bench,
@@ -20,7 +22,8 @@ from benchmarks import (
 )
 
 SUITES = {"chat": perf_bench.run, "vault": vault_bench.run, "documents": documents_bench.run,
-          "stall": stall_bench.run, "starter": starter_bench.run, "retrieval": retrieval_bench.run, "engines": engine_bench.run}
+          "stall": stall_bench.run, "starter": starter_bench.run, "retrieval": retrieval_bench.run, "engines": engine_bench.run,
+          "rag": rag_bench.run, "binding": binding_bench.run}
 
 
 def main() -> int:

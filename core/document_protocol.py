@@ -24,6 +24,7 @@ from core.documents import Progress, Report, label
 from i18n import translate
 from inference.errors import InferenceError
 from inference.rag import Passage
+from storage.documents.condense import condense
 from storage.documents.store import Collection, Document
 from storage.errors import trouble
 
@@ -296,8 +297,8 @@ class DocumentCalls:
                 raise DocumentsUnavailable(translate(
                     "core.document_protocol",
                     "Your documents could not be searched; details are in the log.")) from exc
-            return [Passage(n, label(h.chunk), h.chunk.text, h.chunk.path, h.chunk.page,
-                            h.chunk.heading) for n, h in enumerate(hits, start=1)]
+            return [Passage(n, label(c), c.text, c.path, c.page, c.heading)
+                    for n, c in enumerate(condense(hits), start=1)]
 
         return search
 

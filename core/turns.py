@@ -41,6 +41,7 @@ from inference.protocol import (
     Stopped,
     WorkerDied,
 )
+from inference.rag import user_turn
 from storage.chats import (
     COMPLETE,
     DAMAGED,
@@ -119,15 +120,25 @@ def route(chat: Chat | None) -> tuple[str, str]:
 
 def history(store: ChatStore, chat: Chat | None, chat_id: int, until: int | None = None) -> tuple[ChatMessage, ...]:
     """The messages the model sees: the chat's system prompt, then every usable message
-    (before message ``until``, when an answer is being replaced)."""
+    (before message ``until``, when an answer is being replaced). A question answered
+    with documents on is given as it was then, with the passages stored with its answer
+    (``inference.rag.user_turn``): the prompt extends the last one, and the cache holds."""
     system = ((chat.settings.get("system_prompt") if chat else "") or "").strip()
     found = [ChatMessage("system", system or SYSTEM_PROMPT)]
+    usable = []
     for m in store.messages(chat_id):
         if until is not None and m.id == until:
             break
         if m.status in (FAILED, STREAMING, DAMAGED) or not m.content:
             continue
-        found.append(ChatMessage(m.role, m.content))
+        usable.append(m)
+    for i, m in enumerate(usable):
+        answer = usable[i + 1] if i + 1 < len(usable) else None
+        if m.role == "user" and answer is not None and answer.role == "assistant":
+            sources = (answer.stats or {}).get("sources")
+            found.append(user_turn(m.content, sources if isinstance(sources, list) else None))
+        else:
+            found.append(ChatMessage(m.role, m.content))
     return tuple(found)
 
 

@@ -21,7 +21,7 @@ import logging
 import os
 import random
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from inference.chat_template import (
 from inference.errors import InferenceError, ModelLoadError, PromptTooLong
 from inference.gguf import InvalidGGUF, read_header
 from inference.hardware import physical_cores
+from inference.lookup import Drafter
 from inference.protocol import ChatMessage, ModelSpec, SamplingParams
 from inference.state_cache import StateCache
 
@@ -123,6 +124,9 @@ class LlamaEngine:
         self.states = StateCache()
         self.conversation: int | None = None  # whose state (chat_id) is in the context now
         self._last_prompt: tuple[tuple[ChatMessage, ...], list[int], list[str]] | None = None
+        self._pieces: dict[int, bytes] = {}
+        self._end_tokens: frozenset[int] = frozenset()
+        self.last_drafter: Drafter | None = None  # the last answer's guesses, for the figures
 
     @property
     def name(self) -> str:
@@ -168,6 +172,8 @@ class LlamaEngine:
             raise
         self._llm = llm
         self._spec = spec
+        self._pieces = {}
+        self._end_tokens = end_tokens(llm)
         self.memory_bytes = max(0, _rss() - before)
         self.backend = backend_name()
         self._name = (spec.display_name or bundled_name(spec.path)
@@ -248,8 +254,6 @@ class LlamaEngine:
     def stream(
         self, messages: Sequence[ChatMessage], params: SamplingParams, should_stop: Any
     ) -> Iterator[str]:
-        import llama_cpp
-
         llm = self._require()
         tokens, stop_strings = self._prompt_tokens(messages)
         n_ctx = self.n_ctx
@@ -262,32 +266,29 @@ class LlamaEngine:
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         held = ""  # text that might be the start of a stop string
         produced = 0
-        generator = llm.generate(
-            tokens,
-            top_k=params.top_k,
-            top_p=params.top_p,
-            min_p=params.min_p,
-            temp=params.temperature,
-            repeat_penalty=params.repeat_penalty,
-        )
+        piece = self._piece
+        generator = self._tokens(llm, tokens, params, max_tokens)
         try:
             for token in generator:
                 if params.ignore_eos:  # a fixed count (benchmarks): no end, no stop strings
-                    yield decoder.decode(llm.detokenize([token]))
+                    yield decoder.decode(piece(token))
                     produced += 1
                     if produced >= max_tokens or should_stop():
                         break
                     continue
-                if llama_cpp.llama_vocab_is_eog(llm._model.vocab, token):
+                if token in self._end_tokens:
                     break
-                text = held + decoder.decode(llm.detokenize([token]))
-                cut = _find_stop(text, stop_strings)
-                if cut is not None:
-                    yield text[:cut]
-                    break
-                keep = _partial_stop_suffix(text, stop_strings)
-                held = text[len(text) - keep:] if keep else ""
-                yield text[: len(text) - keep]
+                text = held + decoder.decode(piece(token))
+                if stop_strings:
+                    cut = _find_stop(text, stop_strings)
+                    if cut is not None:
+                        yield text[:cut]
+                        break
+                    keep = _partial_stop_suffix(text, stop_strings)
+                    held = text[len(text) - keep:] if keep else ""
+                    yield text[: len(text) - keep]
+                else:
+                    yield text
                 produced += 1
                 if produced >= max_tokens or should_stop():
                     break
@@ -295,6 +296,62 @@ class LlamaEngine:
                 yield held
         finally:
             generator.close()
+
+    def _piece(self, token: int) -> bytes:
+        """A token's bytes, looked up once per token id (llama.cpp's call is per token)."""
+        found = self._pieces.get(token)
+        if found is None:
+            found = self._pieces[token] = self._require().detokenize([token])
+        return found
+
+    def _tokens(self, llm: Any, prompt: list[int], params: SamplingParams,
+                max_tokens: int) -> Generator[int, None, None]:
+        """The sampled tokens, one at a time, after the prompt's last token.
+
+        With ``prompt_lookup``, each evaluation takes the last token and a guess of the
+        next ones (``inference.lookup``) in one batch, with logits at every position; the
+        sampler then picks at each position in turn, and a guessed token stays only if it
+        is the one picked, so the tokens are those of the plain loop. What the guess got
+        wrong leaves the cache again, so the context always holds exactly the tokens
+        written (also when the caller stops in the middle of a batch).
+        """
+        sampler = llm._init_sampler(top_k=params.top_k, top_p=params.top_p, min_p=params.min_p,
+                                    temp=params.temperature, repeat_penalty=params.repeat_penalty)
+        llm._sampler = sampler
+        drafter = Drafter(prompt) if params.prompt_lookup else None
+        self.last_drafter = drafter
+        pending = prompt[-1]
+        written = 0
+        n_ctx = self.n_ctx
+        valid = llm.n_tokens
+        try:
+            while True:
+                start = llm.n_tokens
+                room = min(max_tokens - written - 1, n_ctx - start - 2, llm.n_batch - 1)
+                draft = drafter.draft(room) if drafter is not None else []
+                batch = [pending, *draft]
+                _decode(llm, batch, bool(draft))
+                valid = start + 1
+                for i in range(len(batch)):
+                    token = sampler.sample(llm._ctx, i if draft else -1)
+                    written += 1
+                    accepted = i < len(draft) and token == draft[i]
+                    if accepted:
+                        valid += 1  # the guess at i is in the cache, and right
+                    if drafter is not None:
+                        drafter.accepted += accepted
+                        drafter.extend((token,))
+                    yield token
+                    if not accepted:
+                        break
+                if valid < llm.n_tokens:
+                    llm._ctx.kv_cache_seq_rm(-1, valid, -1)
+                    llm.n_tokens = valid
+                pending = token
+        finally:
+            if valid < llm.n_tokens:  # stopped in the middle of a batch
+                llm._ctx.kv_cache_seq_rm(-1, valid, -1)
+                llm.n_tokens = valid
 
     def _evaluate_prompt(self, llm: Any, tokens: list[int], should_stop: Any) -> bool:
         """Evaluate all but the last prompt token, reusing the cached prefix.
@@ -362,6 +419,15 @@ class LlamaEngine:
                 self._template = None
 
 
+def end_tokens(llm: Any) -> frozenset[int]:
+    """The tokens that end a generation (end of turn, end of text), found once at load."""
+    import llama_cpp
+
+    vocab = llm._model.vocab
+    return frozenset(t for t in range(int(llama_cpp.llama_vocab_n_tokens(vocab)))
+                     if llama_cpp.llama_vocab_is_eog(vocab, t))
+
+
 def control_texts(llm: Any, template: str = "") -> list[str]:
     """The token texts that must not appear whole in content (see ``must_escape``)."""
     import llama_cpp
@@ -390,6 +456,18 @@ def must_escape(attributes: int, text: str, template: str = "") -> bool:
         markup = len(text) >= 3 and not any(c.isspace() for c in text) and any(c in "<[|" for c in text)
         return markup and text in template
     return False
+
+
+def _decode(llm: Any, batch: list[int], every_position: bool) -> None:
+    """Evaluate ``batch`` after the context's tokens, with logits at every position or at
+    the last one only (``Llama.eval`` without its per-call overhead)."""
+    start = llm.n_tokens
+    llm._ctx.kv_cache_seq_rm(-1, start, -1)
+    llm._batch.set_batch(batch=batch, n_past=start, logits_all=every_position)
+    llm._ctx.decode(llm._batch)
+    llm.input_ids[start:start + len(batch)] = batch
+    llm.n_tokens = start + len(batch)
+    llm._requires_eval = False
 
 
 def _clear_context(llm: Any) -> None:

@@ -18,6 +18,9 @@ from typing import Any
 class ChatMessage:
     role: str  # "system" | "user" | "assistant"
     content: str
+    # An earlier question given with document passages: the question alone, which takes
+    # the passages' place when the context is short (``inference.prompt.fit_messages``).
+    plain: str | None = None
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,9 @@ class SamplingParams:
     # Generate exactly max_tokens, past end-of-sequence and stop strings: for benchmarks,
     # whose two sides must do the same work (never set by the app for a user's answer).
     ignore_eos: bool = False
+    # Draft the next tokens from the context (``inference.lookup``): for answers about
+    # documents, which copy from their passages. The answer is the same either way.
+    prompt_lookup: bool = False
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from inference.protocol import ModelSpec, SamplingParams
 
 SAMPLING_FIELDS = ("temperature", "top_p", "top_k", "min_p", "repeat_penalty", "seed", "max_tokens")
 _SAMPLING = SamplingParams()  # one place for the sampling defaults
+DEFAULT_CONTEXT = 4096
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,13 @@ class ModelSettings:
     repeat_penalty: float = _SAMPLING.repeat_penalty
     seed: int | None = _SAMPLING.seed
     max_tokens: int = _SAMPLING.max_tokens
+
+    @classmethod
+    def for_model(cls, context_length: int | None) -> ModelSettings:
+        """A new model's settings: a context of 4,096 tokens where the model was trained for
+        that many (a document question's passages, kept in the history so that the cache
+        holds, need the room), else what it was trained for."""
+        return cls(n_ctx=min(DEFAULT_CONTEXT, context_length or cls.n_ctx))
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -126,7 +126,7 @@ class ModelsController(QObject):
                 log.error("a bundled model fails validation")
                 continue
             entry = self.library.add(model.name, str(path), BUNDLED, model.sha256, info,
-                                     ModelSettings().as_dict())
+                                     ModelSettings.for_model(info.get("context_length")).as_dict())
             # Verified by its hash (and the starter by the CPU-build probe): trusted.
             self.library.save(replace(entry, probe={"ok": True, "reason": "", "key": probe_key()}))
 
@@ -186,7 +186,7 @@ class ModelsController(QObject):
                 translate("models.controller", "{file} is already in your library as “{name}”.")
                 .format(file=source.name, name=existing.name))
             return
-        settings = ModelSettings(n_ctx=min(4096, info.context_length or 2048))
+        settings = ModelSettings.for_model(info.context_length)
         facts = info.as_dict() if signature is None else {**info.as_dict(), SIGNATURE: signature}
         entry = self.library.add(info.name, str(path), mode, sha, facts, settings.as_dict())
         self.imported.emit(entry)

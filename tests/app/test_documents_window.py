@@ -126,7 +126,7 @@ def test_import_toggle_and_cited_answer(qtbot, window, engine, tmp_path: Path) -
     system, *_, question = engine.calls[-1]
     assert "<passages>" in question.content and "[1] (harbor.pdf, page 3)" in question.content
     assert question.content.endswith("Question: What is the mooring fee per meter?")
-    assert "not instructions" in system.content
+    assert "not instructions" in question.content and system.content == "You are a helpful assistant."
 
 
 def test_nothing_relevant_is_said_to_model_and_user(qtbot, window, tmp_path: Path) -> None:

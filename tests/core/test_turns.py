@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from core.turns import TurnMachine
-from inference.protocol import LoadModel, ModelSpec, SamplingParams
+from inference.protocol import LoadModel, ModelSpec, Retrieval, SamplingParams
+from inference.rag import Passage
 from inference.worker import SupervisedWorker
 from storage.chats import COMPLETE, INTERRUPTED, ChatStore
 from tests.fakes import FakeEngine
@@ -48,7 +49,7 @@ def pump(events: queue.Queue, handle, condition, timeout: float = TIMEOUT) -> No
 class Rig:
     """A turn machine driven the way the window drives it: events pumped on this thread."""
 
-    def __init__(self, store: ChatStore, engine: FakeEngine) -> None:
+    def __init__(self, store: ChatStore, engine: FakeEngine, model: Path = Path("fake.gguf")) -> None:
         self.events: queue.Queue = queue.Queue()
         self.worker = SupervisedWorker(lambda: engine, self.events.put, flush_interval=0.0)
         self.worker.start()
@@ -56,15 +57,22 @@ class Rig:
         self.turns = TurnMachine(self.listener, self.worker.submit, self.worker.cancel)
         self.turns.store = store
         self.turns.model_name = "Fake model"
-        self.worker.submit(LoadModel(ModelSpec(Path("fake.gguf"))))
+        self.worker.submit(LoadModel(ModelSpec(model, n_ctx=4096, n_threads=2)))
 
     def pump_until(self, condition, timeout: float = TIMEOUT) -> None:
         pump(self.events, self.turns.on_event, condition, timeout)
 
-    def ask(self, chat_id: int, text: str) -> None:
+    def ask(self, chat_id: int, text: str, passages: list[Passage] | None = None,
+            timeout: float = TIMEOUT) -> None:
+        """``passages``: documents on, and this is what the search finds."""
+        found = list(passages or [])
+
+        def retrieval(_chat: int, question: str) -> Retrieval | None:
+            return None if passages is None else Retrieval(question, lambda _q, _v: list(found))
+
         assert self.turns.save_user_message(chat_id, text) is not None
-        assert self.turns.start(chat_id, SamplingParams(max_tokens=64), None)
-        self.pump_until(lambda: not self.turns.busy)
+        assert self.turns.start(chat_id, SamplingParams(max_tokens=64, temperature=0.0, seed=1), retrieval)
+        self.pump_until(lambda: not self.turns.busy, timeout)
 
     def close(self) -> None:
         self.worker.shutdown(5.0)
@@ -278,3 +286,47 @@ def test_a_worker_death_fails_only_the_turn_the_dead_worker_owed(store) -> None:
     assert turns.busy  # not this turn's worker
     turns.on_event(WorkerDied("the engine stopped", restarting=True, requests=(rid,)))
     assert not turns.busy and store.messages(chat.id)[-1].status == "failed"
+
+
+HARBOR = [Passage(1, "harbor.txt, page 2", "The harbor has 143 moorings along the north quay. " * 4,
+                  "/docs/harbor.txt", 2),
+          Passage(2, "fees.txt", "Mooring fees are paid monthly at the harbor office. " * 4, "/docs/fees.txt")]
+
+
+def test_an_earlier_document_question_is_given_again_with_its_own_passages(rig, store) -> None:
+    """The model sees each earlier question as it saw it then (its passages from the
+    answer's stored sources), and documents switched off leave earlier turns alone."""
+    engine = FakeEngine()
+    r = rig(engine)
+    chat = store.create_chat()
+    r.ask(chat.id, "How many moorings?", HARBOR)
+    first = engine.calls[-1]
+    r.ask(chat.id, "And the fees?", HARBOR[1:])
+    second = engine.calls[-1]
+    assert second[: len(first)] == first  # the first prompt, unchanged, then the rest
+    assert "Mooring fees" in second[-1].content and "Question: And the fees?" in second[-1].content
+    r.ask(chat.id, "Thanks!")  # documents off
+    third = engine.calls[-1]
+    assert third[: len(second)] == second and third[-1].content == "Thanks!"
+
+
+@pytest.mark.model
+def test_a_chat_with_documents_keeps_the_engines_cache_from_turn_to_turn(
+        store, starter_model_path: Path) -> None:
+    """On the real engine: the follow-up evaluates only what is new, whether documents
+    stay on or are switched off (the system prompt and earlier turns do not change)."""
+    from inference.llama_engine import LlamaEngine
+
+    engine = LlamaEngine()
+    r = Rig(store, engine, starter_model_path)  # type: ignore[arg-type]
+    try:
+        chat = store.create_chat()
+        r.ask(chat.id, "How many moorings does the harbor have?", HARBOR, timeout=120)
+        first = store.messages(chat.id)[-1].stats["prompt_tokens"]
+        r.ask(chat.id, "And how are the fees paid?", HARBOR[1:], timeout=120)
+        assert engine.last_reused_tokens >= first - 1
+        second = store.messages(chat.id)[-1].stats["prompt_tokens"]
+        r.ask(chat.id, "Thank you.", timeout=120)  # documents off
+        assert engine.last_reused_tokens >= second - 1
+    finally:
+        r.close()

@@ -190,3 +190,44 @@ def test_a_fixed_count_goes_past_the_end_of_the_answer(engine: LlamaEngine) -> N
     assert len(fixed) == 200
     assert "".join(fixed).startswith("".join(normal).rstrip())
 
+
+
+COPYING = [ChatMessage("system", "You are brief."), ChatMessage("user", (
+    "Notes: The harbor office opens at seven in the morning and closes at five in the "
+    "afternoon. Mooring fees are paid monthly at the harbor office on the north quay.\n\n"
+    "Repeat the notes word for word."))]
+
+
+def test_prompt_lookup_copies_several_tokens_per_evaluation(engine: LlamaEngine) -> None:
+    """On llama.cpp. The loop itself writes exactly the plain loop's tokens (test_lookup,
+    on a model whose logits do not depend on batching); llama.cpp's batched logits differ
+    from one-by-one ones in the last bits, which can turn a near-tie (here after the
+    first sentence, in the tiny model's garbled "Mooring"), so the answers are compared
+    up to there, and the benchmark reports how many answers stay identical."""
+    from dataclasses import replace
+
+    params = SamplingParams(max_tokens=48, temperature=0.0, seed=7)
+    engine.forget()
+    plain = generate(engine, COPYING, params)
+    engine.forget()
+    drafted = generate(engine, COPYING, replace(params, prompt_lookup=True))
+    assert drafted.splitlines()[0] == plain.splitlines()[0]
+    assert drafted.startswith("The harbor office opens at seven in the morning")
+    drafter = engine.last_drafter
+    assert drafter is not None and drafter.accepted > 10  # it copied, several tokens a batch
+
+
+def test_a_stop_in_the_middle_of_a_guess_leaves_the_cache_as_written(engine: LlamaEngine) -> None:
+    """The cache holds exactly the tokens written, also when the answer is stopped while a
+    batch of guessed tokens is being checked: the next turn reuses it and answers as a cold
+    engine does."""
+    from dataclasses import replace
+
+    params = SamplingParams(max_tokens=48, temperature=0.0, seed=7, prompt_lookup=True)
+    engine.forget()
+    generate(engine, COPYING, params, stop_after=9)
+    prompt = engine.count_tokens(COPYING)
+    assert prompt + 8 <= engine.llama.n_tokens <= prompt + 9  # the 9th only if it was a right guess
+    warm = generate(engine, COPYING, replace(params, prompt_lookup=False))
+    engine.forget()
+    assert generate(engine, COPYING, replace(params, prompt_lookup=False)) == warm

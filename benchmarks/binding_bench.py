@@ -1,0 +1,157 @@
+"""The binding's own overhead: decode and prefill of the app's engine, and of raw
+llama-cpp-python, ÷ llama.cpp's C++ ``llama-bench`` built from the same vendored source
+with the same flags (``packaging/llama_tools.py``).
+
+Each side runs in its own process, one after another, in alternating order, several
+rounds; per-round ratios and their spread are reported beside the ratio of medians. All
+three use the starter model, the same threads and a context of prompt + generated tokens
+(as llama-bench sets it). llama-bench's ``tg`` decodes one token at a time without
+sampling from an empty context; the Python sides decode ``GEN`` tokens past any
+end-of-sequence from a short prompt: the raw binding through ``Llama.generate`` (its
+sampler and the per-token Python of its loop), the app through ``LlamaEngine.stream``
+(detokenising, stop-string and end checks too). Prefill is ``PROMPT`` tokens from an empty
+context: llama-bench's ``pp``, the raw binding's ``Llama.eval`` and the app's
+``stream`` up to its first token.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from benchmarks.common import Figure, median, spread
+
+ROOT = Path(__file__).resolve().parent.parent
+THREADS = 2
+PROMPT = 512
+GEN = 128
+
+
+def _tool() -> Path | None:
+    sys.path.insert(0, str(ROOT / "packaging"))
+    from llama_tools import tools_folder
+
+    found = tools_folder() / "llama-bench"
+    return found if found.exists() else None
+
+
+def _cpp(tool: Path, model: Path) -> dict[str, float]:
+    done = subprocess.run([str(tool), "-m", str(model), "-t", str(THREADS), "-p", str(PROMPT), "-n", str(GEN),
+                           "-r", "1", "-o", "json"], capture_output=True, text=True, timeout=600, check=True)
+    rows = json.loads(done.stdout)
+    prefill = next(r for r in rows if r["n_prompt"] == PROMPT and r["n_gen"] == 0)
+    decode = next(r for r in rows if r["n_gen"] == GEN and r["n_prompt"] == 0)
+    return {"prefill": float(prefill["avg_ts"]), "decode": float(decode["avg_ts"])}
+
+
+def _python(side: str, model: Path) -> dict[str, float]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-m", "benchmarks.binding_bench", side, str(model)], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=600)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
+    if done.returncode or not lines:
+        raise RuntimeError(f"the {side} side failed: {done.stderr[-2000:]}")
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+def _prompt_tokens(llm, count: int) -> list[int]:
+    text = " ".join(f"Note {i}: the ship left the port at dawn with {i} crates." for i in range(count))
+    tokens = llm.tokenize(text.encode(), add_bos=False)
+    assert len(tokens) >= count
+    return tokens[:count]
+
+
+def child_raw(model: Path) -> dict[str, float]:
+    import llama_cpp
+
+    llm = llama_cpp.Llama(model_path=str(model), n_ctx=PROMPT + GEN, n_batch=PROMPT, n_threads=THREADS,
+                          n_threads_batch=THREADS, verbose=False)
+    tokens = _prompt_tokens(llm, PROMPT)
+    rates: dict[str, list[float]] = {"prefill": [], "decode": []}
+    for _round in range(2):  # the first is the warm-up, as llama-bench's
+        llm.reset()
+        llm._ctx.kv_cache_clear()
+        started = time.perf_counter()
+        llm.eval(tokens)
+        rates["prefill"].append(PROMPT / (time.perf_counter() - started))
+        llm.reset()
+        llm._ctx.kv_cache_clear()
+        first = None
+        for i, _token in enumerate(llm.generate(tokens[:8], temp=0.0, repeat_penalty=1.0)):
+            if i == 0:
+                first = time.perf_counter()
+            if i >= GEN:
+                break
+        assert first is not None
+        rates["decode"].append(GEN / (time.perf_counter() - first))
+    llm.close()
+    return {k: v[-1] for k, v in rates.items()}
+
+
+def child_app(model: Path) -> dict[str, float]:
+    from inference.llama_engine import LlamaEngine
+    from inference.protocol import ChatMessage, ModelSpec, SamplingParams
+
+    engine = LlamaEngine()
+    engine.load(ModelSpec(model, n_ctx=PROMPT + GEN, n_threads=THREADS, n_batch=256))
+    filler = engine.llama.detokenize(_prompt_tokens(engine.llama, PROMPT)).decode("utf-8", "replace")
+    words = filler.split()
+    long_prompt = [ChatMessage("user", " ".join(words))]
+    while engine.count_tokens(long_prompt) > PROMPT:
+        words = words[:-1]
+        long_prompt = [ChatMessage("user", " ".join(words))]
+    rates: dict[str, list[float]] = {"prefill": [], "decode": []}
+    one = SamplingParams(max_tokens=1, temperature=0.0, repeat_penalty=1.0, ignore_eos=True)
+    fixed = SamplingParams(max_tokens=GEN + 1, temperature=0.0, repeat_penalty=1.0, ignore_eos=True)
+    for _round in range(2):
+        engine.forget()
+        count = engine.count_tokens(long_prompt)
+        started = time.perf_counter()
+        for _piece in engine.stream(long_prompt, one, lambda: False):
+            break
+        rates["prefill"].append(count / (time.perf_counter() - started))
+        engine.forget()
+        first = None
+        produced = 0
+        for _piece in engine.stream([ChatMessage("user", "Tell me about ships.")], fixed, lambda: False):
+            if first is None:
+                first = time.perf_counter()
+            produced += 1
+        assert first is not None and produced == GEN + 1
+        rates["decode"].append(GEN / (time.perf_counter() - first))
+    engine.close()
+    return {k: v[-1] for k, v in rates.items()}
+
+
+def run(quick: bool = False) -> list[Figure]:
+    from core.models import resolve_model
+
+    tool = _tool()
+    if tool is None:
+        return [Figure("binding ÷ llama-bench: skipped, llama-bench is not built "
+                       "(python packaging/llama_tools.py)", 0.0, "", "")]
+    model = resolve_model()
+    sides = {"app": [], "raw": [], "cpp": []}
+    rounds = 3 if quick else 6
+    for i in range(rounds):
+        order = ["cpp", "raw", "app"] if i % 2 == 0 else ["app", "raw", "cpp"]
+        for side in order:
+            sides[side].append(_cpp(tool, model) if side == "cpp" else _python(side, model))
+    figures = []
+    for what in ("decode", "prefill"):
+        cpp = [r[what] for r in sides["cpp"]]
+        for side, label in (("app", "app engine"), ("raw", "raw llama-cpp-python")):
+            mine = [r[what] for r in sides[side]]
+            figures.append(Figure(f"{what} tokens/s, {label} ÷ llama-bench ({PROMPT if what == 'prefill' else GEN} "
+                                  "tokens)", median(mine) / median(cpp), "ratio",
+                                  "target ≥ 0.95" if side == "app" else "", spread(mine, cpp)))
+    return figures
+
+
+if __name__ == "__main__":
+    result = {"raw": child_raw, "app": child_app}[sys.argv[1]](Path(sys.argv[2]))
+    print("RESULT " + json.dumps(result), flush=True)

