@@ -12,6 +12,7 @@ the ratio of the medians.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -270,11 +271,16 @@ def run(quick: bool = False) -> list[Figure]:
 
 
 def memory_and_start(model: Path) -> list[Figure]:
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT))
+    data = tempfile.mkdtemp(prefix="hearth-memory-")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT), HEARTH_DATA_DIR=data)
     bare = subprocess.run([sys.executable, "-m", "benchmarks.perf_probe", "bare", str(model)],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    # The first run creates the vault; the second unlocks it, as every day after the first.
+    created = subprocess.run([sys.executable, "-m", "benchmarks.perf_probe", "app", str(model)],
+                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     app = subprocess.run([sys.executable, "-m", "benchmarks.perf_probe", "app", str(model)],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    env.pop("HEARTH_DATA_DIR")
     start = subprocess.run([sys.executable, "-m", "benchmarks.perf_probe", "start", str(model)],
                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
 
@@ -284,9 +290,12 @@ def memory_and_start(model: Path) -> list[Figure]:
             raise RuntimeError(done.stdout[-2000:] + done.stderr[-2000:])
         return float(lines[-1].split()[1])
 
-    bare_rss, app_rss = value(bare), value(app)
+    bare_rss, app_rss, created_rss = value(bare), value(app), value(created)
+    shutil.rmtree(data, ignore_errors=True)
     return [
-        Figure("resident memory: app with model − bare script with model", (app_rss - bare_rss) / 2**20,
-               "MB", "target < 150 MB", {"app_mb": app_rss / 2**20, "bare_mb": bare_rss / 2**20}),
+        Figure("resident memory: app with model (vault unlocked) − bare script with model",
+               (app_rss - bare_rss) / 2**20, "MB", "target ≤ 100 MB",
+               {"app_mb": app_rss / 2**20, "bare_mb": bare_rss / 2**20,
+                "first_run_creating_the_vault_mb": (created_rss - bare_rss) / 2**20}),
         Figure("cold start to an interactive window (no key derivation)", value(start) * 1000, "ms", "report"),
     ]

@@ -8,8 +8,6 @@ score of at least ``MIN_SCORE`` and at least ``MIN_LENGTH`` characters.
 
 from __future__ import annotations
 
-from zxcvbn import zxcvbn
-
 from i18n import translate
 from storage.crypto import MAX_PASSPHRASE_BYTES
 
@@ -33,6 +31,8 @@ def strength(passphrase: str) -> tuple[int, str]:
     """zxcvbn's score (0 to 4) and its warning and suggestions, as one line of advice."""
     if not passphrase:
         return 0, ""
+    from zxcvbn import zxcvbn  # here, not at the top: 13 MB of word lists, for new passphrases only
+
     result = zxcvbn(passphrase[:RATED_CHARACTERS], user_inputs=CONTEXT_WORDS, max_length=RATED_CHARACTERS)
     score = int(result["score"])
     feedback = result.get("feedback") or {}

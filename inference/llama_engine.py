@@ -21,6 +21,7 @@ import logging
 import os
 import random
 import sys
+import time
 from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,8 @@ from inference.state_cache import StateCache
 
 log = logging.getLogger(__name__)
 
-PREFILL_STEP = 64
+PREFILL_STEP = 64  # the first step of a prompt's evaluation, in tokens
+STEP_SECONDS = 0.3  # what a later step may take: how long a stop waits at most, about
 
 
 def check_model_file(path: Path) -> None:
@@ -100,6 +102,13 @@ def construct_llama(**kwargs: Any) -> Any:
     finally:
         _internals.LlamaModel.metadata = original  # type: ignore[method-assign]
     llm.metadata = llm._model.metadata()
+    if not llm._logits_all:
+        # Llama keeps a (batch × vocabulary) float array for logits it only writes with
+        # logits_all (sampling reads llama.cpp's own buffer): 50 MB for the starter
+        # model, resident as soon as anything touches it. Never written, it is not kept.
+        import numpy as np
+
+        llm.scores = np.zeros((0, llm.n_vocab()), dtype=np.single)
     return llm
 
 
@@ -356,8 +365,8 @@ class LlamaEngine:
     def _evaluate_prompt(self, llm: Any, tokens: list[int], should_stop: Any) -> bool:
         """Evaluate all but the last prompt token, reusing the cached prefix.
 
-        Returns False when stopped. ``Llama.generate`` then finds everything but the last
-        token cached and evaluates only that one before sampling.
+        Returns False when stopped. The decode loop (``_tokens``) then evaluates the last
+        one before it samples.
         """
         cached = llm.n_tokens
         input_ids = llm.input_ids
@@ -367,12 +376,21 @@ class LlamaEngine:
             common += 1
         llm.n_tokens = common
         self.last_reused_tokens = common
-        # Small steps keep stop and quit responsive during a long prompt (~0.5 s each on 2 cores).
-        batch = max(1, min(llm.n_batch, PREFILL_STEP))
-        for start in range(common, len(tokens) - 1, batch):
+        # Steps keep stop and quit responsive during a long prompt: the first is small, the
+        # next as large as STEP_SECONDS allows at the speed just seen (large batches are
+        # what makes prefill fast), never more than the batch size.
+        step = max(1, min(llm.n_batch, PREFILL_STEP))
+        start, end = common, len(tokens) - 1
+        while start < end:
             if should_stop():
                 return False
-            llm.eval(tokens[start : min(start + batch, len(tokens) - 1)])
+            batch = tokens[start:min(start + step, end)]
+            began = time.perf_counter()
+            _decode(llm, batch, False)
+            took = time.perf_counter() - began
+            start += len(batch)
+            rate = len(batch) / took if took > 0 else float(llm.n_batch)
+            step = max(PREFILL_STEP // 2, min(llm.n_batch, int(rate * STEP_SECONDS)))
         return not should_stop()
 
     def select_conversation(self, conversation: int) -> None:
@@ -398,7 +416,7 @@ class LlamaEngine:
 
     def forget(self) -> None:
         """Drop every trace of the conversations: parked states, the KV cache, the token
-        history, the logits, the sampler's recent tokens and the last rendered prompt."""
+        history, the sampler's recent tokens and the last rendered prompt."""
         self.states.clear()
         self.conversation = None
         self._last_prompt = None
@@ -474,7 +492,6 @@ def _clear_context(llm: Any) -> None:
     llm._ctx.kv_cache_clear()
     llm.input_ids[:] = 0
     llm.n_tokens = 0
-    llm.scores[:] = 0
     llm._sampler = None  # its repeat-penalty window holds the last tokens
     llm._requires_eval = True
 

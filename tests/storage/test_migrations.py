@@ -79,3 +79,20 @@ def test_a_vault_from_version_0001_upgrades_with_its_chats(tmp_path: Path) -> No
     library.add("m", "/x.gguf", "copy", "ab" * 32, {})
     assert [e.name for e in library.entries()] == ["m"]
     store.close()
+
+
+def test_the_pinned_head_is_alembics_and_an_open_at_head_needs_no_alembic(tmp_path: Path) -> None:
+    """A vault at the head opens without importing alembic (12 MB resident): the pinned
+    revision must be the newest migration, or a vault would skip a migration it needs."""
+    import subprocess
+    import sys
+
+    assert db.head_revision() == db.HEAD
+    path = tmp_path / "vault.db"
+    Vault.create(path, PASSPHRASE, FAST_KDF).close()
+    script = ("import sys; from pathlib import Path; from storage.vault import Vault; "
+              f"Vault.open(Path({str(path)!r}), {PASSPHRASE!r}).close(); "
+              "print('alembic' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[2], check=True)
+    assert done.stdout.strip() == "False"
