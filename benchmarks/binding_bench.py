@@ -93,37 +93,65 @@ def child_raw(model: Path) -> dict[str, float]:
 
 
 def child_app(model: Path) -> dict[str, float]:
-    from inference.llama_engine import LlamaEngine
-    from inference.protocol import ChatMessage, ModelSpec, SamplingParams
+    """Through the app's inference worker: the command queue, the engine, the coalesced
+    chunk events and the stats the window shows."""
+    import queue
 
-    engine = LlamaEngine()
-    engine.load(ModelSpec(model, n_ctx=PROMPT + GEN, n_threads=THREADS, n_batch=256))
+    from inference.llama_engine import LlamaEngine
+    from inference.protocol import (
+        ChatMessage,
+        Done,
+        Failed,
+        Forget,
+        Generate,
+        LoadModel,
+        ModelLoaded,
+        ModelSpec,
+        SamplingParams,
+    )
+    from inference.worker import InferenceWorker
+
+    events: queue.Queue = queue.Queue()
+    engines: list[LlamaEngine] = []
+
+    def make() -> LlamaEngine:
+        engines.append(LlamaEngine())
+        return engines[-1]
+
+    worker = InferenceWorker(make, events.put)
+    worker.start()
+    worker.submit(LoadModel(ModelSpec(model, n_ctx=PROMPT + GEN, n_threads=THREADS, n_batch=256)))
+
+    def wait(kind):
+        while True:
+            event = events.get(timeout=600)
+            if isinstance(event, Failed):
+                raise RuntimeError(event.reason)
+            if isinstance(event, kind):
+                return event
+
+    wait(ModelLoaded)
+    engine = engines[-1]
     filler = engine.llama.detokenize(_prompt_tokens(engine.llama, PROMPT)).decode("utf-8", "replace")
     words = filler.split()
-    long_prompt = [ChatMessage("user", " ".join(words))]
+    long_prompt = (ChatMessage("user", " ".join(words)),)
     while engine.count_tokens(long_prompt) > PROMPT:
         words = words[:-1]
-        long_prompt = [ChatMessage("user", " ".join(words))]
-    rates: dict[str, list[float]] = {"prefill": [], "decode": []}
+        long_prompt = (ChatMessage("user", " ".join(words)),)
     one = SamplingParams(max_tokens=1, temperature=0.0, repeat_penalty=1.0, ignore_eos=True)
     fixed = SamplingParams(max_tokens=GEN + 1, temperature=0.0, repeat_penalty=1.0, ignore_eos=True)
-    for _round in range(2):
-        engine.forget()
-        count = engine.count_tokens(long_prompt)
-        started = time.perf_counter()
-        for _piece in engine.stream(long_prompt, one, lambda: False):
-            break
-        rates["prefill"].append(count / (time.perf_counter() - started))
-        engine.forget()
-        first = None
-        produced = 0
-        for _piece in engine.stream([ChatMessage("user", "Tell me about ships.")], fixed, lambda: False):
-            if first is None:
-                first = time.perf_counter()
-            produced += 1
-        assert first is not None and produced == GEN + 1
-        rates["decode"].append(GEN / (time.perf_counter() - first))
-    engine.close()
+    rates: dict[str, list[float]] = {"prefill": [], "decode": []}
+    for request in range(2):  # the first is the warm-up, as llama-bench's
+        worker.submit(Forget())
+        worker.submit(Generate(2 * request + 1, 1, long_prompt, one))
+        stats = wait(Done).stats
+        rates["prefill"].append(stats.prompt_tokens / stats.ttft_seconds)
+        worker.submit(Forget())
+        worker.submit(Generate(2 * request + 2, 1, (ChatMessage("user", "Tell me about ships."),), fixed))
+        stats = wait(Done).stats
+        assert stats.tokens == GEN + 1, stats
+        rates["decode"].append(stats.tokens_per_second)
+    worker.shutdown(5)
     return {k: v[-1] for k, v in rates.items()}
 
 

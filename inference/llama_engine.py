@@ -277,23 +277,22 @@ class LlamaEngine:
         produced = 0
         piece = self._piece
         generator = self._tokens(llm, tokens, params, max_tokens)
+        # A fixed count (``ignore_eos``, benchmarks) goes past end tokens and stop strings,
+        # but still checks for them: it does the same work per token as an answer.
+        endless = params.ignore_eos
         try:
             for token in generator:
-                if params.ignore_eos:  # a fixed count (benchmarks): no end, no stop strings
-                    yield decoder.decode(piece(token))
-                    produced += 1
-                    if produced >= max_tokens or should_stop():
-                        break
-                    continue
-                if token in self._end_tokens:
+                if token in self._end_tokens and not endless:
                     break
                 text = held + decoder.decode(piece(token))
                 if stop_strings:
                     cut = _find_stop(text, stop_strings)
-                    if cut is not None:
+                    if cut is not None and not endless:
                         yield text[:cut]
                         break
                     keep = _partial_stop_suffix(text, stop_strings)
+                    if endless:
+                        keep = 0
                     held = text[len(text) - keep:] if keep else ""
                     yield text[: len(text) - keep]
                 else:
@@ -339,7 +338,7 @@ class LlamaEngine:
                 room = min(max_tokens - written - 1, n_ctx - start - 2, llm.n_batch - 1)
                 draft = drafter.draft(room) if drafter is not None else []
                 batch = [pending, *draft]
-                _decode(llm, batch, bool(draft))
+                _decode(llm, batch, bool(draft), trim=not written)
                 valid = start + 1
                 for i in range(len(batch)):
                     token = sampler.sample(llm._ctx, i if draft else -1)
@@ -476,11 +475,14 @@ def must_escape(attributes: int, text: str, template: str = "") -> bool:
     return False
 
 
-def _decode(llm: Any, batch: list[int], every_position: bool) -> None:
+def _decode(llm: Any, batch: list[int], every_position: bool, trim: bool = True) -> None:
     """Evaluate ``batch`` after the context's tokens, with logits at every position or at
-    the last one only (``Llama.eval`` without its per-call overhead)."""
+    the last one only (``Llama.eval`` without its per-call overhead). ``trim``: first
+    drop what the cache holds past them (a scan of every cell: the decode loop, which
+    leaves nothing past its tokens, skips it after its first step)."""
     start = llm.n_tokens
-    llm._ctx.kv_cache_seq_rm(-1, start, -1)
+    if trim:
+        llm._ctx.kv_cache_seq_rm(-1, start, -1)
     llm._batch.set_batch(batch=batch, n_past=start, logits_all=every_position)
     llm._ctx.decode(llm._batch)
     llm.input_ids[start:start + len(batch)] = batch
