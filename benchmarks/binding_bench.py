@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -29,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 THREADS = 2
 PROMPT = 512
 GEN = 128
+MEASURED = 3  # measured repetitions inside each process, after one warm-up (llama-bench's -r)
 
 
 def _tool() -> Path | None:
@@ -41,7 +43,7 @@ def _tool() -> Path | None:
 
 def _cpp(tool: Path, model: Path) -> dict[str, float]:
     done = subprocess.run([str(tool), "-m", str(model), "-t", str(THREADS), "-p", str(PROMPT), "-n", str(GEN),
-                           "-r", "1", "-o", "json"], capture_output=True, text=True, timeout=600, check=True)
+                           "-r", str(MEASURED), "-o", "json"], capture_output=True, text=True, timeout=600, check=True)
     rows = json.loads(done.stdout)
     prefill = next(r for r in rows if r["n_prompt"] == PROMPT and r["n_gen"] == 0)
     decode = next(r for r in rows if r["n_gen"] == GEN and r["n_prompt"] == 0)
@@ -72,7 +74,7 @@ def child_raw(model: Path) -> dict[str, float]:
                           n_threads_batch=THREADS, verbose=False)
     tokens = _prompt_tokens(llm, PROMPT)
     rates: dict[str, list[float]] = {"prefill": [], "decode": []}
-    for _round in range(2):  # the first is the warm-up, as llama-bench's
+    for _round in range(1 + MEASURED):  # the first is the warm-up, as llama-bench's
         llm.reset()
         llm._ctx.kv_cache_clear()
         started = time.perf_counter()
@@ -89,7 +91,7 @@ def child_raw(model: Path) -> dict[str, float]:
         assert first is not None
         rates["decode"].append(GEN / (time.perf_counter() - first))
     llm.close()
-    return {k: v[-1] for k, v in rates.items()}
+    return {k: statistics.median(v[1:]) for k, v in rates.items()}
 
 
 def child_app(model: Path) -> dict[str, float]:
@@ -141,7 +143,7 @@ def child_app(model: Path) -> dict[str, float]:
     one = SamplingParams(max_tokens=1, temperature=0.0, repeat_penalty=1.0, ignore_eos=True)
     fixed = SamplingParams(max_tokens=GEN + 1, temperature=0.0, repeat_penalty=1.0, ignore_eos=True)
     rates: dict[str, list[float]] = {"prefill": [], "decode": []}
-    for request in range(2):  # the first is the warm-up, as llama-bench's
+    for request in range(1 + MEASURED):  # the first is the warm-up, as llama-bench's
         worker.submit(Forget())
         worker.submit(Generate(2 * request + 1, 1, long_prompt, one))
         stats = wait(Done).stats
@@ -152,7 +154,7 @@ def child_app(model: Path) -> dict[str, float]:
         assert stats.tokens == GEN + 1, stats
         rates["decode"].append(stats.tokens_per_second)
     worker.shutdown(5)
-    return {k: v[-1] for k, v in rates.items()}
+    return {k: statistics.median(v[1:]) for k, v in rates.items()}
 
 
 def run(quick: bool = False) -> list[Figure]:
@@ -177,6 +179,9 @@ def run(quick: bool = False) -> list[Figure]:
             figures.append(Figure(f"{what} tokens/s, {label} ÷ llama-bench ({PROMPT if what == 'prefill' else GEN} "
                                   "tokens)", median(mine) / median(cpp), "ratio",
                                   "target ≥ 0.95" if side == "app" else "", spread(mine, cpp)))
+        app, raw = [r[what] for r in sides["app"]], [r[what] for r in sides["raw"]]
+        figures.append(Figure(f"{what} tokens/s, app engine ÷ raw llama-cpp-python, separate processes",
+                              median(app) / median(raw), "ratio", "target ≥ 0.97", spread(app, raw)))
     return figures
 
 

@@ -5,8 +5,10 @@ When the last few tokens written so far also occur earlier in the context (the p
 the answer), the tokens that followed them there are a good guess of what comes next.
 The engine evaluates the guess together with the last token in one batch and keeps the
 guessed tokens as long as they are what the sampler picks anyway (``LlamaEngine``), so
-the answer is the one it would have been, only with several tokens per evaluation where
-the guess is right. On a CPU a batch of a few tokens costs little more than one.
+the loop writes the tokens it would have written, with several tokens per evaluation
+where the guess is right. (llama.cpp's logits for a batch differ from one-by-one ones in
+the last bits, which can turn a near-tie: the app leaves drafting off until that is
+solved; see the README's performance section.)
 
 The index maps every n-gram (``MIN_NGRAM`` to ``MAX_NGRAM`` tokens) to where the token
 after its latest earlier occurrence stands, so a guess costs a few dictionary lookups,

@@ -35,8 +35,9 @@ class SamplingParams:
     # Generate exactly max_tokens, past end-of-sequence and stop strings: for benchmarks,
     # whose two sides must do the same work (never set by the app for a user's answer).
     ignore_eos: bool = False
-    # Draft the next tokens from the context (``inference.lookup``): for answers about
-    # documents, which copy from their passages. The answer is the same either way.
+    # Draft the next tokens from the context (``inference.lookup``), for answers that copy
+    # from their prompt. Off in the app for now: llama.cpp's logits for a batch of guesses
+    # differ in the last bits from one-by-one ones, which changed greedy answers (README).
     prompt_lookup: bool = False
 
 

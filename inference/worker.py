@@ -15,7 +15,6 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from i18n import translate
@@ -297,11 +296,7 @@ class InferenceWorker:
         if select is not None:
             select(command.chat_id)
         self._emit(Started(rid, dropped))
-        params = command.params
-        if command.retrieval is not None and not params.prompt_lookup:
-            # An answer about documents copies from its passages: drafting from them pays.
-            params = replace(params, prompt_lookup=True)
-        tokens, ttft, total = stream_pieces(rid, engine.stream(messages, params, self._stop.is_set),
+        tokens, ttft, total = stream_pieces(rid, engine.stream(messages, command.params, self._stop.is_set),
                                             self._emit, self._stop.is_set, self._flush_interval)
         stats = Stats(prompt_tokens, tokens, ttft, total, dropped)
         self._emit(Stopped(rid, stats) if self._stop.is_set() else Done(rid, stats))
