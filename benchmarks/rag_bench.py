@@ -73,7 +73,6 @@ def passages(quick: bool) -> list[Figure]:
     figures: list[Figure] = []
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        os.environ.setdefault("HEARTH_DATA_DIR", str(tmp / "data"))
         worker = InferenceWorker(LlamaEngine, lambda _e: None, embedder_factory=LlamaEmbedder)
         worker.start()
         sha = embedding_model().sha256
@@ -296,4 +295,13 @@ def cache(quick: bool) -> list[Figure]:
 
 
 def run(quick: bool = False) -> list[Figure]:
-    return cache(quick) + passages(quick)
+    with tempfile.TemporaryDirectory() as data:
+        before = os.environ.get("HEARTH_DATA_DIR")
+        os.environ["HEARTH_DATA_DIR"] = data  # never the user's own
+        try:
+            return cache(quick) + passages(quick)
+        finally:
+            if before is None:
+                os.environ.pop("HEARTH_DATA_DIR", None)
+            else:
+                os.environ["HEARTH_DATA_DIR"] = before

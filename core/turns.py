@@ -122,8 +122,13 @@ def history(store: ChatStore, chat: Chat | None, chat_id: int, until: int | None
     """The messages the model sees: the chat's system prompt, then every usable message
     (before message ``until``, when an answer is being replaced). A question answered
     with documents on is given as it was then, with the passages stored with its answer
-    (``inference.rag.user_turn``): the prompt extends the last one, and the cache holds."""
+    (``inference.rag.user_turn``): the prompt extends the last one, and the cache holds.
+    Passages go only where they went before: to the local model, or to the intranet
+    engine that wrote that answer; any other engine gets the question alone, so nothing
+    of the documents leaves unless the user was told (the disclosure names the passages
+    of the current question only)."""
     system = ((chat.settings.get("system_prompt") if chat else "") or "").strip()
+    engine = route(chat)[0]
     found = [ChatMessage("system", system or SYSTEM_PROMPT)]
     usable = []
     for m in store.messages(chat_id):
@@ -135,8 +140,10 @@ def history(store: ChatStore, chat: Chat | None, chat_id: int, until: int | None
     for i, m in enumerate(usable):
         answer = usable[i + 1] if i + 1 < len(usable) else None
         if m.role == "user" and answer is not None and answer.role == "assistant":
-            sources = (answer.stats or {}).get("sources")
-            found.append(user_turn(m.content, sources if isinstance(sources, list) else None))
+            stats = answer.stats or {}
+            sources = stats.get("sources")
+            went_there = not engine or stats.get("engine", "") == engine
+            found.append(user_turn(m.content, sources if isinstance(sources, list) and went_there else None))
         else:
             found.append(ChatMessage(m.role, m.content))
     return tuple(found)

@@ -414,6 +414,7 @@ class LlamaEngine:
         self.states.clear()
         self.conversation = None
         self._last_prompt = None
+        self.last_drafter = None
         self.last_reused_tokens = 0
         llm = self._llm
         if llm is not None:
@@ -423,6 +424,7 @@ class LlamaEngine:
         self.states.clear()
         self.conversation = None
         self._last_prompt = None
+        self.last_drafter = None
         if self._llm is not None:
             try:
                 self._llm.close()

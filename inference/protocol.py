@@ -41,10 +41,16 @@ class SamplingParams:
     prompt_lookup: bool = False
 
 
+# A chat model's context where nothing else is said: a document question's passages,
+# kept in the history so that the cache holds, need the room (4,096 tokens of KV cache
+# are 94 MB for the starter model).
+DEFAULT_CONTEXT = 4096
+
+
 @dataclass(frozen=True)
 class ModelSpec:
     path: Path
-    n_ctx: int = 2048
+    n_ctx: int = DEFAULT_CONTEXT
     n_threads: int | None = None
     n_batch: int = 256
     n_gpu_layers: int = -1  # all layers on the GPU when the build has one; ignored on CPU builds

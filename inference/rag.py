@@ -75,8 +75,11 @@ def user_turn(question: str, sources: Sequence[dict] | None) -> ChatMessage:
     (``Passage.as_dict``), or plain where documents were off (``sources`` None)."""
     if sources is None:
         return ChatMessage("user", question)
-    passages = [Passage(int(s.get("number") or 0), str(s.get("label") or ""), str(s.get("text") or ""),
-                        str(s.get("path") or "")) for s in sources if isinstance(s, dict)]
+    try:
+        passages = [Passage(int(s.get("number") or 0), str(s.get("label") or ""), str(s.get("text") or ""),
+                            str(s.get("path") or "")) for s in sources if isinstance(s, dict)]
+    except (TypeError, ValueError):  # a damaged record, or one of an older shape: the question alone
+        return ChatMessage("user", question)
     return ChatMessage("user", render(passages, question), plain=question)
 
 

@@ -7,16 +7,15 @@ from pathlib import Path
 from typing import Any
 
 from inference.hardware import physical_cores
-from inference.protocol import ModelSpec, SamplingParams
+from inference.protocol import DEFAULT_CONTEXT, ModelSpec, SamplingParams
 
 SAMPLING_FIELDS = ("temperature", "top_p", "top_k", "min_p", "repeat_penalty", "seed", "max_tokens")
 _SAMPLING = SamplingParams()  # one place for the sampling defaults
-DEFAULT_CONTEXT = 4096
 
 
 @dataclass(frozen=True)
 class ModelSettings:
-    n_ctx: int = 2048
+    n_ctx: int = DEFAULT_CONTEXT
     n_gpu_layers: int = -1  # all on the GPU when the build has one
     n_threads: int = 0  # 0: one per physical core
     n_batch: int = 256
@@ -31,10 +30,9 @@ class ModelSettings:
 
     @classmethod
     def for_model(cls, context_length: int | None) -> ModelSettings:
-        """A new model's settings: a context of 4,096 tokens where the model was trained for
-        that many (a document question's passages, kept in the history so that the cache
-        holds, need the room), else what it was trained for."""
-        return cls(n_ctx=min(DEFAULT_CONTEXT, context_length or cls.n_ctx))
+        """A new model's settings: the default context, or less where the model was
+        trained for less (its GGUF says; the default where it does not)."""
+        return cls(n_ctx=min(DEFAULT_CONTEXT, context_length or DEFAULT_CONTEXT))
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -330,3 +330,34 @@ def test_a_chat_with_documents_keeps_the_engines_cache_from_turn_to_turn(
         assert engine.last_reused_tokens >= second - 1
     finally:
         r.close()
+
+
+def test_passages_go_again_only_where_they_went_before(store) -> None:
+    """An earlier document question is given with its passages to the local model, or to
+    the intranet engine that answered it; another engine gets the question alone (the
+    user was told only of the current question's passages going there)."""
+    from core.turns import history
+
+    chat = store.create_chat()
+    sources = [p.as_dict() for p in HARBOR]
+    store.add_message(chat.id, "user", "How many moorings?")
+    store.add_message(chat.id, "assistant", "143.", stats={"sources": sources})
+    store.add_message(chat.id, "user", "And the fees?")
+    store.add_message(chat.id, "assistant", "Monthly.", stats={"sources": sources, "engine": "corp"})
+    store.add_message(chat.id, "user", "Thanks.")
+
+    def questions() -> list[str]:
+        found = history(store, store.get_chat(chat.id), chat.id)
+        return [m.content for m in found if m.role == "user"]
+
+    local = questions()
+    assert "143 moorings" in local[0] and "143 moorings" in local[1] and local[2] == "Thanks."
+    store.set_chat_settings(chat.id, {"engine": "corp"})
+    corp = questions()
+    assert corp[0] == "How many moorings?" and "143 moorings" in corp[1]
+    store.set_chat_settings(chat.id, {"engine": "other"})
+    assert questions() == ["How many moorings?", "And the fees?", "Thanks."]
+    # A damaged source record: the question alone, and the chat still answers.
+    store.add_message(chat.id, "assistant", "You are welcome.", stats={"sources": [{"number": "x"}]})
+    store.set_chat_settings(chat.id, {})
+    assert questions()[-1] == "Thanks."

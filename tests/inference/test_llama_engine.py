@@ -215,6 +215,8 @@ def test_prompt_lookup_copies_several_tokens_per_evaluation(engine: LlamaEngine)
     assert drafted.startswith("The harbor office opens at seven in the morning")
     drafter = engine.last_drafter
     assert drafter is not None and drafter.accepted > 10  # it copied, several tokens a batch
+    engine.forget()
+    assert engine.last_drafter is None  # its token index is the conversation too
 
 
 def test_a_stop_in_the_middle_of_a_guess_leaves_the_cache_as_written(engine: LlamaEngine) -> None:
