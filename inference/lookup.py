@@ -6,8 +6,8 @@ the answer), the tokens that followed them there are a good guess of what comes 
 The engine evaluates the guess together with the last token in one batch and keeps the
 guessed tokens as long as they are what the sampler picks anyway (``LlamaEngine``), so
 the loop writes the tokens it would have written, with several tokens per evaluation
-where the guess is right. (llama.cpp's logits for a batch differ from one-by-one ones in
-the last bits, which can turn a near-tie: the app leaves drafting off until that is
+where the guess is right. (llama.cpp's logits for a batch differ from one-by-one ones,
+which can turn a near-tie: the app leaves drafting off until that is
 solved; see the README's performance section.)
 
 The index maps every n-gram (``MIN_NGRAM`` to ``MAX_NGRAM`` tokens) to where the token

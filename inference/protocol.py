@@ -37,7 +37,7 @@ class SamplingParams:
     ignore_eos: bool = False
     # Draft the next tokens from the context (``inference.lookup``), for answers that copy
     # from their prompt. Off in the app for now: llama.cpp's logits for a batch of guesses
-    # differ in the last bits from one-by-one ones, which changed greedy answers (README).
+    # differ from one-by-one ones, which changed greedy answers (README, Performance).
     prompt_lookup: bool = False
 
 

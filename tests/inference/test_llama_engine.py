@@ -201,7 +201,7 @@ COPYING = [ChatMessage("system", "You are brief."), ChatMessage("user", (
 def test_prompt_lookup_copies_several_tokens_per_evaluation(engine: LlamaEngine) -> None:
     """On llama.cpp. The loop itself writes exactly the plain loop's tokens (test_lookup,
     on a model whose logits do not depend on batching); llama.cpp's batched logits differ
-    from one-by-one ones in the last bits, which can turn a near-tie (here after the
+    from one-by-one ones, which can turn a near-tie (here after the
     first sentence, in the tiny model's garbled "Mooring"), so the answers are compared
     up to there, and the benchmark reports how many answers stay identical."""
     from dataclasses import replace
