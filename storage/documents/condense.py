@@ -1,8 +1,12 @@
 """Search hits made into passages worth their tokens.
 
 Every passage costs prompt tokens, and on a CPU laptop every prompt token costs time to
-the first word of the answer. Two kinds of hit add nothing a better-ranked one has not
-given already:
+the first word of the answer. A hit whose fused score is under half the best one's is
+left out (``RELEVANCE_SHARE``): with rank fusion, that is a passage found by only one of
+keywords and meaning, below the first, when the best was found by both; where no hit
+is found by both (a question in another language than the documents), all stay. On the
+three labelled sets this halves the median passage tokens with recall@5 unchanged
+(README). Two kinds of hit add nothing a better-ranked one has not given already:
 
 - a chunk of the same section (document, page, heading) whose text overlaps a better
   one's: chunking repeats the last sentences of each chunk at the start of the next, so
@@ -23,6 +27,7 @@ from dataclasses import replace
 from storage.documents.search import Hit, terms
 from storage.documents.store import StoredChunk
 
+RELEVANCE_SHARE = 0.5  # of the best hit's fused score, below which a hit is left out
 SHINGLE = 3
 DUPLICATE_SHARE = 0.8  # of a chunk's word triples already given: it is left out
 
@@ -64,10 +69,13 @@ def _merged(a: StoredChunk, b: StoredChunk) -> StoredChunk | None:
 
 
 def condense(hits: Sequence[Hit]) -> list[StoredChunk]:
-    """The hits' chunks, best first, with overlapping neighbours merged and
-    near-duplicates left out (see the module's docstring)."""
+    """The hits' chunks, best first, without the weak ones, with overlapping neighbours
+    merged and near-duplicates left out (see the module's docstring)."""
     kept: list[StoredChunk] = []
+    best = max((h.score for h in hits), default=0.0)
     for hit in hits:
+        if hit.score < RELEVANCE_SHARE * best:
+            continue
         chunk = hit.chunk
         for i, earlier in enumerate(kept):
             merged = _merged(earlier, chunk)

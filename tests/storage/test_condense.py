@@ -21,7 +21,8 @@ def stored(document: int = 1, page: int | None = 3, heading: str | None = None,
 
 
 def hits(chunks: list[StoredChunk]) -> list[Hit]:
-    return [Hit(c, 1.0 / (i + 1), 0.5, 1.0) for i, c in enumerate(chunks)]
+    """Ranked, with scores as rank fusion gives hits that one of the two methods found."""
+    return [Hit(c, 1.0 / (60 + i + 1), 0.5, 1.0) for i, c in enumerate(chunks)]
 
 
 def test_overlapping_neighbours_become_one_passage_in_reading_order() -> None:
@@ -62,3 +63,13 @@ def test_offsets_that_claim_an_overlap_the_texts_do_not_have_lose_nothing() -> N
     liar = StoredChunk(7, 1, 1, "Unrelated text that only claims to follow on.", a.path, a.page, None,
                        a.end - 20, a.end + 30)
     assert condense(hits([a, liar])) == [a, liar]
+
+
+def test_hits_under_half_the_best_score_are_left_out() -> None:
+    """The best found by keywords and meaning (twice a single method's fused score): a
+    hit only one of them found, below the first, goes; one as strong as that stays."""
+    a, b, c = stored(document=1)[0], stored(document=2, page=1)[3], stored(document=3, page=2)[6]
+    both, single_first, single_second = 2 / 61, 1 / 61, 1 / 62
+    found = [Hit(a, both, 0.9, 3.0), Hit(b, single_first, 0.8, 0.0), Hit(c, single_second, 0.7, 0.0)]
+    assert condense(found) == [a, b]
+    assert condense([Hit(b, single_first, 0.8, 0.0), Hit(c, single_second, 0.7, 0.0)]) == [b, c]
