@@ -244,23 +244,22 @@ def cache(quick: bool) -> list[Figure]:
                 with contextlib.suppress(queue.Empty):
                     turns.on_event(events.get(timeout=0.05))
 
-        def ask(chat_id: int, text: str, given: list[Passage] | None) -> dict:
+        def finding(given: list[Passage] | None):
+            """Documents on (``given`` is what the search finds) or off (None)."""
             def retrieval(_chat: int, question: str) -> Retrieval | None:
                 return None if given is None else Retrieval(question, lambda _q, _v: list(given))
+            return retrieval
 
+        def ask(chat_id: int, text: str, given: list[Passage] | None) -> dict:
             assert turns.save_user_message(chat_id, text) is not None
-            assert turns.start(chat_id, params, retrieval)
+            assert turns.start(chat_id, params, finding(given))
             pump()
             return store.messages(chat_id)[-1].stats
 
         def again(chat_id: int, given: list[Passage] | None) -> dict:
             worker.submit(Forget())
             last = store.messages(chat_id)[-1]
-
-            def retrieval(_chat: int, question: str) -> Retrieval | None:
-                return None if given is None else Retrieval(question, lambda _q, _v: list(given))
-
-            assert turns.start(chat_id, params, retrieval, replaces=last.id)
+            assert turns.start(chat_id, params, finding(given), replaces=last.id)
             pump()
             return store.messages(chat_id)[-1].stats
 

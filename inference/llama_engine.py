@@ -355,14 +355,10 @@ class LlamaEngine:
                     yield token
                     if not accepted:
                         break
-                if valid < llm.n_tokens:
-                    llm._ctx.kv_cache_seq_rm(-1, valid, -1)
-                    llm.n_tokens = valid
+                _keep_only(llm, valid)  # the wrong guesses leave the cache
                 pending = token
         finally:
-            if valid < llm.n_tokens:  # stopped in the middle of a batch
-                llm._ctx.kv_cache_seq_rm(-1, valid, -1)
-                llm.n_tokens = valid
+            _keep_only(llm, valid)  # stopped in the middle of a batch
 
     def _evaluate_prompt(self, llm: Any, tokens: list[int], should_stop: Any) -> bool:
         """Evaluate all but the last prompt token, reusing the cached prefix.
@@ -491,6 +487,13 @@ def _decode(llm: Any, batch: list[int], every_position: bool, trim: bool = True)
         llm.input_ids[start:start + len(piece)] = piece
         llm.n_tokens = start + len(piece)
     llm._requires_eval = False
+
+
+def _keep_only(llm: Any, count: int) -> None:
+    """The cache holds the first ``count`` tokens and nothing after them."""
+    if count < llm.n_tokens:
+        llm._ctx.kv_cache_seq_rm(-1, count, -1)
+        llm.n_tokens = count
 
 
 def _clear_context(llm: Any) -> None:

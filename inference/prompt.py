@@ -61,8 +61,7 @@ def _without_old_passages(system: list[ChatMessage], history: list[ChatMessage],
     trial = history
     for cut in range(STRIP_STEP, len(with_passages) + STRIP_STEP, STRIP_STEP):
         stripped = set(with_passages[:cut])
-        trial = [ChatMessage(m.role, m.plain) if i in stripped and m.plain is not None else m
-                 for i, m in enumerate(history)]
+        trial = [ChatMessage(m.role, m.plain or "") if i in stripped else m for i, m in enumerate(history)]
         if count(system + trial + latest) <= budget:
             break
     return trial

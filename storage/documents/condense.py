@@ -93,17 +93,15 @@ def condense(hits: Sequence[Hit]) -> list[StoredChunk]:
 
 def _settled(kept: list[StoredChunk]) -> list[StoredChunk]:
     """A merge can make a passage overlap another one kept before it: merge until none does."""
-    changed = True
-    while changed:
-        changed = False
-        for i in range(len(kept)):
-            for j in range(i + 1, len(kept)):
-                merged = _merged(kept[i], kept[j])
-                if merged is not None:
-                    kept[i] = merged
-                    del kept[j]
-                    changed = True
-                    break
-            if changed:
+    i = 0
+    while i < len(kept):
+        for j in range(i + 1, len(kept)):
+            merged = _merged(kept[i], kept[j])
+            if merged is not None:
+                kept[i] = merged
+                del kept[j]
+                i = 0  # the grown passage may now overlap an earlier one
                 break
+        else:
+            i += 1
     return kept
