@@ -441,6 +441,12 @@ class _Steps:
     def parse(self, path: Path, identity: Identity) -> tuple[list[Section], list[str]]:
         return self._service._parse(path, identity)
 
+    def read_ahead(self, path: Path, identity: Identity) -> None:
+        try:
+            self._service._parser.read_ahead(path, identity)
+        except OSError:  # only a head start: the parse itself will say what is wrong
+            log.warning("could not read the next file ahead", exc_info=True)
+
     def check(self) -> None:
         self._service._check()
 

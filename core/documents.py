@@ -105,6 +105,10 @@ class Steps(Protocol):
 
     def parse(self, path: Path, identity: Identity) -> tuple[list[Section], list[str]]: ...
 
+    def read_ahead(self, path: Path, identity: Identity) -> None:
+        """Start hashing and parsing ``path`` beside what follows; the next ``digest`` and
+        ``parse`` of it take the results. Only a hint: it may do nothing."""
+
     def check(self) -> None:
         """Raise Stopped if the job must end; answer waiting searches meanwhile."""
 
@@ -123,6 +127,34 @@ def label(chunk: StoredChunk) -> str:
 def embed_text(chunk: Chunk) -> str:
     """What is embedded for a chunk, before the model's passage prefix: its heading and text."""
     return (chunk.heading + "\n" if chunk.heading else "") + chunk.text
+
+
+_UNCHANGED = "unchanged"  # indexed already, the same size and time: nothing to do
+
+
+def _screen(file: Candidate, record: Document) -> os.stat_result | tuple[str, str, dict[str, Any]]:
+    """The file's metadata if its content is to be read, else what becomes of it: a status,
+    the reason and the fields to record. Metadata only: the content is read in the parser
+    process."""
+    path = str(file.path)  # real already: resolving it again would follow a new link
+    try:
+        info = os.lstat(path)
+        if not os.access(path, os.R_OK):
+            raise PermissionError("permission denied")
+    except OSError as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        return FAILED, translate("core.documents", "cannot be read ({reason})").format(reason=reason), {}
+    if stat_module.S_ISLNK(info.st_mode) or identity_of(info) != file.identity:
+        return FAILED, translate("core.documents", "changed while it was being imported (it is no "
+                                 "longer the file found in the folder)"), {}
+    if not is_regular(info):
+        return FAILED, translate("core.documents", "is not a regular file"), {}
+    if record.status == INDEXED and record.size == info.st_size and record.mtime == info.st_mtime:
+        return _UNCHANGED, translate("core.documents", "unchanged since it was indexed"), {}
+    limit = parsers.size_limit(file.path)
+    if info.st_size > limit:
+        return FAILED, parsers.too_large(info.st_size, limit), {"size": info.st_size, "mtime": info.st_mtime}
+    return info
 
 
 class Ingestion:
@@ -230,11 +262,12 @@ class Ingestion:
             state = Progress(files_total=len(files), collection_id=collection.id)
             known = {d.path: d for d in self.store.documents(collection.id)}
             by_hash = {d.sha256: d for d in known.values() if d.status == INDEXED}
-            for file in files:
+            for i, file in enumerate(files):
                 self.steps.check()
                 state = replace(state, current=file.path.name)
                 self.steps.progress(state)
-                self._add_file(collection, file, model, known, by_hash, report)
+                self._add_file(collection, file, model, known, by_hash, report,
+                               after=files[i + 1] if i + 1 < len(files) else None)
                 state = replace(state, files_done=state.files_done + 1, chunks_done=report.chunks)
                 self.steps.progress(state)
         except Stopped as stop:
@@ -244,7 +277,9 @@ class Ingestion:
         return report
 
     def _add_file(self, collection: Collection, file: Candidate, model: str,
-                  known: dict[str, Document], by_hash: dict[str, Document], report: Report) -> None:
+                  known: dict[str, Document], by_hash: dict[str, Document], report: Report,
+                  after: Candidate | None = None) -> None:
+        """Index one file; ``after``, the file that comes next, is read ahead meanwhile."""
         path = str(file.path)  # real already: resolving it again would follow a new link
         record = known.get(path) or Document(0, collection.id, path, PENDING)
 
@@ -260,29 +295,15 @@ class Ingestion:
             else:
                 report.failed.append((path, reason))
 
-        try:
-            info = os.lstat(path)  # metadata only: the content is read in the parser process
-            if not os.access(path, os.R_OK):
-                raise PermissionError("permission denied")
-        except OSError as exc:
-            reason = getattr(exc, "strerror", None) or str(exc)
-            finish(FAILED, translate("core.documents", "cannot be read ({reason})").format(reason=reason))
+        screened = _screen(file, record)
+        if not isinstance(screened, os.stat_result):
+            status, reason, changes = screened
+            if status == _UNCHANGED:
+                report.skipped.append((path, reason))
+            else:
+                finish(status, reason, **changes)
             return
-        if stat_module.S_ISLNK(info.st_mode) or identity_of(info) != file.identity:
-            finish(FAILED, translate("core.documents",
-                                     "changed while it was being imported (it is no longer the file "
-                                     "found in the folder)"))
-            return
-        if not is_regular(info):
-            finish(FAILED, translate("core.documents", "is not a regular file"))
-            return
-        if record.status == INDEXED and record.size == info.st_size and record.mtime == info.st_mtime:
-            report.skipped.append((path, translate("core.documents", "unchanged since it was indexed")))
-            return
-        limit = parsers.size_limit(file.path)
-        if info.st_size > limit:
-            finish(FAILED, parsers.too_large(info.st_size, limit), size=info.st_size, mtime=info.st_mtime)
-            return
+        info = screened
         try:
             sha = self.steps.digest(file.path, file.identity)
         except ParseError as exc:
@@ -299,6 +320,10 @@ class Ingestion:
         except ParseError as exc:
             finish(FAILED, str(exc), size=info.st_size, mtime=info.st_mtime, sha256=sha)
             return
+        if after is not None:  # the parser reads the next file while this one is embedded
+            nxt = known.get(str(after.path)) or Document(0, collection.id, str(after.path), PENDING)
+            if isinstance(_screen(after, nxt), os.stat_result):
+                self.steps.read_ahead(after.path, after.identity)
         # One round trip to the worker for all units, headings and the passage prefix; only
         # pieces of over-long units (rare) are counted one by one afterwards.
         shape = profile(model)

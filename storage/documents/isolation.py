@@ -18,6 +18,12 @@ only ever goes into that text through .format(), never as the text to translate.
 The owner thread may be woken while it waits for the child (``wake``): the document
 service answers searches between any two steps of an import, a parse included. And any
 thread may ``kill()`` the child, so that quitting never waits for a parse to finish.
+
+``read_ahead`` asks the child for the next file's hash and parse while the owner is busy
+with something else (embedding the file before it): the child answers its requests in
+order, and the next ``digest`` and ``parse`` of that file take the replies waiting for
+them. A reply nobody asks for (the file turned out to be a duplicate) is read and dropped;
+its time limit, like every reply's, runs from the moment the owner waits for it.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import re
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
@@ -224,6 +231,14 @@ def _checked(data: bytes, op: str) -> dict[str, Any]:
     return reply
 
 
+_Key = tuple[str, str, tuple[int, int] | None]
+
+
+def _key(op: str, path: Path, identity: Identity | None) -> _Key:
+    """What a request asks: its reply answers only the same question."""
+    return op, str(path), (int(identity[0]), int(identity[1])) if identity else None
+
+
 class IsolatedParser:
     def __init__(self, timeout: float = TIMEOUT, memory_limit: int = MEMORY_LIMIT,
                  child: Callable[[Connection, int], None] = _child) -> None:
@@ -239,6 +254,8 @@ class IsolatedParser:
         # kill() comes from another thread; it and the owner agree on the child under this.
         self._lock = threading.Lock()
         self._kill_requested = False
+        # Requests sent ahead whose replies are not read yet, in the order the child answers.
+        self._ahead: deque[_Key] = deque()
 
     def kill(self) -> None:
         """End the parse under way (or the next one) at once with ParseStopped.
@@ -268,6 +285,9 @@ class IsolatedParser:
         with self._lock:
             process, conn = self._process, self._conn
             self._process, self._conn = None, None
+        if self._ahead:
+            kill = True  # busy with a file read ahead: no reason to wait for it
+            self._ahead.clear()
         if process is None:
             return
         if kill:
@@ -303,21 +323,63 @@ class IsolatedParser:
         with the same stops as ``parse`` (a file that never ends costs a time-out)."""
         return str(self._request("hash", path, identity, wake, on_wake)["sha256"])
 
-    def _request(self, op: str, path: Path, identity: Identity | None, wake: Connection | None,
-                 on_wake: Callable[[], None] | None) -> dict[str, Any]:
+    def read_ahead(self, path: Path, identity: Identity | None = None) -> None:
+        """Have the child hash and parse ``path`` now, without waiting for it: the next
+        ``digest`` and ``parse`` of the same file take the replies. One file ahead at most."""
+        if self._ahead:
+            return
         with self._lock:
             if self._kill_requested:
-                self._kill_requested = False
-                raise ParseStopped()
+                return  # the next request says ParseStopped
+        self._ensure_child()
+        for op in ("hash", "parse"):
+            self._ahead.append(self._send(op, path, identity))
+
+    def _ensure_child(self) -> None:
+        with self._lock:
             fresh = self._process is None or not self._process.is_alive()
         if fresh:
             self._stop(kill=True)  # the remains of a child that died between files
             self._start()
+
+    def _send(self, op: str, path: Path, identity: Identity | None) -> _Key:
         conn = self._conn
         assert conn is not None
-        request = {"op": op, "path": str(path), "identity": list(identity) if identity else None}
+        key = _key(op, path, identity)
+        request = {"op": op, "path": key[1], "identity": list(key[2]) if key[2] else None}
         with contextlib.suppress(OSError):  # the child is gone (killed): the recv says so
             conn.send_bytes(json.dumps(request).encode())
+        return key
+
+    def _request(self, op: str, path: Path, identity: Identity | None, wake: Connection | None,
+                 on_wake: Callable[[], None] | None) -> dict[str, Any]:
+        with self._lock:
+            killed, self._kill_requested = self._kill_requested, False
+        if killed:
+            if self._ahead:
+                self._stop(kill=True)  # its replies must not answer the next requests
+            raise ParseStopped()
+        key = _key(op, path, identity)
+        while self._ahead and self._ahead[0] != key:  # read ahead for nothing: dropped
+            stale = self._ahead.popleft()
+            try:
+                self._receive(stale[0], wake, on_wake)
+            except ParseStopped:
+                raise
+            except ParseError:
+                pass  # that file's fault, not this one's (a child that died is replaced)
+        if self._ahead:
+            self._ahead.popleft()  # the reply to this very request is on its way
+        else:
+            self._ensure_child()
+            self._send(op, path, identity)
+        return self._receive(op, wake, on_wake)
+
+    def _receive(self, op: str, wake: Connection | None,
+                 on_wake: Callable[[], None] | None) -> dict[str, Any]:
+        """The child's next reply, to a request ``op``; its time limit starts now."""
+        conn = self._conn
+        assert conn is not None
         deadline = time.monotonic() + self.timeout
         waitables: list[Any] = [conn] if wake is None else [conn, wake]
         while True:

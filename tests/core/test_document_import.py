@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from core.documents import Progress
 from core.folders import OUTSIDE
 from inference.bundled import embedding_model
 from inference.embedder import LlamaEmbedder
@@ -22,7 +23,7 @@ from inference.worker import InferenceWorker
 from storage.documents.isolation import IsolatedParser
 from storage.documents.store import DocumentStore
 from storage.vault import Vault
-from tests.core.test_document_service import Service
+from tests.core.test_document_service import Gate, Service
 from tests.storage import parser_children
 from tests.storage.conftest import FAST_KDF
 
@@ -135,6 +136,9 @@ def test_cancel_during_a_long_read_ends_the_job_promptly(vault: Vault, worker, t
     s = Service(vault, worker.submit, BUNDLED, parser=parser)
     work = s.create("work")
     done = s.add(work.id, [docs])
+    # a.md is indexed (the slow read began beside its embedding, read ahead), then the
+    # import waits for the read.
+    s.until(lambda e: isinstance(e, Progress) and e.files_done == 1)
     wait_for(docs / "slow-read.txt.started")  # the child is in the read
     cancelled = time.monotonic()
     s.service.cancel()
@@ -143,4 +147,24 @@ def test_cancel_during_a_long_read_ends_the_job_promptly(vault: Vault, worker, t
     assert [Path(p).name for p in report.indexed] == ["a.md"]
     (tmp_path / "later.md").write_text("# Later\nFoxes dig dens.\n")
     assert s.add(work.id, [tmp_path / "later.md"]).result(timeout=PROMPT).indexed
+    assert s.service.close()
+
+
+def test_the_next_file_is_parsed_while_this_one_is_embedded(vault: Vault, worker, tmp_path: Path) -> None:
+    """Parsing overlaps embedding: with the first file's embedding held at the worker's
+    door, the parser process is already in the second file."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Owls\nBarn owls hunt at night.\n")
+    (docs / "slow-parse.txt").write_text("a long scan")
+    gate = Gate(worker, lambda _command: True)
+    s = Service(vault, gate.submit, BUNDLED, parser=IsolatedParser(timeout=600, child=parser_children.slow_child))
+    done = s.add(s.create("work").id, [docs])
+    gate.wait_held()  # a.md's passages wait for the worker
+    wait_for(docs / "slow-parse.txt.started")
+    assert gate.held and not gate.passed  # still waiting: the parse ran beside it
+    s.service.cancel()
+    report = done.result(timeout=PROMPT)
+    assert report.cancelled and not report.indexed
+    gate.open()
     assert s.service.close()

@@ -113,3 +113,67 @@ def test_links_fifos_devices_and_swapped_files_are_refused_at_the_open(tmp_path:
         for read in (parser.parse, parser.digest):
             with pytest.raises(ParseError, match="changed while it was being imported"):
                 read(mine, identity)
+
+
+def _wait_for(path: Path, timeout: float = 30.0) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path.name} did not appear"
+        time.sleep(0.02)
+
+
+def test_a_file_read_ahead_is_parsed_before_it_is_asked_for_and_a_kill_stops_it(tmp_path: Path) -> None:
+    slow = tmp_path / "slow-parse.txt"
+    slow.write_text("a long scan")
+    good = tmp_path / "good.txt"
+    good.write_text("plain words")
+    with IsolatedParser(timeout=600, child=parser_children.slow_child) as parser:
+        parser.read_ahead(slow)
+        _wait_for(tmp_path / "slow-parse.txt.started")  # the child is in it, nobody waiting
+        parser.kill()
+        with pytest.raises(isolation.ParseStopped):
+            parser.parse(slow)
+        assert parser.parse(good)[0][0].text == "plain words"  # a fresh child, in step
+
+
+def test_replies_read_ahead_answer_only_their_own_request(tmp_path: Path) -> None:
+    """A reply is never taken for another file's, or for the same name read without its
+    identity: replies read ahead for nothing are dropped, and the answers stay in step."""
+    import hashlib
+
+    files = {}
+    for name in ("a", "b", "c"):
+        files[name] = tmp_path / f"{name}.txt"
+        files[name].write_text(f"the text of {name}")
+    os.mkfifo(tmp_path / "fifo.txt")
+
+    def identity(path: Path) -> tuple[int, int]:
+        return path.stat().st_dev, path.stat().st_ino
+
+    with IsolatedParser(timeout=60) as parser:
+        parser.read_ahead(files["a"], identity(files["a"]))
+        assert parser.parse(files["b"])[0][0].text == "the text of b"  # a's replies dropped
+        parser.read_ahead(files["c"], identity(files["c"]))
+        parser.read_ahead(files["a"])  # one file ahead at most: ignored
+        assert parser.digest(files["c"], identity(files["c"])) == \
+            hashlib.sha256(b"the text of c").hexdigest()
+        assert parser.parse(files["c"], identity(files["c"]))[0][0].text == "the text of c"
+        parser.read_ahead(files["a"], identity(files["a"]))
+        assert parser.parse(files["a"])[0][0].text == "the text of a"  # not the same request
+        parser.read_ahead(tmp_path / "fifo.txt")  # refused in the child: its errors are dropped
+        assert parser.digest(files["b"]) == hashlib.sha256(b"the text of b").hexdigest()
+        assert not parser._ahead
+
+
+def test_a_file_read_ahead_that_never_ends_costs_its_time_limit_not_the_next_file(tmp_path: Path) -> None:
+    slow = tmp_path / "slow-parse.txt"
+    slow.write_text("a crafted file")
+    good = tmp_path / "good.txt"
+    good.write_text("plain words")
+    with IsolatedParser(timeout=1.0, child=parser_children.slow_child) as parser:
+        parser.read_ahead(slow)
+        # Asked for another file: the slow reply is awaited for its time limit, dropped with
+        # its child, and the good file is read by a fresh one.
+        assert parser.parse(good)[0][0].text == "plain words"
