@@ -216,9 +216,15 @@ class TurnMachine:
         store = self.store
         assert store is not None
         marker = replaces or (supersedes[0] if supersedes else None)
+        engine, model = route(store.get_chat(chat_id))
+        # Who is writing it, from the first moment on screen (the finished answer says again).
+        stats: dict[str, Any] = {"model": model or ("" if engine else self.model_name)}
+        if engine:
+            stats["engine"] = engine
+        if marker:
+            stats[REPLACES] = marker
         try:
-            placeholder = store.add_message(chat_id, "assistant", "", STREAMING,
-                                            stats={REPLACES: marker} if marker else None)
+            placeholder = store.add_message(chat_id, "assistant", "", STREAMING, stats=stats)
         except Exception as exc:
             if edited is not None:
                 store.abandon(edited)
@@ -228,7 +234,6 @@ class TurnMachine:
                                               "No answer was started; your messages so far are saved."))
             return False
         self._listener.message_added(placeholder)
-        engine, model = route(store.get_chat(chat_id))
         turn = Turn(next(self._ids), chat_id, placeholder.id, replaces, edited, supersedes, "", self._clock(),
                     engine=engine, model=model)
         self._set_active(turn)
@@ -331,7 +336,7 @@ class TurnMachine:
                         lambda: self._delete(turn.message_id))
             return
         # Who wrote it, stored encrypted with the answer.
-        stats = {**stats, "model": turn.model or self.model_name}
+        stats = {**stats, "model": turn.model or ("" if turn.engine else self.model_name)}
         if turn.engine:
             stats["engine"] = turn.engine
         if turn.sources is not None:

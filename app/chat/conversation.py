@@ -24,7 +24,22 @@ from app.chat.sources import SourceList
 from app.shell.a11y import named
 from app.shell.text import plain
 from i18n import translate
+from inference.intranet import one_line
 from storage.chats import COMPLETE, FAILED, INTERRUPTED, STREAMING, Message
+
+WRITER_LIMIT = 80  # characters of a model's or an engine's name in an answer's header
+
+
+def writer(stats: dict) -> str:
+    """Who wrote an answer, as stored with it: the model, and the intranet engine that ran
+    it ("" when the answer does not say). The names come from model files and servers:
+    one printable line, cut short."""
+    model = one_line(stats.get("model") or "", WRITER_LIMIT)
+    engine = one_line(stats.get("engine") or "", WRITER_LIMIT)
+    if engine:
+        return translate("chat.conversation", "{model} on {engine}").format(
+            model=model, engine=engine) if model else engine
+    return model
 
 
 class MessageWidget(QFrame):
@@ -33,7 +48,7 @@ class MessageWidget(QFrame):
     source_requested = Signal(str)  # a local file path
     edit_requested = Signal(int)  # a question's message id
 
-    def __init__(self, message: Message, assistant_name: str, parent: QWidget | None = None) -> None:
+    def __init__(self, message: Message, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.message_id = message.id
         self.role = message.role
@@ -43,23 +58,12 @@ class MessageWidget(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 6, 10, 6)
-        # The assistant's name is the model's (general.name in its file): plain text.
-        if message.role == "user":
-            author = translate("chat.conversation", "You")
-        else:
-            author = assistant_name or translate("chat.conversation", "Assistant")
-        self.author = plain(QLabel(author))
+        # An answer is labelled with the model that wrote it (stored with it), not with
+        # the one loaded now; plain text: the names come from model files and servers.
+        self.author = plain(QLabel())
         self.author.setObjectName("author")
         self.body = MarkdownView(self)
-        # Screen readers say the name, then the text (the view's value).
-        if message.role == "user":
-            title = translate("chat.conversation", "Your message")
-            described = translate("chat.conversation", "Your question")
-        else:
-            title = translate("chat.conversation", "Answer from {author}").format(author=author)
-            described = translate("chat.conversation", "The answer; Tab moves through its links")
-        named(self, title)
-        named(self.body, title, described)
+        self._set_author(message.stats)
         self.info = plain(QLabel())  # errors quote the engine
         self.info.setObjectName("info")
         self.info.setWordWrap(True)
@@ -89,6 +93,21 @@ class MessageWidget(QFrame):
         layout.addWidget(self.info)
         self.show_message(message)
 
+    def _set_author(self, stats: dict) -> None:
+        """The header's name, and what screen readers say before the text (the view's value)."""
+        if self.role == "user":
+            author = translate("chat.conversation", "You")
+            title = translate("chat.conversation", "Your message")
+            described = translate("chat.conversation", "Your question")
+        else:
+            author = writer(stats) or translate("chat.conversation", "Assistant")  # an old answer
+            title = translate("chat.conversation", "Answer from {author}").format(author=author)
+            described = translate("chat.conversation", "The answer; Tab moves through its links")
+        if author != self.author.text():
+            self.author.setText(author)
+            named(self, title)
+            named(self.body, title, described)
+
     def set_text(self, text: str) -> None:
         if self.role == "user":
             self.body.set_plain(text)
@@ -104,6 +123,7 @@ class MessageWidget(QFrame):
             self.body.stream_markdown(text)
 
     def show_message(self, message: Message) -> None:
+        self._set_author(message.stats)
         self.set_text(message.content)
         self.set_state(message.status, message.stats)
         self.set_sources(message.stats.get("sources") if message.role == "assistant" else None)
@@ -201,7 +221,6 @@ class ConversationView(QScrollArea):
         self.setWidget(self._inner)
         self._widgets: dict[int, MessageWidget] = {}
         self._hidden: list[Message] = []  # older messages of this chat, not built yet
-        self.assistant_name = translate("chat.conversation", "Assistant")
         self.verticalScrollBar().rangeChanged.connect(self._follow)
         self._at_end = True
 
@@ -252,7 +271,7 @@ class ConversationView(QScrollArea):
         return widget
 
     def _insert(self, message: Message, index: int) -> MessageWidget:
-        widget = MessageWidget(message, self.assistant_name, self._inner)
+        widget = MessageWidget(message, self._inner)
         widget.body.link_requested.connect(self.link_requested)
         widget.source_requested.connect(self.source_requested)
         widget.edit_requested.connect(self.edit_requested)

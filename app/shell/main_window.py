@@ -137,6 +137,7 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
         self._update_guard_label()
 
         self.vault = VaultFlows(self, kdf, settings)
+        self.vault.api.state_changed.connect(lambda _line: self._update_guard_label())  # "API on …"
         build_menus(self)
         self._wire_page()
         self._wire()
@@ -401,8 +402,6 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
     @Slot(object, list)
     def _show_chat(self, chat: Chat | None, messages: list[Message]) -> None:
         self._refresh_documents_menu()
-        self.conversation.assistant_name = (self.controller.model_name
-                                            or translate("shell.main_window", "Assistant"))
         self.conversation.show_messages(messages)
         self._mark_current(chat)
         self._update_buttons()
@@ -474,11 +473,9 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
         if state == "failed":
             self._show_model_notice(translate("shell.main_window", "The model could not be "
                                                                    "loaded: {reason}").format(reason=text))
-        elif state == "ready":
-            self.conversation.assistant_name = self.controller.model_name
-            if self._model_notice:
-                self.notice.hide()
-                self._model_notice = False
+        elif state == "ready" and self._model_notice:
+            self.notice.hide()
+            self._model_notice = False
 
     def _show_model_label(self, state: str, text: str) -> None:
         """The status bar's model label (again in a new language: apply_language)."""

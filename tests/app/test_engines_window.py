@@ -93,6 +93,8 @@ def test_add_pick_disclose_stream_and_see_where_text_went(qtbot, make_window, en
     answer = finished.args[0]
     assert answer.content.strip() and answer.stats["engine"] == "Corp"
     assert answer.stats["model"] == "corp-smollm2"
+    # The header says who wrote it: the engine's model on that engine, not the local model.
+    assert window.conversation._widgets[answer.id].author.text() == "corp-smollm2 on Corp"
 
     # Asked once per chat: the next message goes without a question.
     window.controller.disclose = refuse

@@ -75,6 +75,12 @@ def test_drop_to_import_then_switch_models_mid_conversation(qtbot, real_window, 
     assert second.stats["model"] == "Gemma 3 270m" and second.content.strip()
     roles = [m.role for m in window.controller.store.messages(window.controller.current_chat.id)]
     assert roles == ["user", "assistant", "user", "assistant"]  # the conversation stayed
+    # Each answer names the model that wrote it, also when the chat is drawn again with
+    # the other model loaded (it used to take whichever was loaded).
+    window.controller.select_chat(window.controller.current_chat.id)
+    authors = {m_id: w.author.text() for m_id, w in window.conversation._widgets.items()}
+    assert (authors[first.id], authors[second.id]) == ("SmolLM2 135M Instruct (Q4_1)", "Gemma 3 270m")
+    assert window.conversation._widgets[first.id].accessibleName() == "Answer from SmolLM2 135M Instruct (Q4_1)"
     assert window.models.library.preferences()["default_model"] == entry.id
 
     # Removing the model in use is refused; after switching back it removes its copy.

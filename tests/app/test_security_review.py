@@ -288,13 +288,14 @@ def test_model_metadata_and_chat_titles_are_never_rich_text(qtbot, make_window, 
 
 def test_message_labels_show_names_as_written(qtbot, make_window) -> None:
     window = make_window()
-    window.conversation.assistant_name = HOSTILE_NAME
+    window.controller.model_name = window.controller.turns.model_name = HOSTILE_NAME  # the file's name
     chat = window.controller.new_chat()
     window.controller.current_chat = chat
     window.input.setPlainText("hello")
     with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
         window.send_button.click()
     answer = window.conversation.message_widgets()[-1]
+    assert answer.author.text() == HOSTILE_NAME  # as written
     for label in (answer.author, answer.info):
         assert label.textFormat() == Qt.TextFormat.PlainText
 

@@ -116,7 +116,7 @@ def test_streaming_2000_updates_then_finishing_renders_exactly_as_at_once(qtbot,
     reference = rendered_at_once(qtbot, text)
     assert body(view).toPlainText() == reference.toPlainText()
     assert body(view).toHtml() == reference.toHtml()
-    reopened = MessageWidget(Message(ANSWER_ID, 1, 1, "assistant", text, COMPLETE, {}), "Assistant")
+    reopened = MessageWidget(Message(ANSWER_ID, 1, 1, "assistant", text, COMPLETE, {}))
     qtbot.addWidget(reopened)
     assert body(view).toHtml() == reopened.body.toHtml()  # as the chat shows when opened again
 
