@@ -16,7 +16,7 @@ control-token text.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from inference.protocol import ChatMessage
@@ -54,6 +54,44 @@ def escape_markers(text: str) -> str:
     """Document text cannot open or close the passages block: ``</passages>`` in it
     becomes ``‹/passages›``, which reads the same and delimits nothing."""
     return _MARKER.sub(lambda m: m[0].replace("<", "‹").replace(">", "›"), text)
+
+
+_MARKER_SPELLINGS = ("<passages>", "</passages>")
+_LONGEST_MARKER = 24  # characters of a tail that may still grow into a marker (spaces too)
+
+
+def _may_become_marker(tail: str) -> bool:
+    squeezed = "".join(tail.split()).lower()
+    return any(m.startswith(squeezed) for m in _MARKER_SPELLINGS)
+
+
+def without_markers(pieces: Iterable[str]) -> Iterator[str]:
+    """An answer's pieces as they stream, without the prompt's markers the model echoes:
+    an opening ``<passages>`` is left out, and a closing ``</passages>`` ends the answer
+    (what a small model writes after it is the passages again). Text that may be the start
+    of a marker is held back until the next piece says. The engine's stream is closed when
+    the answer ends here, so that it stops generating."""
+    held = ""
+    try:
+        for piece in pieces:
+            text = held + piece
+            held = ""
+            while (found := _MARKER.search(text)) is not None:
+                if found[0].replace(" ", "").startswith("</"):
+                    if text[:found.start()]:
+                        yield text[:found.start()]
+                    return
+                text = text[:found.start()] + text[found.end():]
+            start = text.rfind("<")
+            if start != -1 and len(text) - start < _LONGEST_MARKER and _may_become_marker(text[start:]):
+                text, held = text[:start], text[start:]
+            yield text  # even empty: one piece out per piece in, for the speed figures
+        if held:
+            yield held
+    finally:
+        close = getattr(pieces, "close", None)
+        if close is not None:
+            close()
 
 
 def _label(label: str) -> str:

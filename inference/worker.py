@@ -45,6 +45,7 @@ from inference.protocol import (
     Stopped,
     WorkerDied,
 )
+from inference.rag import without_markers
 
 log = logging.getLogger(__name__)
 
@@ -296,8 +297,10 @@ class InferenceWorker:
         if select is not None:
             select(command.chat_id)
         self._emit(Started(rid, dropped))
-        tokens, ttft, total = stream_pieces(rid, engine.stream(messages, command.params, self._stop.is_set),
-                                            self._emit, self._stop.is_set, self._flush_interval)
+        pieces = engine.stream(messages, command.params, self._stop.is_set)
+        if command.retrieval is not None:  # the passages' markers are not the answer's
+            pieces = without_markers(pieces)
+        tokens, ttft, total = stream_pieces(rid, pieces, self._emit, self._stop.is_set, self._flush_interval)
         stats = Stats(prompt_tokens, tokens, ttft, total, dropped)
         self._emit(Stopped(rid, stats) if self._stop.is_set() else Done(rid, stats))
 
