@@ -4,15 +4,22 @@ the model already loaded, while Hearth is unlocked. Settings ▸ Local API…"""
 from __future__ import annotations
 
 import logging
+import re
+import secrets
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtWidgets import (
+    QApplication,
     QCheckBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
     QSpinBox,
     QWidget,
 )
@@ -24,8 +31,18 @@ from core.settings import Settings
 from i18n import translate
 from inference.bundled import embedding_model
 from inference.protocol import ChatMessage
+from storage.library import ModelLibrary
 
 log = logging.getLogger(__name__)
+TOKEN_PREFERENCE = "api_token"  # in the vault's preferences, encrypted like the rest
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{32,128}")
+
+
+def api_id(name: str, taken: str = "") -> str:
+    """A model's id for API clients: its name in letters, digits, dots and dashes (the
+    file's name may be a sha256), unlike ``taken`` (the other model's id)."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")[:64] or "model"
+    return slug if slug != taken else slug + "-2"
 
 
 class ApiController(QObject):
@@ -37,22 +54,54 @@ class ApiController(QObject):
         self.chat = chat
         self.settings = settings
         self.server: ApiServer | None = None
+        self.unsaved = False  # the token in use could not be written to the vault
         self.exchange.connect(self._store_exchange)
 
     def model_id(self) -> str:
         path = self.chat.model_path
-        return Path(path).stem if path is not None and self.chat.model_ready else ""
+        if path is None or not self.chat.model_ready:
+            return ""
+        return api_id(self.chat.model_name or Path(path).stem, self.embedding_id())
+
+    @staticmethod
+    def embedding_id() -> str:
+        return api_id(embedding_model().name)
+
+    def token(self) -> str:
+        """The API's token: kept in the vault until the user asks for a new one, so that
+        lock, auto-lock and restart do not break the clients that use it."""
+        library = ModelLibrary(self.chat.store)
+        kept = library.preferences().get(TOKEN_PREFERENCE)
+        if isinstance(kept, str) and _TOKEN.fullmatch(kept):
+            return kept
+        return self.new_token()
+
+    def new_token(self) -> str:
+        """A new token, kept in the vault; a running server is started again with it, so
+        that the old token opens nothing from now on."""
+        token = secrets.token_urlsafe(32)
+        try:
+            ModelLibrary(self.chat.store).set_preference(TOKEN_PREFERENCE, token)
+        except Exception:  # a full disk: this session's token, said in the dialog
+            log.warning("the API token could not be saved", exc_info=True)
+            self.unsaved = True
+        else:
+            self.unsaved = False
+        if self.server is not None:
+            self.stop()
+            self.start()
+        return token
 
     def start(self) -> str | None:
         """Start serving if switched on; returns a reason when it cannot."""
         if self.server is not None or not self.settings.api_enabled or self.chat.locked:
             return None
         backend = Backend(self.chat.worker.submit, self.chat.worker.cancel, self.chat.router,
-                          self.model_id, lambda: Path(embedding_model().file).stem,
+                          self.model_id, self.embedding_id,
                           on_exchange=lambda messages, answer: self.exchange.emit(messages, answer),
                           embedding_sha256=lambda: embedding_model().sha256)
         try:
-            self.server = ApiServer(backend, port=self.settings.api_port)
+            self.server = ApiServer(backend, port=self.settings.api_port, token=self.token())
         except OSError as exc:
             from guard import seccomp
 
@@ -68,7 +117,8 @@ class ApiController(QObject):
             return reason
         self.server.start()
         self.state_changed.emit(
-            translate("api.controller", "Local API on {url}").format(url=self.server.url))
+            translate("api.controller", "API on {host}:{port}").format(host=self.server.host,
+                                                                      port=self.server.port))
         return None
 
     def stop(self, timeout: float = 2.5) -> None:
@@ -112,6 +162,22 @@ class ApiDialog(QDialog):
         self.store.setChecked(api.settings.api_store)
         self.details = QLabel()
         self.details.setWordWrap(True)
+        # The token on one line that never wraps, selectable, with its own buttons.
+        self.token = QLineEdit()
+        self.token.setReadOnly(True)
+        self.copy_token = QPushButton(translate("api.controller", "Copy"))
+        self.copy_token.clicked.connect(self._copy_token)
+        self.renew_token = QPushButton(translate("api.controller", "New token…"))
+        self.renew_token.clicked.connect(self._renew_token)
+        named(self.token, translate("api.controller", "API token"),
+              translate("api.controller", "Send it as “Authorization: Bearer …”"))
+        named(self.copy_token, translate("api.controller", "Copy the API token"))
+        named(self.renew_token, translate("api.controller", "Make a new API token"),
+              translate("api.controller", "Clients that use the old token stop working"))
+        token_row = QHBoxLayout()
+        token_row.addWidget(self.token, 1)
+        token_row.addWidget(self.copy_token)
+        token_row.addWidget(self.renew_token)
         self.details.setTextFormat(Qt.TextFormat.PlainText)  # errors carry outside text
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Close)
@@ -129,6 +195,7 @@ class ApiDialog(QDialog):
         form.addRow(translate("api.controller", "Port"), self.port)
         form.addRow(self.store)
         form.addRow(self.details)
+        form.addRow(translate("api.controller", "Token"), token_row)
         form.addRow(buttons)
         self._show()
 
@@ -138,10 +205,29 @@ class ApiDialog(QDialog):
             self.details.setText(translate("api.controller", "Off. Nothing listens; Hearth makes "
                                            "and accepts no connections."))
         else:
-            self.details.setText(translate("api.controller", "On: {url}\nToken (send as "
-                                           "“Authorization: Bearer …”): {token}\nModel: {model}")
-                                 .format(url=server.url, token=server.token,
-                                         model=self.api.model_id()))
+            text = translate("api.controller", "On: {url}\nModel: {model}\nSend the token below as "
+                             "“Authorization: Bearer …”.").format(url=server.url, model=self.api.model_id())
+            if self.api.unsaved:
+                text += "\n" + translate("api.controller", "The token could not be saved in the vault: "
+                                         "it changes the next time the API starts.")
+            self.details.setText(text)
+        self.token.setText(server.token if server is not None else "")
+        for widget in (self.token, self.copy_token, self.renew_token):
+            widget.setEnabled(server is not None)
+
+    @Slot()
+    def _copy_token(self) -> None:
+        QApplication.clipboard().setText(self.token.text())
+
+    @Slot()
+    def _renew_token(self) -> None:
+        asked = QMessageBox.question(
+            self, translate("api.controller", "New API token"),
+            translate("api.controller", "Make a new token? Programs that use the current one stop "
+                      "working until you give them the new one."))
+        if asked == QMessageBox.StandardButton.Yes:
+            self.api.new_token()
+            self._show()
 
     @Slot()
     def apply(self) -> None:

@@ -78,16 +78,26 @@ class EngineActions:
             return translate("engines.window", "Intranet: {name}").format(name=engine)
         return translate("engines.window", "Offline")
 
+    def _api_text(self) -> str:
+        """" · API on 127.0.0.1:PORT" while the local API listens: loopback only, but a door
+        all the same, so it is said while it is open."""
+        api = getattr(getattr(self, "vault", None), "api", None)
+        server = api.server if api is not None else None
+        if server is None:
+            return ""
+        return " · " + translate("engines.window", "API on {host}:{port}").format(host=server.host,
+                                                                                port=server.port)
+
     @Slot()
     def _update_guard_label(self) -> None:
         guard = egress.GUARD
         if not guard.installed:
-            self.guard_label.setText(translate("shell.main_window", "Network guard off"))
+            self.guard_label.setText(translate("shell.main_window", "Network guard off") + self._api_text())
             return
         blocked = guard.blocked_count  # a plain name: lupdate skips a call given n=a.b
         engine, _ = route(self.controller.current_chat)
         self.guard_label.setText(translate("engines.window", "{where} · %n blocked", None, blocked)
-                                 .format(where=self.where_text(engine)))
+                                 .format(where=self.where_text(engine) + self._api_text()))
         if engine:
             # A tooltip is rich text when it looks like it: the name goes in escaped, in a <p>.
             self.guard_label.setToolTip("<p>" + html.escape(translate(

@@ -12,8 +12,8 @@
         <translation>本地 API 无法在端口 {port} 上启动：{problem}。</translation>
     </message>
     <message>
-        <source>Local API on {url}</source>
-        <translation>本地 API 运行于 {url}</translation>
+        <source>API on {host}:{port}</source>
+        <translation>API 运行于 {host}:{port}</translation>
     </message>
     <message>
         <source>Local API off</source>
@@ -40,6 +40,34 @@
         <translation>将 API 对话保存在保险库中（已加密）</translation>
     </message>
     <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>New token…</source>
+        <translation>新访问令牌…</translation>
+    </message>
+    <message>
+        <source>API token</source>
+        <translation>API 访问令牌</translation>
+    </message>
+    <message>
+        <source>Send it as “Authorization: Bearer …”</source>
+        <translation>以「Authorization: Bearer …」形式发送</translation>
+    </message>
+    <message>
+        <source>Copy the API token</source>
+        <translation>复制 API 访问令牌</translation>
+    </message>
+    <message>
+        <source>Make a new API token</source>
+        <translation>生成新的 API 访问令牌</translation>
+    </message>
+    <message>
+        <source>Clients that use the old token stop working</source>
+        <translation>使用旧访问令牌的客户端将无法继续使用</translation>
+    </message>
+    <message>
         <source>Serve the local API</source>
         <translation>提供本地 API</translation>
     </message>
@@ -64,16 +92,32 @@
         <translation>保存 API 设置</translation>
     </message>
     <message>
+        <source>Token</source>
+        <translation>访问令牌</translation>
+    </message>
+    <message>
         <source>Off. Nothing listens; Hearth makes and accepts no connections.</source>
         <translation>已关闭。没有任何监听；Hearth 既不发起也不接受任何连接。</translation>
     </message>
     <message>
         <source>On: {url}
-Token (send as “Authorization: Bearer …”): {token}
-Model: {model}</source>
+Model: {model}
+Send the token below as “Authorization: Bearer …”.</source>
         <translation>已开启：{url}
-访问令牌（以「Authorization: Bearer …」形式发送）：{token}
-模型：{model}</translation>
+模型：{model}
+请以「Authorization: Bearer …」形式发送下方的访问令牌。</translation>
+    </message>
+    <message>
+        <source>The token could not be saved in the vault: it changes the next time the API starts.</source>
+        <translation>访问令牌未能保存到保险库中：下次启动 API 时它会改变。</translation>
+    </message>
+    <message>
+        <source>New API token</source>
+        <translation>新的 API 访问令牌</translation>
+    </message>
+    <message>
+        <source>Make a new token? Programs that use the current one stop working until you give them the new one.</source>
+        <translation>要生成新的访问令牌吗？使用当前访问令牌的程序将无法继续使用，直到你把新的访问令牌交给它们。</translation>
     </message>
 </context>
 <context>
@@ -240,6 +284,10 @@ Model: {model}</source>
     <message>
         <source>The answer&apos;s state and figures</source>
         <translation>回答的状态和数据</translation>
+    </message>
+    <message>
+        <source>{model} on {engine}</source>
+        <translation>{model}（{engine}）</translation>
     </message>
     <message>
         <source>Edit</source>
@@ -1777,6 +1825,10 @@ Nothing is sent until you send it there.</source>
         <source>Offline</source>
         <translation>离线</translation>
     </message>
+    <message>
+        <source>API on {host}:{port}</source>
+        <translation>API 运行于 {host}:{port}</translation>
+    </message>
     <message numerus="yes">
         <source>{where} · %n blocked</source>
         <translation>
@@ -2906,10 +2958,6 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
     <message>
         <source>Unlock Hearth first, then drop the files again.</source>
         <translation>请先解锁 Hearth，然后再次拖放这些文件。</translation>
-    </message>
-    <message>
-        <source>Assistant</source>
-        <translation>助手</translation>
     </message>
     <message>
         <source>The model could not be loaded: {reason}</source>

@@ -37,9 +37,9 @@ def test_api_off_by_default_then_serving_the_windows_model(qtbot, make_window) -
     dialog.store.setChecked(True)
     dialog.apply()
     server = api.server
-    assert server is not None and server.host == "127.0.0.1" and server.token in dialog.details.text()
+    assert server is not None and server.host == "127.0.0.1" and server.token == dialog.token.text()
 
-    status, body = post(server, {"model": "fake", "messages": [{"role": "user", "content": "hello api"}]})
+    status, body = post(server, {"model": "Fake-model", "messages": [{"role": "user", "content": "hello api"}]})
     assert status == 200, body
     assert body["choices"][0]["message"]["content"] == engine.expected_text(1)
     # Stored because the user asked for it, as an encrypted chat; the window's own chat works.
@@ -89,3 +89,58 @@ def test_the_window_keeps_working_while_twenty_api_clients_queue(qtbot, make_win
         qtbot.wait(20)
     assert results == [200] * 40
     api.stop()
+
+
+def test_the_token_survives_lock_and_restart_until_the_user_asks_for_a_new_one(
+        qtbot, make_window, monkeypatch) -> None:
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    from app.api.controller import TOKEN_PREFERENCE
+    from storage.library import ModelLibrary
+    from tests.app.conftest import unlock
+
+    window = make_window(FakeEngine())
+    api = window.vault.api
+    dialog = ApiDialog(api, window)
+    qtbot.addWidget(dialog)
+    dialog.port.setValue(18767)
+    dialog.enabled.setChecked(True)
+    dialog.apply()
+    token = api.server.token
+    assert dialog.token.text() == token and token not in dialog.details.text()  # its own line
+    assert "API on 127.0.0.1:18767" in window.guard_label.text()
+    assert ModelLibrary(window.controller.store).preferences()[TOKEN_PREFERENCE] == token  # in the vault
+    dialog.copy_token.click()
+    assert QApplication.clipboard().text() == token
+
+    window.vault.lock()
+    assert api.server is None and "API on" not in window.guard_label.text()
+    unlock(qtbot, window)
+    assert api.server is not None and api.server.token == token  # clients keep working
+    assert post(api.server, {"messages": [{"role": "user", "content": "still me"}]})[0] == 200
+
+    window.close()  # quit, and open Hearth again
+    again = make_window(FakeEngine())
+    assert again.vault.api.server is not None and again.vault.api.server.token == token
+
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    renew = ApiDialog(again.vault.api, again)
+    qtbot.addWidget(renew)
+    old = again.vault.api.server
+    renew.renew_token.click()
+    server = again.vault.api.server
+    assert server is not None and server.token != token and renew.token.text() == server.token
+    assert old is not server  # served again: the old token opens nothing
+    connection = http.client.HTTPConnection(server.host, server.port, timeout=30)
+    connection.request("GET", "/v1/models", headers={"Authorization": f"Bearer {token}"})
+    assert connection.getresponse().status == 401
+    connection.close()
+    again.vault.api.stop()
+
+
+def test_model_ids_are_names_not_file_hashes() -> None:
+    from app.api.controller import api_id
+
+    assert api_id("SmolLM2 135M Instruct (Q4_1)") == "SmolLM2-135M-Instruct-Q4_1"
+    assert api_id("Gemma 3 270m", taken="Gemma-3-270m") == "Gemma-3-270m-2"
+    assert api_id("../../etc/passwd") == "etc-passwd" and api_id("机器") == "model"
