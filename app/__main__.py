@@ -29,6 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     _kernel_line(args)
     if not terminal.wants_window(args):
         return terminal.run(args)
+    from app import lean_pyside
+
+    lean_pyside(load=True)  # before the window's imports
     from app.shell.startup import run_gui
 
     return run_gui()
