@@ -28,7 +28,7 @@ def lean_pyside(load: bool = False) -> None:
         import shiboken6  # noqa: F401
     feature = sys.modules.get("shibokensupport.feature")
     if feature is not None and callable(getattr(feature, "_mod_uses_pyside", None)):
-        feature._mod_uses_pyside = _uses_pyside
+        setattr(feature, "_mod_uses_pyside", _uses_pyside)  # noqa: B010 (a module found at run time)
 
 
 lean_pyside()  # when Qt came first (tests, benchmarks); the window's entry loads it itself
