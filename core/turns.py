@@ -34,6 +34,7 @@ from inference.protocol import (
     Failed,
     Generate,
     Notice,
+    Preparing,
     Retrieval,
     Retrieved,
     SamplingParams,
@@ -80,6 +81,8 @@ class TurnListener(Protocol):
     def message_added(self, message: Message) -> None: ...
     def message_removed(self, message_id: int) -> None: ...
     def answer_updated(self, message_id: int, text: str) -> None: ...
+    def answer_progress(self, message_id: int, stage: str, done: int, total: int) -> None:
+        """Before the first word: ``inference.protocol.Preparing``'s stage and counts."""
     def answer_finished(self, message: Message) -> None: ...
     def busy_changed(self, busy: bool) -> None: ...
     def notice(self, text: str) -> None: ...
@@ -269,6 +272,9 @@ class TurnMachine:
                 self._listener.notice(translate("core.turns",
                                                 "No passage in this chat's documents matched the "
                                                 "question; the model was told so."))
+        elif isinstance(event, Preparing):
+            if not turn.text:
+                self._listener.answer_progress(turn.message_id, event.stage, event.done, event.total)
         elif isinstance(event, Notice):
             self._listener.notice(event.text)
         elif isinstance(event, Started):

@@ -21,7 +21,7 @@ import logging
 import os
 import random
 import sys
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,7 @@ from inference.state_cache import StateCache
 log = logging.getLogger(__name__)
 
 PREFILL_STEP = 64
+PROGRESS_AFTER = 2 * PREFILL_STEP  # tokens to read before progress is worth saying (~0.6 s here)
 
 
 def check_model_file(path: Path) -> None:
@@ -122,6 +123,7 @@ class LlamaEngine:
         self._template: ChatTemplate | None = None
         self._escaper = ControlTextEscaper(())
         self._stop_strings: list[str] = []
+        self._prompt_progress: Callable[[int, int], None] | None = None
         self._name = ""
         self._spec: ModelSpec | None = None
         self.last_reused_tokens = 0  # prompt tokens taken from the cache on the last turn
@@ -377,11 +379,20 @@ class LlamaEngine:
         # Small steps keep stop and quit responsive during a long prompt (~0.3 s each on 2
         # cores); larger ones measured no faster here without flash attention.
         step = max(1, min(llm.n_batch, PREFILL_STEP))
-        for start in range(common, len(tokens) - 1, step):
+        last = len(tokens) - 1
+        progress = self._prompt_progress if last - common > PROGRESS_AFTER else None
+        for start in range(common, last, step):
             if should_stop():
                 return False
-            _decode(llm, tokens[start:min(start + step, len(tokens) - 1)], False)
+            if progress is not None:
+                progress(start, len(tokens))
+            _decode(llm, tokens[start:min(start + step, last)], False)
         return not should_stop()
+
+    def set_prompt_progress(self, report: Callable[[int, int], None] | None) -> None:
+        """Called with (tokens evaluated, prompt tokens) before each step of a long prompt
+        (on the worker's thread, inside ``stream``); None: not."""
+        self._prompt_progress = report
 
     def select_conversation(self, conversation: int) -> None:
         """Put this conversation's state in the context: park the current one in the RAM

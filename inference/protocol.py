@@ -199,6 +199,21 @@ class Started:
     model: str = ""  # an intranet engine's model that answers (the local one is known)
 
 
+SEARCHING, READING = "searching", "reading"
+
+
+@dataclass(frozen=True)
+class Preparing:
+    """Before an answer's first token: its documents are searched (SEARCHING), then its
+    prompt is read (READING: ``done`` of ``total`` prompt tokens evaluated, the part
+    reused from the cache counted as done). Only for a prompt that takes a while."""
+
+    request_id: int
+    stage: str
+    done: int = 0
+    total: int = 0
+
+
 @dataclass(frozen=True)
 class Retrieved:
     request_id: int
@@ -271,4 +286,4 @@ class WorkerDied:
 
 
 Event = (ModelLoading | ModelLoaded | ModelFailed | Started | Chunk | Done | Stopped | Failed
-         | Retrieved | EmbedderLoaded | EmbedderFailed | WorkerDied | Notice)
+         | Preparing | Retrieved | EmbedderLoaded | EmbedderFailed | WorkerDied | Notice)

@@ -24,6 +24,8 @@ from inference.errors import InferenceError, NoModelLoaded
 from inference.generation import emit_safely, retrieve, stream_pieces
 from inference.prompt import answer_reserve, fit_messages
 from inference.protocol import (
+    READING,
+    SEARCHING,
     Command,
     CountTokens,
     Done,
@@ -39,6 +41,7 @@ from inference.protocol import (
     ModelFailed,
     ModelLoaded,
     ModelLoading,
+    Preparing,
     Shutdown,
     Started,
     Stats,
@@ -290,6 +293,7 @@ class InferenceWorker:
         budget = engine.n_ctx - answer_reserve(engine.n_ctx, command.params.max_tokens)
         source_messages = list(command.messages)
         if command.retrieval is not None:
+            self._emit(Preparing(rid, SEARCHING))
             source_messages = retrieve(command, self._query_vector, engine.count_tokens, budget, self._emit)
         messages, dropped = fit_messages(source_messages, engine.count_tokens, budget)
         prompt_tokens = engine.count_tokens(messages)
@@ -297,6 +301,9 @@ class InferenceWorker:
         if select is not None:
             select(command.chat_id)
         self._emit(Started(rid, dropped))
+        report = getattr(engine, "set_prompt_progress", None)
+        if report is not None:
+            report(lambda done, total: self._emit(Preparing(rid, READING, done, total)))
         pieces = engine.stream(messages, command.params, self._stop.is_set)
         if command.retrieval is not None:  # the passages' markers are not the answer's
             pieces = without_markers(pieces)

@@ -60,6 +60,9 @@ class _Signals:
     def answer_updated(self, message_id: int, text: str) -> None:
         self._c.answer_updated.emit(message_id, text)
 
+    def answer_progress(self, message_id: int, stage: str, done: int, total: int) -> None:
+        self._c.answer_progress.emit(message_id, stage, done, total)
+
     def answer_finished(self, message: Message) -> None:
         self._c.answer_finished.emit(message)
 
@@ -76,6 +79,7 @@ class ChatController(QObject):
     message_added = Signal(object)  # Message
     message_removed = Signal(int)
     answer_updated = Signal(int, str)  # message id, full text so far
+    answer_progress = Signal(int, str, int, int)  # message id, stage, tokens read, prompt tokens
     answer_finished = Signal(object)  # Message (final state)
     busy_changed = Signal(bool)
     model_state = Signal(str, str)  # "loading" | "ready" | "failed", text for the user

@@ -3,6 +3,8 @@ that shows one chat (its newest page first), and the input box."""
 
 from __future__ import annotations
 
+import time
+
 from PySide6.QtCore import QLocale, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import (
     QKeyEvent,
@@ -25,6 +27,7 @@ from app.shell.a11y import named
 from app.shell.text import plain
 from i18n import translate
 from inference.intranet import one_line
+from inference.protocol import SEARCHING
 from storage.chats import COMPLETE, FAILED, INTERRUPTED, STREAMING, Message
 
 WRITER_LIMIT = 80  # characters of a model's or an engine's name in an answer's header
@@ -70,6 +73,8 @@ class MessageWidget(QFrame):
         self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.info.setAccessibleDescription(
             translate("chat.conversation", "The answer's state and figures"))
+        self._preparing = False  # the info line says what happens before the first word
+        self._reading: tuple[float, int] | None = None  # when reading the prompt began, and where
         self.sources = SourceList(self)
         self.sources.source_requested.connect(self.source_requested)
         header = QHBoxLayout()
@@ -114,9 +119,35 @@ class MessageWidget(QFrame):
         else:
             self.body.set_markdown(text)
 
+    def set_progress(self, stage: str, done: int, total: int) -> None:
+        """What happens before the first word: the documents searched, the prompt read
+        (with how far, and an estimate once there is a pace to go by)."""
+        if self.status != STREAMING:
+            return
+        now = time.monotonic()
+        if stage == SEARCHING:
+            text = translate("chat.conversation", "Searching your documents…")
+        else:
+            if self._reading is None or done < self._reading[1]:
+                self._reading = (now, done)
+            percent = int(100 * done / total) if total else 0
+            text = translate("chat.conversation", "Reading {count} tokens… {percent}%").format(
+                count=QLocale().toString(total), percent=percent)
+            began, first = self._reading
+            if now - began >= 1.0 and done > first:
+                left = (total - done) * (now - began) / (done - first)
+                text += " " + translate("chat.conversation", "(about {seconds} s left)").format(
+                    seconds=max(1, round(left)))
+        self._preparing = True
+        self.info.setText(text)
+        self.info.setVisible(True)
+
     def stream_text(self, text: str) -> None:
         """The answer so far, while it streams: rendered incrementally (see set_text for the
         full rendering, which show_message gives the finished answer)."""
+        if self._preparing:  # the first words: what was said before them is done
+            self._preparing = False
+            self.set_state(self.status, {})
         if self.role == "user":
             self.body.set_plain(text)
         else:
@@ -306,6 +337,12 @@ class ConversationView(QScrollArea):
 
     def message_widgets(self) -> list[MessageWidget]:
         return list(self._widgets.values())
+
+    @Slot(int, str, int, int)
+    def set_progress(self, message_id: int, stage: str, done: int, total: int) -> None:
+        widget = self._widgets.get(message_id)
+        if widget is not None:
+            widget.set_progress(stage, done, total)
 
     def update_text(self, message_id: int, text: str) -> None:
         widget = self._widgets.get(message_id)

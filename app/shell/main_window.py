@@ -192,6 +192,7 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
         c.message_added.connect(self._message_added)
         c.message_removed.connect(self._message_removed)
         c.answer_updated.connect(self._answer_updated)
+        c.answer_progress.connect(self.conversation.set_progress)
         c.answer_finished.connect(self._answer_finished)
         c.busy_changed.connect(self._busy_changed)
         c.model_state.connect(self._model_state)

@@ -302,6 +302,18 @@ Send the token below as “Authorization: Bearer …”.</source>
         <translation>编辑此问题</translation>
     </message>
     <message>
+        <source>Searching your documents…</source>
+        <translation>正在搜索你的文档…</translation>
+    </message>
+    <message>
+        <source>Reading {count} tokens… {percent}%</source>
+        <translation>正在读取 {count} 个词元… {percent}%</translation>
+    </message>
+    <message>
+        <source>(about {seconds} s left)</source>
+        <translation>（约剩 {seconds} 秒）</translation>
+    </message>
+    <message>
         <source>Generating…</source>
         <translation>正在生成…</translation>
     </message>

@@ -233,3 +233,24 @@ def test_a_stop_in_the_middle_of_a_guess_leaves_the_cache_as_written(engine: Lla
     warm = generate(engine, COPYING, replace(params, prompt_lookup=False))
     engine.forget()
     assert generate(engine, COPYING, replace(params, prompt_lookup=False)) == warm
+
+
+def test_a_long_prompt_reports_how_far_it_has_read_and_a_short_one_does_not(engine: LlamaEngine) -> None:
+    """The real model: progress before each step of a long prompt, from the reused prefix
+    on; a turn that adds a few tokens to the cached prompt says nothing (#18, item 2)."""
+    seen: list[tuple[int, int]] = []
+    engine.set_prompt_progress(lambda done, total: seen.append((done, total)))
+    try:
+        engine.forget()
+        long = [ChatMessage("user", "Notes: " + " ".join(f"crate {i} left at dawn." for i in range(60))
+                            + " How many crates?")]
+        total = engine.count_tokens(long)
+        generate(engine, long, SamplingParams(max_tokens=2, temperature=0.0))
+        dones = [done for done, _ in seen]
+        assert {t for _, t in seen} == {total} and len(seen) >= 5
+        assert dones[0] == 0 and dones == sorted(dones) and dones[-1] < total
+        seen.clear()
+        generate(engine, long, SamplingParams(max_tokens=2, temperature=0.0))  # all but one token cached
+        assert seen == []
+    finally:
+        engine.set_prompt_progress(None)

@@ -124,11 +124,15 @@ def _wait_for(path: Path, timeout: float = 30.0) -> None:
         time.sleep(0.02)
 
 
+def _slow_and_good(folder: Path) -> tuple[Path, Path]:
+    """A file the slow child parses for ever, and one it reads at once."""
+    (folder / "slow-parse.txt").write_text("a long scan, or a crafted file")
+    (folder / "good.txt").write_text("plain words")
+    return folder / "slow-parse.txt", folder / "good.txt"
+
+
 def test_a_file_read_ahead_is_parsed_before_it_is_asked_for_and_a_kill_stops_it(tmp_path: Path) -> None:
-    slow = tmp_path / "slow-parse.txt"
-    slow.write_text("a long scan")
-    good = tmp_path / "good.txt"
-    good.write_text("plain words")
+    slow, good = _slow_and_good(tmp_path)
     with IsolatedParser(timeout=600, child=parser_children.slow_child) as parser:
         parser.read_ahead(slow)
         _wait_for(tmp_path / "slow-parse.txt.started")  # the child is in it, nobody waiting
@@ -168,10 +172,7 @@ def test_replies_read_ahead_answer_only_their_own_request(tmp_path: Path) -> Non
 
 
 def test_a_file_read_ahead_that_never_ends_costs_its_time_limit_not_the_next_file(tmp_path: Path) -> None:
-    slow = tmp_path / "slow-parse.txt"
-    slow.write_text("a crafted file")
-    good = tmp_path / "good.txt"
-    good.write_text("plain words")
+    slow, good = _slow_and_good(tmp_path)
     with IsolatedParser(timeout=1.0, child=parser_children.slow_child) as parser:
         parser.read_ahead(slow)
         # Asked for another file: the slow reply is awaited for its time limit, dropped with
