@@ -81,6 +81,13 @@ class MessageWidget(QFrame):
         header.setContentsMargins(0, 0, 0, 0)
         header.addWidget(self.author)
         header.addStretch(1)
+        self.copy_button = QPushButton(translate("chat.conversation", "Copy"))
+        self.copy_button.setFlat(True)
+        self.copy_button.setToolTip(translate("chat.conversation", "Copy this message's text"))
+        self.copy_button.clicked.connect(self._copy)
+        named(self.copy_button, translate("chat.conversation", "Copy this message"),
+              self.copy_button.toolTip())
+        header.addWidget(self.copy_button)
         self.edit_button: QPushButton | None = None
         if message.role == "user":
             self.edit_button = QPushButton(translate("chat.conversation", "Edit"))
@@ -97,6 +104,10 @@ class MessageWidget(QFrame):
         layout.addWidget(self.sources)
         layout.addWidget(self.info)
         self.show_message(message)
+
+    def _copy(self) -> None:
+        """The message exactly as written (an answer's Markdown, not its rendering)."""
+        QApplication.clipboard().setText(self.text())
 
     def _set_author(self, stats: dict) -> None:
         """The header's name, and what screen readers say before the text (the view's value)."""
@@ -186,8 +197,10 @@ class MessageWidget(QFrame):
         self.sources.set_sources(sources)
 
     def focus_chain(self) -> list[QWidget]:
-        """Its stops in the tab order, as they are laid out: edit, the text, the sources."""
-        first: list[QWidget] = [self.edit_button] if self.edit_button is not None else []
+        """Its stops in the tab order, as they are laid out: copy, edit, the text, the sources."""
+        first: list[QWidget] = [self.copy_button]
+        if self.edit_button is not None:
+            first.append(self.edit_button)
         return [*first, self.body, *self.sources.buttons]
 
     def announcement(self) -> str:

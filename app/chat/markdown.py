@@ -32,6 +32,7 @@ from PySide6.QtGui import (
     QTextImageFormat,
 )
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QSizePolicy,
     QTextBrowser,
@@ -74,7 +75,31 @@ def _render_markdown(document: QTextDocument, markdown: str) -> None:
         markdown = "\n" + markdown
     document.setMarkdown(inert_images(markdown), MARKDOWN_FEATURES)
     _strip_images(document)
+    if COPY_SCHEME in markdown.lower():
+        _refuse_copy_links(document)
     _shade_code_blocks(document)
+
+
+COPY_SCHEME = "hearth-copy"  # MarkdownView's own "Copy code" links: hearth-copy:N
+
+
+def _refuse_copy_links(document: QTextDocument) -> None:
+    """A link the model wrote to look like a "Copy code" one opens nothing and copies
+    nothing: its address is made invalid (clicking it asks, as for any link)."""
+    cursor = QTextCursor(document)
+    block = document.begin()
+    while block.isValid():
+        fragments = block.begin()
+        while not fragments.atEnd():
+            fragment = fragments.fragment()
+            fmt = fragment.charFormat()
+            if fmt.isAnchor() and QUrl(fmt.anchorHref()).scheme().lower() == COPY_SCHEME:
+                fmt.setAnchorHref("invalid:" + fmt.anchorHref())
+                cursor.setPosition(fragment.position())
+                cursor.setPosition(fragment.position() + fragment.length(), QTextCursor.MoveMode.KeepAnchor)
+                cursor.setCharFormat(fmt)
+            fragments += 1
+        block = block.next()
 
 
 IMAGE_LINK_COLOR = QColor(IMAGE_LINK)  # its contrast: app.shell.style
@@ -217,7 +242,10 @@ class MarkdownView(QTextBrowser):
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.anchorClicked.connect(self.link_requested)
+        self.anchorClicked.connect(self._clicked)
+        # "Copy code" links under each code block of a finished answer (COPY_SCHEME: a
+        # link the model wrote with it is made inert when rendered, so cannot pass for one).
+        self.code_blocks: list[str] = []
         self.document().documentLayout().documentSizeChanged.connect(self._fit_height)
         self._source = ""
         # Incremental rendering while an answer streams (see stream_markdown).
@@ -232,10 +260,51 @@ class MarkdownView(QTextBrowser):
     def loadResource(self, type: int, name: QUrl | str) -> Any:  # noqa: A002 - Qt's signature
         return placeholder_resource(type)  # never fetch or read anything an answer points at
 
-    def set_markdown(self, text: str) -> None:
+    def set_markdown(self, text: str, final: bool = True) -> None:
+        """The whole text rendered; ``final`` (a finished answer): with a "Copy code" link
+        under each code block."""
         self._source = text
         self._streaming = False
         _render_markdown(self.document(), text)
+        self.code_blocks = []
+        if final:
+            self._add_copy_links()
+
+    def _add_copy_links(self) -> None:
+        document = self.document()
+        runs: list[tuple[Any, list[str]]] = []  # each code block's last line, and its lines
+        block = document.begin()
+        inside = False
+        while block.isValid():
+            if _is_code(block):
+                if not inside:
+                    runs.append((block, []))
+                runs[-1] = (block, [*runs[-1][1], block.text()])
+            inside = _is_code(block)
+            block = block.next()
+        self.code_blocks = ["\n".join(lines) for _, lines in runs]
+        if not runs:
+            return
+        link = QTextCharFormat()
+        link.setAnchor(True)
+        link.setFontUnderline(True)
+        link.setForeground(IMAGE_LINK_COLOR)
+        cursor = QTextCursor(document)
+        cursor.beginEditBlock()
+        for number in reversed(range(len(runs))):
+            last = runs[number][0]
+            cursor.setPosition(last.position() + last.length() - 1)
+            cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
+            link.setAnchorHref(f"{COPY_SCHEME}:{number}")
+            cursor.insertText(translate("chat.markdown", "Copy code"), link)
+        cursor.endEditBlock()
+
+    def _clicked(self, url: QUrl) -> None:
+        if url.scheme() == COPY_SCHEME and url.path().isdigit() \
+                and int(url.path()) < len(self.code_blocks):
+            QApplication.clipboard().setText(self.code_blocks[int(url.path())])
+            return
+        self.link_requested.emit(url)
 
     def set_plain(self, text: str) -> None:
         self._source = text
@@ -270,7 +339,7 @@ class MarkdownView(QTextBrowser):
         """A full rendering of the finished blocks of text, then its open block."""
         scanner = _BlockScanner()
         boundary = scanner.feed(text)
-        self.set_markdown(text[:boundary])
+        self.set_markdown(text[:boundary], final=False)
         self._source = text
         self._streaming = True
         self._scanner = scanner
@@ -384,14 +453,20 @@ class MarkdownView(QTextBrowser):
 CODE_BACKGROUND = QColor(CODE_SHADE)  # its contrast: app.shell.style
 
 
+def _is_code(block: Any) -> bool:
+    """A line of fenced or indented code, as Qt's Markdown reader marks it."""
+    fmt = block.blockFormat()
+    return bool(fmt.hasProperty(QTextFormat.Property.BlockCodeFence)
+                or fmt.hasProperty(QTextFormat.Property.BlockCodeLanguage)
+                or block.charFormat().fontFixedPitch())
+
+
 def _shade_code_blocks(document: QTextDocument) -> None:
     """Give fenced and indented code a background so it stands apart from prose."""
     block = document.begin()
     while block.isValid():
         fmt = block.blockFormat()
-        if fmt.hasProperty(QTextFormat.Property.BlockCodeFence) or fmt.hasProperty(
-            QTextFormat.Property.BlockCodeLanguage
-        ) or block.charFormat().fontFixedPitch():
+        if _is_code(block):
             shaded = QTextBlockFormat(fmt)
             shaded.setBackground(CODE_BACKGROUND)
             QTextCursor(block).setBlockFormat(shaded)

@@ -290,6 +290,18 @@ Send the token below as “Authorization: Bearer …”.</source>
         <translation>{model}（{engine}）</translation>
     </message>
     <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Copy this message&apos;s text</source>
+        <translation>复制这条消息的文字</translation>
+    </message>
+    <message>
+        <source>Copy this message</source>
+        <translation>复制这条消息</translation>
+    </message>
+    <message>
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
@@ -516,6 +528,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>image: {alt}</source>
         <translation>图片：{alt}</translation>
+    </message>
+    <message>
+        <source>Copy code</source>
+        <translation>复制代码</translation>
     </message>
 </context>
 <context>

@@ -77,10 +77,12 @@ def finish(view: ConversationView, text: str, status: str = COMPLETE) -> None:
     view.widget_for(ANSWER_ID).show_message(Message(ANSWER_ID, 1, 1, "assistant", text, status, {}))
 
 
-def rendered_at_once(qtbot, text: str) -> MarkdownView:
+def rendered_at_once(qtbot, text: str, final: bool = True) -> MarkdownView:
+    """``text`` rendered in one go; ``final`` False: as a streaming answer shows it (the
+    copy links under code blocks come with the end)."""
     reference = MarkdownView()
     qtbot.addWidget(reference)
-    reference.set_markdown(text)
+    reference.set_markdown(text, final)
     return reference
 
 
@@ -91,10 +93,10 @@ def renders(view, monkeypatch: pytest.MonkeyPatch) -> dict[str, list]:
     full = MarkdownView.set_markdown
     parse = widgets._render_markdown
 
-    def spy_full(self, text: str) -> None:
+    def spy_full(self, text: str, final: bool = True) -> None:
         if self is body(view):
             seen["full"].append(text)
-        full(self, text)
+        full(self, text, final)
 
     def spy_parse(document: QTextDocument, markdown: str) -> None:
         seen["parsed"].append(len(markdown))
@@ -168,7 +170,7 @@ def test_while_streaming_the_answer_already_looks_rendered(qtbot, view) -> None:
     for so_far in prefixes(text, 400):
         view.update_text(ANSWER_ID, so_far)
         if so_far.endswith("\n\n"):  # a block just finished: the view matches a full rendering
-            assert _lines(body(view)) == _lines(rendered_at_once(qtbot, so_far))
+            assert _lines(body(view)) == _lines(rendered_at_once(qtbot, so_far, final=False))
             checked += 1
     assert checked >= 3
     plain = body(view).toPlainText()
@@ -203,7 +205,7 @@ def test_the_view_keeps_fitting_its_text_while_streaming(view) -> None:
 def test_tricky_markdown_streams_like_its_full_rendering(qtbot, view, text: str) -> None:
     for so_far in prefixes(text, len(text)):  # a character at a time
         view.update_text(ANSWER_ID, so_far)
-    assert _lines(body(view)) == _lines(rendered_at_once(qtbot, text))
+    assert _lines(body(view)) == _lines(rendered_at_once(qtbot, text, final=False))
     finish(view, text)
     assert body(view).toHtml() == rendered_at_once(qtbot, text).toHtml()
 
