@@ -301,6 +301,8 @@ class ChatController(QObject):
         elif self._untitled(chat) and not self.store.messages(chat.id):
             self.store.rename_chat(chat.id, title_from(text))
             self._unnamed.discard(chat.id)
+            # The header shows the current chat's title: the renamed one, not the old copy.
+            chat = self.current_chat = self.store.get_chat(chat.id) or chat
         return chat
 
     def _untitled(self, chat: Chat) -> bool:

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from app.chat.conversation import ChatInput, ConversationView
 from app.shell.a11y import named
-from app.shell.text import plain
+from app.shell.text import ElidedLabel, plain
 from i18n import translate
 
 # The parts the window (and its tests) reach by name.
@@ -52,7 +52,7 @@ class ChatPage(QSplitter):
         left_layout.addWidget(self.delete_chat_button)
 
         # Titles are the user's or the model's: plain text.
-        self.chat_title = plain(QLabel(translate("chat.page", "New chat")))
+        self.chat_title = ElidedLabel(translate("chat.page", "New chat"))  # a long one ends in "…"
         self.chat_title.setObjectName("chatTitle")
         self.model_picker = QComboBox()
         self.model_picker.setToolTip(

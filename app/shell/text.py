@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel
 
 
@@ -28,3 +29,30 @@ def plain(label: QLabel) -> QLabel:
     """Make ``label`` show its text as plain text, whatever it looks like."""
     label.setTextFormat(Qt.TextFormat.PlainText)
     return label
+
+
+class ElidedLabel(QLabel):
+    """A one-line plain-text label that takes the room it is given and ends its text with
+    "…" when that is short: a long chat title no longer widens the pane it is in (and so
+    narrows the chat list beside it). ``text()`` is still the whole text."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__()
+        plain(self)
+        self.setText(text)
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
+        super().setText(text)
+        self.setToolTip(tooltip(text))  # the whole of it, shown as written
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(0, super().minimumSizeHint().height())
+
+    def sizeHint(self) -> QSize:
+        return QSize(0, super().sizeHint().height())
+
+    def paintEvent(self, _event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        room = self.contentsRect()
+        shown = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, room.width())
+        painter.drawText(room, int(self.alignment() | Qt.AlignmentFlag.AlignVCenter), shown)

@@ -142,7 +142,9 @@ def test_chats_new_select_and_delete(qtbot, make_window, confirm_dialogs) -> Non
     type_and_send(qtbot, window, "first chat")
     window.new_chat_button.click()
     assert window.conversation.message_widgets() == []
+    assert window.chat_title.text() == "New chat"
     type_and_send(qtbot, window, "second chat")
+    assert window.chat_title.text() == "second chat"  # named after its first message at once
     assert window.chat_list.count() == 2
     titles = [window.chat_list.item(i).text() for i in range(2)]
     assert titles == ["second chat", "first chat"]
@@ -274,3 +276,16 @@ def test_a_chat_setting_cannot_turn_on_the_fixed_count() -> None:
     chat = Chat(1, "t", 0.0, 0.0, False, False, {"sampling": {"ignore_eos": True, "temperature": 0.1}})
     params = ChatController._params_for(type("C", (), {"params": SamplingParams()})(), chat)
     assert params.ignore_eos is False and params.temperature == 0.1
+
+
+def test_a_long_chat_title_does_not_move_the_chat_list(qtbot, make_window) -> None:
+    window = make_window()
+    window.resize(1000, 700)
+    qtbot.wait(50)
+    before = window.chat_page.sizes()[0]
+    long = "A very long first message that becomes the title " * 6
+    type_and_send(qtbot, window, long)
+    qtbot.wait(50)
+    assert window.chat_page.sizes()[0] == before  # the list keeps its width
+    assert window.chat_title.text() == window.controller.current_chat.title  # whole, for readers
+    assert window.chat_title.width() < window.chat_title.fontMetrics().horizontalAdvance(long)
