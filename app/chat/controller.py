@@ -129,6 +129,7 @@ class ChatController(QObject):
         # Set by the documents controller: (chat id, question) -> Retrieval or None.
         self.retrieval_for = None
         self.current_chat: Chat | None = None
+        self._loading_name = ""  # the name of the model being loaded, as the library knows it
         # Chats made by new_chat() that still have the name they were created with: the
         # first question names them (a flag, not a look at the title the user reads).
         self._unnamed: set[int] = set()
@@ -142,6 +143,7 @@ class ChatController(QObject):
         self._model_problem = translate("chat.controller",
                                         "The model is still loading. Try again in a moment.")
         self.model_path = spec.path
+        self._loading_name = spec.display_name  # a copied model's file is named by its hash
         self.worker.submit(LoadModel(spec))
 
     def model_unavailable(self, reason: str) -> None:
@@ -404,9 +406,9 @@ class ChatController(QObject):
     @Slot(object)
     def _on_event(self, event: Event) -> None:
         if isinstance(event, ModelLoading):
-            file_name = event.path.name
+            known = self._loading_name if event.path == self.model_path else ""
             self.model_state.emit("loading", translate("chat.controller", "Loading {file_name}…")
-                                  .format(file_name=file_name))
+                                  .format(file_name=known or event.path.name))
         elif isinstance(event, ModelLoaded):
             self._model_ready = True
             self.model_name = self.turns.model_name = event.name

@@ -163,6 +163,8 @@ class LockScreen(QWidget):
         self.confirm.setEnabled(not busy)
         creating = self.mode == "create"
         if busy:
+            self.error.clear()  # an earlier try's message no longer says anything true
+            self.error.hide()
             self.submit.setText(translate("vault.lock_screen", "Creating…") if creating
                                 else translate("vault.lock_screen", "Unlocking…"))
         else:

@@ -289,3 +289,14 @@ def test_a_long_chat_title_does_not_move_the_chat_list(qtbot, make_window) -> No
     assert window.chat_page.sizes()[0] == before  # the list keeps its width
     assert window.chat_title.text() == window.controller.current_chat.title  # whole, for readers
     assert window.chat_title.width() < window.chat_title.fontMetrics().horizontalAdvance(long)
+
+
+def test_while_a_copied_model_loads_the_status_bar_names_it_not_its_hash(qtbot, make_window) -> None:
+    from inference.settings import ModelSettings
+
+    window = make_window()
+    hashed = Path("0f" * 32 + ".gguf")  # how an imported copy is stored
+    with qtbot.waitSignal(window.controller.model_state, timeout=WAIT_MS,
+                          check_params_cb=lambda state, _text: state == "loading") as loading:
+        window.controller.load_model(ModelSettings().spec(hashed, "Gemma 3 270m"))
+    assert loading.args[1] == "Loading Gemma 3 270m…" and "0f0f" not in window.model_label.text()
