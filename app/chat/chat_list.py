@@ -76,7 +76,7 @@ class ChatListActions:
     @Slot(object)
     def _chat_menu(self, pos) -> None:
         item = self.chat_list.itemAt(pos)
-        if item is None:
+        if item is None or item.data(Qt.ItemDataRole.UserRole) is None:  # "No chat contains …"
             return
         self.chat_list.setCurrentItem(item)
         menu = QMenu(self._as_widget())
@@ -108,12 +108,17 @@ class ChatListActions:
             self.chat_list.addItem(item)
             if current and chat.id == current.id:
                 self.chat_list.setCurrentItem(item)
+        if query.strip() and not chats:  # say so, rather than show an empty list
+            nothing = QListWidgetItem(translate("chat.chat_list", "No chat contains “{words}”").format(
+                words=" ".join(query.split())))
+            nothing.setFlags(Qt.ItemFlag.NoItemFlags)
+            self.chat_list.addItem(nothing)
         self.chat_title.setText(shown_title(current))
         self.chat_list.blockSignals(False)
 
     @Slot(QListWidgetItem, QListWidgetItem)
     def _chat_clicked(self, item: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
-        if item is not None and not self.controller.locked:
+        if item is not None and not self.controller.locked and item.data(Qt.ItemDataRole.UserRole) is not None:
             self.controller.select_chat(item.data(Qt.ItemDataRole.UserRole))
 
     def _mark_current(self, chat: Chat | None) -> None:

@@ -6,7 +6,17 @@ import html
 from collections import Counter
 
 from PySide6.QtCore import QLocale, Qt, Signal, Slot
-from PySide6.QtWidgets import QDialog, QInputDialog, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QDialog,
+    QFrame,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.shell.a11y import named
 from core.engines import Engines
@@ -29,20 +39,36 @@ class PrivacyDialog(QDialog):
         self.report.setWordWrap(True)
         self.report.setTextFormat(Qt.TextFormat.RichText)
         self.report.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.report.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)  # no blank band
         self.refresh_button = QPushButton(translate("shell.privacy_dialog", "Refresh"))
+        self.close_button = QPushButton(translate("shell.privacy_dialog", "Close"))
+        self.close_button.clicked.connect(self.accept)
         self.delete_button = QPushButton(translate("shell.privacy_dialog", "Delete all my data…"))
         self.delete_button.setObjectName("danger")
+        # Enter closes; the danger button is never the default and sits apart, on the left.
+        for button in (self.refresh_button, self.delete_button):
+            button.setAutoDefault(False)
+        self.close_button.setDefault(True)
         self.report.setAccessibleDescription(translate(
             "shell.privacy_dialog", "Where your data is and what the network guard blocked"))
+        named(self.close_button, translate("shell.privacy_dialog", "Close the privacy report"))
         named(self.refresh_button, translate("shell.privacy_dialog", "Refresh"),
               translate("shell.privacy_dialog", "Count the blocked attempts again"))
         named(self.delete_button, translate("shell.privacy_dialog", "Delete all my data"),
               translate("shell.privacy_dialog", "Delete your chats, documents index, model "
                                                 "library, backups, settings and logs"))
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(self.report)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.delete_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.refresh_button)
+        buttons.addWidget(self.close_button)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.report, 1)
-        layout.addWidget(self.refresh_button)
-        layout.addWidget(self.delete_button)
+        layout.addWidget(scroll, 1)
+        layout.addLayout(buttons)
         self.refresh_button.clicked.connect(self.refresh)
         self.delete_button.clicked.connect(self._delete)
         self.refresh()

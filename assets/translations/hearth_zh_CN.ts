@@ -174,6 +174,10 @@ Send the token below as “Authorization: Bearer …”.</source>
         <translation>名称：</translation>
     </message>
     <message>
+        <source>No chat contains “{words}”</source>
+        <translation>没有包含“{words}”的聊天</translation>
+    </message>
+    <message>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
@@ -3114,12 +3118,20 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
         <translation>刷新</translation>
     </message>
     <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
         <source>Delete all my data…</source>
         <translation>删除我的所有数据…</translation>
     </message>
     <message>
         <source>Where your data is and what the network guard blocked</source>
         <translation>你的数据存放在哪里，以及网络防护拦截了什么</translation>
+    </message>
+    <message>
+        <source>Close the privacy report</source>
+        <translation>关闭隐私报告</translation>
     </message>
     <message>
         <source>Count the blocked attempts again</source>

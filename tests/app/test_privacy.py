@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 
 import pytest
+from PySide6.QtCore import Qt
 
 from app.shell.privacy_dialog import CONFIRM_WORD, PrivacyDialog
 from guard import egress
@@ -29,6 +30,12 @@ def test_panel_shows_where_the_data_is_encryption_and_blocked_attempts(qtbot, ma
     assert "203.0.113.7:443" in text
     window._update_guard_label()
     assert window.guard_label.text() == "Offline · 1 blocked"
+    # Enter closes the dialog; the danger button is never the default, nor beside it.
+    assert dialog.close_button.isDefault() and not dialog.delete_button.autoDefault()
+    dialog.show()
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)
+    assert not dialog.isVisible() and vault_path().exists()
+    assert dialog.report.alignment() & Qt.AlignmentFlag.AlignTop  # the text starts at the top
 
 
 def test_delete_all_my_data(qtbot, make_window, monkeypatch) -> None:

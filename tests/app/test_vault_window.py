@@ -150,6 +150,10 @@ def test_rename_pin_and_search(qtbot, make_window, monkeypatch) -> None:
     assert [window.chat_list.item(i).text() for i in range(window.chat_list.count())] == ["Garden plans"]
     window.search.setText("hello, WORLD")  # in both of the fake model's answers
     assert window.chat_list.count() == 2
+    window.search.setText("  no such   words ")
+    assert [window.chat_list.item(i).text() for i in range(window.chat_list.count())] == \
+        ["No chat contains “no such words”"]  # said, not an empty list
+    assert window.chat_list.item(0).flags() == Qt.ItemFlag.NoItemFlags  # nothing to select
     window.search.clear()
     assert window.chat_list.count() == 2
 
