@@ -189,9 +189,9 @@ class ModelsController(QObject):
         settings = ModelSettings.for_model(info.context_length)
         facts = info.as_dict() if signature is None else {**info.as_dict(), SIGNATURE: signature}
         entry = self.library.add(info.name, str(path), mode, sha, facts, settings.as_dict())
+        self.check(entry.id)  # first: whoever is told of the new entry sees it being checked
         self.imported.emit(entry)
         self.library_changed.emit()
-        self.check(entry.id)
 
     @Slot(object)
     def _import_error(self, key: str, source: Path, exc: Exception) -> None:

@@ -86,7 +86,9 @@ def status_text(models: ModelsController, entry: LibraryEntry) -> str:
         return translate("models.dialog", "checking…")
     if entry.usable:
         return translate("models.dialog", "ready")
-    reason = entry.probe.get("reason") or translate("models.dialog", "not checked yet")
+    if not entry.probe:  # its check did not run yet (Hearth was locked, say): not a verdict
+        return translate("models.dialog", "not checked yet")
+    reason = entry.probe.get("reason") or translate("models.dialog", "the check found a problem")
     return translate("models.dialog", "unusable: {reason}").format(reason=reason)
 
 
@@ -143,7 +145,7 @@ class ModelsDialog(QDialog):
         self.seed = QSpinBox(minimum=-1, maximum=2**31 - 1)
         self.seed.setSpecialValueText(translate("models.dialog", "random"))
         self.max_tokens = QSpinBox(minimum=16, maximum=32768, singleStep=64)
-        settings_box = QGroupBox(translate("models.dialog", "Settings"))
+        settings_box = self.settings_box = QGroupBox(translate("models.dialog", "Settings"))
         form = QFormLayout(settings_box)
         for label, widget in (
                 (translate("models.dialog", "Context length (tokens)"), self.n_ctx),
@@ -243,7 +245,12 @@ class ModelsDialog(QDialog):
             if keep and entry.id == keep.id:
                 self.model_list.setCurrentItem(item)
         if self.model_list.currentItem() is None and self.model_list.count():
-            self.model_list.setCurrentRow(0)
+            # Opened: on the chat model in use (or the first chat model), not the embedding one.
+            entries = self.models.entries()
+            first = next((e for e in entries if current and e.id == current.id), None) or next(
+                (e for e in entries if e.info.get("role") != "embedding"), None)
+            row = entries.index(first) if first is not None else 0
+            self.model_list.setCurrentRow(row)
         self.model_list.blockSignals(False)
         self._show_selected()
 
@@ -255,6 +262,7 @@ class ModelsDialog(QDialog):
         embedding = entry is not None and entry.info.get("role") == "embedding"
         self.use_button.setVisible(not embedding)
         self.documents_button.setVisible(embedding)
+        self.settings_box.setVisible(not embedding)  # chat settings mean nothing to an embedder
         if entry is None:
             self.facts.setText(translate("models.dialog", "No model selected."))
             self.fit_label.clear()

@@ -2659,6 +2659,10 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
         <translation>尚未检查</translation>
     </message>
     <message>
+        <source>the check found a problem</source>
+        <translation>检查发现了问题</translation>
+    </message>
+    <message>
         <source>unusable: {reason}</source>
         <translation>不可用：{reason}</translation>
     </message>

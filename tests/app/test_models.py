@@ -55,8 +55,13 @@ def test_drop_to_import_then_switch_models_mid_conversation(qtbot, real_window, 
     assert first.stats["model"] == "SmolLM2 135M Instruct (Q4_1)"
 
     monkeypatch.setattr("app.shell.dialogs.choice", lambda *a: copy_label())
+    from app.models.dialog import status_text
+
+    said: list[str] = []  # what an import is called the moment it is in the library
+    window.models.imported.connect(lambda e: said.append(status_text(window.models, e)))
     with qtbot.waitSignal(window.models.probed, timeout=WAIT) as probed:
         drop(window, [gemma_model_path])
+    assert said == ["checking…"]  # not "unusable: not checked yet"
     entry = probed.args[0]
     assert entry.usable, entry.probe
     assert entry.stored == COPY and Path(entry.path).parent == models_dir()
@@ -127,8 +132,17 @@ def test_invalid_and_duplicate_imports_are_refused_with_reasons(qtbot, real_wind
 
 def test_models_dialog_shows_facts_fit_and_saves_settings(qtbot, real_window) -> None:
     window = real_window
+    # A bundled embedding model sorts first in the list; the dialog still opens on the
+    # chat model in use, and shows no chat settings for the embedding model.
+    window.models.library.add("All MiniLM (embedding)", "/nowhere/minilm.gguf", BUNDLED, "ab" * 32,
+                              {**window.models.current().info, "role": "embedding"})
     window.show_models()
     dialog: ModelsDialog = window.models_dialog
+    assert dialog.model_list.item(0).text().startswith("All MiniLM")
+    assert dialog.selected().id == window.models.current().id and dialog.settings_box.isVisibleTo(dialog)
+    dialog.model_list.setCurrentRow(0)
+    assert not dialog.settings_box.isVisibleTo(dialog) and dialog.documents_button.isVisibleTo(dialog)
+    dialog.model_list.setCurrentRow(1)
     facts = dialog.facts.text()
     assert "llama" in facts and "134.5M" in facts and "Q4_1" in facts and "apache-2.0" in facts
     assert "8,192" in facts and "b179c9523d0e" in facts
@@ -138,7 +152,7 @@ def test_models_dialog_shows_facts_fit_and_saves_settings(qtbot, real_window) ->
     with qtbot.waitSignal(window.controller.model_state, timeout=WAIT,
                           check_params_cb=lambda state, _t: state == "ready"):
         dialog.save_button.click()  # a new context length reloads the model
-    saved = ModelSettings.from_dict(window.models.entries()[0].settings)
+    saved = ModelSettings.from_dict(window.models.current().settings)
     assert (saved.n_ctx, saved.temperature) == (1024, 0.2)
     assert window.controller.params.temperature == 0.2
     assert "context 1024" in window.model_label.text()
