@@ -178,6 +178,19 @@ class ChatStore:
         with self.vault.transaction() as conn:
             self._touch_chat(conn, chat_id, settings=settings)
 
+    def draft(self, chat_id: int) -> str:
+        """The chat's unsent text, kept (encrypted with the chat) over lock and restart."""
+        with self._engine.connect() as conn:
+            data = self._chat_data(conn, chat_id)
+        found = data.get("draft") if data else None
+        return found if isinstance(found, str) else ""
+
+    def set_draft(self, chat_id: int, text: str) -> None:
+        """Keep ``text`` as the chat's unsent text ("": none); the chat's place in the
+        list does not change."""
+        with self.vault.transaction() as conn:
+            self._touch_chat(conn, chat_id, draft=text)
+
     def delete_chat(self, chat_id: int) -> None:
         """Gone for good: with secure_delete SQLite overwrites the freed pages."""
         with self.vault.transaction() as conn:

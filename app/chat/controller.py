@@ -43,6 +43,7 @@ log = logging.getLogger(__name__)
 # The name ChatStore.create_chat() stores for a chat made without one (stored data that
 # is compared, so it is not translated here).
 RETRY_MS = 5000  # how often writes a full disk refused are tried again
+DRAFT_PREFERENCE = "draft"  # the unsent text of the window with no chat yet (vault preferences)
 
 
 class _Signals:
@@ -130,6 +131,7 @@ class ChatController(QObject):
         self.retrieval_for = None
         self.current_chat: Chat | None = None
         self._loading_name = ""  # the name of the model being loaded, as the library knows it
+        self._drafts: dict[int, str] = {}  # the drafts last written (-1: no chat), to skip rewrites
         # Chats made by new_chat() that still have the name they were created with: the
         # first question names them (a flag, not a look at the title the user reads).
         self._unnamed: set[int] = set()
@@ -175,6 +177,7 @@ class ChatController(QObject):
         """The vault was unlocked: show its chats."""
         self.turns.store = store
         self.engines = Engines(ModelLibrary(store))
+        self._drafts = {}
         self.locked_changed.emit(False)
         self.chats_changed.emit()
         chats = store.list_chats()
@@ -383,6 +386,42 @@ class ChatController(QObject):
             settings.update(engine=engine, engine_model=model)
         self.set_chat_settings(chat_id, settings)
         self.route_changed.emit(engine)
+
+    # Drafts --------------------------------------------------------------------------
+    def draft(self, chat_id: int | None) -> str:
+        """The unsent text of a chat (None: of the window with no chat yet), from the vault."""
+        if self._store is None:
+            return ""
+        try:
+            if chat_id is None:
+                found = ModelLibrary(self._store).preferences().get(DRAFT_PREFERENCE)
+                text = found if isinstance(found, str) else ""
+            else:
+                text = self._store.draft(chat_id)
+        except Exception:  # a damaged chat has no draft to give; its messages say why
+            log.warning("a draft could not be read", exc_info=True)
+            return ""
+        self._drafts[-1 if chat_id is None else chat_id] = text
+        return text
+
+    def save_draft(self, chat_id: int | None, text: str) -> bool:
+        """Keep the unsent text in the vault, encrypted (only when it changed); False if it
+        could not be written (a full disk): the text stays in the input meanwhile."""
+        if self._store is None:
+            return False
+        key = -1 if chat_id is None else chat_id
+        if key in self._drafts and self._drafts[key] == text:
+            return True  # as it is in the vault already
+        try:
+            if chat_id is None:
+                ModelLibrary(self._store).set_preference(DRAFT_PREFERENCE, text)
+            elif self._store.get_chat(chat_id) is not None:  # (a chat deleted meanwhile: nothing)
+                self._store.set_draft(chat_id, text)
+        except Exception:
+            log.warning("a draft could not be saved", exc_info=True)
+            return False
+        self._drafts[key] = text
+        return True
 
     def set_chat_settings(self, chat_id: int, settings: dict) -> None:
         self.store.set_chat_settings(chat_id, settings)

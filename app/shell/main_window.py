@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import cast
 
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import (
@@ -58,6 +59,8 @@ from storage.crypto import DEFAULT_KDF, KdfParams
 
 QUIT_TIMEOUT = 2.0  # seconds from closing the window to the worker's end
 WORKER_TIMEOUT = 0.5  # of which the worker gets at least this (it stops between tokens)
+DRAFT_SAVE_MS = 1500  # a pause in typing this long writes the draft to the vault
+_NO_DRAFT = object()  # locked: the input holds no chat's draft
 
 
 class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions, QMainWindow):
@@ -114,6 +117,14 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
         self.setStyleSheet(STYLE)
         self._closing = False
         self._language_pending = False  # a change of language waiting for the answer's end
+        # The input's unsent text is the draft of the chat it was typed for (None: no chat
+        # yet), kept in the vault while typing, on switching chats, on lock and on quit.
+        self._draft_key: object = _NO_DRAFT
+        self._sending = False
+        self._draft_timer = QTimer(self)
+        self._draft_timer.setSingleShot(True)
+        self._draft_timer.setInterval(DRAFT_SAVE_MS)
+        self._draft_timer.timeout.connect(self.save_draft)
 
         self.pages = QStackedWidget()
         self.setCentralWidget(self.pages)
@@ -170,6 +181,7 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
         self.chat_list.currentItemChanged.connect(self._chat_clicked)
         self.chat_list.customContextMenuRequested.connect(self._chat_menu)
         self.search.textChanged.connect(self._refresh_chats)
+        self.input.textChanged.connect(self._draft_timer.start)
         self.input.submitted.connect(self.send)
         self.send_button.clicked.connect(self.send)
         self.stop_button.clicked.connect(self.controller.stop)
@@ -292,10 +304,26 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
 
     # Actions ----------------------------------------------------------------------
     @Slot()
+    def save_draft(self, *_args: object) -> None:
+        """Keep the input's text as its chat's draft (also the session's first close step)."""
+        self._draft_timer.stop()
+        if self._draft_key is not _NO_DRAFT and not self.controller.locked:
+            self.controller.save_draft(cast(int | None, self._draft_key), self.input.toPlainText())
+
+    @Slot()
     def send(self) -> None:
         text = self.input.toPlainText()
-        if self.controller.send(text):
+        typed_for = self._draft_key
+        self._sending = True
+        try:
+            sent = self.controller.send(text)
+        finally:
+            self._sending = False
+        if sent:
+            if typed_for is not _NO_DRAFT and typed_for != self._draft_key:
+                self.controller.save_draft(cast(int | None, typed_for), "")  # sent from the empty window
             self.input.clear()
+            self.save_draft()
             self.notice.hide()
             self.input.setFocus()  # sent with the button: the focus comes back to the input
 
@@ -402,6 +430,13 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
     # Controller updates -----------------------------------------------------------
     @Slot(object, list)
     def _show_chat(self, chat: Chat | None, messages: list[Message]) -> None:
+        key = chat.id if chat is not None else None
+        if key != self._draft_key:
+            if not self._sending:  # (a send names a new chat: what it sends is no draft)
+                self.save_draft()
+                self.input.setPlainText(self.controller.draft(key))
+                self._draft_timer.stop()
+            self._draft_key = key
         self._refresh_documents_menu()
         self.conversation.show_messages(messages)
         self._mark_current(chat)
@@ -434,6 +469,8 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
     @Slot(bool)
     def _locked_changed(self, locked: bool) -> None:
         if locked:
+            self._draft_timer.stop()  # saved already, as the session's first step
+            self._draft_key = _NO_DRAFT
             self.conversation.clear()
             self.search.blockSignals(True)
             self.search.clear()

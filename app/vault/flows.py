@@ -43,6 +43,7 @@ class VaultHost(Protocol):
 
     def _locked_changed(self, locked: bool) -> None: ...
     def show_notice(self, text: str) -> None: ...
+    def save_draft(self) -> None: ...
 
 log = logging.getLogger(__name__)
 
@@ -126,6 +127,7 @@ class VaultFlows(QObject):
         self.window.models.attach(store)
         self.window.documents.attach(store)
         self.api.start()  # only if the user switched it on
+        session.on_close("requests", lambda _left: self.window.save_draft())  # first: the user's words
         session.on_close("requests", self.api.stop)
         session.on_close("jobs", self.window.models.detach)
         session.on_close("jobs", jobs().wait)  # an automatic backup gives up once cancelled

@@ -175,9 +175,11 @@ def test_no_plaintext_anywhere_under_the_data_folder(
     monkeypatch.setattr("app.shell.dialogs.confirm", lambda *a: True)
     window.delete_action.trigger()
     assert window.chat_list.count() == 2
+    window.input.setPlainText(f"An unsent draft about {MARKER}")  # kept over the lock, encrypted
     window.vault.lock()
     assert leaks(data_dir, secrets) == []  # locked
     unlock(qtbot, window)
+    assert window.input.toPlainText() == f"An unsent draft about {MARKER}"
     window.search.setText(MARKER)
     assert window.chat_list.count() == 2
     answer = window.controller.store.messages(window.controller.current_chat.id)[-1]

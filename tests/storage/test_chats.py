@@ -124,3 +124,19 @@ def test_ciphertexts_swapped_between_rows_are_detected(vault_path: Path, store: 
     assert next(c for c in store.list_chats() if c.id == chat.id).damaged
     assert store.verify() == problems  # stable, not accumulating
     store.close()
+
+
+def test_a_draft_is_kept_with_its_chat_in_the_vault_and_does_not_reorder_the_list(
+        vault_path: Path, store: ChatStore) -> None:
+    first = store.create_chat("first")
+    second = store.create_chat("second")
+    store.set_draft(first.id, "unsent words, DRAFT-CANARY-81")
+    assert [c.title for c in store.list_chats()] == ["second", "first"]  # a draft is no activity
+    assert store.draft(first.id) == "unsent words, DRAFT-CANARY-81" and store.draft(second.id) == ""
+    store.vault.close()
+    assert b"DRAFT-CANARY-81" not in vault_path.read_bytes()  # encrypted
+    again = reopen(vault_path)
+    assert again.draft(first.id) == "unsent words, DRAFT-CANARY-81"
+    again.set_draft(first.id, "")
+    assert again.draft(first.id) == ""
+    again.vault.close()

@@ -1,0 +1,72 @@
+"""The unsent text of each chat survives switching chats, lock, auto-lock and restart,
+encrypted in the vault (issue #18); sending it clears it."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.app.conftest import WAIT_MS, unlock
+from tests.fakes import FakeEngine
+
+pytestmark = pytest.mark.gui
+
+
+def send(qtbot, window, text: str) -> None:
+    window.input.setPlainText(text)
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        window.send_button.click()
+
+
+def test_each_chat_keeps_its_draft_over_switching_lock_and_restart(qtbot, make_window) -> None:
+    window = make_window(FakeEngine())
+    send(qtbot, window, "first chat")
+    first = window.controller.current_chat.id
+    window.new_chat_button.click()
+    send(qtbot, window, "second chat")
+    second = window.controller.current_chat.id
+    window.input.setPlainText("half a thought for the second")
+
+    window.controller.select_chat(first)
+    assert window.input.toPlainText() == ""  # the first chat has none
+    window.input.setPlainText("a question for the first, not sent")
+    window.controller.select_chat(second)
+    assert window.input.toPlainText() == "half a thought for the second"
+    window.controller.select_chat(first)
+    assert window.input.toPlainText() == "a question for the first, not sent"
+
+    window.vault.auto_lock()  # after ten idle minutes: the words stay
+    assert window.input.toPlainText() == ""  # nothing shown while locked
+    unlock(qtbot, window)
+    window.controller.select_chat(first)
+    assert window.input.toPlainText() == "a question for the first, not sent"
+
+    window.close()  # quit and open again
+    again = make_window(FakeEngine())
+    again.controller.select_chat(second)
+    assert again.input.toPlainText() == "half a thought for the second"
+    again.controller.select_chat(first)
+    assert again.input.toPlainText() == "a question for the first, not sent"
+    send(qtbot, again, again.input.toPlainText())  # sent: no longer a draft
+    again.vault.lock()
+    unlock(qtbot, again)
+    again.controller.select_chat(first)
+    assert again.input.toPlainText() == ""
+
+
+def test_a_pause_in_typing_writes_the_draft_so_a_crash_keeps_it(qtbot, make_window) -> None:
+    window = make_window(FakeEngine())
+    send(qtbot, window, "a chat")
+    chat = window.controller.current_chat.id
+    qtbot.keyClicks(window.input, "typed, then a pause")
+    qtbot.waitUntil(lambda: window.controller.store.draft(chat) == "typed, then a pause", timeout=WAIT_MS)
+
+
+def test_what_is_typed_before_the_first_chat_is_kept_and_sending_it_leaves_no_draft(qtbot, make_window) -> None:
+    window = make_window(FakeEngine())
+    assert window.controller.current_chat is None
+    window.input.setPlainText("the very first words")
+    window.vault.lock()
+    unlock(qtbot, window)
+    assert window.input.toPlainText() == "the very first words"
+    send(qtbot, window, window.input.toPlainText())
+    assert window.controller.draft(None) == "" and window.controller.draft(window.controller.current_chat.id) == ""
