@@ -72,6 +72,16 @@ class ListCollections:
 
 
 @dataclass(frozen=True, eq=False)
+class Surroundings:
+    """The indexed text of the page (or section) a cited passage comes from."""
+
+    path: str
+    page: int | None
+    heading: str | None
+    future: Future  # its text, "" where the file is no longer indexed
+
+
+@dataclass(frozen=True, eq=False)
 class Search:
     """``vectors``: the question embedded by each model it was asked for, ``{sha256: vector}``."""
 
@@ -263,6 +273,11 @@ class DocumentCalls:
     def collections(self) -> Future:
         future: Future = Future()
         self.post(ListCollections(future))
+        return future
+
+    def surroundings(self, path: str, page: int | None, heading: str | None) -> Future:
+        future: Future = Future()
+        self.post(Surroundings(path, page, heading, future))
         return future
 
     def search(self, question: str, vectors: Mapping[str, Any], collection_ids: list[int],

@@ -49,6 +49,7 @@ from core.document_protocol import (
     RefreshAll,
     Search,
     SetEmbeddingModel,
+    Surroundings,
     Wake,
     closed_error,
     message,
@@ -60,6 +61,7 @@ from i18n import translate
 from inference.embedder import profile
 from inference.protocol import CountTokens, Embed
 from storage.db import VaultClosed
+from storage.documents.condense import SECTION_CHARS, section_text
 from storage.documents.isolation import IsolatedParser, ParseStopped
 from storage.documents.parsers import Identity, Section
 from storage.documents.search import MIN_COSINE, Indexes
@@ -106,7 +108,7 @@ class DocumentService(DocumentCalls):
         self._pending: deque[Any] = deque()  # jobs, in order (the thread's own)
         self._job: _Job | None = None
         self._loaded = False
-        self._waiting: list[Search] = []  # searches that came before the index was loaded
+        self._waiting: list[Search | Surroundings] = []  # asked before the index was loaded
         self._busy = False
         self._thread = threading.Thread(target=self._run, name="hearth-documents", daemon=True)
 
@@ -199,6 +201,12 @@ class DocumentService(DocumentCalls):
                 self._waiting.append(command)
         elif isinstance(command, ListCollections):
             self._answer(command.future, self._snapshot)
+        elif isinstance(command, Surroundings):
+            if self._loaded:
+                self._answer(command.future, lambda: section_text(
+                    self._indexes.section(command.path, command.page, command.heading))[:SECTION_CHARS])
+            else:
+                self._waiting.append(command)
         elif isinstance(command, CreateCollection):
             if self._answer(command.future, lambda: self._ingestion.create(command.name, self._model)):
                 self._emit(self._snapshot())

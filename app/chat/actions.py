@@ -3,11 +3,9 @@ earlier question. A mixin of the main window, like ``app.chat.chat_list``."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, cast
 
-from PySide6.QtCore import QUrl, Slot
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtCore import Qt, QUrl, Slot
 from PySide6.QtWidgets import QWidget
 
 from app.chat.links import check_link, open_outside
@@ -20,16 +18,35 @@ class ConversationActions:
 
     controller: Any
     conversation: Any
+    documents: Any
     notice: Any
     show_notice: Any
 
-    @Slot(str)
-    def _open_source(self, path: str) -> None:
-        if not Path(path).exists():
-            self.show_notice(
-                translate("chat.actions", "{path} is no longer there.").format(path=path))
-            return
-        QDesktopServices.openUrl(QUrl.fromLocalFile(path))  # a local file: no network
+    @Slot(object, str)
+    def _open_source(self, source: dict, question: str) -> None:
+        """The cited passage in a viewer of Hearth's own, its page asked of the documents."""
+        import shiboken6
+
+        from app.chat.source_viewer import SourceViewer
+
+        viewer = SourceViewer(source, question, cast(QWidget, self))
+        viewer.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # closed (or locked): its text goes
+        page = source.get("page")
+        heading = source.get("heading")
+
+        def show(text: str) -> None:
+            if shiboken6.isValid(viewer):  # the page may come after the viewer was closed
+                viewer.show_page(text)
+
+        asked = self.documents.surroundings(str(source.get("path") or ""),
+                                            page if isinstance(page, int) else None,
+                                            heading if isinstance(heading, str) else None, show)
+        if not asked:  # locked meanwhile, or documents off: the passage alone
+            viewer.show_page("")
+        self.source_viewer = viewer
+        viewer.show()
+        viewer.raise_()
+        viewer.activateWindow()  # the keyboard goes on in the viewer
 
     @Slot(int)
     def _edit_question(self, message_id: int) -> None:

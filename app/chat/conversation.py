@@ -48,7 +48,7 @@ def writer(stats: dict) -> str:
 class MessageWidget(QFrame):
     """One message: who wrote it, its text and, for answers, its state, figures and sources."""
 
-    source_requested = Signal(str)  # a local file path
+    source_requested = Signal(object)  # a cited source (see SourceButton)
     edit_requested = Signal(int)  # a question's message id
 
     def __init__(self, message: Message, parent: QWidget | None = None) -> None:
@@ -239,7 +239,7 @@ class ConversationView(QScrollArea):
     """The messages of one chat, newest at the bottom, following the stream when at the end."""
 
     link_requested = Signal(QUrl)
-    source_requested = Signal(str)
+    source_requested = Signal(object, str)  # a cited source, and the question it answered
     edit_requested = Signal(int)
     focus_chain_changed = Signal()  # messages came or went: the tab order needs them placed
 
@@ -317,11 +317,22 @@ class ConversationView(QScrollArea):
     def _insert(self, message: Message, index: int) -> MessageWidget:
         widget = MessageWidget(message, self._inner)
         widget.body.link_requested.connect(self.link_requested)
-        widget.source_requested.connect(self.source_requested)
+        widget.source_requested.connect(lambda source, w=widget: self.source_requested.emit(
+            source, self._question_before(w)))
         widget.edit_requested.connect(self.edit_requested)
         self._layout.insertWidget(index, widget)
         self._widgets[message.id] = widget
         return widget
+
+    def _question_before(self, answer: MessageWidget) -> str:
+        """The question an answer answered: the user's message shown above it."""
+        question = ""
+        for widget in self._widgets.values():
+            if widget is answer:
+                return question
+            if widget.role == "user":
+                question = widget.text()
+        return question
 
     def remove(self, message_id: int) -> None:
         widget = self._widgets.pop(message_id, None)

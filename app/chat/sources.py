@@ -21,36 +21,40 @@ LABEL_CHARS = 90  # on the button; the whole label is in its name and tooltip
 
 
 class SourceButton(QPushButton):
-    """A cited file; ``opened`` carries its path."""
+    """A cited passage; ``opened`` carries its source (number, label, path, page, heading,
+    text), for the viewer."""
 
-    opened = Signal(str)
+    opened = Signal(object)
 
-    def __init__(self, number: int, label: str, path: str, excerpt: str, parent: QWidget | None = None) -> None:
+    def __init__(self, source: dict, excerpt: str, parent: QWidget | None = None) -> None:
+        number, label, path = int(source["number"]), str(source["label"]), str(source["path"])
         shown = label if len(label) <= LABEL_CHARS else label[:LABEL_CHARS] + "…"
         super().__init__(f"[{number}] {shown}".replace("&", "&&"), parent)
+        self.source = source
         self.path = path
         self.setObjectName("sourceLink")
         self.setAutoDefault(True)  # Enter opens it too, not only Space
         font = self.font()
         font.setUnderline(True)
         self.setFont(font)
-        self.setToolTip(tooltip(translate("chat.sources", "Open {path}").format(path=path)))
+        self.setToolTip(tooltip(translate("chat.sources", "Show the passage and its page ({path})")
+                                .format(path=path)))
         named(self,
               translate("chat.sources", "Source {number}: {label}").format(
                   number=number, label=label),
-              translate("chat.sources", "Opens the file. The passage: {excerpt}")
+              translate("chat.sources", "Shows the whole passage and its page. The passage: {excerpt}")
               .format(excerpt=excerpt))
         self.clicked.connect(self._open)
 
     @Slot()
     def _open(self) -> None:
-        self.opened.emit(self.path)
+        self.opened.emit(self.source)
 
 
 class SourceList(QWidget):
     """The "Sources" block of an answer; hidden while it has none."""
 
-    source_requested = Signal(str)  # a local file path
+    source_requested = Signal(object)  # the source dict
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -74,7 +78,7 @@ class SourceList(QWidget):
         self._rows, self.buttons, self._texts = [], [], []
         for source in sources or []:
             excerpt = " ".join(str(source.get("text", "")).split())[:EXCERPT_CHARS] + "…"
-            button = SourceButton(int(source["number"]), str(source["label"]), str(source["path"]), excerpt, self)
+            button = SourceButton(source, excerpt, self)
             button.opened.connect(self.source_requested)
             excerpt_label = plain(QLabel(excerpt, self))
             excerpt_label.setObjectName("sourceExcerpt")

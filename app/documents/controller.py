@@ -205,6 +205,19 @@ class DocumentsController(QObject):
         self._bridge.when_done(self._generation, self.service.create(name.strip()), made)
         return True
 
+    def surroundings(self, path: str, page: int | None, heading: str | None,
+                     then: Callable[[str], None]) -> bool:
+        """The indexed text of a cited passage's page, to ``then`` on the UI thread once the
+        service has it (never by waiting here); False if there is no service to ask."""
+        if self.service is None:
+            return False
+
+        def got(future: Future) -> None:
+            then("" if future.exception() is not None else str(future.result()))
+
+        self._bridge.when_done(self._generation, self.service.surroundings(path, page, heading), got)
+        return True
+
     @Slot(int, object, object)
     def _on_answer(self, generation: int, future: Future, then: Callable[[Future], None]) -> None:
         if generation == self._generation:  # not an answer of an earlier unlock's service

@@ -123,10 +123,6 @@ Send the token below as “Authorization: Bearer …”.</source>
 <context>
     <name>chat.actions</name>
     <message>
-        <source>{path} is no longer there.</source>
-        <translation>{path} 已不存在。</translation>
-    </message>
-    <message>
         <source>Wait for the answer to finish (or stop it) before editing a question.</source>
         <translation>请等待回答完成（或将其停止）后再编辑问题。</translation>
     </message>
@@ -697,18 +693,77 @@ Nothing is sent until you send it there.</source>
     </message>
 </context>
 <context>
+    <name>chat.source_viewer</name>
+    <message>
+        <source>Source [{number}]: {label}</source>
+        <translation>来源 [{number}]：{label}</translation>
+    </message>
+    <message>
+        <source>Finding the page in your documents…</source>
+        <translation>正在你的文档中查找这一页…</translation>
+    </message>
+    <message>
+        <source>Around it, as indexed:</source>
+        <translation>上下文（按索引中的文字）：</translation>
+    </message>
+    <message>
+        <source>Open file</source>
+        <translation>打开文件</translation>
+    </message>
+    <message>
+        <source>The file is no longer at {path}.</source>
+        <translation>文件已不在 {path}。</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>The cited passage</source>
+        <translation>引用的段落</translation>
+    </message>
+    <message>
+        <source>The page or section around the passage</source>
+        <translation>段落所在的页面或章节</translation>
+    </message>
+    <message>
+        <source>The passage and the question&apos;s words are highlighted</source>
+        <translation>段落和问题中的词语已高亮显示</translation>
+    </message>
+    <message>
+        <source>Open the file</source>
+        <translation>打开该文件</translation>
+    </message>
+    <message>
+        <source>With the program this computer opens it with</source>
+        <translation>用这台电脑上打开此类文件的程序</translation>
+    </message>
+    <message>
+        <source>Close the source</source>
+        <translation>关闭来源</translation>
+    </message>
+    <message>
+        <source>The rest of the page is no longer in your documents (removed or re-indexed since).</source>
+        <translation>这一页的其余内容已不在你的文档中（之后已被移除或重新索引）。</translation>
+    </message>
+    <message>
+        <source>No program on this computer opened {name}; the passage and its page are shown here.</source>
+        <translation>这台电脑上没有程序能打开 {name}；段落及其所在页面显示在这里。</translation>
+    </message>
+</context>
+<context>
     <name>chat.sources</name>
     <message>
-        <source>Open {path}</source>
-        <translation>打开 {path}</translation>
+        <source>Show the passage and its page ({path})</source>
+        <translation>显示段落及其所在页面（{path}）</translation>
     </message>
     <message>
         <source>Source {number}: {label}</source>
         <translation>来源 {number}：{label}</translation>
     </message>
     <message>
-        <source>Opens the file. The passage: {excerpt}</source>
-        <translation>打开该文件。段落：{excerpt}</translation>
+        <source>Shows the whole passage and its page. The passage: {excerpt}</source>
+        <translation>显示完整段落及其所在页面。段落：{excerpt}</translation>
     </message>
     <message>
         <source>Sources</source>

@@ -105,3 +105,24 @@ def _settled(kept: list[StoredChunk]) -> list[StoredChunk]:
         else:
             i += 1
     return kept
+
+
+SECTION_CHARS = 40_000  # of a page or section shown around a passage: more is cut around it
+
+
+def section_text(chunks: Sequence[StoredChunk]) -> str:
+    """A page or section again from its chunks (reading order): overlapping neighbours
+    joined with their shared words once, as passages are; chunks that do not touch are
+    separate paragraphs. What was never indexed (a table the parser left out) is not
+    there: this is the indexed text, the file is the original."""
+    parts: list[StoredChunk] = []
+    for chunk in sorted(chunks, key=lambda c: (c.start, c.end)):
+        if parts and parts[-1].start <= chunk.start and chunk.end <= parts[-1].end \
+                and chunk.text in parts[-1].text:
+            continue
+        merged = _merged(parts[-1], chunk) if parts else None
+        if merged is not None:
+            parts[-1] = merged
+        else:
+            parts.append(chunk)
+    return "\n\n".join(p.text for p in parts)

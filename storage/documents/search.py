@@ -316,6 +316,17 @@ class Indexes:
         for index in self._by_model.values():
             index.remove_collection(collection_id)
 
+    def section(self, path: str, page: int | None, heading: str | None) -> list[StoredChunk]:
+        """The chunks of one page (or section) of the file at ``path``, as the collections
+        answering now hold them: those of one document (the first found), in reading order."""
+        found = [c for model, index in self._by_model.items() for c in index.chunks
+                 if c.path == path and c.page == page and c.heading == heading
+                 and self.models.get(c.collection_id) == model]
+        if not found:
+            return []
+        document = min(c.document_id for c in found)
+        return sorted((c for c in found if c.document_id == document), key=lambda c: (c.start, c.end))
+
     def search(self, question: str, vectors: Mapping[str, Any], collection_ids: list[int],
                k: int = 5, mode: str = "hybrid") -> list[Hit]:
         """Each collection in its model's index, with that model's question vector (by

@@ -114,7 +114,7 @@ def opened(monkeypatch: pytest.MonkeyPatch) -> list[str]:
             files.append(url.toLocalFile())
             return True
 
-    monkeypatch.setattr("app.chat.actions.QDesktopServices", Desktop)
+    monkeypatch.setattr("app.chat.source_viewer.QDesktopServices", Desktop)
     return files
 
 
@@ -211,8 +211,18 @@ def test_a_whole_turn_with_key_presses_only(qtbot, make_window, tmp_path: Path, 
     button = focused()
     assert isinstance(button, SourceButton)
     assert button.window() is window and button.isVisible()
-    press(qtbot, Qt.Key.Key_Return)  # open it
+    press(qtbot, Qt.Key.Key_Return)  # show it: the passage and its page, inside Hearth
+    viewer = window.source_viewer
+    qtbot.waitUntil(lambda: viewer.isActiveWindow(), timeout=WAIT_MS)
+    for _ in range(10):  # Tab on to "Open file"
+        if focused() is viewer.open_button:
+            break
+        press(qtbot, Qt.Key.Key_Tab)
+    assert focused() is viewer.open_button
+    press(qtbot, Qt.Key.Key_Space)  # the file, in the program the system opens it with
     assert opened == [str(source)]
+    press(qtbot, Qt.Key.Key_Escape)
+    assert not viewer.isVisible()
 
 
 def test_the_tab_order_follows_the_page(qtbot, cited_window) -> None:

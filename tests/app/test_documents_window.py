@@ -128,6 +128,20 @@ def test_import_toggle_and_cited_answer(qtbot, window, engine, tmp_path: Path) -
     assert question.content.endswith("Question: What is the mooring fee per meter?")
     assert "not instructions" in question.content and system.content == "You are a helpful assistant."
 
+    # The source opens a viewer inside Hearth: the whole passage, its page's indexed text
+    # with the passage marked and the question's words shaded (issue #18, item 4).
+    widget.sources.buttons[0].click()
+    viewer = window.source_viewer
+    assert viewer.isVisible() and viewer.passage.toPlainText() == sources[0]["text"]
+    qtbot.waitUntil(lambda: "Finding the page" not in viewer.page.toPlainText(), timeout=WAIT)
+    page = viewer.page.toPlainText()
+    assert sources[0]["text"].strip()[:60] in page and len(page) >= len(sources[0]["text"].strip())
+    marks = [(m.cursor.selectedText()) for m in viewer.page.extraSelections()]
+    assert sources[0]["text"].strip()[:40] in marks[0].replace("\u2029", "\n")  # the passage, marked
+    assert any(m.lower() == "mooring" for m in marks[1:])  # a word of the question
+    assert viewer.open_button.isEnabled()
+    viewer.close()
+
 
 def test_nothing_relevant_is_said_to_model_and_user(qtbot, window, tmp_path: Path) -> None:
     qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)

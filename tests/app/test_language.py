@@ -175,6 +175,7 @@ def test_every_dialog_is_chinese(qtbot, make_window, chinese) -> None:
     its form), About, Local API, Chat settings and Language, each walked for text that still reads as English."""
     from app.api.controller import ApiDialog
     from app.chat.settings_dialog import ChatSettingsDialog
+    from app.chat.source_viewer import SourceViewer
     from app.shell.about import AboutDialog
 
     window = make_window()
@@ -192,7 +193,9 @@ def test_every_dialog_is_chinese(qtbot, make_window, chinese) -> None:
                window.engines_dialog, EngineForm(window.controller.engines, None, window),
                AboutDialog(window), ApiDialog(window.vault.api, window),
                ChatSettingsDialog(chat.settings, window.controller.params, window),
-               language.LanguageDialog("system", window)]
+               language.LanguageDialog("system", window),
+               SourceViewer({"number": 1, "label": "港口.pdf", "path": "/nowhere/港口.pdf", "page": 3,
+                             "text": "系泊费"}, "费用", window)]
     for dialog in dialogs:
         dialog.show()
         texts = visible_texts(dialog)

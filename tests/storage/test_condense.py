@@ -73,3 +73,29 @@ def test_hits_under_half_the_best_score_are_left_out() -> None:
     found = [Hit(a, both, 0.9, 3.0), Hit(b, single_first, 0.8, 0.0), Hit(c, single_second, 0.7, 0.0)]
     assert condense(found) == [a, b]
     assert condense([Hit(b, single_first, 0.8, 0.0), Hit(c, single_second, 0.7, 0.0)]) == [b, c]
+
+
+def test_a_page_comes_back_whole_from_its_chunks_in_any_order() -> None:
+    """The source viewer's page: every chunk of the page, shared words once."""
+    from storage.documents.condense import section_text
+
+    chunks = stored()
+    assert section_text(list(reversed(chunks))) == TEXT.strip()
+    assert section_text(chunks[:2] + chunks[4:5]) == "\n\n".join(
+        [TEXT[chunks[0].start:chunks[1].end].strip(), chunks[4].text])  # a gap: two paragraphs
+
+
+def test_the_indexes_give_a_page_of_one_document_from_the_model_that_answers() -> None:
+    import numpy as np
+
+    from storage.documents.search import Indexes
+
+    indexes = Indexes()
+    page3 = stored(document=1, page=3)
+    for chunk in [*page3, *stored(document=1, page=4)]:
+        indexes.add(chunk, np.ones(4, dtype=np.float32))
+    indexes.models[1] = ""
+    assert indexes.section("/docs/1.txt", 3, None) == page3
+    assert indexes.section("/docs/1.txt", 9, None) == [] and indexes.section("/docs/2.txt", 3, None) == []
+    indexes.models[1] = "another model"  # a re-embedding switched the collection: not these chunks
+    assert indexes.section("/docs/1.txt", 3, None) == []

@@ -1,0 +1,154 @@
+"""A cited source, checked inside Hearth: the whole passage, the page (or section) it
+comes from with the passage marked, and the question's words highlighted.
+
+The text is the document's (untrusted): it is shown as plain text, never as rich text.
+The page's text is the indexed text, asked of the document service (it answers between
+the steps of an import, so it may come a moment later); "Open file" hands the file to
+the program the system opens it with, and says so when there is none.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QUrl, Slot
+from PySide6.QtGui import QColor, QDesktopServices, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtWidgets import (
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.shell.a11y import named
+from app.shell.text import plain
+from i18n import translate
+from storage.documents.search import terms
+
+PASSAGE_SHADE = QColor("#fde68a")  # the cited passage in its page
+WORD_SHADE = QColor("#fca5a5")  # the question's words
+
+
+def _shade(view: QPlainTextEdit, spans: list[tuple[int, int]], color: QColor) -> list[QTextEdit.ExtraSelection]:
+    marks = []
+    for start, end in spans:
+        mark = QTextEdit.ExtraSelection()
+        cursor = QTextCursor(view.document())
+        cursor.setPosition(start)
+        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        mark.cursor = cursor
+        fmt = QTextCharFormat()
+        fmt.setBackground(color)
+        mark.format = fmt
+        marks.append(mark)
+    return marks
+
+
+def word_spans(text: str, question: str) -> list[tuple[int, int]]:
+    """Where the question's words (as search matches them: case and accents aside) occur."""
+    wanted = set(terms(question))
+    if not wanted:
+        return []
+    document = QTextDocument(text)
+    spans = []
+    for word in sorted(wanted, key=len, reverse=True):
+        cursor = QTextCursor(document)
+        while True:
+            cursor = document.find(word, cursor)
+            if cursor.isNull():
+                break
+            spans.append((cursor.selectionStart(), cursor.selectionEnd()))
+    return spans
+
+
+class SourceViewer(QDialog):
+    def __init__(self, source: dict[str, Any], question: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.source = source
+        self.question = question
+        self.path = str(source.get("path") or "")
+        label = str(source.get("label") or Path(self.path).name)
+        self.setWindowTitle(translate("chat.source_viewer", "Source [{number}]: {label}").format(
+            number=source.get("number", ""), label=label))
+        self.resize(760, 600)
+        self.heading = plain(QLabel(label))
+        self.heading.setObjectName("sourceHeading")
+        self.passage = QPlainTextEdit(str(source.get("text") or ""))
+        self.passage.setReadOnly(True)
+        self.passage.setMaximumHeight(160)
+        self.page = QPlainTextEdit(translate("chat.source_viewer", "Finding the page in your documents…"))
+        self.page.setReadOnly(True)
+        self.page_label = plain(QLabel(translate("chat.source_viewer", "Around it, as indexed:")))
+        self.problem = plain(QLabel())
+        self.problem.setWordWrap(True)
+        self.problem.hide()
+        self.open_button = QPushButton(translate("chat.source_viewer", "Open file"))
+        self.open_button.setEnabled(bool(self.path) and Path(self.path).is_file())
+        if not self.open_button.isEnabled():
+            self._say(translate("chat.source_viewer", "The file is no longer at {path}.").format(path=self.path))
+        self.open_button.clicked.connect(self.open_file)
+        close = QPushButton(translate("chat.source_viewer", "Close"))
+        close.setDefault(True)
+        close.clicked.connect(self.accept)
+        named(self.passage, translate("chat.source_viewer", "The cited passage"))
+        named(self.page, translate("chat.source_viewer", "The page or section around the passage"),
+              translate("chat.source_viewer", "The passage and the question's words are highlighted"))
+        named(self.open_button, translate("chat.source_viewer", "Open the file"),
+              translate("chat.source_viewer", "With the program this computer opens it with"))
+        named(close, translate("chat.source_viewer", "Close the source"))
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.open_button)
+        buttons.addStretch(1)
+        buttons.addWidget(close)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.passage)
+        layout.addWidget(self.page_label)
+        layout.addWidget(self.page, 1)
+        layout.addWidget(self.problem)
+        layout.addLayout(buttons)
+        self.passage.setExtraSelections(_shade(self.passage, word_spans(self.passage.toPlainText(), question),
+                                               WORD_SHADE))
+
+    def _say(self, text: str) -> None:
+        self.problem.setText(text)
+        self.problem.show()
+
+    def show_page(self, text: str) -> None:
+        """The page's indexed text, the passage marked and scrolled to, the words shaded."""
+        passage = str(self.source.get("text") or "").strip()
+        if not text:
+            text = passage
+            self.page_label.setText(translate("chat.source_viewer", "The rest of the page is no longer "
+                                              "in your documents (removed or re-indexed since)."))
+        self.page.setPlainText(text)
+        marks = []
+        at = text.find(passage) if passage else -1
+        if at < 0 and passage:  # a merged passage: its first line at least
+            at = text.find(passage.splitlines()[0])
+            passage = passage.splitlines()[0] if at >= 0 else passage
+        if at >= 0:
+            marks += _shade(self.page, [(at, at + len(passage))], PASSAGE_SHADE)
+            cursor = QTextCursor(self.page.document())
+            cursor.setPosition(at)
+            self.page.setTextCursor(cursor)
+            self.page.centerCursor()
+        marks += _shade(self.page, word_spans(text, self.question), WORD_SHADE)
+        self.page.setExtraSelections(marks)
+
+    @Slot()
+    def open_file(self) -> bool:
+        """The file in the program the system opens it with; a word in the dialog if none."""
+        if not Path(self.path).is_file():
+            self._say(translate("chat.source_viewer", "The file is no longer at {path}.").format(path=self.path))
+            return False
+        if not QDesktopServices.openUrl(QUrl.fromLocalFile(self.path)):  # a local file: no network
+            self._say(translate("chat.source_viewer", "No program on this computer opened {name}; the "
+                                "passage and its page are shown here.").format(name=Path(self.path).name))
+            return False
+        return True

@@ -1,0 +1,50 @@
+"""The source viewer on its own: plain text only, and a file that cannot be opened says so.
+The whole flow, with a real index, is in test_documents_window and test_accessibility."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.chat.source_viewer import SourceViewer
+
+pytestmark = pytest.mark.gui
+
+PASSAGE = "Moorings cost <b>12 euros</b> a metre <img src=file:///etc/passwd> per night."
+
+
+def source(path: Path) -> dict:
+    return {"number": 1, "label": "harbor.pdf, page 3", "path": str(path), "page": 3, "heading": None,
+            "text": PASSAGE}
+
+
+def test_the_document_text_is_shown_as_written_never_as_rich_text(qtbot, tmp_path: Path) -> None:
+    viewer = SourceViewer(source(tmp_path / "harbor.pdf"), "What do moorings cost?")
+    qtbot.addWidget(viewer)
+    viewer.show_page("Page three.\n\n" + PASSAGE + "\n\nThe end.")
+    assert viewer.passage.toPlainText() == PASSAGE
+    assert "<img src=file:///etc/passwd>" in viewer.page.toPlainText()  # a string, not an image
+    marks = [m.cursor.selectedText() for m in viewer.page.extraSelections()]
+    assert marks[0] == PASSAGE and "Moorings" in marks[1:]
+
+
+def test_a_missing_file_and_one_no_program_opens_are_said(qtbot, tmp_path: Path, monkeypatch) -> None:
+    viewer = SourceViewer(source(tmp_path / "gone.pdf"), "fee?")
+    qtbot.addWidget(viewer)
+    assert not viewer.open_button.isEnabled() and "no longer at" in viewer.problem.text()
+
+    there = tmp_path / "harbor.xyz"
+    there.write_text("a file of a kind nothing opens")
+    monkeypatch.setattr("app.chat.source_viewer.QDesktopServices.openUrl", lambda _url: False)
+    viewer = SourceViewer(source(there), "fee?")
+    qtbot.addWidget(viewer)
+    assert viewer.open_button.isEnabled() and not viewer.open_file()
+    assert "No program on this computer opened harbor.xyz" in viewer.problem.text()
+
+
+def test_a_page_no_longer_indexed_shows_the_passage_and_says_why(qtbot, tmp_path: Path) -> None:
+    viewer = SourceViewer(source(tmp_path / "harbor.pdf"), "fee?")
+    qtbot.addWidget(viewer)
+    viewer.show_page("")
+    assert viewer.page.toPlainText() == PASSAGE and "no longer" in viewer.page_label.text()
