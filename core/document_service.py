@@ -61,7 +61,7 @@ from i18n import translate
 from inference.embedder import profile
 from inference.protocol import CountTokens, Embed
 from storage.db import VaultClosed
-from storage.documents.condense import SECTION_CHARS, section_text
+from storage.documents.condense import section_text
 from storage.documents.isolation import IsolatedParser, ParseStopped
 from storage.documents.parsers import Identity, Section
 from storage.documents.search import MIN_COSINE, Indexes
@@ -204,7 +204,7 @@ class DocumentService(DocumentCalls):
         elif isinstance(command, Surroundings):
             if self._loaded:
                 self._answer(command.future, lambda: section_text(
-                    self._indexes.section(command.path, command.page, command.heading))[:SECTION_CHARS])
+                    self._indexes.section(command.path, command.page, command.heading)))
             else:
                 self._waiting.append(command)
         elif isinstance(command, CreateCollection):

@@ -77,7 +77,7 @@ def without_markers(pieces: Iterable[str]) -> Iterator[str]:
             text = held + piece
             held = ""
             while (found := _MARKER.search(text)) is not None:
-                if found[0].replace(" ", "").startswith("</"):
+                if "".join(found[0].split()).startswith("</"):
                     if text[:found.start()]:
                         yield text[:found.start()]
                     return

@@ -304,10 +304,15 @@ class InferenceWorker:
         report = getattr(engine, "set_prompt_progress", None)
         if report is not None:
             report(lambda done, total: self._emit(Preparing(rid, READING, done, total)))
-        pieces = engine.stream(messages, command.params, self._stop.is_set)
-        if command.retrieval is not None:  # the passages' markers are not the answer's
-            pieces = without_markers(pieces)
-        tokens, ttft, total = stream_pieces(rid, pieces, self._emit, self._stop.is_set, self._flush_interval)
+        try:
+            pieces = engine.stream(messages, command.params, self._stop.is_set)
+            if command.retrieval is not None:  # the passages' markers are not the answer's
+                pieces = without_markers(pieces)
+            tokens, ttft, total = stream_pieces(rid, pieces, self._emit, self._stop.is_set,
+                                                self._flush_interval)
+        finally:
+            if report is not None:
+                report(None)  # this request's reports end with it
         stats = Stats(prompt_tokens, tokens, ttft, total, dropped)
         self._emit(Stopped(rid, stats) if self._stop.is_set() else Done(rid, stats))
 

@@ -74,11 +74,10 @@ class ApiController(QObject):
         kept = library.preferences().get(TOKEN_PREFERENCE)
         if isinstance(kept, str) and _TOKEN.fullmatch(kept):
             return kept
-        return self.new_token()
+        return self._made_token()
 
-    def new_token(self) -> str:
-        """A new token, kept in the vault; a running server is started again with it, so
-        that the old token opens nothing from now on."""
+    def _made_token(self) -> str:
+        """A new token, kept in the vault (``unsaved`` says when it could not be)."""
         token = secrets.token_urlsafe(32)
         try:
             ModelLibrary(self.chat.store).set_preference(TOKEN_PREFERENCE, token)
@@ -87,13 +86,20 @@ class ApiController(QObject):
             self.unsaved = True
         else:
             self.unsaved = False
-        if self.server is not None:
-            self.stop()
-            self.start()
         return token
 
-    def start(self) -> str | None:
-        """Start serving if switched on; returns a reason when it cannot."""
+    def renew_token(self) -> str | None:
+        """A new token; a running server is started again with it, so that the old one
+        opens nothing from now on. The reason, if it could not start again."""
+        token = self._made_token()
+        if self.server is None:
+            return None
+        self.stop()
+        return self.start(token)
+
+    def start(self, token: str | None = None) -> str | None:
+        """Start serving if switched on (with ``token``, else the one kept); returns a
+        reason when it cannot."""
         if self.server is not None or not self.settings.api_enabled or self.chat.locked:
             return None
         backend = Backend(self.chat.worker.submit, self.chat.worker.cancel, self.chat.router,
@@ -101,7 +107,7 @@ class ApiController(QObject):
                           on_exchange=lambda messages, answer: self.exchange.emit(messages, answer),
                           embedding_sha256=lambda: embedding_model().sha256)
         try:
-            self.server = ApiServer(backend, port=self.settings.api_port, token=self.token())
+            self.server = ApiServer(backend, port=self.settings.api_port, token=token or self.token())
         except OSError as exc:
             from guard import seccomp
 
@@ -226,8 +232,10 @@ class ApiDialog(QDialog):
             translate("api.controller", "Make a new token? Programs that use the current one stop "
                       "working until you give them the new one."))
         if asked == QMessageBox.StandardButton.Yes:
-            self.api.new_token()
+            problem = self.api.renew_token()
             self._show()
+            if problem:
+                self.details.setText(problem)
 
     @Slot()
     def apply(self) -> None:

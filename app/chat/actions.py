@@ -19,6 +19,7 @@ class ConversationActions:
     controller: Any
     conversation: Any
     documents: Any
+    source_viewer: Any
     notice: Any
     show_notice: Any
 
@@ -44,9 +45,15 @@ class ConversationActions:
         if not asked:  # locked meanwhile, or documents off: the passage alone
             viewer.show_page("")
         self.source_viewer = viewer
+        gone = id(viewer)
+        viewer.destroyed.connect(lambda *_args: self._viewer_gone(gone))
         viewer.show()
         viewer.raise_()
         viewer.activateWindow()  # the keyboard goes on in the viewer
+
+    def _viewer_gone(self, gone: int) -> None:
+        if id(self.source_viewer) == gone:
+            self.source_viewer = None  # its passage and question go with it
 
     @Slot(int)
     def _edit_question(self, message_id: int) -> None:

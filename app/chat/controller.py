@@ -8,6 +8,7 @@ itself: the worker supervises its own thread and says so with ``WorkerDied``.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Callable
 from dataclasses import replace
@@ -44,6 +45,10 @@ log = logging.getLogger(__name__)
 # is compared, so it is not translated here).
 RETRY_MS = 5000  # how often writes a full disk refused are tried again
 DRAFT_PREFERENCE = "draft"  # the unsent text of the window with no chat yet (vault preferences)
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
 class _Signals:
@@ -131,7 +136,9 @@ class ChatController(QObject):
         self.retrieval_for = None
         self.current_chat: Chat | None = None
         self._loading_name = ""  # the name of the model being loaded, as the library knows it
-        self._drafts: dict[int, str] = {}  # the drafts last written (-1: no chat), to skip rewrites
+        # A digest of each draft as the vault has it (-1: no chat), to skip rewrites: never
+        # the text itself, which must not outlive the session in memory.
+        self._drafts: dict[int, bytes] = {}
         # Chats made by new_chat() that still have the name they were created with: the
         # first question names them (a flag, not a look at the title the user reads).
         self._unnamed: set[int] = set()
@@ -192,6 +199,7 @@ class ChatController(QObject):
         self.turns.retry_pending()
         self.turns.detach()
         self._retry.stop()
+        self._drafts = {}
         self.current_chat = None
         self.engines = None
         self.route_changed.emit("")
@@ -401,7 +409,7 @@ class ChatController(QObject):
         except Exception:  # a damaged chat has no draft to give; its messages say why
             log.warning("a draft could not be read", exc_info=True)
             return ""
-        self._drafts[-1 if chat_id is None else chat_id] = text
+        self._drafts[-1 if chat_id is None else chat_id] = _digest(text)
         return text
 
     def save_draft(self, chat_id: int | None, text: str) -> bool:
@@ -410,7 +418,7 @@ class ChatController(QObject):
         if self._store is None:
             return False
         key = -1 if chat_id is None else chat_id
-        if key in self._drafts and self._drafts[key] == text:
+        if self._drafts.get(key) == _digest(text):
             return True  # as it is in the vault already
         try:
             if chat_id is None:
@@ -420,7 +428,7 @@ class ChatController(QObject):
         except Exception:
             log.warning("a draft could not be saved", exc_info=True)
             return False
-        self._drafts[key] = text
+        self._drafts[key] = _digest(text)
         return True
 
     def set_chat_settings(self, chat_id: int, settings: dict) -> None:

@@ -75,8 +75,7 @@ def _render_markdown(document: QTextDocument, markdown: str) -> None:
         markdown = "\n" + markdown
     document.setMarkdown(inert_images(markdown), MARKDOWN_FEATURES)
     _strip_images(document)
-    if COPY_SCHEME in markdown.lower():
-        _refuse_copy_links(document)
+    _refuse_copy_links(document)  # every render: Markdown escapes can spell the scheme
     _shade_code_blocks(document)
 
 

@@ -32,6 +32,12 @@ from storage.documents.search import terms
 
 PASSAGE_SHADE = QColor("#fde68a")  # the cited passage in its page
 WORD_SHADE = QColor("#fca5a5")  # the question's words
+AROUND = 20_000  # characters shown on each side of the passage (a file with no pages is one section)
+
+
+def _utf16(text: str, index: int) -> int:
+    """Qt's position (UTF-16 units) of Python's ``text[index]``: they differ after an emoji."""
+    return len(text[:index].encode("utf-16-le")) // 2
 
 
 def _shade(view: QPlainTextEdit, spans: list[tuple[int, int]], color: QColor) -> list[QTextEdit.ExtraSelection]:
@@ -126,16 +132,20 @@ class SourceViewer(QDialog):
             text = passage
             self.page_label.setText(translate("chat.source_viewer", "The rest of the page is no longer "
                                               "in your documents (removed or re-indexed since)."))
-        self.page.setPlainText(text)
-        marks = []
         at = text.find(passage) if passage else -1
         if at < 0 and passage:  # a merged passage: its first line at least
             at = text.find(passage.splitlines()[0])
             passage = passage.splitlines()[0] if at >= 0 else passage
+        if len(text) > 2 * AROUND:  # a long section: what is around the passage
+            start = max(0, at - AROUND) if at >= 0 else 0
+            text, at = text[start:start + 2 * AROUND + len(passage)], (at - start if at >= 0 else -1)
+        self.page.setPlainText(text)
+        marks = []
         if at >= 0:
-            marks += _shade(self.page, [(at, at + len(passage))], PASSAGE_SHADE)
+            begin, end = _utf16(text, at), _utf16(text, at + len(passage))
+            marks += _shade(self.page, [(begin, end)], PASSAGE_SHADE)
             cursor = QTextCursor(self.page.document())
-            cursor.setPosition(at)
+            cursor.setPosition(begin)
             self.page.setTextCursor(cursor)
             self.page.centerCursor()
         marks += _shade(self.page, word_spans(text, self.question), WORD_SHADE)

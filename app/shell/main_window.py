@@ -120,6 +120,7 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
         # The input's unsent text is the draft of the chat it was typed for (None: no chat
         # yet), kept in the vault while typing, on switching chats, on lock and on quit.
         self._draft_key: object = _NO_DRAFT
+        self.source_viewer = None  # the source viewer open now (app.chat.actions)
         self._sending = False
         self._draft_timer = QTimer(self)
         self._draft_timer.setSingleShot(True)
@@ -204,7 +205,7 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
         c.message_added.connect(self._message_added)
         c.message_removed.connect(self._message_removed)
         c.answer_updated.connect(self._answer_updated)
-        c.answer_progress.connect(self.conversation.set_progress)
+        c.answer_progress.connect(self._answer_progress)
         c.answer_finished.connect(self._answer_finished)
         c.busy_changed.connect(self._busy_changed)
         c.model_state.connect(self._model_state)
@@ -302,13 +303,19 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
     def _answer_updated(self, message_id: int, text: str) -> None:
         self.conversation.update_text(message_id, text)
 
+    @Slot(int, str, int, int)
+    def _answer_progress(self, message_id: int, stage: str, done: int, total: int) -> None:
+        self.conversation.set_progress(message_id, stage, done, total)  # (the page's view of now)
+
     # Actions ----------------------------------------------------------------------
     @Slot()
-    def save_draft(self, *_args: object) -> None:
-        """Keep the input's text as its chat's draft (also the session's first close step)."""
+    def save_draft(self, *_args: object) -> bool:
+        """Keep the input's text as its chat's draft (also the session's first close step);
+        False if it could not be written."""
         self._draft_timer.stop()
-        if self._draft_key is not _NO_DRAFT and not self.controller.locked:
-            self.controller.save_draft(cast(int | None, self._draft_key), self.input.toPlainText())
+        if self._draft_key is _NO_DRAFT or self.controller.locked:
+            return True
+        return self.controller.save_draft(cast(int | None, self._draft_key), self.input.toPlainText())
 
     @Slot()
     def send(self) -> None:
@@ -433,8 +440,12 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
         key = chat.id if chat is not None else None
         if key != self._draft_key:
             if not self._sending:  # (a send names a new chat: what it sends is no draft)
-                self.save_draft()
-                self.input.setPlainText(self.controller.draft(key))
+                if self.save_draft():
+                    self.input.setPlainText(self.controller.draft(key))
+                else:  # not written (a full disk): the words stay in the box, never lost
+                    self.show_notice(translate(
+                        "shell.main_window", "Your unsent text could not be saved with its chat, so it "
+                        "stays in the box; copy it somewhere if you need it."))
                 self._draft_timer.stop()
             self._draft_key = key
         self._refresh_documents_menu()
@@ -471,6 +482,7 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
         if locked:
             self._draft_timer.stop()  # saved already, as the session's first step
             self._draft_key = _NO_DRAFT
+            self.source_viewer = None  # closed by the lock: nothing of its text is kept
             self.conversation.clear()
             self.search.blockSignals(True)
             self.search.clear()

@@ -3051,6 +3051,10 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
         <translation>请先解锁 Hearth，然后再次拖放这些文件。</translation>
     </message>
     <message>
+        <source>Your unsent text could not be saved with its chat, so it stays in the box; copy it somewhere if you need it.</source>
+        <translation>你尚未发送的文字未能随聊天一起保存，所以仍留在输入框中；如有需要，请把它复制到别处。</translation>
+    </message>
+    <message>
         <source>The model could not be loaded: {reason}</source>
         <translation>无法加载模型：{reason}</translation>
     </message>

@@ -107,9 +107,6 @@ def _settled(kept: list[StoredChunk]) -> list[StoredChunk]:
     return kept
 
 
-SECTION_CHARS = 40_000  # of a page or section shown around a passage: more is cut around it
-
-
 def section_text(chunks: Sequence[StoredChunk]) -> str:
     """A page or section again from its chunks (reading order): overlapping neighbours
     joined with their shared words once, as passages are; chunks that do not touch are

@@ -231,12 +231,24 @@ def _checked(data: bytes, op: str) -> dict[str, Any]:
     return reply
 
 
-_Key = tuple[str, str, tuple[int, int] | None]
+_Key = tuple[str, str, tuple[int, int] | None, tuple[int, int, int] | None]
+STALE_WAIT = 2.0  # seconds a reply read ahead for nothing is waited for, before its child is replaced
+
+
+def _version(path: Path) -> tuple[int, int, int] | None:
+    """The file's size and times (metadata only): a file changed in place since it was
+    read ahead is read again, not taken from before."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return info.st_size, info.st_mtime_ns, info.st_ctime_ns
 
 
 def _key(op: str, path: Path, identity: Identity | None) -> _Key:
-    """What a request asks: its reply answers only the same question."""
-    return op, str(path), (int(identity[0]), int(identity[1])) if identity else None
+    """What a request asks: its reply answers only the same question, about the same
+    version of the same file."""
+    return op, str(path), (int(identity[0]), int(identity[1])) if identity else None, _version(path)
 
 
 class IsolatedParser:
@@ -362,8 +374,8 @@ class IsolatedParser:
         key = _key(op, path, identity)
         while self._ahead and self._ahead[0] != key:  # read ahead for nothing: dropped
             stale = self._ahead.popleft()
-            try:
-                self._receive(stale[0], wake, on_wake)
+            try:  # a quick one is read; a slow one (a long scan) costs its child, not a wait
+                self._receive(stale[0], wake, on_wake, STALE_WAIT)
             except ParseStopped:
                 raise
             except ParseError:
@@ -375,12 +387,13 @@ class IsolatedParser:
             self._send(op, path, identity)
         return self._receive(op, wake, on_wake)
 
-    def _receive(self, op: str, wake: Connection | None,
-                 on_wake: Callable[[], None] | None) -> dict[str, Any]:
-        """The child's next reply, to a request ``op``; its time limit starts now."""
+    def _receive(self, op: str, wake: Connection | None, on_wake: Callable[[], None] | None,
+                 timeout: float | None = None) -> dict[str, Any]:
+        """The child's next reply, to a request ``op``; its time limit (``timeout``, else
+        the parser's) starts now."""
         conn = self._conn
         assert conn is not None
-        deadline = time.monotonic() + self.timeout
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
         waitables: list[Any] = [conn] if wake is None else [conn, wake]
         while True:
             remaining = deadline - time.monotonic()

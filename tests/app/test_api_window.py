@@ -144,3 +144,17 @@ def test_model_ids_are_names_not_file_hashes() -> None:
     assert api_id("SmolLM2 135M Instruct (Q4_1)") == "SmolLM2-135M-Instruct-Q4_1"
     assert api_id("Gemma 3 270m", taken="Gemma-3-270m") == "Gemma-3-270m-2"
     assert api_id("../../etc/passwd") == "etc-passwd" and api_id("机器") == "model"
+
+
+def test_a_new_token_that_cannot_be_saved_still_replaces_the_old_one(qtbot, make_window, monkeypatch) -> None:
+    from storage.library import ModelLibrary
+
+    window = make_window(FakeEngine())
+    api = window.vault.api
+    api.settings.api_enabled, api.settings.api_port = True, 18768
+    assert api.start() is None
+    old = api.server.token
+    monkeypatch.setattr(ModelLibrary, "set_preference", lambda *a: (_ for _ in ()).throw(OSError(28, "full")))
+    assert api.renew_token() is None
+    assert api.server.token != old and api.unsaved  # in use now, and said to be unsaved
+    api.stop()

@@ -90,3 +90,16 @@ def test_a_streaming_answer_gets_its_copy_links_when_finished(qtbot) -> None:
     assert copy_links(widget.body) == []
     widget.show_message(Message(7, 1, 0, "assistant", ANSWER, COMPLETE, {"model": "m"}))
     assert len(copy_links(widget.body)) == 2
+
+
+def test_a_copy_link_spelled_with_markdown_escapes_is_refused_too(qtbot) -> None:
+    """Review finding: Markdown drops the backslash in ``hearth\\-copy:1``, so a check of the
+    raw text missed it and the link copied code quietly."""
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.set_markdown("[Visit the docs](hearth\\-copy:0)\n\n```\nrm -rf ~\n```")
+    model_links = [href for href in anchors(view) if "invalid:" in href]
+    assert model_links and all(QUrl(h).scheme() != "hearth-copy" for h in model_links)
+    QApplication.clipboard().setText("before")
+    view.anchorClicked.emit(QUrl(model_links[0]))
+    assert QApplication.clipboard().text() == "before"

@@ -70,3 +70,26 @@ def test_what_is_typed_before_the_first_chat_is_kept_and_sending_it_leaves_no_dr
     assert window.input.toPlainText() == "the very first words"
     send(qtbot, window, window.input.toPlainText())
     assert window.controller.draft(None) == "" and window.controller.draft(window.controller.current_chat.id) == ""
+
+
+def test_a_draft_that_cannot_be_written_stays_in_the_box_and_none_is_kept_in_memory(
+        qtbot, make_window, monkeypatch) -> None:
+    """Review findings: a failed write must not lose the words on a switch of chats, and
+    no draft's text is left in memory after a lock."""
+    window = make_window(FakeEngine())
+    send(qtbot, window, "first chat")
+    first = window.controller.current_chat.id
+    window.new_chat_button.click()
+    send(qtbot, window, "second chat")
+    window.input.setPlainText("words that must not be lost")
+
+    def full_disk(*_args) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(window.controller.store, "set_draft", full_disk)
+    window.controller.select_chat(first)
+    assert window.input.toPlainText() == "words that must not be lost"
+    assert "could not be saved" in window.notice.text()
+    monkeypatch.undo()
+    window.vault.lock()
+    assert window.controller._drafts == {}  # digests only, and none after the session

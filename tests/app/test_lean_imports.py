@@ -35,3 +35,14 @@ def test_modules_imported_after_qt_leave_no_source_behind_and_get_the_same_verdi
     after = run(tmp_path, "import app")
     assert after.startswith("[]")  # nothing kept
     assert after.split(" ", 1)[1] == before.split(" ", 2)[2]  # the same verdicts for both modules
+
+
+def test_the_windows_entry_makes_imports_lean_before_qt_is_loaded(tmp_path: Path) -> None:
+    """``python -m app`` calls ``lean_pyside(load=True)`` before anything imports Qt."""
+    after = run(tmp_path, "")  # the probe imports PySide6.QtCore first: patch before it
+    probe = PROBE.replace("import PySide6.QtCore\n{patch}", "from app import lean_pyside\nlean_pyside(load=True)\n"
+                          "import PySide6.QtCore")
+    done = subprocess.run([sys.executable, "-c", probe.format(folder=str(tmp_path))],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("[]") and after.startswith("['plain_module.py'")

@@ -48,3 +48,14 @@ def test_a_page_no_longer_indexed_shows_the_passage_and_says_why(qtbot, tmp_path
     qtbot.addWidget(viewer)
     viewer.show_page("")
     assert viewer.page.toPlainText() == PASSAGE and "no longer" in viewer.page_label.text()
+
+
+def test_the_mark_lands_on_the_passage_after_an_emoji_and_in_a_long_section(qtbot, tmp_path: Path) -> None:
+    viewer = SourceViewer(source(tmp_path / "harbor.pdf"), "fee?")
+    qtbot.addWidget(viewer)
+    viewer.show_page("A note 🚢⚓ before it.\n\n" + PASSAGE)
+    assert viewer.page.extraSelections()[0].cursor.selectedText() == PASSAGE  # UTF-16 positions
+    far = "filler words. " * 5000  # 70,000 characters before the passage
+    viewer.show_page(far + PASSAGE + far)
+    assert viewer.page.extraSelections()[0].cursor.selectedText() == PASSAGE
+    assert len(viewer.page.toPlainText()) < len(far) + len(PASSAGE)  # cut around it

@@ -61,3 +61,7 @@ def test_the_worker_cuts_a_document_answer_at_the_marker_and_leaves_plain_chat_a
                        if type(e).__name__ == "Chunk") == "[2] It is 40 [1].</passages> [1] (fees)"
     finally:
         assert worker.shutdown(2.0)
+
+
+def test_a_closing_marker_with_a_line_break_inside_still_ends_the_answer() -> None:
+    assert joined(["Done [1]. <\n/ passages\t>", " and more"]) == "Done [1]. "

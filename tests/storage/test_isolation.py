@@ -178,3 +178,22 @@ def test_a_file_read_ahead_that_never_ends_costs_its_time_limit_not_the_next_fil
         # Asked for another file: the slow reply is awaited for its time limit, dropped with
         # its child, and the good file is read by a fresh one.
         assert parser.parse(good)[0][0].text == "plain words"
+
+
+def test_a_file_changed_in_place_after_its_read_ahead_is_read_again(tmp_path: Path) -> None:
+    """Review finding: the old content must not be recorded with the new size and time
+    (every later refresh would then call the file unchanged)."""
+    import hashlib
+    import time
+
+    path = tmp_path / "notes.txt"
+    path.write_text("the old words")
+    identity = (path.stat().st_dev, path.stat().st_ino)
+    with IsolatedParser(timeout=60) as parser:
+        parser.read_ahead(path, identity)
+        time.sleep(0.3)  # the child has read it by now
+        with open(path, "w") as fh:  # the same file (inode), new content
+            fh.write("the new, longer words")
+        assert (path.stat().st_dev, path.stat().st_ino) == identity
+        assert parser.digest(path, identity) == hashlib.sha256(b"the new, longer words").hexdigest()
+        assert parser.parse(path, identity)[0][0].text == "the new, longer words"
