@@ -39,12 +39,17 @@ class SlowReader(FakeEngine):
         yield from super().stream(messages, params, should_stop)
 
 
-def test_reading_a_long_prompt_says_how_far_then_the_words_come(qtbot, make_window) -> None:
+def ask_slowly(make_window, text: str):
+    """A window whose engine reads slowly, asked ``text``: (engine, window, the answer's widget)."""
     engine = SlowReader()
     window = make_window(engine)
-    window.input.setPlainText("a question with a long history")
+    window.input.setPlainText(text)
     window.send_button.click()
-    widget = window.conversation.message_widgets()[-1]
+    return engine, window, window.conversation.message_widgets()[-1]
+
+
+def test_reading_a_long_prompt_says_how_far_then_the_words_come(qtbot, make_window) -> None:
+    engine, window, widget = ask_slowly(make_window, "a question with a long history")
     count = QLocale().toString(1240)  # "1,240" or "1240", as the interface's language writes it
     qtbot.waitUntil(lambda: f"Reading {count} tokens… 0%" in widget.info.text(), timeout=WAIT_MS)
     engine.go_on.set()
@@ -58,11 +63,7 @@ def test_reading_a_long_prompt_says_how_far_then_the_words_come(qtbot, make_wind
 
 
 def test_stop_works_while_the_prompt_is_read(qtbot, make_window) -> None:
-    engine = SlowReader()
-    window = make_window(engine)
-    window.input.setPlainText("stop me while you read")
-    window.send_button.click()
-    widget = window.conversation.message_widgets()[-1]
+    engine, window, widget = ask_slowly(make_window, "stop me while you read")
     qtbot.waitUntil(lambda: "Reading" in widget.info.text(), timeout=WAIT_MS)
     window.controller.stop()
     engine.go_on.set()

@@ -16,18 +16,22 @@ ANSWER = ("Here is **Python**:\n\n```python\ndef add(a, b):\n    return a + b\n`
           "```\necho 'hi'  # <b>not bold</b>\n```\n\nThat's all.")
 
 
-def copy_links(view: MarkdownView) -> list[QUrl]:
-    links = []
+def anchors(view: MarkdownView) -> list[str]:
+    """Every link's address in the view, in order."""
+    found = []
     block = view.document().begin()
     while block.isValid():
         it = block.begin()
         while not it.atEnd():
-            fmt = it.fragment().charFormat()
-            if fmt.isAnchor() and QUrl(fmt.anchorHref()).scheme() == "hearth-copy":
-                links.append(QUrl(fmt.anchorHref()))
+            if it.fragment().charFormat().isAnchor():
+                found.append(it.fragment().charFormat().anchorHref())
             it += 1
         block = block.next()
-    return links
+    return found
+
+
+def copy_links(view: MarkdownView) -> list[QUrl]:
+    return [QUrl(href) for href in anchors(view) if QUrl(href).scheme() == "hearth-copy"]
 
 
 def test_the_copy_button_puts_the_exact_text_on_the_clipboard(qtbot) -> None:
@@ -67,19 +71,6 @@ def test_a_link_the_model_wrote_cannot_pass_for_a_copy_link(qtbot) -> None:
     for href in anchors(view)[:2]:  # the model's two
         view.anchorClicked.emit(QUrl(href))
     assert QApplication.clipboard().text() == "before" and len(clicked) == 2  # asked about, as links are
-
-
-def anchors(view: MarkdownView) -> list[str]:
-    found = []
-    block = view.document().begin()
-    while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            if it.fragment().charFormat().isAnchor():
-                found.append(it.fragment().charFormat().anchorHref())
-            it += 1
-        block = block.next()
-    return found
 
 
 def test_a_streaming_answer_gets_its_copy_links_when_finished(qtbot) -> None:

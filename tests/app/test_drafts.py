@@ -6,15 +6,10 @@ from __future__ import annotations
 import pytest
 
 from tests.app.conftest import WAIT_MS, unlock
+from tests.app.test_vault_window import send
 from tests.fakes import FakeEngine
 
 pytestmark = pytest.mark.gui
-
-
-def send(qtbot, window, text: str) -> None:
-    window.input.setPlainText(text)
-    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
-        window.send_button.click()
 
 
 def test_each_chat_keeps_its_draft_over_switching_lock_and_restart(qtbot, make_window) -> None:
