@@ -235,6 +235,53 @@ def format_stats(stats: dict) -> str:
     ).format(speed=speed, first=first)
 
 
+def example_prompts() -> list[str]:
+    """What a first question might be: each fills the input, nothing is sent by itself."""
+    return [translate("chat.conversation", "Explain what a non-disclosure agreement is, in plain words."),
+            translate("chat.conversation", "Draft a short, polite email asking to move a meeting to Friday."),
+            translate("chat.conversation", "Summarise the text I paste below in three bullet points:")]
+
+
+class WelcomePanel(QFrame):
+    """An empty chat: what Hearth is, a few example prompts and, while only the tiny
+    starter model is there, a plain word that a larger one answers much better."""
+
+    prompt_chosen = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("welcome")
+        layout = QVBoxLayout(self)
+        self.heading = QLabel(translate("chat.conversation", "Ask anything. It stays on this computer."))
+        self.heading.setObjectName("welcomeHeading")
+        self.heading.setWordWrap(True)
+        layout.addWidget(self.heading)
+        intro = QLabel(translate("chat.conversation", "Your chats are encrypted with your passphrase and "
+                                 "nothing is sent anywhere. To ask about your own files, choose "
+                                 "Documents above. Try one of these:"))
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
+        self.buttons: list[QPushButton] = []
+        for prompt in example_prompts():
+            button = QPushButton(prompt)
+            button.setFlat(True)
+            button.setObjectName("examplePrompt")
+            named(button, translate("chat.conversation", "Example: {prompt}").format(prompt=prompt),
+                  translate("chat.conversation", "Puts this question in the box, to change or send"))
+            button.clicked.connect(lambda _checked=False, p=prompt: self.prompt_chosen.emit(p))
+            layout.addWidget(button, 0, Qt.AlignmentFlag.AlignLeft)
+            self.buttons.append(button)
+        self.starter_note = QLabel()
+        self.starter_note.setWordWrap(True)
+        self.starter_note.setObjectName("starterNote")
+        self.starter_note.hide()
+        layout.addWidget(self.starter_note)
+
+    def set_starter_note(self, text: str) -> None:
+        self.starter_note.setText(text)
+        self.starter_note.setVisible(bool(text))
+
+
 class ConversationView(QScrollArea):
     """The messages of one chat, newest at the bottom, following the stream when at the end."""
 
@@ -242,6 +289,7 @@ class ConversationView(QScrollArea):
     source_requested = Signal(object, str)  # a cited source, and the question it answered
     edit_requested = Signal(int)
     focus_chain_changed = Signal()  # messages came or went: the tab order needs them placed
+    prompt_chosen = Signal(str)  # an example prompt of the welcome, for the input
 
     # Opening a chat builds the newest messages only; older ones on request, a page at a time.
     PAGE = 40
@@ -257,6 +305,9 @@ class ConversationView(QScrollArea):
         self._inner = QWidget()
         self._layout = QVBoxLayout(self._inner)
         self._layout.setSpacing(8)
+        self.welcome = WelcomePanel()
+        self.welcome.prompt_chosen.connect(self.prompt_chosen)
+        self._layout.addWidget(self.welcome)
         self.earlier_button = QPushButton()
         self.earlier_button.clicked.connect(self.show_earlier)
         self.earlier_button.hide()
@@ -277,6 +328,11 @@ class ConversationView(QScrollArea):
         self._hidden = []
         self.earlier_button.hide()
         self._at_end = True
+        self._update_welcome()
+
+    def _update_welcome(self) -> None:
+        """The welcome stands in an empty chat only."""
+        self.welcome.setVisible(not self._widgets and not self._hidden)
 
     def show_messages(self, messages: list[Message]) -> None:
         """Show a chat: widgets for the newest ``PAGE`` messages; the rest wait behind a button."""
@@ -285,6 +341,7 @@ class ConversationView(QScrollArea):
         for message in messages[len(self._hidden):]:
             self._insert(message, self._layout.count() - 1)
         self._update_earlier()
+        self._update_welcome()
         self.focus_chain_changed.emit()
 
     def show_earlier(self) -> None:
@@ -292,7 +349,7 @@ class ConversationView(QScrollArea):
         page, self._hidden = self._hidden[-self.PAGE:], self._hidden[:-self.PAGE]
         self._at_end = False
         for offset, message in enumerate(page):
-            self._insert(message, 1 + offset)  # after the button
+            self._insert(message, self._layout.indexOf(self.earlier_button) + 1 + offset)
         self._widgets = dict(sorted(self._widgets.items(), key=lambda item: self._layout.indexOf(item[1])))
         self._update_earlier()
         self.focus_chain_changed.emit()
@@ -311,6 +368,7 @@ class ConversationView(QScrollArea):
     def add(self, message: Message) -> MessageWidget:
         self._at_end = self._is_at_end()
         widget = self._insert(message, self._layout.count() - 1)
+        self._update_welcome()
         self.focus_chain_changed.emit()
         return widget
 
@@ -340,6 +398,7 @@ class ConversationView(QScrollArea):
             self._keep_focus([widget])
             widget.setParent(None)
             widget.deleteLater()
+            self._update_welcome()
             self.focus_chain_changed.emit()
 
     def _keep_focus(self, leaving: list[MessageWidget]) -> None:

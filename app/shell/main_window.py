@@ -14,6 +14,7 @@ from PySide6.QtGui import (
     QDropEvent,
     QKeySequence,
     QShortcut,
+    QTextCursor,
 )
 from PySide6.QtWidgets import (
     QApplication,
@@ -183,6 +184,7 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
         self.chat_list.customContextMenuRequested.connect(self._chat_menu)
         self.search.textChanged.connect(self._refresh_chats)
         self.input.textChanged.connect(self._draft_timer.start)
+        self.conversation.prompt_chosen.connect(self._use_example)
         self.input.submitted.connect(self.send)
         self.send_button.clicked.connect(self.send)
         self.stop_button.clicked.connect(self.controller.stop)
@@ -308,6 +310,15 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
         self.conversation.set_progress(message_id, stage, done, total)  # (the page's view of now)
 
     # Actions ----------------------------------------------------------------------
+    @Slot(str)
+    def _use_example(self, prompt: str) -> None:
+        """An example of the welcome goes into the box, to change or send; nothing typed is lost."""
+        if self.input.toPlainText().strip():
+            return
+        self.input.setPlainText(prompt)
+        self.input.setFocus()
+        self.input.moveCursor(QTextCursor.MoveOperation.End)
+
     @Slot()
     def save_draft(self, *_args: object) -> bool:
         """Keep the input's text as its chat's draft (also the session's first close step);
@@ -536,6 +547,7 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
         if state == "ready":
             starter = Path(self.controller.model_path or "").name == starter_model().file
             self.model_label.setToolTip(starter_hint() if starter else "")
+            self.conversation.welcome.set_starter_note(starter_hint() if starter else "")
 
     @Slot()
     def bring_forward(self) -> None:

@@ -85,6 +85,11 @@ QPushButton#sourceLink {{ color: {LINK}; background: transparent; border: 2px so
 QPushButton#sourceLink:focus, QPushButton#sourceLink:hover {{ border-color: {FOCUS}; }}
 QLabel#notice {{ color: {NOTICE_TEXT}; background: {NOTICE_BACKGROUND}; border-radius: 4px; padding: 4px 6px; }}
 QLabel#chatTitle {{ font-size: 15px; font-weight: bold; }}
+QLabel#welcomeHeading {{ font-size: 18px; font-weight: bold; color: {AUTHOR}; }}
+QFrame#welcome QLabel {{ color: {TEXT}; }}
+QFrame#welcome QLabel#starterNote {{ color: {NOTICE_TEXT}; background: {NOTICE_BACKGROUND}; border-radius: 4px;
+    padding: 4px 6px; }}
+QPushButton#examplePrompt {{ color: {LINK}; text-align: left; }}
 QFrame#lockPanel {{ background: {WHITE}; border: 1px solid {PANEL_BORDER}; border-radius: 10px; }}
 QFrame#lockPanel QLabel {{ color: {TEXT}; }}
 QLabel#lockHeading {{ font-size: 18px; font-weight: bold; }}
