@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -11,6 +12,11 @@ from i18n import translate
 from inference.gguf import FILE_TYPES, GGML_TYPES, GGUFHeader, read_header
 
 EMBEDDING_ARCHITECTURES = {"bert", "nomic-bert", "jina-bert-v2", "t5encoder", "modern-bert"}
+
+
+# Words in a model's name that say it was tuned to follow instructions or chat ("it":
+# Gemma's "-it"); the first two also inside a word ("OpenChat").
+_TUNED = ("instruct", "chat", "it", "assistant", "sft", "dpo", "rlhf", "hermes", "orca", "tulu", "zephyr")
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,15 @@ class ModelInfo:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ModelInfo:
         return cls(**{k: data[k] for k in cls.__dataclass_fields__})
+
+    @property
+    def looks_like_base_model(self) -> bool:
+        """A chat model file with no chat template whose name says nothing of instructions
+        or chat: likely a base model, which continues text rather than answering."""
+        if self.role != "chat" or self.has_chat_template:
+            return False
+        name = re.sub(r"[^a-z0-9]+", " ", self.name.lower())
+        return not (any(word in name.split() for word in _TUNED) or any(w in name for w in _TUNED[:2]))
 
     @property
     def parameters_label(self) -> str:

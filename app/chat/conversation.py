@@ -410,7 +410,7 @@ class ConversationView(QScrollArea):
 
     def focus_chain(self) -> list[QWidget]:
         """The view's stops in the tab order, top to bottom."""
-        chain: list[QWidget] = [self.earlier_button]
+        chain: list[QWidget] = [*self.welcome.buttons, self.earlier_button]  # (hidden: skipped)
         for widget in self._widgets.values():
             chain += widget.focus_chain()
         return chain

@@ -291,7 +291,11 @@ class ModelsDialog(QDialog):
             translate("models.dialog", "SHA-256: {sha256}").format(
                 sha256=f"<tt>{e(entry.sha256)}</tt>"),
             translate("models.dialog", "Status: {status}").format(
-                status=e(status_text(self.models, entry))))))
+                status=e(status_text(self.models, entry))),
+            *([translate("models.dialog", "<b>This looks like a base model</b> (no chat template, "
+                         "and its name says nothing of chat or instructions): it continues text "
+                         "rather than answering questions. Look for an instruct or chat version "
+                         "of it.")] if info.looks_like_base_model else []))))
         settings = ModelSettings.from_dict(entry.settings)
         self.n_ctx.setMaximum(max(256, info.context_length or 131072))
         self.n_ctx.setValue(settings.n_ctx)

@@ -2930,6 +2930,10 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
         <translation>状态：{status}</translation>
     </message>
     <message>
+        <source>&lt;b&gt;This looks like a base model&lt;/b&gt; (no chat template, and its name says nothing of chat or instructions): it continues text rather than answering questions. Look for an instruct or chat version of it.</source>
+        <translation>&lt;b&gt;这看起来是一个基础模型&lt;/b&gt;（没有聊天模板，名称中也没有提到聊天或指令）：它会接着续写文字，而不是回答问题。请寻找它的指令版或聊天版。</translation>
+    </message>
+    <message>
         <source>This llama.cpp build runs on the CPU only.</source>
         <translation>此 llama.cpp 构建仅在 CPU 上运行。</translation>
     </message>

@@ -69,6 +69,14 @@ def test_drop_to_import_then_switch_models_mid_conversation(qtbot, real_window, 
     assert entry.probe["memory"] > 0
     names = [window.model_picker.itemText(i) for i in range(window.model_picker.count())]
     assert names == ["SmolLM2 135M Instruct (Q4_1)", "Gemma 3 270m"]
+    # The Gemma 3 270M here is the pretrained one, with no chat template: flagged as such.
+    window.show_models()
+    dialog = window.models_dialog
+    dialog.model_list.setCurrentRow(1)
+    assert "looks like a base model" in dialog.facts.text()
+    dialog.model_list.setCurrentRow(0)
+    assert "base model" not in dialog.facts.text()
+    dialog.close()
 
     with qtbot.waitSignal(window.controller.model_state, timeout=WAIT,
                           check_params_cb=lambda state, _t: state == "ready"):

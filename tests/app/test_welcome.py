@@ -35,3 +35,19 @@ def test_with_the_starter_model_the_welcome_says_a_larger_model_answers_better(m
     window = make_window(FakeEngine(), model=Path("/models") / starter_model().file)
     note = window.conversation.welcome.starter_note
     assert note.isVisible() and "much better answers" in note.text() and "Import" in note.text()
+
+
+def test_the_examples_are_reached_with_tab_and_chosen_with_space(qtbot, make_window) -> None:
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    window = make_window(FakeEngine())
+    first = window.conversation.welcome.buttons[0]
+    window.model_picker.setFocus()
+    for _ in range(5):
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        if QApplication.focusWidget() is first:
+            break
+    assert QApplication.focusWidget() is first
+    qtbot.keyClick(first, Qt.Key.Key_Space)
+    assert window.input.toPlainText() == first.text() and window.input.hasFocus()
