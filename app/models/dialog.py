@@ -110,6 +110,7 @@ class ModelsDialog(QDialog):
         self.setAcceptDrops(True)
         self.model_list = QListWidget()
         self.import_button = QPushButton(translate("models.dialog", "Import…"))
+        self.find_button = QPushButton(translate("models.dialog", "Find models on this computer…"))
         self.remove_button = QPushButton(translate("models.dialog", "Remove"))
         self.use_button = QPushButton(translate("models.dialog", "Use this model"))
         self.documents_button = QPushButton(translate("models.dialog", "Use for documents"))
@@ -171,6 +172,7 @@ class ModelsDialog(QDialog):
         row.addWidget(self.import_button)
         row.addWidget(self.remove_button)
         left.addLayout(row)
+        left.addWidget(self.find_button)
         left.addWidget(QLabel(translate("models.dialog", "Drop .gguf files here to import them.")))
         # Said plainly, whatever is bundled: measured in benchmarks/starter_bench.py.
         self.larger_hint = QLabel(starter_hint())
@@ -195,6 +197,7 @@ class ModelsDialog(QDialog):
 
         self.model_list.currentItemChanged.connect(self._show_selected)
         self.import_button.clicked.connect(self._import)
+        self.find_button.clicked.connect(self._find)
         self.remove_button.clicked.connect(self._remove)
         self.use_button.clicked.connect(self._use)
         self.documents_button.clicked.connect(self._use_for_documents)
@@ -209,6 +212,9 @@ class ModelsDialog(QDialog):
               translate("models.dialog", "The model library; the one in use is marked ▶"))
         named(self.import_button, translate("models.dialog", "Import models"),
               translate("models.dialog", "Add .gguf model files to the library"))
+        named(self.find_button, translate("models.dialog", "Find models on this computer"),
+              translate("models.dialog", "Look, after asking, where LM Studio, Jan, GPT4All and Ollama "
+                        "keep models, and add them without copying"))
         named(self.remove_button, translate("models.dialog", "Remove model"),
               translate("models.dialog", "Remove the selected model from the library"))
         named(self.use_button, translate("models.dialog", "Use this model"),
@@ -366,6 +372,14 @@ class ModelsDialog(QDialog):
         paths = dialogs.open_paths(self, translate("models.dialog", "Import models"), Path.home(),
                                    translate("models.dialog", "GGUF models") + " (*.gguf)")
         ask_import(self, self.models, paths)
+
+    @Slot()
+    def _find(self) -> None:
+        from app.models.found_dialog import find_on_this_computer
+
+        chosen = find_on_this_computer(self, {e.path for e in self.models.entries()})
+        for found in chosen or []:
+            self.models.import_file(found.path, REFERENCE)  # used where it is; its name from its file
 
     @Slot()
     def _remove(self) -> None:

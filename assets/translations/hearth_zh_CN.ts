@@ -2762,6 +2762,10 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
         <translation>导入…</translation>
     </message>
     <message>
+        <source>Find models on this computer…</source>
+        <translation>查找这台电脑上的模型…</translation>
+    </message>
+    <message>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
@@ -2860,6 +2864,14 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
     <message>
         <source>Add .gguf model files to the library</source>
         <translation>将 .gguf 模型文件添加到模型库</translation>
+    </message>
+    <message>
+        <source>Find models on this computer</source>
+        <translation>查找这台电脑上的模型</translation>
+    </message>
+    <message>
+        <source>Look, after asking, where LM Studio, Jan, GPT4All and Ollama keep models, and add them without copying</source>
+        <translation>征得同意后，在 LM Studio、Jan、GPT4All 和 Ollama 存放模型的文件夹中查找，并在不复制的情况下添加</translation>
     </message>
     <message>
         <source>Remove model</source>
@@ -2980,6 +2992,65 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
     <message>
         <source>Settings saved.</source>
         <translation>设置已保存。</translation>
+    </message>
+</context>
+<context>
+    <name>models.found</name>
+    <message>
+        <source>Models on this computer</source>
+        <translation>这台电脑上的模型</translation>
+    </message>
+    <message>
+        <source>Tick the models to add to Hearth&apos;s library. They are used where they are: nothing is copied, and the other program keeps its files.</source>
+        <translation>勾选要加入 Hearth 模型库的模型。它们在原处使用：不会复制任何文件，其他程序的文件保持不变。</translation>
+    </message>
+    <message>
+        <source>{name} — {source}, {size}</source>
+        <translation>{name} — {source}，{size}</translation>
+    </message>
+    <message>
+        <source>Models found</source>
+        <translation>找到的模型</translation>
+    </message>
+    <message>
+        <source>Space ticks a model to import</source>
+        <translation>按空格键勾选要导入的模型</translation>
+    </message>
+    <message>
+        <source>Import ticked</source>
+        <translation>导入已勾选的</translation>
+    </message>
+    <message>
+        <source>Import the ticked models</source>
+        <translation>导入已勾选的模型</translation>
+    </message>
+    <message>
+        <source>Find models on this computer</source>
+        <translation>查找这台电脑上的模型</translation>
+    </message>
+    <message>
+        <source>None of the folders where LM Studio, Jan, GPT4All or Ollama keep their models is on this computer.</source>
+        <translation>这台电脑上没有 LM Studio、Jan、GPT4All 或 Ollama 存放模型的文件夹。</translation>
+    </message>
+    <message>
+        <source>Hearth will look, read-only, for GGUF models in:
+
+{folders}
+
+Nothing is copied, changed or sent.</source>
+        <translation>Hearth 将以只读方式在以下位置查找 GGUF 模型：
+
+{folders}
+
+不会复制、修改或发送任何内容。</translation>
+    </message>
+    <message>
+        <source>Look</source>
+        <translation>查找</translation>
+    </message>
+    <message>
+        <source>No models were found there that are not in your library already.</source>
+        <translation>那里没有找到尚未在你的模型库中的模型。</translation>
     </message>
 </context>
 <context>

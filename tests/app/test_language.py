@@ -26,7 +26,7 @@ pytestmark = pytest.mark.gui
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
 # Words that stay as they are in a Chinese interface: names, formats, keys.
-KEPT = {"Hearth", "GGUF", "API", "PDF", "DOCX", "Markdown", "JSON", "Ctrl", "Esc", "Enter", "Shift",
+KEPT = {"Studio", "Jan", "Ollama", "Hearth", "GGUF", "API", "PDF", "DOCX", "Markdown", "JSON", "Ctrl", "Esc", "Enter", "Shift",
         "Tab", "Fake", "model", "fake", "gguf", "SmolLM", "Instruct", "Del", "Delete", "F2", "HTTP",
         "localhost", "OpenAI", "WCAG", "sha256", "llama", "cpp", "Qt", "Linux", "macOS", "Windows",
         "MiniLM", "multilingual", "small", "Gemma", "Alt", "Backspace", "Top", "Min", "Qwen",
