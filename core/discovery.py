@@ -104,15 +104,21 @@ def _starts_like_gguf(path: Path) -> bool:
         return False
 
 
-def _gguf_files(folder: Path) -> Iterator[tuple[str, Path]]:
+def _files(folder: Path) -> Iterator[Path]:
+    """Every file under ``folder`` in a stable order: links not followed, ``MAX_DEPTH`` deep."""
     base = len(folder.parts)
     for root, dirs, files in os.walk(folder, followlinks=False):
         if len(Path(root).parts) - base >= MAX_DEPTH:
             dirs.clear()
         dirs.sort()
         for name in sorted(files):
-            if name.lower().endswith(".gguf"):
-                yield name, Path(root) / name
+            yield Path(root) / name
+
+
+def _gguf_files(folder: Path) -> Iterator[tuple[str, Path]]:
+    for path in _files(folder):
+        if path.name.lower().endswith(".gguf"):
+            yield path.name, path
 
 
 def _ollama(folder: Path) -> Iterator[tuple[str, Path]]:
@@ -122,20 +128,15 @@ def _ollama(folder: Path) -> Iterator[tuple[str, Path]]:
     if not _is_folder(manifests) or not _is_folder(blobs):
         return
     base = len(manifests.parts)
-    for root, dirs, files in os.walk(manifests, followlinks=False):
-        if len(Path(root).parts) - base >= MAX_DEPTH:
-            dirs.clear()
-        dirs.sort()
-        for tag in sorted(files):
-            manifest = Path(root) / tag
-            digest = _model_digest(manifest)
-            if digest is None:
-                continue
-            parts = manifest.parts[base:]
-            model = parts[-2] if len(parts) >= 2 else "model"
-            namespace = parts[-3] if len(parts) >= 3 else ""
-            name = (f"{namespace}/" if namespace and namespace != "library" else "") + f"{model}:{tag}"
-            yield name, blobs / f"sha256-{digest}"
+    for manifest in _files(manifests):
+        digest = _model_digest(manifest)
+        if digest is None:
+            continue
+        parts = manifest.parts[base:]
+        model = parts[-2] if len(parts) >= 2 else "model"
+        namespace = parts[-3] if len(parts) >= 3 else ""
+        name = (f"{namespace}/" if namespace and namespace != "library" else "") + f"{model}:{manifest.name}"
+        yield name, blobs / f"sha256-{digest}"
 
 
 def _model_digest(manifest: Path) -> str | None:

@@ -275,11 +275,12 @@ class MarkdownView(QTextBrowser):
         block = document.begin()
         inside = False
         while block.isValid():
-            if _is_code(block):
+            code = _is_code(block)
+            if code:
                 if not inside:
                     runs.append((block, []))
                 runs[-1] = (block, [*runs[-1][1], block.text()])
-            inside = _is_code(block)
+            inside = code
             block = block.next()
         self.code_blocks = ["\n".join(lines) for _, lines in runs]
         if not runs:
