@@ -16,6 +16,7 @@ from i18n import LANGUAGES
 from storage.paths import private_file, settings_path
 
 log = logging.getLogger(__name__)
+THEMES = ("system", "light", "dark")
 
 
 @dataclass
@@ -25,6 +26,7 @@ class Settings:
     api_port: int = 8765
     api_store: bool = False  # keep API conversations in the vault
     language: str = "system"  # the interface: "system", or a code in i18n.LANGUAGES
+    theme: str = "system"  # light or dark: "system" (follow it), "light" or "dark"
     # An intranet engine is switched on (which ones is in the vault): the kernel's
     # no-network line (guard.seccomp) then stays off at start-up, as for the local API.
     intranet_engines: bool = False
@@ -40,6 +42,7 @@ class Settings:
                        api_port=int(data.get("api_port", 8765)),
                        api_store=bool(data.get("api_store", False)),
                        language=_language(data.get("language")),
+                       theme=data.get("theme") if data.get("theme") in THEMES else "system",
                        intranet_engines=bool(data.get("intranet_engines", False)))
         except FileNotFoundError:
             return cls()

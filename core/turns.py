@@ -2,13 +2,14 @@
 
 The user's message is committed before anything else happens. The answer is written as
 a placeholder, checkpointed about once a second while it streams, and finalized on
-``Done``, or kept as interrupted / failed on ``Stopped`` / ``Failed``. An answer being
-replaced stays in the vault until its successor is complete; stopping the new one, or
-its failure, keeps the old one as it was, also across a crash (the successor carries
-``replaces`` until it is complete, and the store hides such a leftover). Regenerate
-replaces the last answer; editing an earlier question replaces it and everything after
-it, and the edited question and its answer take their place in one transaction
-(``ChatStore.supersede``).
+``Done``, or kept as interrupted / failed on ``Stopped`` / ``Failed``. Nothing is
+replaced: regenerate adds a version of the last answer, and editing an earlier question
+adds a branch beside it, the old one kept (``storage.chats.Tree``). The chat shows the
+new version from its start, but the vault chooses it only once it is written (complete,
+or stopped with words in it): a crash before then leaves the chat showing the old one,
+the cut-off new one a version beside it. A regenerate that fails or is stopped before
+its first word goes, and the old answer is shown again. Continue resumes an answer that
+was cut off, in place.
 
 A fault of the user's environment (a full disk, a read-only folder) never raises out of
 here: the partial answer stays on screen, the listener hears what was and was not
@@ -48,7 +49,6 @@ from storage.chats import (
     DAMAGED,
     FAILED,
     INTERRUPTED,
-    REPLACES,
     STREAMING,
     UNTITLED,
     Chat,
@@ -80,6 +80,8 @@ class TurnListener(Protocol):
 
     def message_added(self, message: Message) -> None: ...
     def message_removed(self, message_id: int) -> None: ...
+    def branch_changed(self, chat_id: int, through: int | None) -> None:
+        """Show the chat anew: the branch through ``through`` (None: as the vault chose)."""
     def answer_updated(self, message_id: int, text: str) -> None: ...
     def answer_progress(self, message_id: int, stage: str, done: int, total: int) -> None:
         """Before the first word: ``inference.protocol.Preparing``'s stage and counts."""
@@ -93,14 +95,14 @@ class Turn:
     request_id: int
     chat_id: int
     message_id: int
-    replaces: int | None = None  # the answer this one replaces, kept until this one is complete
-    edited: int | None = None  # an edit: the new question, written with the answer
-    supersedes: tuple[int, ...] = ()  # an edit: the old question and all after it
+    version_of: int | None = None  # a regenerate: the answer this is a new version of
+    edited: int | None = None  # an edit: the new question, a branch beside the old one
     text: str = ""
     last_checkpoint: float = 0.0
     sources: list[dict[str, Any]] | None = None  # passages given to the model, with documents on
     engine: str = ""  # the intranet engine that answers ("" for the local model)
     model: str = ""  # the engine's model, once it said which
+    before: str | None = None  # continuing: the answer's status before
 
 
 @dataclass
@@ -133,8 +135,9 @@ def history(store: ChatStore, chat: Chat | None, chat_id: int, until: int | None
     system = ((chat.settings.get("system_prompt") if chat else "") or "").strip()
     engine = route(chat)[0]
     found = [ChatMessage("system", system or SYSTEM_PROMPT)]
+    shown = store.messages(chat_id)
     usable = []
-    for m in store.messages(chat_id):
+    for m in shown:
         if until is not None and m.id == until:
             break
         if m.status in (FAILED, STREAMING, DAMAGED) or not m.content:
@@ -146,9 +149,16 @@ def history(store: ChatStore, chat: Chat | None, chat_id: int, until: int | None
             stats = answer.stats or {}
             sources = stats.get("sources")
             went_there = not engine or stats.get("engine", "") == engine
-            found.append(user_turn(m.content, sources if isinstance(sources, list) and went_there else None))
+            turn = user_turn(m.content, sources if isinstance(sources, list) and went_there else None)
         else:
-            found.append(ChatMessage(m.role, m.content))
+            turn = ChatMessage(m.role, m.content)
+        if found[-1].role == turn.role == "user":
+            # A question left without its answer (failed, stopped before a word, deleted):
+            # the model is not given it, as chat templates want turns to take turns.
+            found.pop()
+        elif found[-1].role == turn.role:  # two answers, their question deleted: one turn
+            turn = ChatMessage(turn.role, f"{found.pop().content}\n\n{turn.content}")
+        found.append(turn)
     return tuple(found)
 
 
@@ -185,59 +195,95 @@ class TurnMachine:
 
     def start(self, chat_id: int, params: SamplingParams, retrieval_for: Callable[[int, str], Retrieval | None] | None,
               replaces: int | None = None) -> bool:
-        """Write the answer's placeholder and ask the worker for it. False if not started."""
+        """Write the answer's placeholder and ask the worker for it (``replaces``: as a new
+        version of that answer). False if not started."""
         store = self.store
         assert store is not None and self.active is None
         messages = history(store, store.get_chat(chat_id), chat_id, until=replaces)
-        return self._begin(chat_id, messages, params, retrieval_for, replaces)
+        parent = None
+        if replaces is not None:
+            old = next((m for m in store.messages(chat_id) if m.id == replaces), None)
+            if old is None:
+                return False
+            parent = old.parent
+        return self._begin(chat_id, messages, params, retrieval_for, parent, version_of=replaces)
 
     def edit(self, chat_id: int, message_id: int, text: str, params: SamplingParams,
              retrieval_for: Callable[[int, str], Retrieval | None] | None) -> bool:
-        """Ask again with an earlier question changed: the old question and everything
-        after it stay until the new answer is complete; stopped or failed, nothing
-        changes. False (and a notice) if it did not start."""
+        """Ask again with an earlier question changed: the new question is a branch beside
+        the old one, which stays with everything after it. False (and a notice) if it did
+        not start."""
         store = self.store
         assert store is not None and self.active is None
-        found = store.messages(chat_id)
-        index = next((i for i, m in enumerate(found) if m.id == message_id and m.role == "user"), None)
-        if index is None or not text.strip():
+        question = next((m for m in store.messages(chat_id) if m.id == message_id and m.role == "user"), None)
+        if question is None or not text.strip():
             return False
         messages = history(store, store.get_chat(chat_id), chat_id, until=message_id)
+        if messages[-1].role == "user":  # a question left without its answer, just before
+            messages = messages[:-1]
         try:
-            edited = store.add_message(chat_id, "user", text, STREAMING, stats={REPLACES: message_id})
+            edited = store.add_message(chat_id, "user", text, parent=question.parent, show=False)
         except Exception as exc:
             self.environmental(exc, translate("core.turns",
                                               "The edit was not sent; your chat is as it was."))
             return False
-        self._listener.message_added(edited)
         return self._begin(chat_id, (*messages, ChatMessage("user", text)), params, retrieval_for,
-                           None, edited.id, tuple(m.id for m in found[index:]))
+                           edited.id, edited=edited.id)
+
+    def continue_answer(self, chat_id: int, message_id: int, params: SamplingParams) -> bool:
+        """Go on writing an answer that was cut off (stopped, or at the length limit), in
+        place. False if it is not the chat's last message, or did not start."""
+        store = self.store
+        assert store is not None and self.active is None
+        shown = store.messages(chat_id)
+        answer = shown[-1] if shown else None
+        if answer is None or answer.id != message_id or answer.role != "assistant" or not answer.content:
+            return False
+        messages = history(store, store.get_chat(chat_id), chat_id, until=message_id)
+        try:
+            store.update_message(message_id, status=STREAMING)
+        except Exception as exc:
+            self.environmental(exc, translate("core.turns", "The answer was not continued; it is as it was."))
+            return False
+        engine, model = route(store.get_chat(chat_id))
+        turn = Turn(next(self._ids), chat_id, message_id, text=answer.content, last_checkpoint=self._clock(),
+                    before=answer.status, engine=engine, model=model)
+        sources = answer.stats.get("sources")
+        turn.sources = sources if isinstance(sources, list) else None
+        self._listener.branch_changed(chat_id, message_id)
+        self._set_active(turn)
+        # The answer so far is the last turn: the model writes on from its last word.
+        self._submit(Generate(turn.request_id, chat_id, (*messages, ChatMessage("assistant", answer.content)),
+                              params, None, engine, model))
+        return True
 
     def _begin(self, chat_id: int, messages: tuple[ChatMessage, ...], params: SamplingParams,
-               retrieval_for: Callable[[int, str], Retrieval | None] | None, replaces: int | None,
-               edited: int | None = None, supersedes: tuple[int, ...] = ()) -> bool:
+               retrieval_for: Callable[[int, str], Retrieval | None] | None, parent: int | None,
+               version_of: int | None = None, edited: int | None = None) -> bool:
         store = self.store
         assert store is not None
-        marker = replaces or (supersedes[0] if supersedes else None)
+        aside = version_of is not None or edited is not None  # a version or branch, not yet chosen
         engine, model = route(store.get_chat(chat_id))
         # Who is writing it, from the first moment on screen (the finished answer says again).
         stats: dict[str, Any] = {"model": model or ("" if engine else self.model_name)}
         if engine:
             stats["engine"] = engine
-        if marker:
-            stats[REPLACES] = marker
         try:
-            placeholder = store.add_message(chat_id, "assistant", "", STREAMING, stats=stats)
+            placeholder = store.add_message(chat_id, "assistant", "", STREAMING, stats=stats,
+                                            parent=parent, show=not aside)
         except Exception as exc:
             if edited is not None:
-                store.abandon(edited)
-                self._write(translate("core.turns", "the unsent edit's removal"),
-                            lambda: self._delete(edited))
+                # The edited question is kept, as a branch the user can see and ask again from.
+                self._write(translate("core.turns", "the edited question"),
+                            lambda: self._show(chat_id, edited))
             self.environmental(exc, translate("core.turns",
                                               "No answer was started; your messages so far are saved."))
             return False
-        self._listener.message_added(placeholder)
-        turn = Turn(next(self._ids), chat_id, placeholder.id, replaces, edited, supersedes, "", self._clock(),
+        if aside:
+            self._listener.branch_changed(chat_id, placeholder.id)
+        else:
+            self._listener.message_added(placeholder)
+        turn = Turn(next(self._ids), chat_id, placeholder.id, version_of, edited, "", self._clock(),
                     engine=engine, model=model)
         self._set_active(turn)
         question = messages[-1].content if len(messages) > 1 else ""
@@ -318,28 +364,29 @@ class TurnMachine:
 
     def _finish(self, turn: Turn, status: str, stats: dict[str, Any]) -> None:
         self._set_active(None)
-        new = [turn.message_id] + ([turn.edited] if turn.edited is not None else [])
-        old = [turn.replaces] if turn.replaces is not None else list(turn.supersedes)
-        if old and status != COMPLETE:
-            # Stopped or failed: the new messages go, the ones they would have replaced stay.
-            for message_id in new:
-                if self.store is not None:
-                    self.store.abandon(message_id)
+        store = self.store
+        if turn.before is not None:
+            self._finish_continued(turn, status, stats)
+            return
+        nothing = status == FAILED if turn.version_of is not None else False
+        if nothing or (status == INTERRUPTED and not turn.text):
+            # A new version that failed, or any answer stopped before its first word: it
+            # goes; the chat shows what it showed (an edit: its new question, kept).
+            if store is not None:
+                store.abandon(turn.message_id)
+            shown = turn.edited
+
             def remove() -> None:
-                for message_id in new:
-                    self._delete(message_id)
+                self._delete(turn.message_id)
+                if shown is not None and self.store is not None:
+                    self.store.choose(shown)
 
             self._write(translate("core.turns", "the unfinished answer's removal"), remove)
+            if turn.version_of is not None or turn.edited is not None:
+                self._listener.branch_changed(turn.chat_id, None)
             if status == FAILED:
-                kept = (translate("core.turns", "Your chat is as it was before the edit.")
-                        if turn.edited else translate("core.turns", "The earlier answer is kept."))
-                self._listener.notice(translate("core.turns", "The new answer failed ({error}). {kept}")
-                                      .format(error=stats.get("error"), kept=kept))
-            return
-        if status == INTERRUPTED and not turn.text:
-            # Stopped before the first word: nothing worth keeping.
-            self._write(translate("core.turns", "the empty answer's removal"),
-                        lambda: self._delete(turn.message_id))
+                self._listener.notice(translate("core.turns", "The new answer failed ({error}). "
+                                                "The earlier answer is kept.").format(error=stats.get("error")))
             return
         # Who wrote it, stored encrypted with the answer.
         stats = {**stats, "model": turn.model or ("" if turn.engine else self.model_name)}
@@ -347,24 +394,41 @@ class TurnMachine:
             stats["engine"] = turn.engine
         if turn.sources is not None:
             stats["sources"] = turn.sources
+        self._save(turn, status, stats, chosen=turn.version_of is not None or turn.edited is not None)
+
+    def _finish_continued(self, turn: Turn, status: str, stats: dict[str, Any]) -> None:
+        """A continued answer: what it had before stays, whatever happens to the rest."""
+        assert turn.before is not None
+        if status == FAILED:
+            self._listener.notice(translate("core.turns", "The answer could not be continued "
+                                            "({error}). It is kept as it was.").format(error=stats.get("error")))
+            status = turn.before
+        kept = self.store.messages(turn.chat_id, turn.message_id) if self.store is not None else []
+        old = next((m.stats for m in kept if m.id == turn.message_id), {})
+        if status == FAILED or not stats.get("tokens"):
+            stats = old
+        else:
+            stats = {**old, **stats, "tokens": int(old.get("tokens") or 0) + int(stats.get("tokens") or 0)}
+        self._save(turn, status, stats, chosen=False)
+
+    def _save(self, turn: Turn, status: str, stats: dict[str, Any], chosen: bool) -> None:
+        """The answer as it ends, on screen and then in the vault (``chosen``: its branch
+        shown from now on, in the same transaction)."""
         message = Message(turn.message_id, turn.chat_id, 0, "assistant", turn.text, status, stats)
         self._listener.answer_finished(message)
         store = self.store
 
         def save() -> None:
             assert store is not None
-            store.update_message(turn.message_id, content=turn.text, status=status, stats=stats)
+            store.update_message(turn.message_id, content=turn.text, status=status, stats=stats, show=chosen)
 
-        def supersede() -> None:
-            # The answer, its question (an edit) and the messages they replace, in one
-            # transaction: a crash keeps the old ones or the new, never neither.
-            assert store is not None
-            store.supersede(new, old, (turn.message_id, {"content": turn.text, "status": status, "stats": stats}))
-            for message_id in old:
-                self._listener.message_removed(message_id)
-
-        self._write(translate("core.turns", "the answer"), supersede if old else save, [],
+        self._write(translate("core.turns", "the answer"), save, [],
                     translate("core.turns", "The answer is on screen but not saved yet."))
+
+    def _show(self, chat_id: int, message_id: int) -> None:
+        if self.store is not None:
+            self.store.choose(message_id)
+            self._listener.branch_changed(chat_id, None)
 
     def _delete(self, message_id: int | None) -> None:
         if self.store is None or message_id is None:

@@ -243,8 +243,11 @@ class LlamaEngine:
         escape = self._escaper.escape
         rendered = [{"role": m.role, "content": escape(m.content)} for m in messages]
         limit = output_limit(self.n_ctx, sum(len(m["content"]) + len(m["role"]) for m in rendered))
+        # An answer being continued is the last turn: the prompt opens the answer as for
+        # a new one and its text so far follows, for the model to write on from there.
+        go_on = rendered.pop()["content"] if len(rendered) > 1 and rendered[-1]["role"] == "assistant" else ""
         try:
-            prompt = self._template.render(rendered, max_chars=limit)
+            prompt = self._template.render(rendered, max_chars=limit) + go_on
         except TemplateRefused as exc:
             raise InferenceError(translate(
                 "inference.llama_engine",

@@ -35,7 +35,9 @@ def fit_messages(
         return [], 0
     system = [m for m in msgs[:1] if m.role == "system"]
     rest = msgs[len(system):]
-    latest, history = rest[-1:], rest[:-1]
+    # The latest turn; with an answer being continued, its question and the answer so far.
+    keep = 2 if len(rest) >= 2 and rest[-1].role == "assistant" else 1
+    latest, history = rest[-keep:], rest[:-keep]
     needed = count(system + latest)
     if needed > budget:
         raise PromptTooLong(needed, budget)

@@ -172,6 +172,7 @@ class Stats:
     ttft_seconds: float
     total_seconds: float
     dropped_messages: int = 0
+    cut_off: bool = False  # it ended at the length limit, not where the model ended it
 
     @property
     def tokens_per_second(self) -> float:
@@ -189,6 +190,7 @@ class Stats:
             "total_seconds": round(self.total_seconds, 4),
             "tokens_per_second": round(self.tokens_per_second, 2),
             "dropped_messages": self.dropped_messages,
+            **({"cut_off": True} if self.cut_off else {}),
         }
 
 

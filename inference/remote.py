@@ -193,6 +193,9 @@ class RemoteEngine:
             body["seed"] = params.seed
         if params.ignore_eos and self.kind in ("llama.cpp", "vllm", "sglang"):
             body["ignore_eos"] = True
+        if messages and messages[-1].role == "assistant" and self.kind in ("vllm", "sglang"):
+            # Continue an answer that was cut off: from its last word, no new turn opened.
+            body.update(continue_final_message=True, add_generation_prompt=False)
         if self.kind == "llama.cpp":
             body.update(top_k=params.top_k, min_p=params.min_p, repeat_penalty=params.repeat_penalty)
         elif self.kind in ("vllm", "sglang"):
@@ -333,8 +336,9 @@ class RemoteRunner:
                 broke.append(exc)
 
         count, ttft, total = stream_pieces(rid, pieces(), self._emit, abort.is_set, self._flush_interval)
-        stats = Stats(usage.get("prompt_tokens", prompt_tokens), usage.get("completion_tokens", count),
-                      ttft, total, dropped)
+        written = usage.get("completion_tokens", count)
+        stats = Stats(usage.get("prompt_tokens", prompt_tokens), written, ttft, total, dropped,
+                      written >= max_tokens)
         if broke:
             if count:
                 self._emit(Stopped(rid, stats, str(broke[0])))

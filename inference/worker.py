@@ -313,7 +313,8 @@ class InferenceWorker:
         finally:
             if report is not None:
                 report(None)  # this request's reports end with it
-        stats = Stats(prompt_tokens, tokens, ttft, total, dropped)
+        limit = min(command.params.max_tokens, engine.n_ctx - prompt_tokens)
+        stats = Stats(prompt_tokens, tokens, ttft, total, dropped, tokens >= limit)
         self._emit(Stopped(rid, stats) if self._stop.is_set() else Done(rid, stats))
 
 

@@ -7,6 +7,14 @@ payload lists its messages with a version that every change of a message raises,
 older copy of a message put back in place of the current one. A payload that does not decrypt (changed outside Hearth, or damaged)
 does not take the rest down: its record comes back marked ``damaged`` and the place is
 listed in ``damaged_places`` so the window can say so.
+
+A chat is a tree. Each message follows a parent (the message before it, or the chat's
+start); a regenerated answer is a sibling of the one before it (its versions), and an
+edited question a sibling of the question it rewrites (a branch, the old one kept).
+Which branch is shown is chosen at each fork; both the parents and the choices are in
+the chat's encrypted payload, so the tree itself says nothing to someone without the
+key, and a fork is as tamper-evident as the list of messages. A chat written before
+trees were (no parents listed) reads as one line, in position order.
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import Connection, delete, func, insert, select, update
@@ -37,10 +45,7 @@ STREAMING = "streaming"
 INTERRUPTED = "interrupted"
 FAILED = "failed"
 DAMAGED = "damaged"
-# In an answer's stats while it streams: the id of the answer it will replace once it is
-# complete. A message still carrying it was cut short (stopped, failed, or the app
-# ended), and is hidden: the answer it would have replaced stands.
-REPLACES = "replaces"
+ROOT = 0  # the parent of a chat's first message(s), in the chat's tree
 
 
 class StoreError(Exception):
@@ -68,6 +73,105 @@ class Message:
     status: str
     stats: dict[str, Any] = field(default_factory=dict)
     created_at: float = 0.0
+    parent: int = ROOT  # the message this one follows (ROOT: the chat's first)
+    versions: tuple[int, ...] = ()  # it and its siblings, oldest first ("‹ 2/3 ›")
+
+    @property
+    def version(self) -> tuple[int, int]:
+        """(which, of how many): 1-based, as the versions control shows it."""
+        if self.id not in self.versions:
+            return 1, 1
+        return self.versions.index(self.id) + 1, len(self.versions)
+
+
+@dataclass
+class Tree:
+    """A chat's messages as a tree: each one's parent, and the child shown at each fork
+    (where none was chosen, the newest). Ids grow with time, so siblings in id order are
+    oldest first."""
+
+    parents: dict[int, int]
+    chosen: dict[int, int]
+
+    @classmethod
+    def of(cls, data: dict[str, Any] | None, ids: list[int]) -> Tree:
+        """From a chat's payload and its message ids in position order. A message not
+        listed (written before trees, or whose parent is gone) follows the one before it."""
+        listed = (data or {}).get("parents") or {}
+        parents: dict[int, int] = {}
+        previous = ROOT
+        for message_id in ids:
+            parent = listed.get(str(message_id))
+            if isinstance(parent, int) and (parent == ROOT or parent in parents):
+                parents[message_id] = parent
+            else:
+                parents[message_id] = previous
+            previous = message_id
+        chosen = {int(k): v for k, v in ((data or {}).get("chosen") or {}).items()
+                  if isinstance(v, int) and str(k).isdigit()}
+        return cls(parents, chosen)
+
+    def dump(self, data: dict[str, Any]) -> None:
+        data["parents"] = {str(k): v for k, v in self.parents.items()}
+        data["chosen"] = {str(k): v for k, v in self.chosen.items() if v in self.parents}
+
+    def children(self) -> dict[int, list[int]]:
+        found: dict[int, list[int]] = {}
+        for message_id in sorted(self.parents):
+            found.setdefault(self.parents[message_id], []).append(message_id)
+        return found
+
+    def path(self, message_id: int) -> list[int]:
+        """The message and its ancestors, the message first."""
+        found: list[int] = []
+        while message_id in self.parents and message_id not in found:
+            found.append(message_id)
+            message_id = self.parents[message_id]
+        return found
+
+    def branch(self, through: int | None = None) -> list[int]:
+        """The messages shown, in order: through ``through`` when given (and there),
+        otherwise as chosen at each fork."""
+        children = self.children()
+        forced = {self.parents[m]: m for m in self.path(through)} if through is not None else {}
+        found: list[int] = []
+        node = ROOT
+        while options := children.get(node):
+            pick = forced.get(node, self.chosen.get(node))
+            node = pick if pick in options else options[-1]
+            if node in found:
+                break
+            found.append(node)
+        return found
+
+    def shown_at(self, parent: int) -> int | None:
+        """The child shown at a fork now."""
+        options = self.children().get(parent)
+        if not options:
+            return None
+        pick = self.chosen.get(parent)
+        return pick if pick in options else options[-1]
+
+    def choose(self, message_id: int) -> None:
+        """Show the branch through this message from now on."""
+        for node in self.path(message_id):
+            self.chosen[self.parents[node]] = node
+
+    def remove(self, message_id: int) -> None:
+        """Take one message out: what followed it follows its parent now, and a fork that
+        showed it shows what it showed."""
+        if message_id not in self.parents:
+            return
+        below = self.shown_at(message_id)
+        self.chosen.pop(message_id, None)
+        parent = self.parents.pop(message_id)
+        for child, above in self.parents.items():
+            if above == message_id:
+                self.parents[child] = parent
+        if self.chosen.get(parent) == message_id:
+            del self.chosen[parent]
+            if below is not None:
+                self.chosen[parent] = below
 
 
 class ChatStore:
@@ -126,14 +230,16 @@ class ChatStore:
         )
 
     def _touch_chat(self, conn: Connection, chat_id: int, listed: tuple[int, int | None] | None = None,
-                    **changes: Any) -> None:
+                    tree: Tree | None = None, **changes: Any) -> None:
         """Change a chat's payload; ``listed`` is (message id, its new version, or None
-        for "deleted") for the chat's list of messages."""
+        for "deleted") for the chat's list of messages; ``tree`` its new tree."""
         data = self._chat_data(conn, chat_id)
         if data is None:
             raise StoreError(translate("storage.chats",
                                        "This chat is damaged and cannot be changed."))
         data.update(changes)
+        if tree is not None:
+            tree.dump(data)
         if listed is not None:
             versions = data.setdefault("messages", {})
             message_id, version = listed
@@ -200,12 +306,31 @@ class ChatStore:
             self._search_cache = {k: v for k, v in self._search_cache.items() if v[0] != chat_id}
 
     # Messages ---------------------------------------------------------------------
+    def _tree_in(self, conn: Connection, chat_id: int) -> Tree:
+        m = schema.messages.c
+        ids = list(conn.scalars(select(m.id).where(m.chat_id == chat_id).order_by(m.position)))
+        return Tree.of(self._chat_data(conn, chat_id), ids)
+
     def add_message(self, chat_id: int, role: str, content: str, status: str = COMPLETE,
-                    stats: dict[str, Any] | None = None) -> Message:
+                    stats: dict[str, Any] | None = None, parent: int | None = None,
+                    show: bool = True) -> Message:
+        """Add a message after ``parent`` (None: after the branch shown; ``ROOT``: as a
+        first message). ``show=False`` adds it as a version or branch that is not shown
+        until ``update_message(show=True)`` or ``choose``: a crash before then leaves the
+        chat showing what it showed."""
         now = time.time()
         data = {"role": role, "content": content, "status": status, "stats": stats or {},
                 "created_at": now, "version": 1}
         with self.vault.transaction() as conn:
+            tree = self._tree_in(conn, chat_id)
+            if parent is None:
+                branch = tree.branch()
+                parent = branch[-1] if branch else ROOT
+            elif parent != ROOT and parent not in tree.parents:
+                raise StoreError(translate("storage.chats",
+                                           "The message this would follow is no longer there."))
+            if not show and (shown := tree.shown_at(parent)) is not None:
+                tree.chosen[parent] = shown
             last = conn.scalar(
                 select(func.max(schema.messages.c.position)).where(schema.messages.c.chat_id == chat_id)
             )
@@ -216,12 +341,17 @@ class ChatStore:
                 update(schema.messages).where(schema.messages.c.id == message_id)
                 .values(payload=self._seal("messages", message_id, data, (chat_id, position)))
             )
-            self._touch_chat(conn, chat_id, (message_id, 1), updated_at=now)
+            tree.parents[message_id] = parent
+            if show:
+                tree.choose(message_id)
+            self._touch_chat(conn, chat_id, (message_id, 1), tree, updated_at=now)
         if status == STREAMING:
             self._streaming_here.add(message_id)
         if self._search_cache is not None:
             self._search_cache[message_id] = (chat_id, content)
-        return Message(message_id, chat_id, position, role, content, status, stats or {}, now)
+        versions = tuple(tree.children()[parent])
+        return Message(message_id, chat_id, position, role, content, status, stats or {}, now,
+                       parent, versions)
 
     def update_message(
         self,
@@ -230,7 +360,10 @@ class ChatStore:
         content: str | None = None,
         status: str | None = None,
         stats: dict[str, Any] | None = None,
+        show: bool = False,
     ) -> None:
+        """Change a message; ``show``: and show its branch from now on, in the same
+        transaction (a regenerated answer, once it is complete)."""
         def change(data: dict[str, Any]) -> None:
             if content is not None:
                 data["content"] = content
@@ -241,35 +374,28 @@ class ChatStore:
 
         with self.vault.transaction() as conn:
             committed = [self._change_in(conn, message_id, change)]
+            if show:
+                self._choose_in(conn, message_id)
         self._after(committed)
+
+    def choose(self, message_id: int) -> None:
+        """Show the branch through this message (another version of an answer, or the
+        other branch of an edited question) from now on."""
+        with self.vault.transaction() as conn:
+            self._choose_in(conn, message_id)
+
+    def _choose_in(self, conn: Connection, message_id: int) -> None:
+        chat_id = conn.scalar(select(schema.messages.c.chat_id).where(schema.messages.c.id == message_id))
+        if chat_id is None:
+            return
+        tree = self._tree_in(conn, chat_id)
+        tree.choose(message_id)
+        self._touch_chat(conn, chat_id, tree=tree)
 
     def delete_message(self, message_id: int) -> None:
+        """Delete one message; what followed it follows the message before it."""
         with self.vault.transaction() as conn:
             committed = [self._delete_in(conn, message_id)]
-        self._after(committed)
-
-    def supersede(self, finished: list[int], dropped: list[int],
-                  final: tuple[int, dict[str, Any]] | None = None) -> None:
-        """A replacement is complete: in one transaction, the ``finished`` messages lose
-        their ``replaces`` mark (and read as complete), ``final`` (a message id and its
-        content, status and stats) is written, and the ``dropped`` ones go. A crash
-        leaves either the old messages or the new ones, never both or neither."""
-        def finish(data: dict[str, Any]) -> None:
-            data["stats"] = {k: v for k, v in (data.get("stats") or {}).items() if k != REPLACES}
-            if data["status"] == STREAMING:
-                data["status"] = COMPLETE
-
-        def finish_with(values: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
-            def change(data: dict[str, Any]) -> None:
-                data.update(values)
-                finish(data)
-            return change
-
-        with self.vault.transaction() as conn:
-            committed = [self._change_in(conn, message_id,
-                                         finish_with(final[1]) if final and final[0] == message_id else finish)
-                         for message_id in finished]
-            committed += [self._delete_in(conn, message_id) for message_id in dropped]
         self._after(committed)
 
     @staticmethod
@@ -302,7 +428,9 @@ class ChatStore:
         self._touch_chat(conn, row.chat_id, (message_id, data["version"]))
 
         def remember() -> None:
-            if data["status"] != STREAMING:
+            if data["status"] == STREAMING:
+                self._streaming_here.add(message_id)  # continued: written here from now on
+            else:
                 self._streaming_here.discard(message_id)
             if self._search_cache is not None:
                 self._search_cache[message_id] = (row.chat_id, data["content"])
@@ -310,9 +438,11 @@ class ChatStore:
 
     def _delete_in(self, conn: Connection, message_id: int) -> Callable[[], None]:
         chat_id = conn.scalar(select(schema.messages.c.chat_id).where(schema.messages.c.id == message_id))
-        conn.execute(delete(schema.messages).where(schema.messages.c.id == message_id))
         if chat_id is not None and self._chat_data(conn, chat_id) is not None:
-            self._touch_chat(conn, chat_id, (message_id, None))
+            tree = self._tree_in(conn, chat_id)
+            tree.remove(message_id)
+            self._touch_chat(conn, chat_id, (message_id, None), tree)
+        conn.execute(delete(schema.messages).where(schema.messages.c.id == message_id))
 
         def remember() -> None:
             self._streaming_here.discard(message_id)
@@ -320,41 +450,31 @@ class ChatStore:
                 self._search_cache.pop(message_id, None)
         return remember
 
-    def messages(self, chat_id: int) -> list[Message]:
-        """The chat's messages in order, without replacements that were cut short."""
+    def messages(self, chat_id: int, through: int | None = None) -> list[Message]:
+        """The chat's messages as shown, in order: the chosen branch, or the one through
+        message ``through`` (an answer being regenerated is shown before it is chosen).
+        Each says which of its versions it is."""
         m = schema.messages.c
         with self._engine.connect() as conn:
-            rows = conn.execute(
-                select(m.id, m.chat_id, m.position, m.payload)
-                .where(m.chat_id == chat_id).order_by(m.position)
-            ).all()
-        found = [self._message(*row) for row in rows]
-        leftovers = [message.id for message in found if self._cut_short(message)]
-        if leftovers:
-            self._remove_leftovers(leftovers)
-        return [message for message in found if message.id not in leftovers]
-
-    def _remove_leftovers(self, message_ids: list[int]) -> None:
-        """Replacements cut short (stopped, failed, or the app ended) are never shown:
-        they go, so that what the user wrote in them does not stay in the vault unseen.
-        Best effort: a full disk leaves them hidden, for the next read to try again."""
-        try:
-            with self.vault.transaction_if_free() as conn:
-                if conn is None:
-                    return  # a passphrase change is re-encrypting: the next read tries again
-                committed = [self._delete_in(conn, message_id) for message_id in message_ids]
-        except Exception:
-            log.warning("replacements cut short could not be removed now", exc_info=True)
-            return
-        self._after(committed)
+            tree = self._tree_in(conn, chat_id)
+            branch = tree.branch(through)
+            rows = {row.id: row for row in conn.execute(
+                select(m.id, m.chat_id, m.position, m.payload).where(m.chat_id == chat_id)
+                .where(m.id.in_(branch))
+            )}
+        children = tree.children()
+        found = []
+        for message_id in branch:
+            row = rows[message_id]
+            message = self._message(row.id, row.chat_id, row.position, row.payload)
+            parent = tree.parents[message_id]
+            found.append(replace(message, parent=parent, versions=tuple(children[parent])))
+        return found
 
     def abandon(self, message_id: int) -> None:
-        """The answer being written here was given up: from now on it reads as cut short
-        (hidden, if it replaced another), even while its removal waits for disk space."""
+        """The answer being written here was given up: from now on it reads as stopped,
+        even while its removal waits for disk space."""
         self._streaming_here.discard(message_id)
-
-    def _cut_short(self, message: Message) -> bool:
-        return message.stats.get(REPLACES) is not None and message.id not in self._streaming_here
 
     def message_count(self) -> int:
         with self._engine.connect() as conn:

@@ -67,13 +67,34 @@ class ConversationActions:
             return
         text = dialogs.long_text(
             cast(QWidget, self), translate("chat.actions", "Edit question"),
-            translate("chat.actions", "Your question (what follows it is replaced "
-                      "once the new answer is complete):"),
+            translate("chat.actions", "Your question (as it was, it stays with its answers "
+                      "as the other version, ‹ 1/2 ›):"),
             widget.text())
         if text is None or not text.strip() or text == widget.text():
             return
         self.notice.hide()
         self.controller.edit(message_id, text)
+
+    @Slot(int)
+    def _show_version(self, message_id: int) -> None:
+        self.controller.show_version(message_id)
+
+    @Slot(int)
+    def _continue_answer(self, message_id: int) -> None:
+        self.notice.hide()
+        self.controller.continue_answer(message_id)
+
+    @Slot(int)
+    def _delete_message(self, message_id: int) -> None:
+        """One message, after the user confirms; the rest of the chat stays."""
+        widget = self.conversation.widget_for(message_id)
+        if widget is None or self.controller.locked:
+            return
+        if dialogs.confirm(cast(QWidget, self), translate("chat.actions", "Delete message"),
+                           translate("chat.actions", "Delete this message for good? The rest of "
+                                     "the chat stays as it is."),
+                           translate("chat.actions", "Delete message")):
+            self.controller.delete_message(message_id)
 
     @Slot(QUrl)
     def _open_link(self, url: QUrl) -> None:

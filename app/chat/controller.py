@@ -63,6 +63,9 @@ class _Signals:
     def message_removed(self, message_id: int) -> None:
         self._c.message_removed.emit(message_id)
 
+    def branch_changed(self, chat_id: int, through: int | None) -> None:
+        self._c.show_branch(chat_id, through)
+
     def answer_updated(self, message_id: int, text: str) -> None:
         self._c.answer_updated.emit(message_id, text)
 
@@ -84,6 +87,7 @@ class ChatController(QObject):
     chat_selected = Signal(object, list)  # Chat | None, list[Message]
     message_added = Signal(object)  # Message
     message_removed = Signal(int)
+    branch_shown = Signal(list)  # list[Message]: the open chat as shown now (another version, a branch)
     answer_updated = Signal(int, str)  # message id, full text so far
     answer_progress = Signal(int, str, int, int)  # message id, stage, tokens read, prompt tokens
     answer_finished = Signal(object)  # Message (final state)
@@ -342,6 +346,53 @@ class ChatController(QObject):
         if chat is None:
             return False
         return self.turns.edit(chat.id, message_id, text, self._params_for(chat), self.retrieval_for)
+
+    def continue_answer(self, message_id: int) -> bool:
+        """Go on writing the open chat's last answer, cut off by Stop or the length limit."""
+        chat = self._ready_chat()
+        if chat is None:
+            return False
+        return self.turns.continue_answer(chat.id, message_id, self._params_for(chat))
+
+    def show_version(self, message_id: int) -> bool:
+        """Show another version of an answer (or the other branch of an edited question):
+        the chat goes on from there, and it is what the chat shows from now on."""
+        chat = self.current_chat
+        if chat is None or self._store is None or not self._idle(translate(
+                "chat.controller", "Wait for the answer to finish (or stop it) before switching versions.")):
+            return False
+        try:
+            self.store.choose(message_id)
+        except Exception as exc:
+            self.turns.environmental(exc, translate("chat.controller", "The chat still shows the same version."))
+            return False
+        self.branch_shown.emit(self.store.messages(chat.id))
+        return True
+
+    def delete_message(self, message_id: int) -> bool:
+        """Delete one message of the open chat for good; what followed it stays."""
+        chat = self.current_chat
+        if chat is None or self._store is None or not self._idle(translate(
+                "chat.controller", "Wait for the answer to finish (or stop it) before deleting a message.")):
+            return False
+        try:
+            self.store.delete_message(message_id)
+        except Exception as exc:
+            self.turns.environmental(exc, translate("chat.controller", "The message was not deleted."))
+            return False
+        self.branch_shown.emit(self.store.messages(chat.id))
+        return True
+
+    def show_branch(self, chat_id: int, through: int | None = None) -> None:
+        """The open chat anew, through ``through`` (a version being written) or as chosen."""
+        if self._store is not None and self.current_chat is not None and self.current_chat.id == chat_id:
+            self.branch_shown.emit(self.store.messages(chat_id, through))
+
+    def _idle(self, why: str) -> bool:
+        if self.busy:
+            self.notice.emit(why)
+            return False
+        return True
 
     def _ready_chat(self) -> Chat | None:
         """The open chat, if a new answer can start in it now (a notice says why not

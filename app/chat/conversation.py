@@ -23,7 +23,9 @@ from PySide6.QtWidgets import (
 
 from app.chat.markdown import MarkdownView
 from app.chat.sources import SourceList
+from app.shell import style
 from app.shell.a11y import named
+from app.shell.style import shade
 from app.shell.text import plain
 from i18n import translate
 from inference.intranet import one_line
@@ -50,12 +52,18 @@ class MessageWidget(QFrame):
 
     source_requested = Signal(object)  # a cited source (see SourceButton)
     edit_requested = Signal(int)  # a question's message id
+    delete_requested = Signal(int)  # this message's id
+    version_requested = Signal(int)  # the id of the version (or branch) to show instead
+    continue_requested = Signal(int)  # this answer's id: write on from where it was cut off
 
     def __init__(self, message: Message, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.message_id = message.id
         self.role = message.role
         self.status = message.status
+        self.versions: tuple[int, ...] = ()
+        self.cut_off = False  # it ended at the length limit
+        self.last = False  # the chat's last message: an answer cut off may be continued
         self.error = ""  # why the answer failed, as shown (without the sign before it)
         self.setObjectName("assistantMessage" if message.role == "assistant" else "userMessage")
         self.setFrameShape(QFrame.Shape.StyledPanel)
@@ -93,17 +101,90 @@ class MessageWidget(QFrame):
             self.edit_button = QPushButton(translate("chat.conversation", "Edit"))
             self.edit_button.setFlat(True)
             self.edit_button.setToolTip(translate(
-                "chat.conversation", "Change this question and ask again; what follows it is "
-                "replaced once the new answer is complete"))
+                "chat.conversation", "Change this question and ask again; the question as it "
+                "was and what follows it are kept, as the other version"))
             self.edit_button.clicked.connect(self._edit)
             named(self.edit_button, translate("chat.conversation", "Edit this question"),
                   self.edit_button.toolTip())
             header.addWidget(self.edit_button)
+        self.delete_button = self._header_button(
+            header, translate("chat.conversation", "Delete"),
+            translate("chat.conversation", "Delete this message; the rest of the chat stays"),
+            translate("chat.conversation", "Delete this message"))
+        self.delete_button.clicked.connect(lambda: self.delete_requested.emit(self.message_id))
+        self.continue_button = self._header_button(
+            header, translate("chat.conversation", "Continue"),
+            translate("chat.conversation", "Go on writing this answer from where it stopped"),
+            translate("chat.conversation", "Continue this answer"))
+        self.continue_button.clicked.connect(lambda: self.continue_requested.emit(self.message_id))
+        # The versions control: "‹ 2/3 ›", for the versions of an answer or the branches
+        # of an edited question.
+        self.previous_button = self._header_button(
+            header, "‹", translate("chat.conversation", "Show the previous version"),
+            translate("chat.conversation", "Previous version"))
+        self.version_label = QLabel()
+        self.version_label.setObjectName("versionLabel")
+        header.addWidget(self.version_label)
+        self.next_button = self._header_button(
+            header, "›", translate("chat.conversation", "Show the next version"),
+            translate("chat.conversation", "Next version"))
+        self.previous_button.clicked.connect(lambda: self._step_version(-1))
+        self.next_button.clicked.connect(lambda: self._step_version(1))
         layout.addLayout(header)
         layout.addWidget(self.body)
         layout.addWidget(self.sources)
         layout.addWidget(self.info)
         self.show_message(message)
+
+    @staticmethod
+    def _header_button(header: QHBoxLayout, text: str, tip: str, name: str) -> QPushButton:
+        button = QPushButton(text)
+        button.setFlat(True)
+        button.setToolTip(tip)
+        named(button, name, tip)
+        header.addWidget(button)
+        return button
+
+    def highlight(self, query: str) -> int:
+        """Mark where ``query`` occurs in the text (as the chat search finds it: case
+        aside); how many places."""
+        needle = query.strip()
+        spans: list[tuple[int, int]] = []
+        document = self.body.document()
+        cursor = document.find(needle) if needle else None
+        while cursor is not None and not cursor.isNull() and len(spans) < 500:
+            spans.append((cursor.selectionStart(), cursor.selectionEnd()))
+            cursor = document.find(needle, cursor)
+        self.body.setExtraSelections(shade(self.body, spans, style.current().mark))
+        return len(spans)
+
+    def set_versions(self, versions: tuple[int, ...]) -> None:
+        """Which of its versions this is: "‹ 2/3 ›" when there is more than one."""
+        self.versions = versions
+        several = len(versions) > 1 and self.message_id in versions
+        for part in (self.previous_button, self.version_label, self.next_button):
+            part.setVisible(several)
+        if several:
+            which = versions.index(self.message_id) + 1
+            self.version_label.setText(f"{which}/{len(versions)}")
+            self.version_label.setAccessibleName(translate(
+                "chat.conversation", "Version {which} of {count}").format(which=which, count=len(versions)))
+            self.previous_button.setEnabled(which > 1)
+            self.next_button.setEnabled(which < len(versions))
+
+    def _step_version(self, step: int) -> None:
+        if self.message_id in self.versions:
+            index = self.versions.index(self.message_id) + step
+            if 0 <= index < len(self.versions):
+                self.version_requested.emit(self.versions[index])
+
+    def set_last(self, last: bool) -> None:
+        self.last = last
+        self._update_continue()
+
+    def _update_continue(self) -> None:
+        cut = self.status == INTERRUPTED or (self.status == COMPLETE and self.cut_off)
+        self.continue_button.setVisible(self.role == "assistant" and self.last and cut and bool(self.text()))
 
     def _copy(self) -> None:
         """The message exactly as written (an answer's Markdown, not its rendering)."""
@@ -165,6 +246,9 @@ class MessageWidget(QFrame):
             self.body.stream_markdown(text)
 
     def show_message(self, message: Message) -> None:
+        if message.versions:
+            self.set_versions(message.versions)
+        self.cut_off = bool(message.stats.get("cut_off"))
         self._set_author(message.stats)
         self.set_text(message.content)
         self.set_state(message.status, message.stats)
@@ -188,6 +272,7 @@ class MessageWidget(QFrame):
         self.info.setText(info)
         self.info.setProperty("failed", status == FAILED)
         self.info.setVisible(bool(info))
+        self._update_continue()
 
     def text(self) -> str:
         return self.body.source_text()
@@ -197,10 +282,11 @@ class MessageWidget(QFrame):
         self.sources.set_sources(sources)
 
     def focus_chain(self) -> list[QWidget]:
-        """Its stops in the tab order, as they are laid out: copy, edit, the text, the sources."""
+        """Its stops in the tab order, as they are laid out: the header's buttons, the text, the sources."""
         first: list[QWidget] = [self.copy_button]
         if self.edit_button is not None:
             first.append(self.edit_button)
+        first += [self.delete_button, self.continue_button, self.previous_button, self.next_button]
         return [*first, self.body, *self.sources.buttons]
 
     def announcement(self) -> str:
@@ -288,6 +374,9 @@ class ConversationView(QScrollArea):
     link_requested = Signal(QUrl)
     source_requested = Signal(object, str)  # a cited source, and the question it answered
     edit_requested = Signal(int)
+    delete_requested = Signal(int)
+    version_requested = Signal(int)
+    continue_requested = Signal(int)
     focus_chain_changed = Signal()  # messages came or went: the tab order needs them placed
     prompt_chosen = Signal(str)  # an example prompt of the welcome, for the input
 
@@ -316,6 +405,7 @@ class ConversationView(QScrollArea):
         self.setWidget(self._inner)
         self._widgets: dict[int, MessageWidget] = {}
         self._hidden: list[Message] = []  # older messages of this chat, not built yet
+        self._query = ""  # the chat search's words, marked in the messages
         self.verticalScrollBar().rangeChanged.connect(self._follow)
         self._at_end = True
 
@@ -341,6 +431,7 @@ class ConversationView(QScrollArea):
         for message in messages[len(self._hidden):]:
             self._insert(message, self._layout.count() - 1)
         self._update_earlier()
+        self._mark_last()
         self._update_welcome()
         self.focus_chain_changed.emit()
 
@@ -368,6 +459,7 @@ class ConversationView(QScrollArea):
     def add(self, message: Message) -> MessageWidget:
         self._at_end = self._is_at_end()
         widget = self._insert(message, self._layout.count() - 1)
+        self._mark_last()
         self._update_welcome()
         self.focus_chain_changed.emit()
         return widget
@@ -378,9 +470,65 @@ class ConversationView(QScrollArea):
         widget.source_requested.connect(lambda source, w=widget: self.source_requested.emit(
             source, self._question_before(w)))
         widget.edit_requested.connect(self.edit_requested)
+        widget.delete_requested.connect(self.delete_requested)
+        widget.version_requested.connect(self.version_requested)
+        widget.continue_requested.connect(self.continue_requested)
+        if self._query:
+            widget.highlight(self._query)
         self._layout.insertWidget(index, widget)
         self._widgets[message.id] = widget
         return widget
+
+    def highlight(self, query: str) -> int:
+        """Mark the chat search's words in every message shown (and in those built later),
+        and bring the first message with them into view; how many places."""
+        self._query = query
+        found = 0
+        first: MessageWidget | None = None
+        for widget in self._widgets.values():
+            here = widget.highlight(query)
+            if here and first is None:
+                first = widget
+            found += here
+        if first is not None:
+            self._at_end = False
+            self.ensureWidgetVisible(first)
+        return found
+
+    def _mark_last(self) -> None:
+        widgets = list(self._widgets.values())
+        for widget in widgets:
+            widget.set_last(widget is widgets[-1])
+
+    def show_branch(self, messages: list[Message]) -> None:
+        """The same chat with another branch shown (a version chosen, one being written, a
+        message deleted): the messages before the first change stay as they are, with
+        the scroll position and the keyboard focus; the rest is built anew."""
+        hidden = len(self._hidden)
+        if [m.id for m in messages[:hidden]] != [m.id for m in self._hidden]:
+            self.show_messages(messages)
+            return
+        self._at_end = self._is_at_end()
+        built, wanted = list(self._widgets), messages[hidden:]
+        same = 0
+        while same < min(len(built), len(wanted)) and built[same] == wanted[same].id:
+            same += 1
+        leaving = [self._widgets.pop(message_id) for message_id in built[same:]]
+        self._keep_focus(leaving)
+        for widget in leaving:
+            widget.setParent(None)
+            widget.deleteLater()
+        for message in wanted[:same]:
+            kept = self._widgets[message.id]
+            if kept.status != message.status:  # an answer continued: it is being written again
+                kept.show_message(message)
+            else:
+                kept.set_versions(message.versions)
+        for message in wanted[same:]:
+            self._insert(message, self._layout.count() - 1)
+        self._mark_last()
+        self._update_welcome()
+        self.focus_chain_changed.emit()
 
     def _question_before(self, answer: MessageWidget) -> str:
         """The question an answer answered: the user's message shown above it."""
@@ -398,6 +546,7 @@ class ConversationView(QScrollArea):
             self._keep_focus([widget])
             widget.setParent(None)
             widget.deleteLater()
+            self._mark_last()
             self._update_welcome()
             self.focus_chain_changed.emit()
 

@@ -39,8 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.shell.style import CODE_BACKGROUND as CODE_SHADE
-from app.shell.style import IMAGE_LINK
+from app.shell import style
 from i18n import translate
 
 MARKDOWN_FEATURES = (
@@ -101,7 +100,8 @@ def _refuse_copy_links(document: QTextDocument) -> None:
         block = block.next()
 
 
-IMAGE_LINK_COLOR = QColor(IMAGE_LINK)  # its contrast: app.shell.style
+def image_link_colour() -> QColor:
+    return QColor(style.current().image_link)  # its contrast: app.shell.style
 
 
 def image_fragments(document: QTextDocument) -> list[tuple[int, int, QTextImageFormat]]:
@@ -135,7 +135,7 @@ def _strip_images(document: QTextDocument) -> None:
         link.setAnchor(True)
         link.setAnchorHref(image.name())
         link.setFontUnderline(True)
-        link.setForeground(IMAGE_LINK_COLOR)
+        link.setForeground(image_link_colour())
         cursor.setPosition(position)
         cursor.setPosition(position + length, QTextCursor.MoveMode.KeepAnchor)
         cursor.insertText(f"[{_image_label(label[:200])}]" * length, link)
@@ -288,7 +288,7 @@ class MarkdownView(QTextBrowser):
         link = QTextCharFormat()
         link.setAnchor(True)
         link.setFontUnderline(True)
-        link.setForeground(IMAGE_LINK_COLOR)
+        link.setForeground(image_link_colour())
         cursor = QTextCursor(document)
         cursor.beginEditBlock()
         for number in reversed(range(len(runs))):
@@ -450,7 +450,6 @@ class MarkdownView(QTextBrowser):
         return QSize(200, self.height())
 
 
-CODE_BACKGROUND = QColor(CODE_SHADE)  # its contrast: app.shell.style
 
 
 def _is_code(block: Any) -> bool:
@@ -463,11 +462,12 @@ def _is_code(block: Any) -> bool:
 
 def _shade_code_blocks(document: QTextDocument) -> None:
     """Give fenced and indented code a background so it stands apart from prose."""
+    shade = QColor(style.current().code_background)  # its contrast: app.shell.style
     block = document.begin()
     while block.isValid():
         fmt = block.blockFormat()
         if _is_code(block):
             shaded = QTextBlockFormat(fmt)
-            shaded.setBackground(CODE_BACKGROUND)
+            shaded.setBackground(shade)
             QTextCursor(block).setBlockFormat(shaded)
         block = block.next()

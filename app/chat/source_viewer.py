@@ -13,46 +13,30 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QUrl, Slot
-from PySide6.QtGui import QColor, QDesktopServices, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtGui import QDesktopServices, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QPushButton,
-    QTextEdit,
     QVBoxLayout,
     QWidget,
 )
 
+from app.shell import style
 from app.shell.a11y import named
+from app.shell.style import shade
 from app.shell.text import plain
 from i18n import translate
 from storage.documents.search import terms
 
-PASSAGE_SHADE = QColor("#fde68a")  # the cited passage in its page
-WORD_SHADE = QColor("#fca5a5")  # the question's words
 AROUND = 20_000  # characters shown on each side of the passage (a file with no pages is one section)
 
 
 def _utf16(text: str, index: int) -> int:
     """Qt's position (UTF-16 units) of Python's ``text[index]``: they differ after an emoji."""
     return len(text[:index].encode("utf-16-le")) // 2
-
-
-def _shade(view: QPlainTextEdit, spans: list[tuple[int, int]], color: QColor) -> list[QTextEdit.ExtraSelection]:
-    marks = []
-    for start, end in spans:
-        mark = QTextEdit.ExtraSelection()
-        cursor = QTextCursor(view.document())
-        cursor.setPosition(start)
-        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
-        mark.cursor = cursor
-        fmt = QTextCharFormat()
-        fmt.setBackground(color)
-        mark.format = fmt
-        marks.append(mark)
-    return marks
 
 
 def word_spans(text: str, question: str) -> list[tuple[int, int]]:
@@ -118,8 +102,8 @@ class SourceViewer(QDialog):
         layout.addWidget(self.page, 1)
         layout.addWidget(self.problem)
         layout.addLayout(buttons)
-        self.passage.setExtraSelections(_shade(self.passage, word_spans(self.passage.toPlainText(), question),
-                                               WORD_SHADE))
+        self.passage.setExtraSelections(shade(self.passage, word_spans(self.passage.toPlainText(), question),
+                                              style.current().word))
 
     def _say(self, text: str) -> None:
         self.problem.setText(text)
@@ -143,12 +127,12 @@ class SourceViewer(QDialog):
         marks = []
         if at >= 0:
             begin, end = _utf16(text, at), _utf16(text, at + len(passage))
-            marks += _shade(self.page, [(begin, end)], PASSAGE_SHADE)
+            marks += shade(self.page, [(begin, end)], style.current().mark)
             cursor = QTextCursor(self.page.document())
             cursor.setPosition(begin)
             self.page.setTextCursor(cursor)
             self.page.centerCursor()
-        marks += _shade(self.page, word_spans(text, self.question), WORD_SHADE)
+        marks += shade(self.page, word_spans(text, self.question), style.current().word)
         self.page.setExtraSelections(marks)
 
     @Slot()

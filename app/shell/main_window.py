@@ -12,6 +12,7 @@ from PySide6.QtGui import (
     QCloseEvent,
     QDragEnterEvent,
     QDropEvent,
+    QGuiApplication,
     QKeySequence,
     QShortcut,
     QTextCursor,
@@ -44,11 +45,10 @@ from app.engines.dialog import EnginesDialog
 from app.engines.window import EngineActions
 from app.models.controller import ModelsController
 from app.models.dialog import ModelsDialog, ask_import, gguf_paths, starter_hint
-from app.shell import a11y, dialogs, language
+from app.shell import a11y, dialogs, language, style
 from app.shell.language import LanguageDialog
 from app.shell.menus import build_menus
 from app.shell.privacy_dialog import PrivacyDialog
-from app.shell.style import STYLE
 from app.shell.text import plain
 from app.vault.flows import VaultFlows
 from app.vault.lock_screen import LockScreen
@@ -88,6 +88,7 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
     lock_action: QAction
     rename_action: QAction
     regenerate_action: QAction
+    theme_actions: list[QAction]
     find_action: QAction
     pin_action: QAction
     delete_action: QAction
@@ -115,7 +116,8 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
         controller.disclose = self.disclose
         self.setAcceptDrops(True)
         self.resize(1000, 700)
-        self.setStyleSheet(STYLE)
+        style.apply(self, settings.theme)
+        QGuiApplication.styleHints().colorSchemeChanged.connect(self._system_scheme_changed)
         self._closing = False
         self._language_pending = False  # a change of language waiting for the answer's end
         # The input's unsent text is the draft of the chat it was typed for (None: no chat
@@ -183,6 +185,7 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
         self.chat_list.currentItemChanged.connect(self._chat_clicked)
         self.chat_list.customContextMenuRequested.connect(self._chat_menu)
         self.search.textChanged.connect(self._refresh_chats)
+        self.search.textChanged.connect(self.conversation.highlight)
         self.input.textChanged.connect(self._draft_timer.start)
         self.conversation.prompt_chosen.connect(self._use_example)
         self.input.submitted.connect(self.send)
@@ -198,6 +201,9 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
         self.documents_menu.aboutToShow.connect(self._refresh_documents_menu)
         self.conversation.source_requested.connect(self._open_source)
         self.conversation.edit_requested.connect(self._edit_question)
+        self.conversation.version_requested.connect(self._show_version)
+        self.conversation.continue_requested.connect(self._continue_answer)
+        self.conversation.delete_requested.connect(self._delete_message)
 
     def _wire(self) -> None:
         """The controllers' signals: once, to the window's own slots."""
@@ -206,6 +212,7 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
         c.chat_selected.connect(self._show_chat)
         c.message_added.connect(self._message_added)
         c.message_removed.connect(self._message_removed)
+        c.branch_shown.connect(self._branch_shown)
         c.answer_updated.connect(self._answer_updated)
         c.answer_progress.connect(self._answer_progress)
         c.answer_finished.connect(self._answer_finished)
@@ -238,6 +245,29 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
         self.vault.settings.language = choice
         self.vault.save_settings()
         self.apply_language()
+
+    def choose_theme(self, choice: str) -> None:
+        """Light, dark, or as the system is (Settings ▸ Appearance); kept in the settings."""
+        if choice == self.vault.settings.theme:
+            return
+        self.vault.settings.theme = choice
+        self.vault.save_settings()
+        self._apply_theme()
+
+    @Slot()
+    def _system_scheme_changed(self, *_args: object) -> None:
+        if self.vault.settings.theme == "system":
+            self._apply_theme()
+
+    def _apply_theme(self) -> None:
+        style.apply(self, self.vault.settings.theme)
+        for action in self.theme_actions:
+            action.setChecked(action.data() == self.vault.settings.theme)
+        # Answers shade their code in the theme's colours: the open chat is drawn again.
+        if not self.controller.locked and not self.controller.busy:
+            chat = self.controller.current_chat
+            self.conversation.show_messages(self.controller.store.messages(chat.id) if chat else [])
+            self.chat_page.update_tab_order()
 
     def apply_language(self) -> None:
         """Install the chosen language and rebuild the window's pages, menus and dialogs in
@@ -300,6 +330,12 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
     @Slot(int)
     def _message_removed(self, message_id: int) -> None:
         self.conversation.remove(message_id)
+        self._update_buttons()
+
+    @Slot(list)
+    def _branch_shown(self, messages: list) -> None:
+        self.conversation.show_branch(messages)
+        self._update_buttons()
 
     @Slot(int, str)
     def _answer_updated(self, message_id: int, text: str) -> None:
@@ -461,6 +497,7 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
             self._draft_key = key
         self._refresh_documents_menu()
         self.conversation.show_messages(messages)
+        self.conversation.highlight(self.search.text())  # a chat found by search: where it says so
         self._mark_current(chat)
         self._update_buttons()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMenu
 
 from i18n import translate
@@ -62,6 +62,19 @@ def build_menus(self: Any) -> None:
     _action(settings_menu, translate("shell.menus", "Auto-lock…"), self.vault.set_auto_lock)
     # Named in both languages: whoever cannot read the one shown still finds it.
     self.language_action = _action(settings_menu, "Language / 语言…", self.choose_language)
+    appearance = settings_menu.addMenu(translate("shell.menus", "Appearance"))
+    group = QActionGroup(appearance)
+    self.theme_actions = []
+    for choice, text in (("system", translate("shell.menus", "As the system is")),
+                         ("light", translate("shell.menus", "Light")),
+                         ("dark", translate("shell.menus", "Dark"))):
+        action = appearance.addAction(text)
+        action.setCheckable(True)
+        action.setData(choice)
+        action.setChecked(choice == self.vault.settings.theme)
+        action.triggered.connect(lambda _checked=False, c=choice: self.choose_theme(c))
+        group.addAction(action)
+        self.theme_actions.append(action)
     help_menu = bar.addMenu(translate("shell.menus", "&Help"))
     self.privacy_action = _action(help_menu, translate("shell.menus", "Privacy…"),
                                   self.show_privacy)

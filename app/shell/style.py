@@ -1,11 +1,16 @@
-"""The window's one style sheet, and the colour pairs it is made of.
+"""The window's style sheet and palette, in a light and a dark theme, and the colour pairs
+they are made of.
 
 Every text colour the sheet sets sits on a background the sheet sets too, so that its
 contrast is known whatever the system's palette (a dark system theme would otherwise put
 light palette text on the light message bubbles). ``CONTRAST_PAIRS`` lists each pair with
-the WCAG 2.x minimum it must meet (4.5:1 for text, 3:1 for large text and for the focus
+the WCAG 2.x minimum it must meet, in each theme (4.5:1 for text, 3:1 for large text and for the focus
 ring against what it is drawn on); tests/app/test_accessibility.py checks every one, and
 that every colour in the sheet is in the table. Disabled controls are exempt in WCAG.
+
+The theme follows the system's light or dark setting unless the user chose one
+(Settings ▸ Appearance); ``apply`` sets the application's palette too, so that what the
+sheet does not colour (the window, menus, dialogs) matches.
 
 The focus ring: buttons, lists, inputs and the message texts get a 2-pixel border in
 ``FOCUS`` when they have the keyboard focus (their resting border is as wide, so nothing
@@ -14,103 +19,223 @@ moves when the focus does).
 
 from __future__ import annotations
 
-TEXT = "#1a1a1a"  # body text
-MUTED = "#595959"  # figures, excerpts, hints (the old #777 was 4.48:1 on white: too light)
-AUTHOR = "#444444"
-ERROR = "#b00020"
-NOTICE_TEXT = "#7a4a00"
-NOTICE_BACKGROUND = "#fff4e0"
-LINK = "#1a56db"
-FOCUS = "#1a56db"
-WHITE = "#ffffff"
-USER_BUBBLE = "#eef3fb"
-USER_BORDER = "#d5deec"
-ASSISTANT_BORDER = "#e3e3e3"
-PANEL_BORDER = "#dddddd"
-BUTTON = "#f4f4f4"
-BUTTON_HOVER = "#e8e8e8"
-BUTTON_PRESSED = "#dcdcdc"
-BUTTON_BORDER = "#8a8a8a"
-INPUT_BORDER = "#8a8a8a"
-SELECTION = "#1a56db"
-SELECTION_TEXT = "#ffffff"
-DISABLED_TEXT = "#8a8a8a"  # exempt (WCAG 1.4.3: inactive controls)
-CODE_BACKGROUND = "#f3f4f6"  # app.chat.markdown shades code blocks with it
-IMAGE_LINK = "#2563eb"  # app.chat.markdown: images made links
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Colours:
+    """One theme's colours."""
+
+    name: str
+    text: str  # body text
+    muted: str  # figures, excerpts, hints
+    author: str
+    error: str
+    notice_text: str
+    notice_background: str
+    link: str
+    focus: str
+    base: str  # answers, inputs, lists, the lock panel
+    window: str  # the window behind them
+    user_bubble: str
+    user_border: str
+    assistant_border: str
+    panel_border: str
+    button: str
+    button_hover: str
+    button_pressed: str
+    button_border: str
+    input_border: str
+    selection: str
+    selection_text: str
+    disabled_text: str  # exempt (WCAG 1.4.3: inactive controls)
+    code_background: str  # app.chat.markdown shades code blocks with it
+    image_link: str  # app.chat.markdown: images made links
+    mark: str  # highlighted: a cited passage in its page, a search's matches in a chat
+    word: str  # highlighted: the question's words in a source
+    marked_text: str  # text on either highlight
+
+
+LIGHT = Colours(
+    name="light", text="#1a1a1a", muted="#595959", author="#444444", error="#b00020",
+    notice_text="#7a4a00", notice_background="#fff4e0", link="#1a56db", focus="#1a56db",
+    base="#ffffff", window="#f5f5f5", user_bubble="#eef3fb", user_border="#d5deec",
+    assistant_border="#e3e3e3", panel_border="#dddddd", button="#f4f4f4", button_hover="#e8e8e8",
+    button_pressed="#dcdcdc", button_border="#8a8a8a", input_border="#8a8a8a", selection="#1a56db",
+    selection_text="#ffffff", disabled_text="#8a8a8a", code_background="#f3f4f6", image_link="#2563eb",
+    mark="#fde68a", word="#fca5a5", marked_text="#1a1a1a",
+)
+DARK = Colours(
+    name="dark", text="#e8e8e8", muted="#a9adb3", author="#c9ccd1", error="#ff8a8a",
+    notice_text="#ffd591", notice_background="#3a2e12", link="#8ab4f8", focus="#8ab4f8",
+    base="#1f2023", window="#17181a", user_bubble="#243049", user_border="#34425e",
+    assistant_border="#3a3c41", panel_border="#3a3c41", button="#2c2e33", button_hover="#363940",
+    button_pressed="#40434a", button_border="#767a82", input_border="#767a82", selection="#2f5fc4",
+    selection_text="#ffffff", disabled_text="#6e727a", code_background="#2a2c31", image_link="#8ab4f8",
+    mark="#6b5410", word="#7f2d2d", marked_text="#ffffff",
+)
+THEMES = {"light": LIGHT, "dark": DARK}
+CHOICES = ("system", "light", "dark")  # what Settings.theme may say
 
 NORMAL, LARGE = 4.5, 3.0  # WCAG AA for text; for large text and for non-text (focus ring)
 
-# (what, foreground, background, minimum ratio)
-CONTRAST_PAIRS: tuple[tuple[str, str, str, float], ...] = (
-    ("your message", TEXT, USER_BUBBLE, NORMAL),
-    ("an answer", TEXT, WHITE, NORMAL),
-    ("author on your message", AUTHOR, USER_BUBBLE, NORMAL),
-    ("author on an answer", AUTHOR, WHITE, NORMAL),
-    ("figures under your message", MUTED, USER_BUBBLE, NORMAL),
-    ("figures under an answer", MUTED, WHITE, NORMAL),
-    ("failed answer", ERROR, WHITE, NORMAL),
-    ("source link", LINK, WHITE, NORMAL),
-    ("source excerpt", MUTED, WHITE, NORMAL),
-    ("code in an answer", TEXT, CODE_BACKGROUND, NORMAL),
-    ("image link in an answer", IMAGE_LINK, WHITE, NORMAL),
-    ("notice line", NOTICE_TEXT, NOTICE_BACKGROUND, NORMAL),
-    ("lock screen text", TEXT, WHITE, NORMAL),
-    ("lock screen error", ERROR, WHITE, NORMAL),
-    ("passphrase strength", MUTED, WHITE, NORMAL),
-    ("button", TEXT, BUTTON, NORMAL),
-    ("button, hovered", TEXT, BUTTON_HOVER, NORMAL),
-    ("button, pressed", TEXT, BUTTON_PRESSED, NORMAL),
-    ("input and list text", TEXT, WHITE, NORMAL),
-    ("selected row", SELECTION_TEXT, SELECTION, NORMAL),
-    ("focus ring on white", FOCUS, WHITE, LARGE),
-    ("focus ring on your message", FOCUS, USER_BUBBLE, LARGE),
-    ("focus ring on a button", FOCUS, BUTTON, LARGE),
-)
-# Colours of borders and of disabled text: no contrast minimum applies to them.
-DECORATION = (USER_BORDER, ASSISTANT_BORDER, PANEL_BORDER, BUTTON_BORDER, INPUT_BORDER, DISABLED_TEXT)
 
-STYLE = f"""
-QFrame#userMessage {{ background: {USER_BUBBLE}; border: 1px solid {USER_BORDER}; border-radius: 8px; }}
-QFrame#assistantMessage {{ background: {WHITE}; border: 1px solid {ASSISTANT_BORDER}; border-radius: 8px; }}
+def contrast_pairs(c: Colours) -> tuple[tuple[str, str, str, float], ...]:
+    """(what, foreground, background, minimum ratio) for every text colour on its background."""
+    return (
+        ("your message", c.text, c.user_bubble, NORMAL),
+        ("an answer", c.text, c.base, NORMAL),
+        ("text on the window", c.text, c.window, NORMAL),
+        ("hint on the window", c.muted, c.window, NORMAL),
+        ("example prompt", c.link, c.window, NORMAL),
+        ("example prompt on an answer's ground", c.link, c.base, NORMAL),
+        ("author on your message", c.author, c.user_bubble, NORMAL),
+        ("author on an answer", c.author, c.base, NORMAL),
+        ("figures under your message", c.muted, c.user_bubble, NORMAL),
+        ("figures under an answer", c.muted, c.base, NORMAL),
+        ("failed answer", c.error, c.base, NORMAL),
+        ("source link", c.link, c.base, NORMAL),
+        ("link on your message", c.link, c.user_bubble, NORMAL),
+        ("source excerpt", c.muted, c.base, NORMAL),
+        ("code in an answer", c.text, c.code_background, NORMAL),
+        ("image link in an answer", c.image_link, c.base, NORMAL),
+        ("notice line", c.notice_text, c.notice_background, NORMAL),
+        ("highlighted passage or match", c.marked_text, c.mark, NORMAL),
+        ("highlighted word", c.marked_text, c.word, NORMAL),
+        ("lock screen error", c.error, c.base, NORMAL),
+        ("button", c.text, c.button, NORMAL),
+        ("button, hovered", c.text, c.button_hover, NORMAL),
+        ("button, pressed", c.text, c.button_pressed, NORMAL),
+        ("selected row", c.selection_text, c.selection, NORMAL),
+        ("focus ring on an answer", c.focus, c.base, LARGE),
+        ("focus ring on the window", c.focus, c.window, LARGE),
+        ("focus ring on your message", c.focus, c.user_bubble, LARGE),
+        ("focus ring on a button", c.focus, c.button, LARGE),
+    )
+
+
+def decoration(c: Colours) -> tuple[str, ...]:
+    """Colours of borders and of disabled text: no contrast minimum applies to them."""
+    return (c.user_border, c.assistant_border, c.panel_border, c.button_border, c.input_border,
+            c.disabled_text)
+
+
+def sheet(c: Colours) -> str:
+    """The window's style sheet in these colours."""
+    return f"""
+QFrame#userMessage {{ background: {c.user_bubble}; border: 1px solid {c.user_border}; border-radius: 8px; }}
+QFrame#assistantMessage {{ background: {c.base}; border: 1px solid {c.assistant_border}; border-radius: 8px; }}
 QFrame#userMessage QTextBrowser, QFrame#assistantMessage QTextBrowser {{
-    background: transparent; color: {TEXT}; border: 2px solid transparent; border-radius: 4px; }}
-QFrame#userMessage QTextBrowser:focus, QFrame#assistantMessage QTextBrowser:focus {{ border-color: {FOCUS}; }}
-QLabel#author {{ font-weight: bold; color: {AUTHOR}; }}
-QLabel#info {{ color: {MUTED}; font-size: 11px; }}
-QLabel#info[failed="true"] {{ color: {ERROR}; }}
-QLabel#sourcesHeading {{ font-weight: bold; color: {AUTHOR}; }}
-QLabel#sourceExcerpt {{ color: {MUTED}; }}
-QPushButton#sourceLink {{ color: {LINK}; background: transparent; border: 2px solid transparent;
+    background: transparent; color: {c.text}; border: 2px solid transparent; border-radius: 4px; }}
+QFrame#userMessage QTextBrowser:focus, QFrame#assistantMessage QTextBrowser:focus {{ border-color: {c.focus}; }}
+QLabel#author {{ font-weight: bold; color: {c.author}; }}
+QLabel#info {{ color: {c.muted}; font-size: 11px; }}
+QLabel#info[failed="true"] {{ color: {c.error}; }}
+QLabel#sourcesHeading {{ font-weight: bold; color: {c.author}; }}
+QLabel#sourceExcerpt {{ color: {c.muted}; }}
+QPushButton#sourceLink {{ color: {c.link}; background: transparent; border: 2px solid transparent;
     border-radius: 4px; padding: 1px 2px; text-align: left; }}
-QPushButton#sourceLink:focus, QPushButton#sourceLink:hover {{ border-color: {FOCUS}; }}
-QLabel#notice {{ color: {NOTICE_TEXT}; background: {NOTICE_BACKGROUND}; border-radius: 4px; padding: 4px 6px; }}
+QPushButton#sourceLink:focus, QPushButton#sourceLink:hover {{ border-color: {c.focus}; }}
+QLabel#notice {{ color: {c.notice_text}; background: {c.notice_background}; border-radius: 4px; padding: 4px 6px; }}
 QLabel#chatTitle {{ font-size: 15px; font-weight: bold; }}
-QLabel#welcomeHeading {{ font-size: 18px; font-weight: bold; color: {AUTHOR}; }}
-QFrame#welcome QLabel {{ color: {TEXT}; }}
-QFrame#welcome QLabel#starterNote {{ color: {NOTICE_TEXT}; background: {NOTICE_BACKGROUND}; border-radius: 4px;
+QLabel#welcomeHeading {{ font-size: 18px; font-weight: bold; color: {c.author}; }}
+QFrame#welcome QLabel {{ color: {c.text}; }}
+QFrame#welcome QLabel#starterNote {{ color: {c.notice_text}; background: {c.notice_background}; border-radius: 4px;
     padding: 4px 6px; }}
-QPushButton#examplePrompt {{ color: {LINK}; text-align: left; }}
-QFrame#lockPanel {{ background: {WHITE}; border: 1px solid {PANEL_BORDER}; border-radius: 10px; }}
-QFrame#lockPanel QLabel {{ color: {TEXT}; }}
+QPushButton#examplePrompt {{ color: {c.link}; text-align: left; }}
+QFrame#lockPanel {{ background: {c.base}; border: 1px solid {c.panel_border}; border-radius: 10px; }}
+QFrame#lockPanel QLabel {{ color: {c.text}; }}
 QLabel#lockHeading {{ font-size: 18px; font-weight: bold; }}
-QFrame#lockPanel QLabel#lockError {{ color: {ERROR}; }}
-QFrame#lockPanel QLabel#strength {{ color: {MUTED}; }}
+QFrame#lockPanel QLabel#lockError {{ color: {c.error}; }}
+QFrame#lockPanel QLabel#strength {{ color: {c.muted}; }}
 
-QPushButton, QToolButton {{ color: {TEXT}; background: {BUTTON}; border: 1px solid {BUTTON_BORDER};
+QPushButton, QToolButton {{ color: {c.text}; background: {c.button}; border: 1px solid {c.button_border};
     border-radius: 4px; padding: 4px 12px; }}
 QToolButton {{ padding: 4px 8px; }}
-QPushButton:hover, QToolButton:hover {{ background: {BUTTON_HOVER}; }}
-QPushButton:pressed, QToolButton:pressed {{ background: {BUTTON_PRESSED}; }}
-QPushButton:focus {{ border: 2px solid {FOCUS}; padding: 3px 11px; }}
-QToolButton:focus {{ border: 2px solid {FOCUS}; padding: 3px 7px; }}
-QPushButton:disabled, QToolButton:disabled {{ color: {DISABLED_TEXT}; }}
+QPushButton:hover, QToolButton:hover {{ background: {c.button_hover}; }}
+QPushButton:pressed, QToolButton:pressed {{ background: {c.button_pressed}; }}
+QPushButton:focus {{ border: 2px solid {c.focus}; padding: 3px 11px; }}
+QToolButton:focus {{ border: 2px solid {c.focus}; padding: 3px 7px; }}
+QPushButton:disabled, QToolButton:disabled {{ color: {c.disabled_text}; }}
 QPushButton:flat {{ background: transparent; border-color: transparent; }}
-QPushButton:flat:focus {{ border-color: {FOCUS}; }}
+QPushButton:flat:focus {{ border-color: {c.focus}; }}
 
-QLineEdit, QPlainTextEdit, QListWidget, QTableWidget {{ color: {TEXT}; background: {WHITE};
-    border: 1px solid {INPUT_BORDER}; border-radius: 4px; padding: 2px;
-    selection-color: {SELECTION_TEXT}; selection-background-color: {SELECTION}; }}
+QLineEdit, QPlainTextEdit, QListWidget, QTableWidget {{ color: {c.text}; background: {c.base};
+    border: 1px solid {c.input_border}; border-radius: 4px; padding: 2px;
+    selection-color: {c.selection_text}; selection-background-color: {c.selection}; }}
 QLineEdit:focus, QPlainTextEdit:focus, QListWidget:focus, QTableWidget:focus {{
-    border: 2px solid {FOCUS}; padding: 1px; }}
-QLineEdit:disabled, QPlainTextEdit:disabled {{ color: {DISABLED_TEXT}; }}
+    border: 2px solid {c.focus}; padding: 1px; }}
+QLineEdit:disabled, QPlainTextEdit:disabled {{ color: {c.disabled_text}; }}
 """
+
+
+def shade(view: Any, spans: list[tuple[int, int]], background: str) -> list[Any]:
+    """Highlights for ``view`` (a QTextEdit or QPlainTextEdit) over ``spans`` (Qt
+    positions): the theme's highlighted text on ``background``, for setExtraSelections."""
+    from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
+    from PySide6.QtWidgets import QTextEdit
+
+    marks = []
+    for start, end in spans:
+        mark = QTextEdit.ExtraSelection()
+        cursor = QTextCursor(view.document())
+        cursor.setPosition(start)
+        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        mark.cursor = cursor
+        fmt = QTextCharFormat()
+        fmt.setBackground(QColor(background))
+        fmt.setForeground(QColor(_current.marked_text))  # the theme's text could be light
+        mark.format = fmt
+        marks.append(mark)
+    return marks
+
+
+def chosen(choice: str, system_dark: bool) -> Colours:
+    """The theme for a choice ("system", "light", "dark") and what the system says now."""
+    if choice in THEMES:
+        return THEMES[choice]
+    return DARK if system_dark else LIGHT
+
+
+_current = LIGHT
+
+
+def current() -> Colours:
+    """The theme in use (app.chat.markdown shades code with it)."""
+    return _current
+
+
+def system_is_dark() -> bool:
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QGuiApplication
+
+    return QGuiApplication.styleHints().colorScheme() == Qt.ColorScheme.Dark
+
+
+def apply(widget: object, choice: str) -> Colours:
+    """Give the application the palette, and ``widget`` (the main window) the sheet, of
+    the theme ``choice`` stands for now."""
+    from PySide6.QtGui import QColor, QPalette
+    from PySide6.QtWidgets import QApplication, QWidget
+
+    global _current
+    c = _current = chosen(choice, system_is_dark())
+    palette = QPalette()
+    role = QPalette.ColorRole
+    for what, colour in ((role.Window, c.window), (role.WindowText, c.text), (role.Base, c.base),
+                         (role.AlternateBase, c.button), (role.Text, c.text), (role.Button, c.button),
+                         (role.ButtonText, c.text), (role.Highlight, c.selection),
+                         (role.HighlightedText, c.selection_text), (role.ToolTipBase, c.base),
+                         (role.ToolTipText, c.text), (role.PlaceholderText, c.muted),
+                         (role.Link, c.link), (role.LinkVisited, c.link), (role.BrightText, c.error)):
+        palette.setColor(what, QColor(colour))
+    for what in (role.WindowText, role.Text, role.ButtonText):
+        palette.setColor(QPalette.ColorGroup.Disabled, what, QColor(c.disabled_text))
+    app = QApplication.instance()
+    if isinstance(app, QApplication):
+        app.setPalette(palette)
+    if isinstance(widget, QWidget):
+        widget.setStyleSheet(sheet(c))
+    return c
+

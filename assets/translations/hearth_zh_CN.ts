@@ -131,8 +131,16 @@ Send the token below as “Authorization: Bearer …”.</source>
         <translation>编辑问题</translation>
     </message>
     <message>
-        <source>Your question (what follows it is replaced once the new answer is complete):</source>
-        <translation>你的问题（新回答完成后，其后的内容将被替换）：</translation>
+        <source>Your question (as it was, it stays with its answers as the other version, ‹ 1/2 ›):</source>
+        <translation>你的问题（原来的问题及其回答会作为另一个版本保留，‹ 1/2 ›）：</translation>
+    </message>
+    <message>
+        <source>Delete message</source>
+        <translation>删除消息</translation>
+    </message>
+    <message>
+        <source>Delete this message for good? The rest of the chat stays as it is.</source>
+        <translation>要永久删除这条消息吗？对话的其余部分保持不变。</translation>
     </message>
     <message>
         <source>Open link</source>
@@ -209,6 +217,22 @@ Send the token below as “Authorization: Bearer …”.</source>
         <translation>请等待当前回答完成，或将其停止（Esc）。</translation>
     </message>
     <message>
+        <source>Wait for the answer to finish (or stop it) before switching versions.</source>
+        <translation>请等待回答完成（或停止它）后再切换版本。</translation>
+    </message>
+    <message>
+        <source>The chat still shows the same version.</source>
+        <translation>对话仍显示原来的版本。</translation>
+    </message>
+    <message>
+        <source>Wait for the answer to finish (or stop it) before deleting a message.</source>
+        <translation>请等待回答完成（或停止它）后再删除消息。</translation>
+    </message>
+    <message>
+        <source>The message was not deleted.</source>
+        <translation>消息未被删除。</translation>
+    </message>
+    <message>
         <source>This chat answers with the engine {name}, which is {state}. Choose another model above.</source>
         <translation>此对话使用引擎 {name} 回答，但该引擎{state}。请在上方选择其他模型。</translation>
     </message>
@@ -270,6 +294,10 @@ Send the token below as “Authorization: Bearer …”.</source>
         <translation>你的消息</translation>
     </message>
     <message>
+        <source>Change this question and ask again; the question as it was and what follows it are kept, as the other version</source>
+        <translation>修改这个问题并重新提问；原来的问题及其后的内容会作为另一个版本保留</translation>
+    </message>
+    <message>
         <source>Your question</source>
         <translation>你的问题</translation>
     </message>
@@ -306,12 +334,52 @@ Send the token below as “Authorization: Bearer …”.</source>
         <translation>编辑</translation>
     </message>
     <message>
-        <source>Change this question and ask again; what follows it is replaced once the new answer is complete</source>
-        <translation>修改此问题并重新提问；新回答完成后，其后的内容将被替换</translation>
-    </message>
-    <message>
         <source>Edit this question</source>
         <translation>编辑此问题</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Delete this message; the rest of the chat stays</source>
+        <translation>删除这条消息；对话的其余部分保留</translation>
+    </message>
+    <message>
+        <source>Delete this message</source>
+        <translation>删除这条消息</translation>
+    </message>
+    <message>
+        <source>Continue</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Go on writing this answer from where it stopped</source>
+        <translation>从中断处继续写这个回答</translation>
+    </message>
+    <message>
+        <source>Continue this answer</source>
+        <translation>继续这个回答</translation>
+    </message>
+    <message>
+        <source>Show the previous version</source>
+        <translation>显示上一个版本</translation>
+    </message>
+    <message>
+        <source>Previous version</source>
+        <translation>上一个版本</translation>
+    </message>
+    <message>
+        <source>Show the next version</source>
+        <translation>显示下一个版本</translation>
+    </message>
+    <message>
+        <source>Next version</source>
+        <translation>下一个版本</translation>
+    </message>
+    <message>
+        <source>Version {which} of {count}</source>
+        <translation>第 {which} 个版本，共 {count} 个</translation>
     </message>
     <message>
         <source>Searching your documents…</source>
@@ -1506,8 +1574,12 @@ Nothing is sent until you send it there.</source>
         <translation>所做的编辑未发送；你的对话保持原样。</translation>
     </message>
     <message>
-        <source>the unsent edit&apos;s removal</source>
-        <translation>对未发送编辑的移除</translation>
+        <source>The answer was not continued; it is as it was.</source>
+        <translation>回答没有继续；它保持原样。</translation>
+    </message>
+    <message>
+        <source>the edited question</source>
+        <translation>修改后的问题</translation>
     </message>
     <message>
         <source>No answer was started; your messages so far are saved.</source>
@@ -1536,20 +1608,12 @@ Nothing is sent until you send it there.</source>
         <translation>对未完成回答的移除</translation>
     </message>
     <message>
-        <source>Your chat is as it was before the edit.</source>
-        <translation>你的对话仍是编辑前的状态。</translation>
+        <source>The new answer failed ({error}). The earlier answer is kept.</source>
+        <translation>新回答失败（{error}）。之前的回答已保留。</translation>
     </message>
     <message>
-        <source>The earlier answer is kept.</source>
-        <translation>之前的回答已保留。</translation>
-    </message>
-    <message>
-        <source>The new answer failed ({error}). {kept}</source>
-        <translation>新回答生成失败（{error}）。{kept}</translation>
-    </message>
-    <message>
-        <source>the empty answer&apos;s removal</source>
-        <translation>对空回答的移除</translation>
+        <source>The answer could not be continued ({error}). It is kept as it was.</source>
+        <translation>无法继续这个回答（{error}）。它保持原样。</translation>
     </message>
     <message>
         <source>the answer</source>
@@ -3257,6 +3321,22 @@ Nothing is copied, changed or sent.</source>
         <translation>自动锁定…</translation>
     </message>
     <message>
+        <source>Appearance</source>
+        <translation>外观</translation>
+    </message>
+    <message>
+        <source>As the system is</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
@@ -3412,6 +3492,10 @@ Details were written to {path}.</source>
     <message>
         <source>This chat is damaged and cannot be changed.</source>
         <translation>此对话已损坏，无法更改。</translation>
+    </message>
+    <message>
+        <source>The message this would follow is no longer there.</source>
+        <translation>它要接续的那条消息已不存在。</translation>
     </message>
     <message>
         <source>This message is damaged and cannot be changed.</source>

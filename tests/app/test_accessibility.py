@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.api.controller import ApiDialog
-from app.chat.markdown import CODE_BACKGROUND, IMAGE_LINK_COLOR, MarkdownView
+from app.chat.markdown import MarkdownView
 from app.chat.settings_dialog import ChatSettingsDialog
 from app.chat.sources import SourceButton
 from app.shell import a11y, style
@@ -230,8 +230,8 @@ def test_the_tab_order_follows_the_page(qtbot, cited_window) -> None:
     question, answer = window.conversation.message_widgets()
     expected = [window.new_chat_button, window.search, window.chat_list, window.delete_chat_button,
                 window.documents_button, window.model_picker, window.conversation,
-                question.copy_button, question.edit_button, question.body, answer.copy_button,
-                answer.body, answer.sources.buttons[0],
+                question.copy_button, question.edit_button, question.delete_button, question.body,
+                answer.copy_button, answer.delete_button, answer.body, answer.sources.buttons[0],
                 window.input, window.send_button, window.regenerate_button]
     window.new_chat_button.setFocus(Qt.FocusReason.TabFocusReason)
     seen = [focused()]
@@ -327,9 +327,14 @@ def test_contrast_formula() -> None:
     assert contrast("#767676", "#ffffff") >= 4.5
 
 
-@pytest.mark.parametrize("what, foreground, background, minimum", style.CONTRAST_PAIRS)
-def test_every_colour_pair_passes_wcag_aa(what: str, foreground: str, background: str, minimum: float) -> None:
-    assert contrast(foreground, background) >= minimum, what
+THEMES = [pytest.param(c, id=c.name) for c in style.THEMES.values()]
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_every_colour_pair_passes_wcag_aa(theme: style.Colours) -> None:
+    failing = [(what, round(contrast(fg, bg), 2)) for what, fg, bg, minimum in style.contrast_pairs(theme)
+               if contrast(fg, bg) < minimum]
+    assert failing == []
 
 
 HEX = re.compile(r"#[0-9a-fA-F]{6}\b|#[0-9a-fA-F]{3}\b")
@@ -345,19 +350,21 @@ def _rules(sheet: str) -> list[tuple[str, dict[str, str]]]:
     return rules
 
 
-def test_every_colour_of_the_style_sheet_is_in_the_table() -> None:
-    in_table = {c.lower() for _what, fg, bg, _minimum in style.CONTRAST_PAIRS for c in (fg, bg)}
-    allowed = in_table | {c.lower() for c in style.DECORATION}
-    used = {c.lower() for c in HEX.findall(style.STYLE)}
+@pytest.mark.parametrize("theme", THEMES)
+def test_every_colour_of_the_style_sheet_is_in_the_table(theme: style.Colours) -> None:
+    in_table = {c.lower() for _what, fg, bg, _minimum in style.contrast_pairs(theme) for c in (fg, bg)}
+    allowed = in_table | {c.lower() for c in style.decoration(theme)}
+    used = {c.lower() for c in HEX.findall(style.sheet(theme))}
     assert used and used <= allowed, used - allowed
     # The markdown view's colours (code shading, image links) are the table's too.
-    assert CODE_BACKGROUND.name() in in_table and IMAGE_LINK_COLOR.name() in in_table
+    assert theme.code_background in in_table and theme.image_link in in_table
 
 
-def test_every_rule_with_text_and_background_is_a_checked_pair() -> None:
-    pairs = {(fg.lower(), bg.lower()) for _what, fg, bg, _minimum in style.CONTRAST_PAIRS}
+@pytest.mark.parametrize("theme", THEMES)
+def test_every_rule_with_text_and_background_is_a_checked_pair(theme: style.Colours) -> None:
+    pairs = {(fg.lower(), bg.lower()) for _what, fg, bg, _minimum in style.contrast_pairs(theme)}
     checked = 0
-    for selector, declarations in _rules(style.STYLE):
+    for selector, declarations in _rules(style.sheet(theme)):
         colour = declarations.get("color", "").lower()
         background = declarations.get("background", "").lower()
         if HEX.fullmatch(colour) and HEX.fullmatch(background) and ":disabled" not in selector:
@@ -366,10 +373,11 @@ def test_every_rule_with_text_and_background_is_a_checked_pair() -> None:
     assert checked >= 3
 
 
-def test_buttons_lists_and_inputs_show_the_focus() -> None:
-    rules = _rules(style.STYLE)
+@pytest.mark.parametrize("theme", THEMES)
+def test_buttons_lists_and_inputs_show_the_focus(theme: style.Colours) -> None:
+    rules = _rules(style.sheet(theme))
     focus_rules = " ".join(selector for selector, declarations in rules
-                           if ":focus" in selector and style.FOCUS.lower() in
+                           if ":focus" in selector and theme.focus.lower() in
                            " ".join(declarations.values()).lower())
     for widget in ("QPushButton", "QToolButton", "QListWidget", "QLineEdit", "QPlainTextEdit", "QTextBrowser"):
         assert f"{widget}:focus" in focus_rules, widget

@@ -101,7 +101,7 @@ def test_stop_button_stops_too(qtbot, make_window) -> None:
     assert stored(window)[-1].status == INTERRUPTED
 
 
-def test_regenerate_replaces_the_last_answer(qtbot, make_window) -> None:
+def test_regenerate_adds_a_version_and_the_versions_control_moves_between_them(qtbot, make_window) -> None:
     engine = FakeEngine()
     window = make_window(engine)
     type_and_send(qtbot, window, "question")
@@ -114,9 +114,22 @@ def test_regenerate_replaces_the_last_answer(qtbot, make_window) -> None:
     assert [w.text() for w in widgets] == ["question", engine.expected_text(2)]
     # The regenerated answer was asked with the same history: system + the question only.
     assert [m.content for m in engine.calls[-1]][1:] == ["question"]
+    answer = widgets[1]
+    assert answer.version_label.isVisible() and answer.version_label.text() == "2/2"
+    assert answer.previous_button.isEnabled() and not answer.next_button.isEnabled()
+    assert not widgets[0].version_label.isVisible()  # one version of the question
+    answer.previous_button.click()
+    qtbot.waitUntil(lambda: window.conversation.message_widgets()[1].text() == engine.expected_text(1),
+                    timeout=WAIT_MS)
+    first = window.conversation.message_widgets()[1]
+    assert first.version_label.text() == "1/2" and first.version_label.accessibleName() == "Version 1 of 2"
+    assert stored(window)[1].content == engine.expected_text(1)  # chosen: the chat shows it from now on
+    first.next_button.click()
+    qtbot.waitUntil(lambda: window.conversation.message_widgets()[1].text() == engine.expected_text(2),
+                    timeout=WAIT_MS)
 
 
-def test_editing_an_earlier_question_asks_again_and_replaces_what_followed(qtbot, make_window, monkeypatch) -> None:
+def test_editing_an_earlier_question_makes_a_branch_and_keeps_the_old_one(qtbot, make_window, monkeypatch) -> None:
     engine = FakeEngine()
     window = make_window(engine)
     for question in ("first", "second", "third"):
@@ -128,12 +141,72 @@ def test_editing_an_earlier_question_asks_again_and_replaces_what_followed(qtbot
         second.edit_button.click()
     qtbot.waitUntil(lambda: len(window.conversation.message_widgets()) == 4, timeout=WAIT_MS)
     answer = engine.expected_text(4)
-    assert [w.text() for w in window.conversation.message_widgets()] == [
-        "first", engine.expected_text(1), "second, reworded", answer]
+    widgets = window.conversation.message_widgets()
+    assert [w.text() for w in widgets] == ["first", engine.expected_text(1), "second, reworded", answer]
     assert [m.content for m in stored(window)] == ["first", engine.expected_text(1), "second, reworded", answer]
     assert [m.content for m in engine.calls[-1]][1:] == ["first", engine.expected_text(1), "second, reworded"]
     # Answers have no edit button.
-    assert [w.edit_button is not None for w in window.conversation.message_widgets()] == [True, False, True, False]
+    assert [w.edit_button is not None for w in widgets] == [True, False, True, False]
+    # The old branch is there, behind the edited question's versions control.
+    assert widgets[2].version_label.text() == "2/2"
+    widgets[2].previous_button.click()
+    qtbot.waitUntil(lambda: len(window.conversation.message_widgets()) == 6, timeout=WAIT_MS)
+    assert [w.text() for w in window.conversation.message_widgets()] == [
+        "first", engine.expected_text(1), "second", engine.expected_text(2), "third", engine.expected_text(3)]
+    assert window.conversation.message_widgets()[0] is widgets[0]  # what did not change stays
+
+
+def test_copy_puts_the_exact_text_on_the_clipboard(qtbot, make_window) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    engine = FakeEngine(tokens=["**bold** and ", "`code`"])
+    window = make_window(engine)
+    window.input.setPlainText("  a question,\n  with two lines ")
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        window.send_button.click()
+    question, answer = window.conversation.message_widgets()
+    question.copy_button.click()
+    assert QApplication.clipboard().text() == "  a question,\n  with two lines "
+    answer.copy_button.click()
+    assert QApplication.clipboard().text() == "[1] **bold** and `code`"  # the Markdown, as written
+
+
+def test_deleting_one_message_keeps_the_rest_of_the_chat(qtbot, make_window, monkeypatch) -> None:
+    engine = FakeEngine()
+    window = make_window(engine)
+    for question in ("first", "second"):
+        type_and_send(qtbot, window, question)
+    asked: list[str] = []
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda _p, _t, text, _b: asked.append(text) or True)
+    window.conversation.message_widgets()[1].delete_button.click()
+    qtbot.waitUntil(lambda: len(window.conversation.message_widgets()) == 3, timeout=WAIT_MS)
+    assert asked and "rest of the chat stays" in asked[0]
+    assert [w.text() for w in window.conversation.message_widgets()] == ["first", "second", engine.expected_text(2)]
+    assert [m.content for m in stored(window)] == ["first", "second", engine.expected_text(2)]
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda *_a: False)  # said no: nothing goes
+    window.conversation.message_widgets()[0].delete_button.click()
+    assert len(stored(window)) == 3
+
+
+def test_an_answer_stopped_midway_can_be_continued(qtbot, make_window) -> None:
+    engine = FakeEngine(tokens=["word "] * 400, delay=0.005)
+    window = make_window(engine)
+    window.input.setPlainText("tell me more")
+    with qtbot.waitSignal(window.controller.answer_updated, timeout=WAIT_MS):
+        window.send_button.click()
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        window.stop_button.click()
+    answer = window.conversation.message_widgets()[-1]
+    assert answer.continue_button.isVisible()
+    assert not window.conversation.message_widgets()[0].continue_button.isVisible()
+    cut = answer.text()
+    engine.tokens, engine.delay = [" The end."], 0.0
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        answer.continue_button.click()
+    shown = window.conversation.message_widgets()
+    assert len(shown) == 2 and shown[1].text().startswith(cut) and shown[1].text().endswith(" The end.")
+    assert not shown[1].continue_button.isVisible()  # complete now
+    assert stored(window)[1].content == shown[1].text()
 
 
 def test_chats_new_select_and_delete(qtbot, make_window, confirm_dialogs) -> None:

@@ -63,6 +63,21 @@ def test_stop_mid_stream_then_regenerate(qtbot, window) -> None:
     after = messages(window)
     assert [m.role for m in after] == ["user", "assistant"]
     assert after[-1].status == COMPLETE and after[-1].id != stopped.id
+    assert after[-1].versions == (stopped.id, after[-1].id)  # the stopped one is version 1
+
+
+def test_an_answer_cut_off_at_the_length_limit_is_continued_by_the_model(qtbot, window) -> None:
+    window.controller.params = SamplingParams(max_tokens=12, temperature=0.0, seed=1)
+    ask(qtbot, window, "Count from 1 to 40, separated by commas.")
+    cut = messages(window)[-1]
+    assert cut.status == COMPLETE and cut.stats.get("cut_off") and cut.stats["tokens"] == 12
+    widget = window.conversation.message_widgets()[-1]
+    assert widget.continue_button.isVisible()
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT):
+        widget.continue_button.click()
+    done = messages(window)[-1]
+    assert done.id == cut.id and done.content.startswith(cut.content)
+    assert len(done.content) > len(cut.content) and done.stats["tokens"] > 12
 
 
 def test_a_second_chat_while_the_first_is_idle(qtbot, window) -> None:

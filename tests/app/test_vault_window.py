@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
+from app.shell import style
 from app.vault.lock_screen import strength
 from storage.chats import ChatStore
 from storage.paths import backups_dir, vault_path
@@ -150,12 +151,18 @@ def test_rename_pin_and_search(qtbot, make_window, monkeypatch) -> None:
     assert [window.chat_list.item(i).text() for i in range(window.chat_list.count())] == ["Garden plans"]
     window.search.setText("hello, WORLD")  # in both of the fake model's answers
     assert window.chat_list.count() == 2
+    # In the open chat, the words are marked where they are (case aside).
+    answer = window.conversation.message_widgets()[-1]
+    marks = answer.body.extraSelections()
+    assert [m.cursor.selectedText() for m in marks] == ["Hello, world"]
+    assert marks[0].format.background().color().name() == style.current().mark
     window.search.setText("  no such   words ")
     assert [window.chat_list.item(i).text() for i in range(window.chat_list.count())] == \
         ["No chat contains “no such words”"]  # said, not an empty list
     assert window.chat_list.item(0).flags() == Qt.ItemFlag.NoItemFlags  # nothing to select
     window.search.clear()
     assert window.chat_list.count() == 2
+    assert window.conversation.message_widgets()[-1].body.extraSelections() == []
 
 
 def test_export_warns_and_writes_plaintext_only_when_asked(qtbot, make_window, monkeypatch, tmp_path) -> None:

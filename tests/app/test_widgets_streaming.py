@@ -9,7 +9,8 @@ from PySide6.QtGui import QTextDocument
 
 from app.chat import markdown as widgets
 from app.chat.conversation import ConversationView, MessageWidget
-from app.chat.markdown import CODE_BACKGROUND, TAIL_LIMIT, MarkdownView
+from app.chat.markdown import TAIL_LIMIT, MarkdownView
+from app.shell import style
 from storage.chats import COMPLETE, INTERRUPTED, STREAMING, Message
 
 pytestmark = pytest.mark.gui
@@ -177,7 +178,7 @@ def test_while_streaming_the_answer_already_looks_rendered(qtbot, view) -> None:
     assert "**" not in plain and "```" not in plain and "## " not in plain
     lists = [b.textList() for b in _blocks(body(view).document())]
     assert any(lst is not None for lst in lists)
-    assert any(b.blockFormat().background().color() == CODE_BACKGROUND for b in _blocks(body(view).document()))
+    assert any(b.blockFormat().background().color().name() == style.current().code_background for b in _blocks(body(view).document()))
 
 
 def test_the_view_keeps_fitting_its_text_while_streaming(view) -> None:

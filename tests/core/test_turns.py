@@ -91,26 +91,37 @@ def rig(store: ChatStore):
         r.close()
 
 
-def test_regenerate_keeps_the_old_answer_until_the_new_one_is_complete(rig, store) -> None:
+def test_regenerate_adds_a_version_chosen_once_it_is_complete(rig, store, vault_path) -> None:
     engine = FakeEngine(tokens=["a", "b", "c"], delay=0.05)
     r = rig(engine)
     chat = store.create_chat()
     r.ask(chat.id, "question")
     old = store.messages(chat.id)[-1]
-    assert old.content == engine.expected_text(1)
+    assert old.content == engine.expected_text(1) and old.version == (1, 1)
     assert r.turns.start(chat.id, SamplingParams(), None, replaces=old.id)
     r.pump_until(lambda: r.turns.active is not None and r.turns.active.text != "")
-    # Streaming: the old answer is still in the vault, unchanged, before its successor.
-    during = store.messages(chat.id)
-    assert [(m.id, m.content) for m in during[:2]][1] == (old.id, old.content)
-    assert during[2].stats["replaces"] == old.id
+    new_id = r.turns.active.message_id
+    # Streaming: the window is shown the new version; the vault still shows the old one.
+    assert ("branch_changed", (chat.id, new_id)) in r.listener.reports
+    assert [m.id for m in store.messages(chat.id)][1] == old.id
+    shown = store.messages(chat.id, new_id)
+    assert shown[1].id == new_id and shown[1].version == (2, 2)
     r.pump_until(lambda: not r.turns.busy)
     messages = store.messages(chat.id)
     assert [(m.role, m.content, m.status) for m in messages] == [
         ("user", "question", COMPLETE), ("assistant", engine.expected_text(2), COMPLETE)]
-    assert "replaces" not in messages[1].stats
-    # The model saw the question only, not the answer being replaced.
+    assert messages[1].versions == (old.id, new_id)
+    # The model saw the question only, not the answer it is a new version of.
     assert [m.content for m in engine.calls[-1]][1:] == ["question"]
+    r.close()
+    store.close()
+    # Versions survive a restart, and the earlier one can be shown again.
+    again = reopen(vault_path)
+    assert again.messages(chat.id)[1].id == new_id
+    again.choose(old.id)
+    assert [(m.content, m.version) for m in again.messages(chat.id)][1] == (old.content, (1, 2))
+    assert again.verify() == []
+    again.close()
 
 
 def test_stopping_a_regenerate_before_its_first_word_keeps_the_old_answer(rig, store, vault_path) -> None:
@@ -123,25 +134,32 @@ def test_stopping_a_regenerate_before_its_first_word_keeps_the_old_answer(rig, s
     assert r.turns.start(chat.id, SamplingParams(), None, replaces=old.id)
     r.turns.stop()
     r.pump_until(lambda: not r.turns.busy)
-    assert [(m.id, m.content) for m in store.messages(chat.id)][1] == (old.id, old.content)
-    assert len(store.messages(chat.id)) == 2
+    assert [(m.id, m.content, m.version) for m in store.messages(chat.id)][1] == (old.id, old.content, (1, 1))
+    assert ("branch_changed", (chat.id, None)) in r.listener.reports
     r.close()
     store.close()
     again = reopen(vault_path)
     assert [(m.role, m.content, m.status) for m in again.messages(chat.id)] == [
         ("user", "question", COMPLETE), ("assistant", old.content, COMPLETE)]
+    assert again.message_count() == 2
     again.close()
 
 
-def test_a_regenerate_cut_short_by_a_crash_leaves_the_old_answer_standing(store, vault_path) -> None:
-    """The app died mid-regenerate: the half-written successor is hidden, the old answer stays."""
+def test_a_regenerate_cut_short_by_a_crash_shows_the_old_answer_and_keeps_the_new_as_a_version(
+        store, vault_path) -> None:
+    """The app died mid-regenerate: the chat shows the old answer; what the new one wrote
+    so far is not lost, it is version 2, stopped before the end."""
     chat = store.create_chat()
-    store.add_message(chat.id, "user", "question")
+    question = store.add_message(chat.id, "user", "question")
     old = store.add_message(chat.id, "assistant", "the old answer")
-    store.add_message(chat.id, "assistant", "half of a new", "streaming", stats={"replaces": old.id})
+    half = store.add_message(chat.id, "assistant", "half of a new", "streaming", parent=question.id, show=False)
     store.close()
     again = reopen(vault_path)
-    assert [m.content for m in again.messages(chat.id)] == ["question", "the old answer"]
+    shown = again.messages(chat.id)
+    assert [m.content for m in shown] == ["question", "the old answer"]
+    assert shown[1].versions == (old.id, half.id)
+    again.choose(half.id)
+    assert [(m.content, m.status) for m in again.messages(chat.id)][1] == ("half of a new", INTERRUPTED)
     again.close()
 
 
@@ -156,6 +174,7 @@ def test_a_failed_regenerate_keeps_the_old_answer_and_says_so(rig, store) -> Non
     assert r.turns.start(chat.id, SamplingParams(), None, replaces=old.id)
     r.pump_until(lambda: not r.turns.busy)
     assert [m.id for m in store.messages(chat.id)] == [store.messages(chat.id)[0].id, old.id]
+    assert store.messages(chat.id)[1].versions == (old.id,)
     assert any("earlier answer is kept" in text for text in r.listener.said())
 
 
@@ -198,22 +217,21 @@ def _conversation(r, store, engine) -> int:
     return chat.id
 
 
-def test_editing_an_earlier_question_replaces_it_and_all_after_it_once_the_answer_is_complete(
-        rig, store, vault_path) -> None:
+def test_editing_an_earlier_question_makes_a_branch_and_keeps_the_old_one(rig, store, vault_path) -> None:
     engine = FakeEngine(tokens=["x", "y"], delay=0.05)
     r = rig(engine)
     chat_id = _conversation(r, store, engine)
     before = store.messages(chat_id)
     assert r.turns.edit(chat_id, before[2].id, "second question, better put", SamplingParams(), None)
     r.pump_until(lambda: r.turns.active is not None and r.turns.active.text != "")
-    # Streaming: the old question and everything after it are still there, unchanged.
-    assert [m.content for m in store.messages(chat_id)][:6] == [m.content for m in before]
+    # Streaming: the vault still shows the old question and everything after it.
+    assert [m.content for m in store.messages(chat_id)] == [m.content for m in before]
     r.pump_until(lambda: not r.turns.busy)
     after = store.messages(chat_id)
     assert [(m.role, m.content, m.status) for m in after] == [
         ("user", "first question", COMPLETE), ("assistant", before[1].content, COMPLETE),
         ("user", "second question, better put", COMPLETE), ("assistant", engine.expected_text(4), COMPLETE)]
-    assert all("replaces" not in m.stats for m in after)
+    assert after[2].versions == (before[2].id, after[2].id) and after[2].version == (2, 2)
     # The model saw the chat up to the edited question, and the edit, not what followed.
     assert [m.content for m in engine.calls[-1]][1:] == ["first question", before[1].content,
                                                        "second question, better put"]
@@ -221,11 +239,14 @@ def test_editing_an_earlier_question_replaces_it_and_all_after_it_once_the_answe
     store.close()
     again = reopen(vault_path)
     assert [m.content for m in again.messages(chat_id)] == [m.content for m in after]
+    # The old branch is all there: its question, its answer, and the question after it.
+    again.choose(before[2].id)
+    assert [m.content for m in again.messages(chat_id)] == [m.content for m in before]
     assert again.verify() == []
     again.close()
 
 
-def test_an_edit_stopped_or_failed_leaves_the_chat_as_it_was(rig, store, vault_path) -> None:
+def test_an_edit_stopped_or_failed_keeps_the_edited_question_and_the_old_branch(rig, store, vault_path) -> None:
     engine = FakeEngine(tokens=["slow"] * 50)
     r = rig(engine)
     chat_id = _conversation(r, store, engine)
@@ -234,31 +255,69 @@ def test_an_edit_stopped_or_failed_leaves_the_chat_as_it_was(rig, store, vault_p
     assert r.turns.edit(chat_id, before[0][0], "a different first question", SamplingParams(), None)
     r.turns.stop()
     r.pump_until(lambda: not r.turns.busy)
-    assert [(m.id, m.content) for m in store.messages(chat_id)] == before
+    # Stopped before a word: the edit is kept (the user wrote it), the empty answer is not.
+    shown = store.messages(chat_id)
+    assert [m.content for m in shown] == ["a different first question"]
+    assert shown[0].versions == (before[0][0], shown[0].id)
 
+    store.choose(before[4][0])
     engine.delay, engine._n_ctx = 0.0, 2  # the prompt cannot fit: the answer fails
     assert r.turns.edit(chat_id, before[4][0], "third, again", SamplingParams(), None)
     r.pump_until(lambda: not r.turns.busy)
-    assert [(m.id, m.content) for m in store.messages(chat_id)] == before
-    assert any("as it was before the edit" in text for text in r.listener.said())
+    shown = store.messages(chat_id)
+    assert [m.content for m in shown][:5] == [c for _, c in before[:4]] + ["third, again"]
+    assert shown[-1].status == "failed"
     r.close()
     store.close()
     again = reopen(vault_path)
+    again.choose(before[4][0])
     assert [(m.id, m.content) for m in again.messages(chat_id)] == before
+    assert again.verify() == []
     again.close()
 
 
-def test_an_edit_cut_short_by_a_crash_leaves_the_old_conversation_standing(store, vault_path) -> None:
+def test_an_edit_cut_short_by_a_crash_leaves_the_old_conversation_shown(store, vault_path) -> None:
     chat = store.create_chat()
     question = store.add_message(chat.id, "user", "question")
     store.add_message(chat.id, "assistant", "the old answer")
-    store.add_message(chat.id, "user", "question, edited", "streaming", stats={"replaces": question.id})
-    store.add_message(chat.id, "assistant", "half of a new", "streaming", stats={"replaces": question.id})
+    edited = store.add_message(chat.id, "user", "question, edited", parent=0, show=False)
+    store.add_message(chat.id, "assistant", "half of a new", "streaming", parent=edited.id, show=False)
     store.close()
     again = reopen(vault_path)
-    assert [m.content for m in again.messages(chat.id)] == ["question", "the old answer"]
-    # What the cut-short edit said does not stay in the vault unseen.
-    assert again.message_count() == 2 and again.verify() == []
+    shown = again.messages(chat.id)
+    assert [m.content for m in shown] == ["question", "the old answer"]
+    assert shown[0].versions == (question.id, edited.id)
+    again.choose(edited.id)
+    assert [m.content for m in again.messages(chat.id)] == ["question, edited", "half of a new"]
+    assert again.verify() == []
+    again.close()
+
+
+def test_continue_writes_on_from_where_a_stopped_answer_ended(rig, store, vault_path) -> None:
+    engine = FakeEngine(tokens=["word "] * 200, delay=0.01)
+    r = rig(engine)
+    chat = store.create_chat()
+    assert r.turns.save_user_message(chat.id, "long") is not None
+    assert r.turns.start(chat.id, SamplingParams(), None)
+    r.pump_until(lambda: r.turns.active is not None and "word" in r.turns.active.text)
+    r.turns.stop()
+    r.pump_until(lambda: not r.turns.busy)
+    cut = store.messages(chat.id)[-1]
+    assert cut.status == INTERRUPTED
+    engine.tokens, engine.delay = [" and the end."], 0.0
+    assert r.turns.continue_answer(chat.id, cut.id, SamplingParams())
+    r.pump_until(lambda: not r.turns.busy)
+    # The model was given the answer so far as the last turn, to write on from.
+    assert (engine.calls[-1][-1].role, engine.calls[-1][-1].content) == ("assistant", cut.content)
+    done = store.messages(chat.id)
+    assert [m.id for m in done] == [done[0].id, cut.id]
+    assert done[1].status == COMPLETE and done[1].content.startswith(cut.content)
+    assert done[1].content.endswith(" and the end.") and len(done[1].content) > len(cut.content)
+    assert not r.turns.continue_answer(chat.id, done[0].id, SamplingParams())  # a question: no
+    r.close()
+    store.close()
+    again = reopen(vault_path)
+    assert again.messages(chat.id)[1].content == done[1].content
     again.close()
 
 

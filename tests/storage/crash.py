@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from storage.chats import ChatStore
+from storage.chats import ChatStore, Message
 from storage.crypto import KdfParams, WrongPassphrase
 from storage.vault import Vault
 
@@ -65,12 +65,28 @@ def messages_round(path: Path, rng: random.Random, promised: dict[int, str]) -> 
         assert store.vault.integrity_problem() is None
         found = {}
         for chat in store.list_chats():
-            found.update({m.id: m.content for m in store.messages(chat.id)})
+            found.update({m.id: m.content for m in every_message(store, chat.id)})
         missing = {k: v for k, v in promised.items() if found.get(k) != v}
         assert not missing, f"committed messages lost or changed: {sorted(missing)[:10]}"
         assert store.verify() == []
     finally:
         store.close()
+
+
+def every_message(store: ChatStore, chat_id: int) -> list[Message]:
+    """Every message of a chat, on every branch, as the window reaches them: through the
+    versions of each message shown."""
+    found: dict[int, Message] = {}
+    todo: list[int | None] = [None]
+    seen: set[int] = set()
+    while todo:
+        for message in store.messages(chat_id, todo.pop()):
+            found[message.id] = message
+            for version in message.versions:
+                if version not in seen:
+                    seen.add(version)
+                    todo.append(version)
+    return list(found.values())
 
 
 def passphrase_round(path: Path, rng: random.Random) -> None:

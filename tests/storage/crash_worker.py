@@ -4,7 +4,9 @@
     python -m tests.storage.crash_worker passphrase VAULT PASS_A PASS_B
 
 It prints a line only after the write it reports has returned (is committed), so
-every printed line is a promise the vault must keep after a SIGKILL.
+every printed line is a promise the vault must keep after a SIGKILL. Some answers are
+regenerated (a version beside the old one) and some questions edited (a branch beside
+the old one): every version and branch printed must still be there.
 """
 
 from __future__ import annotations
@@ -29,6 +31,17 @@ def write_messages(path: Path, passphrase: str) -> None:
         for step in range(3):
             store.update_message(answer.id, content=f"answer {i} part {step}")
         print(f"checkpoint {answer.id} answer {i} part 2", flush=True)
+        if i % 3 == 0:  # regenerate: a new version, chosen once it is complete
+            version = store.add_message(chat.id, "assistant", "", STREAMING, parent=message.id, show=False)
+            store.update_message(version.id, content=f"answer {i} version 2")
+            store.update_message(version.id, content=f"answer {i} version 2 done", status="complete", show=True)
+            print(f"checkpoint {version.id} answer {i} version 2 done", flush=True)
+        if i % 4 == 0:  # edit the question: a branch beside it, with its own answer
+            edited = store.add_message(chat.id, "user", f"message {i} edited", parent=message.parent, show=False)
+            print(f"checkpoint {edited.id} message {i} edited", flush=True)
+            branch = store.add_message(chat.id, "assistant", "", STREAMING, parent=edited.id, show=False)
+            store.update_message(branch.id, content=f"answer {i} branch", status="complete", show=True)
+            print(f"checkpoint {branch.id} answer {i} branch", flush=True)
 
 
 def change_passphrases(path: Path, first: str, second: str) -> None:

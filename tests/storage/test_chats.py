@@ -140,3 +140,75 @@ def test_a_draft_is_kept_with_its_chat_in_the_vault_and_does_not_reorder_the_lis
     again.set_draft(first.id, "")
     assert again.draft(first.id) == ""
     again.vault.close()
+
+
+def _contents(store: ChatStore, chat_id: int) -> list[str]:
+    return [m.content for m in store.messages(chat_id)]
+
+
+def test_deleting_one_message_keeps_what_followed_it(vault_path: Path, store: ChatStore) -> None:
+    chat = store.create_chat()
+    ids = [store.add_message(chat.id, role, text).id for role, text in
+           [("user", "q1"), ("assistant", "a1"), ("user", "q2"), ("assistant", "a2")]]
+    store.delete_message(ids[1])
+    assert _contents(store, chat.id) == ["q1", "q2", "a2"]
+    assert store.messages(chat.id)[1].parent == ids[0]
+    store.delete_message(ids[0])  # the first: what followed is first now
+    assert _contents(store, chat.id) == ["q2", "a2"]
+    store.close()
+    again = reopen(vault_path)
+    assert _contents(again, chat.id) == ["q2", "a2"] and again.verify() == []
+    again.close()
+
+
+def test_deleting_the_version_shown_shows_another_and_the_rest_of_the_chat(store: ChatStore) -> None:
+    chat = store.create_chat()
+    question = store.add_message(chat.id, "user", "q")
+    first = store.add_message(chat.id, "assistant", "version 1")
+    second = store.add_message(chat.id, "assistant", "version 2", parent=question.id)
+    follow = store.add_message(chat.id, "user", "follow-up to version 2")
+    assert _contents(store, chat.id) == ["q", "version 2", "follow-up to version 2"]
+    assert store.messages(chat.id)[1].versions == (first.id, second.id)
+    store.delete_message(second.id)
+    # The follow-up stays where it was, now beside version 1.
+    shown = store.messages(chat.id)
+    assert [m.content for m in shown] == ["q", "follow-up to version 2"]
+    assert shown[1].versions == (first.id, follow.id)
+    store.choose(first.id)
+    assert _contents(store, chat.id) == ["q", "version 1"]
+
+
+def test_a_message_can_follow_only_one_of_its_own_chat(store: ChatStore) -> None:
+    import pytest
+
+    from storage.chats import StoreError
+
+    one, other = store.create_chat(), store.create_chat()
+    foreign = store.add_message(other.id, "user", "elsewhere")
+    with pytest.raises(StoreError):
+        store.add_message(one.id, "assistant", "misplaced", parent=foreign.id)
+    assert store.messages(one.id) == []
+
+
+def test_a_chat_written_before_versions_reads_as_one_line(store: ChatStore) -> None:
+    """A chat whose payload lists no parents (an older Hearth wrote it) is in position order,
+    and takes versions from then on."""
+    chat = store.create_chat()
+    ids = [store.add_message(chat.id, role, text).id for role, text in
+           [("user", "q1"), ("assistant", "a1"), ("user", "q2"), ("assistant", "a2")]]
+    with store.vault.transaction() as conn:
+        data = store._chat_data(conn, chat.id)
+        del data["parents"], data["chosen"]
+        store._write_chat(conn, chat.id, data)
+    assert [m.id for m in store.messages(chat.id)] == ids
+    store.add_message(chat.id, "assistant", "a2, again", parent=ids[2])
+    assert _contents(store, chat.id) == ["q1", "a1", "q2", "a2, again"]
+    assert store.verify() == []
+
+
+def test_a_fork_loop_in_the_tree_cannot_hang_a_read(store: ChatStore) -> None:
+    from storage.chats import Tree
+
+    tree = Tree({1: 0, 2: 3, 3: 2}, {})
+    assert tree.branch() == [1] and tree.path(2) == [2, 3]
+    assert tree.branch(through=2) == [1]
