@@ -272,6 +272,7 @@ class MessageWidget(QFrame):
         self.info.setText(info)
         self.info.setProperty("failed", status == FAILED)
         self.info.setVisible(bool(info))
+        self.delete_button.setVisible(status != STREAMING)  # not while it is being written
         self._update_continue()
 
     def text(self) -> str:

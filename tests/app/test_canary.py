@@ -167,6 +167,15 @@ def test_no_plaintext_anywhere_under_the_data_folder(
                                             {"collections": [collection.id]})
         say(f"Long message {index} with {MARKER} inside. " + "Confidential detail. " * 300)
         say(f"Follow-up {MARKER} number {index}")
+        if index == 0:  # a version and a branch: records of their own, encrypted like the rest
+            with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+                window.regenerate_button.click()
+            question = window.conversation.message_widgets()[0]
+            monkeypatch.setattr("app.shell.dialogs.long_text",
+                                lambda *a, i=index: f"Edited {MARKER} question {i}")
+            with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+                question.edit_button.click()
+            assert window.conversation.message_widgets()[0].version_label.text() == "2/2"
         monkeypatch.setattr("app.shell.dialogs.text", lambda *a, t=title: t)
         window.rename_action.trigger()
     assert [window.chat_list.item(i).text() for i in range(3)] == list(reversed(TITLES))
