@@ -65,3 +65,66 @@ def docx_bomb(path: Path, expanded: int = 1 << 30) -> Path:
             for _ in range(expanded >> 20):
                 member.write(block)
     return path
+
+
+def epub(path: Path, chapters: list[tuple[str, str]]) -> Path:
+    from ebooklib import epub as writer
+
+    book = writer.EpubBook()
+    book.set_identifier("hearth-test")
+    book.set_title("A test book")
+    book.set_language("en")
+    items = []
+    for index, (title, text) in enumerate(chapters, start=1):
+        chapter = writer.EpubHtml(title=title, file_name=f"chapter{index}.xhtml", lang="en")
+        chapter.content = f"<html><body><h1>{title}</h1><p>{text}</p><script>steal()</script></body></html>"
+        book.add_item(chapter)
+        items.append(chapter)
+    book.toc = items
+    book.add_item(writer.EpubNcx())
+    book.add_item(writer.EpubNav())
+    book.spine = ["nav", *items]
+    writer.write_epub(str(path), book)
+    return path
+
+
+def pptx(path: Path, slides: list[tuple[str, str, str]]) -> Path:
+    from pptx import Presentation
+
+    deck = Presentation()
+    for title, body, notes in slides:
+        slide = deck.slides.add_slide(deck.slide_layouts[1])
+        slide.shapes.title.text = title
+        slide.placeholders[1].text = body
+        if notes:
+            slide.notes_slide.notes_text_frame.text = notes
+    deck.save(str(path))
+    return path
+
+
+def xlsx_shared(path: Path, sheets: dict[str, list[list[object]]]) -> Path:
+    """Written by XlsxWriter, which keeps text in the shared strings as Excel does
+    (openpyxl writes it inline in the cells)."""
+    import xlsxwriter
+
+    book = xlsxwriter.Workbook(str(path))
+    for name, rows in sheets.items():
+        sheet = book.add_worksheet(name)
+        for r, row in enumerate(rows):
+            for c, value in enumerate(row):
+                sheet.write(r, c, value)
+    book.close()
+    return path
+
+
+def xlsx(path: Path, sheets: dict[str, list[list[object]]]) -> Path:
+    from openpyxl import Workbook
+
+    book = Workbook()
+    book.remove(book.active)
+    for name, rows in sheets.items():
+        sheet = book.create_sheet(name)
+        for row in rows:
+            sheet.append(row)
+    book.save(str(path))
+    return path

@@ -3650,28 +3650,28 @@ Details were written to {path}.</source>
         <translation>该 PDF 已损坏或不是 PDF（{error}）</translation>
     </message>
     <message>
-        <source>not a valid DOCX file ({part} declares a DTD or entities, which a DOCX never needs)</source>
-        <translation>不是有效的 DOCX 文件（{part} 声明了 DTD 或实体，而 DOCX 从不需要这些）</translation>
+        <source>not a valid {format} file ({part} declares a DTD or entities, which a {format} never needs)</source>
+        <translation>不是有效的 {format} 文件（{part} 声明了 DTD 或实体，而 {format} 从不需要它们）</translation>
     </message>
     <message>
-        <source>not a valid DOCX file ({part}: {error})</source>
-        <translation>不是有效的 DOCX 文件（{part}：{error}）</translation>
+        <source>not a valid {format} file ({part}: {error})</source>
+        <translation>不是有效的 {format} 文件（{part}：{error}）</translation>
     </message>
     <message>
-        <source>not a valid DOCX file (it is not a zip archive)</source>
-        <translation>不是有效的 DOCX 文件（它不是 zip 压缩包）</translation>
+        <source>not a valid {format} file (it is not a zip archive)</source>
+        <translation>不是有效的 {format} 文件（它不是 zip 压缩包）</translation>
     </message>
     <message>
-        <source>not a valid DOCX file ({error})</source>
-        <translation>不是有效的 DOCX 文件（{error}）</translation>
+        <source>not a valid {format} file ({error})</source>
+        <translation>不是有效的 {format} 文件（{error}）</translation>
     </message>
     <message>
-        <source>not a valid DOCX file (it has no document body)</source>
-        <translation>不是有效的 DOCX 文件（它没有文档正文）</translation>
+        <source>not a valid {format} file (it has no document body)</source>
+        <translation>不是有效的 {format} 文件（没有文档正文）</translation>
     </message>
     <message>
-        <source>the DOCX expands to {size:,.0f} MB ({ratio:,.0f}× its size): refused as a decompression bomb</source>
-        <translation>该 DOCX 解压后达 {size:,.0f} MB（为其自身大小的 {ratio:,.0f} 倍）：已作为解压炸弹拒绝</translation>
+        <source>the {format} expands to {size:,.0f} MB ({ratio:,.0f}× its size): refused as a decompression bomb</source>
+        <translation>该 {format} 解压后达 {size:,.0f} MB（是其大小的 {ratio:,.0f} 倍）：作为解压炸弹被拒绝</translation>
     </message>
     <message>
         <source>only the first {chars:,} characters were indexed</source>

@@ -2,8 +2,9 @@
 
 Well-kept parsers do the work (pypdf; the standard library's zip and HTML parsers,
 defusedxml for XML); only the Markdown and reStructuredText heading rules are ours.
-Every parser is bounded: file size, pages, extracted characters, and for DOCX the zip's
-expanded size and ratio. Run them through ``isolation.IsolatedParser``, which adds a
+Every parser is bounded: file size, pages, extracted characters, and for the zip
+packages (DOCX, EPUB, PPTX, XLSX) the zip's expanded size and ratio, checked before any
+part is read; their XML may not declare a DTD or an entity. Run them through ``isolation.IsolatedParser``, which adds a
 time limit and a memory limit in a separate process.
 
 Files are opened once, by ``open_regular``: no link is followed at the last step, the
@@ -17,11 +18,13 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import posixpath
 import re
 import stat
 import zipfile
 import zlib
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -34,7 +37,9 @@ from defusedxml import ElementTree as SafeElementTree
 from i18n import translate
 from storage.documents.pages import MAX_LABEL, page_roles
 
-MAX_BYTES = {"pdf": 200 << 20, "docx": 100 << 20}
+MAX_BYTES = {"pdf": 200 << 20, "docx": 100 << 20, "epub": 100 << 20, "pptx": 100 << 20,
+             "xlsx": 100 << 20}
+MAX_PARTS = 5000  # chapters of an EPUB, slides of a presentation, sheets of a workbook
 MAX_TEXT_BYTES = 50 << 20
 MAX_PAGES = 2000
 MAX_CHARS = 5_000_000
@@ -49,7 +54,8 @@ HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
 CODE_SUFFIXES = {".py", ".js", ".ts", ".tsx", ".jsx", ".java", ".c", ".h", ".cpp", ".hpp", ".cc",
                  ".cs", ".go", ".rs", ".rb", ".php", ".swift", ".kt", ".scala", ".sh", ".sql",
                  ".yaml", ".yml", ".toml", ".json", ".ini", ".cfg", ".r", ".m", ".lua", ".pl"}
-SUPPORTED = ({".pdf", ".docx"} | TEXT_SUFFIXES | MARKDOWN_SUFFIXES | RST_SUFFIXES | HTML_SUFFIXES
+PACKAGES = {".docx": "DOCX", ".epub": "EPUB", ".pptx": "PPTX", ".xlsx": "XLSX"}  # zip packages
+SUPPORTED = ({".pdf"} | set(PACKAGES) | TEXT_SUFFIXES | MARKDOWN_SUFFIXES | RST_SUFFIXES | HTML_SUFFIXES
              | CODE_SUFFIXES)
 
 
@@ -80,6 +86,12 @@ def _count(value: Value) -> int:
     if type(value) is not int or not 0 <= value < 1 << 31:
         raise ValueError("a count that is not a count")
     return value
+
+
+def _format(values: Mapping[str, Value]) -> str:
+    """A zip package's kind as said to the user (one of PACKAGES' names, nothing else)."""
+    found = values.get("format", "DOCX")
+    return found if found in PACKAGES.values() else "DOCX"  # type: ignore[return-value]
 
 
 def reason(kind: str, values: Mapping[str, Value]) -> str:
@@ -124,24 +136,25 @@ def reason(kind: str, values: Mapping[str, Value]) -> str:
         return translate("storage.documents.parsers", "the PDF is damaged or not a PDF "
                          "({error})").format(error=v["error"])
     if kind == DOCX_DTD:
-        return translate("storage.documents.parsers", "not a valid DOCX file ({part} declares a "
-                         "DTD or entities, which a DOCX never needs)").format(part=v["part"])
+        return translate("storage.documents.parsers", "not a valid {format} file ({part} declares a "
+                         "DTD or entities, which a {format} never needs)").format(
+                             part=v["part"], format=_format(v))
     if kind == DOCX_XML:
-        return translate("storage.documents.parsers", "not a valid DOCX file ({part}: "
-                         "{error})").format(part=v["part"], error=v["error"])
+        return translate("storage.documents.parsers", "not a valid {format} file ({part}: "
+                         "{error})").format(part=v["part"], error=v["error"], format=_format(v))
     if kind == DOCX_NOT_ZIP:
         return translate("storage.documents.parsers",
-                         "not a valid DOCX file (it is not a zip archive)")
+                         "not a valid {format} file (it is not a zip archive)").format(format=_format(v))
     if kind == DOCX_BROKEN:
-        return translate("storage.documents.parsers", "not a valid DOCX file ({error})").format(
-            error=v["error"])
+        return translate("storage.documents.parsers", "not a valid {format} file ({error})").format(
+            error=v["error"], format=_format(v))
     if kind == DOCX_NO_BODY:
         return translate("storage.documents.parsers",
-                         "not a valid DOCX file (it has no document body)")
+                         "not a valid {format} file (it has no document body)").format(format=_format(v))
     if kind == DOCX_BOMB:
-        return translate("storage.documents.parsers", "the DOCX expands to {size:,.0f} MB "
+        return translate("storage.documents.parsers", "the {format} expands to {size:,.0f} MB "
                          "({ratio:,.0f}× its size): refused as a decompression bomb").format(
-                             size=v["size"], ratio=v["ratio"])
+                             size=v["size"], ratio=v["ratio"], format=_format(v))
     if kind == TRUNCATED:
         return translate("storage.documents.parsers",
                          "only the first {chars:,} characters were indexed").format(chars=v["chars"])
@@ -299,6 +312,12 @@ def _parse_file(suffix: str, fh: BinaryIO) -> tuple[list[Section], list[Said]]:
         sections = _pdf(fh, budget)
     elif suffix == ".docx":
         sections = _docx(fh, budget)
+    elif suffix == ".epub":
+        sections = _epub(fh, budget)
+    elif suffix == ".pptx":
+        sections = _pptx(fh, budget)
+    elif suffix == ".xlsx":
+        sections = _xlsx(fh, budget)
     elif suffix in HTML_SUFFIXES:
         sections = _html(_read_text(fh), budget)
     elif suffix in MARKDOWN_SUFFIXES:
@@ -389,8 +408,8 @@ def _page_labels(reader: Any, pages: int) -> list[str]:
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 
 
-def _xml(archive: zipfile.ZipFile, name: str) -> ElementTree.Element | None:
-    """One part of the package, parsed. A DOCX never needs a DTD, so the XML parser
+def _xml(archive: zipfile.ZipFile, name: str, fmt: str = "DOCX") -> ElementTree.Element | None:
+    """One part of the package, parsed. A package never needs a DTD, so the XML parser
     refuses any document type declaration, entity or external reference (the doors to
     entity expansion) as it meets them, whatever the part's encoding."""
     try:
@@ -402,9 +421,74 @@ def _xml(archive: zipfile.ZipFile, name: str) -> ElementTree.Element | None:
             data, forbid_dtd=True, forbid_entities=True, forbid_external=True)
         return element
     except DefusedXmlException:
-        raise refused(DOCX_DTD, part=name) from None
+        raise refused(DOCX_DTD, part=name, format=fmt) from None
     except (ElementTree.ParseError, ValueError) as exc:
-        raise refused(DOCX_XML, part=name, error=str(exc)[:200]) from exc
+        raise refused(DOCX_XML, part=name, error=str(exc)[:200], format=fmt) from exc
+
+
+def _xml_events(archive: zipfile.ZipFile, name: str, fmt: str) -> Iterator[ElementTree.Element]:
+    """A large part's elements as each one ends, read as a stream (a worksheet, the shared
+    strings); the caller clears what it has used. The same refusals as ``_xml``."""
+    try:
+        stream = archive.open(name)
+    except KeyError:
+        return
+    with stream:
+        try:
+            for _event, element in SafeElementTree.iterparse(
+                    stream, ("end",), forbid_dtd=True, forbid_entities=True, forbid_external=True):
+                yield element
+        except DefusedXmlException:
+            raise refused(DOCX_DTD, part=name, format=fmt) from None
+        except (ElementTree.ParseError, ValueError) as exc:
+            raise refused(DOCX_XML, part=name, error=str(exc)[:200], format=fmt) from exc
+
+
+def _package(fh: BinaryIO, fmt: str) -> zipfile.ZipFile:
+    """A zip package (DOCX, EPUB, PPTX, XLSX), refused before any part is read when it
+    would expand past the limits (a decompression bomb)."""
+    _size_check(fh, MAX_BYTES[fmt.lower()])
+    if not zipfile.is_zipfile(fh):
+        raise refused(DOCX_NOT_ZIP, format=fmt)
+    try:
+        archive = zipfile.ZipFile(fh)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise refused(DOCX_BROKEN, error=str(exc), format=fmt) from exc
+    infos = archive.infolist()
+    expanded = sum(i.file_size for i in infos)
+    packed = max(1, sum(i.compress_size for i in infos))
+    if expanded > MAX_ZIP_EXPANDED or expanded / packed > MAX_ZIP_RATIO:
+        archive.close()
+        raise refused(DOCX_BOMB, size=expanded / (1 << 20), ratio=expanded / packed, format=fmt)
+    return archive
+
+
+@contextmanager
+def _reading(fmt: str) -> Iterator[None]:
+    """A damaged part (its data or its checksum) refuses the file in the user's words."""
+    try:
+        yield
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
+        raise refused(DOCX_BROKEN, error=type(exc).__name__, format=fmt) from exc
+
+
+def _part_name(base: str, target: str) -> str:
+    """A relationship's or a manifest's target as a part name: relative to ``base`` (the
+    part's folder), or from the package root when it starts with "/"."""
+    target = target.split("#", 1)[0]
+    joined = target.lstrip("/") if target.startswith("/") else posixpath.join(base, target)
+    return posixpath.normpath(joined).lstrip("/")
+
+
+def _relationships(archive: zipfile.ZipFile, part: str, fmt: str) -> dict[str, str]:
+    """A part's relationships: id -> the part it points to (external links are left out)."""
+    folder, name = posixpath.split(part)
+    rels = _xml(archive, posixpath.join(folder, "_rels", name + ".rels"), fmt)
+    found: dict[str, str] = {}
+    for rel in rels if rels is not None else ():
+        if rel.get("TargetMode") != "External" and rel.get("Id") and rel.get("Target"):
+            found[rel.get("Id", "")] = _part_name(folder, rel.get("Target", ""))
+    return found
 
 
 def _docx_main_part(archive: zipfile.ZipFile) -> str:
@@ -459,27 +543,12 @@ def _docx(fh: BinaryIO, budget: _Budget) -> list[Section]:
     """Body text in reading order; headings start sections; each table row is one line
     with its cells separated by " | ". The standard library reads the zip, checked for
     bombs first; defusedxml reads the XML, which may not declare a DTD."""
-    _size_check(fh, MAX_BYTES["docx"])
-    if not zipfile.is_zipfile(fh):
-        raise refused(DOCX_NOT_ZIP)
-    try:
-        archive = zipfile.ZipFile(fh)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise refused(DOCX_BROKEN, error=str(exc)) from exc
-    with archive:
-        infos = archive.infolist()
-        expanded = sum(i.file_size for i in infos)
-        packed = max(1, sum(i.compress_size for i in infos))
-        if expanded > MAX_ZIP_EXPANDED or expanded / packed > MAX_ZIP_RATIO:
-            raise refused(DOCX_BOMB, size=expanded / (1 << 20), ratio=expanded / packed)
-        try:
-            document = _xml(archive, _docx_main_part(archive))
-            headings = _docx_heading_styles(archive)
-        except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
-            raise refused(DOCX_BROKEN, error=type(exc).__name__) from exc
+    with _package(fh, "DOCX") as archive, _reading("DOCX"):
+        document = _xml(archive, _docx_main_part(archive))
+        headings = _docx_heading_styles(archive)
     body = document.find(f"{_W}body") if document is not None else None
     if body is None:
-        raise refused(DOCX_NO_BODY)
+        raise refused(DOCX_NO_BODY, format="DOCX")
     sections: list[Section] = []
     heading: str | None = None
     lines: list[str] = []
@@ -498,6 +567,160 @@ def _docx(fh: BinaryIO, budget: _Budget) -> list[Section]:
     if lines:
         sections.append(Section(budget.take("\n".join(lines)), heading=heading))
     return sections
+
+
+_OPF = "{http://www.idpf.org/2007/opf}"
+_CONTAINER = "{urn:oasis:names:tc:opendocument:xmlns:container}"
+_A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+_P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
+_S = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+_R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+XHTML_TYPES = {"application/xhtml+xml", "text/html", "application/xml"}
+
+
+def _epub(fh: BinaryIO, budget: _Budget) -> list[Section]:
+    """The chapters in reading order (the package's spine), each read as HTML: its
+    headings start sections. Only the chapters' text: no script, no style, no image."""
+    with _package(fh, "EPUB") as archive, _reading("EPUB"):
+        container = _xml(archive, "META-INF/container.xml", "EPUB")
+        rootfile = container.find(f".//{_CONTAINER}rootfile") if container is not None else None
+        opf_name = _part_name("", rootfile.get("full-path", "")) if rootfile is not None else ""
+        package = _xml(archive, opf_name, "EPUB") if opf_name else None
+        if package is None or package.tag != f"{_OPF}package":
+            raise refused(DOCX_NO_BODY, format="EPUB")
+        base = posixpath.dirname(opf_name)
+        manifest = {item.get("id"): item for item in package.iter(f"{_OPF}item")}
+        sections: list[Section] = []
+        for itemref in list(package.iter(f"{_OPF}itemref"))[:MAX_PARTS]:
+            item = manifest.get(itemref.get("idref"))
+            if item is None or item.get("media-type") not in XHTML_TYPES or not item.get("href"):
+                continue
+            try:
+                data = archive.read(_part_name(base, item.get("href", "")))
+            except KeyError:
+                continue  # a chapter listed but not in the package
+            text = data.decode("utf-8", "replace")
+            sections += _html(text, budget)
+            if budget.left <= 0:
+                break
+    return sections
+
+
+def _drawing_text(element: ElementTree.Element) -> list[str]:
+    """The paragraphs of DrawingML text under ``element`` (a slide's shapes, its notes)."""
+    lines = []
+    for paragraph in element.iter(f"{_A}p"):
+        line = "".join((node.text or "") if node.tag == f"{_A}t" else "\n"
+                       for node in paragraph.iter() if node.tag in (f"{_A}t", f"{_A}br"))
+        if line.strip():
+            lines.append(line)
+    return lines
+
+
+def _pptx(fh: BinaryIO, budget: _Budget) -> list[Section]:
+    """One section a slide, in the presentation's order, its number as the page: the
+    text of its shapes and tables, then its speaker notes; its title as the heading."""
+    with _package(fh, "PPTX") as archive, _reading("PPTX"):
+        main = "ppt/presentation.xml"
+        for rel in (_xml(archive, "_rels/.rels", "PPTX") or ()):
+            if rel.get("Type", "").endswith("/officeDocument") and rel.get("Target"):
+                main = _part_name("", rel.get("Target", ""))
+        presentation = _xml(archive, main, "PPTX")
+        if presentation is None or presentation.tag != f"{_P}presentation":
+            raise refused(DOCX_NO_BODY, format="PPTX")
+        links = _relationships(archive, main, "PPTX")
+        slides = [links.get(entry.get(f"{_R}id", ""), "") for entry in presentation.iter(f"{_P}sldId")]
+        sections: list[Section] = []
+        for number, name in enumerate(slides[:MAX_PARTS], start=1):
+            slide = _xml(archive, name, "PPTX") if name else None
+            if slide is None:
+                continue
+            title = None
+            for shape in slide.iter(f"{_P}sp"):
+                kind = shape.find(f"{_P}nvSpPr/{_P}nvPr/{_P}ph")
+                if kind is not None and kind.get("type") in ("title", "ctrTitle"):
+                    title = " ".join(_drawing_text(shape)).strip() or None
+                    break
+            lines = _drawing_text(slide)
+            notes = next((target for target in _relationships(archive, name, "PPTX").values()
+                          if "notesSlide" in posixpath.basename(target)), None)
+            notes_xml = _xml(archive, notes, "PPTX") if notes else None
+            if notes_xml is not None:
+                body = [line for line in _drawing_text(notes_xml) if not line.strip().isdigit()]
+                if body:
+                    lines += ["", *body]  # (a notes page's slide-number field is left out)
+            sections.append(Section(budget.take("\n".join(lines)), page=number,
+                                    heading=title[:MAX_LABEL] if title else None))
+            if budget.left <= 0:
+                break
+    return sections
+
+
+def _shared_strings(archive: zipfile.ZipFile, links: dict[str, str]) -> list[str]:
+    name = next((t for t in links.values() if posixpath.basename(t) == "sharedStrings.xml"),
+                "xl/sharedStrings.xml")
+    found: list[str] = []
+    for element in _xml_events(archive, name, "XLSX"):
+        if element.tag == f"{_S}si":
+            found.append("".join(node.text or "" for node in element.iter(f"{_S}t")))
+            element.clear()
+            if len(found) > MAX_CHARS:
+                break
+    return found
+
+
+def _xlsx(fh: BinaryIO, budget: _Budget) -> list[Section]:
+    """One section a sheet, its name as the heading: each row one line, its cells' values
+    (as last calculated) separated by " | ". Worksheets are read as a stream."""
+    with _package(fh, "XLSX") as archive, _reading("XLSX"):
+        main = "xl/workbook.xml"
+        for rel in (_xml(archive, "_rels/.rels", "XLSX") or ()):
+            if rel.get("Type", "").endswith("/officeDocument") and rel.get("Target"):
+                main = _part_name("", rel.get("Target", ""))
+        workbook = _xml(archive, main, "XLSX")
+        if workbook is None or workbook.tag != f"{_S}workbook":
+            raise refused(DOCX_NO_BODY, format="XLSX")
+        links = _relationships(archive, main, "XLSX")
+        strings = _shared_strings(archive, links)
+        sections: list[Section] = []
+        for sheet in list(workbook.iter(f"{_S}sheet"))[:MAX_PARTS]:
+            name = links.get(sheet.get(f"{_R}id", ""), "")
+            lines: list[str] = []
+            cells: list[str] = []
+            size = 0
+            for element in _xml_events(archive, name, "XLSX") if name else ():
+                if element.tag == f"{_S}c":
+                    cells.append(_cell(element, strings))
+                    element.clear()
+                elif element.tag == f"{_S}row":
+                    line = " | ".join(cells).rstrip(" |")
+                    cells = []
+                    if line.strip():
+                        lines.append(line)
+                        size += len(line) + 1
+                    element.clear()
+                    if size > budget.left:
+                        break
+            title = (sheet.get("name") or "").strip()
+            sections.append(Section(budget.take("\n".join(lines)), heading=title[:MAX_LABEL] or None))
+            if budget.left <= 0:
+                break
+    return sections
+
+
+def _cell(cell: ElementTree.Element, strings: list[str]) -> str:
+    """A cell's value as shown: a shared string, an inline one, or the stored value."""
+    kind = cell.get("t")
+    if kind == "inlineStr":
+        return "".join(node.text or "" for node in cell.iter(f"{_S}t"))
+    value = cell.find(f"{_S}v")
+    text = (value.text or "") if value is not None else ""
+    if kind == "s":
+        index = int(text) if text.strip().isdigit() else -1
+        return strings[index] if 0 <= index < len(strings) else ""
+    if kind == "b":
+        return {"1": "TRUE", "0": "FALSE"}.get(text.strip(), text)
+    return text
 
 
 class _HTMLText(HTMLParser):

@@ -292,3 +292,22 @@ def test_a_collection_of_another_model_is_re_embedded_before_new_files_join_it(
     assert hits and {h.chunk.model for h in hits} == {narrow_sha}
     again.close()
     vault.close()
+
+
+def test_an_epub_a_presentation_and_a_workbook_are_each_found_by_a_question(documents: Docs, tmp_path: Path) -> None:
+    folder = tmp_path / "office"
+    folder.mkdir()
+    corpus.epub(folder / "guide.epub", [("Arrival", "Visitors arrive by ferry from the mainland."),
+                                        ("Wildlife", "Puffins nest on the northern cliffs every spring.")])
+    corpus.pptx(folder / "plan.pptx", [("Agenda", "Welcome and introductions", ""),
+                                       ("Budget", "The new roof costs 18,000 euros", "Ask the board")])
+    corpus.xlsx_shared(folder / "staff.xlsx", {"Rooms": [["Name", "Office"], ["Miriam Okafor", "Room 314"]]})
+    collection = documents.collection("office")
+    report = documents.add(collection, [folder])
+    assert sorted(Path(p).name for p in report.indexed) == ["guide.epub", "plan.pptx", "staff.xlsx"]
+    top = documents.hits("Where do puffins nest?", collection)[0].chunk
+    assert Path(top.path).name == "guide.epub" and "northern cliffs" in top.text
+    top = documents.hits("How much does the roof cost?", collection)[0].chunk
+    assert (Path(top.path).name, top.page) == ("plan.pptx", 2)  # the slide is its page
+    top = documents.hits("Which office is Miriam Okafor in?", collection)[0].chunk
+    assert Path(top.path).name == "staff.xlsx" and "Room 314" in top.text and top.heading == "Rooms"
