@@ -7,6 +7,8 @@
   the GGUF that ``HEARTH_BENCH_EMBEDDING`` names.
 - Search: hybrid search p50/p95 over an index of 10,000 and 100,000 chunks.
 - UI: a 10 ms QTimer probe in a real window while an import runs in the background.
+- OCR: scanned A4 pages (tests/scans.py, 200 dpi) read by text recognition in the
+  isolated child, pages per second on this machine's cores, and the share of words read.
 """
 
 from __future__ import annotations
@@ -258,5 +260,31 @@ def ui_stalls(quick: bool) -> list[Figure]:
                    "target < 50 ms", {"max_ms": max(stalls, default=0), "ticks": len(stalls)})]
 
 
+def ocr(quick: bool) -> list[Figure]:
+    """Pages a second through the isolated parser's text recognition (the child started
+    and its models loaded first, as after the first page of an import)."""
+    from storage.documents.isolation import OCR_MEMORY_LIMIT, IsolatedParser
+    from tests import scans
+
+    pages = 3 if quick else 10
+    figures = []
+    with tempfile.TemporaryDirectory() as folder, IsolatedParser(timeout=300, memory_limit=OCR_MEMORY_LIMIT) as parser:
+        for language, text, chinese in (("English", scans.ENGLISH, False), ("Chinese", scans.CHINESE, True)):
+            path = scans.scanned_pdf(Path(folder) / f"{language}.pdf",
+                                     [scans.page(text, chinese, seed=i) for i in range(pages)])
+            parser.recognise(path, 1)  # the child and its models, once
+            read, times = [], []
+            for page in range(1, pages + 1):
+                started = time.perf_counter()
+                read.append(parser.recognise(path, page))
+                times.append(time.perf_counter() - started)
+            found = statistics.mean(scans.words_found(text, t, chinese) for t in read)
+            figures.append(Figure(f"OCR pages per second, {language} A4 at 200 dpi ({os.cpu_count()} cores)",
+                                  1 / median(times), "pages/s", "report",
+                                  {"seconds_per_page": median(times), "words_read": round(found, 3),
+                                   "peak_rss_mb": parser.last_peak_rss >> 20}))
+    return figures
+
+
 def run(quick: bool = False) -> list[Figure]:
-    return ingestion(quick) + search(quick) + ui_stalls(quick)
+    return ingestion(quick) + search(quick) + ui_stalls(quick) + ocr(quick)

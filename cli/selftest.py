@@ -15,6 +15,7 @@ from i18n import translate
 from inference.client import ClientError, WorkerClient
 from inference.errors import InferenceError
 from inference.protocol import ChatMessage, ModelLoaded, ModelSpec, SamplingParams, Stats
+from storage.documents.parsers import ParseError
 
 TOKENS = 16
 LOAD_TIMEOUT = 300.0
@@ -29,6 +30,30 @@ def _embed_a_sentence(client: WorkerClient) -> int:
     if vectors.shape[0] != 1 or not vectors.any():
         raise RuntimeError(translate("cli.selftest", "the embedding model returned no vector"))
     return int(vectors.shape[1])
+
+
+OCR_SAMPLE = "Lighthouse 143 steps"
+
+
+def _read_a_scan() -> tuple[str, float]:
+    """Draw a line of text, save it as a PNG and read it back by text recognition in the
+    isolated parser, as a scanned page is read (the models are files of the install)."""
+    import tempfile
+    import time
+    from pathlib import Path
+
+    from PIL import Image, ImageDraw, ImageFont
+
+    from storage.documents.isolation import OCR_MEMORY_LIMIT, IsolatedParser
+
+    image = Image.new("L", (900, 140), 255)
+    ImageDraw.Draw(image).text((40, 40), OCR_SAMPLE, font=ImageFont.load_default(size=48), fill=20)
+    with tempfile.TemporaryDirectory() as folder, IsolatedParser(memory_limit=OCR_MEMORY_LIMIT) as parser:
+        path = Path(folder) / "sample.png"
+        image.save(path)
+        began = time.monotonic()
+        text = parser.recognise(path, 1)
+        return text, time.monotonic() - began
 
 
 def load_and_generate(client: WorkerClient, spec: ModelSpec, tokens: int = TOKENS) -> tuple[ModelLoaded, str, Stats]:
@@ -52,14 +77,19 @@ def run_self_test(out: TextIO = sys.stdout) -> int:
     try:
         loaded, text, stats = load_and_generate(client, ModelSpec(path=path))
         embedded = _embed_a_sentence(client)
+        recognised, seconds = _read_a_scan()
     except TimeoutError:
         print(_failed(translate("cli.selftest", "the model did not answer in time")), file=out)
         return 1
-    except (InferenceError, ClientError, RuntimeError) as exc:
+    except (InferenceError, ClientError, RuntimeError, ParseError) as exc:
         print(_failed(exc), file=out)
         return 1
     finally:
         client.close(timeout=5.0)
+    if "143" not in recognised:
+        print(_failed(translate("cli.selftest", "text recognition read {text!r}, not the sample").format(
+            text=recognised[:80])), file=out)
+        return 1
     if stats.tokens == 0 or not text.strip():
         print(_failed(translate("cli.selftest", "the model produced no text")), file=out)
         return 1
@@ -80,6 +110,8 @@ def run_self_test(out: TextIO = sys.stdout) -> int:
     print(translate("cli.selftest", "sample: {sample}").format(sample=sample), file=out)
     print(translate("cli.selftest", "embedding: %n dimensions ({model})", None, embedded).format(
         model=resolve_embedding_model().name), file=out)
+    print(translate("cli.selftest", "text recognition: {text!r} in {seconds:.1f} s").format(
+        text=recognised.strip()[:80], seconds=seconds), file=out)
     print(translate("cli.selftest", "self-test OK"), file=out)
     return 0
 

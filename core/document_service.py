@@ -62,7 +62,7 @@ from inference.embedder import profile
 from inference.protocol import CountTokens, Embed
 from storage.db import VaultClosed
 from storage.documents.condense import section_text
-from storage.documents.isolation import IsolatedParser, ParseStopped
+from storage.documents.isolation import OCR_MEMORY_LIMIT, IsolatedParser, ParseStopped
 from storage.documents.parsers import Identity, Section
 from storage.documents.search import MIN_COSINE, Indexes
 from storage.documents.store import DocumentStore
@@ -103,6 +103,8 @@ class DocumentService(DocumentCalls):
         self._model = embedding_model
         self._follow = follow_model
         self._parser = parser or IsolatedParser()
+        # Text recognition in a child of its own (more memory; started at the first scan).
+        self._ocr = IsolatedParser(memory_limit=OCR_MEMORY_LIMIT)
         self._inbox = Inbox()
         self._closing = threading.Event()
         self._pending: deque[Any] = deque()  # jobs, in order (the thread's own)
@@ -133,6 +135,7 @@ class DocumentService(DocumentCalls):
         """
         self._closing.set()
         self._parser.kill()
+        self._ocr.kill()
         self.post(Close())
         if self._thread.is_alive() and threading.current_thread() is not self._thread:
             self._thread.join(timeout)
@@ -163,8 +166,9 @@ class DocumentService(DocumentCalls):
                 "core.document_service", "Hearth's document search stopped after an internal "
                 "error; details are in the log. Lock and unlock Hearth to restart it.")))
         finally:
-            self._parser.kill()
-            self._parser.close()
+            for child in (self._parser, self._ocr):
+                child.kill()
+                child.close()
             for command in [*self._inbox.close(), *self._pending, *self._waiting]:
                 refuse(command)
 
@@ -304,6 +308,7 @@ class DocumentService(DocumentCalls):
             self._job = None
             if not self._closing.is_set():
                 self._parser.close()  # no idle child between jobs
+                self._ocr.close()
         if job.again:
             self._pending.insert(min(1, len(self._pending)), command)
 
@@ -424,9 +429,16 @@ class DocumentService(DocumentCalls):
         except ParseStopped:
             raise Stopped(closing=self._closing.is_set()) from None
 
-    def _parse(self, path: Path, identity: Identity) -> tuple[list[Section], list[str]]:
+    def _parse(self, path: Path, identity: Identity) -> tuple[list[Section], list[str], list[int]]:
         try:
-            return self._parser.parse(path, identity, wake=self._inbox.wake, on_wake=self._check)
+            return self._parser.parse_document(path, identity, wake=self._inbox.wake, on_wake=self._check)
+        except ParseStopped:
+            raise Stopped(closing=self._closing.is_set()) from None
+
+    def _recognise(self, path: Path, identity: Identity, page: int) -> str:
+        """One scanned page by OCR; a cancel or close stops it as it stops a parse."""
+        try:
+            return self._ocr.recognise(path, page, identity, wake=self._inbox.wake, on_wake=self._check)
         except ParseStopped:
             raise Stopped(closing=self._closing.is_set()) from None
 
@@ -446,8 +458,11 @@ class _Steps:
     def digest(self, path: Path, identity: Identity) -> str:
         return self._service._digest(path, identity)
 
-    def parse(self, path: Path, identity: Identity) -> tuple[list[Section], list[str]]:
+    def parse(self, path: Path, identity: Identity) -> tuple[list[Section], list[str], list[int]]:
         return self._service._parse(path, identity)
+
+    def recognise(self, path: Path, identity: Identity, page: int) -> str:
+        return self._service._recognise(path, identity, page)
 
     def read_ahead(self, path: Path, identity: Identity) -> None:
         try:

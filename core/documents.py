@@ -63,9 +63,18 @@ class Progress:
     started: float = field(default_factory=time.monotonic)
     collection_id: int = 0
     reembedding: bool = False  # passages embedded again for a new embedding model
+    # The scanned pages of the current file being read by text recognition (OCR).
+    pages_done: int = 0
+    pages_total: int = 0
+    pages_started: float = 0.0
 
     @property
     def eta_seconds(self) -> float | None:
+        if self.pages_total:  # a scan: seconds a page, which is what takes the time now
+            if not self.pages_done:
+                return None
+            rate = (time.monotonic() - self.pages_started) / self.pages_done
+            return rate * (self.pages_total - self.pages_done)
         if not self.files_done or self.files_done >= self.files_total:
             return None
         rate = (time.monotonic() - self.started) / self.files_done
@@ -103,7 +112,11 @@ class Steps(Protocol):
     def digest(self, path: Path, identity: Identity) -> str:
         """The sha256 of the file with ``identity`` at ``path``; ParseError if it cannot be read."""
 
-    def parse(self, path: Path, identity: Identity) -> tuple[list[Section], list[str]]: ...
+    def parse(self, path: Path, identity: Identity) -> tuple[list[Section], list[str], list[int]]:
+        """Sections, notes, and the pages to read by text recognition (``recognise``)."""
+
+    def recognise(self, path: Path, identity: Identity, page: int) -> str:
+        """The text of a scanned page, by OCR; ParseError if it cannot be read."""
 
     def read_ahead(self, path: Path, identity: Identity) -> None:
         """Start hashing and parsing ``path`` beside what follows; the next ``digest`` and
@@ -267,7 +280,7 @@ class Ingestion:
                 state = replace(state, current=file.path.name)
                 self.steps.progress(state)
                 self._add_file(collection, file, model, known, by_hash, report,
-                               after=files[i + 1] if i + 1 < len(files) else None)
+                               after=files[i + 1] if i + 1 < len(files) else None, state=state)
                 state = replace(state, files_done=state.files_done + 1, chunks_done=report.chunks)
                 self.steps.progress(state)
         except Stopped as stop:
@@ -278,7 +291,7 @@ class Ingestion:
 
     def _add_file(self, collection: Collection, file: Candidate, model: str,
                   known: dict[str, Document], by_hash: dict[str, Document], report: Report,
-                  after: Candidate | None = None) -> None:
+                  after: Candidate | None = None, state: Progress | None = None) -> None:
         """Index one file; ``after``, the file that comes next, is read ahead meanwhile."""
         path = str(file.path)  # real already: resolving it again would follow a new link
         record = known.get(path) or Document(0, collection.id, path, PENDING)
@@ -316,7 +329,9 @@ class Ingestion:
                    size=info.st_size, mtime=info.st_mtime, sha256=sha)
             return
         try:
-            sections, notes = self.steps.parse(file.path, file.identity)
+            sections, notes, scanned = self.steps.parse(file.path, file.identity)
+            if scanned:
+                sections, notes = self._recognise(file, sections, notes, scanned, state)
         except ParseError as exc:
             finish(FAILED, str(exc), size=info.st_size, mtime=info.st_mtime, sha256=sha)
             return
@@ -354,6 +369,36 @@ class Ingestion:
         report.chunks += len(chunks)
         finish(INDEXED, "", size=info.st_size, mtime=info.st_mtime, sha256=sha,
                chunks=len(chunks), notes=notes)
+
+    def _recognise(self, file: Candidate, sections: list[Section], notes: list[str], scanned: list[int],
+                   state: Progress | None) -> tuple[list[Section], list[str]]:
+        """Read the scanned pages by OCR, one request (and one time limit) a page, saying
+        how far it is; a page that cannot be read is said in the notes, the rest kept."""
+        read: list[Section] = []
+        failed: list[int] = []
+        began = time.monotonic()
+        for done, page in enumerate(scanned):
+            self.steps.check()
+            if state is not None:
+                self.steps.progress(replace(state, pages_done=done, pages_total=len(scanned), pages_started=began))
+            try:
+                text = self.steps.recognise(file.path, file.identity, page)
+            except ParseError as exc:
+                failed.append(page)
+                log.warning("page %d of a scan could not be read: %s", page, exc)
+                continue
+            if text.strip():
+                read.append(Section(text, page=page))
+        if not sections and not read:
+            raise ParseError(parsers.reason(parsers.NO_TEXT, {}) if not failed else translate(
+                "core.documents", "no page of this scan could be read"))
+        pages = len(read)  # a plain name: pyside6-lupdate reads no expression
+        notes = [*notes, translate("core.documents", "%n pages read by text recognition (OCR)", None, pages)]
+        if failed:
+            notes.append(translate("core.documents", "pages {pages} could not be read").format(
+                pages=", ".join(map(str, failed))))
+        merged = sorted([*sections, *read], key=lambda s: (s.page or 0))
+        return merged, notes
 
     def refresh(self, collection: Collection, model: str) -> Report:
         """Notice changed, moved or deleted files: re-index the changed, drop the missing."""

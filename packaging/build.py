@@ -53,6 +53,17 @@ def folder_size(path: Path, skip_suffix: str = "") -> int:
                if f.is_file() and not f.is_symlink() and not (skip_suffix and f.name.endswith(skip_suffix)))
 
 
+# Text recognition's share of the frozen app (RapidOCR and its models, ONNX Runtime,
+# OpenCV, PDFium, Pillow, Shapely, pyclipper, PyYAML): reported apart, and checked apart
+# by tests/test_frozen.py, so that neither it nor the rest grows unnoticed.
+OCR_PARTS = ("cv2", "opencv_python_headless.libs", "onnxruntime", "rapidocr_onnxruntime", "pypdfium2",
+             "pypdfium2_raw", "PIL", "pillow.libs", "shapely", "shapely.libs", "pyclipper", "yaml")
+
+
+def ocr_size(internal: Path) -> int:
+    return sum(folder_size(internal / part) for part in OCR_PARTS if (internal / part).exists())
+
+
 def mb(size: int) -> str:
     return f"{size / (1 << 20):,.1f} MB"
 
@@ -264,7 +275,8 @@ def main(argv: list[str]) -> int:
         packages = windows_packages(version, cuda)
     root = DIST / "Hearth.app" if sys.platform == "darwin" else APP_DIR
     print(f"build time: {seconds:.0f} s")
-    print(f"unpacked size: {mb(folder_size(root))}; without models: {mb(folder_size(root, '.gguf'))}")
+    print(f"unpacked size: {mb(folder_size(root))}; without models: {mb(folder_size(root, '.gguf'))}, "
+          f"of which text recognition {mb(ocr_size(root / '_internal'))}")
     for package in packages:
         print(f"installer: {package.name} {mb(package.stat().st_size)}")
     if "--test" in argv:

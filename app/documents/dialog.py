@@ -237,6 +237,10 @@ class CollectionsDialog(QDialog):
         files = translate("documents.dialog", "{done} of %n files", None, total).format(
             done=state.files_done)
         passages = translate("documents.dialog", "%n passages", None, chunks)
+        if state.pages_total:  # a scan, read page by page: what takes the time now
+            pages = state.pages_total
+            passages += " · " + translate("documents.dialog", "reading page {page} of %n (text "
+                                          "recognition)", None, pages).format(page=state.pages_done + 1)
         if state.eta_seconds:
             seconds = QLocale().toString(round(state.eta_seconds))
             text = translate("documents.dialog", "{files} · {passages} · about {seconds} s left · "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 from typing import cast
@@ -615,6 +616,8 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self._closing:
             self._closing = True
+            with contextlib.suppress(RuntimeError, TypeError):  # (the system's theme: no longer followed)
+                QGuiApplication.styleHints().colorSchemeChanged.disconnect(self._system_scheme_changed)
             # API, model jobs, documents, the answer, then the vault (core.session), then
             # the worker frees the model: about two seconds in all (QUIT_TIMEOUT).
             deadline = time.monotonic() + QUIT_TIMEOUT

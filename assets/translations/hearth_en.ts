@@ -84,6 +84,16 @@
     </message>
 </context>
 <context>
+    <name>core.documents</name>
+    <message numerus="yes">
+        <source>%n pages read by text recognition (OCR)</source>
+        <translation>
+            <numerusform>%n page read by text recognition (OCR)</numerusform>
+            <numerusform>%n pages read by text recognition (OCR)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>core.passphrase</name>
     <message numerus="yes">
         <source>Use at least %n characters; four or more unrelated words are best.</source>
@@ -117,6 +127,13 @@
         <translation>
             <numerusform>%n passage</numerusform>
             <numerusform>%n passages</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>reading page {page} of %n (text recognition)</source>
+        <translation>
+            <numerusform>reading page {page} of %n (text recognition)</numerusform>
+            <numerusform>reading page {page} of %n (text recognition)</numerusform>
         </translation>
     </message>
     <message numerus="yes">

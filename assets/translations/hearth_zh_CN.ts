@@ -1289,6 +1289,10 @@ Nothing is sent until you send it there.</source>
         <translation>模型未能及时回答</translation>
     </message>
     <message>
+        <source>text recognition read {text!r}, not the sample</source>
+        <translation>文字识别读出的是 {text!r}，而不是样例</translation>
+    </message>
+    <message>
         <source>the model produced no text</source>
         <translation>模型未生成任何文本</translation>
     </message>
@@ -1325,6 +1329,10 @@ Nothing is sent until you send it there.</source>
         <translation>
             <numerusform>嵌入：%n 维（{model}）</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>text recognition: {text!r} in {seconds:.1f} s</source>
+        <translation>文字识别：{text!r}，用时 {seconds:.1f} 秒</translation>
     </message>
     <message>
         <source>self-test OK</source>
@@ -1437,6 +1445,20 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>the same content as {name}</source>
         <translation>与 {name} 内容相同</translation>
+    </message>
+    <message>
+        <source>no page of this scan could be read</source>
+        <translation>这份扫描件没有一页能被识别</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n pages read by text recognition (OCR)</source>
+        <translation>
+            <numerusform>%n 页由文字识别（OCR）读取</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>pages {pages} could not be read</source>
+        <translation>第 {pages} 页无法识别</translation>
     </message>
     <message>
         <source>no longer there: removed from the collection</source>
@@ -1750,6 +1772,12 @@ Nothing is sent until you send it there.</source>
         <source>%n passages</source>
         <translation>
             <numerusform>%n 个段落</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>reading page {page} of %n (text recognition)</source>
+        <translation>
+            <numerusform>正在识别第 {page} 页，共 %n 页（文字识别）</numerusform>
         </translation>
     </message>
     <message numerus="yes">
@@ -3577,6 +3605,10 @@ Details were written to {path}.</source>
         <translation>读取文件超过 {seconds:.0f} 秒，已停止</translation>
     </message>
     <message>
+        <source>reading a page&apos;s text took longer than {seconds:.0f} s and was stopped</source>
+        <translation>识别一页文字用时超过 {seconds:.0f} 秒，已停止</translation>
+    </message>
+    <message>
         <source>parsing took longer than {seconds:.0f} s and was stopped</source>
         <translation>解析超过 {seconds:.0f} 秒，已停止</translation>
     </message>
@@ -3628,8 +3660,8 @@ Details were written to {path}.</source>
         <translation>不支持没有扩展名的文件</translation>
     </message>
     <message>
-        <source>no text found (a scanned PDF without a text layer, or an empty file)</source>
-        <translation>未找到文本（可能是没有文本层的扫描版 PDF，或是空文件）</translation>
+        <source>no text found (an empty file, or a scan in which no text could be recognised)</source>
+        <translation>未找到文本（空文件，或是无法识别出文字的扫描件）</translation>
     </message>
     <message>
         <source>binary data, not text</source>
@@ -3648,6 +3680,14 @@ Details were written to {path}.</source>
     <message>
         <source>the PDF is damaged or not a PDF ({error})</source>
         <translation>该 PDF 已损坏或不是 PDF（{error}）</translation>
+    </message>
+    <message>
+        <source>not an image Hearth reads (PNG, JPEG or TIFF): {error}</source>
+        <translation>不是 Hearth 能读取的图像（PNG、JPEG 或 TIFF）：{error}</translation>
+    </message>
+    <message>
+        <source>the image is {pixels:,.0f} megapixels; the limit is {limit}</source>
+        <translation>图像有 {pixels:,.0f} 百万像素；上限为 {limit}</translation>
     </message>
     <message>
         <source>not a valid {format} file ({part} declares a DTD or entities, which a {format} never needs)</source>

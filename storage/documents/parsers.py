@@ -40,6 +40,11 @@ from storage.documents.pages import MAX_LABEL, page_roles
 MAX_BYTES = {"pdf": 200 << 20, "docx": 100 << 20, "epub": 100 << 20, "pptx": 100 << 20,
              "xlsx": 100 << 20}
 MAX_PARTS = 5000  # chapters of an EPUB, slides of a presentation, sheets of a workbook
+MAX_BYTES.update({"png": 50 << 20, "jpg": 50 << 20, "jpeg": 50 << 20, "tif": 100 << 20,
+                  "tiff": 100 << 20})
+# A PDF page whose text layer has fewer characters than this (besides spaces) is a scan:
+# it is read by text recognition (``storage.documents.ocr``), its stray characters left out.
+MIN_LAYER_CHARS = 20
 MAX_TEXT_BYTES = 50 << 20
 MAX_PAGES = 2000
 MAX_CHARS = 5_000_000
@@ -55,7 +60,8 @@ CODE_SUFFIXES = {".py", ".js", ".ts", ".tsx", ".jsx", ".java", ".c", ".h", ".cpp
                  ".cs", ".go", ".rs", ".rb", ".php", ".swift", ".kt", ".scala", ".sh", ".sql",
                  ".yaml", ".yml", ".toml", ".json", ".ini", ".cfg", ".r", ".m", ".lua", ".pl"}
 PACKAGES = {".docx": "DOCX", ".epub": "EPUB", ".pptx": "PPTX", ".xlsx": "XLSX"}  # zip packages
-SUPPORTED = ({".pdf"} | set(PACKAGES) | TEXT_SUFFIXES | MARKDOWN_SUFFIXES | RST_SUFFIXES | HTML_SUFFIXES
+IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".tif", ".tiff"}  # read by text recognition only
+SUPPORTED = ({".pdf"} | set(PACKAGES) | IMAGE_SUFFIXES | TEXT_SUFFIXES | MARKDOWN_SUFFIXES | RST_SUFFIXES | HTML_SUFFIXES
              | CODE_SUFFIXES)
 
 
@@ -74,6 +80,7 @@ LINK, UNREADABLE, NOT_REGULAR, CHANGED = "link", "unreadable", "not-regular", "c
 TOO_LARGE, TOO_LARGE_SIZE = "too-large", "too-large-size"
 UNSUPPORTED, NO_EXTENSION, NO_TEXT, BINARY = "unsupported", "no-extension", "no-text", "binary"
 PDF_PASSWORD, PDF_PAGES, PDF_DAMAGED = "pdf-password", "pdf-pages", "pdf-damaged"
+NOT_IMAGE, IMAGE_TOO_LARGE = "not-image", "image-too-large"
 DOCX_DTD, DOCX_XML, DOCX_NOT_ZIP, DOCX_BROKEN, DOCX_NO_BODY, DOCX_BOMB = (
     "docx-dtd", "docx-xml", "docx-not-zip", "docx-broken", "docx-no-body", "docx-bomb")
 TRUNCATED = "truncated"  # a note, not an error
@@ -121,8 +128,8 @@ def reason(kind: str, values: Mapping[str, Value]) -> str:
         return translate("storage.documents.parsers",
                          "files without an extension is not a supported type")
     if kind == NO_TEXT:
-        return translate("storage.documents.parsers", "no text found (a scanned PDF without a "
-                         "text layer, or an empty file)")
+        return translate("storage.documents.parsers", "no text found (an empty file, or a scan "
+                         "in which no text could be recognised)")
     if kind == BINARY:
         return translate("storage.documents.parsers", "binary data, not text")
     if kind == PDF_PASSWORD:
@@ -135,6 +142,12 @@ def reason(kind: str, values: Mapping[str, Value]) -> str:
     if kind == PDF_DAMAGED:
         return translate("storage.documents.parsers", "the PDF is damaged or not a PDF "
                          "({error})").format(error=v["error"])
+    if kind == NOT_IMAGE:
+        return translate("storage.documents.parsers", "not an image Hearth reads (PNG, JPEG or "
+                         "TIFF): {error}").format(error=v["error"])
+    if kind == IMAGE_TOO_LARGE:
+        return translate("storage.documents.parsers", "the image is {pixels:,.0f} megapixels; "
+                         "the limit is {limit}").format(pixels=v["pixels"], limit=v["limit"])
     if kind == DOCX_DTD:
         return translate("storage.documents.parsers", "not a valid {format} file ({part} declares a "
                          "DTD or entities, which a {format} never needs)").format(
@@ -286,13 +299,15 @@ def _unsupported(suffix: str) -> ParseError:
 
 
 def parse(path: Path, identity: Identity | None = None) -> tuple[list[Section], list[str]]:
-    """Sections of ``path`` and notes (a truncation, say). Raises ParseError."""
-    sections, notes = parse_said(path, identity)
+    """Sections of ``path`` and notes (a truncation, say), its text layer only (pages
+    that are scans are left to ``parse_said``'s caller). Raises ParseError."""
+    sections, notes, _scanned = parse_said(path, identity)
     return sections, [reason(kind, values) for kind, values in notes]
 
 
-def parse_said(path: Path, identity: Identity | None = None) -> tuple[list[Section], list[Said]]:
-    """``parse``, with the notes as data (kind, values) for another process to say."""
+def parse_said(path: Path, identity: Identity | None = None) -> tuple[list[Section], list[Said], list[int]]:
+    """``parse``, with the notes as data (kind, values) for another process to say, and
+    the pages to read by text recognition (a scanned PDF's, an image's)."""
     suffix = path.suffix.lower()
     if suffix not in SUPPORTED:
         raise _unsupported(suffix)
@@ -302,14 +317,17 @@ def parse_said(path: Path, identity: Identity | None = None) -> tuple[list[Secti
 
 def parse_file(suffix: str, fh: BinaryIO) -> tuple[list[Section], list[str]]:
     """Sections and notes of an open file of type ``suffix`` (".pdf", ".md", ...)."""
-    sections, notes = _parse_file(suffix, fh)
+    sections, notes, _scanned = _parse_file(suffix, fh)
     return sections, [reason(kind, values) for kind, values in notes]
 
 
-def _parse_file(suffix: str, fh: BinaryIO) -> tuple[list[Section], list[Said]]:
+def _parse_file(suffix: str, fh: BinaryIO) -> tuple[list[Section], list[Said], list[int]]:
     budget = _Budget()
+    scanned: list[int] = []
     if suffix == ".pdf":
-        sections = _pdf(fh, budget)
+        sections, scanned = _pdf(fh, budget)
+    elif suffix in IMAGE_SUFFIXES:
+        sections, scanned = [], list(range(1, image_frames(fh, MAX_BYTES[suffix[1:]]) + 1))
     elif suffix == ".docx":
         sections = _docx(fh, budget)
     elif suffix == ".epub":
@@ -329,10 +347,10 @@ def _parse_file(suffix: str, fh: BinaryIO) -> tuple[list[Section], list[Said]]:
     else:
         raise _unsupported(suffix)
     sections = [s for s in sections if s.text.strip()]
-    if not sections:
+    if not sections and not scanned:
         raise refused(NO_TEXT)
     notes: list[Said] = [(TRUNCATED, {"chars": MAX_CHARS})] if budget.truncated else []
-    return sections, notes
+    return sections, notes, scanned
 
 
 def _read_text(fh: BinaryIO) -> str:
@@ -351,7 +369,8 @@ def _read_text(fh: BinaryIO) -> str:
     return text
 
 
-def _pdf(fh: BinaryIO, budget: _Budget) -> list[Section]:
+def _pdf(fh: BinaryIO, budget: _Budget) -> tuple[list[Section], list[int]]:
+    """The pages' text layers, and the pages that have none to speak of (scans)."""
     _size_check(fh, MAX_BYTES["pdf"])
     from pypdf import PdfReader
     from pypdf.errors import FileNotDecryptedError, PdfReadError
@@ -374,8 +393,11 @@ def _pdf(fh: BinaryIO, budget: _Budget) -> list[Section]:
                 break
             texts.append(budget.take(page.extract_text() or ""))
         roles = page_roles(texts, _page_labels(reader, len(texts)))
+        scanned = [number for number, text in enumerate(texts, start=1)
+                   if len("".join(text.split())) < MIN_LAYER_CHARS]
         return [Section(text, page=number, role=role)
-                for number, (text, role) in enumerate(zip(texts, roles, strict=True), start=1)]
+                for number, (text, role) in enumerate(zip(texts, roles, strict=True), start=1)
+                if number not in scanned], scanned
     except ParseError:
         raise
     except Exception as exc:  # pypdf raises many types on damaged files
@@ -567,6 +589,41 @@ def _docx(fh: BinaryIO, budget: _Budget) -> list[Section]:
     if lines:
         sections.append(Section(budget.take("\n".join(lines)), heading=heading))
     return sections
+
+
+MAX_IMAGE_PIXELS = 60_000_000  # a 600-dpi A4 scan is 35 million; more is a bomb
+
+
+def open_image(data: bytes) -> Any:
+    """A PNG, JPEG or TIFF from ``data``, its header checked (format, size) before any
+    pixel is decoded; ParseError for anything else, or for an image past the pixel limit
+    (Pillow's own bomb check, made an error)."""
+    import io
+    import warnings
+
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            image = Image.open(io.BytesIO(data), formats=["PNG", "JPEG", "TIFF"])
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise refused(IMAGE_TOO_LARGE, pixels=0.0, limit=MAX_IMAGE_PIXELS // 1_000_000) from None
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
+        raise refused(NOT_IMAGE, error=f"{type(exc).__name__}: {str(exc)[:120]}") from None
+    width, height = image.size
+    if width * height > MAX_IMAGE_PIXELS:
+        raise refused(IMAGE_TOO_LARGE, pixels=width * height / 1e6, limit=MAX_IMAGE_PIXELS // 1_000_000)
+    return image
+
+
+def image_frames(fh: BinaryIO, limit: int) -> int:
+    """How many pages an image file has (a TIFF may have several), at most MAX_PAGES."""
+    image = open_image(_read_bounded(fh, limit))
+    frames = int(getattr(image, "n_frames", 1) or 1)
+    if frames > MAX_PAGES:
+        raise refused(PDF_PAGES, pages=frames, limit=MAX_PAGES)
+    return frames
 
 
 _OPF = "{http://www.idpf.org/2007/opf}"

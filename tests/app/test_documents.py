@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import shutil
 from concurrent.futures import Future
 from pathlib import Path
@@ -311,3 +312,35 @@ def test_an_epub_a_presentation_and_a_workbook_are_each_found_by_a_question(docu
     assert (Path(top.path).name, top.page) == ("plan.pptx", 2)  # the slide is its page
     top = documents.hits("Which office is Miriam Okafor in?", collection)[0].chunk
     assert Path(top.path).name == "staff.xlsx" and "Room 314" in top.text and top.heading == "Rooms"
+
+
+@pytest.mark.slow
+def test_a_scan_and_a_mixed_pdf_are_read_by_ocr_and_cited_by_page(documents: Docs, tmp_path: Path) -> None:
+    from tests import scans
+
+    folder = tmp_path / "scans"
+    folder.mkdir()
+    scans.mixed_pdf(folder / "manual.pdf", [
+        "Chapter one. The harbour master opens the gates at dawn and closes them at dusk.",
+        scans.page(scans.ENGLISH),
+        "Chapter three. Ferries to the island leave from pier four every hour."])
+    for leftover in folder.glob("*-scan*.png"):
+        leftover.unlink()  # (the page image the mixed PDF was made from)
+    scans.page(scans.CHINESE, chinese=True, seed=2, rotation=-0.8).save(folder / "通知.png")
+    seen: list = []
+    documents.sink = seen.append
+    collection = documents.collection("scans")
+    report = documents.add(collection, [folder])
+    assert sorted(Path(p).name for p in report.indexed) == ["manual.pdf", "通知.png"], report.failed
+    states = {Path(d.path).name: d for d in documents.documents(collection)}
+    # (No translator in this test: the plural form is the source's, "1 pages".)
+    assert [re.sub("pages?", "page", n) for n in states["manual.pdf"].notes] == [
+        "1 page read by text recognition (OCR)"], states["manual.pdf"].notes
+    pages = [p for p in seen if getattr(p, "pages_total", 0)]
+    assert pages and pages[0].pages_total == 1 and pages[0].current == "manual.pdf"  # said while reading
+    top = documents.hits("How many steps does the lighthouse staircase have?", collection)[0].chunk
+    assert (Path(top.path).name, top.page) == ("manual.pdf", 2) and "143" in top.text
+    top = documents.hits("Where do the ferries leave from?", collection)[0].chunk
+    assert (Path(top.path).name, top.page) == ("manual.pdf", 3)  # the text layer, as before
+    top = documents.hits("灯塔楼梯有多少级台阶？", collection)[0].chunk
+    assert Path(top.path).name == "通知.png" and top.page == 1 and "一百四十三" in top.text

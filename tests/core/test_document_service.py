@@ -311,9 +311,9 @@ class _BlockedParser(IsolatedParser):
         super().__init__(timeout=600, child=slow_child)
         self.parsing = threading.Event()
 
-    def parse(self, path, identity=None, wake=None, on_wake=None):
+    def parse_document(self, path, identity=None, wake=None, on_wake=None):
         self.parsing.set()
-        return super().parse(path, identity, wake=wake, on_wake=on_wake)
+        return super().parse_document(path, identity, wake=wake, on_wake=on_wake)
 
 
 def test_closing_during_a_parse_kills_the_parser_and_returns(vault: Vault, worker, tmp_path: Path) -> None:
