@@ -348,6 +348,8 @@ class IsolatedParser:
         exception goes up.
         """
         sections, notes, _scanned = self.parse_document(path, identity, wake, on_wake)
+        if not sections:  # the text layer only: a scan has none (see parse_document)
+            raise ParseError(parsers.reason(parsers.NO_TEXT, {}))
         return sections, notes
 
     def parse_document(self, path: Path, identity: Identity | None = None, wake: Connection | None = None,

@@ -44,7 +44,7 @@ MAX_BYTES.update({"png": 50 << 20, "jpg": 50 << 20, "jpeg": 50 << 20, "tif": 100
                   "tiff": 100 << 20})
 # A PDF page whose text layer has fewer characters than this (besides spaces) is a scan:
 # it is read by text recognition (``storage.documents.ocr``), its stray characters left out.
-MIN_LAYER_CHARS = 20
+MIN_LAYER_CHARS = 8
 MAX_TEXT_BYTES = 50 << 20
 MAX_PAGES = 2000
 MAX_CHARS = 5_000_000
@@ -300,8 +300,11 @@ def _unsupported(suffix: str) -> ParseError:
 
 def parse(path: Path, identity: Identity | None = None) -> tuple[list[Section], list[str]]:
     """Sections of ``path`` and notes (a truncation, say), its text layer only (pages
-    that are scans are left to ``parse_said``'s caller). Raises ParseError."""
+    that are scans are left to ``parse_said``'s caller). Raises ParseError, for a file
+    with no text layer at all too."""
     sections, notes, _scanned = parse_said(path, identity)
+    if not sections:
+        raise refused(NO_TEXT)
     return sections, [reason(kind, values) for kind, values in notes]
 
 
@@ -318,6 +321,8 @@ def parse_said(path: Path, identity: Identity | None = None) -> tuple[list[Secti
 def parse_file(suffix: str, fh: BinaryIO) -> tuple[list[Section], list[str]]:
     """Sections and notes of an open file of type ``suffix`` (".pdf", ".md", ...)."""
     sections, notes, _scanned = _parse_file(suffix, fh)
+    if not sections:
+        raise refused(NO_TEXT)
     return sections, [reason(kind, values) for kind, values in notes]
 
 
@@ -513,14 +518,19 @@ def _relationships(archive: zipfile.ZipFile, part: str, fmt: str) -> dict[str, s
     return found
 
 
-def _docx_main_part(archive: zipfile.ZipFile) -> str:
-    """The main document's name, from the package relationships (usually word/document.xml)."""
-    rels = _xml(archive, "_rels/.rels")
-    if rels is not None:
-        for rel in rels:
-            if rel.get("Type", "").endswith("/officeDocument") and rel.get("Target"):
-                return rel.get("Target", "").lstrip("/")
-    return "word/document.xml"
+def _main_part(archive: zipfile.ZipFile, fmt: str, default: str, root: str) -> tuple[str, ElementTree.Element]:
+    """An Office package's main part (named by its officeDocument relationship, else
+    ``default``), parsed; refused as having no body unless its root element is ``root``
+    (a DOCX renamed .xlsx is not read as an empty workbook)."""
+    main = default
+    for rel in (_xml(archive, "_rels/.rels", fmt) or ()):
+        if rel.get("Type", "").endswith("/officeDocument") and rel.get("Target"):
+            main = _part_name("", rel.get("Target", ""))
+            break
+    element = _xml(archive, main, fmt)
+    if element is None or element.tag != root:
+        raise refused(DOCX_NO_BODY, format=fmt)
+    return main, element
 
 
 def _docx_heading_styles(archive: zipfile.ZipFile) -> set[str]:
@@ -566,9 +576,9 @@ def _docx(fh: BinaryIO, budget: _Budget) -> list[Section]:
     with its cells separated by " | ". The standard library reads the zip, checked for
     bombs first; defusedxml reads the XML, which may not declare a DTD."""
     with _package(fh, "DOCX") as archive, _reading("DOCX"):
-        document = _xml(archive, _docx_main_part(archive))
+        _name, document = _main_part(archive, "DOCX", "word/document.xml", f"{_W}document")
         headings = _docx_heading_styles(archive)
-    body = document.find(f"{_W}body") if document is not None else None
+    body = document.find(f"{_W}body")
     if body is None:
         raise refused(DOCX_NO_BODY, format="DOCX")
     sections: list[Section] = []
@@ -678,13 +688,7 @@ def _pptx(fh: BinaryIO, budget: _Budget) -> list[Section]:
     """One section a slide, in the presentation's order, its number as the page: the
     text of its shapes and tables, then its speaker notes; its title as the heading."""
     with _package(fh, "PPTX") as archive, _reading("PPTX"):
-        main = "ppt/presentation.xml"
-        for rel in (_xml(archive, "_rels/.rels", "PPTX") or ()):
-            if rel.get("Type", "").endswith("/officeDocument") and rel.get("Target"):
-                main = _part_name("", rel.get("Target", ""))
-        presentation = _xml(archive, main, "PPTX")
-        if presentation is None or presentation.tag != f"{_P}presentation":
-            raise refused(DOCX_NO_BODY, format="PPTX")
+        main, presentation = _main_part(archive, "PPTX", "ppt/presentation.xml", f"{_P}presentation")
         links = _relationships(archive, main, "PPTX")
         slides = [links.get(entry.get(f"{_R}id", ""), "") for entry in presentation.iter(f"{_P}sldId")]
         sections: list[Section] = []
@@ -730,13 +734,7 @@ def _xlsx(fh: BinaryIO, budget: _Budget) -> list[Section]:
     """One section a sheet, its name as the heading: each row one line, its cells' values
     (as last calculated) separated by " | ". Worksheets are read as a stream."""
     with _package(fh, "XLSX") as archive, _reading("XLSX"):
-        main = "xl/workbook.xml"
-        for rel in (_xml(archive, "_rels/.rels", "XLSX") or ()):
-            if rel.get("Type", "").endswith("/officeDocument") and rel.get("Target"):
-                main = _part_name("", rel.get("Target", ""))
-        workbook = _xml(archive, main, "XLSX")
-        if workbook is None or workbook.tag != f"{_S}workbook":
-            raise refused(DOCX_NO_BODY, format="XLSX")
+        main, workbook = _main_part(archive, "XLSX", "xl/workbook.xml", f"{_S}workbook")
         links = _relationships(archive, main, "XLSX")
         strings = _shared_strings(archive, links)
         sections: list[Section] = []

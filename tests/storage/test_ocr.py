@@ -122,3 +122,20 @@ def test_small_print_on_long_lines_keeps_its_word_spaces(tmp_path: Path, parser,
     text = parser.recognise(path, 1)
     assert scans.words_found(letter, text) >= 0.9, text
     assert "Eleanor Whitfield" in text
+
+
+def test_a_pdf_decompression_bomb_costs_the_recognising_child_only(tmp_path: Path, parser) -> None:
+    """A content stream that inflates to 2 GB: PDFium in the child runs into its memory or
+    time limit, or renders nothing; the parent gets an answer either way."""
+    from tests import documents_corpus as corpus
+
+    path = corpus.pdf_bomb(tmp_path / "bomb.pdf")
+    try:
+        text = parser.recognise(path, 1)
+    except ParseError as exc:
+        assert any(word in str(exc) for word in ("memory", "damaged", "longer than", "died")), str(exc)
+    else:
+        assert text.strip() == ""  # two gigabytes of spaces: nothing to read
+    assert parser.last_peak_rss < OCR_MEMORY_LIMIT
+    ok = scans.scanned_pdf(tmp_path / "ok.pdf", [scans.page("The child still reads pages.")])
+    assert "still reads" in parser.recognise(ok, 1)  # (a new child, if that one died)
