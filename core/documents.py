@@ -377,8 +377,12 @@ class Ingestion:
         read: list[Section] = []
         failed: list[int] = []
         began = time.monotonic()
+        left = parsers.MAX_CHARS - sum(len(s.text) for s in sections)
         for done, page in enumerate(scanned):
             self.steps.check()
+            if left <= 0:
+                notes = [*notes, parsers.reason(parsers.TRUNCATED, {"chars": parsers.MAX_CHARS})]
+                break
             if state is not None:
                 self.steps.progress(replace(state, pages_done=done, pages_total=len(scanned), pages_started=began))
             try:
@@ -388,7 +392,11 @@ class Ingestion:
                 log.warning("page %d of a scan could not be read: %s", page, exc)
                 continue
             if text.strip():
-                read.append(Section(text, page=page))
+                read.append(Section(text[:left], page=page))
+                left -= len(text)
+        recognised = {s.page for s in read}
+        # The text layer of a page read by recognition gives way (its stray characters).
+        sections = [s for s in sections if s.page not in recognised]
         if not sections and not read:
             raise ParseError(parsers.reason(parsers.NO_TEXT, {}) if not failed else translate(
                 "core.documents", "no page of this scan could be read"))

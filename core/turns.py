@@ -152,6 +152,8 @@ def history(store: ChatStore, chat: Chat | None, chat_id: int, until: int | None
             turn = user_turn(m.content, sources if isinstance(sources, list) and went_there else None)
         else:
             turn = ChatMessage(m.role, m.content)
+        if found[-1].role == "system" and turn.role == "assistant":
+            continue  # an answer whose question was deleted, first in the chat: not a turn
         if found[-1].role == turn.role == "user":
             # A question left without its answer (failed, stopped before a word, deleted):
             # the model is not given it, as chat templates want turns to take turns.
@@ -239,16 +241,22 @@ class TurnMachine:
         answer = shown[-1] if shown else None
         if answer is None or answer.id != message_id or answer.role != "assistant" or not answer.content:
             return False
-        messages = history(store, store.get_chat(chat_id), chat_id, until=message_id)
+        chat = store.get_chat(chat_id)
+        messages = history(store, chat, chat_id, until=message_id)
+        sources = answer.stats.get("sources")
+        if isinstance(sources, list) and messages[-1].role == "user" and (
+                not route(chat)[0] or answer.stats.get("engine", "") == route(chat)[0]):
+            # The question as it was asked: with the passages its answer was written from.
+            question = messages[-1].plain if messages[-1].plain is not None else messages[-1].content
+            messages = (*messages[:-1], user_turn(question, sources))
         try:
             store.update_message(message_id, status=STREAMING)
         except Exception as exc:
             self.environmental(exc, translate("core.turns", "The answer was not continued; it is as it was."))
             return False
-        engine, model = route(store.get_chat(chat_id))
+        engine, model = route(chat)
         turn = Turn(next(self._ids), chat_id, message_id, text=answer.content, last_checkpoint=self._clock(),
                     before=answer.status, engine=engine, model=model)
-        sources = answer.stats.get("sources")
         turn.sources = sources if isinstance(sources, list) else None
         self._listener.branch_changed(chat_id, message_id)
         self._set_active(turn)
@@ -408,7 +416,15 @@ class TurnMachine:
         if status == FAILED or not stats.get("tokens"):
             stats = old
         else:
-            stats = {**old, **stats, "tokens": int(old.get("tokens") or 0) + int(stats.get("tokens") or 0)}
+            # The figures of the two parts together; "cut off" is the continuation's say.
+            earlier = {k: v for k, v in old.items() if k != "cut_off"}
+            tokens = int(old.get("tokens") or 0) + int(stats.get("tokens") or 0)
+            decode = sum(float(part.get("total_seconds") or 0) - float(part.get("ttft_seconds") or 0)
+                         for part in (old, stats))
+            stats = {**earlier, **stats, "tokens": tokens,
+                     "total_seconds": round(float(old.get("total_seconds") or 0) + float(stats.get("total_seconds") or 0), 4),
+                     "ttft_seconds": old.get("ttft_seconds", stats.get("ttft_seconds", 0.0)),
+                     "tokens_per_second": round((tokens - 1) / decode, 2) if decode > 0 and tokens > 1 else 0.0}
         self._save(turn, status, stats, chosen=False)
 
     def _save(self, turn: Turn, status: str, stats: dict[str, Any], chosen: bool) -> None:
@@ -422,7 +438,10 @@ class TurnMachine:
             assert store is not None
             store.update_message(turn.message_id, content=turn.text, status=status, stats=stats, show=chosen)
 
-        self._write(translate("core.turns", "the answer"), save, [],
+        # A version or branch chosen now: the chat is drawn as the vault has it (it was drawn
+        # through this answer; after a switch of chats meanwhile, it may not be).
+        after = [lambda: self._listener.branch_changed(turn.chat_id, None)] if chosen else []
+        self._write(translate("core.turns", "the answer"), save, after,
                     translate("core.turns", "The answer is on screen but not saved yet."))
 
     def _show(self, chat_id: int, message_id: int) -> None:

@@ -44,6 +44,7 @@ log = logging.getLogger(__name__)
 # The name ChatStore.create_chat() stores for a chat made without one (stored data that
 # is compared, so it is not translated here).
 RETRY_MS = 5000  # how often writes a full disk refused are tried again
+CONTINUING_KINDS = ("vllm", "sglang")  # intranet engines told to continue an answer (continue_final_message)
 DRAFT_PREFERENCE = "draft"  # the unsent text of the window with no chat yet (vault preferences)
 
 
@@ -251,7 +252,10 @@ class ChatController(QObject):
         chat = self.store.get_chat(chat_id) if chat_id is not None else None
         self.current_chat = chat
         before = len(self.store.damaged_places)
-        messages = self.store.messages(chat.id) if chat else []
+        active = self.turns.active
+        # A new version or branch being written in this chat is what it shows meanwhile.
+        through = active.message_id if active is not None and chat is not None and active.chat_id == chat.id else None
+        messages = self.store.messages(chat.id, through) if chat else []
         self.chat_selected.emit(chat, messages)
         self.route_changed.emit(route(chat)[0])
         if len(self.store.damaged_places) > before or (chat and chat.damaged):
@@ -351,6 +355,14 @@ class ChatController(QObject):
         """Go on writing the open chat's last answer, cut off by Stop or the length limit."""
         chat = self._ready_chat()
         if chat is None:
+            return False
+        engine = route(chat)[0]
+        record = self.engines.get(engine) if engine and self.engines is not None else None
+        if record is not None and record.kind not in CONTINUING_KINDS:
+            # Others would answer the answer as a new turn, not write on from its last word.
+            self.notice.emit(translate("chat.controller", "The engine {name} cannot go on with an "
+                                       "answer where it stopped; use Regenerate for a new one.")
+                             .format(name=record.name))
             return False
         return self.turns.continue_answer(chat.id, message_id, self._params_for(chat))
 

@@ -217,6 +217,10 @@ Send the token below as “Authorization: Bearer …”.</source>
         <translation>请等待当前回答完成，或将其停止（Esc）。</translation>
     </message>
     <message>
+        <source>The engine {name} cannot go on with an answer where it stopped; use Regenerate for a new one.</source>
+        <translation>引擎 {name} 无法从中断处继续回答；请用“重新生成”获取新的回答。</translation>
+    </message>
+    <message>
         <source>Wait for the answer to finish (or stop it) before switching versions.</source>
         <translation>请等待回答完成（或停止它）后再切换版本。</translation>
     </message>

@@ -232,8 +232,10 @@ def _checked(data: bytes, op: str) -> dict[str, Any]:
             raise _Malformed("no sha256")
         return reply
     if op == "ocr":
-        if not text(reply.get("text")):
-            raise _Malformed("no text")
+        from storage.documents.ocr import MAX_PAGE_CHARS
+
+        if not text(reply.get("text")) or len(reply["text"]) > MAX_PAGE_CHARS:
+            raise _Malformed("no text, or more than a page holds")
         return reply
     scanned = reply.get("scanned")
     if not isinstance(scanned, list) or not all(type(n) is int and 1 <= n <= parsers.MAX_PAGES for n in scanned) \

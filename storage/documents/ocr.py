@@ -19,7 +19,9 @@ import re
 from typing import Any, BinaryIO
 
 from storage.documents.parsers import (
+    IMAGE_TOO_LARGE,
     MAX_BYTES,
+    MAX_IMAGE_PIXELS,
     PDF_DAMAGED,
     PDF_PASSWORD,
     _read_bounded,
@@ -29,7 +31,7 @@ from storage.documents.parsers import (
 
 DPI = 200  # 150 dpi lost a third of the words of a test page; 200 read them all
 MAX_SIDE = 3000  # pixels of the longer side given to recognition
-MAX_RENDER_PIXELS = MAX_SIDE * MAX_SIDE
+MAX_PAGE_CHARS = 100_000  # a dense A4 page holds about 5,000; more is not a page's text
 _engine: Any = None
 
 
@@ -80,6 +82,9 @@ def image_page(data: bytes, page: int) -> Any:
     if not 1 <= page <= frames:
         raise refused(PDF_DAMAGED, error=f"no page {page}")
     image.seek(page - 1)
+    width, height = image.size  # each frame its own size: checked again, before it is decoded
+    if width * height > MAX_IMAGE_PIXELS:
+        raise refused(IMAGE_TOO_LARGE, pixels=width * height / 1e6, limit=MAX_IMAGE_PIXELS // 1_000_000)
     image.thumbnail((MAX_SIDE, MAX_SIDE))
     return image
 
@@ -89,7 +94,7 @@ def recognise_file(fh: BinaryIO, suffix: str, page: int) -> str:
     limit = MAX_BYTES.get(suffix.lstrip("."), MAX_BYTES["pdf"])
     data = _read_bounded(fh, limit)
     picture = pdf_page(data, page) if suffix == ".pdf" else image_page(data, page)
-    return recognise(picture)
+    return recognise(picture)[:MAX_PAGE_CHARS]
 
 
 def recognise(picture: Any) -> str:

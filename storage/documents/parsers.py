@@ -400,9 +400,9 @@ def _pdf(fh: BinaryIO, budget: _Budget) -> tuple[list[Section], list[int]]:
         roles = page_roles(texts, _page_labels(reader, len(texts)))
         scanned = [number for number, text in enumerate(texts, start=1)
                    if len("".join(text.split())) < MIN_LAYER_CHARS]
+        # A scan's stray characters stay, for when its recognition reads nothing.
         return [Section(text, page=number, role=role)
-                for number, (text, role) in enumerate(zip(texts, roles, strict=True), start=1)
-                if number not in scanned], scanned
+                for number, (text, role) in enumerate(zip(texts, roles, strict=True), start=1)], scanned
     except ParseError:
         raise
     except Exception as exc:  # pypdf raises many types on damaged files
@@ -658,10 +658,13 @@ def _epub(fh: BinaryIO, budget: _Budget) -> list[Section]:
         base = posixpath.dirname(opf_name)
         manifest = {item.get("id"): item for item in package.iter(f"{_OPF}item")}
         sections: list[Section] = []
+        seen: set[str] = set()
         for itemref in list(package.iter(f"{_OPF}itemref"))[:MAX_PARTS]:
             item = manifest.get(itemref.get("idref"))
-            if item is None or item.get("media-type") not in XHTML_TYPES or not item.get("href"):
-                continue
+            if item is None or item.get("media-type") not in XHTML_TYPES or not item.get("href") \
+                    or item.get("href", "") in seen:
+                continue  # (a chapter listed twice is read once)
+            seen.add(item.get("href", ""))
             try:
                 data = archive.read(_part_name(base, item.get("href", "")))
             except KeyError:
@@ -692,7 +695,11 @@ def _pptx(fh: BinaryIO, budget: _Budget) -> list[Section]:
         links = _relationships(archive, main, "PPTX")
         slides = [links.get(entry.get(f"{_R}id", ""), "") for entry in presentation.iter(f"{_P}sldId")]
         sections: list[Section] = []
+        read: set[str] = set()
         for number, name in enumerate(slides[:MAX_PARTS], start=1):
+            if name in read:
+                continue  # (a slide listed twice is read once)
+            read.add(name)
             slide = _xml(archive, name, "PPTX") if name else None
             if slide is None:
                 continue
@@ -742,14 +749,16 @@ def _xlsx(fh: BinaryIO, budget: _Budget) -> list[Section]:
             name = links.get(sheet.get(f"{_R}id", ""), "")
             lines: list[str] = []
             cells: list[str] = []
-            size = 0
+            size = row = 0
             for element in _xml_events(archive, name, "XLSX") if name else ():
                 if element.tag == f"{_S}c":
-                    cells.append(_cell(element, strings))
+                    if size + row <= budget.left:  # (one huge shared string in many cells)
+                        cells.append(_cell(element, strings))
+                        row += len(cells[-1]) + 3
                     element.clear()
                 elif element.tag == f"{_S}row":
                     line = " | ".join(cells).rstrip(" |")
-                    cells = []
+                    cells, row = [], 0
                     if line.strip():
                         lines.append(line)
                         size += len(line) + 1

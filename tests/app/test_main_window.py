@@ -373,3 +373,23 @@ def test_while_a_copied_model_loads_the_status_bar_names_it_not_its_hash(qtbot, 
                           check_params_cb=lambda state, _text: state == "loading") as loading:
         window.controller.load_model(ModelSettings().spec(hashed, "Gemma 3 270m"))
     assert loading.args[1] == "Loading Gemma 3 270m…" and "0f0f" not in window.model_label.text()
+
+
+def test_a_chat_left_and_opened_again_during_a_regenerate_shows_the_new_version(qtbot, make_window) -> None:
+    engine = FakeEngine()
+    window = make_window(engine)
+    type_and_send(qtbot, window, "question")
+    first = window.controller.current_chat.id
+    window.new_chat_button.click()
+    engine.tokens, engine.delay = ["slow "] * 40, 0.02
+    window.controller.select_chat(first)
+    with qtbot.waitSignal(window.controller.answer_updated, timeout=WAIT_MS):
+        window.regenerate_button.click()
+    window.controller.select_chat(None)  # away, and back while the new version is written
+    window.controller.select_chat(first)
+    shown = window.conversation.message_widgets()
+    assert len(shown) == 2 and shown[1].status == "streaming" and shown[1].version_label.text() == "2/2"
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        pass
+    qtbot.waitUntil(lambda: window.conversation.message_widgets()[1].status == "complete", timeout=WAIT_MS)
+    assert window.conversation.message_widgets()[1].text().startswith("[2] slow")

@@ -420,3 +420,40 @@ def test_passages_go_again_only_where_they_went_before(store) -> None:
     store.add_message(chat.id, "assistant", "You are welcome.", stats={"sources": [{"number": "x"}]})
     store.set_chat_settings(chat.id, {})
     assert questions()[-1] == "Thanks."
+
+
+def test_continuing_a_document_answer_gives_the_model_its_passages_again(rig, store) -> None:
+    engine = FakeEngine(tokens=["word "] * 200, delay=0.01)
+    r = rig(engine)
+    chat = store.create_chat()
+    passage = Passage(1, "manual.pdf, page 2", "The staircase has 143 steps.", "/docs/manual.pdf", 2)
+    found = [passage]
+
+    def retrieval(_chat: int, question: str) -> Retrieval:
+        return Retrieval(question, lambda _q, _v: list(found))
+
+    assert r.turns.save_user_message(chat.id, "How many steps?") is not None
+    assert r.turns.start(chat.id, SamplingParams(), retrieval)
+    r.pump_until(lambda: r.turns.active is not None and "word" in r.turns.active.text)
+    r.turns.stop()
+    r.pump_until(lambda: not r.turns.busy)
+    cut = store.messages(chat.id)[-1]
+    engine.tokens, engine.delay = [" The end."], 0.0
+    assert r.turns.continue_answer(chat.id, cut.id, SamplingParams())
+    r.pump_until(lambda: not r.turns.busy)
+    question, answer = engine.calls[-1][-2:]
+    assert "143 steps" in question.content and answer.content == cut.content
+    done = store.messages(chat.id)[-1]
+    assert done.stats.get("sources") and not done.stats.get("cut_off")
+
+
+def test_a_chat_whose_first_question_was_deleted_starts_the_model_on_a_question(store) -> None:
+    from core.turns import history
+
+    chat = store.create_chat()
+    first = store.add_message(chat.id, "user", "first question")
+    store.add_message(chat.id, "assistant", "first answer")
+    store.add_message(chat.id, "user", "second question")
+    store.delete_message(first.id)
+    sent = history(store, store.get_chat(chat.id), chat.id)
+    assert [m.role for m in sent] == ["system", "user"] and sent[-1].content == "second question"

@@ -139,3 +139,16 @@ def test_a_pdf_decompression_bomb_costs_the_recognising_child_only(tmp_path: Pat
     assert parser.last_peak_rss < OCR_MEMORY_LIMIT
     ok = scans.scanned_pdf(tmp_path / "ok.pdf", [scans.page("The child still reads pages.")])
     assert "still reads" in parser.recognise(ok, 1)  # (a new child, if that one died)
+
+
+def test_a_later_tiff_page_past_the_pixel_limit_is_refused_before_it_is_decoded(tmp_path: Path, parser) -> None:
+    from PIL import Image
+
+    small = scans.page("A first page that is fine.").convert("1")
+    huge = Image.new("1", (10_000, 7_000), 1)  # 70 megapixels, a few kilobytes compressed
+    path = tmp_path / "pages.tiff"
+    small.save(path, save_all=True, append_images=[huge], compression="group4")
+    assert parser.parse_document(path)[2] == [1, 2]
+    assert "fine" in parser.recognise(path, 1)
+    with pytest.raises(ParseError, match="megapixels"):
+        parser.recognise(path, 2)
