@@ -208,3 +208,27 @@ def test_lock_quit_or_delete_everything_during_an_import_stops_it_and_writes_not
     with pytest.raises(VaultClosed):
         DocumentStore(vault).create_collection("late")
     assert _vault_files(data_dir) == closed  # not a byte, and no stray vault.db
+
+
+@pytest.mark.slow
+def test_answers_go_on_while_a_scan_is_read_page_by_page(qtbot, window, tmp_path: Path) -> None:
+    """OCR runs in its own process at a lower priority and never in the inference worker:
+    a chat is answered, whole, while the import is still in the middle of a scan."""
+    from tests import scans
+
+    qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)
+    folder = tmp_path / "scans"
+    folder.mkdir()
+    scans.scanned_pdf(folder / "scan.pdf", [scans.page(scans.ENGLISH, seed=i) for i in range(4)])
+    collection = create_collection(qtbot, window, "Scans")
+    pages: list = []
+    window.documents.progress.connect(lambda state: pages.append(state.pages_done) if state.pages_total else None)
+    finished: list = []
+    window.documents.finished.connect(finished.append)
+    assert window.documents.add(collection, [folder])
+    qtbot.waitUntil(lambda: bool(pages), timeout=WAIT)  # recognising the first page
+    answer = _ask(qtbot, window, "Say hello while the scan is read.")
+    assert answer.status == "complete" and answer.content
+    assert not finished  # the import was still at it
+    qtbot.waitUntil(lambda: bool(finished), timeout=WAIT)
+    assert finished[0].indexed and max(pages) == 3
