@@ -237,7 +237,7 @@ def _checked(data: bytes, op: str) -> dict[str, Any]:
         if not text(reply.get("text")) or len(reply["text"]) > MAX_PAGE_CHARS:
             raise _Malformed("no text, or more than a page holds")
         return reply
-    scanned = reply.get("scanned")
+    scanned = reply.setdefault("scanned", [])  # (none said: none)
     if not isinstance(scanned, list) or not all(type(n) is int and 1 <= n <= parsers.MAX_PAGES for n in scanned) \
             or len(set(scanned)) != len(scanned):
         raise _Malformed("scanned pages of the wrong shape")
