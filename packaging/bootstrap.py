@@ -16,11 +16,13 @@ and Metal on Apple Silicon.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import platform
 import re
 import subprocess
 import sys
+import tarfile
 import venv
 from pathlib import Path
 
@@ -28,6 +30,17 @@ ROOT = Path(__file__).resolve().parent.parent
 VENV = Path(os.environ.get("HEARTH_VENV", ROOT / ".venv"))
 LLAMA_VERSION = "0.3.36"
 PORTABLE_X86 = "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+# One change to llama.cpp's source, made in every build (the binding's, its variants and the
+# C++ tools, so that llama-bench measures the same code): llamafile's sgemm takes over the
+# CPU's matrix products from two tokens in a batch on; from four on instead. Its results
+# differ from the stock kernels' (by up to 0.68 in a logit on the starter model), so a batch
+# of a token and its two guesses would not have the logits of the same tokens one at a
+# time, and prompt-lookup drafting would change answers (inference/lookup.py). Prefill, in
+# batches of 64, keeps it: leaving it out altogether (-DGGML_LLAMAFILE=OFF) cost Gemma 3
+# 270M a quarter of its prefill speed here.
+SOURCE_PATCHES = (("vendor/llama.cpp/ggml/src/ggml-cpu/llamafile/sgemm.cpp",
+                   "    if (n < 2)\n        return false;", "    if (n < 4)\n        return false;"),)
+PATCH_KEY = hashlib.sha256(repr(SOURCE_PATCHES).encode()).hexdigest()[:8]
 # The fallback for x86-64 CPUs without AVX2 (and for any CPU where the AVX2 build fails
 # its first-launch probe): SSE4.2 at most, no AVX of any kind.
 BASELINE_X86 = ("-DGGML_NATIVE=OFF -DGGML_AVX=OFF -DGGML_AVX2=OFF -DGGML_AVX512=OFF -DGGML_FMA=OFF "
@@ -95,6 +108,77 @@ def cuda_cmake_args() -> str:
     return CUDA_X86 + (f' "-DCMAKE_CUDA_ARCHITECTURES={arches}"' if arches else "")
 
 
+def llama_source(python: str, into: Path, find_links: str | None = None) -> Path:
+    """The pinned llama-cpp-python source package (from pip's cache when it has it, or from
+    ``find_links``), unpacked into ``into`` and patched (``SOURCE_PATCHES``); its folder."""
+    source = ["--no-index", "--find-links", find_links] if find_links else []
+    subprocess.run([python, "-m", "pip", "download", "--disable-pip-version-check", "-q", "--no-deps",
+                    "--no-binary", ":all:", *source, f"llama-cpp-python=={LLAMA_VERSION}", "-d", str(into)],
+                   check=True)
+    with tarfile.open(into / f"llama_cpp_python-{LLAMA_VERSION}.tar.gz") as tar:
+        tar.extractall(into, filter="data")
+    root = into / f"llama_cpp_python-{LLAMA_VERSION}"
+    apply_patches(root)
+    return root
+
+
+def apply_patches(root: Path, patches: tuple[tuple[str, str, str], ...] = SOURCE_PATCHES) -> None:
+    """Each patch's text replaced, where it occurs exactly once: a new llama.cpp that moved
+    or changed it stops the build rather than build without the change."""
+    for relative, old, new in patches:
+        path = root / relative
+        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+        if text.count(old) != 1:
+            raise SystemExit(f"{relative} no longer holds the code Hearth changes in llama.cpp: "
+                             "review SOURCE_PATCHES in packaging/bootstrap.py")
+        path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def _wheel(python: str, title: str, cmake_args: str, into: Path, find_links: str | None = None) -> Path:
+    """llama-cpp-python built from the patched source with these flags; the wheel."""
+    root = llama_source(python, into / "source", find_links)
+    step(title, [python, "-m", "pip", "wheel", "--disable-pip-version-check", "-q", "--no-deps",
+                 "--no-cache-dir", "-w", str(into / "wheel"), str(root)],
+         dict(os.environ, CMAKE_ARGS=cmake_args))
+    return next((into / "wheel").glob("llama_cpp_python-*.whl"))
+
+
+def install_llama(python: str, env: dict[str, str]) -> None:
+    """llama-cpp-python built with this machine's flags from the patched source, before the
+    project (which then keeps it). pip's own wheel cache is keyed by the package, not by
+    CMAKE_ARGS or a patch, so it would hand back another build: the wheel is kept in the
+    build cache under a key of version, flags and patch instead, and reinstalled whenever
+    the venv's build differs."""
+    import json
+    import shutil
+    import tempfile
+
+    flags = env["CMAKE_ARGS"]
+    key = hashlib.sha256(f"{LLAMA_VERSION} {flags} {PATCH_KEY}".encode()).hexdigest()[:12]
+    cached = VARIANT_CACHE / f"llama-cpp-python-{LLAMA_VERSION}-wheel-{key}"
+    marker = VENV / "hearth-llama-build.json"  # not in hearth-llama/, whose folders are variants
+    wheels = sorted(cached.glob("llama_cpp_python-*.whl"))
+    if not wheels:
+        with tempfile.TemporaryDirectory() as tmp:
+            wheel = _wheel(python, "building llama.cpp (about 7 minutes, once per machine and set of flags)",
+                           flags, Path(tmp))
+            if cached.exists():
+                shutil.rmtree(cached)
+            cached.mkdir(parents=True)
+            shutil.copyfile(wheel, cached / wheel.name)
+        wheels = sorted(cached.glob("llama_cpp_python-*.whl"))
+    build = {"version": LLAMA_VERSION, "cmake_args": flags, "patch": PATCH_KEY}
+    try:
+        installed = json.loads(marker.read_text())
+    except (OSError, ValueError):
+        installed = None
+    if installed != build:
+        step("installing llama.cpp", [python, "-m", "pip", "install", "--disable-pip-version-check", "-q",
+                                      "--no-deps", "--force-reinstall", str(wheels[0])])
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_text(json.dumps(build))
+
+
 def build_variant(python: str, name: str, cmake_args: str, find_links: str | None = None) -> Path:
     """Build llama.cpp's libraries once more with other flags, into the venv; return the folder.
 
@@ -111,14 +195,9 @@ def build_variant(python: str, name: str, cmake_args: str, find_links: str | Non
         import tempfile
         import zipfile
 
-        source = ["--no-index", "--find-links", find_links] if find_links else []
         with tempfile.TemporaryDirectory() as tmp:
-            step(f"building the {name} llama.cpp variant (a few minutes, once per machine)",
-                 [python, "-m", "pip", "wheel", "--disable-pip-version-check", "-q", "--no-deps",
-                  "--no-cache-dir", "--no-binary", "llama-cpp-python", "-w", tmp, *source,
-                  f"llama-cpp-python=={LLAMA_VERSION}"],
-                 dict(os.environ, CMAKE_ARGS=cmake_args))
-            wheel = next(Path(tmp).glob("llama_cpp_python-*.whl"))
+            wheel = _wheel(python, f"building the {name} llama.cpp variant (a few minutes, once per machine)",
+                           cmake_args, Path(tmp), find_links)
             staging = Path(tmp) / "lib"
             with zipfile.ZipFile(wheel) as archive:
                 for member in archive.namelist():
@@ -127,7 +206,8 @@ def build_variant(python: str, name: str, cmake_args: str, find_links: str | Non
                         (staging / Path(member).name).write_bytes(archive.read(member))
             if "GGML_CUDA=ON" in cmake_args:
                 bundle_cuda_runtime(staging)
-            (staging / "variant.json").write_text(json.dumps({"name": name, "cmake_args": cmake_args}))
+            (staging / "variant.json").write_text(json.dumps({"name": name, "cmake_args": cmake_args,
+                                                               "patch": PATCH_KEY}))
             if cached.exists():
                 shutil.rmtree(cached)
             cached.parent.mkdir(parents=True, exist_ok=True)
@@ -143,7 +223,8 @@ def _variant_matches(folder: Path, cmake_args: str) -> bool:
     import json
 
     try:
-        return json.loads((folder / "variant.json").read_text()).get("cmake_args") == cmake_args
+        found = json.loads((folder / "variant.json").read_text())
+        return found.get("cmake_args") == cmake_args and found.get("patch") == PATCH_KEY
     except (OSError, ValueError):
         return False
 
@@ -188,8 +269,9 @@ def install(with_tests: bool) -> Path:
     target = ".[build,test,package]" if with_tests else ".[build]"
     if sys.platform.startswith("linux"):
         install_numpy_without_blas(python)
+    install_llama(python, env)
     step(
-        "installing Hearth and its dependencies (llama.cpp compiles on the first run: ~7 min)",
+        "installing Hearth and its dependencies",
         [python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "-e", target],
         env,
     )

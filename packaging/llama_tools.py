@@ -7,24 +7,32 @@ the C++ baseline of the decode benchmarks. Both are built from the llama.cpp sou
 the pinned llama-cpp-python source distribution carries under ``vendor/llama.cpp``, with
 the same portable flags as the Python binding (never ``-march=native``: AMX SIGILL), as
 static programs. The build takes about 11 minutes on 2 cores, so the result is kept in the
-build cache beside the CPU variants, keyed by version and flags, and copied into the
+build cache beside the CPU variants, keyed by version, flags and source patch
+(``bootstrap.SOURCE_PATCHES``, the same as the binding's), and copied into the
 virtual environment (``.venv/hearth-llama/tools``). The app never ships or runs these.
 """
 
 from __future__ import annotations
 
-import glob
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bootstrap import LLAMA_VERSION, PORTABLE_X86, VARIANT_CACHE, VENV, is_x86, venv_python  # noqa: E402
+from bootstrap import (  # noqa: E402
+    LLAMA_VERSION,
+    PATCH_KEY,
+    PORTABLE_X86,
+    VARIANT_CACHE,
+    VENV,
+    is_x86,
+    llama_source,
+    venv_python,
+)
 
 TOOLS = ("llama-server", "llama-bench")
 TOOL_FLAGS = ("-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=ON "
@@ -40,23 +48,16 @@ def tools_folder() -> Path:
 
 
 def _key(flags: str) -> str:
-    return hashlib.sha256(f"{LLAMA_VERSION} {flags}".encode()).hexdigest()[:12]
+    return hashlib.sha256(f"{LLAMA_VERSION} {flags} {PATCH_KEY}".encode()).hexdigest()[:12]
 
 
 def _complete(folder: Path, flags: str) -> bool:
     stamp = folder / "flags.txt"
-    return stamp.exists() and stamp.read_text() == flags and all((folder / t).exists() for t in TOOLS)
+    return stamp.exists() and stamp.read_text() == _stamp(flags) and all((folder / t).exists() for t in TOOLS)
 
 
-def _source(python: str, into: Path) -> Path:
-    """The pinned sdist (from pip's cache when it has it) unpacked; its vendored llama.cpp."""
-    subprocess.run([python, "-m", "pip", "download", "--disable-pip-version-check", "-q", "--no-deps",
-                    "--no-binary", ":all:", f"llama-cpp-python=={LLAMA_VERSION}", "-d", str(into)],
-                   check=True)
-    archive = glob.glob(str(into / f"llama_cpp_python-{LLAMA_VERSION}.tar.gz"))[0]
-    with tarfile.open(archive) as tar:
-        tar.extractall(into, filter="data")
-    return into / f"llama_cpp_python-{LLAMA_VERSION}" / "vendor" / "llama.cpp"
+def _stamp(flags: str) -> str:
+    return f"{flags}\npatch {PATCH_KEY}"
 
 
 def ensure(python: str | None = None) -> Path:
@@ -70,7 +71,7 @@ def ensure(python: str | None = None) -> Path:
         print("==> building llama.cpp's llama-server and llama-bench for the engine tests "
               "(once, about 11 minutes on 2 cores; cached after)", flush=True)
         with tempfile.TemporaryDirectory() as tmp:
-            source = _source(python or str(venv_python()), Path(tmp))
+            source = llama_source(python or str(venv_python()), Path(tmp)) / "vendor" / "llama.cpp"
             build = Path(tmp) / "build"
             subprocess.run(["cmake", "-S", str(source), "-B", str(build), *flags.split()], check=True,
                            stdout=subprocess.DEVNULL)
@@ -82,7 +83,7 @@ def ensure(python: str | None = None) -> Path:
             for tool in TOOLS:
                 found = [p for p in build.rglob(tool + (".exe" if os.name == "nt" else "")) if p.is_file()]
                 shutil.copy2(found[0], staging / tool)
-            (staging / "flags.txt").write_text(flags)
+            (staging / "flags.txt").write_text(_stamp(flags))
             if cached.exists():
                 shutil.rmtree(cached)
             cached.parent.mkdir(parents=True, exist_ok=True)
