@@ -194,6 +194,8 @@ def lookup(engine, model_name: str, document_prompts: list, quick: bool) -> list
                               "target ≥ 1.5" if what == "document answers" else "target ≥ 0.98",
                               spread(on, off, identical_answers=f"{same}/{len(prompts)}",
                                      acceptance=accepted / drafted if drafted else 0.0,
+                                     guessed_tokens=drafted,
+                                     policy_speedup={size: engine.draft_policy.speedup(size) for size in (1, 2)},
                                      changed=changed)))
     return figures
 

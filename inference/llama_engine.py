@@ -21,6 +21,7 @@ import logging
 import os
 import random
 import sys
+import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,7 @@ from inference.chat_template import (
 from inference.errors import InferenceError, ModelLoadError, PromptTooLong
 from inference.gguf import InvalidGGUF, read_header
 from inference.hardware import physical_cores
-from inference.lookup import Drafter
+from inference.lookup import Drafter, DraftPolicy
 from inference.protocol import ChatMessage, ModelSpec, SamplingParams
 from inference.state_cache import StateCache
 
@@ -136,6 +137,9 @@ class LlamaEngine:
         self._pieces: dict[int, bytes] = {}
         self._end_tokens: frozenset[int] = frozenset()
         self.last_drafter: Drafter | None = None  # the last answer's guesses, for the figures
+        # Whether guessing pays, learnt per loaded model, apart for the window's chats and
+        # the local API's (negative keys): its speed must not tell one about the other.
+        self._policies = {False: DraftPolicy(), True: DraftPolicy()}
 
     @property
     def name(self) -> str:
@@ -146,12 +150,25 @@ class LlamaEngine:
         return int(self._llm.n_ctx()) if self._llm is not None else 0
 
     @property
+    def draft_policy(self) -> DraftPolicy:
+        """The policy of the side (window or local API) whose conversation is in the context."""
+        return self._policies[self._api_side()]
+
+    @draft_policy.setter
+    def draft_policy(self, policy: DraftPolicy) -> None:
+        self._policies[self._api_side()] = policy
+
+    def _api_side(self) -> bool:
+        return self.conversation is not None and self.conversation < 0
+
+    @property
     def llama(self) -> Any:
         """The underlying ``llama_cpp.Llama`` (benchmarks compare against it)."""
         return self._llm
 
     def load(self, spec: ModelSpec) -> None:
         self.close()
+        self._policies = {False: DraftPolicy(), True: DraftPolicy()}
         self._last_prompt = None
         check_model_file(spec.path)
         cpu_variant.ensure()  # before the first import of llama_cpp in this process
@@ -340,13 +357,20 @@ class LlamaEngine:
         written = 0
         n_ctx = self.n_ctx
         valid = llm.n_tokens
+        policy = self.draft_policy
+        clock = time.perf_counter
         try:
             while True:
                 start = llm.n_tokens
                 room = min(max_tokens - written - 1, n_ctx - start - 2, llm.n_batch - 1)
                 draft = drafter.draft(room) if drafter is not None else []
+                if draft:
+                    draft = draft[:policy.choose(len(draft))]
                 batch = [pending, *draft]
+                began = clock()
                 _decode(llm, batch, bool(draft), trim=not written)
+                seconds = clock() - began
+                first = not written
                 valid = start + 1
                 for i in range(len(batch)):
                     token = sampler.sample(llm._ctx, i if draft else -1)
@@ -360,6 +384,8 @@ class LlamaEngine:
                     yield token
                     if not accepted:
                         break
+                if drafter is not None and not first:  # the first step also trims the cache
+                    policy.record(len(draft), seconds, valid - start)
                 _keep_only(llm, valid)  # the wrong guesses leave the cache
                 pending = token
         finally:

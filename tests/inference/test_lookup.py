@@ -3,7 +3,9 @@ in the context, never the context's own end."""
 
 from __future__ import annotations
 
-from inference.lookup import Drafter
+import pytest
+
+from inference.lookup import Drafter, DraftPolicy
 
 
 def test_the_guess_is_what_followed_the_same_words_earlier() -> None:
@@ -74,6 +76,11 @@ class ToyLlama:
         return 4096
 
 
+class AlwaysGuess(DraftPolicy):
+    def choose(self, offered: int) -> int:
+        return offered
+
+
 def toy_run(prompt: list[int], lookup: bool, count: int):
     from inference.llama_engine import LlamaEngine, _decode
     from inference.protocol import SamplingParams
@@ -82,6 +89,7 @@ def toy_run(prompt: list[int], lookup: bool, count: int):
     _decode(llm, prompt[:-1], False)  # the engine evaluates all but the last first
     engine = LlamaEngine()
     engine._llm = llm
+    engine.draft_policy = AlwaysGuess()  # the toy's timings say nothing; this test is about tokens
     tokens = engine._tokens(llm, prompt, SamplingParams(temperature=0.0, prompt_lookup=lookup), 10_000)
     written = [next(tokens) for _ in range(count)]
     tokens.close()
@@ -101,3 +109,53 @@ def test_drafted_tokens_are_exactly_the_plain_loops_with_fewer_evaluations() -> 
         held = [int(t) for t in llm.input_ids[: llm.n_tokens]]
         assert held[: len(prompt)] == prompt and held[len(prompt):] == written[: len(held) - len(prompt)]
         assert len(held) in (len(prompt) + count - 1, len(prompt) + count)
+
+
+def run_policy(policy: DraftPolicy, plain: float, cost: dict[int, float], written: dict[int, int],
+               steps: int) -> list[int]:
+    """Sizes chosen over ``steps`` offers of two guessed tokens, with these evaluation costs
+    (seconds) and tokens written per evaluation of each size."""
+    chosen = []
+    for _ in range(steps):
+        size = policy.choose(2)
+        chosen.append(size)
+        policy.record(size, plain if size == 0 else cost[size], 1 if size == 0 else written[size])
+    return chosen
+
+
+def test_guesses_that_pay_are_kept_and_ones_that_do_not_stop_but_are_retried() -> None:
+    # Gemma-like: a batch of three costs 1.5 tokens and writes 2.4.
+    paying = run_policy(DraftPolicy(), 1.0, {1: 1.2, 2: 1.5}, {1: 1.8, 2: 2.4}, 200)
+    assert paying[0] == 0 and set(paying[1:]) == {2}  # one plain step, its measure, then guesses
+    # Starter-like: three cost 1.9 and write 1.6, two cost 1.45 and write 1.4: neither pays.
+    losing = run_policy(DraftPolicy(), 1.0, {1: 1.45, 2: 1.9}, {1: 1.4, 2: 1.6}, 400)
+    later = losing[40:]
+    assert later.count(0) >= len(later) * 0.95  # plain steps, bar the tries
+    assert 0 < later.count(2) <= len(later) // DraftPolicy.RETRY + 1  # tried again now and then
+    # Two guesses do not pay but one does: one it is.
+    one = run_policy(DraftPolicy(), 1.0, {1: 1.2, 2: 1.9}, {1: 1.8, 2: 1.6}, 200)
+    assert one[40:].count(1) >= 150
+
+
+def test_a_size_that_starts_paying_is_taken_up_again() -> None:
+    policy = DraftPolicy()
+    run_policy(policy, 1.0, {1: 1.45, 2: 1.9}, {1: 1.0, 2: 1.0}, 100)
+    assert policy.choose(2) == 0
+    again = run_policy(policy, 1.0, {1: 1.45, 2: 1.9}, {1: 2.0, 2: 3.0}, 200)
+    assert again[-50:].count(2) == 50
+    assert policy.speedup(2) == pytest.approx(3.0 / 1.9, rel=0.01)
+
+
+def test_the_window_and_the_local_api_learn_apart() -> None:
+    """Whether guessing pays is learnt from answers' speed; a local API client must not
+    learn from its own answers' speed how much the window's answers copied."""
+    from inference.llama_engine import LlamaEngine
+
+    engine = LlamaEngine()
+    engine.conversation = 3
+    window = engine.draft_policy
+    run_policy(window, 1.0, {1: 1.0, 2: 1.1}, {1: 2.0, 2: 3.0}, 50)
+    engine.conversation = -1
+    assert engine.draft_policy is not window and engine.draft_policy.speedup(2) is None
+    engine.conversation = 4
+    assert engine.draft_policy is window
