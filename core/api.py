@@ -168,7 +168,7 @@ def create_app(backend: Backend, token: str, port: int | None = None) -> Starlet
             params = SamplingParams(
                 max_tokens=int(body.get("max_tokens") or body.get("max_completion_tokens") or 512),
                 temperature=float(body.get("temperature", 0.7)), top_p=float(body.get("top_p", 0.95)),
-                seed=None if body.get("seed") is None else int(body["seed"]))
+                seed=None if body.get("seed") is None else int(body["seed"]), prompt_lookup=True)
         except (KeyError, TypeError, ValueError) as exc:
             return error(400, f"Malformed request: {exc}.")
         if any(m.role not in ("system", "user", "assistant") for m in messages):

@@ -36,8 +36,9 @@ class SamplingParams:
     # whose two sides must do the same work (never set by the app for a user's answer).
     ignore_eos: bool = False
     # Draft the next tokens from the context (``inference.lookup``), for answers that copy
-    # from their prompt. Off in the app for now: llama.cpp's logits for a batch of guesses
-    # differ from one-by-one ones, which changed greedy answers (README, Performance).
+    # from their prompt: the same answer, sooner where the guesses pay. The app's answers
+    # have it (``ModelSettings.sampling``, the local API); off here, the plain loop, for
+    # the benchmarks' comparisons with raw llama.cpp.
     prompt_lookup: bool = False
 
 

@@ -50,7 +50,9 @@ class ModelSettings:
     def sampling(self, overrides: dict[str, Any] | None = None) -> SamplingParams:
         values = {name: getattr(self, name) for name in SAMPLING_FIELDS}
         values.update({k: v for k, v in (overrides or {}).items() if k in SAMPLING_FIELDS})
-        return SamplingParams(**values)
+        # Drafting never changes an answer (inference/lookup.py) and guesses only where
+        # that is measured to pay on this model and machine.
+        return SamplingParams(**values, prompt_lookup=True)
 
     def with_changes(self, **changes: Any) -> ModelSettings:
         return replace(self, **changes)

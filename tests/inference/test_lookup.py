@@ -159,3 +159,12 @@ def test_the_window_and_the_local_api_learn_apart() -> None:
     assert engine.draft_policy is not window and engine.draft_policy.speedup(2) is None
     engine.conversation = 4
     assert engine.draft_policy is window
+
+
+def test_the_apps_answers_are_drafted_whatever_the_chat_overrides() -> None:
+    """The window's answers come from ModelSettings.sampling (the local API sets it too):
+    drafting is on there, and no per-chat override of the sampling turns it off."""
+    from inference.settings import ModelSettings
+
+    assert ModelSettings().sampling().prompt_lookup
+    assert ModelSettings().sampling({"temperature": 0.2, "prompt_lookup": False}).prompt_lookup
