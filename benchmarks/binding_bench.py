@@ -12,6 +12,13 @@ sampler and the per-token Python of its loop), the app through ``LlamaEngine.str
 (detokenising, stop-string and end checks too). Prefill is ``PROMPT`` tokens from an empty
 context: llama-bench's ``pp``, the raw binding's ``Llama.eval`` and the app's
 ``stream`` up to its first token.
+
+llama-bench runs in three configurations each round, so that each ratio compares the same
+work: the app's (no flash attention, as ``LlamaEngine.load``, and the prompt in decodes of
+``PREFILL_STEP`` tokens), the raw binding's (no flash attention, llama-cpp-python's
+default; one batch of 512) and llama-bench's own defaults (``-fa auto``, which is flash
+attention on for the CPU, batch 2048, micro-batch 512). The binding's overhead is the
+first two; the third says what the app's configuration costs.
 """
 
 from __future__ import annotations
@@ -41,9 +48,19 @@ def _tool() -> Path | None:
     return found if found.exists() else None
 
 
-def _cpp(tool: Path, model: Path) -> dict[str, float]:
+def _configurations() -> dict[str, list[str]]:
+    from inference.llama_engine import PREFILL_STEP
+
+    step = str(PREFILL_STEP)
+    return {"cpp-app": ["-fa", "0", "-b", step, "-ub", step],
+            "cpp-raw": ["-fa", "0", "-b", str(PROMPT), "-ub", str(PROMPT)],
+            "cpp": []}
+
+
+def _cpp(tool: Path, model: Path, configuration: list[str]) -> dict[str, float]:
     done = subprocess.run([str(tool), "-m", str(model), "-t", str(THREADS), "-p", str(PROMPT), "-n", str(GEN),
-                           "-r", str(MEASURED), "-o", "json"], capture_output=True, text=True, timeout=600, check=True)
+                           "-r", str(MEASURED), "-o", "json", *configuration],
+                          capture_output=True, text=True, timeout=600, check=True)
     rows = json.loads(done.stdout)
     prefill = next(r for r in rows if r["n_prompt"] == PROMPT and r["n_gen"] == 0)
     decode = next(r for r in rows if r["n_gen"] == GEN and r["n_prompt"] == 0)
@@ -99,6 +116,7 @@ def child_app(model: Path) -> dict[str, float]:
     chunk events and the stats the window shows."""
     import queue
 
+    import inference.llama_engine as engine_module
     from inference.llama_engine import LlamaEngine
     from inference.protocol import (
         ChatMessage,
@@ -113,6 +131,19 @@ def child_app(model: Path) -> dict[str, float]:
     )
     from inference.worker import InferenceWorker
 
+    # Each llama.cpp evaluation's seconds, so the decode time can be split into llama.cpp's
+    # and everything else the app does per token (a perf_counter pair per call: < 1 µs).
+    calls: list[float] = []
+    evaluate = engine_module._decode
+
+    def timed(*args, **kwargs):
+        began = time.perf_counter()
+        try:
+            return evaluate(*args, **kwargs)
+        finally:
+            calls.append(time.perf_counter() - began)
+
+    engine_module._decode = timed
     events: queue.Queue = queue.Queue()
     engines: list[LlamaEngine] = []
 
@@ -142,17 +173,20 @@ def child_app(model: Path) -> dict[str, float]:
         long_prompt = (ChatMessage("user", " ".join(words)),)
     one = SamplingParams(max_tokens=1, temperature=0.0, repeat_penalty=1.0, ignore_eos=True)
     fixed = SamplingParams(max_tokens=GEN + 1, temperature=0.0, repeat_penalty=1.0, ignore_eos=True)
-    rates: dict[str, list[float]] = {"prefill": [], "decode": []}
+    rates: dict[str, list[float]] = {"prefill": [], "decode": [], "in_llama": []}
     for request in range(1 + MEASURED):  # the first is the warm-up, as llama-bench's
         worker.submit(Forget())
         worker.submit(Generate(2 * request + 1, 1, long_prompt, one))
         stats = wait(Done).stats
         rates["prefill"].append(stats.prompt_tokens / stats.ttft_seconds)
         worker.submit(Forget())
+        calls.clear()
         worker.submit(Generate(2 * request + 2, 1, (ChatMessage("user", "Tell me about ships."),), fixed))
         stats = wait(Done).stats
         assert stats.tokens == GEN + 1, stats
         rates["decode"].append(stats.tokens_per_second)
+        # The decode phase (after the first token) evaluates one token per call.
+        rates["in_llama"].append(sum(calls[-(stats.tokens - 1):]) / (stats.total_seconds - stats.ttft_seconds))
     worker.shutdown(5)
     return {k: statistics.median(v[1:]) for k, v in rates.items()}
 
@@ -165,25 +199,35 @@ def run(quick: bool = False) -> list[Figure]:
         return [Figure("binding ÷ llama-bench: skipped, llama-bench is not built "
                        "(python packaging/llama_tools.py)", 0.0, "", "")]
     model = resolve_model()
-    sides = {"app": [], "raw": [], "cpp": []}
+    configurations = _configurations()
+    sides: dict[str, list[dict[str, float]]] = {name: [] for name in ("app", "raw", *configurations)}
     rounds = 3 if quick else 6
     for i in range(rounds):
-        order = ["cpp", "raw", "app"] if i % 2 == 0 else ["app", "raw", "cpp"]
-        for side in order:
-            sides[side].append(_cpp(tool, model) if side == "cpp" else _python(side, model))
+        order = ["cpp-app", "cpp-raw", "cpp", "raw", "app"]
+        for side in order if i % 2 == 0 else reversed(order):
+            sides[side].append(_cpp(tool, model, configurations[side]) if side in configurations
+                               else _python(side, model))
     figures = []
     for what in ("decode", "prefill"):
-        cpp = [r[what] for r in sides["cpp"]]
-        for side, label in (("app", "app engine"), ("raw", "raw llama-cpp-python")):
-            mine = [r[what] for r in sides[side]]
-            figures.append(Figure(f"{what} tokens/s, {label} ÷ llama-bench ({PROMPT if what == 'prefill' else GEN} "
-                                  "tokens)", median(mine) / median(cpp), "ratio",
-                                  "target ≥ 0.95" if side == "app" else "", spread(mine, cpp)))
+        size = PROMPT if what == "prefill" else GEN
+        for side, baseline, label, target in (
+                ("app", "cpp-app", "app engine ÷ llama-bench, the app's configuration (no flash attention, "
+                 f"prefill in {configurations['cpp-app'][3]}-token steps)", "target ≥ 0.95"),
+                ("raw", "cpp-raw", "raw llama-cpp-python ÷ llama-bench, its configuration (no flash attention, "
+                 f"one batch of {PROMPT})", ""),
+                ("app", "cpp", "app engine ÷ llama-bench, its defaults (flash attention on)", ""),
+                ("cpp-app", "cpp", "llama-bench, the app's configuration ÷ its defaults", "")):
+            mine, theirs = [r[what] for r in sides[side]], [r[what] for r in sides[baseline]]
+            figures.append(Figure(f"{what} tokens/s ({size} tokens), {label}", median(mine) / median(theirs),
+                                  "ratio", target, spread(mine, theirs)))
         app, raw = [r[what] for r in sides["app"]], [r[what] for r in sides["raw"]]
         figures.append(Figure(f"{what} tokens/s, app engine ÷ raw llama-cpp-python, separate processes",
                               median(app) / median(raw), "ratio", "target ≥ 0.97", spread(app, raw)))
+    inside = [r["in_llama"] for r in sides["app"]]
+    figures.append(Figure("decode, the app's time per token in llama.cpp's evaluation ÷ all of it (in process: "
+                          "what the app's own per-token work leaves)", median(inside), "share", "",
+                          {"rounds": [round(x, 4) for x in inside]}))
     return figures
-
 
 if __name__ == "__main__":
     result = {"raw": child_raw, "app": child_app}[sys.argv[1]](Path(sys.argv[2]))
