@@ -127,11 +127,12 @@ def apply_patches(root: Path, patches: tuple[tuple[str, str, str], ...] = SOURCE
     or changed it stops the build rather than build without the change."""
     for relative, old, new in patches:
         path = root / relative
-        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+        # As bytes: text mode would write Windows line ends into the whole file.
+        text = path.read_bytes().decode("utf-8") if path.is_file() else ""
         if text.count(old) != 1:
             raise SystemExit(f"{relative} no longer holds the code Hearth changes in llama.cpp: "
                              "review SOURCE_PATCHES in packaging/bootstrap.py")
-        path.write_text(text.replace(old, new), encoding="utf-8")
+        path.write_bytes(text.replace(old, new).encode("utf-8"))
 
 
 def _wheel(python: str, title: str, cmake_args: str, into: Path, find_links: str | None = None) -> Path:

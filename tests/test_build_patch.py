@@ -18,11 +18,12 @@ SGEMM = SOURCE_PATCHES[0][0]
 def test_the_sgemm_threshold_moves_from_two_tokens_to_four(tmp_path: Path) -> None:
     path = tmp_path / SGEMM
     path.parent.mkdir(parents=True)
-    path.write_text("    // only enable sgemm for prompt processing\n#if !defined(__MMA__)\n"
-                    "    if (n < 2)\n        return false;\n#endif\n", encoding="utf-8")
+    path.write_bytes(b"    // only enable sgemm for prompt processing\n#if !defined(__MMA__)\n"
+                     b"    if (n < 2)\n        return false;\n#endif\n")
     apply_patches(tmp_path)
-    assert "    if (n < 4)\n        return false;" in path.read_text(encoding="utf-8")
-    assert "n < 2" not in path.read_text(encoding="utf-8")
+    patched = path.read_bytes()
+    assert b"    if (n < 4)\n        return false;" in patched and b"n < 2" not in patched
+    assert b"\r" not in patched  # the file's own line ends, on Windows too
 
 
 @pytest.mark.parametrize("content", [None, "    if (n < 3)\n        return false;\n",
