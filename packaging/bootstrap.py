@@ -116,7 +116,12 @@ def llama_source(python: str, into: Path, find_links: str | None = None) -> Path
                     "--no-binary", ":all:", *source, f"llama-cpp-python=={LLAMA_VERSION}", "-d", str(into)],
                    check=True)
     with tarfile.open(into / f"llama_cpp_python-{LLAMA_VERSION}.tar.gz") as tar:
-        tar.extractall(into, filter="data")
+        # Python before 3.10.12 / 3.11.4 has no extraction filters; what the package holds
+        # is run by its build anyway, so the filter only tidies, it protects nothing more.
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(into, filter="data")
+        else:
+            tar.extractall(into)  # noqa: S202
     root = into / f"llama_cpp_python-{LLAMA_VERSION}"
     apply_patches(root)
     return root
