@@ -139,7 +139,7 @@ class LlamaEngine:
         self.last_drafter: Drafter | None = None  # the last answer's guesses, for the figures
         # Whether guessing pays, learnt per loaded model, apart for the window's chats and
         # the local API's (negative keys): its speed must not tell one about the other.
-        self._policies = {False: DraftPolicy(), True: DraftPolicy()}
+        self._policies = _fresh_policies()
 
     @property
     def name(self) -> str:
@@ -168,7 +168,7 @@ class LlamaEngine:
 
     def load(self, spec: ModelSpec) -> None:
         self.close()
-        self._policies = {False: DraftPolicy(), True: DraftPolicy()}
+        self._policies = _fresh_policies()
         self._last_prompt = None
         check_model_file(spec.path)
         cpu_variant.ensure()  # before the first import of llama_cpp in this process
@@ -467,6 +467,11 @@ class LlamaEngine:
             finally:
                 self._llm = None
                 self._template = None
+
+
+def _fresh_policies() -> dict[bool, DraftPolicy]:
+    """One draft policy for the window's chats (False) and one for the local API's (True)."""
+    return {False: DraftPolicy(), True: DraftPolicy()}
 
 
 def end_tokens(llm: Any) -> frozenset[int]:

@@ -108,6 +108,11 @@ def cuda_cmake_args() -> str:
     return CUDA_X86 + (f' "-DCMAKE_CUDA_ARCHITECTURES={arches}"' if arches else "")
 
 
+def build_key(flags: str) -> str:
+    """The build cache's key for a llama.cpp build: version, flags and source patch."""
+    return hashlib.sha256(f"{LLAMA_VERSION} {flags} {PATCH_KEY}".encode()).hexdigest()[:12]
+
+
 def llama_source(python: str, into: Path, find_links: str | None = None) -> Path:
     """The pinned llama-cpp-python source package (from pip's cache when it has it, or from
     ``find_links``), unpacked into ``into`` and patched (``SOURCE_PATCHES``); its folder."""
@@ -160,7 +165,7 @@ def install_llama(python: str, env: dict[str, str]) -> None:
     import tempfile
 
     flags = env["CMAKE_ARGS"]
-    key = hashlib.sha256(f"{LLAMA_VERSION} {flags} {PATCH_KEY}".encode()).hexdigest()[:12]
+    key = build_key(flags)
     cached = VARIANT_CACHE / f"llama-cpp-python-{LLAMA_VERSION}-wheel-{key}"
     marker = VENV / "hearth-llama-build.json"  # not in hearth-llama/, whose folders are variants
     wheels = sorted(cached.glob("llama_cpp_python-*.whl"))

@@ -14,7 +14,6 @@ virtual environment (``.venv/hearth-llama/tools``). The app never ships or runs 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -29,6 +28,7 @@ from bootstrap import (  # noqa: E402
     PORTABLE_X86,
     VARIANT_CACHE,
     VENV,
+    build_key,
     is_x86,
     llama_source,
     venv_python,
@@ -47,10 +47,6 @@ def tools_folder() -> Path:
     return VENV / "hearth-llama" / "tools"
 
 
-def _key(flags: str) -> str:
-    return hashlib.sha256(f"{LLAMA_VERSION} {flags} {PATCH_KEY}".encode()).hexdigest()[:12]
-
-
 def _complete(folder: Path, flags: str) -> bool:
     stamp = folder / "flags.txt"
     return stamp.exists() and stamp.read_text() == _stamp(flags) and all((folder / t).exists() for t in TOOLS)
@@ -66,7 +62,7 @@ def ensure(python: str | None = None) -> Path:
     target = tools_folder()
     if _complete(target, flags):
         return target
-    cached = VARIANT_CACHE / f"llama-tools-{LLAMA_VERSION}-{_key(flags)}"
+    cached = VARIANT_CACHE / f"llama-tools-{LLAMA_VERSION}-{build_key(flags)}"
     if not _complete(cached, flags):
         print("==> building llama.cpp's llama-server and llama-bench for the engine tests "
               "(once, about 11 minutes on 2 cores; cached after)", flush=True)
