@@ -103,6 +103,7 @@ class Turn:
     engine: str = ""  # the intranet engine that answers ("" for the local model)
     model: str = ""  # the engine's model, once it said which
     before: str | None = None  # continuing: the answer's status before
+    earlier: dict[str, Any] = field(default_factory=dict)  # continuing: its figures before
 
 
 @dataclass
@@ -256,7 +257,7 @@ class TurnMachine:
             return False
         engine, model = route(chat)
         turn = Turn(next(self._ids), chat_id, message_id, text=answer.content, last_checkpoint=self._clock(),
-                    before=answer.status, engine=engine, model=model)
+                    before=answer.status, earlier=dict(answer.stats), engine=engine, model=model)
         turn.sources = sources if isinstance(sources, list) else None
         self._listener.branch_changed(chat_id, message_id)
         self._set_active(turn)
@@ -411,8 +412,7 @@ class TurnMachine:
             self._listener.notice(translate("core.turns", "The answer could not be continued "
                                             "({error}). It is kept as it was.").format(error=stats.get("error")))
             status = turn.before
-        kept = self.store.messages(turn.chat_id, turn.message_id) if self.store is not None else []
-        old = next((m.stats for m in kept if m.id == turn.message_id), {})
+        old = turn.earlier
         if status == FAILED or not stats.get("tokens"):
             stats = old
         else:

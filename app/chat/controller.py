@@ -369,28 +369,28 @@ class ChatController(QObject):
     def show_version(self, message_id: int) -> bool:
         """Show another version of an answer (or the other branch of an edited question):
         the chat goes on from there, and it is what the chat shows from now on."""
-        chat = self.current_chat
-        if chat is None or self._store is None or not self._idle(translate(
-                "chat.controller", "Wait for the answer to finish (or stop it) before switching versions.")):
-            return False
-        try:
-            self.store.choose(message_id)
-        except Exception as exc:
-            self.turns.environmental(exc, translate("chat.controller", "The chat still shows the same version."))
-            return False
-        self.branch_shown.emit(self.store.messages(chat.id))
-        return True
+        return self._change_branch(
+            lambda: self.store.choose(message_id),
+            translate("chat.controller", "Wait for the answer to finish (or stop it) before switching versions."),
+            translate("chat.controller", "The chat still shows the same version."))
 
     def delete_message(self, message_id: int) -> bool:
         """Delete one message of the open chat for good; what followed it stays."""
+        return self._change_branch(
+            lambda: self.store.delete_message(message_id),
+            translate("chat.controller", "Wait for the answer to finish (or stop it) before deleting a message."),
+            translate("chat.controller", "The message was not deleted."))
+
+    def _change_branch(self, change: Callable[[], None], busy: str, kept: str) -> bool:
+        """A change of the open chat's tree, when no answer is being written (``busy``
+        says why not); the chat is shown anew, or a full disk is said (``kept``)."""
         chat = self.current_chat
-        if chat is None or self._store is None or not self._idle(translate(
-                "chat.controller", "Wait for the answer to finish (or stop it) before deleting a message.")):
+        if chat is None or self._store is None or not self._idle(busy):
             return False
         try:
-            self.store.delete_message(message_id)
+            change()
         except Exception as exc:
-            self.turns.environmental(exc, translate("chat.controller", "The message was not deleted."))
+            self.turns.environmental(exc, kept)
             return False
         self.branch_shown.emit(self.store.messages(chat.id))
         return True

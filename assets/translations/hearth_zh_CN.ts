@@ -434,34 +434,6 @@ Send the token below as “Authorization: Bearer …”.</source>
         </translation>
     </message>
     <message>
-        <source>Explain what a non-disclosure agreement is, in plain words.</source>
-        <translation>用通俗的话解释一下什么是保密协议。</translation>
-    </message>
-    <message>
-        <source>Draft a short, polite email asking to move a meeting to Friday.</source>
-        <translation>起草一封简短、礼貌的邮件，请求把会议改到星期五。</translation>
-    </message>
-    <message>
-        <source>Summarise the text I paste below in three bullet points:</source>
-        <translation>用三个要点总结我在下面粘贴的文字：</translation>
-    </message>
-    <message>
-        <source>Ask anything. It stays on this computer.</source>
-        <translation>尽管问吧。一切都留在这台电脑上。</translation>
-    </message>
-    <message>
-        <source>Your chats are encrypted with your passphrase and nothing is sent anywhere. To ask about your own files, choose Documents above. Try one of these:</source>
-        <translation>你的聊天用你的密码短语加密，不会发送到任何地方。要询问你自己的文件，请在上方选择“文档”。试试下面这些：</translation>
-    </message>
-    <message>
-        <source>Example: {prompt}</source>
-        <translation>示例：{prompt}</translation>
-    </message>
-    <message>
-        <source>Puts this question in the box, to change or send</source>
-        <translation>把这个问题放进输入框，可修改后发送</translation>
-    </message>
-    <message>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
@@ -868,6 +840,37 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>Sources</source>
         <translation>来源</translation>
+    </message>
+</context>
+<context>
+    <name>chat.welcome</name>
+    <message>
+        <source>Explain what a non-disclosure agreement is, in plain words.</source>
+        <translation>用通俗的话解释一下什么是保密协议。</translation>
+    </message>
+    <message>
+        <source>Draft a short, polite email asking to move a meeting to Friday.</source>
+        <translation>起草一封简短、礼貌的邮件，请求把会议改到星期五。</translation>
+    </message>
+    <message>
+        <source>Summarise the text I paste below in three bullet points:</source>
+        <translation>用三个要点总结我在下面粘贴的文字：</translation>
+    </message>
+    <message>
+        <source>Ask anything. It stays on this computer.</source>
+        <translation>尽管问吧。一切都留在这台电脑上。</translation>
+    </message>
+    <message>
+        <source>Your chats are encrypted with your passphrase and nothing is sent anywhere. To ask about your own files, choose Documents above. Try one of these:</source>
+        <translation>你的聊天用你的密码短语加密，不会发送到任何地方。要询问你自己的文件，请在上方选择“文档”。试试下面这些：</translation>
+    </message>
+    <message>
+        <source>Example: {prompt}</source>
+        <translation>示例：{prompt}</translation>
+    </message>
+    <message>
+        <source>Puts this question in the box, to change or send</source>
+        <translation>把这个问题放进输入框，可修改后发送</translation>
     </message>
 </context>
 <context>
