@@ -41,6 +41,7 @@ from inference.gguf import InvalidGGUF, read_header
 from inference.hardware import physical_cores
 from inference.lookup import Drafter, DraftPolicy
 from inference.protocol import ChatMessage, ModelSpec, SamplingParams
+from inference.sampling import Sampler
 from inference.state_cache import StateCache
 
 log = logging.getLogger(__name__)
@@ -348,9 +349,8 @@ class LlamaEngine:
         wrong leaves the cache again, so the context always holds exactly the tokens
         written (also when the caller stops in the middle of a batch).
         """
-        sampler = llm._init_sampler(top_k=params.top_k, top_p=params.top_p, min_p=params.min_p,
-                                    temp=params.temperature, repeat_penalty=params.repeat_penalty)
-        llm._sampler = sampler
+        sampler = Sampler(llm, params)
+        llm._sampler = sampler.chain
         drafter = Drafter(prompt) if params.prompt_lookup else None
         self.last_drafter = drafter
         pending = prompt[-1]
