@@ -4,8 +4,10 @@ with the same flags (``packaging/llama_tools.py``).
 
 Each side runs in its own process, one after another, in alternating order, several
 rounds; per-round ratios and their spread are reported beside the ratio of medians. All
-three use the starter model, the same threads and a context of prompt + generated tokens
-(as llama-bench sets it). llama-bench's ``tg`` decodes one token at a time without
+three use the starter model, the same threads and the context llama-bench gives each
+test, ``n_prompt + n_gen`` padded by llama.cpp to 256 cells: ``PROMPT`` for prefill (the
+app's ``PROMPT + GEN``, since its worker keeps room for the answer), ``DECODE_CTX`` for
+decode (a larger context measured about 1 % slower decodes). llama-bench's ``tg`` decodes one token at a time without
 sampling from an empty context; the Python sides decode ``GEN`` tokens past any
 end-of-sequence from a short prompt: the raw binding through ``Llama.generate`` (its
 sampler and the per-token Python of its loop), the app through ``LlamaEngine.stream``
@@ -38,6 +40,7 @@ THREADS = 2
 PROMPT = 512
 GEN = 128
 MEASURED = 3  # measured repetitions inside each process, after one warm-up (llama-bench's -r)
+DECODE_CTX = 256  # llama-bench's tg context: n_gen (128) padded to 256 cells
 
 
 def _tool() -> Path | None:
@@ -87,8 +90,11 @@ def _prompt_tokens(llm, count: int) -> list[int]:
 def child_raw(model: Path) -> dict[str, float]:
     import llama_cpp
 
-    llm = llama_cpp.Llama(model_path=str(model), n_ctx=PROMPT + GEN, n_batch=PROMPT, n_threads=THREADS,
-                          n_threads_batch=THREADS, verbose=False)
+    def load(n_ctx: int):
+        return llama_cpp.Llama(model_path=str(model), n_ctx=n_ctx, n_batch=PROMPT, n_threads=THREADS,
+                               n_threads_batch=THREADS, verbose=False)
+
+    llm = load(PROMPT)
     tokens = _prompt_tokens(llm, PROMPT)
     rates: dict[str, list[float]] = {"prefill": [], "decode": []}
     for _round in range(1 + MEASURED):  # the first is the warm-up, as llama-bench's
@@ -97,6 +103,9 @@ def child_raw(model: Path) -> dict[str, float]:
         started = time.perf_counter()
         llm.eval(tokens)
         rates["prefill"].append(PROMPT / (time.perf_counter() - started))
+    llm.close()
+    llm = load(DECODE_CTX)
+    for _round in range(1 + MEASURED):
         llm.reset()
         llm._ctx.kv_cache_clear()
         first = None
@@ -153,6 +162,7 @@ def child_app(model: Path) -> dict[str, float]:
 
     worker = InferenceWorker(make, events.put)
     worker.start()
+    # Prefill: the worker keeps room for the answer past the prompt, so not llama-bench's 512.
     worker.submit(LoadModel(ModelSpec(model, n_ctx=PROMPT + GEN, n_threads=THREADS, n_batch=256)))
 
     def wait(kind):
@@ -179,6 +189,9 @@ def child_app(model: Path) -> dict[str, float]:
         worker.submit(Generate(2 * request + 1, 1, long_prompt, one))
         stats = wait(Done).stats
         rates["prefill"].append(stats.prompt_tokens / stats.ttft_seconds)
+    worker.submit(LoadModel(ModelSpec(model, n_ctx=DECODE_CTX, n_threads=THREADS, n_batch=256)))
+    wait(ModelLoaded)
+    for request in range(1 + MEASURED):
         worker.submit(Forget())
         calls.clear()
         worker.submit(Generate(2 * request + 2, 1, (ChatMessage("user", "Tell me about ships."),), fixed))
