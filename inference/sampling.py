@@ -9,8 +9,8 @@ highest logits can survive it, and penalties that only ever lower a logit (repea
 penalty ≥ 1) can lift no token into them: a token outside the ``k + window`` highest
 has at least ``k`` unpenalised tokens at or above it. So the same chain, given those
 candidates in token order (as the full array holds them), picks the same token with the
-same random draw (one per token, whatever the count); NumPy finds them in a tenth of the
-time. Greedy without penalties is the arg-max. Anything else (no top-k, a penalty that
+same random draw (one per token, whatever the count); NumPy finds them in a fifth of the
+time or less. Greedy without penalties is the arg-max. Anything else (no top-k, a penalty that
 raises logits, a top-k near the vocabulary) takes llama.cpp's own path.
 """
 
@@ -42,9 +42,9 @@ class Sampler:
         self._row = ctypes.c_float * max(self.n_vocab, 1)  # (numpy's as_array builds it per call)
         penalised = params.repeat_penalty != 1.0
         keep = 1 if params.temperature <= 0 else max(0, int(params.top_k))
-        if keep and penalised:
-            keep += int(getattr(llm, "last_n_tokens_size", 64))
-        if not keep or keep * 4 > self.n_vocab or params.repeat_penalty < 1.0:  # (or no vocabulary)
+        if keep and self.n_vocab and penalised:
+            keep += int(llm.last_n_tokens_size)  # the penalty window
+        if keep * 4 > self.n_vocab or params.repeat_penalty < 1.0:  # (no vocabulary: 0)
             keep = 0  # llama.cpp's own full pass
         self.keep = keep
         self.argmax = keep == 1  # greedy, nothing penalised
