@@ -77,17 +77,24 @@ def test_a_chat_turn_streams_from_vllm_and_is_stored(store: ChatStore, engines: 
 
 def test_stop_makes_vllm_stop_generating(store: ChatStore, engines: Engines) -> None:
     rig = Rig(store, engines)
+    # A fixed length past end-of-sequence: left to itself the model may end its count early,
+    # and a request that has ended is not one the stop can be seen to abort.
     rig.runner.submit(Generate(1, 0, (ChatMessage("user", "Count from 1 to 900, one number a line."),),
-                               SamplingParams(max_tokens=1800, temperature=0.0), engine="vllm"))
+                               SamplingParams(max_tokens=1800, temperature=0.0, ignore_eos=True), engine="vllm"))
     rig.pump_until(lambda: sum(isinstance(e, Chunk) for e in rig.seen) >= 3, timeout=120)
+
+    def ended() -> bool:
+        return any(isinstance(e, (Stopped, Done, Failed)) for e in rig.seen)
+
     # The gauge is vLLM's own, updated as its engine reports: give it a moment under load.
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30
     while _running(engines) < 1:
-        assert not any(isinstance(e, (Stopped, Done, Failed)) for e in rig.seen), "the answer ended already"
+        assert not ended(), "the answer ended already"
         assert time.monotonic() < deadline, "vLLM does not count the request as running"
-        time.sleep(0.2)
+        pause = time.monotonic() + 0.2  # the events meanwhile are taken, so an early end is named
+        rig.pump_until(lambda until=pause: ended() or time.monotonic() > until, timeout=5)
     rig.runner.cancel(1)
-    rig.pump_until(lambda: any(isinstance(e, (Stopped, Done, Failed)) for e in rig.seen))
+    rig.pump_until(ended)
     assert isinstance(rig.seen[-1], Stopped)
     deadline = time.monotonic() + 10
     while _running(engines) > 0:
