@@ -135,7 +135,8 @@ def test_stop_closes_the_stream_and_the_server_stops_generating(store, engines: 
     rig = Rig(store, engines)
     command = Generate(1, 0, tuple(_messages(("system", "You are a helpful assistant."),
                                              ("user", "Count from 1 to 500, one number a line."))),
-                       SamplingParams(max_tokens=1500, temperature=0.0), engine="corp")
+                       # past end-of-sequence: left to itself the starter ends its count in 14 tokens
+                       SamplingParams(max_tokens=1500, temperature=0.0, ignore_eos=True), engine="corp")
     rig.runner.submit(command)
     rig.pump_until(lambda: any(isinstance(e, Chunk) for e in rig.seen))
     assert _slots_busy(server, pki)
@@ -303,7 +304,8 @@ def test_a_server_killed_mid_answer_leaves_an_interrupted_answer_and_a_message(
         chat = store.create_chat()
         store.set_chat_settings(chat.id, {"engine": "doomed"})
         rig.turns.save_user_message(chat.id, "Count from 1 to 300, one number a line.")
-        rig.turns.start(chat.id, SamplingParams(max_tokens=1200, temperature=0.0), None)
+        # Past end-of-sequence (the starter's own count ends in 8 tokens): still answering when killed.
+        rig.turns.start(chat.id, SamplingParams(max_tokens=1200, temperature=0.0, ignore_eos=True), None)
         rig.pump_until(lambda: sum(isinstance(e, Chunk) for e in rig.seen) >= 3)
         doomed.process.kill()
         rig.pump_until(lambda: not rig.turns.busy)
