@@ -18,8 +18,10 @@ same prompt from an empty cache. The same with documents switched off for turn N
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import queue
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -57,87 +59,101 @@ def _gemma(folder: Path) -> Path | None:
     return gemma.assemble(folder / gemma.MODEL_NAME)
 
 
-def passages(quick: bool) -> list[Figure]:
-    from core.documents import label
-    from core.models import resolve_embedding_model, resolve_model
+def search_labelled(tmp: Path) -> tuple[list[tuple[str, str]], dict, dict]:
+    """Every question of the three labelled sets through the real index (the default
+    embedding model, hybrid search, five hits): the (question, corpus) pairs, their hits,
+    and recall@5 of the raw and the condensed hits."""
+    from core.models import resolve_embedding_model
     from inference.bundled import embedding_model
     from inference.embedder import LlamaEmbedder
     from inference.llama_engine import LlamaEngine
-    from inference.protocol import ChatMessage, LoadEmbedder
-    from inference.rag import Passage, with_passages
+    from inference.protocol import LoadEmbedder
     from inference.worker import InferenceWorker
     from storage.documents.condense import condense
     from tests import retrieval_set, retrieval_set_cross, retrieval_set_zh
     from tests.retrieval_harness import Collections, write_corpora
 
+    worker = InferenceWorker(LlamaEngine, lambda _e: None, embedder_factory=LlamaEmbedder)
+    worker.start()
+    sha = embedding_model().sha256
+    worker.submit(LoadEmbedder(resolve_embedding_model(), sha))
+    collections = Collections(worker, sha, write_corpora(tmp / "corpora"), tmp / "vault")
+    en, zh = retrieval_set_cross.EN, retrieval_set_cross.ZH
+    asked = ([(q.text, en) for q in retrieval_set.QUESTIONS] + [(q.text, zh) for q in retrieval_set_zh.QUESTIONS]
+             + [(q.text, q.corpus) for q in retrieval_set_cross.QUESTIONS])
+    found = {(q, c): collections.hits(q, c, "hybrid") for q, c in asked}
+
+    def chunks(question: str, corpus: str, condensed: bool):
+        hits = found[(question, corpus)]
+        return condense(hits) if condensed else [h.chunk for h in hits]
+
+    recall = {}
+    for condensed in (False, True):
+        name = "condensed" if condensed else "raw"
+        recall[name] = {
+            "en": retrieval_set.evaluate(lambda q, _m, c=condensed: [
+                (k.path, k.page, k.heading) for k in chunks(q, en, c)], "hybrid")["recall@5"],
+            "zh": retrieval_set_zh.evaluate(lambda q, c=condensed: [
+                Path(k.path).name for k in chunks(q, zh, c)])["recall@5"],
+            "cross": retrieval_set_cross.evaluate(lambda q, c=condensed: [
+                (Path(k.path).name, k.text) for k in chunks(q.text, q.corpus, c)])["recall@5"],
+        }
+    collections.close()
+    worker.shutdown(5)
+    return asked, found, recall
+
+
+def passages(quick: bool, tmp: Path, searched: tuple[list[tuple[str, str]], dict, dict]) -> list[Figure]:
+    from core.documents import label
+    from core.models import resolve_model
+    from inference.protocol import ChatMessage
+    from inference.rag import Passage, with_passages
+    from storage.documents.condense import condense
+
+    asked, found, recall = searched
+
+    def chunks(question: str, corpus: str, condensed: bool):
+        hits = found[(question, corpus)]
+        return condense(hits) if condensed else [h.chunk for h in hits]
+
     figures: list[Figure] = []
-    with tempfile.TemporaryDirectory() as tmp_name:
-        tmp = Path(tmp_name)
-        worker = InferenceWorker(LlamaEngine, lambda _e: None, embedder_factory=LlamaEmbedder)
-        worker.start()
-        sha = embedding_model().sha256
-        worker.submit(LoadEmbedder(resolve_embedding_model(), sha))
-        collections = Collections(worker, sha, write_corpora(tmp / "corpora"), tmp / "vault")
-        en, zh = retrieval_set_cross.EN, retrieval_set_cross.ZH
-        asked = ([(q.text, en) for q in retrieval_set.QUESTIONS] + [(q.text, zh) for q in retrieval_set_zh.QUESTIONS]
-                 + [(q.text, q.corpus) for q in retrieval_set_cross.QUESTIONS])
-        found = {(q, c): collections.hits(q, c, "hybrid") for q, c in asked}
+    system = ChatMessage("system", "You are a helpful assistant.")
+    models = [("starter", resolve_model()), ("Gemma 3 270M", _gemma(tmp))]
+    for model_name, path in models:
+        if path is None:
+            continue
+        engine = _engine(path)
+        try:
+            def prompt(question: str, corpus: str, condensed: bool, engine=engine):
+                given = [Passage(n, label(k), k.text, k.path, k.page, k.heading)
+                         for n, k in enumerate(chunks(question, corpus, condensed), start=1)]
+                messages, _kept = with_passages([system, ChatMessage("user", question)], given,
+                                                engine.count_tokens, N_CTX - 512)
+                return messages
 
-        def chunks(question: str, corpus: str, condensed: bool):
-            hits = found[(question, corpus)]
-            return condense(hits) if condensed else [h.chunk for h in hits]
-
-        recall = {}
-        for condensed in (False, True):
-            name = "condensed" if condensed else "raw"
-            recall[name] = {
-                "en": retrieval_set.evaluate(lambda q, _m, c=condensed: [
-                    (k.path, k.page, k.heading) for k in chunks(q, en, c)], "hybrid")["recall@5"],
-                "zh": retrieval_set_zh.evaluate(lambda q, c=condensed: [
-                    Path(k.path).name for k in chunks(q, zh, c)])["recall@5"],
-                "cross": retrieval_set_cross.evaluate(lambda q, c=condensed: [
-                    (Path(k.path).name, k.text) for k in chunks(q.text, q.corpus, c)])["recall@5"],
-            }
-        collections.close()
-        worker.shutdown(5)
-
-        system = ChatMessage("system", "You are a helpful assistant.")
-        models = [("starter", resolve_model()), ("Gemma 3 270M", _gemma(tmp))]
-        for model_name, path in models:
-            if path is None:
-                continue
-            engine = _engine(path)
-            try:
-                def prompt(question: str, corpus: str, condensed: bool, engine=engine):
-                    given = [Passage(n, label(k), k.text, k.path, k.page, k.heading)
-                             for n, k in enumerate(chunks(question, corpus, condensed), start=1)]
-                    messages, _kept = with_passages([system, ChatMessage("user", question)], given,
-                                                    engine.count_tokens, N_CTX - 512)
-                    return messages
-
-                tokens = {False: [], True: []}
-                for question, corpus in asked:
-                    plain = engine.count_tokens([system, ChatMessage("user", question)])
-                    for condensed in (False, True):
-                        tokens[condensed].append(engine.count_tokens(prompt(question, corpus, condensed)) - plain)
-                figures.append(Figure(f"passage tokens per document question, condensed ÷ raw, {model_name}",
-                                      median(tokens[True]) / median(tokens[False]), "ratio", "target ≤ 0.7",
-                                      {"raw_median": median(tokens[False]), "condensed_median": median(tokens[True]),
-                                       "questions": len(asked),
-                                       "recall@5": recall} if model_name == "starter" else
-                                      {"raw_median": median(tokens[False]), "condensed_median": median(tokens[True])}))
-                timed = asked[:: max(1, len(asked) // (6 if quick else 16))]
-                ttft = {False: [], True: []}
-                for i, (question, corpus) in enumerate(timed):
-                    for condensed in ((False, True) if i % 2 == 0 else (True, False)):
-                        ttft[condensed].append(_ttft(engine, prompt(question, corpus, condensed)))
-                figures.append(Figure(f"document question, time to first token, condensed ÷ raw, {model_name}",
-                                      median(ttft[True]) / median(ttft[False]), "ratio", "",
-                                      spread(ttft[True], ttft[False], raw_s=median(ttft[False]),
-                                             condensed_s=median(ttft[True]))))
-                figures += lookup(engine, model_name, [prompt(q, c, True) for q, c in asked], quick)
-            finally:
-                engine.close()
+            tokens = {False: [], True: []}
+            for question, corpus in asked:
+                plain = engine.count_tokens([system, ChatMessage("user", question)])
+                for condensed in (False, True):
+                    tokens[condensed].append(engine.count_tokens(prompt(question, corpus, condensed)) - plain)
+            figures.append(Figure(f"passage tokens per document question, condensed ÷ raw, {model_name}",
+                                  median(tokens[True]) / median(tokens[False]), "ratio", "target ≤ 0.7",
+                                  {"raw_median": median(tokens[False]), "condensed_median": median(tokens[True]),
+                                   "questions": len(asked),
+                                   "recall@5": recall} if model_name == "starter" else
+                                  {"raw_median": median(tokens[False]), "condensed_median": median(tokens[True])}))
+            timed = asked[:: max(1, len(asked) // (6 if quick else 16))]
+            ttft = {False: [], True: []}
+            for i, (question, corpus) in enumerate(timed):
+                for condensed in ((False, True) if i % 2 == 0 else (True, False)):
+                    ttft[condensed].append(_ttft(engine, prompt(question, corpus, condensed)))
+            figures.append(Figure(f"document question, time to first token, condensed ÷ raw, {model_name}",
+                                  median(ttft[True]) / median(ttft[False]), "ratio", "",
+                                  spread(ttft[True], ttft[False], raw_s=median(ttft[False]),
+                                         condensed_s=median(ttft[True]))))
+            figures += lookup(engine, model_name, [prompt(q, c, True) for q, c in asked], quick)
+        finally:
+            engine.close()
     for name in ("en", "zh", "cross"):
         figures.append(Figure(f"recall@5 with condensed passages, {name} set", recall["condensed"][name], "share",
                               f"raw {recall['raw'][name]:.3f}; target: not lower"))
@@ -200,7 +216,8 @@ def lookup(engine, model_name: str, document_prompts: list, quick: bool) -> list
     return figures
 
 
-def cache(quick: bool) -> list[Figure]:
+def cache(quick: bool, labelled: list[tuple[str, list]]) -> list[Figure]:
+    """``labelled``: document questions with the passages the app's search gives them."""
     from core.models import resolve_model
     from core.turns import TurnMachine
     from inference.llama_engine import LlamaEngine
@@ -265,42 +282,99 @@ def cache(quick: bool) -> list[Figure]:
             pump()
             return store.messages(chat_id)[-1].stats
 
-        results: dict[str, tuple[list[float], list[float]]] = {"on": ([], []), "off": ([], [])}
-        history_tokens = []
+        # "on": five 110-word passages per turn, all new; "off": documents switched off for
+        # turn N+1; "labelled": the labelled English questions one after another, each with
+        # the passages the search gives it (condensed, as the app gives them).
+        def turn_of(documents: str, turn: int) -> tuple[str, list[Passage] | None]:
+            if documents == "labelled":
+                return labelled[turn % len(labelled)]
+            return f"What do the notes say about topic {turn}?", five(turn)
+
+        results: dict[str, tuple[list[float], list[float]]] = {k: ([], []) for k in ("on", "off", "labelled")}
+        sizes: dict[str, list[tuple[int, int]]] = {k: [] for k in results}  # (cached, new) tokens
         try:
             for rep in range(2 if quick else 3):
-                for documents in ("on", "off"):
+                for documents in results:
                     chat = store.create_chat()
-                    turn = 0
+                    turn = rep * 7
                     while True:  # the history: document questions until about 1,500 tokens
-                        stats = ask(chat.id, f"What do the notes say about topic {turn + rep}?", five(turn + rep))
+                        stats = ask(chat.id, *turn_of(documents, turn))
                         turn += 1
                         if stats["prompt_tokens"] >= 1500:
                             break
-                    history_tokens.append(stats["prompt_tokens"])
-                    given = five(turn + rep) if documents == "on" else None
-                    warm = ask(chat.id, "And what follows from that?", given)
+                    history = stats["prompt_tokens"] + stats["tokens"]
+                    if documents == "off":
+                        question, given = "And what follows from that?", None
+                    elif documents == "on":
+                        question, given = "And what follows from that?", five(turn)
+                    else:
+                        question, given = turn_of(documents, turn)
+                    warm = ask(chat.id, question, given)
                     cold = again(chat.id, given)
                     results[documents][0].append(warm["ttft_seconds"])
                     results[documents][1].append(cold["ttft_seconds"])
+                    sizes[documents].append((history, warm["prompt_tokens"] - history))
         finally:
             worker.shutdown(5)
             store.close()
     figures = []
     for documents, (warm, cold) in results.items():
-        what = "five new passages" if documents == "on" else "documents switched off"
+        what = {"on": "five new passages of 110 words", "off": "documents switched off",
+                "labelled": "labelled questions, the passages the search gives them"}[documents]
+        cached = median([c for c, _n in sizes[documents]])
+        new = median([n for _c, n in sizes[documents]])
         figures.append(Figure(f"document chat, time to first token of turn N+1 ({what}) ÷ cold",
                               median(warm) / median(cold), "ratio", "target ≤ 0.3",
-                              spread(warm, cold, history_tokens=median(history_tokens))))
+                              spread(warm, cold, history_tokens=cached, new_tokens=new)))
+        if documents == "on":
+            figures += _floor(int(cached), int(new))
     return figures
 
 
+def _floor(cached: int, new: int) -> list[Figure]:
+    """What llama.cpp itself takes for turn N+1's new tokens after the cached ones ÷ for
+    all of them from an empty cache: ``llama-bench`` in the app's configuration, prefill of
+    ``new`` tokens at depth ``cached`` ÷ prefill of both, interleaved. No app, no Python:
+    the lowest the ratio above can be with these token counts."""
+    from benchmarks.binding_bench import MEASURED, _configurations, _tool
+    from core.models import resolve_model
+
+    tool = _tool()
+    if tool is None:
+        return [Figure("document chat, llama.cpp's own floor: skipped, llama-bench is not built", 0.0, "", "")]
+    configuration = _configurations()["cpp-app"]
+
+    def seconds(prompt: int, depth: int) -> float:
+        done = subprocess.run([str(tool), "-m", str(resolve_model()), "-t", str(THREADS), "-p", str(prompt),
+                               "-n", "0", "-d", str(depth), "-r", str(MEASURED), "-o", "json", *configuration],
+                              capture_output=True, text=True, timeout=600, check=True)
+        return prompt / float(json.loads(done.stdout)[0]["avg_ts"])
+
+    warm, cold = [], []
+    for i in range(3):
+        for side in ("warm", "cold") if i % 2 == 0 else ("cold", "warm"):
+            if side == "warm":
+                warm.append(seconds(new, cached))
+            else:
+                cold.append(seconds(cached + new, 0))
+    return [Figure("document chat, llama.cpp's own floor (llama-bench, the app's configuration): prefill of "
+                   "turn N+1's new tokens after the history ÷ of the whole prompt", median(warm) / median(cold),
+                   "ratio", "", spread(warm, cold, history_tokens=cached, new_tokens=new))]
+
+
 def run(quick: bool = False) -> list[Figure]:
+    from core.document_protocol import as_passages
+    from tests import retrieval_set_cross
+
     with tempfile.TemporaryDirectory() as data:
         before = os.environ.get("HEARTH_DATA_DIR")
         os.environ["HEARTH_DATA_DIR"] = data  # never the user's own
         try:
-            return cache(quick) + passages(quick)
+            with tempfile.TemporaryDirectory() as tmp:
+                searched = search_labelled(Path(tmp))
+                labelled = [(q, as_passages(searched[1][(q, c)])) for q, c in searched[0]
+                            if c == retrieval_set_cross.EN]
+                return cache(quick, labelled) + passages(quick, Path(tmp), searched)
         finally:
             if before is None:
                 os.environ.pop("HEARTH_DATA_DIR", None)

@@ -13,7 +13,7 @@ import logging
 import multiprocessing
 import queue
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
@@ -25,6 +25,7 @@ from i18n import translate
 from inference.errors import InferenceError
 from inference.rag import Passage
 from storage.documents.condense import condense
+from storage.documents.search import Hit
 from storage.documents.store import Collection, Document
 from storage.errors import trouble
 
@@ -148,6 +149,13 @@ class JobFailed:
 Event = Progress | Finished | CollectionsChanged | Ready | Busy | JobFailed
 JOBS = (LoadIndex, AddPaths, RefreshAll, DeleteCollection, Reembed)
 WAKE = Wake()
+
+
+def as_passages(hits: Sequence[Hit]) -> list[Passage]:
+    """What the model is given for a search's hits: condensed (weak hits out, overlapping
+    neighbours merged, near-duplicates out), numbered from 1 and labelled for citing."""
+    return [Passage(n, label(c), c.text, c.path, c.page, c.heading)
+            for n, c in enumerate(condense(hits), start=1)]
 
 
 def closed_error() -> DocumentsUnavailable:
@@ -312,8 +320,7 @@ class DocumentCalls:
                 raise DocumentsUnavailable(translate(
                     "core.document_protocol",
                     "Your documents could not be searched; details are in the log.")) from exc
-            return [Passage(n, label(c), c.text, c.path, c.page, c.heading)
-                    for n, c in enumerate(condense(hits), start=1)]
+            return as_passages(hits)
 
         return search
 
