@@ -13,6 +13,7 @@ from benchmarks import (
     binding_bench,
     documents_bench,
     engine_bench,
+    openmp_bench,
     perf_bench,
     rag_bench,
     retrieval_bench,
@@ -23,7 +24,7 @@ from benchmarks import (
 
 SUITES = {"chat": perf_bench.run, "vault": vault_bench.run, "documents": documents_bench.run,
           "stall": stall_bench.run, "starter": starter_bench.run, "retrieval": retrieval_bench.run, "engines": engine_bench.run,
-          "rag": rag_bench.run, "binding": binding_bench.run}
+          "rag": rag_bench.run, "binding": binding_bench.run, "openmp": openmp_bench.run}
 
 
 def main() -> int:

@@ -213,8 +213,11 @@ def configure(model: Path | None, cache_file: Path) -> None:
 
 def ensure() -> Variant | None:
     """Choose and activate a variant if that has not happened yet. Idempotent."""
+    from inference import openmp
     from inference.errors import ModelLoadError
 
+    if "llama_cpp" not in sys.modules:
+        openmp.prepare()  # libgomp reads it when llama.cpp's libraries load
     with _selection.lock:
         if _selection.done:
             return _selection.variant

@@ -12,7 +12,13 @@ for _name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
     os.environ.pop(_name, None)
 os.environ["LANG"] = "C.UTF-8"
 
+from inference import openmp  # noqa: E402
 from inference.bundled import provision, source_path, starter_model  # noqa: E402
+
+# This process runs llama.cpp on many threads (the tests' own, each window's worker), the
+# case inference.openmp is for: without it, a model run on a second thread decodes at a
+# third of its speed here.
+openmp.prepare()
 
 
 @pytest.fixture(autouse=True)

@@ -55,6 +55,7 @@ def main() -> int:
     window.show()
     load_default_model(window)
     until(lambda: controller.model_ready)
+    computing = _watch_llama_threads()
     screen = window.lock_screen
     screen.passphrase.setText(PASSPHRASE)
     screen.confirm.setText(PASSPHRASE)
@@ -91,10 +92,33 @@ def main() -> int:
     until(lambda: not controller.locked)
     window.close()
     app.processEvents()
+    # All llama.cpp work on one thread (the worker's): a second one costs two thirds of
+    # the decode speed on a small machine (inference.openmp).
+    assert len(computing) == 1 and sum(computing.values()) > 0, computing
     print("SESSION OK", flush=True)
     print("blocked:", egress.GUARD.blocked_count, flush=True)
     print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})), flush=True)
     return 0
+
+
+def _watch_llama_threads() -> dict[str, int]:
+    """Count llama.cpp's evaluations (chat and embedding) by the thread that runs them;
+    from after the model's load, so that the import of llama_cpp stays the app's own."""
+    import threading
+
+    import llama_cpp.llama_cpp as bindings
+
+    seen: dict[str, int] = {}
+    for name in ("llama_decode", "llama_encode"):
+        original = getattr(bindings, name)
+
+        def counted(*args, _original=original):
+            key = f"{threading.current_thread().name} ({threading.get_ident()})"
+            seen[key] = seen.get(key, 0) + 1
+            return _original(*args)
+
+        setattr(bindings, name, counted)
+    return seen
 
 
 if __name__ == "__main__":

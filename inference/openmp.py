@@ -1,0 +1,38 @@
+"""How libgomp waits, set before llama.cpp loads it.
+
+llama.cpp's CPU backend, built with OpenMP as Hearth's Linux and Windows builds are, meets
+its threads at a barrier after every operation of the graph: hundreds of times a token.
+libgomp spins ``GOMP_SPINCOUNT`` times at a barrier before it sleeps in the kernel:
+300,000 by default (milliseconds), but only 100 once the threads it manages outnumber the
+CPUs. Each thread that has run llama.cpp keeps its own team of threads for as long as it
+lives, so as soon as two threads of one process have run it (a test's main thread and a
+window's worker, say), a 2-core machine has four managed threads for two CPUs; every barrier then sleeps, and decoding runs at a third of
+its speed (32 against 100 tokens/s on the starter model, the same process and model;
+``benchmarks/binding_bench.py`` measures it).
+
+Hearth runs all of its llama.cpp work on the inference worker's thread, and the whole
+session test checks that. This removes the cliff where that does not hold:
+``OMP_WAIT_POLICY=ACTIVE`` with ``GOMP_SPINCOUNT=300000`` keeps libgomp's usual 300,000
+spins before a wait sleeps, and spins 1,000 times rather than 100 when threads outnumber
+CPUs. Nothing spins longer than by default. Values the user set are left as they are.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import MutableMapping
+
+WAIT_POLICY = "OMP_WAIT_POLICY"
+SPIN_COUNT = "GOMP_SPINCOUNT"
+SETTINGS = {WAIT_POLICY: "ACTIVE", SPIN_COUNT: "300000"}  # libgomp's own default count
+
+
+def prepare(environ: MutableMapping[str, str] | None = None) -> bool:
+    """Set libgomp's waiting unless the user set any of it; True if it was set. Takes
+    effect only before llama.cpp's libraries are loaded (libgomp reads it then), and
+    reaches the child processes too."""
+    environ = os.environ if environ is None else environ
+    if any(name in environ for name in SETTINGS):
+        return False
+    environ.update(SETTINGS)
+    return True
