@@ -18,14 +18,13 @@ from __future__ import annotations
 import re
 from typing import Any, BinaryIO
 
-from storage.documents.parsers import (
+from storage.documents.images import MAX_IMAGE_PIXELS, open_image
+from storage.documents.reading import (
     IMAGE_TOO_LARGE,
     MAX_BYTES,
-    MAX_IMAGE_PIXELS,
     PDF_DAMAGED,
     PDF_PASSWORD,
-    _read_bounded,
-    open_image,
+    read_bounded,
     refused,
 )
 
@@ -92,7 +91,7 @@ def image_page(data: bytes, page: int) -> Any:
 def recognise_file(fh: BinaryIO, suffix: str, page: int) -> str:
     """The text of one page of an open PDF or image, line by line in reading order."""
     limit = MAX_BYTES.get(suffix.lstrip("."), MAX_BYTES["pdf"])
-    data = _read_bounded(fh, limit)
+    data = read_bounded(fh, limit)
     picture = pdf_page(data, page) if suffix == ".pdf" else image_page(data, page)
     return recognise(picture)[:MAX_PAGE_CHARS]
 

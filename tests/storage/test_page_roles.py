@@ -17,7 +17,7 @@ from sqlalchemy import insert, update
 
 from storage import schema
 from storage.db import inserted_id
-from storage.documents import isolation, parsers
+from storage.documents import isolation, parsers, pdf
 from storage.documents.chunking import Chunk, chunk_sections
 from storage.documents.isolation import IsolatedParser
 from storage.documents.pages import FRONT, NAV
@@ -100,7 +100,7 @@ def test_hostile_page_labels_are_borne_and_bounded(tmp_path: Path) -> None:
     assert roles(plain) == [FRONT, "", ""]  # i, 1, 2: the cover is front matter
     # a label tree too long to walk once per page is not read at all
     crafted = ArrayObject(_range(0, "/r") + _range(1, "/D"))
-    for _ in range(parsers.MAX_LABEL_RANGES):
+    for _ in range(pdf.MAX_LABEL_RANGES):
         crafted += _range(1, "/D")
     assert roles(DictionaryObject({NameObject("/Nums"): crafted})) == ["", "", ""]
     # kids, a label tree that is not one, and absurd prefixes: no labels, and no refusal
@@ -121,7 +121,7 @@ def test_page_labels_that_raise_are_none() -> None:
         def page_labels(self) -> list[str]:
             raise RecursionError("a crafted tree")
 
-    assert parsers._page_labels(Reader(), 3) == []
+    assert pdf._page_labels(Reader(), 3) == []
 
 
 def _reply(*sections: list) -> bytes:
