@@ -212,12 +212,20 @@ def configure(model: Path | None, cache_file: Path) -> None:
 
 
 def ensure() -> Variant | None:
-    """Choose and activate a variant if that has not happened yet. Idempotent."""
+    """Choose and activate a variant if that has not happened yet, and load it (import
+    llama_cpp), with libgomp's waiting set as it loads (``inference.openmp``). Idempotent."""
     from inference import openmp
+
+    variant = _choose()
+    if "llama_cpp" not in sys.modules:
+        with openmp.while_loading():
+            import llama_cpp  # noqa: F401  (its libraries, and libgomp, load now)
+    return variant
+
+
+def _choose() -> Variant | None:
     from inference.errors import ModelLoadError
 
-    if "llama_cpp" not in sys.modules:
-        openmp.prepare()  # libgomp reads it when llama.cpp's libraries load
     with _selection.lock:
         if _selection.done:
             return _selection.variant

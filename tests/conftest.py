@@ -17,8 +17,10 @@ from inference.bundled import provision, source_path, starter_model  # noqa: E40
 
 # This process runs llama.cpp on many threads (the tests' own, each window's worker), the
 # case inference.openmp is for: without it, a model run on a second thread decodes at a
-# third of its speed here.
-openmp.prepare()
+# third of its speed here. Loaded now, as the app loads it; the servers the tests start
+# do not inherit the setting.
+with openmp.while_loading():
+    import llama_cpp  # noqa: E402, F401
 
 
 @pytest.fixture(autouse=True)

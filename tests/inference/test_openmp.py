@@ -34,6 +34,17 @@ def test_prepare_sets_both_values_and_nothing_the_user_set() -> None:
         assert mine == {name: value}  # one of them set: the user chose how libgomp waits
 
 
+def test_the_settings_last_only_while_the_libraries_load() -> None:
+    environ = {"PATH": "/bin"}
+    with openmp.while_loading(environ) as added:
+        assert added and environ["OMP_WAIT_POLICY"] == "ACTIVE"
+    assert environ == {"PATH": "/bin"}
+    mine = {"GOMP_SPINCOUNT": "10"}
+    with openmp.while_loading(mine) as added:
+        assert not added
+    assert mine == {"GOMP_SPINCOUNT": "10"}
+
+
 def _load_in_child(model: Path, **extra: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in openmp.SETTINGS}
     env.update(PYTHONPATH=str(ROOT), OMP_DISPLAY_ENV="VERBOSE", **extra)
@@ -48,10 +59,12 @@ def _load_in_child(model: Path, **extra: str) -> subprocess.CompletedProcess:
 @pytest.mark.model
 def test_the_engine_sets_libgomps_waiting_before_llama_cpp_loads_it(starter_model_path: Path) -> None:
     """libgomp prints what it read when it loads (OMP_DISPLAY_ENV): the values reached it,
-    so the engine set them before the first import of llama_cpp."""
+    so the engine set them before the first import of llama_cpp. They are gone from the
+    environment after, so that no program the app starts inherits them."""
     done = _load_in_child(starter_model_path)
     assert "OMP_WAIT_POLICY = 'ACTIVE'" in done.stderr, done.stderr[-3000:]
     assert "GOMP_SPINCOUNT = '300000'" in done.stderr, done.stderr[-3000:]
+    assert "SET {'OMP_WAIT_POLICY': None, 'GOMP_SPINCOUNT': None}" in done.stdout
 
 
 @pytest.mark.model
