@@ -24,6 +24,7 @@ from benchmarks.common import Figure, median, percentile, spread
 ROOT = Path(__file__).resolve().parent.parent
 THREADS = 2
 DECODE_TOKENS = 256
+TICK_MS = 10  # the rig's check of what it waits for, and the stall probe's period
 ESSAY = "Write a very long, detailed essay about the history of ships, from rafts to container ships."
 
 
@@ -53,12 +54,7 @@ class AppRig:
         self.until(lambda: not self.controller.locked)
 
     def until(self, condition, seconds: float = 300) -> None:
-        deadline = time.monotonic() + seconds
-        while not condition():
-            if time.monotonic() > deadline:
-                raise TimeoutError
-            self.app.processEvents()
-            time.sleep(0.0005)
+        self._wait_with_probe(condition, None, seconds)
 
     def answer(self, text: str, max_tokens: int, probe: list[float] | None = None,
                fixed: bool = False) -> dict:
@@ -87,15 +83,41 @@ class AppRig:
         self.controller.answer_finished.disconnect(finished.append)
         return finished[0].stats
 
-    def _wait_with_probe(self, condition, probe: list[float] | None) -> None:
+    def _wait_with_probe(self, condition, probe: list[float] | None, seconds: float = 300) -> None:
+        """Run the event loop as the app does (blocked until something happens) until
+        ``condition``, checked on a timer every ``TICK_MS``; ``probe`` gets how many ms late
+        each tick ran, the stall the user would feel. (A loop of processEvents and short
+        sleeps, as this rig had, woke the process hundreds of times a second and took
+        from llama.cpp's threads what the app does not.)"""
+        from PySide6.QtCore import QEventLoop, Qt, QTimer
+
+        loop = QEventLoop()
+        deadline = time.monotonic() + seconds
         last = time.perf_counter()
-        while not condition():
-            self.app.processEvents()
+        timed_out: list[bool] = []
+
+        def tick() -> None:
+            nonlocal last
             now = time.perf_counter()
             if probe is not None:
-                probe.append((now - last) * 1000)
+                probe.append(max(0.0, (now - last) * 1000 - TICK_MS))
             last = now
-            time.sleep(0.002)
+            if condition():
+                loop.quit()
+            elif time.monotonic() > deadline:
+                timed_out.append(True)
+                loop.quit()
+
+        timer = QTimer()
+        timer.setTimerType(Qt.TimerType.PreciseTimer)
+        timer.setInterval(TICK_MS)
+        timer.timeout.connect(tick)
+        timer.start()
+        if not condition():
+            loop.exec()
+        timer.stop()
+        if timed_out:
+            raise TimeoutError
 
     def forget(self) -> None:
         from inference.protocol import Forget
@@ -160,9 +182,7 @@ class RawRig:
 def settle(rig: AppRig, seconds: float = 1.0) -> None:
     """Let the other side's work end (its saves, its threads' spinning) before timing."""
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        rig.app.processEvents()
-        time.sleep(0.01)
+    rig.until(lambda: time.monotonic() >= deadline, seconds + 5)
 
 
 def _history_messages(target_tokens: int, count_tokens) -> list[tuple[str, str]]:
