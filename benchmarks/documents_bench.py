@@ -196,7 +196,7 @@ def search(quick: bool) -> list[Figure]:
 
 def ui_stalls(quick: bool) -> list[Figure]:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import QElapsedTimer, QTimer
+    from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
     from app.chat.controller import ChatController
@@ -239,14 +239,24 @@ def ui_stalls(quick: bool) -> list[Figure]:
         probe.setInterval(10)
         probe.timeout.connect(tick)
         probe.start()
+        # Wait in an event loop that blocks, as the app's does (a loop of processEvents
+        # and sleeps would wake the process a thousand times a second).
+        waiting = QEventLoop()
         done = threading.Event()
-        window.documents.finished.connect(lambda _r: done.set())
+
+        def finished(_result: object) -> None:
+            done.set()
+            waiting.quit()
+
+        window.documents.finished.connect(finished)
         documents = window.documents
         documents.create("bench", then=lambda collection, docs=documents: docs.add(collection, [corpus]))
-        while not done.is_set():
-            app.processEvents()
-            time.sleep(0.001)
+        QTimer.singleShot(600_000, waiting.quit)
+        if not done.is_set():
+            waiting.exec()
         probe.stop()
+        if not done.is_set():
+            raise TimeoutError("the import did not finish in 10 minutes")
         window.close()
         # Tear the window down here, on this thread, not in the interpreter's final GC.
         import gc
