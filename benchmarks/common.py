@@ -59,3 +59,44 @@ def spread(a: list[float], b: list[float], **extra: Any) -> dict[str, Any]:
     pairs = sorted(x / y for x, y in zip(a, b, strict=True) if y)
     return {"a": median(a), "b": median(b), "pair_ratios": [round(p, 3) for p in pairs],
             "pair_min": pairs[0] if pairs else 0.0, "pair_max": pairs[-1] if pairs else 0.0, **extra}
+
+
+TICK_MS = 10  # how often wait_in_event_loop checks its condition and probes for stalls
+
+
+def wait_in_event_loop(condition: Callable[[], bool], seconds: float = 300,
+                       probe: list[float] | None = None) -> None:
+    """Run Qt's event loop as the app does (blocked until something happens) until
+    ``condition``, checked on a precise timer every ``TICK_MS``; ``probe`` gets how many
+    ms late each tick ran, the stall the user would feel. TimeoutError after ``seconds``.
+    (A loop of processEvents and short sleeps wakes the process hundreds of times a second
+    and takes from llama.cpp's threads what the app does not.)"""
+    from PySide6.QtCore import QEventLoop, Qt, QTimer
+
+    loop = QEventLoop()
+    deadline = time.monotonic() + seconds
+    last = time.perf_counter()
+    timed_out: list[bool] = []
+
+    def tick() -> None:
+        nonlocal last
+        now = time.perf_counter()
+        if probe is not None:
+            probe.append(max(0.0, (now - last) * 1000 - TICK_MS))
+        last = now
+        if condition():
+            loop.quit()
+        elif time.monotonic() > deadline:
+            timed_out.append(True)
+            loop.quit()
+
+    timer = QTimer()
+    timer.setTimerType(Qt.TimerType.PreciseTimer)
+    timer.setInterval(TICK_MS)
+    timer.timeout.connect(tick)
+    timer.start()
+    if not condition():
+        loop.exec()
+    timer.stop()
+    if timed_out:
+        raise TimeoutError

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import Figure, median, percentile
+from benchmarks.common import Figure, median, percentile, wait_in_event_loop
 
 WORDS = ["harbor", "pilot", "vessel", "permit", "cargo", "mooring", "fee", "anchor", "channel", "tide", "storm", "crew", "captain", "ledger", "invoice", "contract", "clause", "witness", "hearing", "patient", "dosage", "ward", "nurse", "surgeon", "garden", "compost", "seed", "harvest", "river", "bridge", "tunnel", "station", "platform", "ticket", "schedule"]
 
@@ -196,7 +196,6 @@ def search(quick: bool) -> list[Figure]:
 
 def ui_stalls(quick: bool) -> list[Figure]:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
     from app.chat.controller import ChatController
@@ -221,51 +220,22 @@ def ui_stalls(quick: bool) -> list[Figure]:
         screen.passphrase.setText("benchmark passphrase")
         screen.confirm.setText("benchmark passphrase")
         screen.submit.click()
-        deadline = time.monotonic() + 30
-        while not window.documents.ready and time.monotonic() < deadline:
-            app.processEvents()
-        corpus = write_corpus(tmp / "corpus", 10 if quick else 30, random.Random(9))
-        gaps: list[float] = []
-        clock = QElapsedTimer()
-        clock.start()
-        last = [clock.elapsed()]
-
-        def tick() -> None:
-            now = clock.elapsed()
-            gaps.append(now - last[0] - 10)
-            last[0] = now
-
-        probe = QTimer()
-        probe.setInterval(10)
-        probe.timeout.connect(tick)
-        probe.start()
-        # Wait in an event loop that blocks, as the app's does (a loop of processEvents
-        # and sleeps would wake the process a thousand times a second).
-        waiting = QEventLoop()
-        done = threading.Event()
-
-        def finished(_result: object) -> None:
-            done.set()
-            waiting.quit()
-
-        window.documents.finished.connect(finished)
         documents = window.documents
+        wait_in_event_loop(lambda docs=documents: docs.ready, 30)
+        corpus = write_corpus(tmp / "corpus", 10 if quick else 30, random.Random(9))
+        stalls: list[float] = []
+        done = threading.Event()
+        documents.finished.connect(lambda _r: done.set())
         documents.create("bench", then=lambda collection, docs=documents: docs.add(collection, [corpus]))
-        QTimer.singleShot(600_000, waiting.quit)
-        if not done.is_set():
-            waiting.exec()
-        probe.stop()
-        if not done.is_set():
-            raise TimeoutError("the import did not finish in 10 minutes")
+        wait_in_event_loop(done.is_set, 600, stalls)
         window.close()
         # Tear the window down here, on this thread, not in the interpreter's final GC.
         import gc
 
         window.deleteLater()
-        del window, controller, probe, documents
+        del window, controller, documents
         app.processEvents()
         gc.collect()
-    stalls = [max(0.0, g) for g in gaps]
     return [Figure("UI event-loop stall during ingestion, p99", percentile(stalls, 99), "ms",
                    "target < 50 ms", {"max_ms": max(stalls, default=0), "ticks": len(stalls)})]
 

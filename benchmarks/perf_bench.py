@@ -19,12 +19,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import Figure, median, percentile, spread
+from benchmarks.common import Figure, median, percentile, spread, wait_in_event_loop
 
 ROOT = Path(__file__).resolve().parent.parent
 THREADS = 2
 DECODE_TOKENS = 256
-TICK_MS = 10  # the rig's check of what it waits for, and the stall probe's period
 ESSAY = "Write a very long, detailed essay about the history of ships, from rafts to container ships."
 
 
@@ -84,40 +83,7 @@ class AppRig:
         return finished[0].stats
 
     def _wait_with_probe(self, condition, probe: list[float] | None, seconds: float = 300) -> None:
-        """Run the event loop as the app does (blocked until something happens) until
-        ``condition``, checked on a timer every ``TICK_MS``; ``probe`` gets how many ms late
-        each tick ran, the stall the user would feel. (A loop of processEvents and short
-        sleeps, as this rig had, woke the process hundreds of times a second and took
-        from llama.cpp's threads what the app does not.)"""
-        from PySide6.QtCore import QEventLoop, Qt, QTimer
-
-        loop = QEventLoop()
-        deadline = time.monotonic() + seconds
-        last = time.perf_counter()
-        timed_out: list[bool] = []
-
-        def tick() -> None:
-            nonlocal last
-            now = time.perf_counter()
-            if probe is not None:
-                probe.append(max(0.0, (now - last) * 1000 - TICK_MS))
-            last = now
-            if condition():
-                loop.quit()
-            elif time.monotonic() > deadline:
-                timed_out.append(True)
-                loop.quit()
-
-        timer = QTimer()
-        timer.setTimerType(Qt.TimerType.PreciseTimer)
-        timer.setInterval(TICK_MS)
-        timer.timeout.connect(tick)
-        timer.start()
-        if not condition():
-            loop.exec()
-        timer.stop()
-        if timed_out:
-            raise TimeoutError
+        wait_in_event_loop(condition, seconds, probe)
 
     def forget(self) -> None:
         from inference.protocol import Forget

@@ -6,9 +6,9 @@ libgomp spins ``GOMP_SPINCOUNT`` times at a barrier before it sleeps in the kern
 300,000 by default (milliseconds), but only 100 once the threads it manages outnumber the
 CPUs. Each thread that has run llama.cpp keeps its own team of threads for as long as it
 lives, so as soon as two threads of one process have run it (a test's main thread and a
-window's worker, say), a 2-core machine has four managed threads for two CPUs; every barrier then sleeps, and decoding runs at a third of
-its speed (32 against 100 tokens/s on the starter model, the same process and model;
-``benchmarks/binding_bench.py`` measures it).
+window's worker, say), a 2-core machine has four managed threads for two CPUs; every
+barrier then sleeps, and decoding runs at a third of its speed (33 against 103 tokens/s on
+the starter model; ``benchmarks/openmp_bench.py`` measures it).
 
 Hearth runs all of its llama.cpp work on the inference worker's thread, and the whole
 session test checks that. This removes the cliff where that does not hold:
