@@ -39,18 +39,18 @@ from app.chat.controller import ChatController
 from app.chat.conversation import ChatInput, ConversationView
 from app.chat.header import ChatHeader
 from app.chat.page import PARTS, ChatPage
-from app.chat.settings_dialog import ChatSettingsDialog
 from app.documents.controller import DocumentsController
 from app.documents.dialog import CollectionsDialog
 from app.engines.dialog import EnginesDialog
 from app.engines.window import EngineActions
 from app.models.controller import ModelsController
 from app.models.dialog import ModelsDialog, ask_import, gguf_paths, starter_hint
-from app.shell import a11y, dialogs, language, style
+from app.shell import a11y, language, style
 from app.shell.language import LanguageDialog
 from app.shell.menus import build_menus
 from app.shell.privacy_dialog import PrivacyDialog
 from app.shell.text import plain
+from app.shell.window_dialogs import WindowDialogs
 from app.vault.flows import VaultFlows
 from app.vault.lock_screen import LockScreen
 from core.settings import Settings
@@ -65,7 +65,7 @@ DRAFT_SAVE_MS = 1500  # a pause in typing this long writes the draft to the vaul
 _NO_DRAFT = object()  # locked: the input holds no chat's draft
 
 
-class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions, QMainWindow):
+class MainWindow(EngineActions, WindowDialogs, ChatHeader, ChatListActions, ConversationActions, QMainWindow):
     # The chat page's parts (app.chat.page.PARTS), reached through the window.
     new_chat_button: QPushButton
     search: QLineEdit
@@ -398,68 +398,6 @@ class MainWindow(EngineActions, ChatHeader, ChatListActions, ConversationActions
         self.search.clear()
         self.controller.new_chat()
         self.input.setFocus()
-
-    @Slot()
-    def show_models(self) -> None:
-        if self.controller.locked:
-            return
-        if self.models_dialog is None:
-            self.models_dialog = ModelsDialog(self.models, self)
-        self.models_dialog.refresh()
-        self.models_dialog.show()
-        self.models_dialog.raise_()
-
-    @Slot()
-    def show_api(self) -> None:
-        from app.api.controller import ApiDialog
-
-        ApiDialog(self.vault.api, self).exec()
-
-    @Slot()
-    def show_about(self) -> None:
-        from app.shell.about import AboutDialog
-
-        AboutDialog(self).exec()
-
-    @Slot()
-    def show_privacy(self) -> None:
-        dialog = PrivacyDialog(self, self.controller.engines)
-        dialog.delete_everything.connect(self.vault.delete_everything)
-        self.privacy_dialog = dialog
-        dialog.show()
-
-    @Slot()
-    def show_collections(self) -> None:
-        if self.controller.locked:
-            return
-        if self.collections_dialog is None:
-            self.collections_dialog = CollectionsDialog(self.documents, self)
-        self.collections_dialog.refresh()
-        self.collections_dialog.show()
-        self.collections_dialog.raise_()
-
-    @Slot()
-    def _import_models(self) -> None:
-        paths = dialogs.open_paths(self, translate("shell.main_window", "Import models"),
-                                   Path.home(),
-                                   translate("shell.main_window", "GGUF models") + " (*.gguf)")
-        ask_import(self, self.models, paths)
-
-    @Slot()
-    def _chat_settings(self) -> None:
-        chat = self.controller.current_chat
-        if chat is None:
-            self.show_notice(translate("shell.main_window", "Open or start a chat first."))
-            return
-        dialog = ChatSettingsDialog(chat.settings, self.controller.params, self)
-        try:
-            # A lock while it is open rejects it (app.vault.flows.lock): nothing is saved.
-            if dialog.exec() == QDialog.DialogCode.Accepted and not self.controller.locked:
-                kept = {k: v for k, v in chat.settings.items()
-                        if k not in ("system_prompt", "sampling", "passages")}
-                self.controller.set_chat_settings(chat.id, {**kept, **dialog.values()})
-        finally:
-            dialog.deleteLater()  # the system prompt does not stay behind in a hidden widget
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if event.mimeData().hasUrls():
