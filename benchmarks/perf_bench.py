@@ -1,6 +1,8 @@
-"""Performance figures of the chat pipeline against raw llama-cpp-python, in one process.
+"""Performance figures of the chat pipeline against raw llama-cpp-python.
 
-Both sides use the starter model, the same context (2,048), batch (256), threads and
+The app runs in this process, a real window with its worker; raw llama-cpp-python runs in
+a child process (``RawRig``: each process has one thread that runs llama.cpp, as the app
+itself). Both sides use the starter model, the same context (2,048), batch (256), threads and
 greedy sampling, interleaved over several repetitions; medians and ratios are reported.
 For decode and prefill the two sides do the same work, or the ratio means nothing: the
 same rendered prompt (the app's system prompt on both), evaluated from an empty cache,
@@ -11,6 +13,7 @@ the ratio of the medians.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -97,52 +100,88 @@ class AppRig:
 
 
 class RawRig:
-    """llama-cpp-python alone, the same model and settings, the same rendered prompt."""
+    """llama-cpp-python alone, the same model and settings, the same rendered prompt.
+
+    It runs in a process of its own: a thread that has run llama.cpp keeps its OpenMP team,
+    and two teams on 2 cores slow each other (``inference.openmp``), which the app, where
+    only the worker thread runs llama.cpp, never meets. The prompt is rendered here by the
+    app's engine (its template and tokenizer) and sent as tokens.
+    """
 
     def __init__(self, model: Path) -> None:
-        import llama_cpp
-
         from inference.llama_engine import LlamaEngine
         from inference.protocol import ModelSpec
 
         self.engine = LlamaEngine()  # only for its template rendering and tokenizer
         self.engine.load(ModelSpec(model, n_ctx=2048, n_threads=THREADS, n_batch=256))
-        self.llm = llama_cpp.Llama(model_path=str(model), n_ctx=2048, n_batch=256, n_threads=THREADS,
-                                   n_threads_batch=THREADS, verbose=False)
+        env = dict(os.environ, PYTHONPATH=str(ROOT))  # with the llama.cpp build the app chose
+        self._child = subprocess.Popen([sys.executable, "-m", "benchmarks.perf_bench", "raw", str(model)],
+                                       cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       text=True)
+        self._reply()  # loaded
+
+    def _reply(self) -> dict:
+        assert self._child.stdout is not None
+        for line in self._child.stdout:
+            if line.startswith("RESULT "):
+                return json.loads(line[len("RESULT "):])
+        raise RuntimeError(f"the raw side ended (exit {self._child.wait()})")
 
     def answer(self, messages, max_tokens: int, fixed: bool = False) -> dict:
-        """One answer's figures and text; ``fixed``: exactly max_tokens, past the end."""
-        import codecs
-
-        import llama_cpp
-
+        """One answer's figures (its text in ``last_text``); ``fixed``: exactly max_tokens,
+        past the end."""
         tokens, _ = self.engine._prompt_tokens(messages)
-        self.llm.reset()
+        assert self._child.stdin is not None
+        self._child.stdin.write(json.dumps({"tokens": tokens, "max_tokens": max_tokens, "fixed": fixed}) + "\n")
+        self._child.stdin.flush()
+        result = self._reply()
+        self.last_text = result.pop("text")
+        return result
+
+    def close(self) -> None:
+        if self._child.stdin is not None:
+            self._child.stdin.close()
+        self._child.wait(60)
+        self.engine.close()
+
+
+def raw_child(model: Path) -> None:
+    """The raw side's process: answers each request line (tokens, count) on stdout."""
+    import codecs
+
+    from inference import cpu_variant
+
+    cpu_variant.ensure()  # llama.cpp loaded with the same libgomp waiting as the app's
+    import llama_cpp
+
+    llm = llama_cpp.Llama(model_path=str(model), n_ctx=2048, n_batch=256, n_threads=THREADS,
+                          n_threads_batch=THREADS, verbose=False)
+    print("RESULT {}", flush=True)
+    for line in sys.stdin:
+        request = json.loads(line)
+        tokens, max_tokens, fixed = request["tokens"], request["max_tokens"], request["fixed"]
+        llm.reset()
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         pieces: list[str] = []
         started = time.perf_counter()
         first = None
         count = 0
-        for token in self.llm.generate(tokens, temp=0.0, repeat_penalty=1.0, top_k=40, top_p=0.95,
-                                       min_p=0.05):
+        for token in llm.generate(tokens, temp=0.0, repeat_penalty=1.0, top_k=40, top_p=0.95, min_p=0.05):
             if first is None:
                 first = time.perf_counter()
-            if not fixed and llama_cpp.llama_vocab_is_eog(self.llm._model.vocab, token):
+            if not fixed and llama_cpp.llama_vocab_is_eog(llm._model.vocab, token):
                 break
-            pieces.append(decoder.decode(self.llm.detokenize([token])))
+            pieces.append(decoder.decode(llm.detokenize([token])))
             count += 1
             if count >= max_tokens:
                 break
-        self.last_text = "".join(pieces)
         total = time.perf_counter() - started
         ttft = (first or started) - started
-        return {"tokens": count, "ttft_seconds": ttft, "total_seconds": total,
-                "tokens_per_second": (count - 1) / (total - ttft) if count > 1 else 0.0,
-                "prompt_tokens": len(tokens)}
-
-    def close(self) -> None:
-        self.llm.close()
-        self.engine.close()
+        print("RESULT " + json.dumps({
+            "tokens": count, "ttft_seconds": ttft, "total_seconds": total,
+            "tokens_per_second": (count - 1) / (total - ttft) if count > 1 else 0.0,
+            "prompt_tokens": len(tokens), "text": "".join(pieces)}), flush=True)
+    llm.close()
 
 
 def settle(rig: AppRig, seconds: float = 1.0) -> None:
@@ -285,3 +324,8 @@ def memory_and_start(model: Path) -> list[Figure]:
                 "first_run_creating_the_vault_mb": (created_rss - bare_rss) / 2**20}),
         Figure("cold start to an interactive window (no key derivation)", value(start) * 1000, "ms", "report"),
     ]
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["raw"]:
+        raw_child(Path(sys.argv[2]))
