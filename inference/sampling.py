@@ -40,6 +40,10 @@ class Sampler:
         # Another chain (a test's stand-in) is sampled as it is.
         self.n_vocab = int(llm.n_vocab()) if isinstance(self.chain, LlamaSampler) else 0
         self._row = ctypes.c_float * max(self.n_vocab, 1)  # (numpy's as_array builds it per call)
+        # The last view of the logits and the address it shows: llama.cpp keeps its output
+        # buffer from decode to decode, and a row it points to holds n_vocab floats.
+        self._address: int | None = None
+        self._logits = np.zeros(0, dtype=np.float32)
         penalised = params.repeat_penalty != 1.0
         keep = 1 if params.temperature <= 0 else max(0, int(params.top_k))
         if keep and self.n_vocab and penalised:
@@ -62,7 +66,10 @@ class Sampler:
         address = ctypes.cast(llama_cpp.llama_get_logits_ith(ctx.ctx, index), ctypes.c_void_p).value
         if not address:
             raise RuntimeError("llama.cpp holds no logits at this position")
-        logits = np.frombuffer(memoryview(self._row.from_address(address)), dtype=np.float32)
+        if address != self._address:  # a view made once per buffer: cold, it cost 30 µs a token
+            self._logits = np.frombuffer(memoryview(self._row.from_address(address)), dtype=np.float32)
+            self._address = address
+        logits = self._logits
         if self.argmax:
             token = int(logits.argmax())  # the first of equal maxima, as the greedy sampler
         else:
