@@ -73,13 +73,13 @@ def test_stop_works_while_the_prompt_is_read(qtbot, make_window) -> None:
 
 
 def test_the_estimate_follows_the_pace_so_far_and_searching_is_said(qtbot, monkeypatch) -> None:
-    from app.chat import conversation
-    from app.chat.conversation import MessageWidget
+    from app.chat import message
+    from app.chat.message import MessageWidget
     from inference.protocol import READING, SEARCHING
     from storage.chats import STREAMING, Message
 
     clock = [100.0]
-    monkeypatch.setattr(conversation.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(message.time, "monotonic", lambda: clock[0])
     widget = MessageWidget(Message(1, 1, 0, "assistant", "", STREAMING, {"model": "m"}))
     qtbot.addWidget(widget)
     widget.set_progress(SEARCHING, 0, 0)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.chat.conversation import MessageWidget, writer
+from app.chat.message import MessageWidget, writer
 from storage.chats import COMPLETE, STREAMING, Message
 
 

@@ -6,8 +6,8 @@ import pytest
 from PySide6.QtCore import QUrl
 from PySide6.QtWidgets import QApplication
 
-from app.chat.conversation import MessageWidget
 from app.chat.markdown import MarkdownView
+from app.chat.message import MessageWidget
 from storage.chats import COMPLETE, STREAMING, Message
 
 pytestmark = pytest.mark.gui

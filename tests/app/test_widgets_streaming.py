@@ -8,8 +8,9 @@ import pytest
 from PySide6.QtGui import QTextDocument
 
 from app.chat import markdown as widgets
-from app.chat.conversation import ConversationView, MessageWidget
+from app.chat.conversation import ConversationView
 from app.chat.markdown import TAIL_LIMIT, MarkdownView
+from app.chat.message import MessageWidget
 from app.shell import style
 from storage.chats import COMPLETE, INTERRUPTED, STREAMING, Message
 

@@ -1,0 +1,317 @@
+"""One message of a conversation: who wrote it, its text (Markdown for answers), and for
+answers their state, figures, sources and versions."""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QLocale, Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QApplication,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.chat.markdown import MarkdownView
+from app.chat.sources import SourceList
+from app.shell import style
+from app.shell.a11y import named
+from app.shell.style import shade
+from app.shell.text import plain
+from i18n import translate
+from inference.intranet import one_line
+from inference.protocol import SEARCHING
+from storage.chats import COMPLETE, FAILED, INTERRUPTED, STREAMING, Message
+
+WRITER_LIMIT = 80  # characters of a model's or an engine's name in an answer's header
+
+
+def writer(stats: dict) -> str:
+    """Who wrote an answer, as stored with it: the model, and the intranet engine that ran
+    it ("" when the answer does not say). The names come from model files and servers:
+    one printable line, cut short."""
+    model = one_line(stats.get("model") or "", WRITER_LIMIT)
+    engine = one_line(stats.get("engine") or "", WRITER_LIMIT)
+    if engine:
+        return translate("chat.conversation", "{model} on {engine}").format(
+            model=model, engine=engine) if model else engine
+    return model
+
+
+class MessageWidget(QFrame):
+    """One message: who wrote it, its text and, for answers, its state, figures and sources."""
+
+    source_requested = Signal(object)  # a cited source (see SourceButton)
+    edit_requested = Signal(int)  # a question's message id
+    delete_requested = Signal(int)  # this message's id
+    version_requested = Signal(int)  # the id of the version (or branch) to show instead
+    continue_requested = Signal(int)  # this answer's id: write on from where it was cut off
+
+    def __init__(self, message: Message, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.message_id = message.id
+        self.role = message.role
+        self.status = message.status
+        self.versions: tuple[int, ...] = ()
+        self.cut_off = False  # it ended at the length limit
+        self.last = False  # the chat's last message: an answer cut off may be continued
+        self.error = ""  # why the answer failed, as shown (without the sign before it)
+        self.setObjectName("assistantMessage" if message.role == "assistant" else "userMessage")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 6, 10, 6)
+        # An answer is labelled with the model that wrote it (stored with it), not with
+        # the one loaded now; plain text: the names come from model files and servers.
+        self.author = plain(QLabel())
+        self.author.setObjectName("author")
+        self.body = MarkdownView(self)
+        self._set_author(message.stats)
+        self.info = plain(QLabel())  # errors quote the engine
+        self.info.setObjectName("info")
+        self.info.setWordWrap(True)
+        self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.info.setAccessibleDescription(
+            translate("chat.conversation", "The answer's state and figures"))
+        self._preparing = False  # the info line says what happens before the first word
+        self._reading: tuple[float, int] | None = None  # when reading the prompt began, and where
+        self.sources = SourceList(self)
+        self.sources.source_requested.connect(self.source_requested)
+        header = QHBoxLayout()
+        header.setContentsMargins(0, 0, 0, 0)
+        header.addWidget(self.author)
+        header.addStretch(1)
+        self.copy_button = QPushButton(translate("chat.conversation", "Copy"))
+        self.copy_button.setFlat(True)
+        self.copy_button.setToolTip(translate("chat.conversation", "Copy this message's text"))
+        self.copy_button.clicked.connect(self._copy)
+        named(self.copy_button, translate("chat.conversation", "Copy this message"),
+              self.copy_button.toolTip())
+        header.addWidget(self.copy_button)
+        self.edit_button: QPushButton | None = None
+        if message.role == "user":
+            self.edit_button = QPushButton(translate("chat.conversation", "Edit"))
+            self.edit_button.setFlat(True)
+            self.edit_button.setToolTip(translate(
+                "chat.conversation", "Change this question and ask again; the question as it "
+                "was and what follows it are kept, as the other version"))
+            self.edit_button.clicked.connect(self._edit)
+            named(self.edit_button, translate("chat.conversation", "Edit this question"),
+                  self.edit_button.toolTip())
+            header.addWidget(self.edit_button)
+        self.delete_button = self._header_button(
+            header, translate("chat.conversation", "Delete"),
+            translate("chat.conversation", "Delete this message; the rest of the chat stays"),
+            translate("chat.conversation", "Delete this message"))
+        self.delete_button.clicked.connect(lambda: self.delete_requested.emit(self.message_id))
+        self.continue_button = self._header_button(
+            header, translate("chat.conversation", "Continue"),
+            translate("chat.conversation", "Go on writing this answer from where it stopped"),
+            translate("chat.conversation", "Continue this answer"))
+        self.continue_button.clicked.connect(lambda: self.continue_requested.emit(self.message_id))
+        # The versions control: "‹ 2/3 ›", for the versions of an answer or the branches
+        # of an edited question.
+        self.previous_button = self._header_button(
+            header, "‹", translate("chat.conversation", "Show the previous version"),
+            translate("chat.conversation", "Previous version"))
+        self.version_label = QLabel()
+        self.version_label.setObjectName("versionLabel")
+        header.addWidget(self.version_label)
+        self.next_button = self._header_button(
+            header, "›", translate("chat.conversation", "Show the next version"),
+            translate("chat.conversation", "Next version"))
+        self.previous_button.clicked.connect(lambda: self._step_version(-1))
+        self.next_button.clicked.connect(lambda: self._step_version(1))
+        layout.addLayout(header)
+        layout.addWidget(self.body)
+        layout.addWidget(self.sources)
+        layout.addWidget(self.info)
+        self.show_message(message)
+
+    @staticmethod
+    def _header_button(header: QHBoxLayout, text: str, tip: str, name: str) -> QPushButton:
+        button = QPushButton(text)
+        button.setFlat(True)
+        button.setToolTip(tip)
+        named(button, name, tip)
+        header.addWidget(button)
+        return button
+
+    def highlight(self, query: str) -> int:
+        """Mark where ``query`` occurs in the text (as the chat search finds it: case
+        aside); how many places."""
+        needle = query.strip()
+        spans: list[tuple[int, int]] = []
+        document = self.body.document()
+        cursor = document.find(needle) if needle else None
+        while cursor is not None and not cursor.isNull() and len(spans) < 500:
+            spans.append((cursor.selectionStart(), cursor.selectionEnd()))
+            cursor = document.find(needle, cursor)
+        self.body.setExtraSelections(shade(self.body, spans, style.current().mark))
+        return len(spans)
+
+    def set_versions(self, versions: tuple[int, ...]) -> None:
+        """Which of its versions this is: "‹ 2/3 ›" when there is more than one."""
+        self.versions = versions
+        several = len(versions) > 1 and self.message_id in versions
+        for part in (self.previous_button, self.version_label, self.next_button):
+            part.setVisible(several)
+        if several:
+            which = versions.index(self.message_id) + 1
+            self.version_label.setText(f"{which}/{len(versions)}")
+            self.version_label.setAccessibleName(translate(
+                "chat.conversation", "Version {which} of {count}").format(which=which, count=len(versions)))
+            self.previous_button.setEnabled(which > 1)
+            self.next_button.setEnabled(which < len(versions))
+
+    def _step_version(self, step: int) -> None:
+        if self.message_id in self.versions:
+            index = self.versions.index(self.message_id) + step
+            if 0 <= index < len(self.versions):
+                self.version_requested.emit(self.versions[index])
+
+    def set_last(self, last: bool) -> None:
+        self.last = last
+        self._update_continue()
+
+    def _update_continue(self) -> None:
+        cut = self.status == INTERRUPTED or (self.status == COMPLETE and self.cut_off)
+        self.continue_button.setVisible(self.role == "assistant" and self.last and cut and bool(self.text()))
+
+    def _copy(self) -> None:
+        """The message exactly as written (an answer's Markdown, not its rendering)."""
+        QApplication.clipboard().setText(self.text())
+
+    def _set_author(self, stats: dict) -> None:
+        """The header's name, and what screen readers say before the text (the view's value)."""
+        if self.role == "user":
+            author = translate("chat.conversation", "You")
+            title = translate("chat.conversation", "Your message")
+            described = translate("chat.conversation", "Your question")
+        else:
+            author = writer(stats) or translate("chat.conversation", "Assistant")  # an old answer
+            title = translate("chat.conversation", "Answer from {author}").format(author=author)
+            described = translate("chat.conversation", "The answer; Tab moves through its links")
+        if author != self.author.text():
+            self.author.setText(author)
+            named(self, title)
+            named(self.body, title, described)
+
+    def set_text(self, text: str) -> None:
+        if self.role == "user":
+            self.body.set_plain(text)
+        else:
+            self.body.set_markdown(text)
+
+    def set_progress(self, stage: str, done: int, total: int) -> None:
+        """What happens before the first word: the documents searched, the prompt read
+        (with how far, and an estimate once there is a pace to go by)."""
+        if self.status != STREAMING:
+            return
+        now = time.monotonic()
+        if stage == SEARCHING:
+            text = translate("chat.conversation", "Searching your documents…")
+        else:
+            if self._reading is None or done < self._reading[1]:
+                self._reading = (now, done)
+            percent = int(100 * done / total) if total else 0
+            text = translate("chat.conversation", "Reading {count} tokens… {percent}%").format(
+                count=QLocale().toString(total), percent=percent)
+            began, first = self._reading
+            if now - began >= 1.0 and done > first:
+                left = (total - done) * (now - began) / (done - first)
+                text += " " + translate("chat.conversation", "(about {seconds} s left)").format(
+                    seconds=max(1, round(left)))
+        self._preparing = True
+        self.info.setText(text)
+        self.info.setVisible(True)
+
+    def stream_text(self, text: str) -> None:
+        """The answer so far, while it streams: rendered incrementally (see set_text for the
+        full rendering, which show_message gives the finished answer)."""
+        if self._preparing:  # the first words: what was said before them is done
+            self._preparing = False
+            self.set_state(self.status, {})
+        if self.role == "user":
+            self.body.set_plain(text)
+        else:
+            self.body.stream_markdown(text)
+
+    def show_message(self, message: Message) -> None:
+        if message.versions:
+            self.set_versions(message.versions)
+        self.cut_off = bool(message.stats.get("cut_off"))
+        self._set_author(message.stats)
+        self.set_text(message.content)
+        self.set_state(message.status, message.stats)
+        self.set_sources(message.stats.get("sources") if message.role == "assistant" else None)
+
+    def set_state(self, status: str, stats: dict) -> None:
+        self.status = status
+        info = ""
+        self.error = ""
+        if status == STREAMING:
+            info = translate("chat.conversation", "Generating…")
+        elif status == INTERRUPTED:
+            info = translate("chat.conversation", "Stopped before the end.")
+        elif status == FAILED:
+            self.error = (str(stats["error"]) if "error" in stats
+                          else translate("chat.conversation", "The answer failed."))
+            info = f"⚠ {self.error}"
+        if status in (COMPLETE, INTERRUPTED) and stats.get("tokens"):
+            figures = format_stats(stats)
+            info = f"{info}  {figures}".strip()
+        self.info.setText(info)
+        self.info.setProperty("failed", status == FAILED)
+        self.info.setVisible(bool(info))
+        self.delete_button.setVisible(status != STREAMING)  # not while it is being written
+        self._update_continue()
+
+    def text(self) -> str:
+        return self.body.source_text()
+
+    def set_sources(self, sources: list[dict] | None) -> None:
+        """Citations under the answer: number, file and page or section, the passage."""
+        self.sources.set_sources(sources)
+
+    def focus_chain(self) -> list[QWidget]:
+        """Its stops in the tab order, as they are laid out: the header's buttons, the text, the sources."""
+        first: list[QWidget] = [self.copy_button]
+        if self.edit_button is not None:
+            first.append(self.edit_button)
+        first += [self.delete_button, self.continue_button, self.previous_button, self.next_button]
+        return [*first, self.body, *self.sources.buttons]
+
+    def announcement(self) -> str:
+        """What a screen reader says once the answer is finished (or stopped, or failed)."""
+        name = self.accessibleName()
+        if self.status == FAILED:
+            return translate("chat.conversation", "{name} failed: {error}").format(
+                name=name, error=self.error)
+        if self.status == INTERRUPTED:
+            said = translate("chat.conversation", "{name}, stopped before the end: {text}")
+        else:
+            said = translate("chat.conversation", "{name}: {text}")
+        said = said.format(name=name, text=self.text())
+        sources = len(self.sources.buttons)
+        if sources:
+            said = translate("chat.conversation", "{said} %n sources below.", None, sources).format(
+                said=said)
+        return said
+
+    @Slot()
+    def _edit(self) -> None:
+        self.edit_requested.emit(self.message_id)
+
+
+def format_stats(stats: dict) -> str:
+    locale = QLocale()
+    speed = locale.toString(float(stats.get("tokens_per_second", 0.0)), "f", 1)
+    first = locale.toString(float(stats.get("ttft_seconds", 0.0)), "f", 2)
+    tokens = int(stats.get("tokens", 0))  # a plain name: pyside6-lupdate reads no expression
+    return translate(
+        "chat.conversation", "%n tokens · {speed} tokens/s · first token {first} s", None, tokens
+    ).format(speed=speed, first=first)
