@@ -55,8 +55,8 @@ class AppRig:
         screen.submit.click()
         self.until(lambda: not self.controller.locked)
 
-    def until(self, condition, seconds: float = 300) -> None:
-        self._wait_with_probe(condition, None, seconds)
+    def until(self, condition, seconds: float = 300, probe: list[float] | None = None) -> None:
+        wait_in_event_loop(condition, seconds, probe)
 
     def answer(self, text: str, max_tokens: int, probe: list[float] | None = None,
                fixed: bool = False) -> dict:
@@ -68,7 +68,7 @@ class AppRig:
         finished: list = []
         self.controller.answer_finished.connect(finished.append)
         assert self.controller.send(text), "not sent"
-        self._wait_with_probe(lambda: bool(finished), probe)
+        self.until(lambda: bool(finished), probe=probe)
         self.controller.answer_finished.disconnect(finished.append)
         self.last_text = finished[0].content
         return finished[0].stats
@@ -84,9 +84,6 @@ class AppRig:
         self.until(lambda: bool(finished))
         self.controller.answer_finished.disconnect(finished.append)
         return finished[0].stats
-
-    def _wait_with_probe(self, condition, probe: list[float] | None, seconds: float = 300) -> None:
-        wait_in_event_loop(condition, seconds, probe)
 
     def forget(self) -> None:
         from inference.protocol import Forget
@@ -286,7 +283,7 @@ def run(quick: bool = False) -> list[Figure]:
         from inference.settings import ModelSettings
 
         rig.controller.load_model(ModelSettings(n_ctx=2048, n_threads=THREADS).spec(model, "starter"))
-        rig._wait_with_probe(lambda: rig.controller.model_ready, load_probe)
+        rig.until(lambda: rig.controller.model_ready, probe=load_probe)
         figures.append(Figure("UI event-loop stall during model load, p99", percentile(load_probe, 99),
                               "ms", "target < 50 ms", {"max_ms": max(load_probe, default=0.0)}))
         raw.close()
