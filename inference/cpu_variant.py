@@ -218,9 +218,26 @@ def ensure() -> Variant | None:
 
     variant = _choose()
     if "llama_cpp" not in sys.modules:
+        share_cxx_runtime()
         with openmp.while_loading():
             import llama_cpp  # noqa: F401  (its libraries, and libgomp, load now)
     return variant
+
+
+def share_cxx_runtime() -> None:
+    """On Linux, put the system's C++ runtime into the process's global symbol scope before
+    llama.cpp's libraries load. The CUDA build's ``libggml-cuda`` exports copies of
+    libstdc++'s own functions (3,465 ``std::`` symbols, seen on an H200 machine with CUDA
+    13.0 and GCC 13); where libstdc++ was already loaded privately (by NumPy, imported
+    first), llama.cpp's tokenizer bound its regular expressions to those copies and the
+    model load died with SIGSEGV. With libstdc++ global first, every library binds to it."""
+    if not sys.platform.startswith("linux"):
+        return
+    import contextlib
+    import ctypes
+
+    with contextlib.suppress(OSError):  # no shared C++ runtime (a static build): nothing to share
+        ctypes.CDLL("libstdc++.so.6", mode=ctypes.RTLD_GLOBAL)
 
 
 def _choose() -> Variant | None:

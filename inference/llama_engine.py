@@ -88,6 +88,8 @@ def construct_llama(**kwargs: Any) -> Any:
     the model is always constructed with the templates hidden, and the real metadata is
     put back, so that Hearth can judge the template and say what is wrong with it.
     """
+    if "llama_cpp" not in sys.modules:  # the probe's child: its first load is here
+        cpu_variant.share_cxx_runtime()
     import llama_cpp
     from llama_cpp import _internals
 

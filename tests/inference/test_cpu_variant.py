@@ -186,3 +186,34 @@ def test_the_baseline_build_runs_the_self_test(data_dir: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert "llama.cpp build: baseline" in result.stdout
     assert "avx2: this CPU lacks" in result.stdout
+
+
+# std::locale::classic(): found through dlsym(RTLD_DEFAULT) only where libstdc++ is global.
+CXX_GLOBAL = "import ctypes; print('cxx global', hasattr(ctypes.CDLL(None), '_ZNSt6locale7classicEv'))"
+
+
+def _cxx_runtime_global_after(code: str) -> bool:
+    result = subprocess.run([sys.executable, "-c", f"{code}\n{CXX_GLOBAL}"], cwd=ROOT, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return "cxx global True" in result.stdout
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a symbol scope of Linux's dynamic loader")
+def test_llama_cpp_loads_with_the_cxx_runtime_global_after_numpy() -> None:
+    """On an H200 machine the CUDA build's model load died with SIGSEGV in every process
+    that had imported NumPy first (the app's, the probe's): NumPy loads libstdc++ privately,
+    and llama.cpp's tokenizer then bound its regular expressions to the copies of
+    libstdc++'s functions that libggml-cuda exports. Preloading libstdc++ globally fixed it
+    there (packaging/cuda_check.py). Here: loading llama.cpp after NumPy leaves it global,
+    both the app's way (cpu_variant.ensure) and the probe child's (construct_llama)."""
+    assert not _cxx_runtime_global_after("import numpy")  # NumPy alone: private
+    assert _cxx_runtime_global_after("import numpy\nfrom inference import cpu_variant\ncpu_variant.ensure()")
+
+
+@pytest.mark.model
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a symbol scope of Linux's dynamic loader")
+def test_the_probe_childs_first_load_makes_the_cxx_runtime_global(starter_model_path: Path) -> None:
+    assert _cxx_runtime_global_after(
+        "import numpy\nfrom inference.llama_engine import construct_llama\n"
+        f"construct_llama(model_path={str(starter_model_path)!r}, n_ctx=64, verbose=False)")
