@@ -234,6 +234,36 @@ def test_prompt_lookup_copies_several_tokens_per_evaluation(engine: LlamaEngine,
         engine.draft_policy = policy
 
 
+def test_a_model_on_a_gpu_never_drafts(engine: LlamaEngine) -> None:
+    """Exactness of a batch of guesses holds for the CPU's kernels only: on an H200 with
+    CUDA, 11 of 25 drafted document answers differed from the plain ones, and drafting
+    was slower (packaging/cuda_check.py, README). A GPU-backed model answers plainly. (This
+    machine has no GPU: the engine is told its backend is one, as a CUDA build reports.)"""
+    from dataclasses import replace
+
+    policy = engine.draft_policy
+    engine.draft_policy = AlwaysGuess()
+    try:
+        engine.forget()
+        generate(engine, COPYING, replace(GREEDY, prompt_lookup=True))
+        assert engine.last_drafter is not None  # on the CPU it guesses
+        engine.backend = "GPU (CUDA)"
+        engine.forget()
+        generate(engine, COPYING, replace(GREEDY, prompt_lookup=True))
+        assert engine.last_drafter is None
+    finally:
+        engine.backend = "CPU"
+        engine.draft_policy = policy
+        engine.forget()
+
+
+def test_a_model_with_no_layers_on_the_gpu_is_said_to_run_on_the_cpu() -> None:
+    from inference.llama_engine import backend_name
+
+    assert backend_name(0) == "CPU"
+    assert backend_name(-1) == backend_name()  # "CPU" on a CPU build, the GPU on a GPU build
+
+
 @pytest.mark.parametrize("model", ["starter_model_path", "gemma_model_path"])
 def test_a_batch_of_a_token_and_its_guesses_has_the_logits_of_one_token_at_a_time(
         model: str, request: pytest.FixtureRequest) -> None:
