@@ -103,21 +103,32 @@ def search_labelled(tmp: Path) -> tuple[list[tuple[str, str]], dict, dict]:
     return asked, found, recall
 
 
-def passages(quick: bool, tmp: Path, searched: tuple[list[tuple[str, str]], dict, dict]) -> list[Figure]:
+SYSTEM = "You are a helpful assistant."
+
+
+def document_prompt(engine, found: dict, question: str, corpus: str, condensed: bool = True) -> list:
+    """The messages of a document question as the app gives them to ``engine``'s model: its
+    search hits (condensed, or all five raw) as passages fitted into the context."""
     from core.documents import label
-    from core.models import resolve_model
     from inference.protocol import ChatMessage
     from inference.rag import Passage, with_passages
     from storage.documents.condense import condense
 
+    hits = found[(question, corpus)]
+    given = [Passage(n, label(k), k.text, k.path, k.page, k.heading)
+             for n, k in enumerate(condense(hits) if condensed else [h.chunk for h in hits], start=1)]
+    messages, _kept = with_passages([ChatMessage("system", SYSTEM), ChatMessage("user", question)], given,
+                                    engine.count_tokens, N_CTX - 512)
+    return messages
+
+
+def passages(quick: bool, tmp: Path, searched: tuple[list[tuple[str, str]], dict, dict]) -> list[Figure]:
+    from core.models import resolve_model
+    from inference.protocol import ChatMessage
+
     asked, found, recall = searched
-
-    def chunks(question: str, corpus: str, condensed: bool):
-        hits = found[(question, corpus)]
-        return condense(hits) if condensed else [h.chunk for h in hits]
-
     figures: list[Figure] = []
-    system = ChatMessage("system", "You are a helpful assistant.")
+    system = ChatMessage("system", SYSTEM)
     models = [("starter", resolve_model()), ("Gemma 3 270M", _gemma(tmp))]
     for model_name, path in models:
         if path is None:
@@ -125,11 +136,7 @@ def passages(quick: bool, tmp: Path, searched: tuple[list[tuple[str, str]], dict
         engine = _engine(path)
         try:
             def prompt(question: str, corpus: str, condensed: bool, engine=engine):
-                given = [Passage(n, label(k), k.text, k.path, k.page, k.heading)
-                         for n, k in enumerate(chunks(question, corpus, condensed), start=1)]
-                messages, _kept = with_passages([system, ChatMessage("user", question)], given,
-                                                engine.count_tokens, N_CTX - 512)
-                return messages
+                return document_prompt(engine, found, question, corpus, condensed)
 
             tokens = {False: [], True: []}
             for question, corpus in asked:
@@ -187,8 +194,7 @@ def lookup(engine, model_name: str, document_prompts: list, quick: bool) -> list
     from inference.protocol import ChatMessage
 
     figures = []
-    plain_prompts = [[ChatMessage("system", "You are a helpful assistant."), ChatMessage("user", q)]
-                     for q in PLAIN_CHAT]
+    plain_prompts = [[ChatMessage("system", SYSTEM), ChatMessage("user", q)] for q in PLAIN_CHAT]
     step = max(1, len(document_prompts) // (8 if quick else 24))
     for what, prompts in (("document answers", document_prompts[::step]),
                           ("plain chat", plain_prompts[: 3 if quick else None])):

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Check the CUDA llama.cpp variant on a machine with an NVIDIA GPU and no network.
 
-    .venv/bin/python packaging/cuda_check.py prepare DIR   # here, with the package index
-    python3 packaging/cuda_check.py run DIR                # there, on the GPU machine
+    .venv/bin/python packaging/cuda_check.py prepare DIR [--full]   # here, with the package index
+    python3 packaging/cuda_check.py run DIR                         # there, on the GPU machine
+    python3 packaging/cuda_check.py build DIR                       # there: only build the variant
 
 ``prepare`` puts into DIR what the GPU machine lacks, small enough to carry (under 64 MB):
 llama-cpp-python's source package without llama.cpp's test vocabularies, docs and other
 backends; a four-layer cut of the starter model (its tokenizer and first layers, so the
 text is nonsense but the arithmetic is the real model's); and the pure-Python packages
-llama_cpp needs (its Python code, diskcache, platformdirs).
+that the machine's image lacks (llama_cpp's Python code, diskcache, platformdirs, defusedxml).
 
 ``run`` builds the CUDA variant exactly as ``packaging/build.py --cuda`` does
 (bootstrap.build_variant, CUDA runtime bundled beside it), then runs the self-test's
@@ -16,6 +17,13 @@ worker and engine on it: the variant chooser must pick "cuda", the model must lo
 its layers on the GPU, and greedy decoding must give the same tokens on the GPU as on
 the CPU. It prints the decode speed of both. Set HEARTH_CUDA_ARCHITECTURES (say "90")
 to build for one GPU generation only, which is much faster.
+
+``prepare --full`` carries the whole starter model instead of the cut (about 90 MB, more
+than one carry holds: split it and join it there) and the labelled document questions'
+prompts as the app gives them to the model; ``run`` then also measures prompt-lookup
+drafting on and off on the GPU (and, quicker, on the machine's CPU), with the rag
+benchmark's own measurement (``benchmarks.rag_bench.lookup``). On a GPU a batch of a token
+and its two guesses costs about what one token costs, which on a 2-core CPU it does not.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 LAYERS = 4
 TOKENS = 64
+PROMPTS = "prompts.json"
 # Parts of llama.cpp's source tree that a library build never reads.
 SOURCE_SKIP = ("/.git/", "/vendor/llama.cpp/models/", "/vendor/llama.cpp/docs/", "/vendor/llama.cpp/tests/",
                "/vendor/llama.cpp/benches/", "/vendor/llama.cpp/media/", "/vendor/llama.cpp/tools/ui/",
@@ -38,12 +47,12 @@ SOURCE_SKIP = ("/.git/", "/vendor/llama.cpp/models/", "/vendor/llama.cpp/docs/",
                                                   "musa", "kompute", "rpc", "webgpu", "zdnn", "openvino")))
 
 
-def prepare(out: Path) -> None:
+def prepare(out: Path, full: bool = False) -> None:
     import subprocess
     import tempfile
 
     out.mkdir(parents=True, exist_ok=True)
-    sys.path.insert(0, str(ROOT / "packaging"))
+    sys.path[:0] = [str(ROOT), str(ROOT / "packaging")]  # bootstrap; benchmarks, for the prompts
     import bootstrap
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -56,19 +65,52 @@ def prepare(out: Path) -> None:
                 if any(part in f"/{member.name}/" for part in SOURCE_SKIP):
                     continue
                 trimmed.addfile(member, full.extractfile(member) if member.isfile() else None)
-    cut_model(out / "model.gguf")
+    if full:
+        from inference.bundled import source_path, starter_model
+
+        source = source_path(starter_model())
+        if source is None:
+            raise SystemExit("the starter model is not installed: run packaging/bootstrap.py first")
+        shutil.copyfile(source, out / "model.gguf")
+        write_prompts(source, out / PROMPTS)
+    else:
+        cut_model(out / "model.gguf")
     site = out / "site"
     site.mkdir(exist_ok=True)
+    import defusedxml
     import diskcache
     import llama_cpp
     import platformdirs
 
-    for module in (llama_cpp, diskcache, platformdirs):
+    for module in (llama_cpp, diskcache, platformdirs, defusedxml):
         package = Path(module.__file__).parent
         shutil.copytree(package, site / package.name, dirs_exist_ok=True,
                         ignore=shutil.ignore_patterns("lib", "__pycache__", "*.so*"))
     total = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
     print(f"prepared {out}: {total / (1 << 20):.1f} MB")
+
+
+def write_prompts(model: Path, target: Path) -> None:
+    """Every labelled document question's prompt, as the app gives it to ``model``."""
+    import json
+    import tempfile
+
+    from benchmarks import rag_bench
+    from inference.llama_engine import LlamaEngine
+    from inference.protocol import ModelSpec
+
+    with tempfile.TemporaryDirectory() as data, tempfile.TemporaryDirectory() as tmp:
+        os.environ["HEARTH_DATA_DIR"] = data  # never the user's own
+        asked, found, _recall = rag_bench.search_labelled(Path(tmp))
+        engine = LlamaEngine()
+        engine.load(ModelSpec(model, n_ctx=rag_bench.N_CTX, n_threads=rag_bench.THREADS))
+        try:
+            prompts = [[{"role": m.role, "content": m.content}
+                        for m in rag_bench.document_prompt(engine, found, question, corpus)]
+                       for question, corpus in asked]
+        finally:
+            engine.close()
+    target.write_text(json.dumps(prompts, ensure_ascii=False))
 
 
 def cut_model(target: Path) -> None:
@@ -126,22 +168,48 @@ def greedy(model: Path, gpu_layers: int) -> tuple[str, float, str]:
     return text, stats.tokens_per_second, f"{backend}, {stats.tokens} tokens"
 
 
-def run(folder: Path) -> int:
+def build(folder: Path) -> Path:
+    """The CUDA variant, built from the carried source (or taken from the build cache)."""
     os.environ.setdefault("PIP_NO_BUILD_ISOLATION", "0")  # build with the machine's scikit-build-core
     sys.path[:0] = [str(folder / "site"), str(ROOT), str(ROOT / "packaging")]
     # the probe is a child process: it needs the carried packages too
     os.environ["PYTHONPATH"] = os.pathsep.join([str(folder / "site"), str(ROOT), os.environ.get("PYTHONPATH", "")])
     import bootstrap
 
-    from inference import cpu_variant
-
     bootstrap.VENV = Path(sys.prefix)  # where cpu_variant looks, however bootstrap was imported
-
     started = time.monotonic()
     built = bootstrap.build_variant(sys.executable, "cuda", bootstrap.cuda_cmake_args(),
                                     find_links=str(folder / "src"))
     print(f"CUDA variant built in {time.monotonic() - started:.0f} s: "
           + ", ".join(sorted(p.name for p in built.iterdir())), flush=True)
+    return built
+
+
+def drafting(model: Path, prompts_file: Path) -> None:
+    """Prompt-lookup drafting on ÷ off, on the GPU and (quick) on the CPU: the rag benchmark's
+    measurement on the labelled document questions' prompts and its plain-chat prompts."""
+    import json
+
+    from benchmarks.rag_bench import N_CTX, lookup
+    from inference.llama_engine import LlamaEngine
+    from inference.protocol import ChatMessage, ModelSpec
+
+    prompts = [[ChatMessage(m["role"], m["content"]) for m in p] for p in json.loads(prompts_file.read_text())]
+    for where, layers, quick in (("GPU", -1, False), ("CPU", 0, True)):
+        engine = LlamaEngine()
+        engine.load(ModelSpec(model, n_ctx=N_CTX, n_gpu_layers=layers))
+        try:
+            for figure in lookup(engine, f"starter, {where}", prompts, quick):
+                detail = {k: v for k, v in figure.detail.items() if k != "changed"}
+                print(figure.row(), json.dumps(detail), flush=True)
+        finally:
+            engine.close()
+
+
+def run(folder: Path) -> int:
+    build(folder)
+    from inference import cpu_variant
+
     model = folder / "model.gguf"
     print(f"NVIDIA driver: {cpu_variant.nvidia_driver()}")
     cpu_variant.configure(model, folder / "verdicts.json")
@@ -166,18 +234,25 @@ def run(folder: Path) -> int:
     if "CUDA" not in gpu_backend or not gpu_text:
         print("FAILED: the model did not run on the GPU")
         return 1
-    print("cuda check OK")
+    print("cuda check OK", flush=True)
+    if (folder / PROMPTS).exists():
+        drafting(model, folder / PROMPTS)
     return 0
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2 or argv[0] not in ("prepare", "run"):
+    full = argv[2:] == ["--full"]
+    if len(argv) != (3 if full else 2) or argv[0] not in ("prepare", "run", "build") or (full and argv[0] != "prepare"):
         print(__doc__)
         return 2
+    folder = Path(argv[1]).resolve()
     if argv[0] == "prepare":
-        prepare(Path(argv[1]).resolve())
+        prepare(folder, full)
         return 0
-    return run(Path(argv[1]).resolve())
+    if argv[0] == "build":
+        build(folder)
+        return 0
+    return run(folder)
 
 
 if __name__ == "__main__":
