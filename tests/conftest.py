@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import faulthandler
 import os
 from pathlib import Path
 
@@ -21,6 +22,60 @@ from inference.bundled import provision, source_path, starter_model  # noqa: E40
 # do not inherit the setting.
 with openmp.while_loading():
     import llama_cpp  # noqa: E402, F401
+
+from tests.modal_guard import ModalGuard  # noqa: E402
+
+# Every test has a time limit (pytest-timeout, `timeout` in pyproject.toml; a slow test
+# says its own with @pytest.mark.timeout). Its SIGALRM fails the test with every thread's
+# stack when Python code can still run; a hang inside C code (a Qt event loop, llama.cpp)
+# cannot run it, so faulthandler's own thread dumps every stack and ends the run
+# BACKSTOP_S later: a failure, never a wait forever.
+BACKSTOP_S = float(os.environ.get("HEARTH_TEST_BACKSTOP_S", "60"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Output capture is suspended while plugins configure: this is the terminal's stderr,
+    # which a test's captured stderr (a temporary file, lost when the process dies) is not.
+    config.stash[_STDERR] = os.dup(2)
+
+
+_STDERR = pytest.StashKey[int]()
+
+
+def _time_limit(item: pytest.Item) -> float:
+    marker = item.get_closest_marker("timeout")
+    if marker is not None and (marker.args or "timeout" in marker.kwargs):
+        return float(marker.args[0] if marker.args else marker.kwargs["timeout"])
+    return float(item.config.getini("timeout") or 0)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    limit = _time_limit(item)
+    if limit > 0:
+        faulthandler.dump_traceback_later(limit + BACKSTOP_S, exit=True,
+                                          file=item.config.stash[_STDERR])
+    try:
+        yield
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+
+
+@pytest.fixture(autouse=True)
+def modal_guard(monkeypatch: pytest.MonkeyPatch):
+    """A modal dialog in a test is a failure, not a wait (tests/modal_guard.py)."""
+    guard = ModalGuard()
+    guard.install(monkeypatch.setattr)
+    yield guard
+    if guard.opened:
+        pytest.fail(guard.report(), pytrace=False)
+
+
+@pytest.fixture
+def answers_dialogs(modal_guard: ModalGuard) -> ModalGuard:
+    """For a test that opens real dialogs and answers (or closes) them itself."""
+    modal_guard.answers_itself = True
+    return modal_guard
 
 
 @pytest.fixture(autouse=True)

