@@ -256,7 +256,11 @@ class DocumentStore:
     def switch_model(self, collection: Collection, model: str) -> Collection:
         """Make ``model``'s vectors the collection's answer: in one transaction, record the
         model and delete every chunk another model made. A crash before the commit leaves
-        the old model in charge, with all its rows."""
+        the old model in charge, with all its rows.
+
+        A row that does not decrypt (damaged on disk, or moved to another document) is not
+        another model's: it stays, for the vault check to report and the user to decide
+        on. A background job never deletes the evidence."""
         c = schema.chunks.c
         switched = Collection(collection.id, collection.name, collection.sources, model,
                               collection.created_at)
@@ -264,8 +268,9 @@ class DocumentStore:
             recorded = self._recorded_models(conn).get(collection.id, "")
             rows = conn.execute(select(c.id, c.document_id, c.payload)
                                 .where(c.collection_id == collection.id)).all()
-            other = [row_id for row_id, document_id, blob in rows
-                     if self._chunk_model(row_id, blob, recorded, (collection.id, document_id)) != model]
+            models = {row_id: self._chunk_model(row_id, blob, recorded, (collection.id, document_id))
+                      for row_id, document_id, blob in rows}
+            other = [row_id for row_id, made_by in models.items() if made_by not in (None, model)]
             for start in range(0, len(other), 500):
                 conn.execute(delete(schema.chunks).where(c.id.in_(other[start:start + 500])))
             data = {"name": switched.name, "sources": switched.sources,

@@ -115,3 +115,36 @@ def test_another_thread_can_stop_a_parse_that_blocks(tmp_path: Path) -> None:
     assert not thread.is_alive() and len(outcome) == 1 and isinstance(outcome[0], ParseStopped)
     assert parser.parse(tmp_path / "fine.txt")[0][0].text == "hello"  # a fresh child
     parser.close()
+
+
+def test_a_model_switch_keeps_damaged_and_moved_passages_for_the_check(vault: Vault) -> None:
+    """Re-embedding (at unlock, after the bundled embedder changed) must not delete a passage
+    it cannot read: it is evidence of damage or tampering, reported by the check, and the
+    user's to decide on."""
+    import sqlite3
+
+    from storage.chats import ChatStore
+    from storage.checkup import problems
+
+    store = DocumentStore(vault)
+    collection = store.create_collection("case")
+    diary = store.save_document(Document(0, collection.id, "/private/diary.txt", INDEXED))
+    contract = store.save_document(Document(0, collection.id, "/case/contract.pdf", INDEXED))
+    moved, damaged, kept = store.replace_chunks(
+        diary, [_chunk("I was scared"), _chunk("the night of the fire", 20), _chunk("a plain one", 50)],
+        np.ones((3, 4), np.float32), "model-old")
+    path = vault.path
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE chunks SET document_id = ? WHERE id = ?", (contract.id, moved))
+        blob = conn.execute("SELECT payload FROM chunks WHERE id = ?", (damaged,)).fetchone()[0]
+        conn.execute("UPDATE chunks SET payload = ? WHERE id = ?",
+                     (blob[:-1] + bytes([blob[-1] ^ 1]), damaged))
+    conn.close()
+    store.replace_chunks(diary, [_chunk("a plain one", 50)], np.ones((1, 2)), "model-new", only_model=True)
+    store.switch_model(store.get_collection(collection.id), "model-new")
+    with sqlite3.connect(path) as conn:
+        left = {row[0] for row in conn.execute("SELECT id FROM chunks")}
+    conn.close()
+    assert {moved, damaged} <= left and kept not in left  # the old model's readable row went
+    found = "\n".join(problems(ChatStore(vault)))
+    assert f"chunks.payload of row {moved}" in found and f"chunks.payload of row {damaged}" in found
