@@ -216,13 +216,27 @@ _R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 XHTML_TYPES = {"application/xhtml+xml", "text/html", "application/xml"}
 
 
+def _epub_root(archive: zipfile.ZipFile) -> str:
+    """Where the package's root is: the zip's root, as the standard has it, or the one
+    folder everything was zipped inside (Debian's own Debian Edu manual is zipped so, and
+    e-book readers open it)."""
+    names = archive.namelist()
+    if "META-INF/container.xml" in names:
+        return ""
+    folders = {name.split("/", 1)[0] for name in names}
+    if len(folders) == 1 and f"{next(iter(folders))}/META-INF/container.xml" in names:
+        return next(iter(folders))
+    return ""
+
+
 def read_epub(fh: BinaryIO, budget: Budget) -> list[Section]:
     """The chapters in reading order (the package's spine), each read as HTML: its
     headings start sections. Only the chapters' text: no script, no style, no image."""
     with _package(fh, "EPUB") as archive, _reading("EPUB"):
-        container = _xml(archive, "META-INF/container.xml", "EPUB")
+        root = _epub_root(archive)
+        container = _xml(archive, posixpath.join(root, "META-INF/container.xml"), "EPUB")
         rootfile = container.find(f".//{_CONTAINER}rootfile") if container is not None else None
-        opf_name = _part_name("", rootfile.get("full-path", "")) if rootfile is not None else ""
+        opf_name = _part_name(root, rootfile.get("full-path", "")) if rootfile is not None else ""
         package = _xml(archive, opf_name, "EPUB") if opf_name else None
         if package is None or package.tag != f"{_OPF}package":
             raise refused(DOCX_NO_BODY, format="EPUB")

@@ -41,6 +41,25 @@ def test_an_epub_is_read_chapter_by_chapter_in_reading_order(tmp_path: Path, par
     assert not any("steal()" in t for _, t in text) and notes == []
 
 
+def test_an_epub_zipped_inside_one_folder_is_read_too(tmp_path: Path, parser) -> None:
+    """Debian's own Debian Edu manual (debian-edu-doc) is zipped with every part under
+    epub/; e-book readers open it, so Hearth does. A folder that does not hold the whole
+    package is not taken for its root."""
+    book = corpus.epub(tmp_path / "book.epub", [("Thin clients", "LTSP serves 40 thin clients.")])
+    nested = tmp_path / "nested.epub"
+    with zipfile.ZipFile(book) as source, zipfile.ZipFile(nested, "w") as target:
+        for info in source.infolist():
+            target.writestr("epub/" + info.filename, source.read(info.filename))
+    sections, _ = parser.parse(nested)
+    assert any("40 thin clients" in s.text for s in sections)
+    stray = tmp_path / "stray.epub"
+    with zipfile.ZipFile(book) as source, zipfile.ZipFile(stray, "w") as target:
+        for info in source.infolist():
+            target.writestr("epub/" + info.filename, source.read(info.filename))
+        target.writestr("other/readme.txt", "not the package")
+    rejected(parser, stray, "no document body")
+
+
 def test_a_presentation_gives_a_section_per_slide_with_its_notes(tmp_path: Path, parser) -> None:
     path = corpus.pptx(tmp_path / "deck.pptx", [("Budget", "Travel costs 4,300 euros", "Ask finance first"),
                                          ("Timeline", "Launch in March", "")])
