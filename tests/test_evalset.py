@@ -85,6 +85,21 @@ def test_the_set_is_large_and_every_label_points_at_its_answer(built: dict[str, 
         assert not others, (q.id, others)  # one place answers it
 
 
+def test_a_latex_pdf_is_read_with_its_word_spaces(built: dict[str, Path]) -> None:
+    """XeLaTeX sets word spaces as glyph positions, not characters; pypdf ran the words of
+    the Debian Reference together ("grep(1)canbeusedtoperform..."), which neither search
+    could match. The parser reads the text with PDFium."""
+    from storage.documents.isolation import IsolatedParser
+
+    with IsolatedParser(timeout=120) as parser:
+        sections, _ = parser.parse(built["en"] / "debian-reference.en.pdf")
+        guide, _ = parser.parse(built["en"] / "maint-guide.en.pdf")
+    page = next(s for s in sections if s.page == 61)
+    assert "grep(1) can be used to perform the text search using the regular expression" in page.text
+    assert "predefined" in next(s for s in sections if s.page == 39).text and "\ufffe" not in "".join(s.text for s in sections)
+    assert "Debian New Maintainers’ Guide" in guide[0].text
+
+
 @pytest.mark.model
 @pytest.mark.slow
 @pytest.mark.timeout(1200)
