@@ -27,6 +27,7 @@ from storage.documents.parsers import Section
 MAX_TOKENS = 200
 OVERLAP = 40
 MIN_BUDGET_SHARE = 2  # an absurdly long heading halves a section's chunks at most
+_WORDS = re.compile(r"[^\W_]")  # a letter or a digit, in any script
 _UNIT = re.compile(r"[^\n]+?(?:[.!?](?=\s)|[。！？；]|\n|$)|\n+", re.S)
 
 
@@ -101,7 +102,7 @@ def chunk_sections(sections: list[Section], count_tokens: Callable[[str], int],
                 j += 1
             start, end = units[i][0], units[j - 1][1]
             body = text[start:end].strip()
-            if body:
+            if _WORDS.search(body):  # a rule of "=" or "-", a row of dots: nothing to find
                 chunks.append(Chunk(body, index, section.page, section.heading, start, end,
                                     section.role))
             if j >= len(units):

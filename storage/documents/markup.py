@@ -85,14 +85,23 @@ def _headed(text: str, budget: Budget, heading_of) -> list[Section]:
             if heading_of is _rst_heading:
                 skip = 1  # the underline
             continue
+        if heading_of is _rst_heading and _RST_ADORNMENT.fullmatch(line.strip()):
+            # A title's overline (the underline went with the title) or a transition:
+            # decoration, not text. Left in, a line of "=" became a passage of its own
+            # that every question matched (an embedding of nothing is near everything).
+            continue
         current.append(line)
     if "\n".join(current).strip():
         sections.append(Section(budget.take("\n".join(current)), heading=heading))
     return sections
 
 
+_RST_ADORNMENT = re.compile(r"([=\-~^\"'`#*+:._])\1{2,}")
+
+
 def _rst_heading(line: str, following: str | None) -> str | None:
-    if following and line.strip() and re.fullmatch(r"([=\-~^\"'`#*+])\1{2,}", following.strip()) \
+    if following and line.strip() and _RST_ADORNMENT.fullmatch(following.strip()) \
+            and not _RST_ADORNMENT.fullmatch(line.strip()) \
             and len(following.strip()) >= len(line.strip()):
         return line.strip()
     return None

@@ -68,3 +68,12 @@ def test_an_absurd_heading_halves_the_chunks_at_most() -> None:
     chunks = chunk_sections([Section(text, None, "H" * 500)], count, max_tokens=100, overlap=0, room=200)
     assert all(len(c.text) <= 100 for c in chunks)
     assert sum(len(c.text) for c in chunks) / len(chunks) > 40
+
+
+def test_a_chunk_with_no_letter_or_digit_is_not_made() -> None:
+    """A rule of "=" or "-" or a row of dots cut off by a page break is nothing a question
+    can be about, and its vector is near every question's."""
+    sections = [Section("=" * 60, 1, None), Section("Real text here.\n\n" + "-" * 80, 2, None),
+                Section("。。。……", 3, None), Section("第三页。", 4, None)]
+    chunks = chunk_sections(sections, count, max_tokens=20, overlap=0)
+    assert [c.text for c in chunks] == ["Real text here.", "第三页。"]

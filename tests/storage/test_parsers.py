@@ -109,6 +109,22 @@ def test_text_formats(tmp_path: Path, parser, name: str, content: str, headings:
     assert [s.heading for s in sections] == headings
 
 
+def test_a_rst_title_with_an_overline_leaves_no_line_of_adornment(tmp_path: Path, parser) -> None:
+    """The Python documentation's HOWTOs open with an overlined title; the overline was
+    kept as text, became a passage of "*" of its own, and was among the first hits of
+    unrelated questions (an embedding of nothing is near everything)."""
+    path = tmp_path / "curses.rst"
+    path.write_text("**********************************\n  Curses Programming with Python\n"
+                    "**********************************\n\nThe curses library supplies a "
+                    "terminal-independent screen-painting facility.\n\n----\n\nStarting\n"
+                    "========\n\nCall initscr() first.\n")
+    sections, _ = parser.parse(path)
+    assert [s.heading for s in sections] == ["Curses Programming with Python", "Starting"]
+    text = "\n".join(s.text for s in sections)
+    assert "***" not in text and "----" not in text and "====" not in text
+    assert "screen-painting" in text and "initscr()" in text
+
+
 def rejected(parser, path: Path, reason: str) -> None:
     with pytest.raises(ParseError, match=reason):
         parser.parse(path)
