@@ -26,9 +26,21 @@ K1, B = 1.5, 0.75
 RRF_K = 60
 CANDIDATES = 50
 MIN_COSINE = 0.2  # below this, and without a shared word, a passage is not relevant
-# A keyword match counts in the fusion only if it covers this share of the question's
-# weight (idf): a passage that shares one common word with the question is no evidence.
+# A keyword match is evidence of relevance only if it covers this share of the question's
+# weight (idf): a passage that shares one common word with the question is none. A hit of
+# hybrid search must have that, or a cosine above the model's floor.
 MIN_COVERAGE = 0.5
+# In the ranking, every keyword match counts (a paraphrased question shares a word or two
+# with its passage, and in a real collection those rank it), except in two cases where
+# only covering matches do:
+# - fewer passages than SMALL_COLLECTION: the words' rarity (idf) among a few dozen
+#   passages is no guide ("new" in one of twenty is "rare");
+# - a question in a script the collection hardly holds (a Chinese question over English
+#   documents: its few Latin words, "Debian", "vim", match everywhere). A question is CJK
+#   when at least CJK_QUESTION of its letters are, a collection when CJK_COLLECTION of
+#   its passages' letters are (Chinese technical writing is full of Latin commands).
+SMALL_COLLECTION = 300
+CJK_QUESTION, CJK_COLLECTION = 0.5, 0.3
 # A PDF page's role weighs its chunks' fused score (``pages``): a contents or an index page,
 # and front matter (a summary naming every topic), match a question about any topic nearly
 # as well as the page that answers it, and citing them sends the reader to the wrong page.
@@ -77,6 +89,15 @@ def _cjk_terms(run: str) -> list[str]:
     return found
 
 
+_LETTER = re.compile(r"[^\W\d_]")
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+
+
+def letters(text: str) -> tuple[int, int]:
+    """(CJK characters, letters of any script) in ``text``."""
+    return len(_CJK_CHAR.findall(text)), len(_LETTER.findall(text))
+
+
 def terms(text: str) -> list[str]:
     found: list[str] = []
     for word in _WORD.findall(text.casefold()):
@@ -108,6 +129,7 @@ class SearchIndex:
         self.chunks: list[StoredChunk] = []
         self._vectors: list[np.ndarray] = []
         self._lengths: list[int] = []
+        self._letters: list[tuple[int, int]] = []  # (CJK characters, all letters) of each chunk
         self._postings: dict[str, dict[int, int]] = defaultdict(dict)
         self._alive: list[bool] = []
         self._matrix: np.ndarray | None = None
@@ -154,6 +176,7 @@ class SearchIndex:
             self._dim = v.shape[0]
             words = terms(chunk.text + " " + (chunk.heading or ""))
             self._lengths.append(len(words))
+            self._letters.append(letters(chunk.text))
             counts: dict[str, int] = defaultdict(int)
             for word in words:
                 counts[word] += 1
@@ -185,6 +208,7 @@ class SearchIndex:
                 "lengths": np.array(self._lengths, dtype=np.float64),
                 "weights": np.fromiter((ROLE_WEIGHTS.get(c.role, 1.0) for c in self.chunks),
                                        dtype=np.float64, count=len(self.chunks)),
+                "letters": np.array(self._letters, dtype=np.int64).reshape(-1, 2),
             }
         return self._arrays
 
@@ -246,6 +270,14 @@ class SearchIndex:
         scores[~mask] = 0.0
         return scores, covered / total if total else covered
 
+    def _cross_script(self, query: str, mask: np.ndarray) -> bool:
+        """Whether the question is written in a script the searched chunks hardly hold."""
+        cjk, total = letters(query)
+        question = total > 0 and cjk / total >= CJK_QUESTION
+        counts = self._arrays_now()["letters"][mask].sum(axis=0)
+        collection = counts[1] > 0 and counts[0] / counts[1] >= CJK_COLLECTION
+        return bool(question != collection)
+
     def search(self, query: str, vector: np.ndarray | None, k: int = 5,
                collection_ids: list[int] | None = None, mode: str = "hybrid") -> list[Hit]:
         """Top ``k`` relevant chunks; mode "bm25", "vector" or "hybrid" (rank fusion)."""
@@ -271,7 +303,8 @@ class SearchIndex:
             if mode in ("bm25", "hybrid"):
                 order = top(bm25, CANDIDATES)
                 order = order[bm25[order] > 0]
-                if mode == "hybrid":
+                if mode == "hybrid" and (int(mask.sum()) < SMALL_COLLECTION
+                                         or self._cross_script(query, mask)):
                     order = order[coverage[order] >= MIN_COVERAGE]
                 fused[order] += 1.0 / (RRF_K + np.arange(1, len(order) + 1))
             if mode in ("vector", "hybrid"):
@@ -279,6 +312,10 @@ class SearchIndex:
                 order = order[cosine[order] >= self.min_cosine]
                 fused[order] += 1.0 / (RRF_K + np.arange(1, len(order) + 1))
             fused *= self._arrays_now()["weights"]
+            relevant = fused > 0
+            if mode == "hybrid":
+                relevant &= (coverage >= MIN_COVERAGE) | (cosine >= self.min_cosine)
+            fused = np.where(relevant, fused, 0.0)
             ranked = [i for i in top(fused, k * 2) if fused[i] > 0][:k]
             return [Hit(self.chunks[i], float(fused[i]), float(cosine[i]), float(bm25[i])) for i in ranked]
 
