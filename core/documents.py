@@ -162,7 +162,8 @@ def _screen(file: Candidate, record: Document) -> os.stat_result | tuple[str, st
                                  "longer the file found in the folder)"), {}
     if not is_regular(info):
         return FAILED, translate("core.documents", "is not a regular file"), {}
-    if record.status == INDEXED and record.size == info.st_size and record.mtime == info.st_mtime:
+    if record.status == INDEXED and record.size == info.st_size and record.mtime == info.st_mtime \
+            and record.reader == parsers.READER_VERSION:
         return _UNCHANGED, translate("core.documents", "unchanged since it was indexed"), {}
     limit = parsers.size_limit(file.path)
     if info.st_size > limit:
@@ -368,7 +369,7 @@ class Ingestion:
                              vector)
         report.chunks += len(chunks)
         finish(INDEXED, "", size=info.st_size, mtime=info.st_mtime, sha256=sha,
-               chunks=len(chunks), notes=notes)
+               chunks=len(chunks), notes=notes, reader=parsers.READER_VERSION)
 
     def _recognise(self, file: Candidate, sections: list[Section], notes: list[str], scanned: list[int],
                    state: Progress | None) -> tuple[list[Section], list[str]]:

@@ -55,7 +55,16 @@ from storage.documents.reading import (
 
 __all__ = ["MAX_CHARS", "MAX_PAGES", "NO_TEXT", "SUPPORTED", "TRUNCATED", "Identity", "ParseError",
            "Said", "Section", "Value", "digest", "open_regular", "parse", "parse_file", "parse_said",
-           "reason", "refused", "size_limit", "supported", "too_large"]
+           "reason", "refused", "size_limit", "supported", "too_large", "READER_VERSION"]
+
+# How files are read and cut into passages. A document indexed by an older version is
+# read again at the next refresh (at unlock), in the background, its old passages
+# answering until its new ones replace them in one step. Raise it with every change that
+# changes the passages of files already indexed.
+# 1: pypdf's PDF text; reST overlines and word-less chunks kept (before 2026-12).
+# 2: PDFium's PDF text with its word spaces; reST adornments and passages without a
+#    letter or a digit left out; an EPUB zipped inside one folder read.
+READER_VERSION = 2
 
 
 def _unsupported(suffix: str) -> ParseError:

@@ -51,6 +51,7 @@ class Document:
     sha256: str = ""
     chunks: int = 0
     notes: list[str] = field(default_factory=list)
+    reader: int = 0  # the READER_VERSION (storage.documents.parsers) that read it; 0: before
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -168,3 +169,44 @@ def test_the_next_file_is_parsed_while_this_one_is_embedded(vault: Vault, worker
     assert report.cancelled and not report.indexed
     gate.open()
     assert s.service.close()
+
+
+def test_a_document_read_by_an_older_reader_is_read_again_at_refresh(vault: Vault, worker,
+                                                                     tmp_path: Path) -> None:
+    """When the way files are read changes (storage.documents.parsers.READER_VERSION), a
+    refresh reads the unchanged file again: its old passages answer until then, and
+    are replaced in one step."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from storage.documents.chunking import Chunk
+    from storage.documents.parsers import READER_VERSION
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "howto.rst").write_text("*****\nCurses\n*****\n\nThe curses library paints screens.\n")
+    service = Service(vault, worker.submit, BUNDLED)
+    try:
+        collection = service.create("notes")
+        assert service.add(collection.id, [folder]).result(timeout=PROMPT).indexed
+        store = DocumentStore(vault)
+        (document,) = store.documents(collection.id)
+        assert document.reader == READER_VERSION
+        # As an older Hearth left it: its own reading of the file, recorded as version 1.
+        width = next(iter(store.iter_chunks()))[1].shape[0]
+        store.replace_chunks(document, [Chunk("*****", 0, None, None, 0, 5)],
+                             np.ones((1, width), np.float32), BUNDLED)
+        store.save_document(replace(document, reader=1))
+        done: Future = Future()
+        service.service.refresh_all(done=done)
+        done.result(timeout=PROMPT)
+        assert "*****" not in stored_text(vault) and "paints screens" in stored_text(vault)
+        assert DocumentStore(vault).documents(collection.id)[0].reader == READER_VERSION
+        # And an unchanged file read by this version is not read again.
+        done = Future()
+        service.service.refresh_all(done=done)
+        reports = done.result(timeout=PROMPT)
+        assert any("unchanged" in reason for report in reports for _path, reason in report.skipped)
+    finally:
+        service.service.close(5.0)
