@@ -81,7 +81,7 @@ def search_labelled(tmp: Path) -> tuple[list[tuple[str, str]], dict, dict]:
     en, zh = retrieval_set_cross.EN, retrieval_set_cross.ZH
     asked = ([(q.text, en) for q in retrieval_set.QUESTIONS] + [(q.text, zh) for q in retrieval_set_zh.QUESTIONS]
              + [(q.text, q.corpus) for q in retrieval_set_cross.QUESTIONS])
-    found = {(q, c): collections.hits(q, c, "hybrid") for q, c in asked}
+    found = {(q, c): collections.hits(q, c, mode="hybrid") for q, c in asked}
 
     def chunks(question: str, corpus: str, condensed: bool):
         hits = found[(question, corpus)]

@@ -263,7 +263,7 @@ def measure(quick: bool = False, log: Callable[[str], None] = print) -> dict[str
                     ranks = {}
                     for q in retrieval_set_zh.QUESTIONS:
                         names = [Path(h.chunk.path).name
-                                 for h in collections.hits(q.text, retrieval_set_cross.ZH, mode)][:5]
+                                 for h in collections.hits(q.text, retrieval_set_cross.ZH, mode=mode)][:5]
                         ranks[q.text] = names.index(q.file) + 1 if q.file in names else None
                     return ranks
 

@@ -29,6 +29,8 @@ class EvalCollections:
 
     def __init__(self, worker: Any, model: str, corpora: dict[str, Path], folder: Path,
                  files: dict[str, list[Path]] | None = None) -> None:
+        """Each of ``corpora`` (name: folder) imported as a collection of that name: the
+        folder, or only ``files[name]`` where given."""
         self.worker = worker
         self.model = model
         folder.mkdir(parents=True, exist_ok=True)
@@ -49,17 +51,22 @@ class EvalCollections:
             self.reports[name] = done.result(timeout=WAIT)
             self.import_seconds[name] = time.perf_counter() - started
             self.ids[name] = collection.id
-        self._vectors: dict[str, np.ndarray] = {}
+        self._vectors: dict[tuple[str, bool], np.ndarray] = {}
 
-    def question_vector(self, question: str) -> np.ndarray:
-        if question not in self._vectors:
+    def question_vector(self, question: str, prefixed: bool = True) -> np.ndarray:
+        """The question embedded as the app embeds it: with the model's query prefix
+        (``prefixed=False`` shows what leaving it out costs)."""
+        key = (question, prefixed)
+        if key not in self._vectors:
+            text = profile(self.model).query(question) if prefixed else question.strip()
             future: Future = Future()
-            self.worker.submit(Embed((profile(self.model).query(question),), future, self.model))
-            self._vectors[question] = future.result(timeout=WAIT)[0]
-        return self._vectors[question]
+            self.worker.submit(Embed((text,), future, self.model))
+            self._vectors[key] = future.result(timeout=WAIT)[0]
+        return self._vectors[key]
 
-    def hits(self, question: str, collection: str, k: int = 5, mode: str = "hybrid") -> list:
-        vectors = {self.model: self.question_vector(question)} if mode != "bm25" else {}
+    def hits(self, question: str, collection: str, k: int = 5, mode: str = "hybrid",
+             prefixed: bool = True) -> list:
+        vectors = {self.model: self.question_vector(question, prefixed)} if mode != "bm25" else {}
         return self.service.search(question, vectors, [self.ids[collection]], k, mode).result(timeout=WAIT)
 
     def search(self, mode: str = "hybrid", k: int = 5):
