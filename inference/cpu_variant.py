@@ -168,7 +168,7 @@ def choose(model: Path, cache_file: Path, flags: frozenset[str] | None = None,
             verdict = {"ok": result.ok, "reason": result.reason}
             cache[key] = verdict
             try:
-                cache_file.write_text(json.dumps(cache, indent=2))
+                _write_private(cache_file, json.dumps(cache, indent=2))
             except OSError:
                 log.warning("could not cache the CPU variant verdict")
         if verdict["ok"]:
@@ -281,3 +281,13 @@ def describe() -> str:
     chosen = variant.name if variant else translate("inference.cpu_variant", "installed build")
     notes = "; ".join(_selection.notes) or translate("inference.cpu_variant", "not checked")
     return f"{chosen} ({notes})"
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write ``path`` as every file of Hearth's is: 0600 whatever the umask (the verdict
+    names the CPU's builds and the model probed; nobody else's to read)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    if os.name == "posix":
+        os.fchmod(fd, 0o600)  # an existing file keeps its mode through O_CREAT
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)

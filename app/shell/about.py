@@ -20,10 +20,14 @@ def version() -> str:
 
 
 def licenses_text() -> str:
-    root = Path(getattr(sys, "_MEIPASS", Path(__file__).resolve().parent.parent))
-    path = root / "LICENSES.md"
-    if path.is_file():
-        return path.read_text(encoding="utf-8")
+    """LICENSES.md: beside the frozen app's files, or at the top of a source tree (the
+    project's root, two folders above this one)."""
+    places = [Path(frozen)] if (frozen := getattr(sys, "_MEIPASS", None)) else []
+    places.append(Path(__file__).resolve().parents[2])
+    for root in places:
+        path = root / "LICENSES.md"
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
     return translate("shell.about", "The license list is missing.")
 
 

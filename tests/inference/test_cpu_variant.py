@@ -54,6 +54,26 @@ def test_a_build_that_fails_its_probe_is_skipped_and_the_verdict_cached(two_vari
     assert again is BASE and calls == ["avx2", "baseline"]  # no second probe
 
 
+@pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX's")
+def test_the_cached_verdict_is_private_whatever_the_umask(two_variants, tmp_path) -> None:
+    """Every file Hearth writes is 0600 (#36: cpu-variant.json was 0644), also one that an
+    older version left readable."""
+    import stat
+
+    prober, _calls = recorder({"avx2": ProbeResult(True), "baseline": ProbeResult(True)})
+    cache = tmp_path / "cpu-variant.json"
+    old = os.umask(0o022)
+    try:
+        choose(Path("m.gguf"), cache, frozenset({"avx", "avx2", "fma", "f16c"}), prober)
+        assert stat.S_IMODE(cache.stat().st_mode) == 0o600
+        cache.write_text("{}")
+        cache.chmod(0o644)
+        choose(Path("m.gguf"), cache, frozenset({"avx", "avx2", "fma", "f16c"}), prober)
+        assert stat.S_IMODE(cache.stat().st_mode) == 0o600
+    finally:
+        os.umask(old)
+
+
 def test_no_usable_build_is_a_clear_error(two_variants, tmp_path, monkeypatch) -> None:
     fail = ProbeResult(False, "broken")
     monkeypatch.setattr(cpu_variant, "_probe_variant", recorder({"avx2": fail, "baseline": fail})[0])
