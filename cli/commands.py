@@ -99,9 +99,13 @@ class Documents:
         return self.wait(self.service.collections())
 
     def collection(self, name: str, create: bool = False) -> Collection:
-        if create:
+        """The collection called ``name``, whatever its letters' case ("Work" is "work",
+        as in the window's list); with ``create``, made when there is none."""
+        known = self.collections().collections
+        found = next((c for c in known if c.name == name), None) or next(
+            (c for c in known if c.name.casefold() == name.casefold()), None)
+        if found is None and create:
             return self.wait(self.service.create(name))
-        found = next((c for c in self.collections().collections if c.name == name), None)
         if found is None:
             names = (", ".join(c.name for c in self.collections().collections)
                      or translate("cli.commands", "none yet"))
@@ -216,7 +220,8 @@ def docs_add(name: str, paths: list[str]) -> int:
                         "{chunks}").format(indexed=len(report.indexed), skipped=len(report.skipped),
                                            failed=len(report.failed),
                                            chunks=translate("cli.commands", "%n chunks", None, chunks)))
-    return 0
+    # A script must see that a file was not indexed (a missing path, a broken file).
+    return 1 if report.failed else 0
 
 
 def docs_list() -> int:

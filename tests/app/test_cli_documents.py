@@ -25,14 +25,15 @@ def hearth(data_dir: Path, *args: str, passphrase: str = "lantern quarry velvet"
 def test_add_search_list_and_ask(data_dir: Path, tmp_path: Path) -> None:
     folder = retrieval_set.write_corpus(tmp_path / "corpus")
     added = hearth(data_dir, "docs", "add", "work", str(folder), str(tmp_path / "nope.txt"))
-    assert added.returncode == 0, added.stderr
+    assert added.returncode == 1, added.stderr  # a file was not indexed: a script must see it
     assert "8 indexed, 0 skipped, 1 failed" in added.stdout
     assert "nope.txt: does not exist" in added.stdout
 
-    again = hearth(data_dir, "docs", "add", "work", str(folder))
+    again = hearth(data_dir, "docs", "add", "Work", str(folder))  # the same collection
+    assert again.returncode == 0, again.stderr
     assert "0 indexed, 8 skipped" in again.stdout  # unchanged files are not indexed twice
 
-    found = hearth(data_dir, "docs", "search", "work", "Which permit is needed for hazardous cargo?",
+    found = hearth(data_dir, "docs", "search", "WORK", "Which permit is needed for hazardous cargo?",
                    "--k", "3", "--json")
     assert found.returncode == 0, found.stderr
     hits = json.loads(found.stdout)
@@ -40,7 +41,7 @@ def test_add_search_list_and_ask(data_dir: Path, tmp_path: Path) -> None:
     assert set(hits[0]) == {"file", "page", "section", "score", "cosine", "text"}
 
     listed = hearth(data_dir, "docs", "list")
-    assert "work: 8 files" in listed.stdout
+    assert "work: 8 files" in listed.stdout and "Work" not in listed.stdout
 
     answer = hearth(data_dir, "ask", "work", "How much is the mooring fee per meter per day?",
                     "--max-tokens", "48")
