@@ -250,10 +250,14 @@ def docs_search(name: str, question: str, k: int, as_json: bool, mode: str) -> i
         if as_json:
             print(json.dumps(rows, ensure_ascii=False, indent=2))
         else:
-            for n, (hit, row) in enumerate(zip(hits, rows, strict=True), start=1):
-                text = repr(hit.chunk.text[:200])
-                print(translate("cli.commands", "[{number}] {passage}  score {score}\n    {text}")
-                      .format(number=n, passage=label(hit.chunk), score=row["score"], text=text))
+            for n, hit in enumerate(hits, start=1):
+                # The passage as a reader sees it: one line, its spaces plain, control
+                # characters gone, cut at a word. Scores are for --json.
+                text = " ".join(terminal_safe(hit.chunk.text).split())
+                if len(text) > PREVIEW:
+                    text = text[:PREVIEW].rsplit(" ", 1)[0] + " …"
+                print(translate("cli.commands", "[{number}] {passage}\n    {text}")
+                      .format(number=n, passage=terminal_safe(label(hit.chunk)), text=text))
             if not rows:
                 print(translate("cli.commands", "No relevant passages found."))
     return 0
@@ -314,6 +318,7 @@ def _answer(client: WorkerClient, messages: tuple[ChatMessage, ...], params: Sam
     return answer
 
 
+PREVIEW = 240  # characters of a passage that `docs search` shows
 _CONTROL = {c: None for c in (*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0))}
 
 

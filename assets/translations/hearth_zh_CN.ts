@@ -960,9 +960,9 @@ Nothing is sent until you send it there.</source>
         <translation>{collection}：{files}</translation>
     </message>
     <message>
-        <source>[{number}] {passage}  score {score}
+        <source>[{number}] {passage}
     {text}</source>
-        <translation>[{number}] {passage}  得分 {score}
+        <translation>[{number}] {passage}
     {text}</translation>
     </message>
     <message>

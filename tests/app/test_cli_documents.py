@@ -40,6 +40,11 @@ def test_add_search_list_and_ask(data_dir: Path, tmp_path: Path) -> None:
     assert len(hits) <= 3 and Path(hits[0]["file"]).name == "harbor.pdf" and hits[0]["page"] == 2
     assert set(hits[0]) == {"file", "page", "section", "score", "cosine", "text"}
 
+    shown = hearth(data_dir, "docs", "search", "work", "Which permit is needed for hazardous cargo?")
+    assert shown.returncode == 0, shown.stderr
+    assert "[1] harbor.pdf, page 2\n    Dangerous goods. Hazardous cargo requires permit HRB-7731" in shown.stdout
+    assert "\\n" not in shown.stdout and "\\xa0" not in shown.stdout and "score" not in shown.stdout
+
     listed = hearth(data_dir, "docs", "list")
     assert "work: 8 files" in listed.stdout and "Work" not in listed.stdout
 
