@@ -261,6 +261,9 @@ class MessageWidget(QFrame):
             self.error = (str(stats["error"]) if "error" in stats
                           else translate("chat.conversation", "The answer failed."))
             info = f"⚠ {self.error}"
+        elif status == COMPLETE and stats.get("cut_off"):
+            # Not the model's end: say so, beside the Continue that goes on from here.
+            info = translate("chat.conversation", "Cut off at the length limit.")
         if status in (COMPLETE, INTERRUPTED) and stats.get("tokens"):
             figures = format_stats(stats)
             info = f"{info}  {figures}".strip()

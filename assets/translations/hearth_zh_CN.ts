@@ -406,6 +406,10 @@ Send the token below as “Authorization: Bearer …”.</source>
         <translation>未完成即已停止。</translation>
     </message>
     <message>
+        <source>Cut off at the length limit.</source>
+        <translation>已在长度上限处截断。</translation>
+    </message>
+    <message>
         <source>The answer failed.</source>
         <translation>回答失败。</translation>
     </message>

@@ -73,9 +73,14 @@ def test_an_answer_cut_off_at_the_length_limit_is_continued_by_the_model(qtbot, 
     assert cut.status == COMPLETE and cut.stats.get("cut_off") and cut.stats["tokens"] == 12
     widget = window.conversation.message_widgets()[-1]
     assert widget.continue_button.isVisible()
+    # The figures alone ("12 tokens") did not say it was cut (#36, item 12).
+    assert widget.info.text().startswith("Cut off at the length limit.")
     with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT):
         widget.continue_button.click()
     done = messages(window)[-1]
+    widget = window.conversation.message_widgets()[-1]
+    if not done.stats.get("cut_off"):
+        assert "Cut off" not in widget.info.text()
     assert done.id == cut.id and done.content.startswith(cut.content)
     assert len(done.content) > len(cut.content) and done.stats["tokens"] > 12
 
