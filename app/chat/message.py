@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QLocale, Qt, Signal, Slot
+from PySide6.QtCore import QLocale, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -28,6 +28,8 @@ from inference.protocol import SEARCHING
 from storage.chats import COMPLETE, FAILED, INTERRUPTED, STREAMING, Message
 
 WRITER_LIMIT = 80  # characters of a model's or an engine's name in an answer's header
+
+COPIED_MS = 1500  # how long Copy says "Copied"
 
 
 def writer(stats: dict) -> str:
@@ -88,6 +90,11 @@ class MessageWidget(QFrame):
         self.copy_button.setFlat(True)
         self.copy_button.setToolTip(translate("chat.conversation", "Copy this message's text"))
         self.copy_button.clicked.connect(self._copy)
+        # "Copied" for a moment after a click: the clipboard itself shows nothing.
+        self._copied = QTimer(self)
+        self._copied.setSingleShot(True)
+        self._copied.setInterval(COPIED_MS)
+        self._copied.timeout.connect(self._copy_shown)
         named(self.copy_button, translate("chat.conversation", "Copy this message"),
               self.copy_button.toolTip())
         header.addWidget(self.copy_button)
@@ -184,6 +191,12 @@ class MessageWidget(QFrame):
     def _copy(self) -> None:
         """The message exactly as written (an answer's Markdown, not its rendering)."""
         QApplication.clipboard().setText(self.text())
+        self.copy_button.setText(translate("chat.conversation", "Copied"))
+        self._copied.start()
+
+    @Slot()
+    def _copy_shown(self) -> None:
+        self.copy_button.setText(translate("chat.conversation", "Copy"))
 
     def _set_author(self, stats: dict) -> None:
         """The header's name, and what screen readers say before the text (the view's value)."""

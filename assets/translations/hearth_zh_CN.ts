@@ -410,6 +410,10 @@ Send the token below as “Authorization: Bearer …”.</source>
         <translation>已在长度上限处截断。</translation>
     </message>
     <message>
+        <source>Copied</source>
+        <translation>已复制</translation>
+    </message>
+    <message>
         <source>The answer failed.</source>
         <translation>回答失败。</translation>
     </message>

@@ -45,6 +45,16 @@ def test_the_copy_button_puts_the_exact_text_on_the_clipboard(qtbot) -> None:
     assert QApplication.clipboard().text() == "  two spaces\nand a line  "
 
 
+def test_copy_says_copied_for_a_moment(qtbot) -> None:
+    """The clipboard shows nothing: the button says it worked (#36, item 12)."""
+    widget = MessageWidget(Message(7, 1, 0, "assistant", ANSWER, COMPLETE, {"model": "m"}))
+    qtbot.addWidget(widget)
+    assert widget.copy_button.text() == "Copy"
+    widget.copy_button.click()
+    assert widget.copy_button.text() == "Copied"
+    qtbot.waitUntil(lambda: widget.copy_button.text() == "Copy", timeout=5000)
+
+
 def test_each_code_block_has_a_link_that_copies_it(qtbot) -> None:
     widget = MessageWidget(Message(7, 1, 0, "assistant", ANSWER, COMPLETE, {"model": "m"}))
     qtbot.addWidget(widget)
