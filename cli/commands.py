@@ -107,8 +107,7 @@ class Documents:
         if found is None and create:
             return self.wait(self.service.create(name))
         if found is None:
-            names = (", ".join(c.name for c in self.collections().collections)
-                     or translate("cli.commands", "none yet"))
+            names = ", ".join(c.name for c in known) or translate("cli.commands", "none yet")
             raise CommandError(translate("cli.commands", "There is no collection named {name} "
                                          "(collections: {names}).").format(name=repr(name),
                                                                            names=names))

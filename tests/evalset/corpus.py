@@ -335,8 +335,9 @@ def write_two_column(path: Path, book: str, chapters: list[tuple[str, list[Secti
                         columns.write(paragraph + "\n")
         return pdf
 
-    first = dict(render({}) and starts)
-    render(first).output(str(path))
+    render({})  # a first pass finds where each chapter and section starts
+    first = dict(starts)
+    render(first).output(str(path))  # the second writes those pages in the contents
     assert starts == first, "the contents page moved a chapter"
 
 
