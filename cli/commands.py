@@ -19,13 +19,15 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from cli.headless import OPENING_FAILED, open_store
+from core.answers import extract, extract_markdown, weakness, weakness_text
 from core.document_protocol import CollectionsChanged, DocumentsUnavailable, JobFailed
 from core.document_service import DocumentService
 from core.documents import Progress, Report, label
 from core.models import resolve_embedding_model, resolve_model
 from core.turns import SYSTEM_PROMPT
 from i18n import translate
-from inference.bundled import embedding_model
+from inference.bundled import embedding_model, weak_languages
+from inference.citations import invented
 from inference.client import Answer, ClientError, WorkerClient
 from inference.embedder import EmbedderNotLoaded, profile
 from inference.errors import InferenceError
@@ -293,6 +295,16 @@ def ask(name: str, question: str, max_tokens: int, engine: str = "", model: str 
         answer = _answer(client, messages, SamplingParams(max_tokens=max_tokens, temperature=0.2, seed=1),
                          retrieval, engine, model)
         print()
+        sources = [p.as_dict() for p in answer.passages]
+        if found := invented(answer.text, sources):
+            print("\n" + translate("cli.commands", "Not a source (the model wrote citations that "
+                                    "point at no passage it was given): {citations}").format(
+                citations=", ".join(terminal_safe(f.text) for f in found)))
+        weak = client.model is not None and not engine and \
+            weakness(question, sources, weak_languages(client.model.path))
+        if weak:
+            print("\n" + weakness_text(weak) + "\n\n"
+                  + terminal_safe(extract_markdown(extract(question, sources), markdown=False)))
         if answer.passages:
             print("\n" + translate("cli.commands", "Sources:"))
             for p in answer.passages:

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from core.answers import extract, weakness
 from i18n import translate
 from inference.protocol import (
     ChatMessage,
@@ -104,6 +105,7 @@ class Turn:
     model: str = ""  # the engine's model, once it said which
     before: str | None = None  # continuing: the answer's status before
     earlier: dict[str, Any] = field(default_factory=dict)  # continuing: its figures before
+    question: str = ""  # as the user asked it, for the extractive answer
 
 
 @dataclass
@@ -178,6 +180,9 @@ class TurnMachine:
         self.store: ChatStore | None = None
         self.active: Turn | None = None
         self.model_name = ""
+        # The languages the local model cannot answer in (the starter model: Chinese): its
+        # document answers there come with the passages' best sentences (core.answers).
+        self.weak_languages: frozenset[str] = frozenset()
         self._pending: list[_Pending] = []
         self._paused_until = 0.0
 
@@ -292,10 +297,10 @@ class TurnMachine:
             self._listener.branch_changed(chat_id, placeholder.id)
         else:
             self._listener.message_added(placeholder)
-        turn = Turn(next(self._ids), chat_id, placeholder.id, version_of, edited, "", self._clock(),
-                    engine=engine, model=model)
-        self._set_active(turn)
         question = messages[-1].content if len(messages) > 1 else ""
+        turn = Turn(next(self._ids), chat_id, placeholder.id, version_of, edited, "", self._clock(),
+                    engine=engine, model=model, question=question)
+        self._set_active(turn)
         retrieval = retrieval_for(chat_id, question) if retrieval_for else None
         self._submit(Generate(turn.request_id, chat_id, messages, params, retrieval, engine, model))
         return True
@@ -403,6 +408,10 @@ class TurnMachine:
             stats["engine"] = turn.engine
         if turn.sources is not None:
             stats["sources"] = turn.sources
+            weak = weakness(turn.question, turn.sources, set() if turn.engine else self.weak_languages)
+            if weak is not None:  # said at the answer, with the documents' own sentences offered
+                stats["weak"] = weak
+                stats["extract"] = extract(turn.question, turn.sources)
         self._save(turn, status, stats, chosen=turn.version_of is not None or turn.edited is not None)
 
     def _finish_continued(self, turn: Turn, status: str, stats: dict[str, Any]) -> None:

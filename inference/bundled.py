@@ -51,6 +51,9 @@ class BundledModel:
     # The cosine below which a passage found by this model's vectors alone is not relevant
     # (0: the search's default). multilingual-e5 puts every pair of texts above 0.65.
     min_cosine: float = 0.0
+    # Chat models: the languages it answers too poorly to be trusted with a document
+    # question (SmolLM2-135M: Chinese; benchmarks/starter_bench.py measures it).
+    weak_languages: tuple[str, ...] = ()
 
 
 def assets_dir() -> Path:
@@ -66,7 +69,10 @@ def known_models() -> tuple[BundledModel, ...]:
     found = []
     for path in sorted((assets_dir() / "models").glob("*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
-        found.append(BundledModel(**{k: data[k] for k in BundledModel.__dataclass_fields__ if k in data}))
+        fields = {k: data[k] for k in BundledModel.__dataclass_fields__ if k in data}
+        if "weak_languages" in fields:
+            fields["weak_languages"] = tuple(fields["weak_languages"])
+        found.append(BundledModel(**fields))
     return tuple(found)
 
 
@@ -84,6 +90,13 @@ def _default(role: str) -> BundledModel:
     if len(chosen) != 1:
         raise LookupError(f"{len(chosen)} default {role} models in assets/models: mark exactly one")
     return chosen[0]
+
+
+def weak_languages(path: Path | str) -> frozenset[str]:
+    """The languages the model in ``path`` is known to answer poorly in: a bundled model's,
+    recognised by its file name (none known for any other)."""
+    name = Path(path).name
+    return frozenset(next((m.weak_languages for m in known_models() if m.role == "chat" and m.file == name), ()))
 
 
 def starter_model() -> BundledModel:

@@ -32,10 +32,11 @@ def emit_safely(sink: Sink, event: Event) -> None:
 
 
 def retrieve(command: Generate, vector: QueryVector, count: Callable[[Sequence[ChatMessage]], int],
-             budget: int, emit: Sink) -> list[ChatMessage]:
+             budget: int, emit: Sink) -> tuple[list[ChatMessage], set[int]]:
     """Embed the question with each model asked for, find passages, and put those that
-    fit into the prompt. A model that is not loaded is left out (its collections are
-    searched by keywords), never replaced by another."""
+    fit into the prompt; the messages, and the numbers of the passages given. A model
+    that is not loaded is left out (its collections are searched by keywords), never
+    replaced by another."""
     retrieval = command.retrieval
     assert retrieval is not None
     vectors = {}
@@ -49,7 +50,7 @@ def retrieve(command: Generate, vector: QueryVector, count: Callable[[Sequence[C
     passages = retrieval.search(retrieval.question, vectors)
     messages, kept = with_passages(command.messages, passages, count, budget)
     emit(Retrieved(command.request_id, tuple(kept)))
-    return messages
+    return messages, {p.number for p in kept}
 
 
 def stream_pieces(request_id: int, pieces: Iterable[str], emit: Sink, should_stop: Callable[[], bool],

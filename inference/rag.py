@@ -1,16 +1,17 @@
 """Putting retrieved passages into the prompt: delimited, labelled, treated as data.
 
 The passages go into the user turn they were found for, between clear markers, each
-with its number and source, followed by the rule that they are data, not instructions,
+led by its number alone (a compact "[2]"; no file name or page the model could imitate:
+``inference.citations``), followed by the rule that they are data, not instructions,
 and then the question. Nothing else in the prompt changes with documents on or off: the
 system prompt stays the same, and an earlier question is given again with the very
 passages it was answered from (``user_turn``, from the answer's stored sources), so that
 each turn's prompt extends the last one and the engine's cache holds across a chat with
 documents (switching documents on or off changes the prompt only from that turn on).
 When the context is short, passages are dropped from the least relevant up; the
-question never. A passage or file name that spells a marker (``</passages>``) is
-escaped, so a document cannot close the block and write outside it; the engine escapes
-control-token text.
+question never. A passage that spells a marker (``</passages>``) is escaped, and its
+lines are joined into one, so a document can neither close the block and write outside
+it nor start a passage of its own; the engine escapes control-token text.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ class Passage:
                 "page": self.page, "heading": self.heading}
 
 
-_MARKER = re.compile(r"<\s*/?\s*passages\s*>", re.IGNORECASE)
+_MARKER = re.compile(r"<\s*/?\s*passages?\s*>", re.IGNORECASE)
 
 
 def escape_markers(text: str) -> str:
@@ -56,7 +57,7 @@ def escape_markers(text: str) -> str:
     return _MARKER.sub(lambda m: m[0].replace("<", "‹").replace(">", "›"), text)
 
 
-_MARKER_SPELLINGS = ("<passages>", "</passages>")
+_MARKER_SPELLINGS = ("<passages>", "</passages>", "<passage>", "</passage>")
 _LONGEST_MARKER = 24  # characters of a tail that may still grow into a marker (spaces too)
 
 
@@ -94,16 +95,11 @@ def without_markers(pieces: Iterable[str]) -> Iterator[str]:
             close()
 
 
-def _label(label: str) -> str:
-    """A file name or title on one line: a name with newlines cannot start a fake passage."""
-    return escape_markers(" ".join(label.split()))
-
-
 def render(passages: Sequence[Passage], question: str) -> str:
     """The user turn of a question with documents on (no passages: the model is told so)."""
     if not passages:
         return NOTHING_FOUND + "\n\nQuestion: " + question
-    blocks = [f"[{p.number}] ({_label(p.label)})\n{escape_markers(p.text.strip())}" for p in passages]
+    blocks = [f"[{p.number}] {escape_markers(' '.join(p.text.split()))}" for p in passages]
     return ("<passages>\n" + "\n\n".join(blocks) + "\n</passages>\n\n" + RAG_RULES
             + "\n\nQuestion: " + question)
 

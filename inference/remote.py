@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from i18n import translate
+from inference.citations import document_answer
 from inference.errors import InferenceError
 from inference.generation import QueryVector, Sink, emit_safely, retrieve, stream_pieces
 from inference.intranet import Abort, Aborted, Client, EngineError, Overloaded, one_line
@@ -313,8 +314,9 @@ class RemoteRunner:
             budget = int(budget / ESTIMATE_MARGIN)  # estimated counts: vLLM refuses an overflow
         counted = engine.counter(abort)
         source = list(command.messages)
+        numbers: set[int] | None = None
         if command.retrieval is not None:
-            source = retrieve(command, self._query_vector, counted, budget, self._emit)
+            source, numbers = retrieve(command, self._query_vector, counted, budget, self._emit)
         messages, dropped = fit_messages(source, counted, budget)
         prompt_tokens = counted(messages)
         # What the window has left for the answer, with the same margin on an estimate.
@@ -335,7 +337,8 @@ class RemoteRunner:
             except EngineError as exc:  # a drop, or an error event: what came so far is kept
                 broke.append(exc)
 
-        count, ttft, total = stream_pieces(rid, pieces(), self._emit, abort.is_set, self._flush_interval)
+        shown = pieces() if numbers is None else document_answer(pieces(), numbers)
+        count, ttft, total = stream_pieces(rid, shown, self._emit, abort.is_set, self._flush_interval)
         written = usage.get("completion_tokens", count)
         stats = Stats(usage.get("prompt_tokens", prompt_tokens), written, ttft, total, dropped,
                       written >= max_tokens)

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from i18n import translate
+from inference.citations import document_answer
 from inference.embedder import MAX_EMBEDDERS, EmbedderPool
 from inference.engine import Engine
 from inference.errors import InferenceError, NoModelLoaded
@@ -48,7 +49,6 @@ from inference.protocol import (
     Stopped,
     WorkerDied,
 )
-from inference.rag import without_markers
 
 log = logging.getLogger(__name__)
 
@@ -292,9 +292,11 @@ class InferenceWorker:
             raise NoModelLoaded()
         budget = engine.n_ctx - answer_reserve(engine.n_ctx, command.params.max_tokens)
         source_messages = list(command.messages)
+        numbers: set[int] = set()
         if command.retrieval is not None:
             self._emit(Preparing(rid, SEARCHING))
-            source_messages = retrieve(command, self._query_vector, engine.count_tokens, budget, self._emit)
+            source_messages, numbers = retrieve(command, self._query_vector, engine.count_tokens, budget,
+                                                self._emit)
         messages, dropped = fit_messages(source_messages, engine.count_tokens, budget)
         prompt_tokens = engine.count_tokens(messages)
         select = getattr(engine, "select_conversation", None)
@@ -306,8 +308,8 @@ class InferenceWorker:
             report(lambda done, total: self._emit(Preparing(rid, READING, done, total)))
         try:
             pieces = engine.stream(messages, command.params, self._stop.is_set)
-            if command.retrieval is not None:  # the passages' markers are not the answer's
-                pieces = without_markers(pieces)
+            if command.retrieval is not None:  # no markers echoed, no source list of its own
+                pieces = document_answer(pieces, numbers)
             tokens, ttft, total = stream_pieces(rid, pieces, self._emit, self._stop.is_set,
                                                 self._flush_interval)
         finally:

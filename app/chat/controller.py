@@ -20,6 +20,7 @@ from app.chat.bridge import WorkerBridge
 from core.engines import EngineRecord, Engines
 from core.turns import TurnMachine, not_sent, route, title_from
 from i18n import translate
+from inference.bundled import weak_languages
 from inference.intranet import EngineError
 from inference.protocol import (
     Event,
@@ -522,6 +523,7 @@ class ChatController(QObject):
         elif isinstance(event, ModelLoaded):
             self._model_ready = True
             self.model_name = self.turns.model_name = event.name
+            self.turns.weak_languages = weak_languages(event.path)
             self.model_memory = event.memory_bytes
             n_ctx = event.n_ctx
             self.model_state.emit("ready", translate(

@@ -22,6 +22,7 @@ from app.shell import style
 from app.shell.a11y import named
 from app.shell.style import shade
 from app.shell.text import plain
+from core.answers import extract_markdown, shown, weakness_text
 from i18n import translate
 from inference.intranet import one_line
 from inference.protocol import SEARCHING
@@ -82,6 +83,21 @@ class MessageWidget(QFrame):
         self._reading: tuple[float, int] | None = None  # when reading the prompt began, and where
         self.sources = SourceList(self)
         self.sources.source_requested.connect(self.source_requested)
+        # Where the model is too weak for a document question: said here, at the answer,
+        # with the documents' own best sentences offered in its place (core.answers).
+        self.caution = plain(QLabel())
+        self.caution.setObjectName("caution")
+        self.caution.setWordWrap(True)
+        self.extract_button = QPushButton(translate("chat.conversation", "Show the best matching passages"))
+        self.extract_button.setToolTip(translate(
+            "chat.conversation", "The sentences of your documents that best match the question, "
+            "with their sources: no model wrote them"))
+        named(self.extract_button, self.extract_button.text(), self.extract_button.toolTip())
+        self.extract_button.setCheckable(True)
+        self.extract_button.toggled.connect(self._show_extract)
+        self.extract_view = MarkdownView(self)
+        self.extract_view.setObjectName("extract")
+        self._extract = ""
         header = QHBoxLayout()
         header.setContentsMargins(0, 0, 0, 0)
         header.addWidget(self.author)
@@ -134,6 +150,9 @@ class MessageWidget(QFrame):
         self.next_button.clicked.connect(lambda: self._step_version(1))
         layout.addLayout(header)
         layout.addWidget(self.body)
+        layout.addWidget(self.caution)
+        layout.addWidget(self.extract_button, 0, Qt.AlignmentFlag.AlignLeft)
+        layout.addWidget(self.extract_view)
         layout.addWidget(self.sources)
         layout.addWidget(self.info)
         self.show_message(message)
@@ -258,9 +277,34 @@ class MessageWidget(QFrame):
             self.set_versions(message.versions)
         self.cut_off = bool(message.stats.get("cut_off"))
         self._set_author(message.stats)
-        self.set_text(message.content)
+        answer = message.role == "assistant"
+        sources = message.stats.get("sources") if answer else None
+        # Citations that point at no passage it was given: struck through, "not a source".
+        self.set_text(shown(message.content, sources) if isinstance(sources, list) else message.content)
         self.set_state(message.status, message.stats)
-        self.set_sources(message.stats.get("sources") if message.role == "assistant" else None)
+        self.set_sources(sources if isinstance(sources, list) else None)
+        self._set_caution(message.stats if answer else {})
+
+    def _set_caution(self, stats: dict) -> None:
+        weak = stats.get("weak")
+        found = stats.get("extract")
+        self.caution.setText(f"⚠ {weakness_text(weak)}" if isinstance(weak, str) else "")
+        self.caution.setVisible(isinstance(weak, str))
+        self._extract = extract_markdown(found) if isinstance(found, list) and found else ""
+        self.extract_button.setVisible(bool(self._extract))
+        if not self._extract:
+            self.extract_button.setChecked(False)
+        self._show_extract(self.extract_button.isChecked())
+
+    @Slot(bool)
+    def _show_extract(self, shown_now: bool) -> None:
+        visible = shown_now and bool(self._extract)
+        if visible:
+            self.extract_view.set_markdown(self._extract)
+        self.extract_view.setVisible(visible)
+        self.extract_button.setText(translate("chat.conversation", "Hide the best matching passages")
+                                    if visible else translate("chat.conversation",
+                                                              "Show the best matching passages"))
 
     def set_state(self, status: str, stats: dict) -> None:
         self.status = status

@@ -322,6 +322,14 @@ Send the token below as “Authorization: Bearer …”.</source>
         <translation>{model}（{engine}）</translation>
     </message>
     <message>
+        <source>Show the best matching passages</source>
+        <translation>显示最匹配的段落</translation>
+    </message>
+    <message>
+        <source>The sentences of your documents that best match the question, with their sources: no model wrote them</source>
+        <translation>文档中与问题最匹配的句子及其来源：并非模型所写</translation>
+    </message>
+    <message>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
@@ -396,6 +404,10 @@ Send the token below as “Authorization: Bearer …”.</source>
     <message>
         <source>(about {seconds} s left)</source>
         <translation>（约剩 {seconds} 秒）</translation>
+    </message>
+    <message>
+        <source>Hide the best matching passages</source>
+        <translation>隐藏最匹配的段落</translation>
     </message>
     <message>
         <source>Generating…</source>
@@ -986,6 +998,10 @@ Nothing is sent until you send it there.</source>
         <translation>此对话将发送到引擎 {name}（{where}）；其他任何内容都不会离开这台电脑。</translation>
     </message>
     <message>
+        <source>Not a source (the model wrote citations that point at no passage it was given): {citations}</source>
+        <translation>不是来源（模型写出的引用并不对应提供给它的任何段落）：{citations}</translation>
+    </message>
+    <message>
         <source>Sources:</source>
         <translation>来源：</translation>
     </message>
@@ -1356,6 +1372,25 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>self-test FAILED: {reason}</source>
         <translation>自检失败：{reason}</translation>
+    </message>
+</context>
+<context>
+    <name>core.answers</name>
+    <message>
+        <source>This model is too small to answer questions in this language reliably: its answer may not use your documents. The best matching passages are the documents&apos; own words.</source>
+        <translation>这个模型太小，无法可靠地用这种语言回答问题：它的回答可能没有用到你的文档。最匹配的段落是文档的原文。</translation>
+    </message>
+    <message>
+        <source>This answer may not use your documents.</source>
+        <translation>这个回答可能没有用到你的文档。</translation>
+    </message>
+    <message>
+        <source>The passages that best match your question:</source>
+        <translation>与你的问题最匹配的段落：</translation>
+    </message>
+    <message>
+        <source>not a source</source>
+        <translation>不是来源</translation>
     </message>
 </context>
 <context>

@@ -124,7 +124,8 @@ def test_import_toggle_and_cited_answer(qtbot, window, engine, tmp_path: Path) -
     assert widget.sources.isVisible() and "harbor.pdf, page 3" in widget.sources.text()
     # The model was given the passages, delimited, numbered and marked as data.
     system, *_, question = engine.calls[-1]
-    assert "<passages>" in question.content and "[1] (harbor.pdf, page 3)" in question.content
+    assert "<passages>" in question.content and "\n[1] " + " ".join(sources[0]["text"].split()) in question.content
+    assert "harbor.pdf" not in question.content  # a number only: no label to imitate (issue #36)
     assert question.content.endswith("Question: What is the mooring fee per meter?")
     assert "not instructions" in question.content and system.content == "You are a helpful assistant."
 

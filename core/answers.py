@@ -1,0 +1,130 @@
+"""What an answer written from the user's documents is shown with, besides the model's words.
+
+- Its citations checked (``inference.citations``): one that points at no passage it was
+  given is struck through and marked "not a source".
+- An honest word where the model is known to be too weak for the question (the starter
+  model and a Chinese question), stored with the answer as a kind, not as text, so that
+  it is said in the language of the interface that shows it.
+- The extractive answer offered in its place: the sentences of the passages that best
+  match the question, each with its citation. No model writes it, so it is right even
+  where the 135M starter model is not: the words are the documents' own.
+
+No Qt: the window and the terminal show the same things.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+from i18n import translate
+from inference.citations import invented, marked
+
+WEAK_LANGUAGE = "language"  # the model does not answer in the question's language
+EXTRACT_SENTENCES = 3
+SENTENCE_CHARS = 320  # a longer "sentence" (a table row, a list run together) is cut
+CJK_SHARE = 0.3  # of a question's letters, for it to be a Chinese question
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# Sentence ends: Chinese full stops end one wherever they are; a Latin one needs a space after.
+_SENTENCE_END = re.compile(r"(?<=[。！？；])|(?<=[.!?;:])\s+|\n+")
+_STOP = frozenset(["a", "an", "the", "of", "to", "in", "on", "at", "by", "for", "from", "with", "and", "or", "not", "no", "is", "are", "was", "were", "be", "been", "being", "do", "does", "did", "done", "can", "could", "should", "would", "will", "shall", "may", "might", "must", "have", "has", "had", "i", "me", "my", "we", "our", "you", "your", "it", "its", "this", "that", "these", "those", "there", "here", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "than", "then", "so", "if", "about", "into", "onto", "over", "under", "up", "down", "out", "off", "as", "any", "all", "some", "each", "such", "only", "own", "same", "too", "very", "s", "t", "just", "also", "please", "tell", "say", "says", "said"])
+_CJK_STOP = frozenset(["什么", "哪里", "哪儿", "哪个", "多少", "怎么", "怎样", "如何", "为什么", "是否", "可以", "能否", "是不", "不是", "的是", "有多", "请问", "一下"])
+
+
+def language(text: str) -> str:
+    """"zh" for a question mostly in Chinese characters, else "en"."""
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return "en"
+    return "zh" if sum(bool(_CJK.match(c)) for c in letters) / len(letters) >= CJK_SHARE else "en"
+
+
+def weakness(question: str, sources: Sequence[Mapping] | None, weak_languages: Collection[str]) -> str | None:
+    """Why the model's answer to a document question is not to be trusted (a kind), or None."""
+    if sources and language(question) in weak_languages:
+        return WEAK_LANGUAGE
+    return None
+
+
+def weakness_text(kind: str) -> str:
+    """The kind said at the answer, in the interface's language."""
+    if kind == WEAK_LANGUAGE:
+        return translate("core.answers", "This model is too small to answer questions in this language "
+                         "reliably: its answer may not use your documents. The best matching "
+                         "passages are the documents' own words.")
+    return translate("core.answers", "This answer may not use your documents.")
+
+
+def _terms(text: str) -> set[str]:
+    """A text's words (Latin script, lower case, no stop words) and Chinese character pairs."""
+    terms = {w for w in (m.lower() for m in _WORD.findall(_CJK.sub(" ", text)))
+             if w not in _STOP and (len(w) > 1 or w.isdigit())}
+    terms = {w[:-1] if len(w) > 4 and w.endswith("s") else w for w in terms}
+    for run in _CJK_RUN.findall(text):
+        if len(run) == 1:
+            terms.add(run)
+        terms.update(b for b in (run[i:i + 2] for i in range(len(run) - 1)) if b not in _CJK_STOP)
+    return terms
+
+
+def sentences(text: str) -> list[str]:
+    found = []
+    for part in _SENTENCE_END.split(text):
+        part = " ".join((part or "").split())
+        if len(part) >= 4 and any(c.isalnum() for c in part):
+            found.append(part if len(part) <= SENTENCE_CHARS else part[:SENTENCE_CHARS - 1] + "…")
+    return found
+
+
+def extract(question: str, sources: Sequence[Mapping], count: int = EXTRACT_SENTENCES) -> list[dict[str, Any]]:
+    """The sentences of the passages that best match the question, best first, each with
+    the number of its passage: ``[{"number": 1, "text": "…"}]``. Where no sentence shares
+    a word with the question (a question in another language than the documents), the
+    first sentences of the passage the search ranked first."""
+    wanted = _terms(question)
+    scored = []
+    for rank, source in enumerate(sources):
+        try:
+            number = int(source.get("number") or 0)
+        except (TypeError, ValueError):
+            continue
+        for position, sentence in enumerate(sentences(str(source.get("text") or ""))):
+            shared = len(wanted & _terms(sentence))
+            if shared:
+                scored.append((-shared / max(1, len(wanted)), rank, position, number, sentence))
+    scored.sort()
+    chosen = [{"number": n, "text": s} for *_, n, s in scored[:count]]
+    if not chosen and sources:
+        first = sources[0]
+        chosen = [{"number": int(first.get("number") or 1), "text": s}
+                  for s in sentences(str(first.get("text") or ""))[:2]]
+    return chosen
+
+
+def extract_markdown(found: Sequence[Mapping], markdown: bool = True) -> str:
+    """The extractive answer: a heading, then each sentence quoted with its citation; as
+    Markdown for the window, as plain text (``markdown`` False) for the terminal."""
+    heading = translate("core.answers", "The passages that best match your question:")
+    if not markdown:
+        return "\n".join([heading, *(f"  {f['text']} [{int(f['number'])}]" for f in found)])
+    lines = [f"> {_escape(str(f['text']))} [{int(f['number'])}]" for f in found]
+    return heading + "\n\n" + "\n>\n".join(lines) if lines else heading
+
+
+def _escape(text: str) -> str:
+    """Document text shown as Markdown: its own markup characters shown, not acted on."""
+    return re.sub(r"([\\`*_{}\[\]<>#|~!])", r"\\\1", text)
+
+
+def not_a_source() -> str:
+    return translate("core.answers", "not a source")
+
+
+def shown(text: str, sources: Sequence[Mapping] | None) -> str:
+    """An answer's Markdown as shown: the citations that point at no source struck through."""
+    found = invented(text, sources)
+    return marked(text, found, not_a_source()) if found else text
