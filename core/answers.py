@@ -5,6 +5,9 @@
 - An honest word where the model is known to be too weak for the question (the starter
   model and a Chinese question), stored with the answer as a kind, not as text, so that
   it is said in the language of the interface that shows it.
+- The sentences of the passages that support it (shown under it as each source's
+  excerpt, and marked in the source viewer), and a caution where no sentence of it is
+  found in any passage: a model's words with no ground in the documents.
 - The extractive answer offered in its place: the sentences of the passages that best
   match the question, each with its citation. No model writes it, so it is right even
   where the 135M starter model is not: the words are the documents' own.
@@ -22,6 +25,8 @@ from i18n import translate
 from inference.citations import invented, marked
 
 WEAK_LANGUAGE = "language"  # the model does not answer in the question's language
+UNSUPPORTED = "unsupported"  # no sentence of the answer is found in the passages
+SUPPORTED_SHARE = 0.5  # of an answer sentence's words, found in one passage sentence
 EXTRACT_SENTENCES = 3
 SENTENCE_CHARS = 320  # a longer "sentence" (a table row, a list run together) is cut
 CJK_SHARE = 0.3  # of a question's letters, for it to be a Chinese question
@@ -52,6 +57,10 @@ def weakness(question: str, sources: Sequence[Mapping] | None, weak_languages: C
 
 def weakness_text(kind: str) -> str:
     """The kind said at the answer, in the interface's language."""
+    if kind == UNSUPPORTED:
+        return translate("core.answers", "No sentence of this answer was found in the passages: it "
+                         "may not come from your documents. The best matching passages are the "
+                         "documents' own words.")
     if kind == WEAK_LANGUAGE:
         return translate("core.answers", "This model is too small to answer questions in this language "
                          "reliably: its answer may not use your documents. The best matching "
@@ -118,6 +127,55 @@ def extract_markdown(found: Sequence[Mapping], markdown: bool = True) -> str:
 def _escape(text: str) -> str:
     """Document text shown as Markdown: its own markup characters shown, not acted on."""
     return re.sub(r"([\\`*_{}\[\]<>#|~!])", r"\\\1", text)
+
+
+def support(answer: str, sources: Sequence[Mapping]) -> tuple[dict[str, str], bool]:
+    """For each source that supports the answer, its sentence that does most (keyed by the
+    source's number, as text: it is stored as JSON); and whether the answer has content
+    that no passage supports at all. Supported: one passage sentence holds at least half
+    the words of an answer sentence. Not judged across languages (a Chinese answer from
+    English passages shares no words with them) and not for an answer with nothing to
+    ground (a few words, "I don't know")."""
+    bare = _MARKERS.sub(" ", answer)
+    claims = [t for t in (_terms(s) for s in sentences(bare)) if len(t) >= 3]
+    passages = []
+    for source in sources:
+        try:
+            number = str(int(source.get("number") or 0))
+        except (TypeError, ValueError):
+            continue
+        passages += [(number, s, _terms(s)) for s in sentences(str(source.get("text") or ""))]
+    best: dict[str, tuple[float, str]] = {}
+    grounded = 0
+    for claim in claims:
+        share, number, sentence = max(((len(claim & terms) / len(claim), n, s) for n, s, terms in passages),
+                                      default=(0.0, "", ""))
+        if share >= SUPPORTED_SHARE:
+            grounded += 1
+            if share > best.get(number, (0.0, ""))[0]:
+                best[number] = (share, sentence)
+    texts = " ".join(str(s.get("text") or "") for s in sources)
+    judged = bool(claims) and bool(passages) and language(bare) == language(texts)
+    return {n: s for n, (_, s) in sorted(best.items(), key=lambda kv: int(kv[0]))}, judged and not grounded
+
+
+_MARKERS = re.compile(r"(?:\[|【)\s*\d{1,3}(?:\s*[,，、;]\s*\d{1,3})*\s*(?:\]|】)")
+
+
+def grounding(question: str, answer: str, sources: Sequence[Mapping],
+              weak_languages: Collection[str]) -> dict[str, Any]:
+    """What is stored with a document answer besides its sources: the sentences that
+    support it (``support``), and where it is not to be trusted, why (``weak``) with the
+    extractive answer offered in its place (``extract``)."""
+    found: dict[str, Any] = {}
+    supported, unsupported = support(answer, sources)
+    if supported:
+        found["support"] = supported
+    weak = weakness(question, sources, weak_languages) or (UNSUPPORTED if unsupported else None)
+    if weak is not None:
+        found["weak"] = weak
+        found["extract"] = extract(question, sources)
+    return found
 
 
 def not_a_source() -> str:

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from core.answers import extract, weakness
+from core.answers import grounding
 from i18n import translate
 from inference.protocol import (
     ChatMessage,
@@ -408,10 +408,8 @@ class TurnMachine:
             stats["engine"] = turn.engine
         if turn.sources is not None:
             stats["sources"] = turn.sources
-            weak = weakness(turn.question, turn.sources, set() if turn.engine else self.weak_languages)
-            if weak is not None:  # said at the answer, with the documents' own sentences offered
-                stats["weak"] = weak
-                stats["extract"] = extract(turn.question, turn.sources)
+            stats.update(grounding(turn.question, turn.text, turn.sources,
+                                   set() if turn.engine else self.weak_languages))
         self._save(turn, status, stats, chosen=turn.version_of is not None or turn.edited is not None)
 
     def _finish_continued(self, turn: Turn, status: str, stats: dict[str, Any]) -> None:

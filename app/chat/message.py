@@ -282,7 +282,7 @@ class MessageWidget(QFrame):
         # Citations that point at no passage it was given: struck through, "not a source".
         self.set_text(shown(message.content, sources) if isinstance(sources, list) else message.content)
         self.set_state(message.status, message.stats)
-        self.set_sources(sources if isinstance(sources, list) else None)
+        self.set_sources(sources if isinstance(sources, list) else None, message.stats.get("support"))
         self._set_caution(message.stats if answer else {})
 
     def _set_caution(self, stats: dict) -> None:
@@ -333,9 +333,10 @@ class MessageWidget(QFrame):
     def text(self) -> str:
         return self.body.source_text()
 
-    def set_sources(self, sources: list[dict] | None) -> None:
-        """Citations under the answer: number, file and page or section, the passage."""
-        self.sources.set_sources(sources)
+    def set_sources(self, sources: list[dict] | None, support: dict | None = None) -> None:
+        """Citations under the answer: number, file and page or section, the passage (its
+        sentence that supports the answer, where one does)."""
+        self.sources.set_sources(sources, support)
 
     def focus_chain(self) -> list[QWidget]:
         """Its stops in the tab order, as they are laid out: the header's buttons, the text, the sources."""

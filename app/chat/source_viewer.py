@@ -9,6 +9,7 @@ the program the system opens it with, and says so when there is none.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,15 @@ def word_spans(text: str, question: str) -> list[tuple[int, int]]:
                 break
             spans.append((cursor.selectionStart(), cursor.selectionEnd()))
     return spans
+
+
+def _find_sentence(text: str, sentence: str) -> tuple[int, int] | None:
+    """Where ``sentence`` (spaces collapsed, as core.answers splits it) stands in ``text``."""
+    words = sentence.rstrip("…").split()
+    if not words:
+        return None
+    found = re.search(r"\s+".join(re.escape(w) for w in words), text)
+    return found.span() if found else None
 
 
 class SourceViewer(QDialog):
@@ -102,8 +112,14 @@ class SourceViewer(QDialog):
         layout.addWidget(self.page, 1)
         layout.addWidget(self.problem)
         layout.addLayout(buttons)
-        self.passage.setExtraSelections(shade(self.passage, word_spans(self.passage.toPlainText(), question),
-                                              style.current().word))
+        shown = self.passage.toPlainText()
+        marks = []
+        backing = str(source.get("support") or "")
+        at = _find_sentence(shown, backing) if backing else None
+        if at is not None:  # the sentence that supports the answer (core.answers.support)
+            marks += shade(self.passage, [(_utf16(shown, at[0]), _utf16(shown, at[1]))], style.current().mark)
+        marks += shade(self.passage, word_spans(shown, question), style.current().word)
+        self.passage.setExtraSelections(marks)
 
     def _say(self, text: str) -> None:
         self.problem.setText(text)

@@ -70,14 +70,22 @@ class SourceList(QWidget):
         self.setAccessibleName(self.heading.text())
         self.hide()
 
-    def set_sources(self, sources: list[dict] | None) -> None:
-        """Citations: number, file and page or section, the passage."""
+    def set_sources(self, sources: list[dict] | None, support: dict | None = None) -> None:
+        """Citations: number, file and page or section, and the passage's sentence that
+        supports the answer (``support``, by number; core.answers), else its opening."""
         for row in self._rows:
             row.setParent(None)
             row.deleteLater()
         self._rows, self.buttons, self._texts = [], [], []
+        support = support if isinstance(support, dict) else {}
         for source in sources or []:
-            excerpt = " ".join(str(source.get("text", "")).split())[:EXCERPT_CHARS] + "…"
+            backing = support.get(str(source.get("number")))
+            if isinstance(backing, str) and backing:
+                source = {**source, "support": backing}  # the viewer marks it in the passage
+                excerpt = translate("chat.sources", "Supports the answer: “{sentence}”").format(
+                    sentence=" ".join(backing.split()))
+            else:
+                excerpt = " ".join(str(source.get("text", "")).split())[:EXCERPT_CHARS] + "…"
             button = SourceButton(source, excerpt, self)
             button.opened.connect(self.source_requested)
             excerpt_label = plain(QLabel(excerpt, self))

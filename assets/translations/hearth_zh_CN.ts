@@ -861,6 +861,10 @@ Nothing is sent until you send it there.</source>
         <source>Sources</source>
         <translation>来源</translation>
     </message>
+    <message>
+        <source>Supports the answer: “{sentence}”</source>
+        <translation>支持这个回答的句子：“{sentence}”</translation>
+    </message>
 </context>
 <context>
     <name>chat.welcome</name>
@@ -1376,6 +1380,10 @@ Nothing is sent until you send it there.</source>
 </context>
 <context>
     <name>core.answers</name>
+    <message>
+        <source>No sentence of this answer was found in the passages: it may not come from your documents. The best matching passages are the documents&apos; own words.</source>
+        <translation>这个回答中没有一句能在段落里找到：它可能不是来自你的文档。最匹配的段落是文档的原文。</translation>
+    </message>
     <message>
         <source>This model is too small to answer questions in this language reliably: its answer may not use your documents. The best matching passages are the documents&apos; own words.</source>
         <translation>这个模型太小，无法可靠地用这种语言回答问题：它的回答可能没有用到你的文档。最匹配的段落是文档的原文。</translation>

@@ -87,6 +87,10 @@ def test_no_citation_on_screen_points_at_a_page_or_file_that_is_not_a_source(qtb
             assert len(STRUCK.findall(shown)) == len(invented(answer.content, sources))
             # The model's own source list never reaches the screen: no line of its own starts one.
             assert not re.search(r"^\s*\[\d+\]\s*\(", answer.content, re.MULTILINE), answer.content
+            if "blue tin" in answer.content or "ZX-4471-LIS" in answer.content:
+                # The passage's sentence that backs it, under the answer.
+                number, sentence = next(iter(answer.stats["support"].items()))
+                assert f"“{sentence}”" in widget.sources.text()
     # Said for the record: what was caught (the stored answers keep the model's words).
     print(f"citations made up and struck through: {made_up}")
 

@@ -1,5 +1,7 @@
 """Citations the model cannot fake (issue #36, item 1): its own source list ends the answer
-as it streams, and a citation that points at no passage is struck through, "not a source".
+as it streams, and a citation that points at no passage is struck through, "not a source";
+and grounding (item 2): the passages' sentences that support an answer, a caution where
+none does or the model is too weak, and the documents' own best sentences on request.
 
 The texts are what the starter model wrote in the new user's trial: after one true
 sentence, "[2] (greenhouse-manual.pdf, page 4) Page 4: Insulation…", pages the 2-page PDF
@@ -10,7 +12,16 @@ from __future__ import annotations
 import queue
 from pathlib import Path
 
-from core.answers import extract, extract_markdown, language, shown, weakness
+from core.answers import (
+    UNSUPPORTED,
+    extract,
+    extract_markdown,
+    grounding,
+    language,
+    shown,
+    support,
+    weakness,
+)
 from inference.citations import document_answer, invented, until_own_sources
 from inference.protocol import Done, Generate, LoadModel, ModelSpec, Retrieval
 from inference.rag import Passage, render
@@ -141,3 +152,49 @@ def test_the_extractive_answer_is_the_passages_best_sentences_with_their_citatio
     assert "\\[x\\]" in extract_markdown(extract("Where is the fuse?", hostile))
     # No shared word (a Chinese question about English pages): the top passage's opening.
     assert extract("保险丝在哪里？", PDF)[0] == {"number": 1, "text": "Heating."}
+
+
+def test_the_sentences_that_support_an_answer_and_an_answer_that_nothing_supports() -> None:
+    answer = "The spare heater fuse is kept in the blue tin [1]. Water the seedlings every morning [2]."
+    assert support(answer, PDF) == ({"1": "Heating. The spare heater fuse is kept in the blue tin on the potting bench."[9:],
+                                     "2": "Water seedlings every morning."}, False)
+    ramble = "The Dragon's Breath project keeps its fuses in the castle vault, guarded by knights."
+    assert support(ramble, PDF) == ({}, True)
+    assert support("I don't know.", PDF) == ({}, False)  # nothing to ground: not judged
+    assert support("保险丝放在城堡的地下室里，由骑士看守。", PDF) == ({}, False)  # another language: not judged
+    stored = grounding("Where is the fuse?", ramble, PDF, set())
+    assert stored["weak"] == UNSUPPORTED and stored["extract"][0]["number"] == 1
+    assert grounding("Where is the fuse?", answer, PDF, set()) == {"support": support(answer, PDF)[0]}
+
+
+def test_an_answer_shows_its_support_its_caution_and_the_extract_on_request(qtbot) -> None:
+    from app.chat.message import MessageWidget
+    from storage.chats import COMPLETE, Message
+
+    ramble = "The fuse is in the blue tin [1]. The castle vault has [5] more (greenhouse-manual.pdf, page 9)."
+    stats = {"sources": PDF, **grounding("Where is the spare heater fuse kept?", ramble, PDF, {"zh"})}
+    widget = MessageWidget(Message(1, 1, 0, "assistant", ramble, COMPLETE, stats))
+    qtbot.addWidget(widget)
+    widget.show()
+    assert "~~[5]~~ *(not a source)*" in widget.text() and "~~greenhouse-manual.pdf, page 9~~" in widget.text()
+    assert "Supports the answer: “The spare heater fuse is kept in the blue tin" in widget.sources.text()
+    assert widget.sources.buttons[0].source["support"].startswith("The spare heater fuse")
+    assert not widget.caution.isVisible()  # supported, in a language the model speaks
+    stats = {"sources": PDF, **grounding("保险丝在哪里？", "Dragon's Breath project castle knights vault.", PDF, {"zh"})}
+    widget.show_message(Message(1, 1, 0, "assistant", "Dragon's Breath project castle knights vault.", COMPLETE, stats))
+    assert widget.caution.isVisible() and widget.extract_button.isVisible() and not widget.extract_view.isVisible()
+    widget.extract_button.click()
+    assert widget.extract_view.isVisible() and "Heating. [1]" in widget.extract_view.toPlainText()
+    assert widget.extract_button.text() == "Hide the best matching passages"
+
+
+def test_the_source_viewer_marks_the_sentence_that_supports_the_answer(qtbot) -> None:
+    from app.chat.source_viewer import SourceViewer
+
+    source = {**PDF[0], "text": "Heating. The spare heater fuse is\nkept in the blue tin on the potting bench.",
+              "support": "The spare heater fuse is kept in the blue tin on the potting bench."}
+    viewer = SourceViewer(source, "Where is the fuse?")
+    qtbot.addWidget(viewer)
+    marks = [m.cursor.selectedText() for m in viewer.passage.extraSelections()]
+    assert " ".join(marks[0].split()) == source["support"]  # across the line break
+    assert marks[1:] == ["fuse"]  # then the question's words, shaded
