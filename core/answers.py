@@ -25,6 +25,7 @@ from i18n import translate
 from inference.citations import invented, marked
 
 WEAK_LANGUAGE = "language"  # the model does not answer in the question's language
+NO_ROOM = "context"  # passages found did not fit in the model's context ("left_out": how many)
 UNSUPPORTED = "unsupported"  # no sentence of the answer is found in the passages
 SUPPORTED_SHARE = 0.5  # of an answer sentence's words, found in one passage sentence
 EXTRACT_SENTENCES = 3
@@ -55,8 +56,14 @@ def weakness(question: str, sources: Sequence[Mapping] | None, weak_languages: C
     return None
 
 
-def weakness_text(kind: str) -> str:
-    """The kind said at the answer, in the interface's language."""
+def weakness_text(kind: str, left_out: int = 0) -> str:
+    """The kind said at the answer, in the interface's language (``left_out``: how many
+    passages did not fit)."""
+    if kind == NO_ROOM:
+        count = max(1, left_out)  # a plain name: pyside6-lupdate reads no expression
+        return translate("core.answers", "%n passages found in your documents did not fit in this "
+                         "model's context and were left out of this answer. A larger context (Models) "
+                         "or a new chat leaves room for them.", None, count)
     if kind == UNSUPPORTED:
         return translate("core.answers", "No sentence of this answer was found in the passages: it "
                          "may not come from your documents. The best matching passages are the "
@@ -163,18 +170,23 @@ _MARKERS = re.compile(r"(?:\[|【)\s*\d{1,3}(?:\s*[,，、;]\s*\d{1,3})*\s*(?:\]
 
 
 def grounding(question: str, answer: str, sources: Sequence[Mapping],
-              weak_languages: Collection[str]) -> dict[str, Any]:
+              weak_languages: Collection[str], left_out: int = 0) -> dict[str, Any]:
     """What is stored with a document answer besides its sources: the sentences that
-    support it (``support``), and where it is not to be trusted, why (``weak``) with the
-    extractive answer offered in its place (``extract``)."""
+    support it (``support``), and where it is not to be trusted, why (``weak``, with
+    ``left_out``: the passages the context had no room for) with the extractive answer
+    offered in its place (``extract``)."""
     found: dict[str, Any] = {}
     supported, unsupported = support(answer, sources)
     if supported:
         found["support"] = supported
-    weak = weakness(question, sources, weak_languages) or (UNSUPPORTED if unsupported else None)
+    weak = (weakness(question, sources, weak_languages) or (NO_ROOM if left_out > 0 else None)
+            or (UNSUPPORTED if unsupported else None))
     if weak is not None:
         found["weak"] = weak
-        found["extract"] = extract(question, sources)
+        if left_out > 0:
+            found["left_out"] = left_out
+        if sources:
+            found["extract"] = extract(question, sources)
     return found
 
 

@@ -106,6 +106,7 @@ class Turn:
     before: str | None = None  # continuing: the answer's status before
     earlier: dict[str, Any] = field(default_factory=dict)  # continuing: its figures before
     question: str = ""  # as the user asked it, for the extractive answer
+    left_out: int = 0  # passages found that the model's context had no room for
 
 
 @dataclass
@@ -328,6 +329,7 @@ class TurnMachine:
             return  # leftovers of a stopped or replaced request
         if isinstance(event, Retrieved):
             turn.sources = [p.as_dict() for p in event.passages]
+            turn.left_out = event.left_out
             if not event.passages:
                 self._listener.notice(translate("core.turns",
                                                 "No passage in this chat's documents matched the "
@@ -409,7 +411,7 @@ class TurnMachine:
         if turn.sources is not None:
             stats["sources"] = turn.sources
             stats.update(grounding(turn.question, turn.text, turn.sources,
-                                   set() if turn.engine else self.weak_languages))
+                                   set() if turn.engine else self.weak_languages, turn.left_out))
         self._save(turn, status, stats, chosen=turn.version_of is not None or turn.edited is not None)
 
     def _finish_continued(self, turn: Turn, status: str, stats: dict[str, Any]) -> None:

@@ -49,7 +49,7 @@ def retrieve(command: Generate, vector: QueryVector, count: Callable[[Sequence[C
         vectors[model] = found
     passages = retrieval.search(retrieval.question, vectors)
     messages, kept = with_passages(command.messages, passages, count, budget)
-    emit(Retrieved(command.request_id, tuple(kept)))
+    emit(Retrieved(command.request_id, tuple(kept), len(passages) - len(kept)))
     return messages, {p.number for p in kept}
 
 

@@ -221,6 +221,7 @@ class Preparing:
 class Retrieved:
     request_id: int
     passages: tuple[Any, ...]  # inference.rag.Passage
+    left_out: int = 0  # passages found that did not fit in the model's context
 
 
 @dataclass(frozen=True)

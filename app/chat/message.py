@@ -288,7 +288,9 @@ class MessageWidget(QFrame):
     def _set_caution(self, stats: dict) -> None:
         weak = stats.get("weak")
         found = stats.get("extract")
-        self.caution.setText(f"⚠ {weakness_text(weak)}" if isinstance(weak, str) else "")
+        left_out = stats.get("left_out")
+        self.caution.setText(f"⚠ {weakness_text(weak, left_out if isinstance(left_out, int) else 0)}"
+                             if isinstance(weak, str) else "")
         self.caution.setVisible(isinstance(weak, str))
         self._extract = extract_markdown(found) if isinstance(found, list) and found else ""
         self.extract_button.setVisible(bool(self._extract))

@@ -84,6 +84,16 @@
     </message>
 </context>
 <context>
+    <name>core.answers</name>
+    <message numerus="yes">
+        <source>%n passages found in your documents did not fit in this model&apos;s context and were left out of this answer. A larger context (Models) or a new chat leaves room for them.</source>
+        <translation>
+            <numerusform>%n passage found in your documents did not fit in this model&apos;s context and was left out of this answer. A larger context (Models) or a new chat leaves room for it.</numerusform>
+            <numerusform>%n passages found in your documents did not fit in this model&apos;s context and were left out of this answer. A larger context (Models) or a new chat leaves room for them.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>core.documents</name>
     <message numerus="yes">
         <source>%n pages read by text recognition (OCR)</source>

@@ -1380,6 +1380,12 @@ Nothing is sent until you send it there.</source>
 </context>
 <context>
     <name>core.answers</name>
+    <message numerus="yes">
+        <source>%n passages found in your documents did not fit in this model&apos;s context and were left out of this answer. A larger context (Models) or a new chat leaves room for them.</source>
+        <translation>
+            <numerusform>你的文档中找到的 %n 个段落超出了这个模型的上下文，没有用于这个回答。更大的上下文（模型）或新的对话可以容纳它们。</numerusform>
+        </translation>
+    </message>
     <message>
         <source>No sentence of this answer was found in the passages: it may not come from your documents. The best matching passages are the documents&apos; own words.</source>
         <translation>这个回答中没有一句能在段落里找到：它可能不是来自你的文档。最匹配的段落是文档的原文。</translation>

@@ -198,3 +198,28 @@ def test_the_source_viewer_marks_the_sentence_that_supports_the_answer(qtbot) ->
     marks = [m.cursor.selectedText() for m in viewer.passage.extraSelections()]
     assert " ".join(marks[0].split()) == source["support"]  # across the line break
     assert marks[1:] == ["fuse"]  # then the question's words, shaded
+
+
+def test_passages_the_context_had_no_room_for_are_said_at_the_answer(qtbot) -> None:
+    from app.chat.message import MessageWidget
+    from inference.generation import retrieve
+    from inference.protocol import ChatMessage, Retrieved
+    from storage.chats import COMPLETE, Message
+
+    passages = [Passage(n, f"a.md, part {n}", "Moorings cost forty euros a night. " * 20, "/d/a.md") for n in (1, 2, 3)]
+    events: list = []
+    command = Generate(1, 1, (ChatMessage("user", "What do moorings cost?"),),
+                       retrieval=Retrieval("What do moorings cost?", lambda q, v: passages, ()))
+    # A context with room for one passage: two are left out, and the event says so.
+    messages, numbers = retrieve(command, lambda m, t: None, lambda ms: sum(len(m.content) for m in ms) // 4,
+                                 330, events.append)
+    retrieved = next(e for e in events if isinstance(e, Retrieved))
+    assert numbers == {1} and retrieved.left_out == 2
+    stats = {"sources": [passages[0].as_dict()],
+             **grounding("What do moorings cost?", "Moorings cost forty euros a night [1].",
+                         [passages[0].as_dict()], set(), retrieved.left_out)}
+    assert stats["weak"] == "context" and stats["left_out"] == 2
+    widget = MessageWidget(Message(1, 1, 0, "assistant", "Moorings cost forty euros a night [1].", COMPLETE, stats))
+    qtbot.addWidget(widget)
+    widget.show()
+    assert widget.caution.isVisible() and widget.caution.text().startswith("⚠ 2 passages found in your documents")
