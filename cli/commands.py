@@ -25,6 +25,7 @@ from core.document_service import DocumentService
 from core.documents import Progress, Report, label
 from core.models import resolve_embedding_model, resolve_model
 from core.turns import SYSTEM_PROMPT
+from guard.text import printable
 from i18n import translate
 from inference.bundled import embedding_model, weak_languages
 from inference.citations import invented
@@ -330,14 +331,12 @@ def _answer(client: WorkerClient, messages: tuple[ChatMessage, ...], params: Sam
 
 
 PREVIEW = 240  # characters of a passage that `docs search` shows
-_CONTROL = {c: None for c in (*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0))}
-
-
 def terminal_safe(text: str) -> str:
     """Model output as the terminal should see it: no escape sequences or other control
     characters (a hostile answer could otherwise set the clipboard, retitle the window or
-    hide text), line breaks and tabs kept."""
-    return text.translate(_CONTROL)
+    hide text), line breaks and tabs kept. Everything a command prints passes through the
+    same filter again (``cli.main.SafeStream``)."""
+    return printable(text)
 
 
 def _show(text: str) -> None:

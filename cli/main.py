@@ -5,9 +5,12 @@ the window is wanted."""
 from __future__ import annotations
 
 import argparse
+import io
 import sys
+from typing import TextIO
 
 import i18n
+from guard.text import printable
 from i18n import translate
 
 
@@ -86,11 +89,47 @@ def wants_window(args: argparse.Namespace) -> bool:
     return not (args.self_test or args.prepare_models or args.command)
 
 
+class SafeStream(io.TextIOBase):
+    """A command's output stream that passes no control character to the terminal but line
+    breaks, tabs and the carriage return of a progress line (``guard.text``): whatever a
+    file name, a heading, a model's name or answer, or a server put in the text printed."""
+
+    def __init__(self, raw: TextIO) -> None:
+        self.raw = raw
+
+    def write(self, text: str) -> int:
+        self.raw.write(printable(text, keep="\n\t\r"))
+        return len(text)
+
+    def flush(self) -> None:
+        self.raw.flush()
+
+    def isatty(self) -> bool:
+        return self.raw.isatty()
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.raw, "encoding", "utf-8")
+
+
 def run(args: argparse.Namespace) -> int:
     """Run a terminal command (anything but the window); its exit status.
 
     A fault of the machine (a full disk, a read-only folder) is said in plain words; a
-    bug is logged with its traceback and said calmly. Neither prints a traceback."""
+    bug is logged with its traceback and said calmly. Neither prints a traceback. All it
+    prints goes through ``SafeStream``."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = SafeStream(out), SafeStream(err)
+    try:
+        return _run(args)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _run(args: argparse.Namespace) -> int:
     import logging
 
     from storage.errors import trouble

@@ -13,6 +13,8 @@ import os
 import sqlite3
 from pathlib import Path
 
+from storage.instance_lock import SOCKET_FILE
+
 log = logging.getLogger(__name__)
 
 
@@ -45,7 +47,7 @@ def erase_everything(folder: Path, keep: set[str]) -> list[str]:
         crypto_erase(database)
     problems = []
     for path in sorted(folder.rglob("*"), key=lambda p: len(p.parts), reverse=True):
-        if path.name in keep or path.name == "hearth.lock":
+        if path.name in keep or path.name in ("hearth.lock", SOCKET_FILE):  # the running instance's
             continue
         try:
             if path.is_dir() and not path.is_symlink():

@@ -13,6 +13,7 @@ from typing import IO
 from i18n import translate
 from storage.paths import private_file
 
+SOCKET_FILE = "instance.sock"  # the running instance's activation socket (app.shell.single_instance)
 
 class AlreadyRunning(Exception):
     pass

@@ -8,13 +8,13 @@ stored; left empty in an edit, the stored key stays.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.shell import dialogs
 from app.shell.a11y import named
 from app.shell.background import run_in_background
 from app.shell.text import plain
@@ -112,12 +113,13 @@ class EngineForm(QDialog):
 
     @Slot()
     def _choose_ca(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, translate("engines.dialog", "Your organisation's CA "
-                                                              "certificate"), "",
-                                              translate("engines.dialog", "Certificates (*.pem *.crt *.cer);;"
+        # Through the one file dialog that keeps no history (a case folder's name in
+        # ~/.config/QtProject.conf otherwise: issue #38, item 2).
+        path = dialogs.open_path(self, translate("engines.dialog", "Your organisation's CA certificate"),
+                                 Path.home(), translate("engines.dialog", "Certificates (*.pem *.crt *.cer);;"
                                                         "All files (*)"))
-        if path:
-            self.use_ca_file(path)
+        if path is not None:
+            self.use_ca_file(str(path))
 
     def use_ca_file(self, path: str) -> None:
         try:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from guard.text import printable
 from i18n import translate
 
 MAX_BYTES = {"pdf": 200 << 20, "docx": 100 << 20, "epub": 100 << 20, "pptx": 100 << 20,
@@ -185,6 +186,10 @@ class Section:
     page: int | None = None  # 1-based, PDFs only
     heading: str | None = None
     role: str = ""  # a PDF page's: "nav" (contents, index), "front" (front matter), "" (``pages``)
+
+    def __post_init__(self) -> None:
+        if self.heading is not None:  # a label wherever it is shown: one line, no controls
+            object.__setattr__(self, "heading", printable(" ".join(self.heading.split()), keep=""))
 
 
 def supported(path: Path) -> bool:

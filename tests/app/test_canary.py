@@ -94,6 +94,15 @@ def test_file_dialogs_and_logged_errors_leave_no_trace_outside_the_vault(
     assert dialogs.save_path(None, "Export chat", private_home / "chat.md", "Markdown (*.md)") == secret / "export.md"
     answer_file_dialog(secret, None)
     assert dialogs.folder_path(None, "Add folder", private_home) == secret
+    # The engines form's CA button, which once called QFileDialog itself (issue #38, item 2).
+    from app.engines.dialog import EngineForm
+
+    form = EngineForm(engines_for_canary(data_dir.parent), None)
+    qtbot.addWidget(form)
+    (secret / "corp-ca.pem").write_text("not a certificate")
+    answer_file_dialog(secret, "corp-ca.pem")
+    form.ca_button.click()
+    assert form.ca_label.text() == "none"  # read and refused: not a certificate; the dialog was used
 
     monkeypatch.setattr(core.logs, "_configured", False)
     root = logging.getLogger()
@@ -131,6 +140,26 @@ def test_file_dialogs_and_logged_errors_leave_no_trace_outside_the_vault(
     assert leaks(data_dir, secrets) == []
     assert leaks(private_home, secrets) == []  # Qt's settings, recently-used.xbel, the rest
     assert not (private_home / ".local" / "share" / "recently-used.xbel").exists()
+
+
+def engines_for_canary(folder: Path):
+    from core.engines import Engines
+    from storage.chats import ChatStore
+    from storage.library import ModelLibrary
+    from storage.vault import Vault
+    from tests.storage.conftest import FAST_KDF, PASSPHRASE
+
+    return Engines(ModelLibrary(ChatStore(Vault.create(folder / "vault.db", PASSPHRASE, FAST_KDF))))
+
+
+def test_only_the_wrapper_makes_file_dialogs() -> None:
+    """Every file dialog goes through app.shell.dialogs.file_dialog, which keeps no
+    history; a direct QFileDialog (a static getOpenFileName, say) writes the folder into
+    ~/.config/QtProject.conf."""
+    root = Path(__file__).resolve().parents[2] / "app"
+    users = sorted(str(p.relative_to(root.parent)) for p in root.rglob("*.py")
+                   if "QFileDialog" in p.read_text(encoding="utf-8"))
+    assert users == ["app/shell/dialogs.py"]
 
 
 DOC_FOLDER = "Privileged-Zanzibar-Files"

@@ -28,3 +28,29 @@ def test_second_instance_asks_the_first_to_show_itself(qtbot, data_dir: Path) ->
         out, err = second.communicate(timeout=30)
         assert second.returncode == 0, err
         assert "already open" in out
+
+
+@pytest.mark.skipif(os.name == "nt", reason="Windows' named pipes have no file path (UserAccessOption closes them)")
+def test_the_socket_is_inside_the_private_data_folder_not_in_a_shared_one(qtbot, data_dir: Path,
+                                                                          tmp_path: Path, monkeypatch) -> None:
+    """Issue #38, item 8: in /tmp another user could take the name first, and the name
+    showed that Hearth is installed."""
+    import stat
+
+    from app.shell.single_instance import SOCKET_FILE, server_name
+
+    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    with InstanceLock(data_dir):
+        server = ActivationServer(data_dir)
+        assert server.listening
+        socket = data_dir / SOCKET_FILE
+        assert server_name(data_dir) == str(socket.resolve()) and stat.S_ISSOCK(socket.lstat().st_mode)
+        assert not any(p.name.startswith("hearth-") for p in Path("/tmp").iterdir() if p.is_socket())
+    # A folder too long for a socket path: the user's private runtime folder, never /tmp.
+    deep = tmp_path / ("d" * 90)
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    assert server_name(deep).startswith(str(runtime) + "/hearth-")
+    runtime.chmod(0o755)  # shared with others: not used
+    assert server_name(deep) == str((deep / SOCKET_FILE).resolve())
