@@ -33,7 +33,9 @@ from storage.library import ModelLibrary
 PREFERENCE = "engines"
 NAME_LIMIT = 40
 MAX_CA_BYTES = 1024 * 1024
-CHECK_PREFIX = "\x00check:"  # the guard's name for a check: no engine's name can start so
+# The guard's name for a check: no engine's name can start so (valid_name strips leading
+# spaces), and no NUL byte for anything below to trip on.
+CHECK_PREFIX = " check: "
 
 
 @dataclass(frozen=True)

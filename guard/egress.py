@@ -32,6 +32,7 @@ Install it first thing: ``python -m app`` does so before importing anything else
 from __future__ import annotations
 
 import _socket
+import hashlib
 import ipaddress
 import logging
 import os
@@ -152,6 +153,12 @@ def resolve(host: str, port: int) -> frozenset[str]:
     return frozenset(usable)
 
 
+def log_tag(name: str) -> str:
+    """An engine as the log names it: a short tag, the same each time, not its name (which
+    can name a client or a case: the log is plain text on disk)."""
+    return "engine-" + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
 def allow_destination(name: str, host: str, port: int) -> Destination:
     """Let connections go to ``host``:``port`` (resolved now, once) for engine ``name``;
     it replaces what ``name`` allowed before. The counters carry over."""
@@ -163,7 +170,7 @@ def allow_destination(name: str, host: str, port: int) -> Destination:
             found.connections, found.bytes_sent, found.bytes_received = (
                 old.connections, old.bytes_sent, old.bytes_received)
         GUARD.destinations[name] = found
-    log.info("engine %s allowed: port %d on %d address(es)", name, port, len(addresses))
+    log.info("engine %s allowed: port %d on %d address(es)", log_tag(name), port, len(addresses))
     return found
 
 

@@ -94,8 +94,11 @@ def _said_here(result: ProbeResult, path: Path) -> ProbeResult:
         return result
 
 
-def probe_command(path: Path, n_ctx: int, threads: int | None) -> list[str]:
-    args = [str(path), "--n-ctx", str(n_ctx)] + (["--threads", str(threads)] if threads else [])
+def probe_command(n_ctx: int, threads: int | None) -> list[str]:
+    """The child's command line. Not the model's path: a command line is readable by every
+    user of the computer (``ps``, /proc), and a path can name a client or a case; the
+    child reads it from its standard input."""
+    args = ["--n-ctx", str(n_ctx)] + (["--threads", str(threads)] if threads else [])
     if getattr(sys, "frozen", False):
         return [sys.executable, "--probe-model", *args]  # the frozen app dispatches it
     return [sys.executable, "-m", "inference.probe_child", *args]
@@ -121,9 +124,15 @@ def probe(path: Path, n_ctx: int = 2048, threads: int | None = None,
     up to ``timeout`` for a large model) and raises ProbeCancelled. The child gets only the
     environment it needs (of ``env``, else ours): never the passphrase or a token."""
     child = subprocess.Popen(
-        probe_command(path, n_ctx, threads), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        probe_command(n_ctx, threads), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True, env=child_environment(env), cwd=Path(__file__).resolve().parent.parent,
     )
+    assert child.stdin is not None
+    try:  # one JSON line: any path, a line break or undecodable bytes in it included
+        child.stdin.write(json.dumps(str(path)) + "\n")
+        child.stdin.flush()
+    except BrokenPipeError:
+        pass  # the child is gone already: how it ended says why
     deadline = time.monotonic() + timeout
     try:
         while True:

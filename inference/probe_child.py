@@ -95,10 +95,13 @@ def probe_here(path: Path, n_ctx: int, threads: int | None) -> ProbeResult:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="inference.probe_child")
-    parser.add_argument("model", type=Path)
+    parser.add_argument("model", type=Path, nargs="?", help="the model; read from standard input if left out "
+                        "(as one JSON string: a command line is readable by every user)")
     parser.add_argument("--n-ctx", type=int, default=2048)
     parser.add_argument("--threads", type=int, default=None)
     args = parser.parse_args(argv)
+    if args.model is None:
+        args.model = Path(json.loads(sys.stdin.readline()))
     try:
         result = probe_here(args.model, args.n_ctx, args.threads)
     except Exception as exc:  # reported to the parent as a reason, not a traceback

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from guard.egress import log_tag
 from i18n import translate
 from inference.citations import document_answer
 from inference.errors import InferenceError
@@ -171,7 +172,8 @@ class RemoteEngine:
         try:
             data = self.client.post_json(self.client.endpoint.root + "/tokenize", body, abort)
         except EngineError as exc:
-            log.info("engine %s has no usable /tokenize (%s): token counts are estimated", self.client.name, exc)
+            log.info("%s has no usable /tokenize (%s): token counts are estimated", log_tag(self.client.name),
+                     type(exc).__name__)
             self._tokenizer = False
             self.counted_exactly = False
             return None

@@ -55,7 +55,7 @@ def _environment_reporter(monkeypatch: pytest.MonkeyPatch) -> None:
 
     code = ("import json, os; print(" + repr(probe.RESULT_PREFIX) +
             " + json.dumps({'ok': True, 'text': json.dumps(dict(os.environ))}))")
-    monkeypatch.setattr(probe, "probe_command", lambda path, n_ctx, threads: [sys.executable, "-c", code])
+    monkeypatch.setattr(probe, "probe_command", lambda n_ctx, threads: [sys.executable, "-c", code])
 
 
 def test_the_model_probe_child_inherits_no_secret(monkeypatch: pytest.MonkeyPatch) -> None:
