@@ -25,6 +25,7 @@ from i18n import translate
 from inference.citations import invented, marked
 
 WEAK_LANGUAGE = "language"  # the model does not answer in the question's language
+BASE_MODEL = "base"  # the model has no chat template: it continues text rather than answering
 NO_ROOM = "context"  # passages found did not fit in the model's context ("left_out": how many)
 UNSUPPORTED = "unsupported"  # no sentence of the answer is found in the passages
 SUPPORTED_SHARE = 0.5  # of an answer sentence's words, found in one passage sentence
@@ -59,6 +60,10 @@ def weakness(question: str, sources: Sequence[Mapping] | None, weak_languages: C
 def weakness_text(kind: str, left_out: int = 0) -> str:
     """The kind said at the answer, in the interface's language (``left_out``: how many
     passages did not fit)."""
+    if kind == BASE_MODEL:
+        return translate("core.answers", "This looks like a base model (no chat template, and its name "
+                         "says nothing of chat or instructions): it continues text rather than "
+                         "answering. Choose an instruct or chat version of it in Models.")
     if kind == NO_ROOM:
         count = max(1, left_out)  # a plain name: pyside6-lupdate reads no expression
         return translate("core.answers", "%n passages found in your documents did not fit in this "

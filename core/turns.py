@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from core.answers import grounding
+from core.answers import BASE_MODEL, grounding
 from i18n import translate
 from inference.protocol import (
     ChatMessage,
@@ -184,6 +184,7 @@ class TurnMachine:
         # The languages the local model cannot answer in (the starter model: Chinese): its
         # document answers there come with the passages' best sentences (core.answers).
         self.weak_languages: frozenset[str] = frozenset()
+        self.base_model = False  # the local model continues text rather than answering
         self._pending: list[_Pending] = []
         self._paused_until = 0.0
 
@@ -412,6 +413,8 @@ class TurnMachine:
             stats["sources"] = turn.sources
             stats.update(grounding(turn.question, turn.text, turn.sources,
                                    set() if turn.engine else self.weak_languages, turn.left_out))
+        if self.base_model and not turn.engine:  # said at every answer it writes, first of all
+            stats["weak"] = BASE_MODEL
         self._save(turn, status, stats, chosen=turn.version_of is not None or turn.edited is not None)
 
     def _finish_continued(self, turn: Turn, status: str, stats: dict[str, Any]) -> None:

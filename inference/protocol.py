@@ -158,6 +158,7 @@ class ModelLoaded:
     load_seconds: float
     memory_bytes: int = 0  # resident memory the load added, measured
     backend: str = "CPU"
+    base_model: bool = False  # no chat template, no "instruct" or "chat" in its name (modelinfo)
 
 
 @dataclass(frozen=True)

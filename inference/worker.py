@@ -15,6 +15,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from i18n import translate
@@ -257,7 +258,8 @@ class InferenceWorker:
             return
         self._loaded = True
         self._emit(ModelLoaded(path, engine.name, engine.n_ctx, time.perf_counter() - started,
-                               getattr(engine, "memory_bytes", 0), getattr(engine, "backend", "CPU")))
+                               getattr(engine, "memory_bytes", 0), getattr(engine, "backend", "CPU"),
+                               _looks_like_base_model(path)))
 
     def _generate(self, engine: Engine, command: Generate) -> None:
         rid = command.request_id
@@ -318,6 +320,18 @@ class InferenceWorker:
         limit = min(command.params.max_tokens, engine.n_ctx - prompt_tokens)
         stats = Stats(prompt_tokens, tokens, ttft, total, dropped, tokens >= limit)
         self._emit(Stopped(rid, stats) if self._stop.is_set() else Done(rid, stats))
+
+
+def _looks_like_base_model(path: Path) -> bool:
+    """Whether the loaded file looks like a base model, which continues text rather than
+    answering (its header read again: a bounded read, a fraction of the load)."""
+    from inference.gguf import InvalidGGUF
+    from inference.modelinfo import read_info
+
+    try:
+        return read_info(path).looks_like_base_model
+    except (OSError, InvalidGGUF, ValueError):
+        return False
 
 
 class SupervisedWorker:

@@ -17,6 +17,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from app.chat.bridge import WorkerBridge
+from core.answers import BASE_MODEL, weakness_text
 from core.engines import EngineRecord, Engines
 from core.turns import TurnMachine, not_sent, route, title_from
 from i18n import translate
@@ -524,6 +525,9 @@ class ChatController(QObject):
             self._model_ready = True
             self.model_name = self.turns.model_name = event.name
             self.turns.weak_languages = weak_languages(event.path)
+            self.turns.base_model = event.base_model
+            if event.base_model:
+                self.notice.emit(weakness_text(BASE_MODEL))
             self.model_memory = event.memory_bytes
             n_ctx = event.n_ctx
             self.model_state.emit("ready", translate(

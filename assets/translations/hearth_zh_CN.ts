@@ -1380,6 +1380,10 @@ Nothing is sent until you send it there.</source>
 </context>
 <context>
     <name>core.answers</name>
+    <message>
+        <source>This looks like a base model (no chat template, and its name says nothing of chat or instructions): it continues text rather than answering. Choose an instruct or chat version of it in Models.</source>
+        <translation>这看起来是一个基础模型（没有对话模板，名称中也没有提到对话或指令）：它会续写文本，而不是回答问题。请在“模型”中选择它的指令版或对话版。</translation>
+    </message>
     <message numerus="yes">
         <source>%n passages found in your documents did not fit in this model&apos;s context and were left out of this answer. A larger context (Models) or a new chat leaves room for them.</source>
         <translation>

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from app.chat.controller import default_model_spec
 from core.answers import WEAK_LANGUAGE
 from inference.citations import invented
 from inference.llama_engine import LlamaEngine
@@ -116,3 +117,24 @@ def test_a_chinese_question_to_the_starter_model_offers_the_documents_own_senten
     # An English question with the same model gets no such caution.
     answer, widget = _ask(qtbot, window, "How much is the emergency fund?")
     assert "weak" not in answer.stats and not widget.caution.isVisible()
+
+
+def test_a_base_model_is_said_at_load_and_at_every_answer(qtbot, make_window, tmp_path) -> None:
+    """Issue #36, item 10: a base model picked from the chat's list looped for 512 tokens
+    with no word outside the Models dialog's details."""
+    from tests.fakes import FakeEngine
+    from tests.inference.gguf_builder import build
+
+    base = tmp_path / "tiny-7b.gguf"  # no chat template, nothing of chat or instructions in its name
+    base.write_bytes(build({"general.name": "tiny 7b"}))
+    notices: list[str] = []
+    window = make_window(FakeEngine(tokens=["and then", " the next", " line"]), model=None)
+    window.controller.notice.connect(notices.append)
+    with qtbot.waitSignal(window.controller.model_state, timeout=WAIT_MS,
+                          check_params_cb=lambda state, _text: state == "ready"):
+        window.controller.load_model(default_model_spec(base))
+    assert any("looks like a base model" in n for n in notices)
+    answer, widget = _ask(qtbot, window, "What is the capital of France?")
+    assert answer.stats["weak"] == "base"
+    assert widget.caution.isVisibleTo(widget) and "instruct or chat version" in widget.caution.text()
+    assert not widget.extract_button.isVisibleTo(widget)  # no documents: nothing to offer instead
