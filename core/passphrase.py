@@ -37,10 +37,44 @@ def strength(passphrase: str) -> tuple[int, str]:
     score = int(result["score"])
     feedback = result.get("feedback") or {}
     parts = [feedback.get("warning") or "", *(feedback.get("suggestions") or [])]
-    advice = " ".join(part.strip() for part in parts if part and part.strip())
+    said = zxcvbn_words()
+    advice = " ".join(said.get(part.strip(), part.strip()) for part in parts if part and part.strip())
     if score < MIN_SCORE and not advice:
         advice = translate("core.passphrase", "Longer is stronger: try four or more unrelated words.")
     return score, advice
+
+
+def zxcvbn_words() -> dict[str, str]:
+    """zxcvbn's own advice (English, fixed in its code) in the interface's language."""
+    return {
+        "Use a few words, avoid common phrases.": translate("core.passphrase", "Use a few words, avoid common phrases."),
+        "No need for symbols, digits, or uppercase letters.": translate("core.passphrase", "No need for symbols, digits, or uppercase letters."),
+        "Add another word or two. Uncommon words are better.": translate("core.passphrase", "Add another word or two. Uncommon words are better."),
+        "Straight rows of keys are easy to guess.": translate("core.passphrase", "Straight rows of keys are easy to guess."),
+        "Short keyboard patterns are easy to guess.": translate("core.passphrase", "Short keyboard patterns are easy to guess."),
+        "Use a longer keyboard pattern with more turns.": translate("core.passphrase", "Use a longer keyboard pattern with more turns."),
+        "Repeats like \"aaa\" are easy to guess.": translate("core.passphrase", "Repeats like \"aaa\" are easy to guess."),
+        "Repeats like \"abcabcabc\" are only slightly harder to guess than \"abc\".": translate("core.passphrase", "Repeats like \"abcabcabc\" are only slightly harder to guess than \"abc\"."),
+        "Avoid repeated words and characters.": translate("core.passphrase", "Avoid repeated words and characters."),
+        "Sequences like \"abc\" or \"6543\" are easy to guess.": translate("core.passphrase", "Sequences like \"abc\" or \"6543\" are easy to guess."),
+        "Avoid sequences.": translate("core.passphrase", "Avoid sequences."),
+        "Recent years are easy to guess.": translate("core.passphrase", "Recent years are easy to guess."),
+        "Avoid recent years.": translate("core.passphrase", "Avoid recent years."),
+        "Avoid years that are associated with you.": translate("core.passphrase", "Avoid years that are associated with you."),
+        "Dates are often easy to guess.": translate("core.passphrase", "Dates are often easy to guess."),
+        "Avoid dates and years that are associated with you.": translate("core.passphrase", "Avoid dates and years that are associated with you."),
+        "This is a top-10 common password.": translate("core.passphrase", "This is a top-10 common password."),
+        "This is a top-100 common password.": translate("core.passphrase", "This is a top-100 common password."),
+        "This is a very common password.": translate("core.passphrase", "This is a very common password."),
+        "This is similar to a commonly used password.": translate("core.passphrase", "This is similar to a commonly used password."),
+        "A word by itself is easy to guess.": translate("core.passphrase", "A word by itself is easy to guess."),
+        "Names and surnames by themselves are easy to guess.": translate("core.passphrase", "Names and surnames by themselves are easy to guess."),
+        "Common names and surnames are easy to guess.": translate("core.passphrase", "Common names and surnames are easy to guess."),
+        "Capitalization doesn't help very much.": translate("core.passphrase", "Capitalization doesn't help very much."),
+        "All-uppercase is almost as easy to guess as all-lowercase.": translate("core.passphrase", "All-uppercase is almost as easy to guess as all-lowercase."),
+        "Reversed words aren't much harder to guess.": translate("core.passphrase", "Reversed words aren't much harder to guess."),
+        "Predictable substitutions like '@' instead of 'a' don't help very much.": translate("core.passphrase", "Predictable substitutions like '@' instead of 'a' don't help very much."),
+    }
 
 
 def label(score: int) -> str:

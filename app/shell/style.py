@@ -149,6 +149,7 @@ QFrame#lockPanel QLabel {{ color: {c.text}; }}
 QLabel#lockHeading {{ font-size: 18px; font-weight: bold; }}
 QFrame#lockPanel QLabel#lockError {{ color: {c.error}; }}
 QFrame#lockPanel QLabel#strength {{ color: {c.muted}; }}
+QFrame#lockPanel QLabel#capsLock {{ color: {c.error}; font-weight: bold; }}
 
 QPushButton, QToolButton {{ color: {c.text}; background: {c.button}; border: 1px solid {c.button_border};
     border-radius: 4px; padding: 4px 12px; }}

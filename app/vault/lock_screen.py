@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import QEvent, QObject, Qt, Signal, Slot
+from PySide6.QtGui import QAction, QKeyEvent
 from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
@@ -40,6 +41,17 @@ def strength(passphrase: str) -> tuple[str, str]:
     return label(score), advice
 
 
+def caps_lock_on(event: QKeyEvent) -> bool | None:
+    """What a key press says of Caps Lock: a letter in capitals typed without Shift, or in
+    small letters with it, means on; a letter as Shift says, off; anything else, nothing
+    (None). Qt has no portable query of the lock itself."""
+    text = event.text()
+    if len(text) != 1 or not text.isalpha() or text.upper() == text.lower():
+        return None
+    shifted = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+    return text.isupper() != shifted
+
+
 class LockScreen(QWidget):
     create_requested = Signal(str)
     unlock_requested = Signal(str)
@@ -61,6 +73,19 @@ class LockScreen(QWidget):
         self.confirm = QLineEdit()
         self.confirm.setEchoMode(QLineEdit.EchoMode.Password)
         self.confirm.setPlaceholderText(translate("vault.lock_screen", "The same passphrase again"))
+        # Show the passphrase (an eye in the field); off again whenever the screen is shown.
+        self.reveal = QAction(translate("vault.lock_screen", "Show passphrase"), self)
+        self.reveal.setCheckable(True)
+        self.reveal.setToolTip(translate("vault.lock_screen", "Show or hide the passphrase as you type it"))
+        self.reveal.setIcon(self.style().standardIcon(self.style().StandardPixmap.SP_FileDialogContentsView))
+        self.reveal.toggled.connect(self._reveal)
+        self.passphrase.addAction(self.reveal, QLineEdit.ActionPosition.TrailingPosition)
+        self.caps = QLabel(translate("vault.lock_screen", "Caps Lock is on."))
+        self.caps.setObjectName("capsLock")
+        self.caps.hide()
+        for field in (self.passphrase, self.confirm):
+            field.installEventFilter(self)
+            field.textEdited.connect(self._edited)
         self.strength = QLabel()
         self.strength.setObjectName("strength")
         self.strength.setWordWrap(True)
@@ -81,6 +106,7 @@ class LockScreen(QWidget):
         layout.addWidget(self.heading)
         layout.addWidget(self.explanation)
         layout.addLayout(form)
+        layout.addWidget(self.caps)
         layout.addWidget(self.strength)
         layout.addWidget(self.error)
         layout.addWidget(self.submit)
@@ -139,7 +165,33 @@ class LockScreen(QWidget):
         self.restore.hide()
         self._reset()
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            on = caps_lock_on(event)
+            if on is not None and on != self.caps.isVisible():
+                self.caps.setVisible(on)
+                if on:
+                    announce(self.caps, self.caps.text())
+        return super().eventFilter(watched, event)
+
+    @Slot(bool)
+    def _reveal(self, shown: bool) -> None:
+        mode = QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password
+        for field in (self.passphrase, self.confirm):
+            field.setEchoMode(mode)
+        self.reveal.setText(translate("vault.lock_screen", "Hide passphrase") if shown
+                            else translate("vault.lock_screen", "Show passphrase"))
+
+    @Slot()
+    def _edited(self) -> None:
+        """A message about what was typed before says nothing true once it is changed."""
+        if self.error.isVisible():
+            self.error.clear()
+            self.error.hide()
+
     def _reset(self) -> None:
+        self.reveal.setChecked(False)
+        self.caps.hide()
         self.passphrase.clear()
         self.confirm.clear()
         self.error.clear()

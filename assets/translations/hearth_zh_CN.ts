@@ -1636,6 +1636,114 @@ Nothing is sent until you send it there.</source>
         <source>Longer is stronger: try four or more unrelated words.</source>
         <translation>越长越安全：试试使用四个或更多互不相关的词。</translation>
     </message>
+    <message>
+        <source>Use a few words, avoid common phrases.</source>
+        <translation>用几个词，避免常见短语。</translation>
+    </message>
+    <message>
+        <source>No need for symbols, digits, or uppercase letters.</source>
+        <translation>不需要符号、数字或大写字母。</translation>
+    </message>
+    <message>
+        <source>Add another word or two. Uncommon words are better.</source>
+        <translation>再加一两个词。不常见的词更好。</translation>
+    </message>
+    <message>
+        <source>Straight rows of keys are easy to guess.</source>
+        <translation>键盘上连成一排的键很容易被猜到。</translation>
+    </message>
+    <message>
+        <source>Short keyboard patterns are easy to guess.</source>
+        <translation>简短的键盘图案很容易被猜到。</translation>
+    </message>
+    <message>
+        <source>Use a longer keyboard pattern with more turns.</source>
+        <translation>使用更长、转折更多的键盘图案。</translation>
+    </message>
+    <message>
+        <source>Repeats like &quot;aaa&quot; are easy to guess.</source>
+        <translation>像“aaa”这样的重复很容易被猜到。</translation>
+    </message>
+    <message>
+        <source>Repeats like &quot;abcabcabc&quot; are only slightly harder to guess than &quot;abc&quot;.</source>
+        <translation>像“abcabcabc”这样的重复只比“abc”稍难猜一点。</translation>
+    </message>
+    <message>
+        <source>Avoid repeated words and characters.</source>
+        <translation>避免重复的词和字符。</translation>
+    </message>
+    <message>
+        <source>Sequences like &quot;abc&quot; or &quot;6543&quot; are easy to guess.</source>
+        <translation>像“abc”或“6543”这样的序列很容易被猜到。</translation>
+    </message>
+    <message>
+        <source>Avoid sequences.</source>
+        <translation>避免序列。</translation>
+    </message>
+    <message>
+        <source>Recent years are easy to guess.</source>
+        <translation>最近的年份很容易被猜到。</translation>
+    </message>
+    <message>
+        <source>Avoid recent years.</source>
+        <translation>避免最近的年份。</translation>
+    </message>
+    <message>
+        <source>Avoid years that are associated with you.</source>
+        <translation>避免与你有关的年份。</translation>
+    </message>
+    <message>
+        <source>Dates are often easy to guess.</source>
+        <translation>日期往往很容易被猜到。</translation>
+    </message>
+    <message>
+        <source>Avoid dates and years that are associated with you.</source>
+        <translation>避免与你有关的日期和年份。</translation>
+    </message>
+    <message>
+        <source>This is a top-10 common password.</source>
+        <translation>这是最常见的 10 个密码之一。</translation>
+    </message>
+    <message>
+        <source>This is a top-100 common password.</source>
+        <translation>这是最常见的 100 个密码之一。</translation>
+    </message>
+    <message>
+        <source>This is a very common password.</source>
+        <translation>这是一个非常常见的密码。</translation>
+    </message>
+    <message>
+        <source>This is similar to a commonly used password.</source>
+        <translation>这与一个常用密码相似。</translation>
+    </message>
+    <message>
+        <source>A word by itself is easy to guess.</source>
+        <translation>单独一个词很容易被猜到。</translation>
+    </message>
+    <message>
+        <source>Names and surnames by themselves are easy to guess.</source>
+        <translation>单独的名字和姓氏很容易被猜到。</translation>
+    </message>
+    <message>
+        <source>Common names and surnames are easy to guess.</source>
+        <translation>常见的名字和姓氏很容易被猜到。</translation>
+    </message>
+    <message>
+        <source>Capitalization doesn&apos;t help very much.</source>
+        <translation>大写首字母帮助不大。</translation>
+    </message>
+    <message>
+        <source>All-uppercase is almost as easy to guess as all-lowercase.</source>
+        <translation>全部大写几乎和全部小写一样容易被猜到。</translation>
+    </message>
+    <message>
+        <source>Reversed words aren&apos;t much harder to guess.</source>
+        <translation>倒写的词并不难猜多少。</translation>
+    </message>
+    <message>
+        <source>Predictable substitutions like &apos;@&apos; instead of &apos;a&apos; don&apos;t help very much.</source>
+        <translation>用“@”代替“a”这类可预测的替换帮助不大。</translation>
+    </message>
     <message numerus="yes">
         <source>Use at least %n characters; four or more unrelated words are best.</source>
         <translation>
@@ -4167,6 +4275,18 @@ Details were written to {path}.</source>
         <translation>再次输入相同的密码短语</translation>
     </message>
     <message>
+        <source>Show passphrase</source>
+        <translation>显示密码短语</translation>
+    </message>
+    <message>
+        <source>Show or hide the passphrase as you type it</source>
+        <translation>输入时显示或隐藏密码短语</translation>
+    </message>
+    <message>
+        <source>Caps Lock is on.</source>
+        <translation>大写锁定已打开。</translation>
+    </message>
+    <message>
         <source>Restore from a backup…</source>
         <translation>从备份恢复…</translation>
     </message>
@@ -4227,6 +4347,10 @@ Details were written to {path}.</source>
     <message>
         <source>Your vault&apos;s passphrase; Enter unlocks</source>
         <translation>你的保险库密码短语；按 Enter 解锁</translation>
+    </message>
+    <message>
+        <source>Hide passphrase</source>
+        <translation>隐藏密码短语</translation>
     </message>
     <message>
         <source>Creating…</source>
