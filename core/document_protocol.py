@@ -68,6 +68,22 @@ class DeleteCollection:
 
 
 @dataclass(frozen=True, eq=False)
+class RenameCollection:
+    collection_id: int
+    name: str
+    future: Future  # the Collection as it is now (None: it is gone)
+
+
+@dataclass(frozen=True, eq=False)
+class RemoveDocument:
+    """One file out of a collection (not added again by a check for changes)."""
+
+    collection_id: int
+    document_id: int
+    done: Future | None = None
+
+
+@dataclass(frozen=True, eq=False)
 class ListCollections:
     future: Future  # a CollectionsChanged snapshot
 
@@ -147,7 +163,7 @@ class JobFailed:
 
 
 Event = Progress | Finished | CollectionsChanged | Ready | Busy | JobFailed
-JOBS = (LoadIndex, AddPaths, RefreshAll, DeleteCollection, Reembed)
+JOBS = (LoadIndex, AddPaths, RefreshAll, DeleteCollection, Reembed, RemoveDocument)
 WAKE = Wake()
 
 
@@ -177,6 +193,8 @@ def what_was_kept(command: object) -> str:
         LoadIndex: translate("core.document_protocol",
                              "Your documents cannot be searched until Hearth is unlocked again."),
         DeleteCollection: translate("core.document_protocol", "The collection was not deleted."),
+        RemoveDocument: translate("core.document_protocol", "The file was not removed; it is still "
+                                  "in the collection."),
     }
     return said.get(type(command)) or translate("core.document_protocol", "Nothing was lost.")
 
@@ -277,6 +295,14 @@ class DocumentCalls:
 
     def delete(self, collection_id: int, done: Future | None = None) -> None:
         self.post(DeleteCollection(collection_id, done))
+
+    def rename(self, collection_id: int, name: str) -> Future:
+        future: Future = Future()
+        self.post(RenameCollection(collection_id, name, future))
+        return future
+
+    def remove_document(self, collection_id: int, document_id: int, done: Future | None = None) -> None:
+        self.post(RemoveDocument(collection_id, document_id, done))
 
     def collections(self) -> Future:
         future: Future = Future()

@@ -47,6 +47,8 @@ from core.document_protocol import (
     Ready,
     Reembed,
     RefreshAll,
+    RemoveDocument,
+    RenameCollection,
     Search,
     SetEmbeddingModel,
     Surroundings,
@@ -214,6 +216,9 @@ class DocumentService(DocumentCalls):
         elif isinstance(command, CreateCollection):
             if self._answer(command.future, lambda: self._ingestion.create(command.name, self._model)):
                 self._emit(self._snapshot())
+        elif isinstance(command, RenameCollection):
+            if self._answer(command.future, lambda: self._ingestion.rename(command.collection_id, command.name)):
+                self._emit(self._snapshot())
         elif isinstance(command, SetEmbeddingModel):
             self._set_model(command.model)
         elif isinstance(command, CancelJobs):
@@ -326,6 +331,10 @@ class DocumentService(DocumentCalls):
                 return self._reembed(job)
             if isinstance(command, DeleteCollection):
                 self._ingestion.delete(command.collection_id)
+                self._emit(self._snapshot())
+                return None
+            if isinstance(command, RemoveDocument):
+                self._ingestion.remove_document(command.collection_id, command.document_id)
                 self._emit(self._snapshot())
                 return None
         except Stopped as stop:

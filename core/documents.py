@@ -81,6 +81,30 @@ class Progress:
         return rate * (self.files_total - self.files_done)
 
 
+class TimeLeft:
+    """An import's time left as shown: the raw estimate (``Progress.eta_seconds``) swings
+    with each file's size ("about 5 s" for 15 s, then "about 35 s"). The shown value counts
+    down with the clock and moves a share of the way to each new estimate, so it changes
+    smoothly; a rise (a large file came) shows only once the estimates agree on it."""
+
+    SHARE = 0.25  # of the gap between the countdown and a new estimate, taken per update
+
+    def __init__(self) -> None:
+        self._shown: float | None = None
+        self._at = 0.0
+
+    def update(self, estimate: float | None, now: float) -> float | None:
+        if estimate is None:
+            return None if self._shown is None else max(0.0, self._shown - (now - self._at))
+        if self._shown is None:
+            self._shown, self._at = estimate, now
+            return estimate
+        counted = max(0.0, self._shown - (now - self._at))
+        self._shown = counted + self.SHARE * (estimate - counted)
+        self._at = now
+        return self._shown
+
+
 @dataclass
 class Report:
     """What one import did. Filled on the service thread, handed over when it is done."""
@@ -204,6 +228,33 @@ class Ingestion:
         self.indexes.models[created.id] = model
         return created
 
+    def rename(self, collection_id: int, name: str) -> Collection | None:
+        """The collection under its new name (None: it is gone). A name another collection
+        has is refused by the caller, which knows them all; here it keeps the old one."""
+        collection = self.store.get_collection(collection_id)
+        name = " ".join(name.split())
+        taken = self.store.find_collection(name)
+        if collection is None or not name or (taken is not None and taken.id != collection_id):
+            return collection
+        renamed = replace(collection, name=name)
+        self.store.update_collection(renamed)
+        return renamed
+
+    def remove_document(self, collection_id: int, document_id: int) -> None:
+        """Take one file out of the collection: its passages go from the vault and the index,
+        and it is not added again by a check for changes (a folder among the sources still
+        holds it) until the user adds it again."""
+        collection = self.store.get_collection(collection_id)
+        document = next((d for d in self.store.documents(collection_id) if d.id == document_id), None)
+        if collection is None or document is None:
+            return
+        sources = [s for s in collection.sources if s != document.path]
+        excluded = sorted({*collection.excluded, document.path}) if sources == collection.sources \
+            else collection.excluded
+        self.store.update_collection(replace(collection, sources=sources, excluded=excluded))
+        self.store.delete_document(document.id)
+        self.indexes.remove_document(document.id)
+
     def delete(self, collection_id: int) -> None:
         self.store.delete_collection(collection_id)
         self.indexes.remove_collection(collection_id)
@@ -265,14 +316,17 @@ class Ingestion:
         try:
             if collection.embedding_model != model:
                 collection = self.reembed(collection, model)
-            sources = sorted({*collection.sources, *(str(Path(p).resolve()) for p in paths)})
-            collection = replace(collection, sources=sources)
+            given = [str(Path(p).resolve()) for p in paths]
+            sources = sorted({*collection.sources, *given})
+            # A file the user removed comes back only when added again by itself.
+            excluded = [e for e in collection.excluded if e not in given]
+            collection = replace(collection, sources=sources, excluded=excluded)
             self.steps.check()
             self.store.update_collection(collection)
             found = expand(paths)
             report.failed += found.failed
             report.skipped += found.skipped
-            files = found.files
+            files = [f for f in found.files if str(f.path) not in excluded]
             state = Progress(files_total=len(files), collection_id=collection.id)
             known = {d.path: d for d in self.store.documents(collection.id)}
             by_hash = {d.sha256: d for d in known.values() if d.status == INDEXED}

@@ -39,6 +39,7 @@ from inference.remote import Dispatch, RemoteEngine, RemoteRunner, local_query_v
 from inference.routing import RequestRouter
 from inference.worker import InferenceWorker, SupervisedWorker
 from storage.chats import UNTITLED, Chat, ChatStore, Message
+from storage.errors import trouble
 from storage.library import ModelLibrary
 
 log = logging.getLogger(__name__)
@@ -48,6 +49,9 @@ log = logging.getLogger(__name__)
 RETRY_MS = 5000  # how often writes a full disk refused are tried again
 CONTINUING_KINDS = ("vllm", "sglang")  # intranet engines told to continue an answer (continue_final_message)
 DRAFT_PREFERENCE = "draft"  # the unsent text of the window with no chat yet (vault preferences)
+# The collections the user last switched on: a new chat starts with them (item 8 of #36:
+# Documents were off again in every new chat). In the vault: collection ids only.
+COLLECTIONS_PREFERENCE = "new_chat_collections"
 
 
 def _digest(text: str) -> bytes:
@@ -244,7 +248,7 @@ class ChatController(QObject):
         self.chats_changed.emit()
 
     def new_chat(self) -> Chat:
-        chat = self.store.create_chat()
+        chat = self._with_remembered(self.store.create_chat())
         self._unnamed.add(chat.id)
         self.chats_changed.emit()
         self.select_chat(chat.id)
@@ -317,7 +321,7 @@ class ChatController(QObject):
         """The chat a new message goes to: the current one, or a new one named after it."""
         chat = self.current_chat
         if chat is None:
-            chat = self.store.create_chat(title_from(text))
+            chat = self._with_remembered(self.store.create_chat(title_from(text)))
             self.current_chat = chat
             self.chats_changed.emit()
             self.chat_selected.emit(chat, [])
@@ -495,6 +499,22 @@ class ChatController(QObject):
             return False
         self._drafts[key] = _digest(text)
         return True
+
+    def remember_collections(self, chosen: list[int]) -> None:
+        """The collections a new chat starts with: those the user last chose for a chat."""
+        try:
+            ModelLibrary(self.store).set_preference(COLLECTIONS_PREFERENCE, list(chosen))
+        except Exception as exc:  # a full disk: the chat's own choice is saved already
+            if trouble(exc) is None:
+                raise
+            log.warning("the collections for new chats could not be remembered")
+
+    def _with_remembered(self, chat: Chat) -> Chat:
+        remembered = ModelLibrary(self.store).preferences().get(COLLECTIONS_PREFERENCE)
+        if not isinstance(remembered, list) or not remembered:
+            return chat
+        self.store.set_chat_settings(chat.id, {**chat.settings, "collections": remembered})
+        return self.store.get_chat(chat.id) or chat
 
     def set_chat_settings(self, chat_id: int, settings: dict) -> None:
         self.store.set_chat_settings(chat_id, settings)

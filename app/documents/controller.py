@@ -223,6 +223,33 @@ class DocumentsController(QObject):
         if generation == self._generation:  # not an answer of an earlier unlock's service
             then(future)
 
+    def taken(self, name: str, other_than: int | None = None) -> bool:
+        """Whether another collection has this name, as a user reads names (case aside)."""
+        wanted = " ".join(name.split()).casefold()
+        return any(" ".join(c.name.split()).casefold() == wanted and c.id != other_than
+                   for c in self._collections)
+
+    def rename(self, collection_id: int, name: str, then: Callable[[Collection], None] | None = None) -> bool:
+        """Rename in the background; False (nothing asked) for an empty or taken name."""
+        if self.service is None or not name.strip() or self.taken(name, collection_id):
+            return False
+
+        def renamed(future: Future) -> None:
+            if future.exception() is None and future.result() is not None and then is not None:
+                then(future.result())
+
+        self._bridge.when_done(self._generation, self.service.rename(collection_id, name.strip()), renamed)
+        return True
+
+    def remove_document(self, collection_id: int, document_id: int) -> None:
+        """Take one file out of a collection (after the job under way); gone from view now."""
+        if self.service is None:
+            return
+        self.service.remove_document(collection_id, document_id)
+        self._documents = {**self._documents, collection_id: tuple(
+            d for d in self._documents.get(collection_id, ()) if d.id != document_id)}
+        self.collections_changed.emit()
+
     def delete(self, collection_id: int) -> None:
         """Delete in the background; an import into it stops first. Gone from view now."""
         if self.service is None:

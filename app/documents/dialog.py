@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
-from PySide6.QtCore import QLocale, Qt, Slot
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtCore import QLocale, QPoint, Qt, Slot
+from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QMenu,
     QProgressBar,
     QPushButton,
     QTableWidget,
@@ -25,7 +28,7 @@ from app.documents.controller import DocumentsController
 from app.shell import dialogs
 from app.shell.a11y import named
 from app.shell.text import plain, tooltip
-from core.documents import Progress, Report
+from core.documents import Progress, Report, TimeLeft
 from i18n import translate
 from storage.documents.store import FAILED, INDEXED, PENDING, SKIPPED, Collection
 
@@ -53,6 +56,8 @@ class CollectionsDialog(QDialog):
         self.collection_list = QListWidget()
         self.new_button = QPushButton(translate("documents.dialog", "New collection…"))
         self.delete_button = QPushButton(translate("documents.dialog", "Delete collection"))
+        self.rename_button = QPushButton(translate("documents.dialog", "Rename…"))
+        self.remove_button = QPushButton(translate("documents.dialog", "Remove from collection"))
         self.add_files_button = QPushButton(translate("documents.dialog", "Add files…"))
         self.add_folder_button = QPushButton(translate("documents.dialog", "Add folder…"))
         self.refresh_button = QPushButton(translate("documents.dialog", "Check for changes"))
@@ -68,14 +73,30 @@ class CollectionsDialog(QDialog):
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.collection_list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self._time_left = TimeLeft()  # the estimate as shown: smoothed, never leaping back
+        # The actions of the context menus, and their keys (Delete, F2), as in a file manager.
+        self.rename_action = QAction(translate("documents.dialog", "Rename…"), self)
+        self.rename_action.setShortcut(QKeySequence(Qt.Key.Key_F2))
+        self.delete_action = QAction(translate("documents.dialog", "Delete collection…"), self)
+        self.remove_action = QAction(translate("documents.dialog", "Remove from collection"), self)
+        self.remove_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
+        for action, owner in ((self.rename_action, self.collection_list), (self.delete_action, self.collection_list),
+                              (self.remove_action, self.table)):
+            action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+            owner.addAction(action)
 
         self._name_controls()
         left = QVBoxLayout()
         left.addWidget(self.collection_list, 1)
         left.addWidget(self.new_button)
+        left.addWidget(self.rename_button)
         left.addWidget(self.delete_button)
         buttons = QHBoxLayout()
-        for button in (self.add_files_button, self.add_folder_button, self.refresh_button, self.cancel_button):
+        for button in (self.add_files_button, self.add_folder_button, self.remove_button, self.refresh_button,
+                       self.cancel_button):
             buttons.addWidget(button)
         right = QVBoxLayout()
         right.addLayout(buttons)
@@ -93,6 +114,14 @@ class CollectionsDialog(QDialog):
         self.collection_list.currentItemChanged.connect(self._show_documents)
         self.new_button.clicked.connect(self._new)
         self.delete_button.clicked.connect(self._delete)
+        self.rename_button.clicked.connect(self._rename)
+        self.remove_button.clicked.connect(self._remove)
+        self.rename_action.triggered.connect(self._rename)
+        self.delete_action.triggered.connect(self._delete)
+        self.remove_action.triggered.connect(self._remove)
+        self.collection_list.customContextMenuRequested.connect(self._collection_menu_at)
+        self.table.customContextMenuRequested.connect(self._file_menu_at)
+        self.table.itemSelectionChanged.connect(self._selection_changed)
         self.add_files_button.clicked.connect(self._add_files)
         self.add_folder_button.clicked.connect(self._add_folder)
         self.refresh_button.clicked.connect(docs.refresh_all)
@@ -113,6 +142,11 @@ class CollectionsDialog(QDialog):
         named(self.delete_button, translate("documents.dialog", "Delete collection"),
               translate("documents.dialog", "Delete the selected collection and its index; your "
                         "files are not touched"))
+        named(self.rename_button, translate("documents.dialog", "Rename collection"),
+              translate("documents.dialog", "Give the selected collection another name"))
+        named(self.remove_button, translate("documents.dialog", "Remove from collection"),
+              translate("documents.dialog", "Take the selected files out of the collection and its "
+                        "index; the files themselves are not touched"))
         named(self.add_files_button, translate("documents.dialog", "Add files"),
               translate("documents.dialog", "Add files to the selected collection"))
         named(self.add_folder_button, translate("documents.dialog", "Add folder"),
@@ -152,10 +186,21 @@ class CollectionsDialog(QDialog):
     @Slot()
     def _show_documents(self, *_args: object) -> None:
         collection = self.selected()
-        for widget in (self.delete_button, self.add_files_button, self.add_folder_button):
-            widget.setEnabled(collection is not None and self.docs.attached)
+        attached = self.docs.attached
+        for widget in (self.delete_button, self.rename_button, self.rename_action, self.delete_action):
+            widget.setEnabled(collection is not None and attached)
+        # With no collection yet, adding makes one ("My documents"): never a greyed button
+        # with no word why.
+        for widget in (self.add_files_button, self.add_folder_button):
+            widget.setEnabled(attached)
         self.table.setRowCount(0)
-        if collection is None or not self.docs.attached:
+        self._selection_changed()
+        if not attached:
+            return
+        if collection is None:
+            self.summary.setText(translate("documents.dialog", "No collection yet. Add files or a folder "
+                                           "(they go into a new collection, “My documents”), or make "
+                                           "one with New collection…"))
             return
         # The service's last snapshot: the store itself belongs to the service's thread.
         documents = self.docs.documents_of(collection.id)
@@ -167,15 +212,88 @@ class CollectionsDialog(QDialog):
                                            document.reason or "; ".join(document.notes))):
                 item = QTableWidgetItem(text)
                 item.setToolTip(tooltip(text))
+                item.setData(Qt.ItemDataRole.UserRole, document.id)
                 self.table.setItem(row, column, item)
         # Counts are plain names in the calls: pyside6-lupdate skips a call whose count is an
         # attribute or an expression.
         indexed, total = sum(d.status == INDEXED for d in documents), len(documents)
+        if not total and self.docs.busy:
+            self.summary.setText("")  # the import's own line says how far it is (not "0 of 0")
+            return
         chunks = sum(d.chunks for d in documents)
         passages = translate("documents.dialog", "%n passages", None, chunks)
         self.summary.setText(translate("documents.dialog", "{indexed} of %n files indexed, "
                                        "{passages}.", None, total)
                              .format(indexed=indexed, passages=passages))
+
+    def selected_documents(self) -> list[int]:
+        rows = {i.row() for i in self.table.selectedIndexes()}
+        found = (self.table.item(r, 0) for r in sorted(rows))
+        return [int(i.data(Qt.ItemDataRole.UserRole)) for i in found if i is not None]
+
+    @Slot()
+    def _selection_changed(self) -> None:
+        chosen = bool(self.selected_documents()) and self.docs.attached
+        self.remove_button.setEnabled(chosen)
+        self.remove_action.setEnabled(chosen)
+
+    def collection_menu(self) -> QMenu:
+        """The collection list's context menu (built for the item under the pointer)."""
+        menu = QMenu(self)
+        menu.addAction(self.rename_action)
+        menu.addAction(self.delete_action)
+        return menu
+
+    def file_menu(self) -> QMenu:
+        menu = QMenu(self)
+        menu.addAction(self.remove_action)
+        return menu
+
+    @Slot(QPoint)
+    def _collection_menu_at(self, point: QPoint) -> None:
+        item = self.collection_list.itemAt(point)
+        if item is not None:
+            self.collection_list.setCurrentItem(item)
+            self.collection_menu().exec(self.collection_list.viewport().mapToGlobal(point))
+
+    @Slot(QPoint)
+    def _file_menu_at(self, point: QPoint) -> None:
+        item = self.table.itemAt(point)
+        if item is not None:
+            if not item.isSelected():
+                self.table.selectRow(item.row())
+            self.file_menu().exec(self.table.viewport().mapToGlobal(point))
+
+    @Slot()
+    def _rename(self) -> None:
+        collection = self.selected()
+        if collection is None:
+            return
+        name = dialogs.text(self, translate("documents.dialog", "Rename collection"),
+                            translate("documents.dialog", "New name:"), collection.name)
+        if name is None or not name.strip() or name.strip() == collection.name:
+            return
+        if self.docs.taken(name, collection.id):
+            dialogs.inform(self, translate("documents.dialog", "Rename collection"),
+                           translate("documents.dialog", "Another collection is called “{name}”. "
+                                     "Choose another name.").format(name=name.strip()))
+            return
+        self.docs.rename(collection.id, name, then=self._select)
+
+    @Slot()
+    def _remove(self) -> None:
+        collection = self.selected()
+        chosen = self.selected_documents()
+        if collection is None or not chosen:
+            return
+        count = len(chosen)  # a plain name: pyside6-lupdate reads no expression
+        if dialogs.confirm(self, translate("documents.dialog", "Remove from collection"),
+                           translate("documents.dialog", "Take %n files out of “{name}” and its index? "
+                                     "The files themselves are not touched; add them again to bring "
+                                     "them back.", None, count).format(name=collection.name),
+                           translate("documents.dialog", "Remove")):
+            for document_id in chosen:
+                self.docs.remove_document(collection.id, document_id)
 
     @Slot()
     def _new(self) -> None:
@@ -241,8 +359,9 @@ class CollectionsDialog(QDialog):
             pages = state.pages_total
             passages += " · " + translate("documents.dialog", "reading page {page} of %n (text "
                                           "recognition)", None, pages).format(page=state.pages_done + 1)
-        if state.eta_seconds:
-            seconds = QLocale().toString(round(state.eta_seconds))
+        left = self._time_left.update(state.eta_seconds, time.monotonic())
+        if left:
+            seconds = QLocale().toString(max(1, round(left)))
             text = translate("documents.dialog", "{files} · {passages} · about {seconds} s left · "
                              "{current}").format(files=files, passages=passages, seconds=seconds,
                                                  current=state.current)
@@ -273,6 +392,8 @@ class CollectionsDialog(QDialog):
 
     @Slot(bool)
     def _busy(self, busy: bool) -> None:
+        if busy:
+            self._time_left = TimeLeft()  # a new job: its own estimate
         self.cancel_button.setEnabled(busy)
         self.progress_bar.setVisible(busy)
         if not busy:

@@ -140,6 +140,13 @@
         </translation>
     </message>
     <message numerus="yes">
+        <source>Take %n files out of “{name}” and its index? The files themselves are not touched; add them again to bring them back.</source>
+        <translation>
+            <numerusform>Take %n file out of “{name}” and its index? The file itself is not touched; add it again to bring it back.</numerusform>
+            <numerusform>Take %n files out of “{name}” and its index? The files themselves are not touched; add them again to bring them back.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>reading page {page} of %n (text recognition)</source>
         <translation>
             <numerusform>reading page {page} of %n (text recognition)</numerusform>

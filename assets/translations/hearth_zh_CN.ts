@@ -1445,6 +1445,10 @@ Nothing is sent until you send it there.</source>
         <translation>文档集未被删除。</translation>
     </message>
     <message>
+        <source>The file was not removed; it is still in the collection.</source>
+        <translation>文件没有被移除；它仍在文档集中。</translation>
+    </message>
+    <message>
         <source>Nothing was lost.</source>
         <translation>没有丢失任何内容。</translation>
     </message>
@@ -1861,6 +1865,14 @@ Nothing is sent until you send it there.</source>
         <translation>删除文档集</translation>
     </message>
     <message>
+        <source>Rename…</source>
+        <translation>重命名…</translation>
+    </message>
+    <message>
+        <source>Remove from collection</source>
+        <translation>从文档集中移除</translation>
+    </message>
+    <message>
         <source>Add files…</source>
         <translation>添加文件…</translation>
     </message>
@@ -1889,6 +1901,10 @@ Nothing is sent until you send it there.</source>
         <translation>原因</translation>
     </message>
     <message>
+        <source>Delete collection…</source>
+        <translation>删除文档集…</translation>
+    </message>
+    <message>
         <source>Drop files or folders here to add them to the selected collection. Everything stays on this computer, encrypted in your vault.</source>
         <translation>将文件或文件夹拖放到此处，即可添加到所选文档集。所有内容都保留在这台电脑上，并加密存放在你的保险库中。</translation>
     </message>
@@ -1907,6 +1923,18 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>Delete the selected collection and its index; your files are not touched</source>
         <translation>删除所选文档集及其索引；不会改动你的文件</translation>
+    </message>
+    <message>
+        <source>Rename collection</source>
+        <translation>重命名文档集</translation>
+    </message>
+    <message>
+        <source>Give the selected collection another name</source>
+        <translation>给选中的文档集换一个名称</translation>
+    </message>
+    <message>
+        <source>Take the selected files out of the collection and its index; the files themselves are not touched</source>
+        <translation>把选中的文件从文档集及其索引中移除；文件本身不受影响</translation>
     </message>
     <message>
         <source>Add files</source>
@@ -1944,11 +1972,33 @@ Nothing is sent until you send it there.</source>
         <source>Summary</source>
         <translation>摘要</translation>
     </message>
+    <message>
+        <source>No collection yet. Add files or a folder (they go into a new collection, “My documents”), or make one with New collection…</source>
+        <translation>还没有文档集。添加文件或文件夹（它们会放进一个新的文档集“我的文档”），或用“新建文档集…”创建一个。</translation>
+    </message>
     <message numerus="yes">
         <source>%n passages</source>
         <translation>
             <numerusform>%n 个段落</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>New name:</source>
+        <translation>新名称：</translation>
+    </message>
+    <message>
+        <source>Another collection is called “{name}”. Choose another name.</source>
+        <translation>已有一个文档集叫“{name}”。请换一个名称。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Take %n files out of “{name}” and its index? The files themselves are not touched; add them again to bring them back.</source>
+        <translation>
+            <numerusform>把 %n 个文件从“{name}”及其索引中移除？文件本身不受影响；再次添加即可恢复。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
     </message>
     <message numerus="yes">
         <source>reading page {page} of %n (text recognition)</source>

@@ -37,6 +37,8 @@ class Collection:
     sources: list[str] = field(default_factory=list)
     embedding_model: str = ""  # sha256 of the model that built the vectors
     created_at: float = 0.0
+    # Files the user removed that a folder among the sources still holds: not added again.
+    excluded: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -108,7 +110,7 @@ class DocumentStore:
             try:
                 data = self._open("collections", "payload", row_id, blob)
                 found.append(Collection(row_id, data["name"], data["sources"], data["embedding_model"],
-                                        data["created_at"]))
+                                        data["created_at"], list(data.get("excluded") or [])))
             except DamagedVault:
                 found.append(Collection(row_id, translate("storage.documents.store", "⚠ Damaged collection")))
         return sorted(found, key=lambda c: c.name.casefold())
@@ -117,11 +119,14 @@ class DocumentStore:
         return next((c for c in self.collections() if c.id == collection_id), None)
 
     def find_collection(self, name: str) -> Collection | None:
-        return next((c for c in self.collections() if c.name == name), None)
+        """The collection of that name, matched as a user would (case and spaces aside)."""
+        wanted = " ".join(name.split()).casefold()
+        return next((c for c in self.collections() if " ".join(c.name.split()).casefold() == wanted), None)
 
     def update_collection(self, collection: Collection) -> None:
         data = {"name": collection.name, "sources": collection.sources,
-                "embedding_model": collection.embedding_model, "created_at": collection.created_at}
+                "embedding_model": collection.embedding_model, "created_at": collection.created_at,
+                "excluded": collection.excluded}
         with self.vault.transaction() as conn:
             conn.execute(update(schema.collections).where(schema.collections.c.id == collection.id)
                          .values(payload=self._seal("collections", "payload", collection.id, data)))

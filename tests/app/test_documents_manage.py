@@ -1,0 +1,129 @@
+"""Managing documents as a user of a desktop app expects (issue #36, item 8): remove one
+file (and it stays out through a check for changes), rename a collection, context menus
+and their keys, a first-collection hint instead of a greyed button, an honest time left,
+and the collections a new chat starts with.
+
+A real window, the real embedding model and the real import pipeline; a fake chat model
+(answers are not what is tested here)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.documents.dialog import CollectionsDialog
+from app.shell import dialogs
+from core.documents import TimeLeft
+from tests import retrieval_set
+from tests.app.conftest import WAIT_MS, create_collection
+from tests.fakes import FakeEngine
+
+pytestmark = [pytest.mark.gui, pytest.mark.model]
+WAIT = 6 * WAIT_MS
+
+
+@pytest.fixture
+def window(make_window, embedding_model_path):
+    w = make_window(FakeEngine(tokens=["It is ", "12 euros [1]."]), embedder=embedding_model_path)
+    w.show_collections()
+    return w
+
+
+def _files(dialog: CollectionsDialog) -> set[str]:
+    return {Path(dialog.table.item(r, 0).text()).name for r in range(dialog.table.rowCount())}
+
+
+def test_a_first_collection_is_offered_not_a_greyed_button(qtbot, window) -> None:
+    qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)
+    dialog: CollectionsDialog = window.collections_dialog
+    dialog.refresh()
+    assert dialog.add_files_button.isEnabled() and dialog.add_folder_button.isEnabled()
+    assert not dialog.rename_button.isEnabled() and not dialog.remove_button.isEnabled()
+    assert "No collection yet" in dialog.summary.text() and "My documents" in dialog.summary.text()
+
+
+def test_remove_a_file_rename_and_the_menus(qtbot, window, tmp_path: Path, monkeypatch) -> None:
+    qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)
+    dialog: CollectionsDialog = window.collections_dialog
+    folder = retrieval_set.write_corpus(tmp_path / "corpus")
+    collection = create_collection(qtbot, window, "Work")
+    dialog.refresh()
+    with qtbot.waitSignal(window.documents.finished, timeout=WAIT):
+        dialog.add([folder])
+    qtbot.waitUntil(lambda: not window.documents.busy and dialog.table.rowCount() == 8, timeout=WAIT)
+
+    # The menus hold the actions, with the keys of a file manager.
+    assert [a.text() for a in dialog.collection_menu().actions()] == ["Rename…", "Delete collection…"]
+    assert [a.text() for a in dialog.file_menu().actions()] == ["Remove from collection"]
+    assert dialog.rename_action.shortcut().toString() == "F2"
+    assert dialog.remove_action.shortcut().toString() == "Del"
+
+    # Remove one file: asked first, gone from the table, the index and a later check.
+    row = next(r for r in range(8) if dialog.table.item(r, 0).text().endswith("harbor.pdf"))
+    dialog.table.selectRow(row)
+    assert dialog.remove_button.isEnabled()
+    asked = []
+    monkeypatch.setattr(dialogs, "confirm", lambda *args: asked.append(args[2]) or True)
+    dialog.remove_action.trigger()
+    assert len(asked) == 1 and "out of “Work” and its index" in asked[0]
+    qtbot.waitUntil(lambda: dialog.table.rowCount() == 7, timeout=WAIT)
+    assert "harbor.pdf" not in _files(dialog)
+    with qtbot.waitSignal(window.documents.finished, timeout=WAIT):
+        dialog.refresh_button.click()  # the folder still holds it: not added back
+    qtbot.waitUntil(lambda: not window.documents.busy, timeout=WAIT)
+    assert "harbor.pdf" not in _files(dialog)
+    found = window.documents.service.search("mooring fee per meter", {}, [collection.id], 8,
+                                            "keyword").result(timeout=WAIT / 1000)
+    assert all(not h.chunk.path.endswith("harbor.pdf") for h in found)
+    # Added again by itself: back.
+    with qtbot.waitSignal(window.documents.finished, timeout=WAIT):
+        dialog.add([folder / "harbor.pdf"])
+    qtbot.waitUntil(lambda: "harbor.pdf" in _files(dialog), timeout=WAIT)
+
+    # Rename: the list and the chat's Documents menu follow; a taken name is refused.
+    create_collection(qtbot, window, "Home")
+    dialog.refresh()
+    dialog._select(collection)
+    monkeypatch.setattr(dialogs, "text", lambda *args: "Harbour work")
+    dialog.rename_action.trigger()
+    qtbot.waitUntil(lambda: {c.name for c in window.documents.collections()} == {"Harbour work", "Home"},
+                    timeout=WAIT)
+    assert dialog.selected().name == "Harbour work"
+    told = []
+    monkeypatch.setattr(dialogs, "text", lambda *args: "home")
+    monkeypatch.setattr(dialogs, "inform", lambda *args: told.append(args[2]))
+    dialog.rename_button.click()
+    assert told and "Another collection is called “home”" in told[0]
+    assert {c.name for c in window.documents.collections()} == {"Harbour work", "Home"}
+
+
+def test_a_new_chat_starts_with_the_collections_last_chosen(qtbot, window, tmp_path: Path) -> None:
+    qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)
+    collection = create_collection(qtbot, window, "Work")
+    window.new_chat_button.click()
+    window._refresh_documents_menu()
+    next(a for a in window.documents_menu.actions() if a.text() == "Work").setChecked(True)
+    assert window.documents_button.text() == "Documents: Work"
+    window.new_chat_button.click()
+    window._refresh_documents_menu()
+    assert window.controller.current_chat.settings.get("collections") == [collection.id]
+    assert window.documents_button.text() == "Documents: Work"
+    next(a for a in window.documents_menu.actions() if a.text() == "Work").setChecked(False)
+    window.new_chat_button.click()
+    window._refresh_documents_menu()
+    assert window.documents_button.text() == "Documents: off"  # off is remembered too
+
+
+def test_the_time_left_counts_down_and_does_not_leap() -> None:
+    shown = TimeLeft()
+    assert shown.update(None, 0.0) is None  # nothing done yet: no estimate
+    assert shown.update(5.0, 1.0) == 5.0
+    assert shown.update(5.0, 3.0) == pytest.approx(3.0 + 0.25 * 2.0)  # counting down, nudged
+    # A large file makes the raw estimate leap to 35 s: the shown time moves a quarter of
+    # the way per update instead of jumping, and keeps counting down.
+    before = shown.update(35.0, 4.0)
+    assert 5.0 < before < 15.0
+    after = shown.update(35.0, 5.0)
+    assert before < after < 35.0
+    assert shown.update(None, 100.0) == 0.0  # the last file: no less than nothing
