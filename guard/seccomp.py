@@ -12,8 +12,8 @@ Unix sockets, abstract ones included, keep working: the single-instance socket, 
 D-Bus session bus, X11, Wayland, input methods (IBus, Fcitx) and the accessibility bus
 all use them. What cannot work under it is anything that needs TCP or UDP: the local
 API (other programs reach it over loopback TCP) and intranet engines. So it is only
-installed while neither is switched on; switching one on later needs a restart, and
-the window says so.
+installed while neither is switched on; switching one on later needs a restart, which
+the window says and offers (app.shell.restart).
 
 A filter cannot be removed, and ``PR_SET_NO_NEW_PRIVS`` comes with it (a child cannot
 gain privileges through a set-uid program). Where seccomp is unavailable (another

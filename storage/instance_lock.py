@@ -7,6 +7,7 @@ instance never leaves a stale lock behind.
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 from typing import IO
 
@@ -14,6 +15,8 @@ from i18n import translate
 from storage.paths import private_file
 
 SOCKET_FILE = "instance.sock"  # the running instance's activation socket (app.shell.single_instance)
+WAIT_POLL = 0.1  # seconds between two tries of a lock that is waited for
+
 
 class AlreadyRunning(Exception):
     pass
@@ -24,7 +27,20 @@ class InstanceLock:
         self.path = Path(folder) / "hearth.lock"
         self._fh: IO[str] | None = None
 
-    def acquire(self) -> None:
+    def acquire(self, wait: float = 0.0) -> None:
+        """Take the lock; ``wait``: seconds to keep trying while another process holds it
+        (a restart: the instance that is quitting lets go in a moment)."""
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                self._acquire_now()
+                return
+            except AlreadyRunning:
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(WAIT_POLL)
+
+    def _acquire_now(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fh = open(self.path, "a+")  # noqa: SIM115 - held open for the process's life
         private_file(self.path)

@@ -55,6 +55,8 @@ class ApiController(QObject):
         self.settings = settings
         self.server: ApiServer | None = None
         self.unsaved = False  # the token in use could not be written to the vault
+        self.problem = ""  # why it is switched on but not listening, for the dialog
+        self.needs_restart = False  # switched on while the kernel line refuses every socket
         self.exchange.connect(self._store_exchange)
 
     def model_id(self) -> str:
@@ -102,6 +104,7 @@ class ApiController(QObject):
         reason when it cannot."""
         if self.server is not None or not self.settings.api_enabled or self.chat.locked:
             return None
+        self.problem, self.needs_restart = "", False
         backend = Backend(self.chat.worker.submit, self.chat.worker.cancel, self.chat.router,
                           self.model_id, self.embedding_id,
                           on_exchange=lambda messages, answer: self.exchange.emit(messages, answer),
@@ -112,13 +115,15 @@ class ApiController(QObject):
             from guard import seccomp
 
             if seccomp.RESTRICTION.active:
-                reason = translate("api.controller", "The local API will start the next time you "
-                                   "open Hearth: while it was off, Hearth started with no network "
-                                   "at all, not even on this computer.")
+                self.needs_restart = True
+                reason = translate("api.controller", "The local API starts when Hearth starts again: "
+                                   "Hearth started with it off, with no network at all, not even on "
+                                   "this computer, and that cannot be undone while it runs.")
             else:
                 reason = translate("api.controller", "The local API could not start on port "
                                    "{port}: {problem}.").format(port=self.settings.api_port,
                                                                 problem=exc.strerror)
+            self.problem = reason
             self.state_changed.emit(reason)
             return reason
         self.server.start()
@@ -129,6 +134,7 @@ class ApiController(QObject):
 
     def stop(self, timeout: float = 2.5) -> None:
         """Take no more requests; open streams get at most ``timeout`` seconds to end."""
+        self.problem, self.needs_restart = "", False
         if self.server is not None:
             self.server.stop(timeout)
             self.server = None
@@ -184,6 +190,10 @@ class ApiDialog(QDialog):
         token_row.addWidget(self.token, 1)
         token_row.addWidget(self.copy_token)
         token_row.addWidget(self.renew_token)
+        self.restart = QPushButton(translate("api.controller", "Restart Hearth now"))
+        self.restart.clicked.connect(self._restart)
+        named(self.restart, self.restart.text(),
+              translate("api.controller", "Hearth closes and opens again; you unlock it as at any start"))
         self.details.setTextFormat(Qt.TextFormat.PlainText)  # errors carry outside text
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Close)
@@ -201,13 +211,17 @@ class ApiDialog(QDialog):
         form.addRow(translate("api.controller", "Port"), self.port)
         form.addRow(self.store)
         form.addRow(self.details)
+        form.addRow(self.restart)
         form.addRow(translate("api.controller", "Token"), token_row)
         form.addRow(buttons)
         self._show()
 
     def _show(self) -> None:
         server = self.api.server
-        if server is None:
+        self.restart.setVisible(server is None and self.api.needs_restart)
+        if server is None and self.api.settings.api_enabled and self.api.problem:
+            self.details.setText(self.api.problem)  # switched on, not listening: why, and what next
+        elif server is None:
             self.details.setText(translate("api.controller", "Off. Nothing listens; Hearth makes "
                                            "and accepts no connections."))
         else:
@@ -217,9 +231,11 @@ class ApiDialog(QDialog):
                 text += "\n" + translate("api.controller", "The token could not be saved in the vault: "
                                          "it changes the next time the API starts.")
             self.details.setText(text)
-        self.token.setText(server.token if server is not None else "")
+        # The token a client needs, also before the API listens (set the client up first).
+        self.token.setText(server.token if server is not None else
+                           self.api.token() if self.api.settings.api_enabled and not self.api.chat.locked else "")
         for widget in (self.token, self.copy_token, self.renew_token):
-            widget.setEnabled(server is not None)
+            widget.setEnabled(bool(self.token.text()))
 
     @Slot()
     def _copy_token(self) -> None:
@@ -248,8 +264,15 @@ class ApiDialog(QDialog):
         if restart or not settings.api_enabled:
             self.api.stop()
         if settings.api_enabled:
-            problem = self.api.start()
-            if problem:
-                self.details.setText(problem)
-                return
+            self.api.start()
         self._show()
+
+    @Slot()
+    def _restart(self) -> None:
+        from app.shell.restart import restart
+
+        window = self.parentWidget()
+        self.accept()
+        if window is None or not restart(window.window()):
+            self.api.problem = translate("api.controller", "Hearth could not be started again; quit "
+                                         "it and open it yourself.")

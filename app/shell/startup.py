@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication
 from app.chat.controller import ChatController, default_model_spec
 from app.shell import dialogs, language
 from app.shell.main_window import MainWindow
+from app.shell.restart import RESTART_WAIT_ENV
 from app.shell.single_instance import ActivationServer, ask_first_instance_to_show
 from core.models import resolve_embedding_model, resolve_model
 from core.settings import Settings
@@ -76,7 +77,8 @@ def run_gui() -> int:
     folder = data_dir()
     lock = InstanceLock(folder)
     try:
-        lock.acquire()
+        # Started by "Restart Hearth" (app.shell.restart): the quitting instance lets go soon.
+        lock.acquire(wait=float(os.environ.pop(RESTART_WAIT_ENV, "0") or 0))
     except AlreadyRunning as exc:
         if ask_first_instance_to_show(folder):
             print(translate("shell.startup", "Hearth is already open; its window was brought "

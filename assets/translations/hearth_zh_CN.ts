@@ -4,8 +4,8 @@
 <context>
     <name>api.controller</name>
     <message>
-        <source>The local API will start the next time you open Hearth: while it was off, Hearth started with no network at all, not even on this computer.</source>
-        <translation>本地 API 将在你下次打开 Hearth 时启动：它关闭期间，Hearth 是在完全没有网络的情况下启动的，连本机内部的网络也没有。</translation>
+        <source>The local API starts when Hearth starts again: Hearth started with it off, with no network at all, not even on this computer, and that cannot be undone while it runs.</source>
+        <translation>本地 API 会在 Hearth 重新启动时启动：Hearth 启动时它是关闭的，因此完全没有网络，连本机网络也没有，而且运行期间无法撤销。</translation>
     </message>
     <message>
         <source>The local API could not start on port {port}: {problem}.</source>
@@ -68,6 +68,14 @@
         <translation>使用旧访问令牌的客户端将无法继续使用</translation>
     </message>
     <message>
+        <source>Restart Hearth now</source>
+        <translation>立即重启 Hearth</translation>
+    </message>
+    <message>
+        <source>Hearth closes and opens again; you unlock it as at any start</source>
+        <translation>Hearth 会关闭并重新打开；像每次启动一样解锁即可</translation>
+    </message>
+    <message>
         <source>Serve the local API</source>
         <translation>提供本地 API</translation>
     </message>
@@ -118,6 +126,10 @@ Send the token below as “Authorization: Bearer …”.</source>
     <message>
         <source>Make a new token? Programs that use the current one stop working until you give them the new one.</source>
         <translation>要生成新的访问令牌吗？使用当前访问令牌的程序将无法继续使用，直到你把新的访问令牌交给它们。</translation>
+    </message>
+    <message>
+        <source>Hearth could not be started again; quit it and open it yourself.</source>
+        <translation>无法重新启动 Hearth；请退出后自行打开。</translation>
     </message>
 </context>
 <context>

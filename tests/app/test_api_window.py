@@ -158,3 +158,104 @@ def test_a_new_token_that_cannot_be_saved_still_replaces_the_old_one(qtbot, make
     assert api.renew_token() is None
     assert api.server.token != old and api.unsaved  # in use now, and said to be unsaved
     api.stop()
+
+
+def test_switched_on_under_the_kernel_line_the_dialog_says_so_and_offers_a_restart(
+        qtbot, make_window, monkeypatch) -> None:
+    """Issue #36, item 5: ticked, the note cut off, reopened it said "Off. Nothing listens"
+    and the token field was empty. Under the kernel line (Hearth started with the API off)
+    no socket can be made until Hearth starts again: the dialog says exactly that, offers
+    the restart, and shows the token a client needs meanwhile."""
+    import errno
+
+    import app.api.controller as api_module
+    from app.shell import restart as restart_module
+    from guard import seccomp
+
+    def refused(*_args, **_kwargs):
+        raise OSError(errno.EAFNOSUPPORT, "Address family not supported by protocol")
+
+    monkeypatch.setattr(seccomp.RESTRICTION, "active", True)
+    monkeypatch.setattr(api_module, "ApiServer", refused)
+    window = make_window(FakeEngine())
+    api = window.vault.api
+    dialog = ApiDialog(api, window)
+    qtbot.addWidget(dialog)
+    assert dialog.restart.isHidden() and not dialog.token.text()
+    dialog.enabled.setChecked(True)
+    dialog.apply()
+    assert api.server is None and api.settings.api_enabled
+    for shown in (dialog, ApiDialog(api, window)):  # and the same when opened again
+        qtbot.addWidget(shown)
+        assert "starts when Hearth starts again" in shown.details.text()
+        assert not shown.restart.isHidden() and shown.enabled.isChecked()
+        assert len(shown.token.text()) >= 40 and shown.copy_token.isEnabled()
+    asked: list = []
+    monkeypatch.setattr(restart_module, "restart", lambda w: asked.append(w) or True)
+    dialog.restart.click()
+    assert asked == [window]
+    dialog.enabled.setChecked(False)
+    dialog.apply()
+    assert dialog.restart.isHidden() and "Off. Nothing listens" in dialog.details.text()
+
+
+def test_a_restart_starts_hearth_again_waiting_for_the_lock_and_closes_this_window(
+        qtbot, make_window, monkeypatch) -> None:
+    from app.shell import restart as restart_module
+
+    started: list = []
+
+    class Recorder:
+        def __init__(self) -> None:
+            self.values: dict = {}
+
+        def setProgram(self, program):  # noqa: N802 - Qt's names
+            self.values["program"] = program
+
+        def setArguments(self, arguments):  # noqa: N802
+            self.values["arguments"] = arguments
+
+        def setWorkingDirectory(self, folder):  # noqa: N802
+            self.values["folder"] = folder
+
+        def setProcessEnvironment(self, environment):  # noqa: N802
+            self.values["wait"] = environment.value(restart_module.RESTART_WAIT_ENV)
+
+        def startDetached(self):  # noqa: N802
+            started.append(self.values)
+            return True, 4242
+
+    monkeypatch.setattr(restart_module, "QProcess", Recorder)
+    quit_calls: list = []
+    monkeypatch.setattr(restart_module.QApplication, "quit", lambda *_: quit_calls.append(True))
+    window = make_window(FakeEngine())
+    assert restart_module.restart(window)
+    assert started[0]["arguments"][:2] == ["-m", "app"] and started[0]["wait"] == "20"
+    assert not window.isVisible() and quit_calls
+
+
+def test_the_new_instance_waits_for_the_lock_the_old_one_lets_go(data_dir, tmp_path) -> None:
+    import subprocess
+    import sys
+
+    from storage.instance_lock import AlreadyRunning, InstanceLock
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from pathlib import Path; from storage.instance_lock import "
+         "InstanceLock; l = InstanceLock(Path(sys.argv[1])); l.acquire(); print('held', flush=True); "
+         "sys.stdin.readline()", str(data_dir)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        cwd=str(__import__("pathlib").Path(__file__).resolve().parents[2]))
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(AlreadyRunning):
+            InstanceLock(data_dir).acquire()  # no wait: refused at once, as before
+        holder.stdin.write("quit\n")
+        holder.stdin.flush()  # the old instance quits now; the new one was told to wait
+        lock = InstanceLock(data_dir)
+        lock.acquire(wait=30)
+        lock.release()
+    finally:
+        holder.kill()
+        holder.wait()

@@ -1,0 +1,51 @@
+"""Restart Hearth: a new instance is started, then this one quits.
+
+Needed where a setting cannot take effect in a running process: on Linux, Hearth started
+with the local API off and no intranet engine holds a kernel line (guard/seccomp.py) that
+refuses every network socket, loopback included, and a seccomp filter cannot be lifted.
+Switching the API on then takes a restart; the API dialog offers it, and this does it.
+
+The new instance is told (``RESTART_WAIT_ENV``) to wait a few seconds for the data
+folder's lock, which this one holds until it has quit; it then asks for the passphrase
+as at any start. Nothing unsaved is lost: quitting saves as it always does.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QProcess, QProcessEnvironment
+from PySide6.QtWidgets import QApplication, QWidget
+
+RESTART_WAIT_ENV = "HEARTH_RESTART_WAIT"
+RESTART_WAIT_SECONDS = 20
+
+
+def command() -> tuple[str, list[str], str]:
+    """The program, its arguments and the folder to start it in: the app as it runs now."""
+    if getattr(sys, "frozen", False):
+        return sys.executable, sys.argv[1:], str(Path(sys.executable).parent)
+    root = Path(__file__).resolve().parents[2]
+    return sys.executable, ["-m", "app", *sys.argv[1:]], str(root)
+
+
+def restart(window: QWidget) -> bool:
+    """Start Hearth again and close this window (which quits this instance). False, and
+    nothing closed, if the new one could not be started."""
+    program, arguments, folder = command()
+    process = QProcess()
+    process.setProgram(program)
+    process.setArguments(arguments)
+    process.setWorkingDirectory(folder)
+    environment = QProcessEnvironment.systemEnvironment()
+    environment.insert(RESTART_WAIT_ENV, str(RESTART_WAIT_SECONDS))
+    process.setProcessEnvironment(environment)
+    started, _pid = process.startDetached()
+    if not started:
+        return False
+    window.close()
+    app = QApplication.instance()
+    if app is not None:
+        app.quit()
+    return True
