@@ -490,6 +490,13 @@ class ChatStore:
         needle = query.casefold().strip()
         if not needle:
             return [c.id for c in self.list_chats()]
+        hits: set[int] = {chat_id for chat_id, text in self._searchable().values()
+                          if needle in text.casefold()}
+        ordered = [c.id for c in self.list_chats() if c.id in hits or needle in c.title.casefold()]
+        return ordered[:limit]
+
+    def _searchable(self) -> dict[int, tuple[int, str]]:
+        """Every message's chat and text, decrypted once, in memory only."""
         if self._search_cache is None:
             m = schema.messages.c
             with self._engine.connect() as conn:
@@ -498,10 +505,17 @@ class ChatStore:
             for row in rows:
                 message = self._message(*row)
                 self._search_cache[message.id] = (message.chat_id, message.content)
-        hits: set[int] = {chat_id for chat_id, text in self._search_cache.values()
-                          if needle in text.casefold()}
-        ordered = [c.id for c in self.list_chats() if c.id in hits or needle in c.title.casefold()]
-        return ordered[:limit]
+        return self._search_cache
+
+    def matching_message(self, chat_id: int, query: str) -> int | None:
+        """The first message of the chat (in any version or branch) that contains
+        ``query``: where a search hit is, when the chat shows another version."""
+        needle = query.casefold().strip()
+        if not needle:
+            return None
+        found = [mid for mid, (cid, text) in self._searchable().items()
+                 if cid == chat_id and needle in text.casefold()]
+        return min(found) if found else None
 
     # Checks -----------------------------------------------------------------------
     def verify(self) -> list[str]:

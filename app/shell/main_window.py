@@ -436,7 +436,13 @@ class MainWindow(EngineActions, WindowDialogs, ChatHeader, ChatListActions, Conv
             self._draft_key = key
         self._refresh_documents_menu()
         self.conversation.show_messages(messages)
-        self.conversation.highlight(self.search.text())  # a chat found by search: where it says so
+        query = self.search.text()
+        # A chat found by search: where it says so, in the version that says it (#36 item 4).
+        if not self.conversation.highlight(query) and chat is not None and query.strip():
+            hidden = self.controller.store.matching_message(chat.id, query)
+            if hidden is not None and all(m.id != hidden for m in messages) \
+                    and self.controller.show_version(hidden):
+                self.conversation.highlight(query)
         self._mark_current(chat)
         self._update_buttons()
 

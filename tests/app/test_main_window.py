@@ -402,3 +402,28 @@ def test_a_chat_left_and_opened_again_during_a_regenerate_shows_the_new_version(
         pass
     qtbot.waitUntil(lambda: window.conversation.message_widgets()[1].status == "complete", timeout=WAIT_MS)
     assert window.conversation.message_widgets()[1].text().startswith("[2] slow")
+
+
+def test_search_opens_the_version_that_holds_the_words(qtbot, make_window, monkeypatch) -> None:
+    """Issue #36, item 4: a chat found by its other branch opened on the branch it shows,
+    with nothing highlighted and no hint where the words were."""
+    engine = FakeEngine()
+    window = make_window(engine)
+    for question in ("first", "second", "a third question about lanterns"):
+        type_and_send(qtbot, window, question)
+    second = next(w for w in window.conversation.message_widgets() if w.text() == "second")
+    monkeypatch.setattr("app.shell.dialogs.long_text", lambda _p, _t, _l, value: value + ", reworded")
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        second.edit_button.click()
+    qtbot.waitUntil(lambda: len(window.conversation.message_widgets()) == 4, timeout=WAIT_MS)
+    found_in = window.controller.current_chat.id
+    window.new_chat_button.click()  # another chat open meanwhile
+    window.search.setText("LANTERNS")
+    assert window.chat_list.count() == 1
+    window.chat_list.setCurrentRow(0)
+    qtbot.waitUntil(lambda: len(window.conversation.message_widgets()) == 6, timeout=WAIT_MS)
+    assert window.controller.current_chat.id == found_in
+    widgets = window.conversation.message_widgets()
+    assert widgets[4].text() == "a third question about lanterns"
+    assert [m.cursor.selectedText() for m in widgets[4].body.extraSelections()] == ["lanterns"]
+    assert widgets[2].version_label.text() == "1/2"  # the versions control says where it is
