@@ -14,10 +14,49 @@ from guard.text import printable
 from i18n import translate
 
 
+def argparse_words() -> dict[str, str]:
+    """argparse's own words (English, fixed in its code) in the interface's language."""
+    words = (
+        translate("cli.argparse", "usage: "), translate("cli.argparse", "positional arguments"),
+        translate("cli.argparse", "options"), translate("cli.argparse", "show this help message and exit"),
+        translate("cli.argparse", "%(prog)s: error: %(message)s\n"),
+        translate("cli.argparse", "the following arguments are required: %s"),
+        translate("cli.argparse", "unrecognized arguments: %s"),
+        translate("cli.argparse", "invalid choice: %(value)r (choose from %(choices)s)"),
+        translate("cli.argparse", "argument %(argument_name)s: %(message)s"),
+        translate("cli.argparse", "expected one argument"),
+        translate("cli.argparse", "expected at least one argument"),
+        translate("cli.argparse", "expected at most one argument"),
+        translate("cli.argparse", "invalid %(type)s value: %(value)r"),
+        translate("cli.argparse", "ambiguous option: %(option)s could match %(matches)s"),
+        translate("cli.argparse", "not allowed with argument %s"),
+        translate("cli.argparse", "one of the arguments %s is required"),
+        translate("cli.argparse", "can't open '%(filename)s': %(error)s"),
+    )
+    english = ("usage: ", "positional arguments", "options", "show this help message and exit",
+               "%(prog)s: error: %(message)s\n", "the following arguments are required: %s",
+               "unrecognized arguments: %s", "invalid choice: %(value)r (choose from %(choices)s)",
+               "argument %(argument_name)s: %(message)s", "expected one argument",
+               "expected at least one argument", "expected at most one argument",
+               "invalid %(type)s value: %(value)r", "ambiguous option: %(option)s could match %(matches)s",
+               "not allowed with argument %s", "one of the arguments %s is required",
+               "can't open '%(filename)s': %(error)s")
+    return dict(zip(english, words, strict=True))
+
+
+def speak_argparse() -> None:
+    """argparse says its words through gettext's default domain, which Hearth does not
+    install: its module-level ``_`` is pointed at the interface's translations instead
+    ("usage:", "positional arguments:", "options:" and its errors, in Chinese too)."""
+    words = argparse_words()
+    argparse._ = lambda message: words.get(message, message)  # type: ignore[attr-defined]
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     # The terminal speaks LANG's language from the help text on; the window, if it opens,
     # installs Qt's translation over this one.
     i18n.install_terminal_language()
+    speak_argparse()
     parser = argparse.ArgumentParser(prog="hearth", description=translate(
         "cli.main", "Private, offline chat with local models."))
     parser.add_argument("--self-test", action="store_true", help=translate(

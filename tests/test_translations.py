@@ -199,6 +199,13 @@ def test_the_terminal_commands_follow_lang() -> None:
     assert chinese.returncode == english.returncode == 0, chinese.stderr + english.stderr
     assert re.search(r"[\u4e00-\u9fff]", chinese.stdout), chinese.stdout
     assert not re.search(r"[\u4e00-\u9fff]", english.stdout)
+    # argparse's own words too (issue #36, item 3): "usage:", "positional arguments:",
+    # "options:", "show this help message and exit", and its errors.
+    for word in ("usage", "positional arguments", "options", "show this help message"):
+        assert word not in chinese.stdout, word
+    assert "usage:" in english.stdout and "options:" in english.stdout
+    wrong = run_cli("docs", "add", lang="zh_CN.UTF-8")
+    assert wrong.returncode == 2 and "缺少以下参数" in wrong.stderr and "required" not in wrong.stderr
 
 
 def test_the_built_catalogs_load_in_qt(qapp) -> None:

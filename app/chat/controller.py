@@ -141,6 +141,7 @@ class ChatController(QObject):
         self._model_ready = False
         self._model_problem = translate("chat.controller", "No model is loaded yet.")
         self.model_name = ""
+        self._loaded: ModelLoaded | None = None  # the last load's facts, for the status line
         self.model_path: Path | None = None
         self.model_memory = 0
         # Set by the documents controller: (chat id, question) -> Retrieval or None.
@@ -500,6 +501,15 @@ class ChatController(QObject):
         self._drafts[key] = _digest(text)
         return True
 
+    def ready_text(self) -> str:
+        """The status bar's line for the loaded model, in the interface's language now."""
+        event = self._loaded
+        if event is None:
+            return ""
+        n_ctx = event.n_ctx  # a plain name: pyside6-lupdate reads no expression
+        return translate("chat.controller", "{name} · {backend} · context %n tokens", None, n_ctx).format(
+            name=event.name, backend=event.backend)
+
     def remember_collections(self, chosen: list[int]) -> None:
         """The collections a new chat starts with: those the user last chose for a chat."""
         try:
@@ -549,10 +559,8 @@ class ChatController(QObject):
             if event.base_model:
                 self.notice.emit(weakness_text(BASE_MODEL))
             self.model_memory = event.memory_bytes
-            n_ctx = event.n_ctx
-            self.model_state.emit("ready", translate(
-                "chat.controller", "{name} · {backend} · context %n tokens", None, n_ctx
-            ).format(name=event.name, backend=event.backend))
+            self._loaded = event
+            self.model_state.emit("ready", self.ready_text())
         elif isinstance(event, ModelFailed):
             self._model_ready = False
             self._model_problem = event.reason

@@ -92,6 +92,12 @@ def status_text(models: ModelsController, entry: LibraryEntry) -> str:
     return translate("models.dialog", "unusable: {reason}").format(reason=reason)
 
 
+def role_text(role: str) -> str:
+    """A model's role as the dialog says it (the file says "chat" or "embedding")."""
+    return {"chat": translate("models.dialog", "chat"),
+            "embedding": translate("models.dialog", "embedding (for documents)")}.get(role, role)
+
+
 def starter_hint() -> str:
     return translate("models.dialog", "The starter model that comes with Hearth is very small: "
                      "it answers short questions about your documents, best in English. A larger "
@@ -137,7 +143,9 @@ class ModelsDialog(QDialog):
             .format(cores=physical_cores()))
         self.batch = QSpinBox(minimum=16, maximum=4096, singleStep=64)
         self.chat_format = QComboBox()
-        self.chat_format.addItems(chat_formats.CHOICES)
+        for choice in chat_formats.CHOICES:  # the formats' own names; "auto" said in words
+            self.chat_format.addItem(translate("models.dialog", "automatic (the model's own template)")
+                                     if choice == chat_formats.AUTO else choice, choice)
         self.temperature = QDoubleSpinBox(minimum=0.0, maximum=2.0, singleStep=0.05, decimals=2)
         self.top_p = QDoubleSpinBox(minimum=0.0, maximum=1.0, singleStep=0.05, decimals=2)
         self.top_k = QSpinBox(minimum=0, maximum=1000)
@@ -293,7 +301,7 @@ class ModelsDialog(QDialog):
                       "{template}").format(tokens=_whole(info.context_length),
                                            template=e(template)),
             translate("models.dialog", "License: {license} · role: {role}").format(
-                license=e(info.license), role=e(info.role)),
+                license=e(info.license), role=e(role_text(info.role))),
             translate("models.dialog", "SHA-256: {sha256}").format(
                 sha256=f"<tt>{e(entry.sha256)}</tt>"),
             translate("models.dialog", "Status: {status}").format(
@@ -311,7 +319,7 @@ class ModelsDialog(QDialog):
             "models.dialog", "This llama.cpp build runs on the CPU only."))
         self.threads.setValue(settings.n_threads)
         self.batch.setValue(settings.n_batch)
-        self.chat_format.setCurrentText(settings.chat_format)
+        self.chat_format.setCurrentIndex(max(0, self.chat_format.findData(settings.chat_format)))
         self.temperature.setValue(settings.temperature)
         self.top_p.setValue(settings.top_p)
         self.top_k.setValue(settings.top_k)
@@ -325,7 +333,7 @@ class ModelsDialog(QDialog):
         return ModelSettings(
             n_ctx=self.n_ctx.value(), n_gpu_layers=self.gpu_layers.value(),
             n_threads=self.threads.value(), n_batch=self.batch.value(),
-            chat_format=self.chat_format.currentText(), temperature=self.temperature.value(),
+            chat_format=str(self.chat_format.currentData()), temperature=self.temperature.value(),
             top_p=self.top_p.value(), top_k=self.top_k.value(), min_p=self.min_p.value(),
             repeat_penalty=self.repeat_penalty.value(),
             seed=None if self.seed.value() < 0 else self.seed.value(),

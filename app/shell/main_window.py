@@ -304,7 +304,9 @@ class MainWindow(EngineActions, WindowDialogs, ChatHeader, ChatListActions, Conv
         self._wire_page()
         self._name_window()
         if self._model_shown is not None:  # its texts of our own: "No model loaded", the hint
-            self._show_model_label(*self._model_shown)
+            state, text = self._model_shown
+            # The loaded model's line is said anew in the new language ("context 4096 tokens").
+            self._show_model_label(state, self.controller.ready_text() if state == "ready" else text)
         self.vault.attach_lock_screen(self.lock_screen)
         self.chat_page.setSizes(sizes)
         locked = self.controller.locked

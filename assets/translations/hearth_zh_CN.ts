@@ -910,6 +910,79 @@ Nothing is sent until you send it there.</source>
     </message>
 </context>
 <context>
+    <name>cli.argparse</name>
+    <message>
+        <source>usage: </source>
+        <translation>用法：</translation>
+    </message>
+    <message>
+        <source>positional arguments</source>
+        <translation>位置参数</translation>
+    </message>
+    <message>
+        <source>options</source>
+        <translation>选项</translation>
+    </message>
+    <message>
+        <source>show this help message and exit</source>
+        <translation>显示此帮助信息并退出</translation>
+    </message>
+    <message>
+        <source>%(prog)s: error: %(message)s
+</source>
+        <translation>%(prog)s：错误：%(message)s
+</translation>
+    </message>
+    <message>
+        <source>the following arguments are required: %s</source>
+        <translation>缺少以下参数：%s</translation>
+    </message>
+    <message>
+        <source>unrecognized arguments: %s</source>
+        <translation>无法识别的参数：%s</translation>
+    </message>
+    <message>
+        <source>invalid choice: %(value)r (choose from %(choices)s)</source>
+        <translation>无效的选择：%(value)r（可选：%(choices)s）</translation>
+    </message>
+    <message>
+        <source>argument %(argument_name)s: %(message)s</source>
+        <translation>参数 %(argument_name)s：%(message)s</translation>
+    </message>
+    <message>
+        <source>expected one argument</source>
+        <translation>需要一个参数</translation>
+    </message>
+    <message>
+        <source>expected at least one argument</source>
+        <translation>至少需要一个参数</translation>
+    </message>
+    <message>
+        <source>expected at most one argument</source>
+        <translation>最多需要一个参数</translation>
+    </message>
+    <message>
+        <source>invalid %(type)s value: %(value)r</source>
+        <translation>无效的 %(type)s 值：%(value)r</translation>
+    </message>
+    <message>
+        <source>ambiguous option: %(option)s could match %(matches)s</source>
+        <translation>有歧义的选项：%(option)s 可能匹配 %(matches)s</translation>
+    </message>
+    <message>
+        <source>not allowed with argument %s</source>
+        <translation>不能与参数 %s 同时使用</translation>
+    </message>
+    <message>
+        <source>one of the arguments %s is required</source>
+        <translation>需要参数 %s 之一</translation>
+    </message>
+    <message>
+        <source>can&apos;t open &apos;%(filename)s&apos;: %(error)s</source>
+        <translation>无法打开“%(filename)s”：%(error)s</translation>
+    </message>
+</context>
+<context>
     <name>cli.commands</name>
     <message>
         <source>--token is not accepted: every user of this computer can read a program&apos;s arguments (ps). Put the token in {variable}, or in a file: --token-file PATH (--token-file - reads it from standard input). Without either, serve makes a new token and prints it.</source>
@@ -3080,6 +3153,14 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
         <translation>不可用：{reason}</translation>
     </message>
     <message>
+        <source>chat</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>embedding (for documents)</source>
+        <translation>嵌入（用于文档）</translation>
+    </message>
+    <message>
         <source>The starter model that comes with Hearth is very small: it answers short questions about your documents, best in English. A larger model (1 to 8 billion parameters, a .gguf file, for example a Qwen or Llama instruct model) gives much better answers, in Chinese too: choose Import… or drop the file here. Nothing is downloaded by Hearth; copy the file from wherever you got it.</source>
         <translation>Hearth 附带的入门模型很小：它能回答关于你的文档的简短问题，用英文效果最好。更大的模型（10 亿到 80 亿参数的 .gguf 文件，例如 Qwen 或 Llama 的指令模型）能给出好得多的回答，中文也一样：请选择「导入…」或将文件拖放到这里。Hearth 不会下载任何内容；请从你获取该文件的地方复制过来。</translation>
     </message>
@@ -3122,6 +3203,10 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
     <message>
         <source>automatic ({cores}, one per physical core)</source>
         <translation>自动（{cores}，每个物理核心一个）</translation>
+    </message>
+    <message>
+        <source>automatic (the model&apos;s own template)</source>
+        <translation>自动（模型自带的模板）</translation>
     </message>
     <message>
         <source>random</source>

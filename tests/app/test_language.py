@@ -229,3 +229,23 @@ def test_a_change_while_the_passphrase_is_checked_waits_and_keeps_the_warning(
         assert window.vault.session is not None
     finally:
         language.apply("system")
+
+
+def test_the_status_bar_and_the_models_dialog_say_their_words_in_chinese(qtbot, make_window) -> None:
+    """Issue #36, item 3: the status bar kept "CPU · context 4096 tokens" after a switch to
+    简体中文, and the Models dialog said "用途：chat" and "对话格式 auto"."""
+    window = make_window()
+    assert "context" in window.model_label.text()
+    window.vault.settings.language = "zh_CN"
+    window.apply_language()
+    try:
+        assert "context" not in window.model_label.text() and HAN.search(window.model_label.text())
+        from app.models.dialog import role_text
+
+        window.show_models()
+        dialog = window.models_dialog
+        assert role_text("chat") == "对话" and role_text("embedding").startswith("嵌入")
+        assert dialog.chat_format.itemText(0).startswith("自动") and dialog.chat_format.itemData(0) == "auto"
+    finally:
+        window.vault.settings.language = "system"
+        window.apply_language()
