@@ -27,7 +27,7 @@ from core.models import resolve_embedding_model, resolve_model
 from core.turns import SYSTEM_PROMPT
 from guard.text import printable
 from i18n import translate
-from inference.bundled import embedding_model, weak_languages
+from inference.bundled import embedding_model, starter_model, weak_languages
 from inference.citations import invented
 from inference.client import Answer, ClientError, WorkerClient
 from inference.embedder import EmbedderNotLoaded, profile
@@ -155,12 +155,13 @@ def _embedding_model(store: Any) -> Path:
 
 
 @contextmanager
-def session(chat: bool = False, engine: str = "") -> Iterator[tuple[Documents, WorkerClient]]:
+def session(chat: bool = False, engine: str = "", read_only: bool = False, model: str = ""
+            ) -> Iterator[tuple[Documents, WorkerClient]]:
     """The vault, a worker with the embedding model (and the chat model if asked, unless an
     intranet ``engine`` answers), and the document service with its index loaded; all
     closed in order at the end."""
     try:
-        store, lock = open_store()
+        store, lock = open_store(read_only)
     except OPENING_FAILED as exc:
         raise CommandError(str(exc)) from exc
     client = WorkerClient()
@@ -168,7 +169,7 @@ def session(chat: bool = False, engine: str = "") -> Iterator[tuple[Documents, W
     try:
         if engine:
             _use_engine(client, store, engine)
-        chat_path = resolve_model() if chat and not engine else None  # also chooses the CPU build
+        chat_path = local_model(model, store) if chat and not engine else None  # also the CPU build
         loaded = client.load_embedder(_embedding_model(store))
         if chat_path is not None:
             client.load(ModelSpec(chat_path))
@@ -227,7 +228,7 @@ def docs_add(name: str, paths: list[str]) -> int:
 
 
 def docs_list() -> int:
-    with session() as (documents, _client):
+    with session(read_only=True) as (documents, _client):
         snapshot = documents.collections()
         for collection in snapshot.collections:
             docs = snapshot.documents.get(collection.id, ())
@@ -242,7 +243,7 @@ def docs_list() -> int:
 
 
 def docs_search(name: str, question: str, k: int, as_json: bool, mode: str) -> int:
-    with session() as (documents, _client):
+    with session(read_only=True) as (documents, _client):
         collection = documents.collection(name)
         vectors = documents.question_vectors(question, collection) if mode != "bm25" else {}
         hits = documents.wait(documents.service.search(question, vectors, [collection.id], k, mode))
@@ -288,7 +289,7 @@ def disclosure(name: str, where: str, documents: bool) -> str:
 
 
 def ask(name: str, question: str, max_tokens: int, engine: str = "", model: str = "") -> int:
-    with session(chat=True, engine=engine) as (documents, client):
+    with session(chat=True, engine=engine, read_only=True, model="" if engine else model) as (documents, client):
         collection = documents.collection(name)
         messages = (ChatMessage("system", SYSTEM_PROMPT), ChatMessage("user", question))
         retrieval = Retrieval(question, documents.service.searcher([collection.id]),
@@ -350,7 +351,7 @@ def _notice(text: str) -> None:
 def check_vault() -> int:
     """Decrypt every item and check the file; 0 when all is sound."""
     try:
-        store, lock = open_store()
+        store, lock = open_store(read_only=True)
     except OPENING_FAILED as exc:
         raise CommandError(str(exc)) from exc
     try:
@@ -466,18 +467,49 @@ def serve(host: str, port: int, token: str | None) -> int:
     return 0
 
 
+def local_model(name: str, store: Any = None) -> Path:
+    """The local model a command asked for by ``--model``: the starter with none, else a
+    model of the library (checked, usable, for chat) by its name or its file's name, case
+    aside (``store``: the vault a command has open already). CommandError, saying where
+    the names are listed, for one it does not know."""
+    if not name:
+        return resolve_model()
+    from storage.library import ModelLibrary
+
+    wanted = name.casefold()
+    if store is None:
+        try:
+            opened, lock = open_store(read_only=True)
+        except OPENING_FAILED as exc:
+            raise CommandError(str(exc)) from exc
+        try:
+            return local_model(name, opened)
+        finally:
+            opened.close()
+            lock.release()
+    for entry in ModelLibrary(store).entries():
+        names = {entry.name.casefold(), Path(entry.path).name.casefold(), Path(entry.path).stem.casefold()}
+        if wanted in names and entry.usable and entry.info.get("role", "chat") == "chat":
+            return Path(entry.path)
+    if wanted in {starter_model().name.casefold(), Path(starter_model().file).stem.casefold()}:
+        return resolve_model()
+    raise CommandError(translate("cli.commands", "No usable local chat model is called “{name}”; "
+                                 "`models list` shows them.").format(name=name))
+
+
 def terminal_chat(engine: str = "", model: str = "") -> int:
-    """Chat in the terminal with the starter (or first) model, or an intranet engine's.
-    Not stored."""
+    """Chat in the terminal with the starter model (or the local one ``model`` names), or
+    an intranet engine's. Not stored."""
     if not engine:
+        path = local_model(model)
         with WorkerClient(with_embedder=False) as client:
             try:
-                loaded = client.load(ModelSpec(resolve_model()))
+                loaded = client.load(ModelSpec(path))
             except (InferenceError, ClientError) as exc:
                 raise CommandError(str(exc)) from exc
             return _chat_loop(client, loaded.name)
     try:
-        store, lock = open_store()  # the engines are in the vault
+        store, lock = open_store(read_only=True)  # the engines are in the vault
     except OPENING_FAILED as exc:
         raise CommandError(str(exc)) from exc
     try:
@@ -524,7 +556,7 @@ def models_list() -> int:
     from storage.library import ModelLibrary
 
     try:
-        store, lock = open_store()
+        store, lock = open_store(read_only=True)
     except OPENING_FAILED as exc:
         raise CommandError(str(exc)) from exc
     try:

@@ -55,10 +55,24 @@ def read_passphrase(creating: bool) -> str:
     return getpass.getpass(translate("cli.headless", "Passphrase: "))
 
 
-def open_store() -> tuple[ChatStore, InstanceLock]:
-    """Take the instance lock and open (or, the first time, create) the vault."""
+def open_store(read_only: bool = False) -> tuple[ChatStore, InstanceLock]:
+    """Take the instance lock and open (or, the first time, create) the vault.
+
+    ``read_only``: a command that writes nothing (docs list and search, ask, chat, models
+    list, check-vault) runs beside an open window too: SQLite lets readers and the
+    window's writes go on together, so the lock (which keeps two writers apart) is not
+    needed; it is taken where it is free, so that no window opens meanwhile."""
     lock = InstanceLock(data_dir())
-    lock.acquire()  # AlreadyRunning
+    try:
+        lock.acquire()  # AlreadyRunning
+    except AlreadyRunning:
+        if not read_only:
+            raise AlreadyRunning(translate(
+                "cli.headless", "Hearth is open with this data folder, and this command would change "
+                "it: do it in the window, or close the window first. Commands that only read (docs "
+                "list, docs search, ask, chat, models list, check-vault) work beside it.")) from None
+        if not Vault.exists(vault_path()):
+            raise
     path = vault_path()
     try:
         if Vault.exists(path):

@@ -89,7 +89,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ask.add_argument("question")
     ask.add_argument("--max-tokens", type=int, default=256)
     engine_help = translate("cli.main", "answer with this intranet engine (see: engines list)")
-    model_help = translate("cli.main", "the engine's model (default: its first)")
+    model_help = translate("cli.main", "the model: with --engine, one of the engine's (default: its "
+                           "first); without, a local model by its name in `models list` (default: "
+                           "the starter model)")
     ask.add_argument("--engine", metavar="NAME", default="", help=engine_help)
     ask.add_argument("--model", metavar="ID", default="", help=model_help)
     serve = commands.add_parser("serve", help=translate(

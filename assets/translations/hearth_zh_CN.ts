@@ -1165,6 +1165,10 @@ Nothing is sent until you send it there.</source>
         <translation>通过 API 进行的对话不会被保存。按 Ctrl+C 停止。</translation>
     </message>
     <message>
+        <source>No usable local chat model is called “{name}”; `models list` shows them.</source>
+        <translation>没有名为“{name}”的可用本地对话模型；`models list` 会列出它们。</translation>
+    </message>
+    <message>
         <source>{model}. Empty line or Ctrl+D to leave. This terminal chat is not saved.</source>
         <translation>{model}。输入空行或按 Ctrl+D 退出。此终端对话不会被保存。</translation>
     </message>
@@ -1302,6 +1306,10 @@ Nothing is sent until you send it there.</source>
         <source>Passphrase: </source>
         <translation>密码短语： </translation>
     </message>
+    <message>
+        <source>Hearth is open with this data folder, and this command would change it: do it in the window, or close the window first. Commands that only read (docs list, docs search, ask, chat, models list, check-vault) work beside it.</source>
+        <translation>Hearth 已用这个数据文件夹打开，而这个命令会修改它：请在窗口中操作，或先关闭窗口。只读的命令（docs list、docs search、ask、chat、models list、check-vault）可以在窗口打开时使用。</translation>
+    </message>
 </context>
 <context>
     <name>cli.main</name>
@@ -1350,8 +1358,8 @@ Nothing is sent until you send it there.</source>
         <translation>使用此内网引擎回答（参见：engines list）</translation>
     </message>
     <message>
-        <source>the engine&apos;s model (default: its first)</source>
-        <translation>引擎的模型（默认：其第一个模型）</translation>
+        <source>the model: with --engine, one of the engine&apos;s (default: its first); without, a local model by its name in `models list` (default: the starter model)</source>
+        <translation>模型：与 --engine 一起使用时为该引擎的模型之一（默认为第一个）；否则为 `models list` 中列出的本地模型名称（默认为入门模型）</translation>
     </message>
     <message>
         <source>the local OpenAI-compatible API (127.0.0.1 only)</source>

@@ -58,3 +58,41 @@ def test_add_search_list_and_ask(data_dir: Path, tmp_path: Path) -> None:
 
     wrong = hearth(data_dir, "docs", "list", passphrase="not the passphrase")
     assert wrong.returncode == 1 and "Wrong passphrase" in wrong.stderr
+
+
+def test_read_only_commands_work_beside_the_open_window(data_dir: Path, tmp_path: Path) -> None:
+    """Issue #36, item 9: with the window open, even `docs list` said "Hearth is already
+    open with this data folder". Commands that only read run beside it now; one that
+    writes is refused and says which ones do work."""
+    folder = retrieval_set.write_corpus(tmp_path / "corpus")
+    assert hearth(data_dir, "docs", "add", "work", str(folder)).returncode == 0
+    window = subprocess.Popen(  # holds the data folder's lock as the open window does
+        [sys.executable, "-c", "import sys; from pathlib import Path; from storage.instance_lock import "
+         "InstanceLock; lock = InstanceLock(Path(sys.argv[1])); lock.acquire(); print('open', flush=True); "
+         "sys.stdin.readline()", str(data_dir)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        assert window.stdout.readline().strip() == "open"
+        listed = hearth(data_dir, "docs", "list")
+        assert listed.returncode == 0 and "work: 8 files" in listed.stdout, listed.stderr
+        found = hearth(data_dir, "docs", "search", "work", "Which permit is needed for hazardous cargo?")
+        assert found.returncode == 0 and "harbor.pdf, page 2" in found.stdout, found.stderr
+        checked = hearth(data_dir, "check-vault")
+        assert checked.returncode == 0 and "vault ok" in checked.stdout, checked.stderr
+        added = hearth(data_dir, "docs", "add", "work", str(folder))
+        assert added.returncode == 1 and "work beside it" in added.stderr
+    finally:
+        window.kill()
+        window.wait()
+
+
+def test_ask_and_chat_pick_a_local_model_by_name(data_dir: Path, tmp_path: Path) -> None:
+    """Issue #36, item 9: `--model` named only an engine's model; a local one is named as
+    `models list` shows it, and an unknown name says where the names are."""
+    folder = retrieval_set.write_corpus(tmp_path / "corpus")
+    assert hearth(data_dir, "docs", "add", "work", str(folder)).returncode == 0
+    named = hearth(data_dir, "ask", "work", "How much is the mooring fee per meter per day?",
+                   "--max-tokens", "16", "--model", "smollm2 135m instruct (q4_1)")
+    assert named.returncode == 0, named.stderr
+    unknown = hearth(data_dir, "ask", "work", "Mooring fee?", "--model", "no-such-model")
+    assert unknown.returncode == 1 and "no-such-model" in unknown.stderr and "models list" in unknown.stderr
