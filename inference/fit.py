@@ -47,7 +47,7 @@ class FitReport:
         have = self.available / MIB
         context = self.suggested_context  # a plain name: lupdate reads no more here
         return translate("inference.fit", "{verdict}: needs about {need:,.0f} MB, {have:,.0f} MB "
-                         "free (suggested context %n tokens)", None, context).format(
+                         "free (a context of at most %n tokens fits)", None, context).format(
                              verdict=verdict_text(self.verdict), need=need, have=have)
 
 

@@ -277,6 +277,8 @@ class ModelsDialog(QDialog):
         self.use_button.setVisible(not embedding)
         self.documents_button.setVisible(embedding)
         self.settings_box.setVisible(not embedding)  # chat settings mean nothing to an embedder
+        self.save_button.setVisible(not embedding)  # nor a button that saves none
+        self.fit_label.setVisible(not embedding)
         if entry is None:
             self.facts.setText(translate("models.dialog", "No model selected."))
             self.fit_label.clear()
@@ -298,8 +300,9 @@ class ModelsDialog(QDialog):
                 size=_whole(info.file_size / MIB),
                 stored=e(stored_texts().get(entry.stored, entry.stored))),
             translate("models.dialog", "Trained context: {tokens} tokens · chat template: "
-                      "{template}").format(tokens=_whole(info.context_length),
-                                           template=e(template)),
+                      "{template}").format(tokens=_whole(info.context_length), template=e(template))
+            if not embedding else translate("models.dialog", "Trained context: {tokens} tokens").format(
+                tokens=_whole(info.context_length)),
             translate("models.dialog", "License: {license} · role: {role}").format(
                 license=e(info.license), role=e(role_text(info.role))),
             translate("models.dialog", "SHA-256: {sha256}").format(
@@ -359,8 +362,8 @@ class ModelsDialog(QDialog):
 
             guess = estimate(ModelInfo.from_dict(entry.info), at).total
             text += "<br>" + translate(
-                "models.dialog", "Measured when checked (context {context}): {measured} MB; the "
-                "estimate for that context: {estimate} MB.").format(
+                "models.dialog", "When it was checked, with a context of {context} tokens, it took "
+                "{measured} MB (Hearth had estimated {estimate} MB).").format(
                     context=at, measured=_whole(measured / MIB), estimate=_whole(guess / MIB))
         current = self.models.current()
         if current is not None and entry.id == current.id and self.models.chat.model_memory:

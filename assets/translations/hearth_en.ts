@@ -201,10 +201,10 @@
 <context>
     <name>inference.fit</name>
     <message numerus="yes">
-        <source>{verdict}: needs about {need:,.0f} MB, {have:,.0f} MB free (suggested context %n tokens)</source>
+        <source>{verdict}: needs about {need:,.0f} MB, {have:,.0f} MB free (a context of at most %n tokens fits)</source>
         <translation>
-            <numerusform>{verdict}: needs about {need:,.0f} MB, {have:,.0f} MB free (suggested context %n token)</numerusform>
-            <numerusform>{verdict}: needs about {need:,.0f} MB, {have:,.0f} MB free (suggested context %n tokens)</numerusform>
+            <numerusform>{verdict}: needs about {need:,.0f} MB, {have:,.0f} MB free (a context of at most %n token fits)</numerusform>
+            <numerusform>{verdict}: needs about {need:,.0f} MB, {have:,.0f} MB free (a context of at most %n tokens fits)</numerusform>
         </translation>
     </message>
 </context>

@@ -2548,9 +2548,9 @@ Nothing is sent until you send it there.</source>
 <context>
     <name>inference.fit</name>
     <message numerus="yes">
-        <source>{verdict}: needs about {need:,.0f} MB, {have:,.0f} MB free (suggested context %n tokens)</source>
+        <source>{verdict}: needs about {need:,.0f} MB, {have:,.0f} MB free (a context of at most %n tokens fits)</source>
         <translation>
-            <numerusform>{verdict}：约需 {need:,.0f} MB，可用 {have:,.0f} MB（建议上下文 %n 个词元）</numerusform>
+            <numerusform>{verdict}：大约需要 {need:,.0f} MB，可用 {have:,.0f} MB（最多可容纳 %n 个词元的上下文）</numerusform>
         </translation>
     </message>
     <message>
@@ -3353,6 +3353,10 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
         <translation>训练上下文：{tokens} 词元 · 对话模板：{template}</translation>
     </message>
     <message>
+        <source>Trained context: {tokens} tokens</source>
+        <translation>训练上下文：{tokens} 词元</translation>
+    </message>
+    <message>
         <source>License: {license} · role: {role}</source>
         <translation>许可证：{license} · 用途：{role}</translation>
     </message>
@@ -3381,8 +3385,8 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
         <translation>建议的 GPU 层数：{layers}。</translation>
     </message>
     <message>
-        <source>Measured when checked (context {context}): {measured} MB; the estimate for that context: {estimate} MB.</source>
-        <translation>检查时实测（上下文 {context}）：{measured} MB；该上下文的估算值：{estimate} MB。</translation>
+        <source>When it was checked, with a context of {context} tokens, it took {measured} MB (Hearth had estimated {estimate} MB).</source>
+        <translation>检查时，在 {context} 个词元的上下文下，它占用了 {measured} MB（Hearth 估计为 {estimate} MB）。</translation>
     </message>
     <message>
         <source>Loaded now: {memory} MB more resident memory.</source>

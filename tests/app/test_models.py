@@ -150,7 +150,14 @@ def test_models_dialog_shows_facts_fit_and_saves_settings(qtbot, real_window) ->
     assert dialog.selected().id == window.models.current().id and dialog.settings_box.isVisibleTo(dialog)
     dialog.model_list.setCurrentRow(0)
     assert not dialog.settings_box.isVisibleTo(dialog) and dialog.documents_button.isVisibleTo(dialog)
+    # Nothing of chat for an embedding model (issue #36, item 10): no chat template line,
+    # no "Save settings" with nothing to save, no empty memory bar.
+    assert "chat template" not in dialog.facts.text() and "embedding (for documents)" in dialog.facts.text()
+    assert not dialog.save_button.isVisibleTo(dialog) and not dialog.fit_label.isVisibleTo(dialog)
     dialog.model_list.setCurrentRow(1)
+    assert dialog.save_button.isVisibleTo(dialog)
+    # The most that fits, said as such, not as a "suggestion" beside a smaller setting.
+    assert "suggested context" not in dialog.fit_label.text() and "at most" in dialog.fit_label.text()
     facts = dialog.facts.text()
     assert "llama" in facts and "134.5M" in facts and "Q4_1" in facts and "apache-2.0" in facts
     assert "8,192" in facts and "b179c9523d0e" in facts
