@@ -76,6 +76,11 @@ def build_menus(self: Any) -> None:
         group.addAction(action)
         self.theme_actions.append(action)
     help_menu = bar.addMenu(translate("shell.menus", "&Help"))
+    self.getting_started_action = _action(help_menu, translate("shell.menus", "Getting started"),
+                                          self.show_getting_started, QKeySequence.StandardKey.HelpContents)
+    self.shortcuts_action = _action(help_menu, translate("shell.menus", "Keyboard shortcuts"),
+                                    self.show_shortcuts)
+    help_menu.addSeparator()
     self.privacy_action = _action(help_menu, translate("shell.menus", "Privacy…"),
                                   self.show_privacy)
     _action(help_menu, translate("shell.menus", "Check vault"), self.vault.check)

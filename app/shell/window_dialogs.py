@@ -27,6 +27,7 @@ class WindowDialogs:
     models_dialog: ModelsDialog | None
     collections_dialog: CollectionsDialog | None
     privacy_dialog: PrivacyDialog | None
+    help_dialog: QDialog | None = None  # Getting started or Keyboard shortcuts, the last shown
     show_notice: Any  # the window's (an annotation only: a stub here would shadow it)
 
     def _widget(self) -> QWidget:
@@ -54,6 +55,20 @@ class WindowDialogs:
         from app.shell.about import AboutDialog
 
         AboutDialog(self._widget()).exec()
+
+    @Slot()
+    def show_getting_started(self) -> None:
+        from app.shell.help import GettingStartedDialog
+
+        self.help_dialog = GettingStartedDialog(self._widget())
+        self.help_dialog.show()
+
+    @Slot()
+    def show_shortcuts(self) -> None:
+        from app.shell.help import ShortcutsDialog
+
+        self.help_dialog = ShortcutsDialog(self._widget(), self._widget())
+        self.help_dialog.show()
 
     @Slot()
     def show_privacy(self) -> None:

@@ -3508,6 +3508,109 @@ Nothing is copied, changed or sent.</source>
     </message>
 </context>
 <context>
+    <name>shell.help</name>
+    <message>
+        <source>Send the message</source>
+        <translation>发送消息</translation>
+    </message>
+    <message>
+        <source>Enter</source>
+        <translation>Enter</translation>
+    </message>
+    <message>
+        <source>A new line in the message</source>
+        <translation>在消息中换行</translation>
+    </message>
+    <message>
+        <source>Shift+Enter</source>
+        <translation>Shift+Enter</translation>
+    </message>
+    <message>
+        <source>Stop the answer</source>
+        <translation>停止回答</translation>
+    </message>
+    <message>
+        <source>Delete the chat selected in the list</source>
+        <translation>删除列表中选中的对话</translation>
+    </message>
+    <message>
+        <source>Move between the controls</source>
+        <translation>在控件之间移动</translation>
+    </message>
+    <message>
+        <source>Tab, Shift+Tab</source>
+        <translation>Tab、Shift+Tab</translation>
+    </message>
+    <message>
+        <source>In Documents: rename a collection, remove a file</source>
+        <translation>在“文档”中：重命名文档集、移除文件</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation>操作</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>按键</translation>
+    </message>
+    <message>
+        <source>Each action and its keys</source>
+        <translation>每个操作及其按键</translation>
+    </message>
+    <message>
+        <source>Getting started with Hearth</source>
+        <translation>Hearth 入门</translation>
+    </message>
+    <message>
+        <source>Everything stays on this computer: your chats, documents and the models. Hearth makes no network connection (Help ▸ Privacy shows it).</source>
+        <translation>一切都留在这台电脑上：你的对话、文档和模型。Hearth 不建立任何网络连接（“帮助 ▸ 隐私”会显示这一点）。</translation>
+    </message>
+    <message>
+        <source>1. Your vault</source>
+        <translation>1. 你的保险库</translation>
+    </message>
+    <message>
+        <source>Your chats and documents are encrypted with your passphrase. Nobody can recover it: write it down somewhere safe. File ▸ Back up vault keeps a copy; File ▸ Lock now (Ctrl+L) locks Hearth at once.</source>
+        <translation>你的对话和文档用你的密码短语加密。没有人能找回它：请把它写下来，放在安全的地方。“文件 ▸ 备份保险库”可保留一份副本；“文件 ▸ 立即锁定”（Ctrl+L）会立刻锁定 Hearth。</translation>
+    </message>
+    <message>
+        <source>2. Chat</source>
+        <translation>2. 对话</translation>
+    </message>
+    <message>
+        <source>Type a question and press Enter. The starter model that comes with Hearth is very small: good for short questions in English. For better answers, and for Chinese, import a larger model (a .gguf file) in Settings ▸ Models.</source>
+        <translation>输入问题并按 Enter。Hearth 自带的入门模型非常小：适合用英文问简短的问题。要获得更好的回答（包括中文），请在“设置 ▸ 模型”中导入一个更大的模型（.gguf 文件）。</translation>
+    </message>
+    <message>
+        <source>3. Your documents</source>
+        <translation>3. 你的文档</translation>
+    </message>
+    <message>
+        <source>Settings ▸ Documents (Ctrl+D): add files or folders to a collection (PDF, Word, web pages, e-books, slides, spreadsheets, text). Then switch the collection on for a chat with the Documents button above it. Answers cite their sources by number; click a source to see the passage and its page. A citation that points at no source is struck through and marked “not a source”.</source>
+        <translation>“设置 ▸ 文档”（Ctrl+D）：把文件或文件夹添加到文档集（PDF、Word、网页、电子书、幻灯片、电子表格、文本）。然后用对话上方的“文档”按钮为该对话打开这个文档集。回答会按编号引用来源；点击来源即可查看段落及其所在页。不对应任何来源的引用会被划掉，并标为“不是来源”。</translation>
+    </message>
+    <message>
+        <source>4. When an answer is not right</source>
+        <translation>4. 回答不对时</translation>
+    </message>
+    <message>
+        <source>Regenerate (Ctrl+R) writes another version; edit your question to ask it differently (the earlier version is kept, ‹ 1/2 ›). Where a small model cannot answer, “Show the best matching passages” gives your documents&apos; own sentences.</source>
+        <translation>“重新生成回答”（Ctrl+R）会写出另一个版本；也可以编辑问题换一种问法（之前的版本会保留，‹ 1/2 ›）。小模型答不上来时，“显示最匹配的段落”会给出你文档中的原句。</translation>
+    </message>
+    <message>
+        <source>Help ▸ Keyboard shortcuts lists every key.</source>
+        <translation>“帮助 ▸ 键盘快捷键”列出了所有按键。</translation>
+    </message>
+    <message>
+        <source>Getting started</source>
+        <translation>入门</translation>
+    </message>
+</context>
+<context>
     <name>shell.language</name>
     <message>
         <source>Language</source>
@@ -3702,6 +3805,14 @@ Nothing is copied, changed or sent.</source>
     <message>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Getting started</source>
+        <translation>入门</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
     </message>
     <message>
         <source>Privacy…</source>

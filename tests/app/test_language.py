@@ -177,6 +177,7 @@ def test_every_dialog_is_chinese(qtbot, make_window, chinese) -> None:
     from app.chat.settings_dialog import ChatSettingsDialog
     from app.chat.source_viewer import SourceViewer
     from app.shell.about import AboutDialog
+    from app.shell.help import GettingStartedDialog, ShortcutsDialog
 
     window = make_window()
     window.input.setPlainText("你好")  # (QTest types no characters outside Latin-1)
@@ -194,6 +195,7 @@ def test_every_dialog_is_chinese(qtbot, make_window, chinese) -> None:
                AboutDialog(window), ApiDialog(window.vault.api, window),
                ChatSettingsDialog(chat.settings, window.controller.params, window),
                language.LanguageDialog("system", window),
+               GettingStartedDialog(window), ShortcutsDialog(window, window),
                SourceViewer({"number": 1, "label": "港口.pdf", "path": "/nowhere/港口.pdf", "page": 3,
                              "text": "系泊费"}, "费用", window)]
     for dialog in dialogs:
