@@ -65,12 +65,17 @@ class ConversationActions:
                 "chat.actions",
                 "Wait for the answer to finish (or stop it) before editing a question."))
             return
-        text = dialogs.long_text(
-            cast(QWidget, self), translate("chat.actions", "Edit question"),
-            translate("chat.actions", "Your question (as it was, it stays with its answers "
-                      "as the other version, ‹ 1/2 ›):"),
-            widget.text())
-        if text is None or not text.strip() or text == widget.text():
+        widget.start_editing()  # in place, with the composer's keys (app.chat.editing)
+
+    @Slot(int, str)
+    def _ask_edited(self, message_id: int, text: str) -> None:
+        """An earlier question, edited in place: asked again as a branch beside the old one."""
+        if self.controller.locked:
+            return
+        if self.controller.busy:
+            self.show_notice(translate(
+                "chat.actions",
+                "Wait for the answer to finish (or stop it) before editing a question."))
             return
         self.notice.hide()
         self.controller.edit(message_id, text)

@@ -356,7 +356,16 @@ class ChatController(QObject):
         chat = self._ready_chat()
         if chat is None:
             return False
-        return self.turns.edit(chat.id, message_id, text, self._params_for(chat), self.retrieval_for)
+        shown = self.store.messages(chat.id)
+        old = next((m for m in shown if m.id == message_id), None)
+        first = next((m for m in shown if m.role == "user"), None)
+        if not self.turns.edit(chat.id, message_id, text, self._params_for(chat), self.retrieval_for):
+            return False
+        if old is not None and first is not None and first.id == old.id and chat.title == title_from(old.content):
+            # The chat was named after this question: it is named after the new one now.
+            self.rename_chat(chat.id, title_from(text))
+            self.current_chat = self.store.get_chat(chat.id) or self.current_chat
+        return True
 
     def continue_answer(self, message_id: int) -> bool:
         """Go on writing the open chat's last answer, cut off by Stop or the length limit."""

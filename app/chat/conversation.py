@@ -4,16 +4,15 @@ a bubble per message (``app.chat.message``), and the input box."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QUrl, Signal, Slot
-from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QApplication,
-    QPlainTextEdit,
     QPushButton,
     QScrollArea,
     QVBoxLayout,
     QWidget,
 )
 
+from app.chat.editing import EnterSends
 from app.chat.message import MessageWidget
 from app.chat.welcome import WelcomePanel
 from app.shell.a11y import named
@@ -27,6 +26,7 @@ class ConversationView(QScrollArea):
     link_requested = Signal(QUrl)
     source_requested = Signal(object, str)  # a cited source, and the question it answered
     edit_requested = Signal(int)
+    edit_submitted = Signal(int, str)
     delete_requested = Signal(int)
     version_requested = Signal(int)
     continue_requested = Signal(int)
@@ -123,6 +123,7 @@ class ConversationView(QScrollArea):
         widget.source_requested.connect(lambda source, w=widget: self.source_requested.emit(
             source, self._question_before(w)))
         widget.edit_requested.connect(self.edit_requested)
+        widget.edit_submitted.connect(self.edit_submitted)
         widget.delete_requested.connect(self.delete_requested)
         widget.version_requested.connect(self.version_requested)
         widget.continue_requested.connect(self.continue_requested)
@@ -244,10 +245,8 @@ class ConversationView(QScrollArea):
             self.verticalScrollBar().setValue(maximum)
 
 
-class ChatInput(QPlainTextEdit):
-    """Enter sends, Shift+Enter starts a new line."""
-
-    submitted = Signal()
+class ChatInput(EnterSends):
+    """Enter sends, Shift+Enter starts a new line (``app.chat.editing``)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -260,13 +259,3 @@ class ChatInput(QPlainTextEdit):
                         "Esc stops an answer, Ctrl+R asks for a new one"))
         self.setTabChangesFocus(True)
         self.setMaximumHeight(110)
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
-                self.insertPlainText("\n")
-            else:
-                self.submitted.emit()
-            event.accept()
-            return
-        super().keyPressEvent(event)

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.chat.editing import QuestionEditor
 from app.chat.markdown import MarkdownView
 from app.chat.sources import SourceList
 from app.shell import style
@@ -50,6 +51,7 @@ class MessageWidget(QFrame):
 
     source_requested = Signal(object)  # a cited source (see SourceButton)
     edit_requested = Signal(int)  # a question's message id
+    edit_submitted = Signal(int, str)  # a question's message id, its new text (edited in place)
     delete_requested = Signal(int)  # this message's id
     version_requested = Signal(int)  # the id of the version (or branch) to show instead
     continue_requested = Signal(int)  # this answer's id: write on from where it was cut off
@@ -150,6 +152,13 @@ class MessageWidget(QFrame):
         self.next_button.clicked.connect(lambda: self._step_version(1))
         layout.addLayout(header)
         layout.addWidget(self.body)
+        self.editor: QuestionEditor | None = None
+        if message.role == "user":  # a question is edited where it stands
+            self.editor = QuestionEditor(self)
+            self.editor.hide()
+            self.editor.submitted.connect(self._edited)
+            self.editor.cancelled.connect(self.stop_editing)
+            layout.addWidget(self.editor)
         layout.addWidget(self.caution)
         layout.addWidget(self.extract_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.extract_view)
@@ -368,6 +377,33 @@ class MessageWidget(QFrame):
     @Slot()
     def _edit(self) -> None:
         self.edit_requested.emit(self.message_id)
+
+    def start_editing(self) -> None:
+        """The question becomes an editor in place: Enter asks again, Esc cancels."""
+        if self.editor is None:
+            return
+        self.body.hide()
+        self.editor.start(self.text())
+
+    @Slot()
+    def stop_editing(self) -> None:
+        if self.editor is not None and self.editor.isVisible():
+            self.editor.hide()
+            self.body.show()
+            if self.edit_button is not None:
+                self.edit_button.setFocus()
+
+    @property
+    def editing(self) -> bool:
+        return self.editor is not None and self.editor.isVisible()
+
+    @Slot(str)
+    def _edited(self, text: str) -> None:
+        if not text.strip() or text == self.text():
+            self.stop_editing()
+            return
+        self.stop_editing()
+        self.edit_submitted.emit(self.message_id, text)
 
 
 def format_stats(stats: dict) -> str:

@@ -162,11 +162,6 @@ def text(parent: QWidget | None, title: str, label: str, value: str = "") -> str
     return answer if ok else None
 
 
-def long_text(parent: QWidget | None, title: str, label: str, value: str = "") -> str | None:
-    answer, ok = QInputDialog.getMultiLineText(parent, title, label, value)
-    return answer if ok else None
-
-
 def passphrase(parent: QWidget | None, title: str, label: str) -> str | None:
     answer, ok = QInputDialog.getText(parent, title, label, QLineEdit.EchoMode.Password)
     return answer if ok else None

@@ -202,6 +202,7 @@ class MainWindow(EngineActions, WindowDialogs, ChatHeader, ChatListActions, Conv
         self.documents_menu.aboutToShow.connect(self._refresh_documents_menu)
         self.conversation.source_requested.connect(self._open_source)
         self.conversation.edit_requested.connect(self._edit_question)
+        self.conversation.edit_submitted.connect(self._ask_edited)
         self.conversation.version_requested.connect(self._show_version)
         self.conversation.continue_requested.connect(self._continue_answer)
         self.conversation.delete_requested.connect(self._delete_message)

@@ -139,14 +139,6 @@ Send the token below as “Authorization: Bearer …”.</source>
         <translation>请等待回答完成（或将其停止）后再编辑问题。</translation>
     </message>
     <message>
-        <source>Edit question</source>
-        <translation>编辑问题</translation>
-    </message>
-    <message>
-        <source>Your question (as it was, it stays with its answers as the other version, ‹ 1/2 ›):</source>
-        <translation>你的问题（原来的问题及其回答会作为另一个版本保留，‹ 1/2 ›）：</translation>
-    </message>
-    <message>
         <source>Delete message</source>
         <translation>删除消息</translation>
     </message>
@@ -490,6 +482,25 @@ Send the token below as “Authorization: Bearer …”.</source>
     <message>
         <source>Type your message: Enter sends it, Shift+Enter starts a new line, Esc stops an answer, Ctrl+R asks for a new one</source>
         <translation>输入你的消息：按 Enter 发送，按 Shift+Enter 换行，按 Esc 停止回答，按 Ctrl+R 重新生成回答</translation>
+    </message>
+</context>
+<context>
+    <name>chat.editing</name>
+    <message>
+        <source>Enter asks again, Shift+Enter makes a new line, Esc cancels. The question as it was stays, with its answers, as the other version (‹ 1/2 ›).</source>
+        <translation>Enter 重新提问，Shift+Enter 换行，Esc 取消。原来的问题连同它的回答会作为另一个版本保留（‹ 1/2 ›）。</translation>
+    </message>
+    <message>
+        <source>Ask again</source>
+        <translation>重新提问</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Edit the question</source>
+        <translation>编辑问题</translation>
     </message>
 </context>
 <context>

@@ -98,3 +98,13 @@ def create_collection(qtbot, window, name: str):
     assert window.documents.create(name, then=made.append)
     qtbot.waitUntil(lambda: bool(made), timeout=WAIT_MS)
     return made[0]
+
+
+def edit_in_place(qtbot, widget, text: str) -> None:
+    """Edit a question where it stands (its Edit button, then the composer's keys)."""
+    from PySide6.QtCore import Qt
+
+    widget.edit_button.click()
+    assert widget.editing
+    widget.editor.text.setPlainText(text)
+    qtbot.keyClick(widget.editor.text, Qt.Key.Key_Return)

@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import QSettings, QTimer, QUrl
 from PySide6.QtWidgets import QApplication, QFileDialog
 
-from tests.app.conftest import WAIT_MS, create_collection, unlock
+from tests.app.conftest import WAIT_MS, create_collection, edit_in_place, unlock
 from tests.fakes import FakeEngine
 
 pytestmark = pytest.mark.gui
@@ -200,10 +200,8 @@ def test_no_plaintext_anywhere_under_the_data_folder(
             with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
                 window.regenerate_button.click()
             question = window.conversation.message_widgets()[0]
-            monkeypatch.setattr("app.shell.dialogs.long_text",
-                                lambda *a, i=index: f"Edited {MARKER} question {i}")
             with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
-                question.edit_button.click()
+                edit_in_place(qtbot, question, f"Edited {MARKER} question {index}")
             assert window.conversation.message_widgets()[0].version_label.text() == "2/2"
         monkeypatch.setattr("app.shell.dialogs.text", lambda *a, t=title: t)
         window.rename_action.trigger()

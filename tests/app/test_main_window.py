@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from app.shell.main_window import MainWindow
 from storage.chats import COMPLETE, INTERRUPTED, ChatStore
 from storage.vault import Vault
-from tests.app.conftest import PASSPHRASE, WAIT_MS
+from tests.app.conftest import PASSPHRASE, WAIT_MS, edit_in_place
 from tests.fakes import FakeEngine
 
 pytestmark = pytest.mark.gui
@@ -136,9 +136,8 @@ def test_editing_an_earlier_question_makes_a_branch_and_keeps_the_old_one(qtbot,
         type_and_send(qtbot, window, question)
     second = next(w for w in window.conversation.message_widgets() if w.text() == "second")
     assert second.edit_button is not None and second.edit_button.isVisible()
-    monkeypatch.setattr("app.shell.dialogs.long_text", lambda _p, _t, _l, value: value + ", reworded")
     with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
-        second.edit_button.click()
+        edit_in_place(qtbot, second, "second, reworded")
     qtbot.waitUntil(lambda: len(window.conversation.message_widgets()) == 4, timeout=WAIT_MS)
     answer = engine.expected_text(4)
     widgets = window.conversation.message_widgets()
@@ -412,9 +411,8 @@ def test_search_opens_the_version_that_holds_the_words(qtbot, make_window, monke
     for question in ("first", "second", "a third question about lanterns"):
         type_and_send(qtbot, window, question)
     second = next(w for w in window.conversation.message_widgets() if w.text() == "second")
-    monkeypatch.setattr("app.shell.dialogs.long_text", lambda _p, _t, _l, value: value + ", reworded")
     with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
-        second.edit_button.click()
+        edit_in_place(qtbot, second, "second, reworded")
     qtbot.waitUntil(lambda: len(window.conversation.message_widgets()) == 4, timeout=WAIT_MS)
     found_in = window.controller.current_chat.id
     window.new_chat_button.click()  # another chat open meanwhile
@@ -427,3 +425,33 @@ def test_search_opens_the_version_that_holds_the_words(qtbot, make_window, monke
     assert widgets[4].text() == "a third question about lanterns"
     assert [m.cursor.selectedText() for m in widgets[4].body.extraSelections()] == ["lanterns"]
     assert widgets[2].version_label.text() == "1/2"  # the versions control says where it is
+
+
+def test_a_question_is_edited_in_place_with_the_composers_keys(qtbot, make_window) -> None:
+    """Issue #36, item 11: Edit opened a dialog where Enter made a new line, and the chat
+    kept the old question as its title."""
+    from PySide6.QtCore import Qt
+
+    engine = FakeEngine()
+    window = make_window(engine)
+    type_and_send(qtbot, window, "how tall is the lighthouse")
+    assert window.controller.current_chat.title == "how tall is the lighthouse"
+    question = window.conversation.message_widgets()[0]
+    question.edit_button.click()
+    assert question.editing and not question.body.isVisibleTo(question)
+    editor = question.editor.text
+    assert editor.toPlainText() == "how tall is the lighthouse"
+    qtbot.keyClick(editor, Qt.Key.Key_Escape)  # cancelled: as it was, nothing sent
+    assert not question.editing and question.body.isVisibleTo(question) and len(engine.calls) == 1
+    question.edit_button.click()
+    editor.setPlainText("how old is the lighthouse")
+    qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)  # a new line, not sent
+    assert "\n" in editor.toPlainText() and len(engine.calls) == 1
+    editor.setPlainText("how old is the lighthouse")
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.conversation.message_widgets()[0].text() == "how old is the lighthouse",
+                    timeout=WAIT_MS)
+    assert window.controller.current_chat.title == "how old is the lighthouse"  # named after it now
+    assert window.chat_list.item(0).text() == "how old is the lighthouse"
+    assert window.conversation.message_widgets()[0].version_label.text() == "2/2"
