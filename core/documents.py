@@ -34,7 +34,7 @@ import numpy as np
 from core.folders import Candidate, expand, identity_of, is_regular
 from i18n import translate
 from inference.embedder import N_CTX, SPECIAL_TOKENS, profile
-from storage.documents import parsers
+from storage.documents import parsers, reading
 from storage.documents.chunking import MAX_TOKENS, Chunk, chunk_sections, unit_texts
 from storage.documents.parsers import Identity, ParseError, Section
 from storage.documents.search import Indexes
@@ -169,6 +169,17 @@ def embed_text(chunk: Chunk) -> str:
 _UNCHANGED = "unchanged"  # indexed already, the same size and time: nothing to do
 
 
+def _said(exc: ParseError) -> str:
+    """A ParseError's reason with what it says as data, where it has it."""
+    if exc.kind:
+        try:
+            return parsers.reason(exc.kind, exc.values)
+        except (KeyError, ValueError, TypeError):
+            return str(exc)
+    first = exc.args[0] if exc.args else ""
+    return first if isinstance(first, str) else str(exc)
+
+
 def _screen(file: Candidate, record: Document) -> os.stat_result | tuple[str, str, dict[str, Any]]:
     """The file's metadata if its content is to be read, else what becomes of it: a status,
     the reason and the fields to record. Metadata only: the content is read in the parser
@@ -180,12 +191,11 @@ def _screen(file: Candidate, record: Document) -> os.stat_result | tuple[str, st
             raise PermissionError("permission denied")
     except OSError as exc:
         reason = getattr(exc, "strerror", None) or str(exc)
-        return FAILED, translate("core.documents", "cannot be read ({reason})").format(reason=reason), {}
+        return FAILED, parsers.reason(reading.UNREADABLE, {"error": reason}), {}
     if stat_module.S_ISLNK(info.st_mode) or identity_of(info) != file.identity:
-        return FAILED, translate("core.documents", "changed while it was being imported (it is no "
-                                 "longer the file found in the folder)"), {}
+        return FAILED, parsers.reason(reading.CHANGED, {}), {}
     if not is_regular(info):
-        return FAILED, translate("core.documents", "is not a regular file"), {}
+        return FAILED, parsers.reason(reading.NOT_REGULAR, {}), {}
     if record.status == INDEXED and record.size == info.st_size and record.mtime == info.st_mtime \
             and record.reader == parsers.READER_VERSION:
         return _UNCHANGED, translate("core.documents", "unchanged since it was indexed"), {}
@@ -353,7 +363,11 @@ class Ingestion:
 
         def finish(status: str, reason: str = "", **changes: Any) -> None:
             self.steps.check()
-            saved = self.store.save_document(replace(record, status=status, reason=reason, **changes))
+            # What it says, kept as data too: said again in the reader's language (#36 item 3).
+            notes = changes.get("notes", [])
+            said = {"reason": reading.said_of(reason), "notes": [reading.said_of(n) for n in notes]}
+            saved = self.store.save_document(replace(record, status=status, reason=reason, said=said,
+                                                     **changes))
             known[path] = saved
             if status == INDEXED:
                 report.indexed.append(path)
@@ -375,12 +389,12 @@ class Ingestion:
         try:
             sha = self.steps.digest(file.path, file.identity)
         except ParseError as exc:
-            finish(FAILED, str(exc), size=info.st_size, mtime=info.st_mtime)
+            finish(FAILED, _said(exc), size=info.st_size, mtime=info.st_mtime)
             return
         twin = by_hash.get(sha)
         if twin is not None and twin.path != path:
             twin_name = Path(twin.path).name
-            finish(SKIPPED, translate("core.documents", "the same content as {name}").format(name=twin_name),
+            finish(SKIPPED, parsers.reason(reading.SAME_CONTENT, {"name": twin_name}),
                    size=info.st_size, mtime=info.st_mtime, sha256=sha)
             return
         try:
@@ -388,7 +402,7 @@ class Ingestion:
             if scanned:
                 sections, notes = self._recognise(file, sections, notes, scanned, state)
         except ParseError as exc:
-            finish(FAILED, str(exc), size=info.st_size, mtime=info.st_mtime, sha256=sha)
+            finish(FAILED, _said(exc), size=info.st_size, mtime=info.st_mtime, sha256=sha)
             return
         if after is not None:  # the parser reads the next file while this one is embedded
             nxt = known.get(str(after.path)) or Document(0, collection.id, str(after.path), PENDING)
@@ -453,13 +467,10 @@ class Ingestion:
         # The text layer of a page read by recognition gives way (its stray characters).
         sections = [s for s in sections if s.page not in recognised]
         if not sections and not read:
-            raise ParseError(parsers.reason(parsers.NO_TEXT, {}) if not failed else translate(
-                "core.documents", "no page of this scan could be read"))
-        pages = len(read)  # a plain name: pyside6-lupdate reads no expression
-        notes = [*notes, translate("core.documents", "%n pages read by text recognition (OCR)", None, pages)]
+            raise ParseError(parsers.reason(parsers.NO_TEXT if not failed else reading.NO_PAGE_RECOGNISED, {}))
+        notes = [*notes, parsers.reason(reading.RECOGNISED, {"pages": len(read)})]
         if failed:
-            notes.append(translate("core.documents", "pages {pages} could not be read").format(
-                pages=", ".join(map(str, failed))))
+            notes.append(parsers.reason(reading.NOT_RECOGNISED, {"pages": ", ".join(map(str, failed))}))
         merged = sorted([*sections, *read], key=lambda s: (s.page or 0))
         return merged, notes
 

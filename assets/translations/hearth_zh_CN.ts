@@ -1603,18 +1603,6 @@ Nothing is sent until you send it there.</source>
         <translation>{name}，{section}</translation>
     </message>
     <message>
-        <source>cannot be read ({reason})</source>
-        <translation>无法读取（{reason}）</translation>
-    </message>
-    <message>
-        <source>changed while it was being imported (it is no longer the file found in the folder)</source>
-        <translation>在导入过程中发生了更改（已不再是在文件夹中找到的那个文件）</translation>
-    </message>
-    <message>
-        <source>is not a regular file</source>
-        <translation>不是常规文件</translation>
-    </message>
-    <message>
         <source>unchanged since it was indexed</source>
         <translation>自索引以来未更改</translation>
     </message>

@@ -70,8 +70,35 @@ NOT_IMAGE, IMAGE_TOO_LARGE = "not-image", "image-too-large"
 DOCX_DTD, DOCX_XML, DOCX_NOT_ZIP, DOCX_BROKEN, DOCX_NO_BODY, DOCX_BOMB = (
     "docx-dtd", "docx-xml", "docx-not-zip", "docx-broken", "docx-no-body", "docx-bomb")
 TRUNCATED = "truncated"  # a note, not an error
+SAME_CONTENT, RECOGNISED, NOT_RECOGNISED, NO_PAGE_RECOGNISED = (
+    "same-content", "recognised", "not-recognised", "no-page-recognised")
 Value = str | int | float
 Said = tuple[str, dict[str, Value]]  # (kind, values)
+
+
+class SaidText(str):
+    """A reason's or note's text that remembers what it says as data (``said``), so that
+    it is stored as a kind and values and said again in the language of whoever reads it
+    (``say_again``): a document imported under English reads in Chinese after a switch."""
+
+    said: Said | None = None
+
+
+def said_of(text: str) -> list | None:
+    """What to store beside a reason or note: [kind, values], or None for a bare text."""
+    found = getattr(text, "said", None)
+    return [found[0], dict(found[1])] if found else None
+
+
+def say_again(stored: object, text: str) -> str:
+    """The stored [kind, values] said in the interface's language now; ``text`` (as it was
+    said at import) where there is none, or one this version does not know."""
+    if not isinstance(stored, list) or len(stored) != 2 or not isinstance(stored[1], dict):
+        return text
+    try:
+        return reason(str(stored[0]), stored[1])
+    except (KeyError, ValueError, TypeError, IndexError):
+        return text
 
 
 def _count(value: Value) -> int:
@@ -88,10 +115,17 @@ def _format(values: Mapping[str, Value]) -> str:
 
 
 def reason(kind: str, values: Mapping[str, Value]) -> str:
-    """The text of a reason or note of ``kind``, in the interface language; KeyError for
-    a kind (or a value) it does not know, ValueError for a value of the wrong type. (The
-    messages keep the context of the module they were written in, ``parsers``, so that
-    the translations still find them.)"""
+    """The text of a reason or note of ``kind``, in the interface language, carrying its
+    kind and values (``SaidText``); KeyError for a kind (or a value) it does not know,
+    ValueError for a value of the wrong type."""
+    text = SaidText(_reason(kind, values))
+    text.said = (kind, dict(values))
+    return text
+
+
+def _reason(kind: str, values: Mapping[str, Value]) -> str:
+    """(The messages keep the context of the module they were written in, ``parsers``, so
+    that the translations still find them.)"""
     v = values
     if kind == LINK:
         return translate("storage.documents.parsers", "is a link now (links are not followed)")
@@ -159,6 +193,15 @@ def reason(kind: str, values: Mapping[str, Value]) -> str:
     if kind == TRUNCATED:
         return translate("storage.documents.parsers",
                          "only the first {chars:,} characters were indexed").format(chars=v["chars"])
+    if kind == SAME_CONTENT:
+        return translate("core.documents", "the same content as {name}").format(name=v["name"])
+    if kind == RECOGNISED:
+        pages = _count(v["pages"])  # a plain name: lupdate reads no expression
+        return translate("core.documents", "%n pages read by text recognition (OCR)", None, pages)
+    if kind == NOT_RECOGNISED:
+        return translate("core.documents", "pages {pages} could not be read").format(pages=v["pages"])
+    if kind == NO_PAGE_RECOGNISED:
+        return translate("core.documents", "no page of this scan could be read")
     raise KeyError(kind)
 
 

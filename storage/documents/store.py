@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -25,6 +25,7 @@ from storage.crypto import Binding, DamagedVault
 from storage.db import inserted_id
 from storage.documents.chunking import Chunk
 from storage.documents.pages import ROLES
+from storage.documents.reading import say_again
 from storage.vault import Vault
 
 INDEXED, PENDING, SKIPPED, FAILED = "indexed", "pending", "skipped", "failed"
@@ -54,6 +55,9 @@ class Document:
     chunks: int = 0
     notes: list[str] = field(default_factory=list)
     reader: int = 0  # the READER_VERSION (storage.documents.parsers) that read it; 0: before
+    # The reason and notes as data ({"reason": [kind, values], "notes": [...]}, reading.said_of):
+    # said again in the interface's language when read (``documents``).
+    said: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,18 @@ class StoredChunk:
 def _role(value: object) -> str:
     """A stored chunk's role: "" for a row written before roles were, or one not known."""
     return value if isinstance(value, str) and value in ROLES else ""
+
+
+def _said_now(document: Document) -> Document:
+    """A record's reason and notes in the interface's language now (from their kinds)."""
+    said = document.said
+    if not said:
+        return document
+    found = said.get("notes")
+    notes: list[Any] = found if isinstance(found, list) else []
+    return replace(document, reason=say_again(said.get("reason"), document.reason),
+                   notes=[say_again(notes[i] if i < len(notes) else None, text)
+                          for i, text in enumerate(document.notes)])
 
 
 class DocumentStore:
@@ -145,8 +161,8 @@ class DocumentStore:
         found = []
         for row_id, blob in rows:
             try:
-                found.append(Document(row_id, collection_id,
-                                      **self._open("documents", "payload", row_id, blob, (collection_id,))))
+                found.append(_said_now(Document(row_id, collection_id,
+                                                **self._open("documents", "payload", row_id, blob, (collection_id,)))))
             except DamagedVault:
                 found.append(Document(row_id, collection_id, "", FAILED,
                                       translate("storage.documents.store", "damaged in the vault")))
