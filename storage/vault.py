@@ -99,6 +99,10 @@ class Vault:
         self.cipher = cipher
         self._closed = False
         self._write_lock = threading.RLock()
+        # Backups and passphrase changes take turns: a backup copied under the old key and
+        # landing after the change erased the old ones would survive it (#38 item 9).
+        # Always taken before _write_lock.
+        self._backup_lock = threading.RLock()
 
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
@@ -246,6 +250,11 @@ class Vault:
         Closing the vault (lock, quit) while this runs stops it at the next page of rows
         and rolls it back: the old passphrase still opens everything (``close`` waits).
         """
+        with self._backup_lock:
+            return self._change_passphrase(old, new, kdf, backups)
+
+    def _change_passphrase(self, old: str, new: str, kdf: KdfParams | None,
+                           backups: Path | None) -> PassphraseChanged:
         check_passphrase(new)
         current = self._read_envelope(self.engine, self.path)
         open_envelope(old, current)  # WrongPassphrase if old is wrong
@@ -288,6 +297,7 @@ class Vault:
         damaged file) is left as it was, logged, and counted. The copies need no live
         vault: this runs even if the vault was locked meanwhile."""
         erased = rekeyed = failed = 0
+        # Listed now, with backups held off (the backup lock): none can land after this.
         automatic = sorted(backups.glob("vault-*.db")) if backups is not None and backups.is_dir() else []
         automatic = [copy for copy in automatic if copy != fresh]
         to_rekey = kept_copies(self.path)
@@ -331,6 +341,10 @@ class Vault:
         """Write a consistent copy of the vault. It stays encrypted under the same passphrase."""
         target = Path(target)
         partial = target.with_name(target.name + ".partial")
+        with self._backup_lock:
+            return self._backup_to(target, partial)
+
+    def _backup_to(self, target: Path, partial: Path) -> Path:
         copy_or_clean_up(self.path, partial)
         if self._closed:
             # Locked (or everything deleted) while copying: a backup made now would outlive
@@ -345,14 +359,15 @@ class Vault:
         """Keep a recent encrypted copy for the day the vault file gets damaged (a new
         name each time, so a copy is never written over another)."""
         folder.mkdir(parents=True, exist_ok=True)
-        existing = sorted(folder.glob("vault-*.db"))
-        if not force and existing and time.time() - existing[-1].stat().st_mtime < AUTO_BACKUP_EVERY:
-            return None
-        target = self.backup_to(self._unused_backup_name(folder))
-        for old in sorted(folder.glob("vault-*.db"))[:-AUTO_BACKUPS_KEPT]:
-            crypto_erase(old)  # deleted blocks survive: the key record goes first
-            remove_with_sidecars(old)
-        return target
+        with self._backup_lock:
+            existing = sorted(folder.glob("vault-*.db"))
+            if not force and existing and time.time() - existing[-1].stat().st_mtime < AUTO_BACKUP_EVERY:
+                return None
+            target = self.backup_to(self._unused_backup_name(folder))
+            for old in sorted(folder.glob("vault-*.db"))[:-AUTO_BACKUPS_KEPT]:
+                crypto_erase(old)  # deleted blocks survive: the key record goes first
+                remove_with_sidecars(old)
+            return target
 
     @staticmethod
     def _unused_backup_name(folder: Path) -> Path:

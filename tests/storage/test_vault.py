@@ -535,3 +535,49 @@ def test_restoring_a_missing_or_damaged_backup_names_the_users_file(vault_path: 
     with pytest.raises(DamagedVault) as caught:
         Vault.restore(broken, PASSPHRASE, vault_path)
     assert str(broken) in str(caught.value) and ".restoring" not in str(caught.value)
+
+
+def test_a_backup_started_before_a_passphrase_change_cannot_outlive_it(
+        vault_path: Path, tmp_path: Path, monkeypatch) -> None:
+    """Issue #38, item 9: an automatic backup copied under the old key, landing after the
+    change had erased the old backups, survived it; the old passphrase opened it. Backups
+    and passphrase changes now take turns, so whatever order they meet in, every backup
+    left opens with the new passphrase only."""
+    import threading
+
+    from storage import vault as vault_module
+
+    backups = tmp_path / "backups"
+    store = ChatStore(Vault.create(vault_path, "old passphrase", FAST_KDF))
+    store.add_message(store.create_chat("c").id, "user", "before the change")
+    copying, release = threading.Event(), threading.Event()
+    real_copy = vault_module.copy_or_clean_up
+
+    def slow_copy(source, target):
+        snapshot = tmp_path / "snapshot.db"
+        real_copy(source, snapshot)  # the old key's copy is read now...
+        copying.set()
+        release.wait(30)  # ...and written out only when the test says
+        snapshot.replace(target)
+
+    monkeypatch.setattr(vault_module, "copy_or_clean_up", slow_copy)
+    backup = threading.Thread(target=store.vault.auto_backup, args=(backups, True))
+    backup.start()
+    assert copying.wait(30)
+    monkeypatch.setattr(vault_module, "copy_or_clean_up", real_copy)  # the change's own copy is quick
+    changed = threading.Event()
+    change = threading.Thread(target=lambda: (store.vault.change_passphrase(
+        "old passphrase", "new passphrase", backups=backups), changed.set()))
+    change.start()
+    changed.wait(2)  # unguarded, the change would finish here, before the backup lands
+    release.set()
+    backup.join(30)
+    change.join(60)
+    assert changed.is_set()
+    left = sorted(backups.glob("vault-*.db"))
+    assert left
+    for copy in left:
+        with pytest.raises(WrongPassphrase):
+            Vault.open(copy, "old passphrase")
+        Vault.open(copy, "new passphrase").close()
+    store.close()
