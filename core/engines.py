@@ -55,6 +55,20 @@ class EngineRecord:
                 "allow_http": self.trust.allow_http, "kind": self.kind, "checked_at": self.checked_at,
                 "models": [{"id": m.id, "n_ctx": m.n_ctx} for m in self.models]}
 
+    def consent_key(self, with_documents: bool) -> str:
+        """What a user's consent to send a chat to this engine covers: where it goes (the
+        URL's scheme, host and port), whom Hearth trusts there (system CAs, the CA given,
+        the pin, plain HTTP allowed) and whether the documents' passages go too. A consent
+        given for another of these is not this one: the user is asked again (#38 item 6)."""
+        import hashlib
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(self.url)
+        trust = hashlib.sha256("\0".join((str(self.trust.system), self.trust.ca_pem, self.trust.pin,
+                                           str(self.trust.allow_http))).encode()).hexdigest()[:16]
+        where = f"{parts.scheme.lower()}://{(parts.hostname or '').lower()}:{parts.port or ''}"
+        return f"{self.name}|{where}|{trust}|{'documents' if with_documents else 'chat'}"
+
     @classmethod
     def from_dict(cls, data: Any) -> EngineRecord | None:
         if not isinstance(data, dict) or not isinstance(data.get("name"), str) \

@@ -448,12 +448,16 @@ class ChatController(QObject):
             return False
         assert chat is not None
         disclosed = chat.settings.get("disclosed") or []
-        if record.name in disclosed:
-            return True
         with_documents = bool(chat.settings.get("collections"))
+        # Consent covers this engine as it is now (where, whom Hearth trusts there) and
+        # whether passages go too: a change of any of them asks again.
+        key = record.consent_key(with_documents)
+        covered = {key} if with_documents else {key, record.consent_key(True)}  # more covers less
+        if covered & set(disclosed):
+            return True
         if self.disclose is None or not self.disclose(record, with_documents):
             return False
-        self.set_chat_settings(chat.id, {**chat.settings, "disclosed": [*disclosed, record.name]})
+        self.set_chat_settings(chat.id, {**chat.settings, "disclosed": [*disclosed, key]})
         return True
 
     def _engine_for(self, command: Generate) -> RemoteEngine:

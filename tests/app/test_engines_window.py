@@ -102,6 +102,28 @@ def test_add_pick_disclose_stream_and_see_where_text_went(qtbot, make_window, en
         window.input.setPlainText("And once more.")
         window.send_button.click()
     assert asked == ["Corp"]
+    # Consent covers what the user was told (#38 item 6): with documents switched on, the
+    # passages would go too; asked again (refused: nothing sent).
+    chat_id = window.controller.current_chat.id
+    window.controller.set_chat_settings(chat_id, {**window.controller.current_chat.settings,
+                                                  "collections": [4711]})
+    window.input.setPlainText("With my documents now.")
+    window.send_button.click()
+    assert asked == ["Corp", "Corp"] and window.input.toPlainText() == "With my documents now."
+    window.controller.set_chat_settings(chat_id, {**window.controller.current_chat.settings,
+                                                  "collections": []})
+    # The engine moved to another address (or another trust): asked again.
+    from dataclasses import replace as changed
+
+    engines = window.controller.engines
+    moved = changed(engines.require("Corp"), url=engine.url.replace("127.0.0.2", "localhost"))
+    engines.keep(moved, replacing="Corp")
+    window.send_button.click()
+    assert asked == ["Corp", "Corp", "Corp"]
+    engines.keep(changed(moved, url=engine.url), replacing="Corp")  # back where it was: no question
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=60_000):
+        window.send_button.click()
+    assert asked == ["Corp", "Corp", "Corp"]
 
     dialog = PrivacyDialog(window, window.controller.engines)
     qtbot.addWidget(dialog)
