@@ -91,11 +91,14 @@ def window_figure(path: Path, chats: int, per_chat: int) -> Figure:
         app.processEvents()
         times.append(time.perf_counter() - started)
         assert window.chat_list.count() == chats
-        assert len(window.conversation.message_widgets()) == per_chat
+        # The newest page of the chat is built; the older messages wait behind a button.
+        shown = len(window.conversation.message_widgets())
+        assert shown == min(per_chat, window.conversation.PAGE), shown
         window.controller.lock()
         app.processEvents()
     window.close()
-    return Figure(f"window: unlock → chat list + newest chat ({per_chat} messages) shown",
+    return Figure(f"window: unlock → chat list + newest chat ({per_chat} messages, the newest "
+                  f"{min(per_chat, window.conversation.PAGE)} built) shown",
                   median(times) * 1000, "ms", "target < 300 ms")
 
 
