@@ -99,6 +99,17 @@ class Surroundings:
 
 
 @dataclass(frozen=True, eq=False)
+class PagePicture:
+    """A PDF page as grey pixels with a passage's place marked, for the source viewer
+    (``storage.documents.page_picture``), rendered in an isolated child of its own."""
+
+    path: str
+    page: int
+    passage: str
+    future: Future  # {"width", "height", "pixels", "marks"}; ParseError when it cannot be drawn
+
+
+@dataclass(frozen=True, eq=False)
 class Search:
     """``vectors``: the question embedded by each model it was asked for, ``{sha256: vector}``."""
 
@@ -312,6 +323,11 @@ class DocumentCalls:
     def surroundings(self, path: str, page: int | None, heading: str | None) -> Future:
         future: Future = Future()
         self.post(Surroundings(path, page, heading, future))
+        return future
+
+    def page_picture(self, path: str, page: int, passage: str) -> Future:
+        future: Future = Future()
+        self.post(PagePicture(path, page, passage, future))
         return future
 
     def search(self, question: str, vectors: Mapping[str, Any], collection_ids: list[int],

@@ -44,6 +44,7 @@ from core.document_protocol import (
     JobFailed,
     ListCollections,
     LoadIndex,
+    PagePicture,
     Ready,
     Reembed,
     RefreshAll,
@@ -107,6 +108,8 @@ class DocumentService(DocumentCalls):
         self._parser = parser or IsolatedParser()
         # Text recognition in a child of its own (more memory; started at the first scan).
         self._ocr = IsolatedParser(memory_limit=OCR_MEMORY_LIMIT)
+        # The source viewer's page pictures: a child of their own (the import's may be busy).
+        self._pictures = IsolatedParser()
         self._inbox = Inbox()
         self._closing = threading.Event()
         self._pending: deque[Any] = deque()  # jobs, in order (the thread's own)
@@ -138,6 +141,7 @@ class DocumentService(DocumentCalls):
         self._closing.set()
         self._parser.kill()
         self._ocr.kill()
+        self._pictures.kill()
         self.post(Close())
         if self._thread.is_alive() and threading.current_thread() is not self._thread:
             self._thread.join(timeout)
@@ -213,6 +217,8 @@ class DocumentService(DocumentCalls):
                     self._indexes.section(command.path, command.page, command.heading)))
             else:
                 self._waiting.append(command)
+        elif isinstance(command, PagePicture):
+            self._draw(command)
         elif isinstance(command, CreateCollection):
             if self._answer(command.future, lambda: self._ingestion.create(command.name, self._model)):
                 self._emit(self._snapshot())
@@ -232,6 +238,19 @@ class DocumentService(DocumentCalls):
             self._pending.append(command)
         else:
             log.error("the document service got an unknown command %s", type(command).__name__)
+
+    def _draw(self, command: PagePicture) -> None:
+        """A page picture for the viewer; a file that cannot be drawn is said to the viewer
+        alone (it shows the page's text instead), never as a failed job."""
+        if not command.future.set_running_or_notify_cancel():
+            return
+        try:
+            command.future.set_result(self._pictures.page_picture(Path(command.path), command.page,
+                                                                  command.passage))
+        except Exception as exc:
+            command.future.set_exception(exc)
+        finally:
+            self._pictures.close()  # no idle child kept for it
 
     def _answer(self, future: Future, work: Callable[[], Any]) -> bool:
         if not future.set_running_or_notify_cancel():

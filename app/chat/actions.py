@@ -44,6 +44,14 @@ class ConversationActions:
                                             heading if isinstance(heading, str) else None, show)
         if not asked:  # locked meanwhile, or documents off: the passage alone
             viewer.show_page("")
+        path = str(source.get("path") or "")
+        if asked and isinstance(page, int) and path.lower().endswith(".pdf"):
+            def picture(found: dict | None) -> None:
+                if shiboken6.isValid(viewer):
+                    viewer.show_picture(found)
+
+            # The page as it looks, the passage marked: a wrong citation shows at a glance.
+            self.documents.page_picture(path, page, str(source.get("text") or ""), picture)
         self.source_viewer = viewer
         gone = id(viewer)
         viewer.destroyed.connect(lambda *_args: self._viewer_gone(gone))

@@ -9,18 +9,29 @@ the program the system opens it with, and says so when there is none.
 
 from __future__ import annotations
 
+import base64
 import re
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QUrl, Slot
-from PySide6.QtGui import QDesktopServices, QTextCursor, QTextDocument
+from PySide6.QtCore import QRect, Qt, QUrl, Slot
+from PySide6.QtGui import (
+    QColor,
+    QDesktopServices,
+    QImage,
+    QPainter,
+    QPixmap,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -109,7 +120,18 @@ class SourceViewer(QDialog):
         layout.addWidget(self.heading)
         layout.addWidget(self.passage)
         layout.addWidget(self.page_label)
-        layout.addWidget(self.page, 1)
+        # The page as indexed (text), and as printed (a picture, PDFs only, when it comes).
+        self.pages = QTabWidget()
+        self.pages.addTab(self.page, translate("chat.source_viewer", "Text"))
+        self.picture = QLabel()
+        self.picture.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+        named(self.picture, translate("chat.source_viewer", "The page as printed"),
+              translate("chat.source_viewer", "The cited passage is marked on the page"))
+        self.picture_area = QScrollArea()
+        self.picture_area.setWidget(self.picture)
+        self.picture_area.setWidgetResizable(True)
+        self.marks: list[QRect] = []
+        layout.addWidget(self.pages, 1)
         layout.addWidget(self.problem)
         layout.addLayout(buttons)
         shown = self.passage.toPlainText()
@@ -120,6 +142,35 @@ class SourceViewer(QDialog):
             marks += shade(self.passage, [(_utf16(shown, at[0]), _utf16(shown, at[1]))], style.current().mark)
         marks += shade(self.passage, word_spans(shown, question), style.current().word)
         self.passage.setExtraSelections(marks)
+
+    def show_picture(self, found: dict | None) -> None:
+        """The page as printed (from the documents' isolated child: grey pixels of a size
+        checked there and again here), the passage's place marked; nothing where none came."""
+        if not found:
+            return
+        width, height, pixels = found.get("width"), found.get("height"), found.get("pixels")
+        try:
+            data = base64.b64decode(str(pixels), validate=True)
+        except ValueError:
+            return
+        if not (isinstance(width, int) and isinstance(height, int) and len(data) == width * height):
+            return
+        image = QImage(data, width, height, width, QImage.Format.Format_Grayscale8).convertToFormat(
+            QImage.Format.Format_RGB32)  # a copy: the bytes are not kept
+        self.marks = [QRect(m[0], m[1], max(1, m[2] - m[0]), max(1, m[3] - m[1]))
+                      for m in found.get("marks") or [] if isinstance(m, list) and len(m) == 4]
+        painter = QPainter(image)
+        colour = QColor(style.current().mark)
+        colour.setAlpha(110)
+        for rect in self.marks:
+            painter.fillRect(rect.adjusted(-2, -2, 2, 2), colour)
+        painter.end()
+        self.picture.setPixmap(QPixmap.fromImage(image))
+        if self.pages.indexOf(self.picture_area) < 0:
+            self.pages.insertTab(0, self.picture_area, translate("chat.source_viewer", "Page"))
+        self.pages.setCurrentWidget(self.picture_area)
+        if self.marks:
+            self.picture_area.ensureVisible(self.marks[0].center().x(), self.marks[0].center().y(), 50, 150)
 
     def _say(self, text: str) -> None:
         self.problem.setText(text)

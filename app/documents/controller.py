@@ -218,6 +218,18 @@ class DocumentsController(QObject):
         self._bridge.when_done(self._generation, self.service.surroundings(path, page, heading), got)
         return True
 
+    def page_picture(self, path: str, page: int, passage: str, then: Callable[[dict | None], None]) -> bool:
+        """A PDF page as a picture with the passage's place marked, to ``then`` on the UI
+        thread (None where it cannot be drawn); False if there is no service to ask."""
+        if self.service is None:
+            return False
+
+        def got(future: Future) -> None:
+            then(None if future.exception() is not None else future.result())
+
+        self._bridge.when_done(self._generation, self.service.page_picture(path, page, passage), got)
+        return True
+
     @Slot(int, object, object)
     def _on_answer(self, generation: int, future: Future, then: Callable[[Future], None]) -> None:
         if generation == self._generation:  # not an answer of an earlier unlock's service

@@ -858,6 +858,22 @@ Nothing is sent until you send it there.</source>
         <translation>关闭来源</translation>
     </message>
     <message>
+        <source>Text</source>
+        <translation type="unfinished">正文</translation>
+    </message>
+    <message>
+        <source>The page as printed</source>
+        <translation>打印出来的页面</translation>
+    </message>
+    <message>
+        <source>The cited passage is marked on the page</source>
+        <translation>引用的段落已在页面上标出</translation>
+    </message>
+    <message>
+        <source>Page</source>
+        <translation>页面</translation>
+    </message>
+    <message>
         <source>The rest of the page is no longer in your documents (removed or re-indexed since).</source>
         <translation>这一页的其余内容已不在你的文档中（之后已被移除或重新索引）。</translation>
     </message>

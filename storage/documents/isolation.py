@@ -135,6 +135,11 @@ def _handle(request: dict[str, Any], memory_limit: int) -> dict[str, Any]:
 
             with parsers.open_regular(path, identity) as fh:
                 return {"status": "ok", "text": ocr.recognise_file(fh, path.suffix.lower(), int(request["page"]))}
+        if request["op"] == "picture":
+            from storage.documents.page_picture import page_picture
+
+            with parsers.open_regular(path, identity) as fh:
+                return {"status": "ok", **page_picture(fh, int(request["page"]), str(request.get("passage") or ""))}
         sections, notes, scanned = parse_said(path, identity)
         return {"status": "ok", "sections": [[s.text, s.page, s.heading, s.role] for s in sections],
                 "notes": [[kind, values] for kind, values in notes], "scanned": scanned}
@@ -230,6 +235,19 @@ def _checked(data: bytes, op: str) -> dict[str, Any]:
     if op == "hash":
         if not isinstance(reply.get("sha256"), str) or not _SHA256.fullmatch(reply["sha256"]):
             raise _Malformed("no sha256")
+        return reply
+    if op == "picture":
+        from storage.documents.page_picture import MAX_MARKS, MAX_PREVIEW_SIDE
+
+        width, height, pixels, marks = (reply.get(k) for k in ("width", "height", "pixels", "marks"))
+        if not (type(width) is int and type(height) is int and 0 < width <= MAX_PREVIEW_SIDE
+                and 0 < height <= MAX_PREVIEW_SIDE and isinstance(pixels, str)
+                and len(pixels) == 4 * ((width * height + 2) // 3)):
+            raise _Malformed("a picture of the wrong size")
+        if not isinstance(marks, list) or len(marks) > MAX_MARKS or not all(
+                isinstance(m, list) and len(m) == 4 and all(type(v) is int and -1 <= v <= MAX_PREVIEW_SIDE + 1
+                                                           for v in m) for m in marks):
+            raise _Malformed("marks of the wrong shape")
         return reply
     if op == "ocr":
         from storage.documents.ocr import MAX_PAGE_CHARS
@@ -367,6 +385,12 @@ class IsolatedParser:
         under the time limit (per page) and the memory limit. ParseError as ``parse``."""
         return str(self._request("ocr", path, identity, wake, on_wake, page)["text"])
 
+    def page_picture(self, path: Path, page: int, passage: str, wake: Connection | None = None,
+                     on_wake: Callable[[], None] | None = None) -> dict[str, Any]:
+        """Page ``page`` of a PDF as grey pixels with the passage's place marked, rendered
+        in the child (``page_picture``); ParseError as ``parse``."""
+        return self._request("picture", path, None, wake, on_wake, page, passage)
+
     def digest(self, path: Path, identity: Identity | None = None, wake: Connection | None = None,
                on_wake: Callable[[], None] | None = None) -> str:
         """The sha256 of ``path``'s content, read in the child under the same limits and
@@ -392,17 +416,18 @@ class IsolatedParser:
             self._stop(kill=True)  # the remains of a child that died between files
             self._start()
 
-    def _send(self, op: str, path: Path, identity: Identity | None, page: int = 0) -> _Key:
+    def _send(self, op: str, path: Path, identity: Identity | None, page: int = 0, passage: str = "") -> _Key:
         conn = self._conn
         assert conn is not None
         key = _key(op, path, identity)
-        request = {"op": op, "path": key[1], "identity": list(key[2]) if key[2] else None, "page": page}
+        request = {"op": op, "path": key[1], "identity": list(key[2]) if key[2] else None, "page": page,
+                   "passage": passage[:2000]}
         with contextlib.suppress(OSError):  # the child is gone (killed): the recv says so
             conn.send_bytes(json.dumps(request).encode())
         return key
 
     def _request(self, op: str, path: Path, identity: Identity | None, wake: Connection | None,
-                 on_wake: Callable[[], None] | None, page: int = 0) -> dict[str, Any]:
+                 on_wake: Callable[[], None] | None, page: int = 0, passage: str = "") -> dict[str, Any]:
         with self._lock:
             killed, self._kill_requested = self._kill_requested, False
         if killed:
@@ -422,7 +447,7 @@ class IsolatedParser:
             self._ahead.popleft()  # the reply to this very request is on its way
         else:
             self._ensure_child()
-            self._send(op, path, identity, page)
+            self._send(op, path, identity, page, passage)
         return self._receive(op, wake, on_wake)
 
     def _receive(self, op: str, wake: Connection | None, on_wake: Callable[[], None] | None,

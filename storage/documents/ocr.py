@@ -53,16 +53,21 @@ def _scale(width: float, height: float, dpi: float) -> float:
     return scale
 
 
-def pdf_page(data: bytes, page: int) -> Any:
-    """Page ``page`` (1-based) of the PDF in ``data``, rendered to a PIL image."""
+def pdf_document(data: bytes) -> Any:
+    """PDFium's document for the PDF in ``data``; the reasons a user reads if it is not one."""
     import pypdfium2 as pdfium
 
     try:
-        document = pdfium.PdfDocument(data)
+        return pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
         if "password" in str(exc).lower():
             raise refused(PDF_PASSWORD) from None
         raise refused(PDF_DAMAGED, error=f"PDFium: {str(exc)[:120]}") from None
+
+
+def pdf_page(data: bytes, page: int) -> Any:
+    """Page ``page`` (1-based) of the PDF in ``data``, rendered to a PIL image."""
+    document = pdf_document(data)
     try:
         if not 1 <= page <= len(document):
             raise refused(PDF_DAMAGED, error=f"no page {page}")

@@ -141,6 +141,14 @@ def test_import_toggle_and_cited_answer(qtbot, window, engine, tmp_path: Path) -
     assert sources[0]["text"].strip()[:40] in marks[0].replace("\u2029", "\n")  # the passage, marked
     assert any(m.lower() == "mooring" for m in marks[1:])  # a word of the question
     assert viewer.open_button.isEnabled()
+    # And the page as printed, rendered in the isolated child, the passage marked on it
+    # (issue #35, item 5): page 3 of the PDF, the marks where its first words are.
+    qtbot.waitUntil(lambda: viewer.pages.count() == 2, timeout=WAIT)
+    assert viewer.pages.currentWidget() is viewer.picture_area and viewer.pages.tabText(0) == "Page"
+    picture = viewer.picture.pixmap()
+    assert picture.width() > 500 and picture.height() > 700 and viewer.marks
+    top = viewer.marks[0]
+    assert 0 <= top.left() < picture.width() and 0 <= top.top() < picture.height()
     viewer.close()
 
 

@@ -198,3 +198,27 @@ def test_a_file_changed_in_place_after_its_read_ahead_is_read_again(tmp_path: Pa
         assert (path.stat().st_dev, path.stat().st_ino) == identity
         assert parser.digest(path, identity) == hashlib.sha256(b"the new, longer words").hexdigest()
         assert parser.parse(path, identity)[0][0].text == "the new, longer words"
+
+
+def test_a_page_picture_is_drawn_in_the_child_and_a_hostile_reply_is_refused(tmp_path) -> None:
+    """The source viewer's page picture (issue #35, item 5): raw grey pixels and marks,
+    checked in the parent before anything is made of them."""
+    import base64
+
+    from storage.documents.isolation import IsolatedParser, _checked, _Malformed
+    from tests.documents_corpus import pdf
+
+    path = pdf(tmp_path / "fees.pdf", ["Harbour. Moorings cost forty euros a night at the outer pier.",
+                                       "Page two."])
+    with IsolatedParser() as parser:
+        found = parser.page_picture(path, 1, "Moorings cost forty euros a night")
+    assert len(base64.b64decode(found["pixels"])) == found["width"] * found["height"]
+    assert found["marks"] and all(0 <= m[0] < m[2] <= found["width"] for m in found["marks"])
+    good = {"status": "ok", "peak": 1, "width": 2, "height": 2, "pixels": base64.b64encode(b"\0" * 4).decode(),
+            "marks": [[0, 0, 1, 1]]}
+    assert _checked(json.dumps(good).encode(), "picture")["width"] == 2
+    for hostile in ({**good, "width": 10**6}, {**good, "pixels": base64.b64encode(b"\0" * 9).decode()},
+                    {**good, "marks": [[0, 0, 1]]}, {**good, "marks": [[0, 0, 1, 1]] * 1000},
+                    {**good, "height": True}):
+        with pytest.raises(_Malformed):
+            _checked(json.dumps(hostile).encode(), "picture")

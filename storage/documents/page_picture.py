@@ -1,0 +1,79 @@
+"""A PDF page as a picture for the source viewer, with the cited passage's place marked
+(issue #35, item 5): a wrong citation is visible at a glance.
+
+Rendered by PDFium in the isolated parser's child, like the pages read by OCR, and sent
+to the parent as raw grey pixels (no image format to decode: whatever a hostile PDF did
+to the child, the parent only copies bytes of a size it checks into a QImage). The place
+of the passage is PDFium's own: the first words of the passage are searched in the
+page's text, shorter and shorter until found, and their character boxes become
+rectangles in the picture's pixels.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any, BinaryIO
+
+from storage.documents.ocr import pdf_document
+from storage.documents.reading import MAX_BYTES, PDF_DAMAGED, read_bounded, refused
+
+PREVIEW_DPI = 100
+MAX_PREVIEW_SIDE = 1400  # pixels of the longer side: a page that claims to be huge is drawn small
+MAX_MARKS = 64
+NEEDLE_WORDS = (12, 8, 5)  # the passage's first words, searched in this many, until found
+
+
+def _scale(width: float, height: float) -> float:
+    scale = PREVIEW_DPI / 72.0
+    longest = max(width, height, 1.0) * scale
+    return scale * (MAX_PREVIEW_SIDE / longest) if longest > MAX_PREVIEW_SIDE else scale
+
+
+def _marks(handle: Any, passage: str, scale: float, height: float) -> list[list[int]]:
+    """The rectangles (pixels: left, top, right, bottom) of the passage's first words."""
+    words = passage.split()
+    if not words:
+        return []
+    text = handle.get_textpage()
+    try:
+        for count in NEEDLE_WORDS:
+            needle = " ".join(words[:count])
+            if len(needle) < 4:
+                continue
+            searcher = text.search(needle, match_case=False)
+            try:
+                found = searcher.get_next()
+            finally:
+                searcher.close()
+            if not found:
+                continue
+            index, length = found
+            rects = []
+            for n in range(min(text.count_rects(index, length), MAX_MARKS)):
+                left, bottom, right, top = text.get_rect(n)
+                rects.append([int(left * scale), int((height - top) * scale),
+                              int(right * scale) + 1, int((height - bottom) * scale) + 1])
+            return rects
+        return []
+    finally:
+        text.close()
+
+
+def page_picture(fh: BinaryIO, page: int, passage: str) -> dict[str, Any]:
+    """Page ``page`` (1-based) of the open PDF: {"width", "height", "pixels" (base64 of
+    one grey byte a pixel, row by row), "marks": [[left, top, right, bottom], ...]}."""
+    data = read_bounded(fh, MAX_BYTES["pdf"])
+    document = pdf_document(data)
+    try:
+        if not 1 <= page <= len(document):
+            raise refused(PDF_DAMAGED, error=f"no page {page}")
+        handle = document[page - 1]
+        width, height = handle.get_size()
+        scale = _scale(width, height)
+        bitmap = handle.render(scale=scale, grayscale=True, may_draw_forms=True)
+        picture = bitmap.to_pil().convert("L")
+        marks = _marks(handle, passage, scale, height)
+        return {"width": picture.width, "height": picture.height,
+                "pixels": base64.b64encode(picture.tobytes()).decode("ascii"), "marks": marks}
+    finally:
+        document.close()
