@@ -859,7 +859,7 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>Text</source>
-        <translation type="unfinished">正文</translation>
+        <translation>文本</translation>
     </message>
     <message>
         <source>The page as printed</source>
