@@ -394,7 +394,9 @@ class SupervisedWorker:
 
     @property
     def is_alive(self) -> bool:
-        return self._worker.is_alive
+        with self._lock:  # the current worker is replaced under this lock (a restart)
+            worker = self._worker
+        return worker.is_alive
 
     def _on_event(self, event: Event) -> None:
         if not isinstance(event, WorkerDied):

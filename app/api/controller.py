@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from app.chat.controller import ChatController
 from app.shell.a11y import name_buttons, named
 from core.api import ApiServer, Backend
+from core.turns import title_from
 from core.settings import Settings
 from i18n import translate
 from inference.bundled import embedding_model
@@ -58,12 +59,21 @@ class ApiController(QObject):
         self.problem = ""  # why it is switched on but not listening, for the dialog
         self.needs_restart = False  # switched on while the kernel line refuses every socket
         self.exchange.connect(self._store_exchange)
+        # The model the API names, as one string the UI thread replaces whole: the server's
+        # thread reads it, never the chat controller's fields one by one (#37 item 4).
+        self._model_id = ""
+        chat.model_state.connect(self._model_changed)
+        self._model_changed()
+
+    @Slot()
+    def _model_changed(self, *_args: object) -> None:
+        path = self.chat.model_path
+        self._model_id = ("" if path is None or not self.chat.model_ready
+                          else api_id(self.chat.model_name or Path(path).stem, self.embedding_id()))
 
     def model_id(self) -> str:
-        path = self.chat.model_path
-        if path is None or not self.chat.model_ready:
-            return ""
-        return api_id(self.chat.model_name or Path(path).stem, self.embedding_id())
+        """The loaded model's API id ("" while none is ready); safe from any thread."""
+        return self._model_id
 
     @staticmethod
     def embedding_id() -> str:
@@ -147,11 +157,9 @@ class ApiController(QObject):
             return
         question = next((m.content for m in reversed(messages) if m.role == "user"), "")
         store = self.chat.store
-        if question:
-            first_line = question.strip().splitlines()[0]
-            title = translate("api.controller", "API: {question}").format(question=first_line)[:48]
-        else:
-            title = translate("api.controller", "API")
+        # The chats' own rule for a title (core.turns.title_from), marked as the API's.
+        title = (translate("api.controller", "API: {question}").format(question=title_from(question))
+                 if question.strip() else translate("api.controller", "API"))
         chat = store.create_chat(title)
         for message in messages:
             if message.role in ("user", "assistant"):
