@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
 from app.chat.controller import ChatController
 from app.shell.a11y import name_buttons, named
 from core.api import ApiServer, Backend
-from core.turns import title_from
 from core.settings import Settings
+from core.turns import title_from
 from i18n import translate
 from inference.bundled import embedding_model
 from inference.protocol import ChatMessage

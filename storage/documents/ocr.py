@@ -16,6 +16,8 @@ the PDF's own /Rotate, which PDFium applies.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, BinaryIO
 
 from storage.documents.images import MAX_IMAGE_PIXELS, open_image
@@ -65,18 +67,23 @@ def pdf_document(data: bytes) -> Any:
         raise refused(PDF_DAMAGED, error=f"PDFium: {str(exc)[:120]}") from None
 
 
-def pdf_page(data: bytes, page: int) -> Any:
-    """Page ``page`` (1-based) of the PDF in ``data``, rendered to a PIL image."""
+@contextmanager
+def pdf_page_handle(data: bytes, page: int) -> Iterator[Any]:
+    """PDFium's page ``page`` (1-based) of the PDF in ``data``, its document closed after."""
     document = pdf_document(data)
     try:
         if not 1 <= page <= len(document):
             raise refused(PDF_DAMAGED, error=f"no page {page}")
-        handle = document[page - 1]
-        width, height = handle.get_size()
-        bitmap = handle.render(scale=_scale(width, height, DPI), may_draw_forms=True)
-        return bitmap.to_pil()
+        yield document[page - 1]
     finally:
         document.close()
+
+
+def pdf_page(data: bytes, page: int) -> Any:
+    """Page ``page`` (1-based) of the PDF in ``data``, rendered to a PIL image."""
+    with pdf_page_handle(data, page) as handle:
+        width, height = handle.get_size()
+        return handle.render(scale=_scale(width, height, DPI), may_draw_forms=True).to_pil()
 
 
 def image_page(data: bytes, page: int) -> Any:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import base64
 from typing import Any, BinaryIO
 
-from storage.documents.ocr import pdf_document
-from storage.documents.reading import MAX_BYTES, PDF_DAMAGED, read_bounded, refused
+from storage.documents.ocr import pdf_page_handle
+from storage.documents.reading import MAX_BYTES, read_bounded
 
 PREVIEW_DPI = 100
 MAX_PREVIEW_SIDE = 1400  # pixels of the longer side: a page that claims to be huge is drawn small
@@ -62,18 +62,10 @@ def _marks(handle: Any, passage: str, scale: float, height: float) -> list[list[
 def page_picture(fh: BinaryIO, page: int, passage: str) -> dict[str, Any]:
     """Page ``page`` (1-based) of the open PDF: {"width", "height", "pixels" (base64 of
     one grey byte a pixel, row by row), "marks": [[left, top, right, bottom], ...]}."""
-    data = read_bounded(fh, MAX_BYTES["pdf"])
-    document = pdf_document(data)
-    try:
-        if not 1 <= page <= len(document):
-            raise refused(PDF_DAMAGED, error=f"no page {page}")
-        handle = document[page - 1]
+    with pdf_page_handle(read_bounded(fh, MAX_BYTES["pdf"]), page) as handle:
         width, height = handle.get_size()
         scale = _scale(width, height)
-        bitmap = handle.render(scale=scale, grayscale=True, may_draw_forms=True)
-        picture = bitmap.to_pil().convert("L")
-        marks = _marks(handle, passage, scale, height)
+        picture = handle.render(scale=scale, grayscale=True, may_draw_forms=True).to_pil().convert("L")
         return {"width": picture.width, "height": picture.height,
-                "pixels": base64.b64encode(picture.tobytes()).decode("ascii"), "marks": marks}
-    finally:
-        document.close()
+                "pixels": base64.b64encode(picture.tobytes()).decode("ascii"),
+                "marks": _marks(handle, passage, scale, height)}
