@@ -9,7 +9,7 @@ passages are found locally first (``inference.generation.retrieve``, with the lo
 embedding model) and only the passages found are sent.
 
 The differences between engines that the adapter handles (each was met on the real
-servers; the README lists them): where the context length is published (vLLM's
+servers; docs/intranet-engines.md lists them): where the context length is published (vLLM's
 ``max_model_len`` in /v1/models, llama-server's per-slot ``n_ctx`` in /props), how a
 prompt is tokenized (/tokenize with ``prompt`` on vLLM and SGLang, ``content`` on
 llama-server), the name of the repetition penalty, whether usage comes at the end of a

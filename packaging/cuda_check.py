@@ -23,7 +23,7 @@ than one carry holds: split it and join it there) and the labelled document ques
 prompts as the app gives them to the model; ``run`` then also measures the app's
 prompt-lookup drafting on and off on the GPU and (quicker) on the machine's CPU, with the
 rag benchmark's own measurement (``benchmarks.rag_bench.lookup``). Its first run, on an
-H200, found guesses on the GPU inexact and slower (README), so the engine now guesses on
+H200, found guesses on the GPU inexact and slower (docs/performance.md), so the engine now guesses on
 the CPU only, and on the GPU the measurement checks that answers stay unchanged.
 """
 

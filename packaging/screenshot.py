@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Take the README's screenshots: the real window, the real starter model.
+"""Take the screenshots of the README and docs/: the real window, the real starter model.
 
     .venv/bin/python packaging/screenshot.py [OUT.png] [LANGUAGE] [SCENE]
 

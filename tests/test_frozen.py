@@ -129,7 +129,7 @@ def test_the_deb_installs_runs_and_uninstalls_cleanly() -> None:
 
 
 def test_the_app_without_models_stays_under_200_mb_and_text_recognition_under_250() -> None:
-    """The size target (see README, Installers), for the app without its models and without
+    """The size target (see docs/packaging.md), for the app without its models and without
     text recognition, which is measured apart: OCR (OpenCV 150 MB of it) came after the
     target was set, and says what it adds on its own."""
     if not EXECUTABLE.exists():

@@ -6,7 +6,7 @@ left out (``RELEVANCE_SHARE``): with rank fusion, that is a passage found by onl
 keywords and meaning, below the first, when the best was found by both; where no hit
 is found by both (a question in another language than the documents), all stay. On the
 three labelled sets this halves the median passage tokens with recall@5 unchanged
-(README). Two kinds of hit add nothing a better-ranked one has not given already:
+(docs/documents.md). Two kinds of hit add nothing a better-ranked one has not given already:
 
 - a chunk of the same section (document, page, heading) whose text overlaps a better
   one's: chunking repeats the last sentences of each chunk at the start of the next, so

@@ -237,7 +237,7 @@ def test_prompt_lookup_copies_several_tokens_per_evaluation(engine: LlamaEngine,
 def test_a_model_on_a_gpu_never_drafts(engine: LlamaEngine) -> None:
     """Exactness of a batch of guesses holds for the CPU's kernels only: on an H200 with
     CUDA, 11 of 25 drafted document answers differed from the plain ones, and drafting
-    was slower (packaging/cuda_check.py, README). A GPU-backed model answers plainly. (This
+    was slower (packaging/cuda_check.py, docs/performance.md). A GPU-backed model answers plainly. (This
     machine has no GPU: the engine is told its backend is one, as a CUDA build reports.)"""
     from dataclasses import replace
 
