@@ -4143,8 +4143,8 @@ Details were written to {path}.</source>
         <translation>该 PDF 已损坏或不是 PDF（{error}）</translation>
     </message>
     <message>
-        <source>not an image Hearth reads (PNG, JPEG or TIFF): {error}</source>
-        <translation>不是 Hearth 能读取的图像（PNG、JPEG 或 TIFF）：{error}</translation>
+        <source>not an image Hearth reads (PNG, JPEG or TIFF), or a damaged one</source>
+        <translation>不是 Hearth 能读取的图像（PNG、JPEG 或 TIFF），或图像已损坏</translation>
     </message>
     <message>
         <source>the image is {pixels:,.0f} megapixels; the limit is {limit}</source>

@@ -165,8 +165,9 @@ def _reason(kind: str, values: Mapping[str, Value]) -> str:
         return translate("storage.documents.parsers", "the PDF is damaged or not a PDF "
                          "({error})").format(error=v["error"])
     if kind == NOT_IMAGE:
+        # The decoder's own words (English, with its internals) are not the user's: left out.
         return translate("storage.documents.parsers", "not an image Hearth reads (PNG, JPEG or "
-                         "TIFF): {error}").format(error=v["error"])
+                         "TIFF), or a damaged one")
     if kind == IMAGE_TOO_LARGE:
         return translate("storage.documents.parsers", "the image is {pixels:,.0f} megapixels; "
                          "the limit is {limit}").format(pixels=v["pixels"], limit=v["limit"])

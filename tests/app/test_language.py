@@ -4,6 +4,8 @@ without losing the open chat, with Qt's own buttons translated and nothing left 
 from __future__ import annotations
 
 import re
+import tempfile
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QLocale, Qt
@@ -82,6 +84,14 @@ def test_the_lock_screen_and_window_follow_the_chinese_setting(make_window, chin
     assert any(HAN.search(t) for t in screen_texts)
     assert not english_left(screen_texts), english_left(screen_texts)
     assert QLocale().language() == QLocale.Language.Chinese  # dates and numbers too
+    # With the strength meter's advice showing (zxcvbn's own words), a short passphrase's
+    # error, and Caps Lock said (issue #36, items 3 and 12).
+    window.lock_screen.passphrase.setText("password1")
+    assert window.lock_screen.strength.text()
+    window.lock_screen.submit.click()
+    window.lock_screen.caps.show()
+    screen_texts = visible_texts(window.lock_screen)
+    assert not english_left(screen_texts), english_left(screen_texts)
 
 
 def test_the_unlocked_window_and_its_menus_are_chinese(qtbot, make_window, chinese) -> None:
@@ -185,6 +195,21 @@ def test_every_dialog_is_chinese(qtbot, make_window, chinese) -> None:
         window.send()
     window.show_models()
     window.show_collections()
+    # The documents table with a stored reason and note (kinds said in Chinese now).
+    folder = Path(tempfile.mkdtemp())
+    (folder / "空.txt").write_text("")
+    (folder / "扫描.png").write_bytes(b"not an image at all")
+    made: list = []
+    window.documents.create("工作", then=made.append)
+    qtbot.waitUntil(lambda: bool(made), timeout=WAIT_MS)
+    with qtbot.waitSignal(window.documents.finished, timeout=6 * WAIT_MS):
+        window.documents.add(made[0], [folder])
+    qtbot.waitUntil(lambda: not window.documents.busy, timeout=6 * WAIT_MS)
+    window.collections_dialog.refresh()
+    table = window.collections_dialog.table
+    assert table.rowCount() == 2
+    cells = [table.item(r, c).text() for r in range(2) for c in (1, 2)]  # state and why
+    assert all(HAN.search(t) for t in cells) and not english_left(cells), cells
     window.show_privacy()
     window.show_engines()
     from app.engines.dialog import EngineForm
