@@ -24,7 +24,7 @@ from inference.worker import InferenceWorker
 from storage.documents.isolation import IsolatedParser
 from storage.documents.store import DocumentStore
 from storage.vault import Vault
-from tests.core.test_document_service import Gate, Service
+from tests.core.test_document_service import CLOSE_WAIT, Gate, Service
 from tests.storage import parser_children
 from tests.storage.conftest import FAST_KDF
 
@@ -90,7 +90,7 @@ def test_links_that_leave_the_folder_are_skipped_and_reported(
     text = stored_text(vault)
     assert "hunter2" not in text and "4711" not in text and "Barn owls" in text
     assert {Path(d.path).parent for d in DocumentStore(vault).documents(work.id)} <= {docs, docs / "sub"}
-    assert s.service.close()
+    assert s.service.close(CLOSE_WAIT)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/pagemap is Linux's")
@@ -123,7 +123,7 @@ def test_fifos_devices_and_endless_files_are_refused_and_the_import_ends(
 
     (tmp_path / "later.md").write_text("# Later\nFoxes dig dens.\n")
     assert s.add(work.id, [tmp_path / "later.md"]).result(timeout=PROMPT).indexed  # still working
-    assert s.service.close()
+    assert s.service.close(CLOSE_WAIT)
 
 
 def test_cancel_during_a_long_read_ends_the_job_promptly(vault: Vault, worker, tmp_path: Path) -> None:
@@ -148,7 +148,7 @@ def test_cancel_during_a_long_read_ends_the_job_promptly(vault: Vault, worker, t
     assert [Path(p).name for p in report.indexed] == ["a.md"]
     (tmp_path / "later.md").write_text("# Later\nFoxes dig dens.\n")
     assert s.add(work.id, [tmp_path / "later.md"]).result(timeout=PROMPT).indexed
-    assert s.service.close()
+    assert s.service.close(CLOSE_WAIT)
 
 
 def test_the_next_file_is_parsed_while_this_one_is_embedded(vault: Vault, worker, tmp_path: Path) -> None:
@@ -168,7 +168,7 @@ def test_the_next_file_is_parsed_while_this_one_is_embedded(vault: Vault, worker
     report = done.result(timeout=PROMPT)
     assert report.cancelled and not report.indexed
     gate.open()
-    assert s.service.close()
+    assert s.service.close(CLOSE_WAIT)
 
 
 def test_a_document_read_by_an_older_reader_is_read_again_at_refresh(vault: Vault, worker,

@@ -24,6 +24,7 @@ from storage.vault import Vault
 from tests import retrieval_set
 from tests.core.test_document_service import (
     BUNDLED,
+    CLOSE_WAIT,
     WAIT,
     Gate,
     Service,
@@ -85,7 +86,7 @@ def test_a_minilm_collection_is_re_embedded_with_e5_and_answers_chinese_question
     before = Service(vault, worker.submit, MINILM)  # the earlier version
     work = before.create("work")
     assert len(before.add(work.id, [corpus]).result(timeout=WAIT).indexed) == 8
-    assert before.service.close()
+    assert before.service.close(CLOSE_WAIT)
     chunks = sum(1 for _ in DocumentStore(vault).iter_chunks())
     assert chunks_by_model(vault) == {MINILM: {384}}
 
@@ -116,7 +117,7 @@ def test_a_minilm_collection_is_re_embedded_with_e5_and_answers_chinese_question
     prefix = profile(E5).passage_prefix
     assert prefix and len(texts) == chunks and all(t.startswith(prefix) for t in texts)
     assert not any(c.text.startswith(prefix) for c, _ in DocumentStore(vault).iter_chunks())
-    assert after.service.close()
+    assert after.service.close(CLOSE_WAIT)
 
 
 def test_the_re_embedding_stops_at_quit_and_resumes_with_the_rest(
@@ -124,12 +125,12 @@ def test_the_re_embedding_stops_at_quit_and_resumes_with_the_rest(
     before = Service(vault, worker.submit, MINILM)
     work = before.create("work")
     before.add(work.id, [corpus]).result(timeout=WAIT)
-    assert before.service.close()
+    assert before.service.close(CLOSE_WAIT)
 
     gate = Gate(worker, after_first(E5))
     stopped = Service(vault, gate.submit, E5)
     gate.wait_held()
-    assert stopped.service.close()  # as if Hearth were locked or quit here
+    assert stopped.service.close(CLOSE_WAIT)  # as if Hearth were locked or quit here
     store = DocumentStore(vault)
     assert store.get_collection(work.id).embedding_model == MINILM  # the old model answers
     done = {d for d, models in store.chunk_models(work.id).items() if E5 in models}
@@ -147,7 +148,7 @@ def test_the_re_embedding_stops_at_quit_and_resumes_with_the_rest(
     assert chunks_by_model(vault) == {E5: {384}}
     hits = resumed.search(CHINESE, question(worker, E5, CHINESE), [work.id])
     assert first_hit(hits) == ("harbor.pdf", 3)
-    assert resumed.service.close()
+    assert resumed.service.close(CLOSE_WAIT)
 
 
 def test_new_files_are_cut_for_e5_and_fit_its_input(tmp_path: Path, vault: Vault, worker) -> None:
@@ -164,7 +165,7 @@ def test_new_files_are_cut_for_e5_and_fit_its_input(tmp_path: Path, vault: Vault
     assert max(lengths) <= 512 - 2
     bodies = count_tokens(worker, [c.text for c, _ in DocumentStore(vault).iter_chunks()])
     assert max(bodies) <= 256 + 8 and sum(bodies) / len(bodies) > 150  # joined units count a bit more
-    assert s.service.close()
+    assert s.service.close(CLOSE_WAIT)
 
 
 def count_tokens(worker, texts: list[str]) -> list[int]:
