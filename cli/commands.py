@@ -332,6 +332,8 @@ def _answer(client: WorkerClient, messages: tuple[ChatMessage, ...], params: Sam
 
 
 PREVIEW = 240  # characters of a passage that `docs search` shows
+
+
 def terminal_safe(text: str) -> str:
     """Model output as the terminal should see it: no escape sequences or other control
     characters (a hostile answer could otherwise set the clipboard, retitle the window or

@@ -22,7 +22,8 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from i18n import translate
-from inference.citations import invented, marked
+from inference.citations import MARKER, invented, marked
+from storage.documents.search import letters, terms
 
 WEAK_LANGUAGE = "language"  # the model does not answer in the question's language
 BASE_MODEL = "base"  # the model has no chat template: it continues text rather than answering
@@ -33,21 +34,14 @@ EXTRACT_SENTENCES = 3
 SENTENCE_CHARS = 320  # a longer "sentence" (a table row, a list run together) is cut
 CJK_SHARE = 0.3  # of a question's letters, for it to be a Chinese question
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # Sentence ends: Chinese full stops end one wherever they are; a Latin one needs a space after.
 _SENTENCE_END = re.compile(r"(?<=[。！？；])|(?<=[.!?;:])\s+|\n+")
-_STOP = frozenset(["a", "an", "the", "of", "to", "in", "on", "at", "by", "for", "from", "with", "and", "or", "not", "no", "is", "are", "was", "were", "be", "been", "being", "do", "does", "did", "done", "can", "could", "should", "would", "will", "shall", "may", "might", "must", "have", "has", "had", "i", "me", "my", "we", "our", "you", "your", "it", "its", "this", "that", "these", "those", "there", "here", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "than", "then", "so", "if", "about", "into", "onto", "over", "under", "up", "down", "out", "off", "as", "any", "all", "some", "each", "such", "only", "own", "same", "too", "very", "s", "t", "just", "also", "please", "tell", "say", "says", "said"])
-_CJK_STOP = frozenset(["什么", "哪里", "哪儿", "哪个", "多少", "怎么", "怎样", "如何", "为什么", "是否", "可以", "能否", "是不", "不是", "的是", "有多", "请问", "一下"])
 
 
 def language(text: str) -> str:
-    """"zh" for a question mostly in Chinese characters, else "en"."""
-    letters = [c for c in text if c.isalpha()]
-    if not letters:
-        return "en"
-    return "zh" if sum(bool(_CJK.match(c)) for c in letters) / len(letters) >= CJK_SHARE else "en"
+    """"zh" for a question mostly in Chinese characters, else "en" (the search's count)."""
+    cjk, total = letters(text)
+    return "zh" if total and cjk / total >= CJK_SHARE else "en"
 
 
 def weakness(question: str, sources: Sequence[Mapping] | None, weak_languages: Collection[str]) -> str | None:
@@ -81,15 +75,9 @@ def weakness_text(kind: str, left_out: int = 0) -> str:
 
 
 def _terms(text: str) -> set[str]:
-    """A text's words (Latin script, lower case, no stop words) and Chinese character pairs."""
-    terms = {w for w in (m.lower() for m in _WORD.findall(_CJK.sub(" ", text)))
-             if w not in _STOP and (len(w) > 1 or w.isdigit())}
-    terms = {w[:-1] if len(w) > 4 and w.endswith("s") else w for w in terms}
-    for run in _CJK_RUN.findall(text):
-        if len(run) == 1:
-            terms.add(run)
-        terms.update(b for b in (run[i:i + 2] for i in range(len(run) - 1)) if b not in _CJK_STOP)
-    return terms
+    """The search's terms of a text (words, Chinese character pairs; no stop words), less
+    lone Latin letters ("don't" is not "t")."""
+    return {t for t in terms(text) if not (len(t) == 1 and t.isascii() and t.isalpha())}
 
 
 def sentences(text: str) -> list[str]:
@@ -148,7 +136,7 @@ def support(answer: str, sources: Sequence[Mapping]) -> tuple[dict[str, str], bo
     the words of an answer sentence. Not judged across languages (a Chinese answer from
     English passages shares no words with them) and not for an answer with nothing to
     ground (a few words, "I don't know")."""
-    bare = _MARKERS.sub(" ", answer)
+    bare = MARKER.sub(" ", answer)
     claims = [t for t in (_terms(s) for s in sentences(bare)) if len(t) >= 3]
     passages = []
     for source in sources:
@@ -160,7 +148,7 @@ def support(answer: str, sources: Sequence[Mapping]) -> tuple[dict[str, str], bo
     best: dict[str, tuple[float, str]] = {}
     grounded = 0
     for claim in claims:
-        share, number, sentence = max(((len(claim & terms) / len(claim), n, s) for n, s, terms in passages),
+        share, number, sentence = max(((len(claim & held) / len(claim), n, s) for n, s, held in passages),
                                       default=(0.0, "", ""))
         if share >= SUPPORTED_SHARE:
             grounded += 1
@@ -169,9 +157,6 @@ def support(answer: str, sources: Sequence[Mapping]) -> tuple[dict[str, str], bo
     texts = " ".join(str(s.get("text") or "") for s in sources)
     judged = bool(claims) and bool(passages) and language(bare) == language(texts)
     return {n: s for n, (_, s) in sorted(best.items(), key=lambda kv: int(kv[0]))}, judged and not grounded
-
-
-_MARKERS = re.compile(r"(?:\[|【)\s*\d{1,3}(?:\s*[,，、;]\s*\d{1,3})*\s*(?:\]|】)")
 
 
 def grounding(question: str, answer: str, sources: Sequence[Mapping],

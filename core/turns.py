@@ -225,10 +225,12 @@ class TurnMachine:
         not start."""
         store = self.store
         assert store is not None and self.active is None
-        question = next((m for m in store.messages(chat_id) if m.id == message_id and m.role == "user"), None)
+        shown = store.messages(chat_id)
+        question = next((m for m in shown if m.id == message_id and m.role == "user"), None)
         if question is None or not text.strip():
             return False
-        messages = history(store, store.get_chat(chat_id), chat_id, until=message_id)
+        chat = store.get_chat(chat_id)
+        messages = history(store, chat, chat_id, until=message_id)
         if messages[-1].role == "user":  # a question left without its answer, just before
             messages = messages[:-1]
         try:
@@ -237,8 +239,15 @@ class TurnMachine:
             self.environmental(exc, translate("core.turns",
                                               "The edit was not sent; your chat is as it was."))
             return False
-        return self._begin(chat_id, (*messages, ChatMessage("user", text)), params, retrieval_for,
-                           edited.id, edited=edited.id)
+        if not self._begin(chat_id, (*messages, ChatMessage("user", text)), params, retrieval_for,
+                           edited.id, edited=edited.id):
+            return False
+        first = next((m for m in shown if m.role == "user"), None)
+        if chat is not None and first is question and chat.title == title_from(question.content):
+            # The chat was named after this question: it is named after the new one now.
+            self._write(translate("core.turns", "the chat's new title"),
+                        lambda: store.rename_chat(chat_id, title_from(text)))
+        return True
 
     def continue_answer(self, chat_id: int, message_id: int, params: SamplingParams) -> bool:
         """Go on writing an answer that was cut off (stopped, or at the length limit), in

@@ -21,3 +21,8 @@ def printable(text: str, keep: str = "\n\t") -> str:
     if table is None:
         table = _TABLES[keep] = {c: None for c in _CONTROLS if chr(c) not in keep}
     return text.translate(table)
+
+
+def one_line(text: str) -> str:
+    """``text`` as a label: its whitespace runs one space, no control characters at all."""
+    return printable(" ".join(text.split()), keep="")

@@ -32,7 +32,7 @@ from inference.rag import without_markers
 
 # A citation marker: [3], [1, 4], [1][2] (two), full-width 【2】. Not a[1] or x[0]: an
 # index in code or prose is led by a letter, a digit or a closing bracket.
-_MARKER = re.compile(r"(?<![\w\])])(?:\[|【)\s*(\d{1,3}(?:\s*[,，、;]\s*\d{1,3})*)\s*(?:\]|】)")
+MARKER = re.compile(r"(?<![\w\])])(?:\[|【)\s*(\d{1,3}(?:\s*[,，、;]\s*\d{1,3})*)\s*(?:\]|】)")
 _EXTENSIONS = ("pdf|md|markdown|txt|text|docx?|odt|rtf|html?|xhtml|epub|pptx?|xlsx?|ods|csv|rst|"
                "png|jpe?g|tiff?|webp|bmp|gif|mp3|wav|m4a|ogg|flac")
 # A file name as a model writes one in a citation, and the page it gives, if any.
@@ -144,7 +144,7 @@ def invented(text: str, sources: Sequence[Mapping] | None) -> list[Invented]:
     quoted = " ".join(" ".join(str(s.get("text") or "") for s in sources).split()).casefold()
     code = _code_spans(text)
     found = []
-    for m in _MARKER.finditer(text):
+    for m in MARKER.finditer(text):
         cited = {int(n) for n in re.findall(r"\d+", m[1])}
         if not cited <= numbers and not any(a <= m.start() < b for a, b in code):
             found.append(Invented(m.start(), m.end(), m[0]))

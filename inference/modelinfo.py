@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from guard.text import printable
+from guard.text import one_line
 from i18n import translate
 from inference.gguf import FILE_TYPES, GGML_TYPES, GGUFHeader, read_header
 
@@ -95,7 +95,7 @@ def info_from_header(header: GGUFHeader) -> ModelInfo:
     pooling = header.arch_value("pooling_type")
     role = "embedding" if arch in EMBEDDING_ARCHITECTURES or pooling not in (None, 0) else "chat"
     return ModelInfo(
-        name=printable(" ".join(str(header.get("general.name") or Path(header.path).stem).split()), keep=""),
+        name=one_line(str(header.get("general.name") or Path(header.path).stem)),
         architecture=arch,
         parameters=sum(t.elements for t in header.tensors),
         quantization=_quantization(header),

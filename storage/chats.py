@@ -250,13 +250,16 @@ class ChatStore:
         self._write_chat(conn, chat_id, data)
 
     # Chats ------------------------------------------------------------------------
-    def create_chat(self, title: str = UNTITLED) -> Chat:
+    def create_chat(self, title: str = UNTITLED, settings: dict[str, Any] | None = None) -> Chat:
         now = time.time()
-        data = {"title": title, "created_at": now, "updated_at": now, "pinned": False, "messages": {}}
+        data: dict[str, Any] = {"title": title, "created_at": now, "updated_at": now, "pinned": False,
+                                "messages": {}}
+        if settings:
+            data["settings"] = settings
         with self.vault.transaction() as conn:
             chat_id = inserted_id(conn.execute(insert(schema.chats).values(payload=b"")))
             self._write_chat(conn, chat_id, data)
-        return Chat(chat_id, title, now, now)
+        return Chat(chat_id, title, now, now, settings=dict(settings or {}))
 
     def list_chats(self) -> list[Chat]:
         """Pinned chats first, then the most recently used."""

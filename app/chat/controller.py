@@ -39,7 +39,6 @@ from inference.remote import Dispatch, RemoteEngine, RemoteRunner, local_query_v
 from inference.routing import RequestRouter
 from inference.worker import InferenceWorker, SupervisedWorker
 from storage.chats import UNTITLED, Chat, ChatStore, Message
-from storage.errors import trouble
 from storage.library import ModelLibrary
 
 log = logging.getLogger(__name__)
@@ -49,9 +48,6 @@ log = logging.getLogger(__name__)
 RETRY_MS = 5000  # how often writes a full disk refused are tried again
 CONTINUING_KINDS = ("vllm", "sglang")  # intranet engines told to continue an answer (continue_final_message)
 DRAFT_PREFERENCE = "draft"  # the unsent text of the window with no chat yet (vault preferences)
-# The collections the user last switched on: a new chat starts with them (item 8 of #36:
-# Documents were off again in every new chat). In the vault: collection ids only.
-COLLECTIONS_PREFERENCE = "new_chat_collections"
 
 
 def _digest(text: str) -> bytes:
@@ -144,7 +140,8 @@ class ChatController(QObject):
         self._loaded: ModelLoaded | None = None  # the last load's facts, for the status line
         self.model_path: Path | None = None
         self.model_memory = 0
-        # Set by the documents controller: (chat id, question) -> Retrieval or None.
+        # Set by the documents controller: a new chat's settings; (chat id, question) -> Retrieval.
+        self.new_chat_settings: Callable[[], dict] = dict
         self.retrieval_for = None
         self.current_chat: Chat | None = None
         self._loading_name = ""  # the name of the model being loaded, as the library knows it
@@ -249,7 +246,7 @@ class ChatController(QObject):
         self.chats_changed.emit()
 
     def new_chat(self) -> Chat:
-        chat = self._with_remembered(self.store.create_chat())
+        chat = self.store.create_chat(settings=self.new_chat_settings())
         self._unnamed.add(chat.id)
         self.chats_changed.emit()
         self.select_chat(chat.id)
@@ -322,7 +319,7 @@ class ChatController(QObject):
         """The chat a new message goes to: the current one, or a new one named after it."""
         chat = self.current_chat
         if chat is None:
-            chat = self._with_remembered(self.store.create_chat(title_from(text)))
+            chat = self.store.create_chat(title_from(text), self.new_chat_settings())
             self.current_chat = chat
             self.chats_changed.emit()
             self.chat_selected.emit(chat, [])
@@ -356,15 +353,10 @@ class ChatController(QObject):
         chat = self._ready_chat()
         if chat is None:
             return False
-        shown = self.store.messages(chat.id)
-        old = next((m for m in shown if m.id == message_id), None)
-        first = next((m for m in shown if m.role == "user"), None)
         if not self.turns.edit(chat.id, message_id, text, self._params_for(chat), self.retrieval_for):
             return False
-        if old is not None and first is not None and first.id == old.id and chat.title == title_from(old.content):
-            # The chat was named after this question: it is named after the new one now.
-            self.rename_chat(chat.id, title_from(text))
-            self.current_chat = self.store.get_chat(chat.id) or self.current_chat
+        self.current_chat = self.store.get_chat(chat.id) or self.current_chat  # its title may follow
+        self.chats_changed.emit()
         return True
 
     def continue_answer(self, message_id: int) -> bool:
@@ -522,22 +514,6 @@ class ChatController(QObject):
         n_ctx = event.n_ctx  # a plain name: pyside6-lupdate reads no expression
         return translate("chat.controller", "{name} · {backend} · context %n tokens", None, n_ctx).format(
             name=event.name, backend=event.backend)
-
-    def remember_collections(self, chosen: list[int]) -> None:
-        """The collections a new chat starts with: those the user last chose for a chat."""
-        try:
-            ModelLibrary(self.store).set_preference(COLLECTIONS_PREFERENCE, list(chosen))
-        except Exception as exc:  # a full disk: the chat's own choice is saved already
-            if trouble(exc) is None:
-                raise
-            log.warning("the collections for new chats could not be remembered")
-
-    def _with_remembered(self, chat: Chat) -> Chat:
-        remembered = ModelLibrary(self.store).preferences().get(COLLECTIONS_PREFERENCE)
-        if not isinstance(remembered, list) or not remembered:
-            return chat
-        self.store.set_chat_settings(chat.id, {**chat.settings, "collections": remembered})
-        return self.store.get_chat(chat.id) or chat
 
     def set_chat_settings(self, chat_id: int, settings: dict) -> None:
         self.store.set_chat_settings(chat_id, settings)

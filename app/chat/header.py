@@ -66,7 +66,7 @@ class ChatHeader:
         if chat is None:
             chat = self.controller.new_chat()
         self.controller.set_chat_settings(chat.id, {**chat.settings, "collections": chosen})
-        self.controller.remember_collections(chosen)  # a new chat starts with the same
+        self.documents.remember_collections(chosen)  # a new chat starts with the same
         self._refresh_documents_menu()
 
     @Slot()

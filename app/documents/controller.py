@@ -27,10 +27,13 @@ from inference.bundled import embedding_model
 from inference.protocol import CountTokens, Embed, LoadEmbedder, Retrieval
 from storage.chats import ChatStore
 from storage.documents.store import Collection, Document
+from storage.errors import trouble
+from storage.library import ModelLibrary
 
 log = logging.getLogger(__name__)
 REFRESH_MS = 5 * 60_000
 CLOSE_TIMEOUT = 1.5
+COLLECTIONS_PREFERENCE = "new_chat_collections"  # the collections a new chat starts with
 # Creating a collection is answered between any two steps of a running job, in
 # milliseconds; the window waits at most this long for its id.
 
@@ -76,6 +79,7 @@ class DocumentsController(QObject):
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self.refresh_all)
         chat.retrieval_for = self.retrieval_for  # type: ignore[assignment]
+        chat.new_chat_settings = self.new_chat_settings
 
     # Vault life cycle -------------------------------------------------------------
     def attach(self, store: ChatStore, embedding_sha256: str | None = None) -> None:
@@ -269,6 +273,21 @@ class DocumentsController(QObject):
         self.service.delete(collection_id)
         self._collections = tuple(c for c in self._collections if c.id != collection_id)
         self.collections_changed.emit()
+
+    # The collections a new chat starts with ------------------------------------------
+    def remember_collections(self, chosen: list[int]) -> None:
+        """Those the user last chose for a chat (none included): a new chat starts with them
+        (#36 item 8: Documents were off again in every new chat). Ids only, in the vault."""
+        try:
+            ModelLibrary(self.chat.store).set_preference(COLLECTIONS_PREFERENCE, list(chosen))
+        except Exception as exc:  # a full disk: the chat's own choice is saved already
+            if trouble(exc) is None:
+                raise
+            log.warning("the collections for new chats could not be remembered")
+
+    def new_chat_settings(self) -> dict:
+        remembered = ModelLibrary(self.chat.store).preferences().get(COLLECTIONS_PREFERENCE)
+        return {"collections": remembered} if isinstance(remembered, list) and remembered else {}
 
     # Answers ------------------------------------------------------------------------
     def retrieval_for(self, chat_id: int, question: str) -> Retrieval | None:

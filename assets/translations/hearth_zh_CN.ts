@@ -1884,6 +1884,10 @@ Nothing is sent until you send it there.</source>
         <translation>所做的编辑未发送；你的对话保持原样。</translation>
     </message>
     <message>
+        <source>the chat&apos;s new title</source>
+        <translation>对话的新标题</translation>
+    </message>
+    <message>
         <source>The answer was not continued; it is as it was.</source>
         <translation>回答没有继续；它保持原样。</translation>
     </message>

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from guard.text import printable
+from guard.text import one_line
 from i18n import translate
 
 MAX_BYTES = {"pdf": 200 << 20, "docx": 100 << 20, "epub": 100 << 20, "pptx": 100 << 20,
@@ -233,7 +233,7 @@ class Section:
 
     def __post_init__(self) -> None:
         if self.heading is not None:  # a label wherever it is shown: one line, no controls
-            object.__setattr__(self, "heading", printable(" ".join(self.heading.split()), keep=""))
+            object.__setattr__(self, "heading", one_line(self.heading))
 
 
 def supported(path: Path) -> bool:
