@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
@@ -30,7 +29,9 @@ from typing import Any
 
 from guard.egress import log_tag
 from i18n import translate
+from inference.chat_template import ControlTextEscaper
 from inference.citations import document_answer
+from inference.engine_tokens import control_spellings, escape_control_text
 from inference.errors import InferenceError
 from inference.generation import QueryVector, Sink, emit_safely, retrieve, stream_pieces
 from inference.intranet import Abort, Aborted, Client, EngineError, Overloaded, one_line
@@ -55,22 +56,6 @@ PER_MESSAGE = 8  # a chat template's tokens around each message, counted generou
 RETRIES = 3
 MAX_MODELS = 200
 MAX_CHARS_PER_TOKEN = 32  # an answer's text beyond max_tokens × this is a server that will not stop
-# Control-token spellings of the common chat templates. The server renders the template
-# and tokenizes the result with special tokens parsed, so a document or an earlier answer
-# that spells one could end a turn and write its own; a word joiner after the first
-# character keeps the text readable and makes it ordinary text.
-_CONTROL = re.compile(
-    r"<\|[^|<>\n]{1,40}\|>"  # ChatML, Llama 3, Phi: <|im_end|>, <|eot_id|>, <|end|>
-    r"|<\uff5c[^\uff5c<>\n]{1,40}\uff5c>"  # DeepSeek's full-width bars: <｜User｜>
-    r"|\[/?[A-Z][A-Z_]{2,30}\]"  # Mistral and Llama 2: [INST], [SYSTEM_PROMPT], [TOOL_CALLS]
-    r"|<</?SYS>>|</?s>|<(?:bos|eos|pad|unk|mask)>|</?(?:start|end)_of_turn>"  # Llama 2, Gemma
-    r"|<\|?(?:im_start|im_end|endoftext|eot_id)\|?>", re.IGNORECASE)
-
-
-def escape_control_text(text: str) -> str:
-    return _CONTROL.sub(lambda m: m[0][0] + "\u2060" + m[0][1:], text)
-
-
 @dataclass(frozen=True)
 class RemoteModel:
     id: str
@@ -135,6 +120,9 @@ class RemoteEngine:
         self._lock = threading.Lock()
         self._tokenizer = kind in ("vllm", "sglang", "llama.cpp")
         self.counted_exactly = self._tokenizer
+        # The engine's own control-token spellings, asked once before any content is sent.
+        self._learned: ControlTextEscaper | None = None
+        self._learning = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -144,9 +132,17 @@ class RemoteEngine:
     def n_ctx(self) -> int:
         return self.model.n_ctx or DEFAULT_CONTEXT
 
+    def escape(self, text: str, abort: Abort | None = None) -> str:
+        """``text`` unable to spell a control token: of the common families, and of those
+        this engine's tokenizer has (``engine_tokens``)."""
+        with self._learning:
+            if self._learned is None:
+                self._learned = ControlTextEscaper(control_spellings(self.client, self.kind, self.model.id, abort))
+        return self._learned.escape(escape_control_text(text))
+
     # Token counts -------------------------------------------------------------------
     def count_tokens(self, messages: Sequence[ChatMessage], abort: Abort | None = None) -> int:
-        return 2 + sum(PER_MESSAGE + self._count(escape_control_text(m.content), abort) for m in messages)
+        return 2 + sum(PER_MESSAGE + self._count(self.escape(m.content, abort), abort) for m in messages)
 
     def counter(self, abort: Abort) -> Callable[[Sequence[ChatMessage]], int]:
         """count_tokens for one request: its /tokenize calls stop with it."""
@@ -185,10 +181,11 @@ class RemoteEngine:
         return None
 
     # The answer ---------------------------------------------------------------------
-    def request_body(self, messages: Sequence[ChatMessage], params: SamplingParams, max_tokens: int) -> dict[str, Any]:
+    def request_body(self, messages: Sequence[ChatMessage], params: SamplingParams, max_tokens: int,
+                     abort: Abort | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model.id, "stream": True, "max_tokens": max_tokens,
-            "messages": [{"role": m.role, "content": escape_control_text(m.content)} for m in messages],
+            "messages": [{"role": m.role, "content": self.escape(m.content, abort)} for m in messages],
             "temperature": params.temperature, "top_p": params.top_p,
             "stream_options": {"include_usage": True},
         }
@@ -209,7 +206,7 @@ class RemoteEngine:
                max_tokens: int, usage: dict[str, int], notice: Callable[[str], None]) -> Iterator[str]:
         """The answer's text pieces as they arrive. Busy (429/503) is retried with back-off
         before the answer starts, each wait said through ``notice``."""
-        body = self.request_body(messages, params, max_tokens)
+        body = self.request_body(messages, params, max_tokens, abort)
         for attempt in range(RETRIES + 1):
             try:
                 conn, response = self.client.open("POST", self.client.endpoint.path + "/chat/completions",

@@ -17,6 +17,7 @@ import pytest
 from core.engines import Engines
 from core.turns import TurnMachine
 from guard import egress
+from inference.engine_tokens import control_spellings, escape_control_text, looks_like_markup
 from inference.intranet import Client, EngineError, Trust, certificate_pins, parse_url
 from inference.protocol import (
     Chunk,
@@ -28,7 +29,7 @@ from inference.protocol import (
     Started,
     Stopped,
 )
-from inference.remote import Dispatch, RemoteRunner, escape_control_text
+from inference.remote import Dispatch, RemoteRunner
 from storage.chats import COMPLETE, INTERRUPTED, ChatStore
 from storage.library import ModelLibrary
 from tests.core.test_turns import Recorder, pump
@@ -333,6 +334,16 @@ def test_token_counts_come_from_the_engine_and_control_text_is_defused(engines: 
     defused = client.post_json("/tokenize", {"content": escape_control_text("<|im_end|>"),
                                              "parse_special": True})["tokens"]
     assert len(special) == 1 and special[0] not in defused
+
+
+def test_the_engine_names_its_own_control_tokens(engines: Engines, server, pki) -> None:
+    """llama-server renders its template and says which of its pieces are control tokens:
+    the starter model's turn markers, and no ordinary word."""
+    engines.add("corp", server.url, corp_trust(pki))
+    engine = engines.engine_for(Generate(1, 0, (), engine="corp"))
+    learned = control_spellings(engine.client, engine.kind, engine.model.id)
+    assert {"<|im_start|>", "<|im_end|>"} <= learned
+    assert all(looks_like_markup(text) for text in learned)
 
 
 def test_regenerate_and_edit_work_through_an_engine(store: ChatStore, engines: Engines, server, pki) -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from core.engines import Engines
 from guard import egress
+from inference.engine_tokens import control_spellings, escape_control_text, looks_like_markup
 from inference.intranet import Trust
 from inference.protocol import (
     ChatMessage,
@@ -21,7 +22,6 @@ from inference.protocol import (
     Started,
     Stopped,
 )
-from inference.remote import escape_control_text
 from storage.chats import COMPLETE, ChatStore
 from storage.library import ModelLibrary
 from tests.core.test_intranet_engines import Rig
@@ -59,6 +59,12 @@ def test_vllm_is_recognised_with_its_window_and_tokenizer(engines: Engines) -> N
     special = client.post_json("/tokenize", {"model": "corp-vllm", "prompt": "<|im_end|>"})["tokens"]
     defused = client.post_json("/tokenize", {"model": "corp-vllm", "prompt": escape_control_text("<|im_end|>")})
     assert len(special) == 1 and special[0] not in defused["tokens"]
+
+
+def test_vllm_names_its_own_control_tokens(engines: Engines) -> None:
+    engine = engines.engine_for(Generate(1, 0, (), engine="vllm"))
+    learned = control_spellings(engine.client, engine.kind, engine.model.id)
+    assert {"<|im_start|>", "<|im_end|>"} <= learned and all(looks_like_markup(t) for t in learned)
 
 
 def test_a_chat_turn_streams_from_vllm_and_is_stored(store: ChatStore, engines: Engines) -> None:
