@@ -209,8 +209,17 @@ class ChatStore:
                     data.get("pinned", False), False, data.get("settings") or {})
 
     def _message(self, row_id: int, chat_id: int, position: int, blob: bytes,
-                 places: list[str] | None = None) -> Message:
+                 places: list[str] | None = None, listed: dict[str, int] | None = None) -> Message:
+        """``listed``: the chat's list of message versions; a message at another version
+        (put back from a backup) or not on it reads as damaged, its place noted."""
         data = self._unseal("messages", row_id, blob, places, (chat_id, position))
+        if data is not None and listed is not None and listed.get(str(row_id)) != data.get("version", 1):
+            found = self.damaged_places if places is None else places
+            place = (self._older_copy(row_id, chat_id) if str(row_id) in listed
+                     else self._not_written(row_id, chat_id))
+            if place not in found:
+                found.append(place)
+            data = None
         if data is None:
             return Message(row_id, chat_id, position, "assistant", "", DAMAGED)
         status = data["status"]
@@ -459,7 +468,10 @@ class ChatStore:
         Each says which of its versions it is."""
         m = schema.messages.c
         with self._engine.connect() as conn:
-            tree = self._tree_in(conn, chat_id)
+            data = self._chat_data(conn, chat_id)
+            ids = list(conn.scalars(select(m.id).where(m.chat_id == chat_id).order_by(m.position)))
+            tree = Tree.of(data, ids)
+            listed = data.get("messages") if isinstance(data, dict) else None
             branch = tree.branch(through)
             rows = {row.id: row for row in conn.execute(
                 select(m.id, m.chat_id, m.position, m.payload).where(m.chat_id == chat_id)
@@ -469,7 +481,8 @@ class ChatStore:
         found = []
         for message_id in branch:
             row = rows[message_id]
-            message = self._message(row.id, row.chat_id, row.position, row.payload)
+            message = self._message(row.id, row.chat_id, row.position, row.payload,
+                                    listed=listed if isinstance(listed, dict) else None)
             parent = tree.parents[message_id]
             found.append(replace(message, parent=parent, versions=tuple(children[parent])))
         return found
@@ -546,21 +559,26 @@ class ChatStore:
                 continue
             version = versions.get(str(message_id))
             if version is None:
-                places.append(translate(
-                    "storage.chats", "message {message} in chat {chat} was not written there by "
-                    "Hearth (added outside Hearth, or from another copy of the vault)",
-                ).format(message=message_id, chat=chat_id))
+                places.append(self._not_written(message_id, chat_id))
             elif data.get("version", 1) != version:
-                places.append(translate(
-                    "storage.chats", "message {message} in chat {chat} is an older copy of itself "
-                    "(put back from an earlier copy of the vault)",
-                ).format(message=message_id, chat=chat_id))
+                places.append(self._older_copy(message_id, chat_id))
         for chat_id, versions in listed.items():
             for missing in sorted(set(map(int, versions)) - found.get(chat_id, set())):
                 places.append(translate(
                     "storage.chats", "message {message} of chat {chat} was deleted outside Hearth",
                 ).format(message=missing, chat=chat_id))
         return places
+
+    @staticmethod
+    def _not_written(message_id: int, chat_id: int) -> str:
+        return translate("storage.chats", "message {message} in chat {chat} was not written there by "
+                         "Hearth (added outside Hearth, or from another copy of the vault)",
+                         ).format(message=message_id, chat=chat_id)
+
+    @staticmethod
+    def _older_copy(message_id: int, chat_id: int) -> str:
+        return translate("storage.chats", "message {message} in chat {chat} is an older copy of itself "
+                         "(put back from an earlier copy of the vault)").format(message=message_id, chat=chat_id)
 
     def close(self) -> None:
         self._search_cache = None

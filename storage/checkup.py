@@ -1,4 +1,5 @@
-"""Check vault: decrypt every field where it stands and check each chat's list of messages.
+"""Check vault: decrypt every field where it stands, check each chat's list of messages
+and every other row's version against the root record (``storage.versions``).
 
 One function for the window's "Check vault" and ``python -m app check-vault``. Bugs
 aside, a place it names was changed outside Hearth (moved, reordered, deleted, added
@@ -10,6 +11,7 @@ from __future__ import annotations
 from storage import schema
 from storage.chats import ChatStore
 from storage.reseal import undecryptable
+from storage.versions import RowVersions
 
 
 def problems(store: ChatStore) -> list[str]:
@@ -20,4 +22,5 @@ def problems(store: ChatStore) -> list[str]:
     others = [name for name in schema.SEALED if name not in ("chats", "messages")]
     with store.vault.engine.connect() as conn:
         found += undecryptable(conn, store.vault.cipher, others)
+        found += RowVersions(store.vault.cipher).problems(conn)  # rows put back from a backup
     return found

@@ -11,14 +11,17 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import insert, select, update
 
 from storage import schema
 from storage.chats import ChatStore
+from storage.crypto import DamagedVault
 from storage.db import inserted_id
+from storage.versions import ROOT_ROW, RowVersions
 
 COPY, REFERENCE, BUNDLED = "copy", "reference", "bundled"
 PREFERENCES_ROW = 1
+assert PREFERENCES_ROW != ROOT_ROW
 
 
 @dataclass(frozen=True)
@@ -47,16 +50,28 @@ class ModelLibrary:
     def __init__(self, store: ChatStore) -> None:
         self._store = store
         self._engine = store.vault.engine
+        self._versions = RowVersions(store.vault.cipher)  # a row put back from a backup reads as damaged
 
-    def _seal(self, table: str, row_id: int, data: dict[str, Any]) -> bytes:
-        return self._store._seal(table, row_id, data)
+    def _checked(self, root: dict, table: str, row_id: int, blob: bytes) -> dict[str, Any] | None:
+        """The row's payload, or None (its place noted) when it does not decrypt or is not
+        the version the vault's root record lists."""
+        data = self._store._unseal(table, row_id, blob)
+        if data is None:
+            return None
+        try:
+            return self._versions.checked(root, table, row_id, data)
+        except DamagedVault as exc:
+            if str(exc) not in self._store.damaged_places:
+                self._store.damaged_places.append(str(exc))
+            return None
 
     def entries(self) -> list[LibraryEntry]:
         with self._engine.connect() as conn:
             rows = conn.execute(select(schema.models.c.id, schema.models.c.payload)).all()
+            root = self._versions.load(conn)
         found = []
         for row_id, blob in rows:
-            data = self._store._unseal("models", row_id, blob)
+            data = self._checked(root, "models", row_id, blob)
             if data is not None:
                 found.append(LibraryEntry(row_id, **data))
         return sorted(found, key=lambda e: (e.stored != BUNDLED, e.name.casefold()))
@@ -73,28 +88,31 @@ class ModelLibrary:
         with self._store.vault.transaction() as conn:
             row_id = inserted_id(conn.execute(insert(schema.models).values(payload=b"")))
             conn.execute(update(schema.models).where(schema.models.c.id == row_id)
-                         .values(payload=self._seal("models", row_id, entry.payload())))
+                         .values(payload=self._versions.seal(conn, "models", row_id, entry.payload())))
         return replace(entry, id=row_id)
 
     def save(self, entry: LibraryEntry) -> None:
         with self._store.vault.transaction() as conn:
             conn.execute(update(schema.models).where(schema.models.c.id == entry.id)
-                         .values(payload=self._seal("models", entry.id, entry.payload())))
+                         .values(payload=self._versions.seal(conn, "models", entry.id, entry.payload())))
 
     def remove(self, entry_id: int) -> None:
         with self._store.vault.transaction() as conn:
-            conn.execute(delete(schema.models).where(schema.models.c.id == entry_id))
+            self._versions.delete(conn, "models", schema.models.c.id == entry_id)
         if self.preferences().get("default_model") == entry_id:
             self.set_preference("default_model", None)
 
     # Preferences ------------------------------------------------------------------
     def preferences(self) -> dict[str, Any]:
         with self._engine.connect() as conn:
-            blob = conn.scalar(select(schema.preferences.c.payload)
-                               .where(schema.preferences.c.id == PREFERENCES_ROW))
+            return self._preferences_in(conn)
+
+    def _preferences_in(self, conn: Any) -> dict[str, Any]:
+        blob = conn.scalar(select(schema.preferences.c.payload)
+                           .where(schema.preferences.c.id == PREFERENCES_ROW))
         if blob is None:
             return {}
-        return self._store._unseal("preferences", PREFERENCES_ROW, blob) or {}
+        return self._checked(self._versions.load(conn), "preferences", PREFERENCES_ROW, blob) or {}
 
     def set_preference(self, key: str, value: Any) -> None:
         """Read, change and seal inside one write transaction: sealed outside it, a blob
@@ -102,9 +120,9 @@ class ModelLibrary:
         with self._store.vault.transaction() as conn:
             blob = conn.scalar(select(schema.preferences.c.payload)
                                .where(schema.preferences.c.id == PREFERENCES_ROW))
-            prefs = (self._store._unseal("preferences", PREFERENCES_ROW, blob) or {}) if blob is not None else {}
+            prefs = self._preferences_in(conn)
             prefs[key] = value
-            sealed = self._seal("preferences", PREFERENCES_ROW, prefs)
+            sealed = self._versions.seal(conn, "preferences", PREFERENCES_ROW, prefs)
             if blob is None:
                 conn.execute(insert(schema.preferences).values(id=PREFERENCES_ROW, payload=sealed))
             else:

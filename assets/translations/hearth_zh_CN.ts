@@ -1874,6 +1874,13 @@ Nothing is sent until you send it there.</source>
     </message>
 </context>
 <context>
+    <name>core.retrieval</name>
+    <message>
+        <source>Your question could not be prepared for the search; details are in the log.</source>
+        <translation>无法为搜索准备你的问题；详情见日志。</translation>
+    </message>
+</context>
+<context>
     <name>core.turns</name>
     <message>
         <source>Your message was not sent; it is still in the box.</source>
@@ -4316,6 +4323,21 @@ Details were written to {path}.</source>
     <message>
         <source>There is no backup at {path}.</source>
         <translation>{path} 处没有备份。</translation>
+    </message>
+</context>
+<context>
+    <name>storage.versions</name>
+    <message>
+        <source>{table} row {row} is an older copy of itself (put back from an earlier copy of the vault)</source>
+        <translation>{table} 表第 {row} 行是它自己的旧副本（从保险库较早的副本中放回）</translation>
+    </message>
+    <message>
+        <source>{table} row {row} was not written there by Hearth (added outside Hearth, or from another copy of the vault)</source>
+        <translation>{table} 表第 {row} 行不是 Hearth 写入的（在 Hearth 之外添加，或来自保险库的另一份副本）</translation>
+    </message>
+    <message>
+        <source>{table} row {row} was deleted outside Hearth</source>
+        <translation>{table} 表第 {row} 行在 Hearth 之外被删除</translation>
     </message>
 </context>
 <context>

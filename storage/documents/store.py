@@ -27,6 +27,7 @@ from storage.documents.chunking import Chunk
 from storage.documents.pages import ROLES
 from storage.documents.reading import say_again
 from storage.vault import Vault
+from storage.versions import Root, RowVersions
 
 INDEXED, PENDING, SKIPPED, FAILED = "indexed", "pending", "skipped", "failed"
 
@@ -99,6 +100,9 @@ class DocumentStore:
         self.vault = vault
         self._engine = vault.engine
         self._cipher = vault.cipher
+        # Collections and documents carry versions listed in the vault's root record: one
+        # put back from a backup reads as damaged (storage.versions).
+        self._versions = RowVersions(vault.cipher)
 
     def _seal(self, table: str, column: str, row_id: int, data: Any, bind: Binding = ()) -> bytes:
         """``bind``: a document's collection; a chunk's collection and document."""
@@ -108,6 +112,11 @@ class DocumentStore:
     def _open(self, table: str, column: str, row_id: int, blob: bytes, bind: Binding = ()) -> Any:
         return json.loads(self._cipher.decrypt(blob, table, column, row_id, bind))
 
+    def _record(self, root: Root, table: str, row_id: int, blob: bytes, bind: Binding = ()) -> dict[str, Any]:
+        """A collection's or document's payload; DamagedVault when it does not decrypt or is
+        not the version the root record lists."""
+        return self._versions.checked(root, table, row_id, self._open(table, "payload", row_id, blob, bind))
+
     # Collections ------------------------------------------------------------------
     def create_collection(self, name: str) -> Collection:
         created = time.time()
@@ -115,16 +124,17 @@ class DocumentStore:
         with self.vault.transaction() as conn:
             row_id = inserted_id(conn.execute(insert(schema.collections).values(payload=b"")))
             conn.execute(update(schema.collections).where(schema.collections.c.id == row_id)
-                         .values(payload=self._seal("collections", "payload", row_id, data)))
+                         .values(payload=self._versions.seal(conn, "collections", row_id, data)))
         return Collection(row_id, name, [], "", created)
 
     def collections(self) -> list[Collection]:
         with self._engine.connect() as conn:
             rows = conn.execute(select(schema.collections.c.id, schema.collections.c.payload)).all()
+            root = self._versions.load(conn)
         found = []
         for row_id, blob in rows:
             try:
-                data = self._open("collections", "payload", row_id, blob)
+                data = self._record(root, "collections", row_id, blob)
                 found.append(Collection(row_id, data["name"], data["sources"], data["embedding_model"],
                                         data["created_at"], list(data.get("excluded") or [])))
             except DamagedVault:
@@ -140,29 +150,33 @@ class DocumentStore:
         return next((c for c in self.collections() if " ".join(c.name.split()).casefold() == wanted), None)
 
     def update_collection(self, collection: Collection) -> None:
+        with self.vault.transaction() as conn:
+            self._write_collection(conn, collection)
+
+    def _write_collection(self, conn: Any, collection: Collection) -> None:
         data = {"name": collection.name, "sources": collection.sources,
                 "embedding_model": collection.embedding_model, "created_at": collection.created_at,
                 "excluded": collection.excluded}
-        with self.vault.transaction() as conn:
-            conn.execute(update(schema.collections).where(schema.collections.c.id == collection.id)
-                         .values(payload=self._seal("collections", "payload", collection.id, data)))
+        conn.execute(update(schema.collections).where(schema.collections.c.id == collection.id)
+                     .values(payload=self._versions.seal(conn, "collections", collection.id, data)))
 
     def delete_collection(self, collection_id: int) -> None:
         with self.vault.transaction() as conn:
             conn.execute(delete(schema.chunks).where(schema.chunks.c.collection_id == collection_id))
-            conn.execute(delete(schema.documents).where(schema.documents.c.collection_id == collection_id))
-            conn.execute(delete(schema.collections).where(schema.collections.c.id == collection_id))
+            self._versions.delete(conn, "documents", schema.documents.c.collection_id == collection_id)
+            self._versions.delete(conn, "collections", schema.collections.c.id == collection_id)
 
     # Documents --------------------------------------------------------------------
     def documents(self, collection_id: int) -> list[Document]:
         d = schema.documents.c
         with self._engine.connect() as conn:
             rows = conn.execute(select(d.id, d.payload).where(d.collection_id == collection_id)).all()
+            root = self._versions.load(conn)
         found = []
         for row_id, blob in rows:
             try:
                 found.append(_said_now(Document(row_id, collection_id,
-                                                **self._open("documents", "payload", row_id, blob, (collection_id,)))))
+                                                **self._record(root, "documents", row_id, blob, (collection_id,)))))
             except DamagedVault:
                 found.append(Document(row_id, collection_id, "", FAILED,
                                       translate("storage.documents.store", "damaged in the vault")))
@@ -177,14 +191,14 @@ class DocumentStore:
                 row_id = inserted_id(conn.execute(insert(schema.documents).values(
                     collection_id=document.collection_id, payload=b"")))
             conn.execute(update(schema.documents).where(schema.documents.c.id == row_id)
-                         .values(payload=self._seal("documents", "payload", row_id, data,
-                                                    (document.collection_id,))))
+                         .values(payload=self._versions.seal(conn, "documents", row_id, data,
+                                                             (document.collection_id,))))
         return Document(row_id, document.collection_id, **data)
 
     def delete_document(self, document_id: int) -> None:
         with self.vault.transaction() as conn:
             conn.execute(delete(schema.chunks).where(schema.chunks.c.document_id == document_id))
-            conn.execute(delete(schema.documents).where(schema.documents.c.id == document_id))
+            self._versions.delete(conn, "documents", schema.documents.c.id == document_id)
 
     # Chunks -----------------------------------------------------------------------
     def replace_chunks(self, document: Document, chunks: list[Chunk], vectors: np.ndarray,
@@ -225,10 +239,11 @@ class DocumentStore:
     def _recorded_models(self, conn: Any) -> dict[int, str]:
         """Each collection's recorded embedding model: the one that untagged rows came from."""
         found = {}
+        root = self._versions.load(conn)
         for row_id, blob in conn.execute(select(schema.collections.c.id,
                                                 schema.collections.c.payload)).all():
             try:
-                found[row_id] = self._open("collections", "payload", row_id, blob)["embedding_model"]
+                found[row_id] = self._record(root, "collections", row_id, blob)["embedding_model"]
             except DamagedVault:
                 found[row_id] = ""
         return found
@@ -284,8 +299,7 @@ class DocumentStore:
         another model's: it stays, for the vault check to report and the user to decide
         on. A background job never deletes the evidence."""
         c = schema.chunks.c
-        switched = Collection(collection.id, collection.name, collection.sources, model,
-                              collection.created_at)
+        switched = replace(collection, embedding_model=model)
         with self.vault.transaction() as conn:
             recorded = self._recorded_models(conn).get(collection.id, "")
             rows = conn.execute(select(c.id, c.document_id, c.payload)
@@ -295,10 +309,7 @@ class DocumentStore:
             other = [row_id for row_id, made_by in models.items() if made_by not in (None, model)]
             for start in range(0, len(other), 500):
                 conn.execute(delete(schema.chunks).where(c.id.in_(other[start:start + 500])))
-            data = {"name": switched.name, "sources": switched.sources,
-                    "embedding_model": model, "created_at": switched.created_at}
-            conn.execute(update(schema.collections).where(schema.collections.c.id == collection.id)
-                         .values(payload=self._seal("collections", "payload", collection.id, data)))
+            self._write_collection(conn, switched)
         return switched
 
     def iter_chunks(self, collection_ids: list[int] | None = None
@@ -317,10 +328,10 @@ class DocumentStore:
             recorded = self._recorded_models(conn)
             rows = conn.execute(query).all()
             d = schema.documents.c
+            root = self._versions.load(conn)
             for row_id, document_collection, blob in conn.execute(select(d.id, d.collection_id, d.payload)).all():
                 try:
-                    paths[row_id] = self._open("documents", "payload", row_id, blob,
-                                               (document_collection,))["path"]
+                    paths[row_id] = self._record(root, "documents", row_id, blob, (document_collection,))["path"]
                 except DamagedVault:
                     paths[row_id] = ""
         for row_id, collection_id, document_id, payload, vector in rows:
