@@ -138,7 +138,7 @@ def run(quick: bool = False) -> list[Figure]:
             client = Client("bench", parse_url(server.url, trust), trust)
             engines = _Engines(client)
             events: queue.Queue = queue.Queue()
-            runner = RemoteRunner(events.put, engines, lambda m, t: None)
+            runner = RemoteRunner(events.put, engines)
             hearth, raw, texts = [], [], set()
             _hearth_once(runner, events, 0)  # warm the server's cache alike for both
             for i in range(repetitions):
@@ -185,7 +185,7 @@ def _vllm_concurrent(pki: Any, count: int) -> tuple[float, float] | None:
         egress.allow_destination("bench", server.host, server.port)
         engines = _Engines(Client("bench", parse_url(server.url, trust), trust))
         events: queue.Queue = queue.Queue()
-        runner = RemoteRunner(events.put, engines, lambda m, t: None)
+        runner = RemoteRunner(events.put, engines)
         try:
             _hearth_once(runner, events, 0)  # warm-up
             return _concurrent(lambda: [runner.submit(Generate(300 + n, 0, _messages(n), PARAMS, engine="bench"))

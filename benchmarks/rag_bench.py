@@ -24,6 +24,7 @@ import queue
 import subprocess
 import tempfile
 import time
+from concurrent.futures import Future
 from pathlib import Path
 
 from benchmarks.common import Figure, median, spread
@@ -227,7 +228,7 @@ def cache(quick: bool, labelled: list[tuple[str, list]]) -> list[Figure]:
     from core.models import resolve_model
     from core.turns import TurnMachine
     from inference.llama_engine import LlamaEngine
-    from inference.protocol import Forget, LoadModel, ModelSpec, Retrieval, SamplingParams
+    from inference.protocol import Forget, LoadModel, ModelSpec, SamplingParams
     from inference.rag import Passage
     from inference.worker import SupervisedWorker
     from storage.chats import ChatStore
@@ -271,8 +272,12 @@ def cache(quick: bool, labelled: list[tuple[str, list]]) -> list[Figure]:
 
         def finding(given: list[Passage] | None):
             """Documents on (``given`` is what the search finds) or off (None)."""
-            def retrieval(_chat: int, question: str) -> Retrieval | None:
-                return None if given is None else Retrieval(question, lambda _q, _v: list(given))
+            def retrieval(_chat: int, _question: str) -> Future | None:
+                if given is None:
+                    return None
+                found: Future = Future()
+                found.set_result(list(given))
+                return found
             return retrieval
 
         def ask(chat_id: int, text: str, given: list[Passage] | None) -> dict:

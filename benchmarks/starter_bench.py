@@ -69,7 +69,7 @@ def in_language(language: str, answer: str) -> bool:
 def score(path: Path, quick: bool) -> dict[str, dict[str, float]]:
     from core.turns import SYSTEM_PROMPT
     from inference.client import WorkerClient
-    from inference.protocol import ChatMessage, ModelSpec, Retrieval, SamplingParams
+    from inference.protocol import ChatMessage, ModelSpec, Passages, SamplingParams
     from inference.rag import Passage
 
     questions = QUESTIONS[::2] if quick else QUESTIONS
@@ -81,7 +81,7 @@ def score(path: Path, quick: bool) -> dict[str, dict[str, float]]:
             asked = [q for q in questions if q[0] == language]
             for _, question, label, text, accepted in asked:
                 passage = Passage(1, label, text, f"/docs/{label}")
-                retrieval = Retrieval(question, lambda _q, _v, p=passage: [p])
+                retrieval = Passages(question, (passage,))
                 started = time.perf_counter()
                 answer = client.generate((ChatMessage("system", SYSTEM_PROMPT), ChatMessage("user", question)),
                                          SamplingParams(max_tokens=96, temperature=0.0, seed=1), retrieval)

@@ -30,9 +30,8 @@ from i18n import translate
 from inference.bundled import embedding_model, starter_model, weak_languages
 from inference.citations import invented
 from inference.client import Answer, ClientError, WorkerClient
-from inference.embedder import EmbedderNotLoaded, profile
 from inference.errors import InferenceError
-from inference.protocol import ChatMessage, Embed, ModelSpec, Retrieval, SamplingParams
+from inference.protocol import ChatMessage, ModelSpec, Passages, SamplingParams
 from storage import checkup
 from storage.db import VaultClosed
 from storage.documents.store import FAILED, INDEXED, PENDING, SKIPPED, Collection
@@ -128,18 +127,15 @@ class Documents:
                 self._failure = event.message
         return self.wait(done)
 
-    def question_vectors(self, question: str, collection: Collection) -> dict[str, Any]:
-        """The question embedded by the model whose vectors answer for the collection; none
-        (keywords alone) if that model is not the one loaded here."""
-        future: Future = Future()
-        text = profile(collection.embedding_model).query(question)
-        self.client.worker.submit(Embed((text,), future, collection.embedding_model))
-        try:
-            return {collection.embedding_model: future.result(timeout=JOB_TIMEOUT)[0]}
-        except EmbedderNotLoaded:
+    def find(self, question: str, collection: Collection, k: int = 5, mode: str = "hybrid") -> Future:
+        """The search's hits as the window finds them (``core.retrieval``); a note when the
+        collection's embedding model is not the one loaded here (keywords alone)."""
+        def missing(_model: str) -> None:
             print(translate("cli.commands", "(The collection was indexed with another embedding model: "
                             "keyword search only. Open Hearth to re-index it.)"), file=sys.stderr)
-            return {}
+
+        return self.service.find(question, [collection.id], [collection.embedding_model], k, mode,
+                                 timeout=JOB_TIMEOUT, missing=missing)
 
 
 def _embedding_model(store: Any) -> Path:
@@ -245,8 +241,7 @@ def docs_list() -> int:
 def docs_search(name: str, question: str, k: int, as_json: bool, mode: str) -> int:
     with session(read_only=True) as (documents, _client):
         collection = documents.collection(name)
-        vectors = documents.question_vectors(question, collection) if mode != "bm25" else {}
-        hits = documents.wait(documents.service.search(question, vectors, [collection.id], k, mode))
+        hits = documents.wait(documents.find(question, collection, k, mode))
         rows = [{"file": h.chunk.path, "page": h.chunk.page, "section": h.chunk.heading,
                  "score": round(h.score, 6), "cosine": round(h.cosine, 4), "text": h.chunk.text}
                 for h in hits]
@@ -292,8 +287,9 @@ def ask(name: str, question: str, max_tokens: int, engine: str = "", model: str 
     with session(chat=True, engine=engine, read_only=True, model="" if engine else model) as (documents, client):
         collection = documents.collection(name)
         messages = (ChatMessage("system", SYSTEM_PROMPT), ChatMessage("user", question))
-        retrieval = Retrieval(question, documents.service.searcher([collection.id]),
-                              (collection.embedding_model,))
+        found = documents.wait(documents.service.retrieve(question, [collection.id],
+                                                          [collection.embedding_model], timeout=JOB_TIMEOUT))
+        retrieval = Passages(question, tuple(found))
         answer = _answer(client, messages, SamplingParams(max_tokens=max_tokens, temperature=0.2, seed=1),
                          retrieval, engine, model)
         print()
@@ -318,7 +314,7 @@ def ask(name: str, question: str, max_tokens: int, engine: str = "", model: str 
 
 
 def _answer(client: WorkerClient, messages: tuple[ChatMessage, ...], params: SamplingParams,
-            retrieval: Retrieval | None = None, engine: str = "", model: str = "") -> Answer:
+            retrieval: Passages | None = None, engine: str = "", model: str = "") -> Answer:
     """Stream one answer to the terminal."""
     try:
         answer = client.generate(messages, params, retrieval, on_chunk=_show,

@@ -13,9 +13,8 @@ import logging
 import multiprocessing
 import queue
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -342,27 +341,4 @@ class DocumentCalls:
     def cancel(self) -> None:
         self.post(CancelJobs())
 
-    def searcher(self, collection_ids: list[int], k: int = 5
-                 ) -> Callable[[str, Mapping[str, Any]], list[Passage]]:
-        """For ``Retrieval``: runs on the inference worker's thread, and only asks this
-        service's thread to search, waiting on its answer (never touching the index)."""
-        ids = list(collection_ids)
-
-        def search(question: str, vectors: Mapping[str, Any]) -> list[Passage]:
-            try:
-                hits = self.search(question, vectors, ids, k).result(timeout=SEARCH_TIMEOUT)
-            except FutureTimeout:
-                raise DocumentsUnavailable(translate(
-                    "core.document_protocol", "Your documents could not be searched in time (they "
-                    "are still loading); try again in a moment.")) from None
-            except DocumentsUnavailable:
-                raise
-            except Exception as exc:
-                log.error("a document search failed", exc_info=exc)
-                raise DocumentsUnavailable(translate(
-                    "core.document_protocol",
-                    "Your documents could not be searched; details are in the log.")) from exc
-            return as_passages(hits)
-
-        return search
 

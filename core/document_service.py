@@ -20,7 +20,7 @@ import queue
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +30,7 @@ import numpy as np
 
 from core.document_protocol import (
     JOBS,
+    SEARCH_TIMEOUT,
     WAKE,
     AddPaths,
     Busy,
@@ -60,6 +61,7 @@ from core.document_protocol import (
     what_was_kept,
 )
 from core.documents import Ingestion, Progress, Report, Stopped
+from core.retrieval import find, passages
 from i18n import translate
 from inference.embedder import profile
 from inference.protocol import CountTokens, Embed
@@ -130,6 +132,18 @@ class DocumentService(DocumentCalls):
     def post(self, command: object) -> None:
         if not self._inbox.put(command):
             refuse(command)  # the thread is gone: answer now rather than never
+
+    def find(self, question: str, collection_ids: Sequence[int], models: Sequence[str], k: int = 5,
+             mode: str = "hybrid", timeout: float = SEARCH_TIMEOUT,
+             missing: Callable[[str], None] | None = None) -> Future:
+        """A future of the hits for ``question``: embedded on the worker by each of
+        ``models``, searched on this service's thread; nothing waits (``core.retrieval``)."""
+        return find(self.search, self._submit, question, collection_ids, models, k, mode, timeout, missing)
+
+    def retrieve(self, question: str, collection_ids: Sequence[int], models: Sequence[str],
+                 k: int = 5, timeout: float = SEARCH_TIMEOUT) -> Future:
+        """A future of the passages a document question's answer is given."""
+        return passages(self.find(question, collection_ids, models, k, timeout=timeout))
 
     def close(self, timeout: float = CLOSE_TIMEOUT) -> bool:
         """Cancel, kill a parse under way, and wait for the thread; True if it ended.

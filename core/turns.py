@@ -23,12 +23,14 @@ import itertools
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from concurrent.futures import Future
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from core.answers import BASE_MODEL, grounding
 from i18n import translate
 from inference.protocol import (
+    SEARCHING,
     ChatMessage,
     Chunk,
     Done,
@@ -36,8 +38,8 @@ from inference.protocol import (
     Failed,
     Generate,
     Notice,
+    Passages,
     Preparing,
-    Retrieval,
     Retrieved,
     SamplingParams,
     Started,
@@ -60,6 +62,8 @@ from storage.errors import Trouble, trouble
 
 log = logging.getLogger(__name__)
 
+# (chat id, question) -> a future of the passages for a chat with documents on, or None.
+Finder = Callable[[int, str], "Future | None"]
 CHECKPOINT_SECONDS = 1.0
 RETRY_SECONDS = 5.0  # after a failed checkpoint, how long before the next try
 SYSTEM_PROMPT = "You are a helpful assistant."  # the model's instruction, not a message to the user
@@ -107,6 +111,16 @@ class Turn:
     earlier: dict[str, Any] = field(default_factory=dict)  # continuing: its figures before
     question: str = ""  # as the user asked it, for the extractive answer
     left_out: int = 0  # passages found that the model's context had no room for
+    waiting: Generate | None = None  # the request that waits for its passages to be found
+
+
+@dataclass(frozen=True)
+class PassagesFound:
+    """The search a turn waits for is over (``future``: its passages, or why not). Handed
+    back to the machine on its own thread (``TurnMachine(deliver=…)``)."""
+
+    request_id: int
+    future: Future
 
 
 @dataclass
@@ -172,10 +186,15 @@ class TurnMachine:
     """Owns the one turn in progress. Called on one thread (the window's UI thread)."""
 
     def __init__(self, listener: TurnListener, submit: Callable[[Any], None],
-                 cancel: Callable[[int], None], clock: Callable[[], float] = time.monotonic) -> None:
+                 cancel: Callable[[int], None], clock: Callable[[], float] = time.monotonic,
+                 deliver: Callable[[Any], None] | None = None) -> None:
+        """``deliver`` hands an event to ``on_event`` on the machine's own thread, from any
+        thread (the window's: the worker's event path); without it, on_event is called
+        where the passages were found."""
         self._listener = listener
         self._submit = submit
         self._cancel = cancel
+        self._deliver = deliver or self.on_event
         self._clock = clock
         self._ids = itertools.count(1)
         self.store: ChatStore | None = None
@@ -203,7 +222,7 @@ class TurnMachine:
             self.environmental(exc, not_sent())
             return None
 
-    def start(self, chat_id: int, params: SamplingParams, retrieval_for: Callable[[int, str], Retrieval | None] | None,
+    def start(self, chat_id: int, params: SamplingParams, retrieval_for: Finder | None,
               replaces: int | None = None) -> bool:
         """Write the answer's placeholder and ask the worker for it (``replaces``: as a new
         version of that answer). False if not started."""
@@ -219,7 +238,7 @@ class TurnMachine:
         return self._begin(chat_id, messages, params, retrieval_for, parent, version_of=replaces)
 
     def edit(self, chat_id: int, message_id: int, text: str, params: SamplingParams,
-             retrieval_for: Callable[[int, str], Retrieval | None] | None) -> bool:
+             retrieval_for: Finder | None) -> bool:
         """Ask again with an earlier question changed: the new question is a branch beside
         the old one, which stays with everything after it. False (and a notice) if it did
         not start."""
@@ -283,7 +302,7 @@ class TurnMachine:
         return True
 
     def _begin(self, chat_id: int, messages: tuple[ChatMessage, ...], params: SamplingParams,
-               retrieval_for: Callable[[int, str], Retrieval | None] | None, parent: int | None,
+               retrieval_for: Finder | None, parent: int | None,
                version_of: int | None = None, edited: int | None = None) -> bool:
         store = self.store
         assert store is not None
@@ -312,8 +331,20 @@ class TurnMachine:
         turn = Turn(next(self._ids), chat_id, placeholder.id, version_of, edited, "", self._clock(),
                     engine=engine, model=model, question=question)
         self._set_active(turn)
-        retrieval = retrieval_for(chat_id, question) if retrieval_for else None
-        self._submit(Generate(turn.request_id, chat_id, messages, params, retrieval, engine, model))
+        generate = Generate(turn.request_id, chat_id, messages, params, None, engine, model)
+        found = retrieval_for(chat_id, question) if retrieval_for else None
+        if found is None:
+            self._submit(generate)
+            return True
+        # The answer is asked for once its passages are found: nothing waits meanwhile.
+        turn.waiting = generate
+        self.on_event(Preparing(turn.request_id, SEARCHING))
+        rid = turn.request_id
+
+        def searched(done: Future) -> None:
+            self._deliver(PassagesFound(rid, done))
+
+        found.add_done_callback(searched)
         return True
 
     def last_answer(self, chat_id: int) -> Message | None:
@@ -323,11 +354,17 @@ class TurnMachine:
         return messages[-1] if messages and messages[-1].role == "assistant" else None
 
     def stop(self) -> None:
-        if self.active is not None:
-            self._cancel(self.active.request_id)
+        turn = self.active
+        if turn is None:
+            return
+        if turn.waiting is not None:  # still searching: nothing was asked of a model yet
+            turn.waiting = None
+            self._finish(turn, INTERRUPTED, {})
+            return
+        self._cancel(turn.request_id)
 
     # Worker events -------------------------------------------------------------------
-    def on_event(self, event: Event) -> None:
+    def on_event(self, event: Event | PassagesFound) -> None:
         turn = self.active
         if isinstance(event, WorkerDied):
             # Its request was answered with Failed; say why if not. A turn started on the
@@ -337,7 +374,9 @@ class TurnMachine:
             return
         if turn is None or getattr(event, "request_id", None) != turn.request_id:
             return  # leftovers of a stopped or replaced request
-        if isinstance(event, Retrieved):
+        if isinstance(event, PassagesFound):
+            self._found(turn, event.future)
+        elif isinstance(event, Retrieved):
             turn.sources = [p.as_dict() for p in event.passages]
             turn.left_out = event.left_out
             if not event.passages:
@@ -370,6 +409,17 @@ class TurnMachine:
             self._finish(turn, INTERRUPTED, event.stats.as_dict())
         elif isinstance(event, Failed):
             self._finish(turn, FAILED, {"error": event.reason})
+
+    def _found(self, turn: Turn, future: Future) -> None:
+        generate, turn.waiting = turn.waiting, None
+        if generate is None:
+            return
+        try:
+            passages = tuple(future.result())
+        except Exception as exc:
+            self._finish(turn, FAILED, {"error": str(exc)})
+            return
+        self._submit(replace(generate, retrieval=Passages(turn.question, passages)))
 
     def _checkpoint(self, turn: Turn) -> None:
         now = self._clock()

@@ -35,14 +35,14 @@ from inference.protocol import (
     ModelLoaded,
     ModelSpec,
     Notice,
-    Retrieval,
+    Passages,
     Retrieved,
     SamplingParams,
     Stats,
     Stopped,
     WorkerDied,
 )
-from inference.remote import Dispatch, RemoteRunner, local_query_vector
+from inference.remote import Dispatch, RemoteRunner
 from inference.routing import RequestRouter
 from inference.worker import InferenceWorker
 
@@ -91,7 +91,7 @@ class WorkerClient:
     def use_engines(self, engine_for: Callable[[Generate], Any]) -> None:
         """Let ``generate(engine=...)`` ask an intranet engine; documents are still searched
         with this worker's embedding model."""
-        self.remote = RemoteRunner(self.router.sink, engine_for, local_query_vector(self.worker.submit))
+        self.remote = RemoteRunner(self.router.sink, engine_for)
         self.dispatch = Dispatch(self.worker, self.remote)
 
     def __enter__(self) -> WorkerClient:
@@ -144,7 +144,7 @@ class WorkerClient:
         return future.result(timeout=timeout)
 
     def generate(self, messages: tuple[ChatMessage, ...], params: SamplingParams,
-                 retrieval: Retrieval | None = None, on_chunk: Callable[[str], None] | None = None,
+                 retrieval: Passages | None = None, on_chunk: Callable[[str], None] | None = None,
                  timeout: float = ANSWER_TIMEOUT, engine: str = "", model: str = "",
                  on_notice: Callable[[str], None] | None = None) -> Answer:
         """Generate one answer; ``on_chunk`` sees the text as it streams. Raises ClientError,

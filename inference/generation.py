@@ -1,9 +1,8 @@
 """The steps of an answer that the local worker and the intranet runner share.
 
-Finding passages for a document question (always here, on this computer: the question
-is embedded by the local embedding model and the index is searched locally, whichever
-engine then writes the answer), and streaming an answer's pieces out as coalesced
-``Chunk`` events while the stop check is watched.
+Putting a document question's passages into the prompt (they were found before, on this
+computer, whichever engine then writes the answer: ``core.retrieval``), and streaming an
+answer's pieces out as coalesced ``Chunk`` events while the stop check is watched.
 """
 
 from __future__ import annotations
@@ -11,16 +10,13 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
 
-from inference.embedder import profile
 from inference.protocol import ChatMessage, Chunk, Event, Generate, Retrieved
 from inference.rag import with_passages
 
 log = logging.getLogger(__name__)
 
 Sink = Callable[[Event], None]
-QueryVector = Callable[[str, str], Any]  # (embedding model, prefixed query) -> vector or None
 
 
 def emit_safely(sink: Sink, event: Event) -> None:
@@ -31,23 +27,13 @@ def emit_safely(sink: Sink, event: Event) -> None:
         log.exception("event sink failed for %s", type(event).__name__)
 
 
-def retrieve(command: Generate, vector: QueryVector, count: Callable[[Sequence[ChatMessage]], int],
-             budget: int, emit: Sink) -> tuple[list[ChatMessage], set[int]]:
-    """Embed the question with each model asked for, find passages, and put those that
-    fit into the prompt; the messages, and the numbers of the passages given. A model
-    that is not loaded is left out (its collections are searched by keywords), never
-    replaced by another."""
+def place_passages(command: Generate, count: Callable[[Sequence[ChatMessage]], int],
+                   budget: int, emit: Sink) -> tuple[list[ChatMessage], set[int]]:
+    """Put the passages found for the question that fit into the prompt; the messages,
+    and the numbers of the passages given."""
     retrieval = command.retrieval
     assert retrieval is not None
-    vectors = {}
-    for model in dict.fromkeys(retrieval.models):
-        found = vector(model, profile(model).query(retrieval.question))
-        if found is None:
-            log.warning("embedding model %s… not loaded: its collections are searched by "
-                        "keywords alone", model[:12])
-            continue
-        vectors[model] = found
-    passages = retrieval.search(retrieval.question, vectors)
+    passages = list(retrieval.found)
     messages, kept = with_passages(command.messages, passages, count, budget)
     emit(Retrieved(command.request_id, tuple(kept), len(passages) - len(kept)))
     return messages, {p.number for p in kept}

@@ -7,7 +7,6 @@ leftovers of a request it has stopped or replaced.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,21 +65,14 @@ class LoadModel:
 
 
 @dataclass(frozen=True)
-class Retrieval:
-    """Ask the worker to find passages for the question before answering.
-
-    The worker embeds the question once with each embedding model in ``models`` (the
-    sha256 of the models whose vectors answer for the chat's collections: two while a
-    collection is being re-embedded) and calls ``search(question, vectors)`` with
-    ``{model: vector}``; a model it has not loaded is left out, never replaced by another,
-    and the search answers those collections by keywords alone. ``search`` returns
-    ``inference.rag.Passage`` objects; it runs on the worker thread, so it must hand the
-    work to the index's owner rather than touch the index itself.
-    """
+class Passages:
+    """The passages found for a document question, best first (``core.retrieval`` found
+    them before the answer was asked for): the worker or the engine runner puts those that
+    fit into the prompt and reports them (``Retrieved``). Empty: the search found nothing,
+    and the model is told so. Data only: nothing here calls back anywhere."""
 
     question: str
-    search: Callable[[str, Mapping[str, Any]], list[Any]]
-    models: tuple[str, ...] = ()
+    found: tuple[Any, ...] = ()  # inference.rag.Passage
 
 
 @dataclass(frozen=True)
@@ -89,7 +81,7 @@ class Generate:
     chat_id: int
     messages: tuple[ChatMessage, ...]
     params: SamplingParams = field(default_factory=SamplingParams)
-    retrieval: Retrieval | None = None
+    retrieval: Passages | None = None  # a document question's passages; None: no documents
     # An intranet engine's name and its model; empty: the local model answers.
     engine: str = ""
     model: str = ""

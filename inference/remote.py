@@ -5,7 +5,7 @@
 concurrent chats are not queued behind each other here) and reports the same events as
 the local worker: Started, Chunk, Done / Stopped / Failed. The history is fitted into
 the engine's context window with the engine's own tokenizer where it has one; document
-passages are found locally first (``inference.generation.retrieve``, with the local
+passages are found locally first (``core.retrieval``, with the local
 embedding model) and only the passages found are sent.
 
 The differences between engines that the adapter handles (each was met on the real
@@ -33,7 +33,7 @@ from inference.chat_template import ControlTextEscaper
 from inference.citations import document_answer
 from inference.engine_tokens import control_spellings, escape_control_text
 from inference.errors import InferenceError
-from inference.generation import QueryVector, Sink, emit_safely, retrieve, stream_pieces
+from inference.generation import Sink, emit_safely, place_passages, stream_pieces
 from inference.intranet import Abort, Aborted, Client, EngineError, Overloaded, one_line
 from inference.prompt import answer_reserve, fit_messages
 from inference.protocol import (
@@ -248,10 +248,9 @@ class RemoteRunner:
     """Requests to intranet engines, each on its own thread, reported like the worker's."""
 
     def __init__(self, sink: Sink, engine_for: Callable[[Generate], RemoteEngine],
-                 query_vector: QueryVector, flush_interval: float = 1 / 30) -> None:
+                 flush_interval: float = 1 / 30) -> None:
         self._sink = sink
         self._engine_for = engine_for
-        self._query_vector = query_vector
         self._flush_interval = flush_interval
         self._lock = threading.Lock()
         self._running: dict[int, tuple[Abort, threading.Thread]] = {}
@@ -315,7 +314,7 @@ class RemoteRunner:
         source = list(command.messages)
         numbers: set[int] | None = None
         if command.retrieval is not None:
-            source, numbers = retrieve(command, self._query_vector, counted, budget, self._emit)
+            source, numbers = place_passages(command, counted, budget, self._emit)
         messages, dropped = fit_messages(source, counted, budget)
         prompt_tokens = counted(messages)
         # What the window has left for the answer, with the same margin on an estimate.
@@ -350,25 +349,6 @@ class RemoteRunner:
             self._emit(Stopped(rid, stats))
         else:
             self._emit(Done(rid, stats))
-
-
-def local_query_vector(submit: Callable[[Any], None], timeout: float = 120.0) -> QueryVector:
-    """Embed a question with the local worker's embedding model (document retrieval stays
-    on this computer whichever engine answers); None when that model is not loaded."""
-    from concurrent.futures import Future
-
-    from inference.embedder import EmbedderNotLoaded
-    from inference.protocol import Embed
-
-    def vector(model: str, text: str) -> Any:
-        future: Future = Future()
-        submit(Embed((text,), future, model))
-        try:
-            return future.result(timeout=timeout)[0]
-        except EmbedderNotLoaded:
-            return None
-
-    return vector
 
 
 class Dispatch:

@@ -23,11 +23,10 @@ from inference.citations import document_answer
 from inference.embedder import MAX_EMBEDDERS, EmbedderPool
 from inference.engine import Engine
 from inference.errors import InferenceError, NoModelLoaded
-from inference.generation import emit_safely, retrieve, stream_pieces
+from inference.generation import emit_safely, place_passages, stream_pieces
 from inference.prompt import answer_reserve, fit_messages
 from inference.protocol import (
     READING,
-    SEARCHING,
     Command,
     CountTokens,
     Done,
@@ -284,10 +283,6 @@ class InferenceWorker:
                 self._current = None
                 self._cancelled.discard(rid)
 
-    def _query_vector(self, model: str, text: str) -> object:
-        embedder = self._embedders.get(model) if self._embedders is not None else None
-        return None if embedder is None else embedder.embed([text])[0]
-
     def _run_generation(self, engine: Engine, command: Generate) -> None:
         rid = command.request_id
         if not self._loaded:
@@ -296,9 +291,7 @@ class InferenceWorker:
         source_messages = list(command.messages)
         numbers: set[int] = set()
         if command.retrieval is not None:
-            self._emit(Preparing(rid, SEARCHING))
-            source_messages, numbers = retrieve(command, self._query_vector, engine.count_tokens, budget,
-                                                self._emit)
+            source_messages, numbers = place_passages(command, engine.count_tokens, budget, self._emit)
         messages, dropped = fit_messages(source_messages, engine.count_tokens, budget)
         prompt_tokens = engine.count_tokens(messages)
         select = getattr(engine, "select_conversation", None)

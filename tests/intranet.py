@@ -104,6 +104,24 @@ def free_port(host: str = ENGINE_HOST) -> int:
         return probe.getsockname()[1]
 
 
+@contextmanager
+def serving(handler: type, **attributes: object) -> Iterator[tuple[object, type]]:
+    """A stand-in engine on ENGINE_HOST: ``handler`` (an http.server request handler) as a
+    fresh subclass with ``attributes`` (its own lists of what it saw), on its own thread."""
+    import http.server
+    import threading
+
+    fresh = type("Handler", (handler,), dict(attributes))
+    httpd = http.server.ThreadingHTTPServer((ENGINE_HOST, free_port()), fresh)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield httpd, fresh
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
 @dataclass
 class Server:
     process: subprocess.Popen

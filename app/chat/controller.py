@@ -35,7 +35,7 @@ from inference.protocol import (
     SamplingParams,
     WorkerDied,
 )
-from inference.remote import Dispatch, RemoteEngine, RemoteRunner, local_query_vector
+from inference.remote import Dispatch, RemoteEngine, RemoteRunner
 from inference.routing import RequestRouter
 from inference.worker import InferenceWorker, SupervisedWorker
 from storage.chats import UNTITLED, Chat, ChatStore, Message
@@ -126,11 +126,11 @@ class ChatController(QObject):
         self.worker.start()
         # Intranet engines answer on their own threads; documents are still searched here.
         self.engines: Engines | None = None  # the unlocked vault's engines
-        self.remote = RemoteRunner(self.router.sink, self._engine_for, local_query_vector(self.worker.submit))
+        self.remote = RemoteRunner(self.router.sink, self._engine_for)
         self.dispatch = Dispatch(self.worker, self.remote)
         # Asked before a chat first sends anything to an engine: (engine, with documents) -> go?
         self.disclose: Callable[[EngineRecord, bool], bool] | None = None
-        self.turns = TurnMachine(_Signals(self), self.dispatch.submit, self.dispatch.cancel)
+        self.turns = TurnMachine(_Signals(self), self.dispatch.submit, self.dispatch.cancel, deliver=self.bridge.sink)
         self._retry = QTimer(self)
         self._retry.setInterval(RETRY_MS)
         self._retry.timeout.connect(self._retry_writes)

@@ -24,7 +24,7 @@ from core.document_service import DocumentService
 from core.documents import Progress
 from core.models import previous_embedding_models
 from inference.bundled import embedding_model
-from inference.protocol import CountTokens, Embed, LoadEmbedder, Retrieval
+from inference.protocol import CountTokens, Embed, LoadEmbedder
 from storage.chats import ChatStore
 from storage.documents.store import Collection, Document
 from storage.errors import trouble
@@ -290,11 +290,10 @@ class DocumentsController(QObject):
         return {"collections": remembered} if isinstance(remembered, list) and remembered else {}
 
     # Answers ------------------------------------------------------------------------
-    def retrieval_for(self, chat_id: int, question: str) -> Retrieval | None:
-        """The retrieval step for a chat with collections switched on, else None.
-
-        The worker embeds the question with each model whose vectors answer for these
-        collections, then the search runs on the service's thread (``searcher``)."""
+    def retrieval_for(self, chat_id: int, question: str) -> Future | None:
+        """A future of the passages for a chat with collections switched on, else None:
+        the question embedded by each model whose vectors answer for these collections,
+        then searched on the service's thread (``core.retrieval``)."""
         service = self.service
         if service is None or self.chat.locked:
             return None
@@ -305,4 +304,4 @@ class DocumentsController(QObject):
             return None
         k = int((chat.settings.get("passages") if chat else None) or 5)
         models = tuple(dict.fromkeys(c.embedding_model for c in chosen))
-        return Retrieval(question, service.searcher([c.id for c in chosen], k), models)
+        return service.retrieve(question, [c.id for c in chosen], models, k)

@@ -5,6 +5,7 @@ colours pass WCAG AA."""
 from __future__ import annotations
 
 import re
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,6 @@ from app.shell import a11y, style
 from app.shell.about import AboutDialog
 from app.shell.main_window import MainWindow
 from app.shell.privacy_dialog import PrivacyDialog
-from inference.protocol import Retrieval
 from inference.rag import Passage
 from storage.chats import COMPLETE, INTERRUPTED
 from tests.app.conftest import WAIT_MS
@@ -86,11 +86,10 @@ def press(qtbot, key: Qt.Key, modifier: Qt.KeyboardModifier = Qt.KeyboardModifie
 
 def cite(path: Path):
     """A retrieval that always cites ``path`` (the window's documents are not needed)."""
-    def search(_question: str, _vectors) -> list[Passage]:
-        return [Passage(1, "harbor & fees.pdf, page 3", PASSAGE, str(path), page=3)]
-
-    def retrieval_for(_chat_id: int, question: str) -> Retrieval:
-        return Retrieval(question, search)
+    def retrieval_for(_chat_id: int, _question: str) -> Future:
+        found: Future = Future()
+        found.set_result([Passage(1, "harbor & fees.pdf, page 3", PASSAGE, str(path), page=3)])
+        return found
 
     return retrieval_for
 

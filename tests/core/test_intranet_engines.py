@@ -4,11 +4,9 @@ refused when the trust does not hold, and killed mid-answer."""
 
 from __future__ import annotations
 
-import contextlib
 import http.server
 import json
 import queue
-import threading
 import time
 from pathlib import Path
 
@@ -31,9 +29,8 @@ from inference.protocol import (
 )
 from inference.remote import Dispatch, RemoteRunner
 from storage.chats import COMPLETE, INTERRUPTED, ChatStore
-from storage.library import ModelLibrary
 from tests.core.test_turns import Recorder, pump
-from tests.intranet import ENGINE_HOST, Pki, free_port, llama_server, make_pki
+from tests.intranet import ENGINE_HOST, Pki, free_port, llama_server, make_pki, serving
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 TIMEOUT = 60.0
@@ -50,14 +47,6 @@ def pki(intranet_engine) -> Pki:
     return intranet_engine.pki
 
 
-@pytest.fixture
-def engines(store: ChatStore):
-    found = Engines(ModelLibrary(store))
-    yield found
-    for record in found.records():
-        egress.revoke_destination(record.name)
-
-
 def corp_trust(pki: Pki, **changes) -> Trust:
     return Trust(system=False, ca_pem=pki.ca_pem, **changes)
 
@@ -67,8 +56,7 @@ class Rig:
 
     def __init__(self, store: ChatStore, engines: Engines) -> None:
         self.events: queue.Queue = queue.Queue()
-        self.runner = RemoteRunner(self.events.put, engines.engine_for, lambda model, text: None,
-                                   flush_interval=0.0)
+        self.runner = RemoteRunner(self.events.put, engines.engine_for, flush_interval=0.0)
         self.dispatch = Dispatch(self, self.runner)
         self.listener = Recorder()
         self.turns = TurnMachine(self.listener, self.dispatch.submit, self.dispatch.cancel)
@@ -236,17 +224,8 @@ class _Scripted(http.server.BaseHTTPRequestHandler):
         self._answer()
 
 
-@contextlib.contextmanager
 def scripted(script: list):
-    handler = type("Handler", (_Scripted,), {"script": list(script), "hits": [], "bodies": []})
-    httpd = http.server.ThreadingHTTPServer((ENGINE_HOST, free_port()), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield httpd, handler
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    return serving(_Scripted, script=list(script), hits=[], bodies=[])
 
 
 def test_a_redirect_is_not_followed(engines: Engines) -> None:

@@ -6,17 +6,26 @@ from __future__ import annotations
 import contextlib
 import queue
 import time
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
 
 from core.turns import TurnMachine
-from inference.protocol import LoadModel, ModelSpec, Retrieval, SamplingParams
+from inference.protocol import LoadModel, ModelSpec, SamplingParams
 from inference.rag import Passage
 from inference.worker import SupervisedWorker
 from storage.chats import COMPLETE, INTERRUPTED, ChatStore
 from tests.fakes import FakeEngine
 from tests.storage.conftest import reopen
+
+
+def finding(passages: list[Passage]) -> Future:
+    """What a document service's ``retrieve`` gives: a future of the passages, found."""
+    found: Future = Future()
+    found.set_result(list(passages))
+    return found
+
 
 TIMEOUT = 10.0
 
@@ -67,8 +76,8 @@ class Rig:
         """``passages``: documents on, and this is what the search finds."""
         found = list(passages or [])
 
-        def retrieval(_chat: int, question: str) -> Retrieval | None:
-            return None if passages is None else Retrieval(question, lambda _q, _v: list(found))
+        def retrieval(_chat: int, _question: str) -> Future | None:
+            return None if passages is None else finding(found)
 
         assert self.turns.save_user_message(chat_id, text) is not None
         assert self.turns.start(chat_id, SamplingParams(max_tokens=64, temperature=0.0, seed=1), retrieval)
@@ -429,8 +438,8 @@ def test_continuing_a_document_answer_gives_the_model_its_passages_again(rig, st
     passage = Passage(1, "manual.pdf, page 2", "The staircase has 143 steps.", "/docs/manual.pdf", 2)
     found = [passage]
 
-    def retrieval(_chat: int, question: str) -> Retrieval:
-        return Retrieval(question, lambda _q, _v: list(found))
+    def retrieval(_chat: int, _question: str) -> Future:
+        return finding(found)
 
     assert r.turns.save_user_message(chat.id, "How many steps?") is not None
     assert r.turns.start(chat.id, SamplingParams(), retrieval)

@@ -23,7 +23,7 @@ from core.answers import (
     weakness,
 )
 from inference.citations import document_answer, invented, until_own_sources
-from inference.protocol import Done, Generate, LoadModel, ModelSpec, Retrieval
+from inference.protocol import Done, Generate, LoadModel, ModelSpec, Passages
 from inference.rag import Passage, render
 from inference.worker import InferenceWorker
 from tests.fakes import FakeEngine
@@ -89,7 +89,7 @@ def test_the_worker_stops_generating_at_the_models_own_source_list() -> None:
     worker.start()
     try:
         worker.submit(LoadModel(ModelSpec(Path("model.gguf"))))
-        worker.submit(Generate(1, 1, HELLO, retrieval=Retrieval("fee?", lambda q, v: [passage], ())))
+        worker.submit(Generate(1, 1, HELLO, retrieval=Passages("fee?", (passage,))))
         found = _events_until(events, lambda e: isinstance(e, Done) and e.request_id == 1)
         text = "".join(getattr(e, "text", "") for e in found if type(e).__name__ == "Chunk")
         assert text == "[1] It is 40 [1].\n"  # the fake's "[1] " first, then the answer
@@ -202,17 +202,17 @@ def test_the_source_viewer_marks_the_sentence_that_supports_the_answer(qtbot) ->
 
 def test_passages_the_context_had_no_room_for_are_said_at_the_answer(qtbot) -> None:
     from app.chat.message import MessageWidget
-    from inference.generation import retrieve
+    from inference.generation import place_passages
     from inference.protocol import ChatMessage, Retrieved
     from storage.chats import COMPLETE, Message
 
     passages = [Passage(n, f"a.md, part {n}", "Moorings cost forty euros a night. " * 20, "/d/a.md") for n in (1, 2, 3)]
     events: list = []
     command = Generate(1, 1, (ChatMessage("user", "What do moorings cost?"),),
-                       retrieval=Retrieval("What do moorings cost?", lambda q, v: passages, ()))
+                       retrieval=Passages("What do moorings cost?", tuple(passages)))
     # A context with room for one passage: two are left out, and the event says so.
-    messages, numbers = retrieve(command, lambda m, t: None, lambda ms: sum(len(m.content) for m in ms) // 4,
-                                 330, events.append)
+    messages, numbers = place_passages(command, lambda ms: sum(len(m.content) for m in ms) // 4,
+                                       330, events.append)
     retrieved = next(e for e in events if isinstance(e, Retrieved))
     assert numbers == {1} and retrieved.left_out == 2
     stats = {"sources": [passages[0].as_dict()],

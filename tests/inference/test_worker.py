@@ -474,40 +474,44 @@ def test_loading_another_embedder_does_not_change_what_queued_embeds_get(embeddi
         _embed(worker, "sha-b").result(TIMEOUT)
 
 
-def test_retrieval_embeds_the_question_with_each_named_model_and_never_another(embedding_harness) -> None:
-    from inference.protocol import Retrieval, Retrieved
+def _searching(seen: list[dict]):
+    """A document service's search that notes the vectors it was given and finds nothing."""
+    from concurrent.futures import Future
 
-    worker, load, events = embedding_harness
-    worker.submit(LoadModel(ModelSpec(Path("model.gguf"))))
+    def search(question, vectors, ids, k, mode):
+        seen.append({m: v.shape for m, v in vectors.items()})
+        found: Future = Future()
+        found.set_result([])
+        return found
+
+    return search
+
+
+def test_retrieval_embeds_the_question_with_each_named_model_and_never_another(embedding_harness) -> None:
+    from core.retrieval import find
+
+    worker, load, _events = embedding_harness
     load("fake-8.gguf", "sha-a")
     seen: list[dict] = []
-
-    def search(question, vectors):
-        seen.append({m: v.shape for m, v in vectors.items()})
-        return []
-
-    worker.submit(Generate(1, 1, HELLO, retrieval=Retrieval("hello?", search, ("sha-a", "sha-gone"))))
-    _events_until(events, lambda e: isinstance(e, Retrieved))
-    assert seen == [{"sha-a": (8,)}]  # the missing model is left out, not replaced
-    assert isinstance(_events_until(events, lambda e: isinstance(e, (Done, Failed)))[-1], Done)
+    missing: list[str] = []
+    assert find(_searching(seen), worker.submit, "hello?", [1], ("sha-a", "sha-gone"),
+                missing=missing.append).result(TIMEOUT) == []
+    assert seen == [{"sha-a": (8,)}] and missing == ["sha-gone"]  # left out, not replaced
 
 
 def test_retrieval_embeds_the_question_as_its_model_wants_it(embedding_harness) -> None:
     """multilingual-e5 was trained on "query: " before a question; MiniLM wants nothing."""
+    from core.retrieval import find
     from inference.bundled import embedding_model, retired_embedding_models
-    from inference.protocol import Retrieval, Retrieved
 
-    worker, load, events = embedding_harness
-    worker.submit(LoadModel(ModelSpec(Path("model.gguf"))))
+    worker, load, _events = embedding_harness
     e5, minilm = embedding_model().sha256, retired_embedding_models()[0].sha256
     load("fake-8.gguf", e5)
     load("fake-4.gguf", minilm)
     _FakeEmbedder.texts = []
     question = " 港口的系泊费是多少？\n"
-    worker.submit(Generate(1, 1, HELLO, retrieval=Retrieval(question, lambda q, v: [], (e5, minilm))))
-    _events_until(events, lambda e: isinstance(e, Retrieved))
+    find(_searching([]), worker.submit, question, [1], (e5, minilm)).result(TIMEOUT)
     assert _FakeEmbedder.texts == ["query: 港口的系泊费是多少？", "港口的系泊费是多少？"]
-    assert isinstance(_events_until(events, lambda e: isinstance(e, (Done, Failed)))[-1], Done)
 
 
 def test_a_restarted_worker_loads_both_embedding_models_again() -> None:
