@@ -102,6 +102,67 @@ def window_figure(path: Path, chats: int, per_chat: int) -> Figure:
                   median(times) * 1000, "ms", "target < 300 ms")
 
 
+class _Listener:
+    """The turn machine's listener, hearing nothing."""
+
+    def __getattr__(self, _name: str):
+        return lambda *args, **kwargs: None
+
+
+def send_figures(store: ChatStore, quick: bool) -> list[Figure]:
+    """One send through the real turn machine and store (the model answers at once, with
+    checkpoints as a slow one would have them): decryptions of the chat row and of messages
+    per send in a 100-message chat, and its time against a send in a new chat."""
+    from core.turns import TurnMachine
+    from inference.protocol import Chunk, Done, Generate, SamplingParams, Started, Stats
+
+    clock = [0.0]
+    turns: TurnMachine
+
+    def answer(command: object) -> None:
+        if isinstance(command, Generate):
+            turns.on_event(Started(command.request_id))
+            for _ in range(5):
+                clock[0] += 1.5  # a checkpoint each time
+                turns.on_event(Chunk(command.request_id, "word "))
+            turns.on_event(Done(command.request_id, Stats(10, 5, 0.1, 1.0)))
+
+    turns = TurnMachine(_Listener(), answer, lambda _rid: None, clock=lambda: clock[0])
+    turns.store = store
+    long_chat = store.create_chat("long")
+    for i in range(50):
+        store.add_message(long_chat.id, "user", f"question {i}")
+        store.add_message(long_chat.id, "assistant", f"answer {i}")
+    store.messages(long_chat.id)  # shown, as the window shows it before a send
+    cipher = store.vault.cipher
+    decrypt = cipher.decrypt
+    counted: dict[str, int] = {}
+
+    def counting(blob: bytes, table: str, *args: object) -> bytes:
+        counted[table] = counted.get(table, 0) + 1
+        return decrypt(blob, table, *args)
+
+    def send(chat_id: int) -> None:
+        assert turns.save_user_message(chat_id, "One more question.") is not None
+        assert turns.start(chat_id, SamplingParams(), None)
+
+    cipher.decrypt = counting  # type: ignore[method-assign]
+    try:
+        send(long_chat.id)
+    finally:
+        cipher.decrypt = decrypt  # type: ignore[method-assign]
+    figures = [Figure("chat-row decryptions per send (100-message chat)", counted.get("chats", 0), "count",
+                      "target ≤ 2"),
+               Figure("message decryptions per send (100-message chat)", counted.get("messages", 0), "count")]
+    rounds = 3 if quick else 10
+    new_chats = [store.create_chat("new").id for _ in range(rounds)]
+    long_times = [timed(lambda: send(long_chat.id)) for _ in range(rounds)]
+    new_times = [timed(lambda c=c: send(c)) for c in new_chats]
+    figures.append(Figure("send in a 100-message chat ÷ send in a new chat", median(long_times) / median(new_times),
+                          "ratio", "", {"long_ms": median(long_times) * 1000, "new_ms": median(new_times) * 1000}))
+    return figures
+
+
 def run(quick: bool = False) -> list[Figure]:
     figures: list[Figure] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -148,6 +209,7 @@ def run(quick: bool = False) -> list[Figure]:
         figures.append(Figure("encrypted write ÷ plain SQLAlchemy write (per message)", ratio, "ratio",
                               "target < 1.10",
                               {"encrypted_ms": median(enc) / count * 1000, "plain_ms": median(base) / count * 1000}))
+        figures += send_figures(store, quick)
         search_time = timed(lambda: store.search("lorem 999"))
         figures.append(Figure("first search across all messages (decrypts all)", search_time * 1000, "ms"))
         store.close()

@@ -427,7 +427,7 @@ class TurnMachine:
             return
         turn.last_checkpoint = now
         try:
-            self.store.update_message(turn.message_id, content=turn.text)
+            self.store.update_message(turn.message_id, content=turn.text, checkpoint=True)
         except Exception as exc:
             found = self._trouble_or_raise(exc)
             if self._paused_until == 0.0:  # say it once per spell, not every second

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -46,6 +48,7 @@ INTERRUPTED = "interrupted"
 FAILED = "failed"
 DAMAGED = "damaged"
 ROOT = 0  # the parent of a chat's first message(s), in the chat's tree
+ROWS_KEPT = 4096  # chat and message rows whose plaintext a store keeps (``ChatStore._rows``)
 
 
 class StoreError(Exception):
@@ -183,6 +186,14 @@ class ChatStore:
         self._streaming_here: set[int] = set()
         self._search_cache: dict[int, tuple[int, str]] | None = None
         self.damaged_places: list[str] = []
+        # Chat and message rows' ciphertexts as last read or written here, with their
+        # plaintext (the most recent ROWS_KEPT): a read that finds the same bytes in the row
+        # does not decrypt them again (a send reads the chat row and the conversation many
+        # times). Bytes are compared, so a row changed by anyone else, or a write that
+        # rolled back, is decrypted afresh; so are the same bytes at another place (a message
+        # moved to another chat or position: its binding is checked again). Dropped at close.
+        self._rows: OrderedDict[tuple[str, int], tuple[bytes, Binding, bytes]] = OrderedDict()
+        self._rows_lock = threading.Lock()
 
     # Payloads ---------------------------------------------------------------------
     def _seal(self, table: str, row_id: int, data: dict[str, Any], bind: Binding = ()) -> bytes:
@@ -192,6 +203,8 @@ class ChatStore:
     def _unseal(self, table: str, row_id: int, blob: bytes,
                 places: list[str] | None = None, bind: Binding = ()) -> dict[str, Any] | None:
         try:
+            if table in ("chats", "messages"):
+                return json.loads(self._plain(table, row_id, blob, bind))
             return json.loads(self._cipher.decrypt(blob, table, "payload", row_id, bind))
         except DamagedVault as exc:
             place = str(exc)
@@ -232,11 +245,27 @@ class ChatStore:
         blob = conn.scalar(select(schema.chats.c.payload).where(schema.chats.c.id == chat_id))
         return None if blob is None else self._unseal("chats", chat_id, blob)
 
+    def _plain(self, table: str, row_id: int, blob: bytes, bind: Binding = ()) -> bytes:
+        with self._rows_lock:
+            known = self._rows.get((table, row_id))
+        if known is not None and known[0] == blob and known[1] == tuple(bind):
+            return known[2]
+        plain = self._cipher.decrypt(blob, table, "payload", row_id, bind)
+        self._keep(table, row_id, blob, plain, bind)
+        return plain
+
+    def _keep(self, table: str, row_id: int, blob: bytes, plain: bytes, bind: Binding = ()) -> None:
+        with self._rows_lock:
+            self._rows[(table, row_id)] = (blob, tuple(bind), plain)
+            self._rows.move_to_end((table, row_id))
+            while len(self._rows) > ROWS_KEPT:
+                self._rows.popitem(last=False)
+
     def _write_chat(self, conn: Connection, chat_id: int, data: dict[str, Any]) -> None:
-        conn.execute(
-            update(schema.chats).where(schema.chats.c.id == chat_id)
-            .values(payload=self._seal("chats", chat_id, data))
-        )
+        plain = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        sealed = self._cipher.encrypt(plain, "chats", "payload", chat_id)
+        conn.execute(update(schema.chats).where(schema.chats.c.id == chat_id).values(payload=sealed))
+        self._keep("chats", chat_id, sealed, plain)  # rolled back, the row keeps other bytes
 
     def _touch_chat(self, conn: Connection, chat_id: int, listed: tuple[int, int | None] | None = None,
                     tree: Tree | None = None, **changes: Any) -> None:
@@ -373,9 +402,12 @@ class ChatStore:
         status: str | None = None,
         stats: dict[str, Any] | None = None,
         show: bool = False,
+        checkpoint: bool = False,
     ) -> None:
         """Change a message; ``show``: and show its branch from now on, in the same
-        transaction (a regenerated answer, once it is complete)."""
+        transaction (a regenerated answer, once it is complete). ``checkpoint``: the words
+        so far of an answer being written: the message row alone, its version unchanged
+        (the chat's list is written when the answer ends, its version raised then)."""
         def change(data: dict[str, Any]) -> None:
             if content is not None:
                 data["content"] = content
@@ -385,7 +417,7 @@ class ChatStore:
                 data["stats"] = stats
 
         with self.vault.transaction() as conn:
-            committed = [self._change_in(conn, message_id, change)]
+            committed = [self._change_in(conn, message_id, change, raise_version=not checkpoint)]
             if show:
                 self._choose_in(conn, message_id)
         self._after(committed)
@@ -416,10 +448,11 @@ class ChatStore:
         for remember in committed:
             remember()
 
-    def _change_in(self, conn: Connection, message_id: int,
-                   change: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
+    def _change_in(self, conn: Connection, message_id: int, change: Callable[[dict[str, Any]], None],
+                   raise_version: bool = True) -> Callable[[], None]:
         """Rewrite one message's payload in the caller's transaction, its version raised
-        in its chat's list; returns what to remember once that commits."""
+        in its chat's list (not for a streaming answer's checkpoint); returns what to
+        remember once that commits."""
         row = conn.execute(
             select(schema.messages.c.chat_id, schema.messages.c.position, schema.messages.c.payload)
             .where(schema.messages.c.id == message_id)
@@ -432,12 +465,15 @@ class ChatStore:
             raise StoreError(translate("storage.chats",
                                        "This message is damaged and cannot be changed."))
         change(data)
-        data["version"] = data.get("version", 1) + 1
+        checkpoint = not raise_version and data.get("status") == STREAMING
+        if not checkpoint:
+            data["version"] = data.get("version", 1) + 1
         conn.execute(
             update(schema.messages).where(schema.messages.c.id == message_id)
             .values(payload=self._seal("messages", message_id, data, bind))
         )
-        self._touch_chat(conn, row.chat_id, (message_id, data["version"]))
+        if not checkpoint:
+            self._touch_chat(conn, row.chat_id, (message_id, data["version"]))
 
         def remember() -> None:
             if data["status"] == STREAMING:
@@ -582,5 +618,7 @@ class ChatStore:
 
     def close(self) -> None:
         self._search_cache = None
+        with self._rows_lock:
+            self._rows.clear()
         self._streaming_here.clear()
         self.vault.close()

@@ -239,3 +239,18 @@ def test_restoring_a_format_1_backup_from_read_only_media_leaves_the_backup_unto
     assert [m.content for m in restored.messages(chat.id)] == ["kept in the backup"]
     assert restored.vault.cipher.format == 2
     restored.close()
+
+
+def test_messages_reordered_while_the_vault_is_open_do_not_read(vault_path, two_chats) -> None:
+    """The store keeps the plaintext of rows it has read (#37 item 3): the same bytes at
+    another position while it is open are checked again, and do not read."""
+    work, _diary, ids, _secret = two_chats
+    store = reopen(vault_path)
+    try:
+        assert [m.content for m in store.messages(work)] == ["first", "second", "third"]  # now kept
+        _sql(vault_path, "UPDATE messages SET position = 99 WHERE id = ?", ids[0])
+        _sql(vault_path, "UPDATE messages SET position = 1 WHERE id = ?", ids[2])
+        _sql(vault_path, "UPDATE messages SET position = 3 WHERE id = ?", ids[0])
+        assert [m.status for m in store.messages(work)][0] == DAMAGED
+    finally:
+        store.close()
