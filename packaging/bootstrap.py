@@ -16,31 +16,28 @@ and Metal on Apple Silicon.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import platform
 import re
 import subprocess
 import sys
-import tarfile
 import venv
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-VENV = Path(os.environ.get("HEARTH_VENV", ROOT / ".venv"))
-LLAMA_VERSION = "0.3.36"
-PORTABLE_X86 = "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
-# One change to llama.cpp's source, made in every build (the binding's, its variants and the
-# C++ tools, so that llama-bench measures the same code): llamafile's sgemm takes over the
-# CPU's matrix products from two tokens in a batch on; from four on instead. Its results
-# differ from the stock kernels' (by up to 0.68 in a logit on the starter model), so a batch
-# of a token and its two guesses would not have the logits of the same tokens one at a
-# time, and prompt-lookup drafting would change answers (inference/lookup.py). Prefill, in
-# batches of 64, keeps it: leaving it out altogether (-DGGML_LLAMAFILE=OFF) cost Gemma 3
-# 270M a quarter of its prefill speed here.
-SOURCE_PATCHES = (("vendor/llama.cpp/ggml/src/ggml-cpu/llamafile/sgemm.cpp",
-                   "    if (n < 2)\n        return false;", "    if (n < 4)\n        return false;"),)
-PATCH_KEY = hashlib.sha256(repr(SOURCE_PATCHES).encode()).hexdigest()[:8]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import (  # noqa: E402 - the scripts' shared part, beside this file
+    LLAMA_VERSION,
+    PATCH_KEY,
+    PORTABLE_X86,
+    ROOT,
+    VARIANT_CACHE,
+    build_key,
+    is_x86,
+    llama_source,
+    venv_dir,
+    venv_python,
+)
+
 # The fallback for x86-64 CPUs without AVX2 (and for any CPU where the AVX2 build fails
 # its first-launch probe): SSE4.2 at most, no AVX of any kind.
 BASELINE_X86 = ("-DGGML_NATIVE=OFF -DGGML_AVX=OFF -DGGML_AVX2=OFF -DGGML_AVX512=OFF -DGGML_FMA=OFF "
@@ -57,13 +54,6 @@ CUDA_RUNTIME = ("cudart", "cublas", "cublasLt")
 # multiplies no matrices (its one matrix-vector product is an einsum, as fast without BLAS).
 NUMPY_VERSION = "2.4.6"
 NUMPY_NO_BLAS = ("-Csetup-args=-Dallow-noblas=true", "-Csetup-args=-Dblas=none", "-Csetup-args=-Dlapack=none")
-VARIANT_CACHE = Path(os.environ.get("HEARTH_BUILD_CACHE", Path.home() / ".cache" / "hearth-build"))
-
-
-def venv_python() -> Path:
-    if os.name == "nt":
-        return VENV / "Scripts" / "python.exe"
-    return VENV / "bin" / "python"
 
 
 def llama_cmake_args() -> str:
@@ -72,10 +62,6 @@ def llama_cmake_args() -> str:
     if sys.platform == "darwin" and platform.machine() == "arm64":
         return APPLE_METAL
     return PORTABLE_X86
-
-
-def is_x86() -> bool:
-    return platform.machine().lower() in ("x86_64", "amd64", "x86", "i686")
 
 
 def install_numpy_without_blas(python: str) -> None:
@@ -108,43 +94,6 @@ def cuda_cmake_args() -> str:
     return CUDA_X86 + (f' "-DCMAKE_CUDA_ARCHITECTURES={arches}"' if arches else "")
 
 
-def build_key(flags: str) -> str:
-    """The build cache's key for a llama.cpp build: version, flags and source patch."""
-    return hashlib.sha256(f"{LLAMA_VERSION} {flags} {PATCH_KEY}".encode()).hexdigest()[:12]
-
-
-def llama_source(python: str, into: Path, find_links: str | None = None) -> Path:
-    """The pinned llama-cpp-python source package (from pip's cache when it has it, or from
-    ``find_links``), unpacked into ``into`` and patched (``SOURCE_PATCHES``); its folder."""
-    source = ["--no-index", "--find-links", find_links] if find_links else []
-    subprocess.run([python, "-m", "pip", "download", "--disable-pip-version-check", "-q", "--no-deps",
-                    "--no-binary", ":all:", *source, f"llama-cpp-python=={LLAMA_VERSION}", "-d", str(into)],
-                   check=True)
-    with tarfile.open(into / f"llama_cpp_python-{LLAMA_VERSION}.tar.gz") as tar:
-        # Python before 3.10.12 / 3.11.4 has no extraction filters; what the package holds
-        # is run by its build anyway, so the filter only tidies, it protects nothing more.
-        if hasattr(tarfile, "data_filter"):
-            tar.extractall(into, filter="data")
-        else:
-            tar.extractall(into)  # noqa: S202
-    root = into / f"llama_cpp_python-{LLAMA_VERSION}"
-    apply_patches(root)
-    return root
-
-
-def apply_patches(root: Path, patches: tuple[tuple[str, str, str], ...] = SOURCE_PATCHES) -> None:
-    """Each patch's text replaced, where it occurs exactly once: a new llama.cpp that moved
-    or changed it stops the build rather than build without the change."""
-    for relative, old, new in patches:
-        path = root / relative
-        # As bytes: text mode would write Windows line ends into the whole file.
-        text = path.read_bytes().decode("utf-8") if path.is_file() else ""
-        if text.count(old) != 1:
-            raise SystemExit(f"{relative} no longer holds the code Hearth changes in llama.cpp: "
-                             "review SOURCE_PATCHES in packaging/bootstrap.py")
-        path.write_bytes(text.replace(old, new).encode("utf-8"))
-
-
 def _wheel(python: str, title: str, cmake_args: str, into: Path, find_links: str | None = None) -> Path:
     """llama-cpp-python built from the patched source with these flags; the wheel."""
     root = llama_source(python, into / "source", find_links)
@@ -167,7 +116,7 @@ def install_llama(python: str, env: dict[str, str]) -> None:
     flags = env["CMAKE_ARGS"]
     key = build_key(flags)
     cached = VARIANT_CACHE / f"llama-cpp-python-{LLAMA_VERSION}-wheel-{key}"
-    marker = VENV / "hearth-llama-build.json"  # not in hearth-llama/, whose folders are variants
+    marker = venv_dir() / "hearth-llama-build.json"  # not in hearth-llama/, whose folders are variants
     wheels = sorted(cached.glob("llama_cpp_python-*.whl"))
     if not wheels:
         with tempfile.TemporaryDirectory() as tmp:
@@ -200,7 +149,7 @@ def build_variant(python: str, name: str, cmake_args: str, find_links: str | Non
     import json
     import shutil
 
-    target = VENV / "hearth-llama" / name
+    target = venv_dir() / "hearth-llama" / name
     cached = VARIANT_CACHE / f"llama-cpp-python-{LLAMA_VERSION}-{name}"
     if not _variant_matches(cached, cmake_args):
         import tempfile
@@ -273,8 +222,8 @@ def step(title: str, command: list[str], env: dict[str, str] | None = None) -> N
 
 def install(with_tests: bool) -> Path:
     if not venv_python().exists():
-        print(f"==> creating virtual environment in {VENV}", flush=True)
-        venv.EnvBuilder(with_pip=True).create(VENV)
+        print(f"==> creating virtual environment in {venv_dir()}", flush=True)
+        venv.EnvBuilder(with_pip=True).create(venv_dir())
     python = str(venv_python())
     env = dict(os.environ, CMAKE_ARGS=llama_cmake_args())
     target = ".[build,test,package]" if with_tests else ".[build]"
@@ -321,7 +270,7 @@ def convert_embedding_model(python: str) -> None:
 
     for manifest_name, converter in CONVERTED_MODELS:
         manifest = json.loads((ROOT / "assets" / "models" / manifest_name).read_text())
-        target = VENV / "hearth-models" / manifest["file"]
+        target = venv_dir() / "hearth-models" / manifest["file"]
         if target.exists() and hashlib.sha256(target.read_bytes()).hexdigest() == manifest["sha256"]:
             continue
         step(f"converting the embedding model {manifest['name']} to GGUF",
@@ -342,7 +291,7 @@ def ensure_test_tools() -> None:
     if not sys.platform.startswith("linux"):
         return
     sys.path.insert(0, str(ROOT / "packaging"))
-    from build import DEB_DEPENDS
+    from common import DEB_DEPENDS
 
     wanted = [name.strip() for name in DEB_DEPENDS.split(",")]
     missing = [name for name in wanted if subprocess.call(

@@ -29,12 +29,12 @@ import tarfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import DEB_DEPENDS, ROOT  # noqa: E402 - the scripts' shared part, beside this file
+
 DIST = ROOT / "dist"
 BUILD = ROOT / "build"
 APP_DIR = DIST / "hearth"
-DEB_DEPENDS = ("libxcb-cursor0, libxkbcommon-x11-0, libxcb-icccm4, libxcb-keysyms1, libxcb-image0, "
-               "libxcb-render-util0, libegl1, libgl1, libfontconfig1, libdbus-1-3")
 # Qt draws with the system's fonts (through fontconfig): Chinese needs a CJK font, which
 # desktop installs usually have and minimal ones do not.
 DEB_RECOMMENDS = "fonts-noto-cjk | fonts-wqy-microhei | fonts-arphic-uming"
@@ -84,8 +84,9 @@ def build_cuda_variant() -> Path:
     holding llama-cpp-python's source package for a build without the package index."""
     sys.path.insert(0, str(ROOT / "packaging"))
     import bootstrap
+    import common
 
-    bootstrap.VENV = Path(sys.prefix)  # this environment, where the spec and the app look
+    common.use_venv(Path(sys.prefix))  # this environment, where the spec and the app look
     return bootstrap.build_variant(sys.executable, "cuda", bootstrap.cuda_cmake_args(),
                                    find_links=os.environ.get("HEARTH_LLAMA_SOURCE"))
 

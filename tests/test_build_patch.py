@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "packaging"))
-from bootstrap import SOURCE_PATCHES, apply_patches  # noqa: E402
+from common import SOURCE_PATCHES, apply_patches  # noqa: E402
 
 SGEMM = SOURCE_PATCHES[0][0]
 

@@ -139,6 +139,16 @@ def test_no_import_cycles_between_modules() -> None:
     assert _cycles(graph) == []
 
 
+def test_the_packaging_scripts_have_no_import_cycle() -> None:
+    """packaging/ is scripts, not a package: each imports its siblings by name (lazily too).
+    The shared part is packaging/common.py, which imports none of them (#37)."""
+    scripts = {path.stem: path for path in (ROOT / "packaging").glob("*.py")}
+    graph = {name: {imported for imported in _imports(name, path) if imported in scripts and imported != name}
+             for name, path in scripts.items()}
+    assert _cycles(graph) == []
+    assert graph["common"] == set()
+
+
 def test_the_cycle_finder_finds_a_cycle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
