@@ -67,8 +67,8 @@ def in_language(language: str, answer: str) -> bool:
 
 
 def score(path: Path, quick: bool) -> dict[str, dict[str, float]]:
+    from core.client import WorkerClient
     from core.turns import SYSTEM_PROMPT
-    from inference.client import WorkerClient
     from inference.protocol import ChatMessage, ModelSpec, Passages, SamplingParams
     from inference.rag import Passage
 

@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 from cli.headless import OPENING_FAILED, open_store
 from core.answers import extract, extract_markdown, weakness, weakness_text
+from core.client import Answer, ClientError, WorkerClient
 from core.document_protocol import CollectionsChanged, DocumentsUnavailable, JobFailed
 from core.document_service import DocumentService
 from core.documents import Progress, Report, label
@@ -29,7 +30,6 @@ from guard.text import printable
 from i18n import translate
 from inference.bundled import embedding_model, starter_model, weak_languages
 from inference.citations import invented
-from inference.client import Answer, ClientError, WorkerClient
 from inference.errors import InferenceError
 from inference.protocol import ChatMessage, ModelSpec, Passages, SamplingParams
 from storage import checkup

@@ -10,9 +10,9 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
+from core.client import ClientError, WorkerClient
 from core.models import resolve_embedding_model, resolve_model
 from i18n import translate
-from inference.client import ClientError, WorkerClient
 from inference.errors import InferenceError
 from inference.protocol import ChatMessage, ModelLoaded, ModelSpec, SamplingParams, Stats
 from storage.documents.parsers import ParseError

@@ -159,7 +159,7 @@ def gpu_memory_used() -> str:
 def greedy(model: Path, gpu_layers: int) -> tuple[str, float, str]:
     """Text, decode tokens/s and backend, through the self-test's worker and engine."""
     from cli.selftest import load_and_generate
-    from inference.client import WorkerClient
+    from core.client import WorkerClient
     from inference.protocol import ModelSpec
 
     with WorkerClient(flush_interval=0.0, with_embedder=False) as client:

@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from app.chat.bridge import WorkerBridge
 from core.answers import BASE_MODEL, weakness_text
 from core.engines import EngineRecord, Engines
+from core.runtime import Runtime
 from core.turns import TurnMachine, not_sent, route, title_from
 from i18n import translate
 from inference.bundled import weak_languages
@@ -35,9 +36,8 @@ from inference.protocol import (
     SamplingParams,
     WorkerDied,
 )
-from inference.remote import Dispatch, RemoteEngine, RemoteRunner
-from inference.routing import RequestRouter
-from inference.worker import InferenceWorker, SupervisedWorker
+from inference.remote import RemoteEngine
+from inference.worker import InferenceWorker
 from storage.chats import UNTITLED, Chat, ChatStore, Message
 from storage.library import ModelLibrary
 
@@ -113,21 +113,18 @@ class ChatController(QObject):
         self.params = params or SamplingParams()
         self.bridge = WorkerBridge()
         self.bridge.received.connect(self._on_event)
-        # The local API's requests are routed to it; everything else comes to the window.
-        self.router = RequestRouter(self.bridge.sink)
         if engine_factory is None:
             from inference.embedder import LlamaEmbedder
-            from inference.llama_engine import LlamaEngine
 
-            engine_factory = LlamaEngine
             embedder_factory = embedder_factory or LlamaEmbedder
-        self.worker = SupervisedWorker(engine_factory, self.router.sink, embedder_factory=embedder_factory,
-                                       worker_type=worker_factory or InferenceWorker)
-        self.worker.start()
+        # The local API's requests are routed to it; everything else comes to the window.
+        self.runtime = Runtime(self.bridge.sink, engine_factory, embedder_factory,
+                               worker_type=worker_factory or InferenceWorker)
+        self.router, self.worker = self.runtime.router, self.runtime.worker
+        self.runtime.start()
         # Intranet engines answer on their own threads; documents are still searched here.
         self.engines: Engines | None = None  # the unlocked vault's engines
-        self.remote = RemoteRunner(self.router.sink, self._engine_for)
-        self.dispatch = Dispatch(self.worker, self.remote)
+        self.dispatch = self.runtime.use_engines(self._engine_for)
         # Asked before a chat first sends anything to an engine: (engine, with documents) -> go?
         self.disclose: Callable[[EngineRecord, bool], bool] | None = None
         self.turns = TurnMachine(_Signals(self), self.dispatch.submit, self.dispatch.cancel, deliver=self.bridge.sink)
@@ -585,8 +582,7 @@ class ChatController(QObject):
         """Stop generating, save the partial answer, join the worker, close the vault (if a
         session has not closed it already)."""
         self.turns.interrupt()
-        self.remote.shutdown(min(0.5, timeout))
-        joined = self.worker.shutdown(timeout)
+        joined = self.runtime.shutdown(timeout)
         if not joined:
             log.error("the inference worker did not stop within %.1f s", timeout)
         store = self.turns.store

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from inference.client import ClientError, WorkerClient
+from core.client import ClientError, WorkerClient
 from inference.protocol import ChatMessage, ModelSpec, SamplingParams
 from tests.fakes import FakeEngine
 

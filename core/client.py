@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.runtime import Runtime
 from i18n import translate
 from inference.protocol import (
     ChatMessage,
@@ -42,9 +43,6 @@ from inference.protocol import (
     Stopped,
     WorkerDied,
 )
-from inference.remote import Dispatch, RemoteRunner
-from inference.routing import RequestRouter
-from inference.worker import InferenceWorker
 
 LOAD_TIMEOUT = 300.0
 ANSWER_TIMEOUT = 600.0
@@ -69,30 +67,27 @@ class WorkerClient:
     def __init__(self, engine_factory: Callable[[], Any] | None = None,
                  embedder_factory: Callable[[], Any] | None = None,
                  flush_interval: float = 0.05, with_embedder: bool = True) -> None:
-        if engine_factory is None:
-            from inference.llama_engine import LlamaEngine
-
-            engine_factory = LlamaEngine
         if embedder_factory is None and with_embedder:
             from inference.embedder import LlamaEmbedder
 
             embedder_factory = LlamaEmbedder
         self._events: queue.Queue[Event] = queue.Queue()
         # API requests (core.api) register their own routes; all else comes to this client.
-        self.router = RequestRouter(self._events.put)
-        self.worker = InferenceWorker(engine_factory, self.router.sink, flush_interval=flush_interval,
-                                      embedder_factory=embedder_factory)
+        self.runtime = Runtime(self._events.put, engine_factory, embedder_factory, supervised=False,
+                               flush_interval=flush_interval)
+        self.router, self.worker = self.runtime.router, self.runtime.worker
         self._ids = itertools.count(1)
         self.model: ModelLoaded | None = None
-        self.remote: RemoteRunner | None = None
-        self.dispatch: Dispatch | None = None  # set by use_engines: where a Generate goes
-        self.worker.start()
+        self.runtime.start()
+
+    @property
+    def dispatch(self) -> Any:
+        return self.runtime.dispatch
 
     def use_engines(self, engine_for: Callable[[Generate], Any]) -> None:
         """Let ``generate(engine=...)`` ask an intranet engine; documents are still searched
         with this worker's embedding model."""
-        self.remote = RemoteRunner(self.router.sink, engine_for)
-        self.dispatch = Dispatch(self.worker, self.remote)
+        self.runtime.use_engines(engine_for)
 
     def __enter__(self) -> WorkerClient:
         return self
@@ -101,9 +96,7 @@ class WorkerClient:
         self.close()
 
     def close(self, timeout: float = 5.0) -> bool:
-        if self.remote is not None:
-            self.remote.shutdown(min(timeout, 2.0))
-        return self.worker.shutdown(timeout)
+        return self.runtime.shutdown(timeout)
 
     def _wait(self, kinds: tuple[type, ...], timeout: float, what: str) -> Any:
         deadline = time.monotonic() + timeout
