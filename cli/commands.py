@@ -23,19 +23,23 @@ from core.answers import extract, extract_markdown, weakness, weakness_text
 from core.client import Answer, ClientError, WorkerClient
 from core.document_protocol import CollectionsChanged, DocumentsUnavailable, JobFailed
 from core.document_service import DocumentService
-from core.documents import Progress, Report, label
+from core.documents import FAILED, INDEXED, PENDING, SKIPPED, Collection, Progress, Report, label
 from core.models import resolve_embedding_model, resolve_model
+from core.protocol import (
+    ChatMessage,
+    InferenceError,
+    ModelSpec,
+    Passages,
+    SamplingParams,
+    embedding_model,
+    invented,
+    starter_model,
+    weak_languages,
+)
 from core.turns import SYSTEM_PROMPT
+from core.vault import VaultClosed, checkup, trouble
 from guard.text import printable
 from i18n import translate
-from inference.bundled import embedding_model, starter_model, weak_languages
-from inference.citations import invented
-from inference.errors import InferenceError
-from inference.protocol import ChatMessage, ModelSpec, Passages, SamplingParams
-from storage import checkup
-from storage.db import VaultClosed
-from storage.documents.store import FAILED, INDEXED, PENDING, SKIPPED, Collection
-from storage.errors import trouble
 
 
 class CommandError(Exception):
@@ -141,7 +145,7 @@ class Documents:
 def _embedding_model(store: Any) -> Path:
     """The embedding model the window uses for documents (Models ▸ Use for documents), else
     the bundled one."""
-    from storage.library import ModelLibrary
+    from core.records import ModelLibrary
 
     library = ModelLibrary(store)
     chosen = library.get(library.preferences().get("embedding_model") or -1)
@@ -264,7 +268,7 @@ def docs_search(name: str, question: str, k: int, as_json: bool, mode: str) -> i
 def _use_engine(client: WorkerClient, store: Any, name: str, documents: bool = True) -> str:
     """Route answers to the intranet engine ``name``; says on standard error what leaves."""
     from core.engines import Engines
-    from storage.library import ModelLibrary
+    from core.records import ModelLibrary
 
     engines = Engines(ModelLibrary(store))
     record = engines.require(name)  # EngineError, an InferenceError: said as the reason
@@ -430,7 +434,7 @@ def serve(host: str, port: int, token: str | None) -> int:
     import threading
 
     from core.api import ApiServer, Backend
-    from inference.bundled import starter_model
+    from core.protocol import starter_model
 
     client = WorkerClient()
     try:
@@ -472,7 +476,7 @@ def local_model(name: str, store: Any = None) -> Path:
     the names are listed, for one it does not know."""
     if not name:
         return resolve_model()
-    from storage.library import ModelLibrary
+    from core.records import ModelLibrary
 
     wanted = name.casefold()
     if store is None:
@@ -550,8 +554,8 @@ def _chat_loop(client: WorkerClient, title: str, engine: str = "", model: str = 
 
 def models_list() -> int:
     """The model library (in the vault) and the bundled models."""
-    from inference.bundled import manifests
-    from storage.library import ModelLibrary
+    from core.protocol import manifests
+    from core.records import ModelLibrary
 
     try:
         store, lock = open_store(read_only=True)

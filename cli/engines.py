@@ -14,9 +14,9 @@ from typing import Any
 
 from cli.headless import OPENING_FAILED, open_store
 from core.engines import EngineRecord, Engines, read_ca_file
+from core.protocol import EngineError, Trust
+from core.records import ModelLibrary
 from i18n import translate
-from inference.intranet import EngineError, Trust
-from storage.library import ModelLibrary
 
 
 class EngineCommandError(Exception):

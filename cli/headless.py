@@ -11,12 +11,18 @@ import os
 import sys
 
 from core.passphrase import new_passphrase_problem
+from core.records import ChatStore
+from core.vault import (
+    AlreadyRunning,
+    BadPassphrase,
+    DamagedVault,
+    InstanceLock,
+    Vault,
+    WrongPassphrase,
+    data_dir,
+    vault_path,
+)
 from i18n import translate
-from storage.chats import ChatStore
-from storage.crypto import BadPassphrase, DamagedVault, WrongPassphrase
-from storage.instance_lock import AlreadyRunning, InstanceLock
-from storage.paths import data_dir, vault_path
-from storage.vault import Vault
 
 PASSPHRASE_ENV = "HEARTH_PASSPHRASE"
 

@@ -173,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     import logging
 
-    from storage.errors import trouble
+    from core.vault import trouble
 
     try:
         return _dispatch(args)
@@ -186,7 +186,7 @@ def _run(args: argparse.Namespace) -> int:
             said = found.message(saved_so_far().get(args.command or "", ""))
             print(translate("cli.main", "error: {message}").format(message=said), file=sys.stderr)
             return 1
-        from storage.paths import logs_dir
+        from core.vault import logs_dir
 
         logging.getLogger("hearth").exception("the command failed")
         internal = translate("cli.main", "Hearth ran into an internal error ({kind}). The details "
@@ -212,7 +212,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         return run_self_test()
     if args.prepare_models:
         from core.models import resolve_model
-        from inference.errors import InferenceError
+        from core.protocol import InferenceError
 
         try:
             print(translate("cli.main", "model ready: {path}").format(path=resolve_model()))

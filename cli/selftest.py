@@ -11,11 +11,10 @@ import sys
 from typing import TextIO
 
 from core.client import ClientError, WorkerClient
+from core.documents import ParseError
 from core.models import resolve_embedding_model, resolve_model
+from core.protocol import ChatMessage, InferenceError, ModelLoaded, ModelSpec, SamplingParams, Stats
 from i18n import translate
-from inference.errors import InferenceError
-from inference.protocol import ChatMessage, ModelLoaded, ModelSpec, SamplingParams, Stats
-from storage.documents.parsers import ParseError
 
 TOKENS = 16
 LOAD_TIMEOUT = 300.0
@@ -44,7 +43,7 @@ def _read_a_scan() -> tuple[str, float]:
 
     from PIL import Image, ImageDraw, ImageFont
 
-    from storage.documents.isolation import OCR_MEMORY_LIMIT, IsolatedParser
+    from core.documents import OCR_MEMORY_LIMIT, IsolatedParser
 
     image = Image.new("L", (900, 140), 255)
     ImageDraw.Draw(image).text((40, 40), OCR_SAMPLE, font=ImageFont.load_default(size=48), fill=20)
@@ -93,7 +92,7 @@ def run_self_test(out: TextIO = sys.stdout) -> int:
     if stats.tokens == 0 or not text.strip():
         print(_failed(translate("cli.selftest", "the model produced no text")), file=out)
         return 1
-    from inference import cpu_variant
+    from core.protocol import cpu_variant
 
     print(translate("cli.selftest", "model: {name} ({path})").format(name=loaded.name, path=path),
           file=out)

@@ -36,8 +36,9 @@ from i18n import translate
 from inference.embedder import N_CTX, SPECIAL_TOKENS, profile
 from storage.documents import parsers, reading
 from storage.documents.chunking import MAX_TOKENS, Chunk, chunk_sections, unit_texts
+from storage.documents.isolation import OCR_MEMORY_LIMIT, IsolatedParser  # noqa: F401 - for app, cli (#37)
 from storage.documents.parsers import Identity, ParseError, Section
-from storage.documents.search import Indexes
+from storage.documents.search import Indexes, terms  # noqa: F401 - terms: for app (#37)
 from storage.documents.store import (
     FAILED,
     INDEXED,

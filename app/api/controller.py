@@ -27,12 +27,11 @@ from PySide6.QtWidgets import (
 from app.chat.controller import ChatController
 from app.shell.a11y import name_buttons, named
 from core.api import ApiServer, Backend
+from core.protocol import ChatMessage, embedding_model
+from core.records import ModelLibrary
 from core.settings import Settings
 from core.turns import title_from
 from i18n import translate
-from inference.bundled import embedding_model
-from inference.protocol import ChatMessage
-from storage.library import ModelLibrary
 
 log = logging.getLogger(__name__)
 TOKEN_PREFERENCE = "api_token"  # in the vault's preferences, encrypted like the rest

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from inference.protocol import Event
+from core.protocol import Event
 
 
 class WorkerBridge(QObject):

@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QListWidgetItem, QMenu, QWidget
 
 from app.shell import dialogs
 from app.shell.text import tooltip
+from core.records import UNTITLED, Chat
 from i18n import translate
-from storage.chats import UNTITLED, Chat
 
 PIN = "★ "
 

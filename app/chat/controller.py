@@ -19,27 +19,26 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from app.chat.bridge import WorkerBridge
 from core.answers import BASE_MODEL, weakness_text
 from core.engines import EngineRecord, Engines
-from core.runtime import Runtime
-from core.turns import TurnMachine, not_sent, route, title_from
-from i18n import translate
-from inference.bundled import weak_languages
-from inference.intranet import EngineError
-from inference.protocol import (
+from core.protocol import (
+    EngineError,
     Event,
     Forget,
     Generate,
+    InferenceWorker,
     LoadModel,
     ModelFailed,
     ModelLoaded,
     ModelLoading,
     ModelSpec,
+    RemoteEngine,
     SamplingParams,
     WorkerDied,
+    weak_languages,
 )
-from inference.remote import RemoteEngine
-from inference.worker import InferenceWorker
-from storage.chats import UNTITLED, Chat, ChatStore, Message
-from storage.library import ModelLibrary
+from core.records import UNTITLED, Chat, ChatStore, Message, ModelLibrary
+from core.runtime import Runtime
+from core.turns import TurnMachine, not_sent, route, title_from
+from i18n import translate
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +113,7 @@ class ChatController(QObject):
         self.bridge = WorkerBridge()
         self.bridge.received.connect(self._on_event)
         if engine_factory is None:
-            from inference.embedder import LlamaEmbedder
+            from core.protocol import LlamaEmbedder
 
             embedder_factory = embedder_factory or LlamaEmbedder
         # The local API's requests are routed to it; everything else comes to the window.

@@ -16,8 +16,8 @@ from app.chat.editing import EnterSends
 from app.chat.message import MessageWidget
 from app.chat.welcome import WelcomePanel
 from app.shell.a11y import named
+from core.records import Message
 from i18n import translate
-from storage.chats import Message
 
 
 class ConversationView(QScrollArea):

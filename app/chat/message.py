@@ -24,10 +24,9 @@ from app.shell.a11y import named
 from app.shell.style import shade
 from app.shell.text import plain
 from core.answers import extract_markdown, shown, weakness_text
+from core.protocol import SEARCHING, one_line
+from core.records import COMPLETE, FAILED, INTERRUPTED, STREAMING, Message
 from i18n import translate
-from inference.intranet import one_line
-from inference.protocol import SEARCHING
-from storage.chats import COMPLETE, FAILED, INTERRUPTED, STREAMING, Message
 
 WRITER_LIMIT = 80  # characters of a model's or an engine's name in an answer's header
 

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.shell.a11y import name_buttons, named
+from core.protocol import SamplingParams
 from i18n import translate
-from inference.protocol import SamplingParams
 
 
 class ChatSettingsDialog(QDialog):

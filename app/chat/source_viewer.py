@@ -40,8 +40,8 @@ from app.shell import style
 from app.shell.a11y import named
 from app.shell.style import shade
 from app.shell.text import plain
+from core.documents import terms
 from i18n import translate
-from storage.documents.search import terms
 
 AROUND = 20_000  # characters shown on each side of the passage (a file with no pages is one section)
 

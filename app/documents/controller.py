@@ -21,14 +21,11 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from app.chat.controller import ChatController
 from core.document_protocol import Busy, CollectionsChanged, Finished, JobFailed, Ready
 from core.document_service import DocumentService
-from core.documents import Progress
+from core.documents import Collection, Document, Progress
 from core.models import previous_embedding_models
-from inference.bundled import embedding_model
-from inference.protocol import CountTokens, Embed, LoadEmbedder
-from storage.chats import ChatStore
-from storage.documents.store import Collection, Document
-from storage.errors import trouble
-from storage.library import ModelLibrary
+from core.protocol import CountTokens, Embed, LoadEmbedder, embedding_model
+from core.records import ChatStore, ModelLibrary
+from core.vault import trouble
 
 log = logging.getLogger(__name__)
 REFRESH_MS = 5 * 60_000

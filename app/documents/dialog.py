@@ -28,9 +28,8 @@ from app.documents.controller import DocumentsController
 from app.shell import dialogs
 from app.shell.a11y import named
 from app.shell.text import plain, tooltip
-from core.documents import Progress, Report, TimeLeft
+from core.documents import FAILED, INDEXED, PENDING, SKIPPED, Collection, Progress, Report, TimeLeft
 from i18n import translate
-from storage.documents.store import FAILED, INDEXED, PENDING, SKIPPED, Collection
 
 
 def state_texts() -> dict[str, str]:

@@ -32,8 +32,8 @@ from app.shell.a11y import named
 from app.shell.background import run_in_background
 from app.shell.text import plain
 from core.engines import EngineRecord, Engines, read_ca_file
+from core.protocol import EngineError, Trust
 from i18n import translate
-from inference.intranet import EngineError, Trust
 
 
 def _reason(exc: Exception) -> str:
@@ -164,7 +164,7 @@ class EngineForm(QDialog):
         try:
             self.saved = self.engines.keep(record, self.old.name if self.old else None)
         except Exception as exc:  # a full disk: said, the form stays filled in
-            from storage.errors import trouble
+            from core.vault import trouble
 
             found = trouble(exc)
             if found is None:

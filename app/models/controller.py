@@ -26,18 +26,23 @@ from core.models import (
     hash_file,
     verify_reference,
 )
+from core.protocol import (
+    FitReport,
+    InvalidGGUF,
+    ModelInfo,
+    ModelSettings,
+    ProbeCancelled,
+    available_memory,
+    cpu_variant,
+    embedding_model,
+    fit,
+    probe,
+    read_info,
+    starter_model,
+)
+from core.records import BUNDLED, COPY, REFERENCE, ChatStore, LibraryEntry, ModelLibrary
+from core.vault import models_dir, trouble
 from i18n import translate
-from inference import cpu_variant
-from inference.bundled import embedding_model, starter_model
-from inference.fit import FitReport, available_memory, fit
-from inference.gguf import InvalidGGUF
-from inference.modelinfo import ModelInfo, read_info
-from inference.probe import ProbeCancelled, probe
-from inference.settings import ModelSettings
-from storage.chats import ChatStore
-from storage.errors import trouble
-from storage.library import BUNDLED, COPY, REFERENCE, LibraryEntry, ModelLibrary
-from storage.paths import models_dir
 
 log = logging.getLogger(__name__)
 LOAD_FIELDS = ("n_ctx", "n_gpu_layers", "n_threads", "n_batch", "chat_format")

@@ -26,13 +26,9 @@ from app.models.controller import ModelsController, gpu_offload
 from app.shell import dialogs
 from app.shell.a11y import announce, named
 from app.shell.text import escape, plain
+from core.protocol import MIB, ModelInfo, ModelSettings, chat_formats, physical_cores
+from core.records import BUNDLED, COPY, REFERENCE, LibraryEntry
 from i18n import translate
-from inference import chat_formats
-from inference.fit import MIB
-from inference.hardware import physical_cores
-from inference.modelinfo import ModelInfo
-from inference.settings import ModelSettings
-from storage.library import BUNDLED, COPY, REFERENCE, LibraryEntry
 
 
 def stored_texts() -> dict[str, str]:
@@ -358,7 +354,7 @@ class ModelsDialog(QDialog):
         measured = entry.probe.get("memory")
         if measured:
             at = entry.probe.get("n_ctx", 0)
-            from inference.fit import estimate
+            from core.protocol import estimate
 
             guess = estimate(ModelInfo.from_dict(entry.info), at).total
             text += "<br>" + translate(

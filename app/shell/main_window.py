@@ -53,11 +53,11 @@ from app.shell.text import plain
 from app.shell.window_dialogs import WindowDialogs
 from app.vault.flows import VaultFlows
 from app.vault.lock_screen import LockScreen
+from core.protocol import starter_model
+from core.records import Chat, Message
 from core.settings import Settings
+from core.vault import DEFAULT_KDF, KdfParams
 from i18n import translate
-from inference.bundled import starter_model
-from storage.chats import Chat, Message
-from storage.crypto import DEFAULT_KDF, KdfParams
 
 QUIT_TIMEOUT = 2.0  # seconds from closing the window to the worker's end
 WORKER_TIMEOUT = 0.5  # of which the worker gets at least this (it stops between tokens)

@@ -20,9 +20,9 @@ from PySide6.QtWidgets import (
 
 from app.shell.a11y import named
 from core.engines import Engines
+from core.vault import data_dir
 from guard import egress
 from i18n import translate
-from storage.paths import data_dir
 
 CONFIRM_WORD = "DELETE"
 

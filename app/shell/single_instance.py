@@ -22,7 +22,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
-from storage.instance_lock import SOCKET_FILE
+from core.vault import SOCKET_FILE
 
 ACTIVATE = b"activate\n"
 

@@ -16,13 +16,10 @@ from app.shell.main_window import MainWindow
 from app.shell.restart import RESTART_WAIT_ENV
 from app.shell.single_instance import ActivationServer, ask_first_instance_to_show
 from core.models import resolve_embedding_model, resolve_model
+from core.protocol import InferenceError, LoadEmbedder
 from core.settings import Settings
+from core.vault import AlreadyRunning, InstanceLock, data_dir, logs_dir, trouble
 from i18n import translate
-from inference.errors import InferenceError
-from inference.protocol import LoadEmbedder
-from storage.errors import trouble
-from storage.instance_lock import AlreadyRunning, InstanceLock
-from storage.paths import data_dir, logs_dir
 
 log = logging.getLogger(__name__)
 

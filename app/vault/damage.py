@@ -7,8 +7,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QDateTime, QLocale
 
+from core.vault import backups_dir
 from i18n import translate
-from storage.paths import backups_dir
 
 
 def latest_backup() -> Path | None:

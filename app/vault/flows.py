@@ -18,16 +18,26 @@ from app.shell.background import jobs, run_in_background
 from app.vault.damage import damaged_message
 from app.vault.idle import IdleWatcher
 from core.passphrase import acceptable
+from core.records import ChatStore
 from core.session import CLOSE_TIMEOUT, Session
 from core.settings import Settings
+from core.vault import (
+    BadPassphrase,
+    DamagedVault,
+    KdfParams,
+    PassphraseChanged,
+    Vault,
+    VaultClosed,
+    VaultMissing,
+    WrongPassphrase,
+    backups_dir,
+    causes,
+    checkup,
+    export,
+    trouble,
+    vault_path,
+)
 from i18n import translate
-from storage import checkup, export
-from storage.chats import ChatStore
-from storage.crypto import BadPassphrase, DamagedVault, KdfParams, WrongPassphrase
-from storage.db import VaultClosed
-from storage.errors import causes, trouble
-from storage.paths import backups_dir, vault_path
-from storage.vault import PassphraseChanged, Vault, VaultMissing
 
 
 class VaultHost(Protocol):
@@ -392,9 +402,8 @@ class VaultFlows(QObject):
     @Slot()
     def delete_everything(self) -> None:
         """Lock, crypto-erase the vault and backups, delete the user's files; start over."""
-        from inference.bundled import manifests
-        from storage.erase import erase_everything
-        from storage.paths import data_dir
+        from core.protocol import manifests
+        from core.vault import data_dir, erase_everything
 
         self.lock()
         # An automatic backup may still be copying: it gives up once the vault is closed,
