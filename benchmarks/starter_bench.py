@@ -68,7 +68,7 @@ def in_language(language: str, answer: str) -> bool:
 
 def score(path: Path, quick: bool) -> dict[str, dict[str, float]]:
     from core.client import WorkerClient
-    from core.turns import SYSTEM_PROMPT
+    from core.history import SYSTEM_PROMPT
     from inference.protocol import ChatMessage, ModelSpec, Passages, SamplingParams
     from inference.rag import Passage
 

@@ -24,6 +24,7 @@ from core.client import Answer, ClientError, WorkerClient
 from core.document_protocol import CollectionsChanged, DocumentsUnavailable, JobFailed
 from core.document_service import DocumentService
 from core.documents import FAILED, INDEXED, PENDING, SKIPPED, Collection, Progress, Report, label
+from core.history import SYSTEM_PROMPT
 from core.models import resolve_embedding_model, resolve_model
 from core.protocol import (
     ChatMessage,
@@ -36,7 +37,6 @@ from core.protocol import (
     starter_model,
     weak_languages,
 )
-from core.turns import SYSTEM_PROMPT
 from core.vault import VaultClosed, checkup, trouble
 from guard.text import printable
 from i18n import translate

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from core.answers import BASE_MODEL, grounding
+from core.history import history, not_sent, route, title_from
 from i18n import translate
 from inference.protocol import (
     SEARCHING,
@@ -49,12 +50,9 @@ from inference.protocol import (
 from inference.rag import user_turn
 from storage.chats import (
     COMPLETE,
-    DAMAGED,
     FAILED,
     INTERRUPTED,
     STREAMING,
-    UNTITLED,
-    Chat,
     ChatStore,
     Message,
 )
@@ -66,18 +64,6 @@ log = logging.getLogger(__name__)
 Finder = Callable[[int, str], "Future | None"]
 CHECKPOINT_SECONDS = 1.0
 RETRY_SECONDS = 5.0  # after a failed checkpoint, how long before the next try
-SYSTEM_PROMPT = "You are a helpful assistant."  # the model's instruction, not a message to the user
-TITLE_LENGTH = 48
-
-
-def not_sent() -> str:
-    """What the notice says when the user's message could not be saved."""
-    return translate("core.turns", "Your message was not sent; it is still in the box.")
-
-
-def title_from(text: str) -> str:
-    first_line = text.strip().splitlines()[0].strip() if text.strip() else UNTITLED
-    return first_line if len(first_line) <= TITLE_LENGTH else first_line[: TITLE_LENGTH - 1] + "…"
 
 
 class TurnListener(Protocol):
@@ -130,56 +116,6 @@ class _Pending:
     what: str
     run: Callable[[], None]
     after: list[Callable[[], None]] = field(default_factory=list)
-
-
-def route(chat: Chat | None) -> tuple[str, str]:
-    """The intranet engine and model a chat answers with (chat settings); ("", "") for
-    the local model."""
-    settings = chat.settings if chat is not None else {}
-    engine = settings.get("engine")
-    model = settings.get("engine_model")
-    return (engine if isinstance(engine, str) else "", model if isinstance(model, str) else "")
-
-
-def history(store: ChatStore, chat: Chat | None, chat_id: int, until: int | None = None) -> tuple[ChatMessage, ...]:
-    """The messages the model sees: the chat's system prompt, then every usable message
-    (before message ``until``, when an answer is being replaced). A question answered
-    with documents on is given as it was then, with the passages stored with its answer
-    (``inference.rag.user_turn``): the prompt extends the last one, and the cache holds.
-    Passages go only where they went before: to the local model, or to the intranet
-    engine that wrote that answer; any other engine gets the question alone, so nothing
-    of the documents leaves unless the user was told (the disclosure names the passages
-    of the current question only)."""
-    system = ((chat.settings.get("system_prompt") if chat else "") or "").strip()
-    engine = route(chat)[0]
-    found = [ChatMessage("system", system or SYSTEM_PROMPT)]
-    shown = store.messages(chat_id)
-    usable = []
-    for m in shown:
-        if until is not None and m.id == until:
-            break
-        if m.status in (FAILED, STREAMING, DAMAGED) or not m.content:
-            continue
-        usable.append(m)
-    for i, m in enumerate(usable):
-        answer = usable[i + 1] if i + 1 < len(usable) else None
-        if m.role == "user" and answer is not None and answer.role == "assistant":
-            stats = answer.stats or {}
-            sources = stats.get("sources")
-            went_there = not engine or stats.get("engine", "") == engine
-            turn = user_turn(m.content, sources if isinstance(sources, list) and went_there else None)
-        else:
-            turn = ChatMessage(m.role, m.content)
-        if found[-1].role == "system" and turn.role == "assistant":
-            continue  # an answer whose question was deleted, first in the chat: not a turn
-        if found[-1].role == turn.role == "user":
-            # A question left without its answer (failed, stopped before a word, deleted):
-            # the model is not given it, as chat templates want turns to take turns.
-            found.pop()
-        elif found[-1].role == turn.role:  # two answers, their question deleted: one turn
-            turn = ChatMessage(turn.role, f"{found.pop().content}\n\n{turn.content}")
-        found.append(turn)
-    return tuple(found)
 
 
 class TurnMachine:

@@ -27,10 +27,10 @@ from PySide6.QtWidgets import (
 from app.chat.controller import ChatController
 from app.shell.a11y import name_buttons, named
 from core.api import ApiServer, Backend
+from core.history import title_from
 from core.protocol import ChatMessage, embedding_model
 from core.records import ModelLibrary
 from core.settings import Settings
-from core.turns import title_from
 from i18n import translate
 
 log = logging.getLogger(__name__)

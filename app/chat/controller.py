@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from app.chat.bridge import WorkerBridge
 from core.answers import BASE_MODEL, weakness_text
 from core.engines import EngineRecord, Engines
+from core.history import not_sent, route, title_from
 from core.protocol import (
     EngineError,
     Event,
@@ -37,7 +38,7 @@ from core.protocol import (
 )
 from core.records import UNTITLED, Chat, ChatStore, Message, ModelLibrary
 from core.runtime import Runtime
-from core.turns import TurnMachine, not_sent, route, title_from
+from core.turns import TurnMachine
 from i18n import translate
 
 log = logging.getLogger(__name__)

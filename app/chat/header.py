@@ -8,7 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import Slot
 
-from core.turns import route
+from core.history import route
 from i18n import translate
 
 

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from app.engines.dialog import EnginesDialog
 from core.engines import EngineRecord
-from core.turns import route
+from core.history import route
 from guard import egress
 from i18n import translate
 

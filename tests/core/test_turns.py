@@ -404,7 +404,7 @@ def test_passages_go_again_only_where_they_went_before(store) -> None:
     """An earlier document question is given with its passages to the local model, or to
     the intranet engine that answered it; another engine gets the question alone (the
     user was told only of the current question's passages going there)."""
-    from core.turns import history
+    from core.history import history
 
     chat = store.create_chat()
     sources = [p.as_dict() for p in HARBOR]
@@ -457,7 +457,7 @@ def test_continuing_a_document_answer_gives_the_model_its_passages_again(rig, st
 
 
 def test_a_chat_whose_first_question_was_deleted_starts_the_model_on_a_question(store) -> None:
-    from core.turns import history
+    from core.history import history
 
     chat = store.create_chat()
     first = store.add_message(chat.id, "user", "first question")
