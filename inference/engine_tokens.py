@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from typing import Any
 
 from guard.egress import log_tag
-from inference.intranet import Abort, Client, EngineError
+from inference.intranet import Abort, Aborted, Client, EngineError
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,7 @@ PROBES = (
           for i, role in enumerate(("user", "assistant", "user"))),
 )
 MAX_ASKED = 48
+LEARNING_SECONDS = 20.0  # then the questions stop and the fixed list has to do
 MAX_LENGTH = 64
 
 # Control-token spellings of the common chat templates. The server renders the template
@@ -86,19 +88,22 @@ def _pieces(data: Any, kind: str) -> list[tuple[int, str]]:
     return [(t, s) for t, s in zip(tokens, texts, strict=True) if isinstance(t, int) and isinstance(s, str)]
 
 
-def _ids(data: Any) -> list[int]:
+def _ids(data: Any) -> list[Any]:
     tokens = data.get("tokens") if isinstance(data, dict) else None
     if not isinstance(tokens, list):
         return []
-    return [t["id"] if isinstance(t, dict) else t for t in tokens]
+    return [t.get("id") if isinstance(t, dict) else t for t in tokens]
 
 
 class _Asker:
-    def __init__(self, client: Client, kind: str, model: str, abort: Abort | None) -> None:
+    def __init__(self, client: Client, kind: str, model: str, abort: Abort | None, seconds: float) -> None:
         self.client, self.kind, self.model, self.abort = client, kind, model, abort
         self.root = client.endpoint.root
+        self.deadline = time.monotonic() + seconds
 
     def post(self, path: str, body: dict[str, Any]) -> Any:
+        if time.monotonic() > self.deadline:  # a slow engine: the fixed list has to do
+            raise EngineError("out of time")
         return self.client.post_json(self.root + path, body, self.abort)
 
     def template_pieces(self) -> list[tuple[int, str]]:
@@ -129,12 +134,14 @@ class _Asker:
         return _ids(alone) == [token]
 
 
-def control_spellings(client: Client, kind: str, model: str, abort: Abort | None = None) -> frozenset[str]:
+def control_spellings(client: Client, kind: str, model: str, abort: Abort | None = None,
+                      seconds: float = LEARNING_SECONDS) -> frozenset[str]:
     """The spellings of the control tokens the engine's template uses (empty where the
-    engine cannot say). Aborted propagates; an engine error is logged and gives nothing."""
+    engine cannot say, or not within ``seconds``). Aborted propagates; anything else the
+    engine does wrong is logged and gives nothing: the fixed list still holds."""
     if kind not in ("llama.cpp", "vllm", "sglang"):
         return frozenset()
-    asker = _Asker(client, kind, model, abort)
+    asker = _Asker(client, kind, model, abort, seconds)
     found: set[str] = set()
     try:
         asked: set[str] = set()
@@ -146,7 +153,9 @@ def control_spellings(client: Client, kind: str, model: str, abort: Abort | None
             asked.add(piece)
             if asker.is_control(token, piece):
                 found.add(piece)
-    except EngineError as exc:
+    except Aborted:
+        raise
+    except Exception as exc:  # a broken or hostile answer: never a failed request for it
         log.info("%s did not say which spellings are control tokens (%s): the common ones are defused",
                  log_tag(client.name), type(exc).__name__)
         return frozenset()

@@ -120,8 +120,10 @@ class RemoteEngine:
         self._lock = threading.Lock()
         self._tokenizer = kind in ("vllm", "sglang", "llama.cpp")
         self.counted_exactly = self._tokenizer
-        # The engine's own control-token spellings, asked once before any content is sent.
+        # The engine's own control-token spellings, asked once before any content is sent
+        # (by the first request; others wait for it, and can still be stopped meanwhile).
         self._learned: ControlTextEscaper | None = None
+        self._learner: threading.Event | None = None
         self._learning = threading.Lock()
 
     @property
@@ -135,10 +137,33 @@ class RemoteEngine:
     def escape(self, text: str, abort: Abort | None = None) -> str:
         """``text`` unable to spell a control token: of the common families, and of those
         this engine's tokenizer has (``engine_tokens``)."""
-        with self._learning:
-            if self._learned is None:
-                self._learned = ControlTextEscaper(control_spellings(self.client, self.kind, self.model.id, abort))
-        return self._learned.escape(escape_control_text(text))
+        return self._escaper(abort).escape(escape_control_text(text))
+
+    def _escaper(self, abort: Abort | None) -> ControlTextEscaper:
+        while True:
+            with self._learning:
+                if self._learned is not None:
+                    return self._learned
+                mine = self._learner is None
+                if mine:
+                    self._learner = threading.Event()
+                learning = self._learner
+            assert learning is not None
+            if mine:
+                try:
+                    learned = ControlTextEscaper(control_spellings(self.client, self.kind, self.model.id, abort))
+                except BaseException:  # stopped: the next request asks again
+                    with self._learning:
+                        self._learner = None
+                    learning.set()
+                    raise
+                with self._learning:
+                    self._learned, self._learner = learned, None
+                learning.set()
+                return learned
+            while not learning.wait(0.1):
+                if abort is not None and abort.is_set():
+                    raise Aborted()
 
     # Token counts -------------------------------------------------------------------
     def count_tokens(self, messages: Sequence[ChatMessage], abort: Abort | None = None) -> int:

@@ -29,7 +29,8 @@ import tarfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+if str(Path(__file__).resolve().parent) not in sys.path:  # hearth.spec puts it there, then takes it out
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import DEB_DEPENDS, ROOT  # noqa: E402 - the scripts' shared part, beside this file
 
 DIST = ROOT / "dist"

@@ -46,7 +46,7 @@ from storage.chat_tree import (  # noqa: F401 - the records and states, re-expor
     Tree,
 )
 from storage.crypto import Binding, DamagedVault
-from storage.db import inserted_id
+from storage.db import inserted_id, snapshot
 from storage.vault import Vault
 
 log = logging.getLogger(__name__)
@@ -380,7 +380,7 @@ class ChatStore:
         message ``through`` (an answer being regenerated is shown before it is chosen).
         Each says which of its versions it is."""
         m = schema.messages.c
-        with self._engine.connect() as conn:
+        with snapshot(self._engine) as conn:  # the chat's list and its rows, one state
             data = self._chat_data(conn, chat_id)
             ids = list(conn.scalars(select(m.id).where(m.chat_id == chat_id).order_by(m.position)))
             tree = Tree.of(data, ids)
@@ -452,7 +452,7 @@ class ChatStore:
 
         Safe on a background thread: it shares no state with the window's reads."""
         places: list[str] = []
-        with self._engine.connect() as conn:
+        with snapshot(self._engine) as conn:
             chat_rows = conn.execute(select(schema.chats.c.id, schema.chats.c.payload)).all()
             m = schema.messages.c
             message_rows = conn.execute(select(m.id, m.chat_id, m.position, m.payload)).all()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from storage import schema
 from storage.chats import ChatStore
+from storage.db import snapshot
 from storage.reseal import undecryptable
 from storage.versions import RowVersions
 
@@ -20,7 +21,7 @@ def problems(store: ChatStore) -> list[str]:
     Safe on a background thread: it shares no state with the window's reads."""
     found = store.verify()  # chats and messages, and the chats' lists of messages
     others = [name for name in schema.SEALED if name not in ("chats", "messages")]
-    with store.vault.engine.connect() as conn:
+    with snapshot(store.vault.engine) as conn:
         found += undecryptable(conn, store.vault.cipher, others)
         found += RowVersions(store.vault.cipher).problems(conn)  # rows put back from a backup
     return found

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +43,18 @@ def _pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA secure_delete=ON")  # deleted rows are overwritten with zeros
     cursor.execute("PRAGMA temp_store=MEMORY")  # no temporary files beside the database
     cursor.close()
+
+
+@contextmanager
+def snapshot(engine: Engine) -> Iterator[Any]:
+    """A connection whose reads all see one state of the file (one read transaction).
+
+    Without it each SELECT sees the latest commit: a row read before another thread's or
+    process's write, compared with a record read after it (a chat's list of messages, the
+    root record of versions), would look like a row put back from a backup."""
+    with engine.connect() as conn:
+        conn.exec_driver_sql("BEGIN")
+        yield conn
 
 
 def make_engine(path: Path) -> Engine:

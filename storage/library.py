@@ -16,7 +16,7 @@ from sqlalchemy import insert, select, update
 from storage import schema
 from storage.chats import ChatStore
 from storage.crypto import DamagedVault
-from storage.db import inserted_id
+from storage.db import inserted_id, snapshot
 from storage.versions import ROOT_ROW, RowVersions
 
 COPY, REFERENCE, BUNDLED = "copy", "reference", "bundled"
@@ -66,7 +66,7 @@ class ModelLibrary:
             return None
 
     def entries(self) -> list[LibraryEntry]:
-        with self._engine.connect() as conn:
+        with snapshot(self._engine) as conn:
             rows = conn.execute(select(schema.models.c.id, schema.models.c.payload)).all()
             root = self._versions.load(conn)
         found = []
@@ -104,7 +104,7 @@ class ModelLibrary:
 
     # Preferences ------------------------------------------------------------------
     def preferences(self) -> dict[str, Any]:
-        with self._engine.connect() as conn:
+        with snapshot(self._engine) as conn:
             return self._preferences_in(conn)
 
     def _preferences_in(self, conn: Any) -> dict[str, Any]:
@@ -122,9 +122,8 @@ class ModelLibrary:
                                .where(schema.preferences.c.id == PREFERENCES_ROW))
             prefs = self._preferences_in(conn)
             prefs[key] = value
+            if blob is None:  # the row first: the root lists only rows that are there
+                conn.execute(insert(schema.preferences).values(id=PREFERENCES_ROW, payload=b""))
             sealed = self._versions.seal(conn, "preferences", PREFERENCES_ROW, prefs)
-            if blob is None:
-                conn.execute(insert(schema.preferences).values(id=PREFERENCES_ROW, payload=sealed))
-            else:
-                conn.execute(update(schema.preferences)
-                             .where(schema.preferences.c.id == PREFERENCES_ROW).values(payload=sealed))
+            conn.execute(update(schema.preferences)
+                         .where(schema.preferences.c.id == PREFERENCES_ROW).values(payload=sealed))

@@ -108,11 +108,14 @@ class RowVersions:
 
     def seal(self, conn: Connection, table: str, row_id: int, data: dict[str, Any], bind: Binding = ()) -> bytes:
         """``data`` sealed at its next version, the root raised to it (in ``conn``'s
-        write transaction)."""
+        write transaction). A row that is not there (deleted meanwhile) is not listed:
+        its update changes nothing, and the root must not wait for it."""
         root = self.load(conn)
         version = root[table].get(row_id, 0) + 1
-        root[table][row_id] = version
-        self._write(conn, root)
+        t = schema.metadata.tables[table]
+        if conn.scalar(select(t.c.id).where(t.c.id == row_id)) is not None:
+            root[table][row_id] = version
+            self._write(conn, root)
         plain = json.dumps({**data, VERSION: version}, ensure_ascii=False, separators=(",", ":")).encode()
         return self._cipher.encrypt(plain, table, "payload", row_id, bind)
 

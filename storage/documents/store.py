@@ -22,7 +22,7 @@ from sqlalchemy import delete, insert, select, update
 from i18n import translate
 from storage import schema
 from storage.crypto import Binding, DamagedVault
-from storage.db import inserted_id
+from storage.db import inserted_id, snapshot
 from storage.documents.chunking import Chunk
 from storage.documents.pages import ROLES
 from storage.documents.reading import say_again
@@ -128,7 +128,7 @@ class DocumentStore:
         return Collection(row_id, name, [], "", created)
 
     def collections(self) -> list[Collection]:
-        with self._engine.connect() as conn:
+        with snapshot(self._engine) as conn:
             rows = conn.execute(select(schema.collections.c.id, schema.collections.c.payload)).all()
             root = self._versions.load(conn)
         found = []
@@ -169,7 +169,7 @@ class DocumentStore:
     # Documents --------------------------------------------------------------------
     def documents(self, collection_id: int) -> list[Document]:
         d = schema.documents.c
-        with self._engine.connect() as conn:
+        with snapshot(self._engine) as conn:
             rows = conn.execute(select(d.id, d.payload).where(d.collection_id == collection_id)).all()
             root = self._versions.load(conn)
         found = []
@@ -324,7 +324,7 @@ class DocumentStore:
         if collection_ids is not None:
             query = query.where(c.collection_id.in_(collection_ids))
         paths: dict[int, str] = {}
-        with self._engine.connect() as conn:
+        with snapshot(self._engine) as conn:
             recorded = self._recorded_models(conn)
             rows = conn.execute(query).all()
             d = schema.documents.c

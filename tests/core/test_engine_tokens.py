@@ -57,6 +57,7 @@ class _Exaone(http.server.BaseHTTPRequestHandler):
     chats: list = []
     asked: list = []
     floods = False  # a template of endless distinct markup, to see the questions capped
+    idless = False  # tokens without ids when a piece is asked about: a broken engine
 
     def log_message(self, *args) -> None:
         pass
@@ -83,6 +84,9 @@ class _Exaone(http.server.BaseHTTPRequestHandler):
                     return
                 ids, texts = _tokenize(_render(body["messages"]))
             else:
+                if self.idless:
+                    self._json({"tokens": [{"piece": body["prompt"]}]})
+                    return
                 ids, texts = _tokenize(body["prompt"])
             self._json({"tokens": ids, "count": len(ids), **({"token_strs": texts} if body.get("return_token_strs") else {})})
             return
@@ -140,6 +144,20 @@ def test_the_engine_cannot_make_hearth_ask_without_end(engines: Engines, exaone)
     engine = engines.engine_for(Generate(1, 0, (), engine="exaone"))
     assert control_spellings(engine.client, engine.kind, engine.model.id) == frozenset()
     assert sum("prompt" in body for body in handler.asked) == MAX_ASKED
+
+
+def test_an_engine_that_answers_nonsense_still_answers_with_the_fixed_list(engines: Engines, exaone) -> None:
+    """A token without an id once raised KeyError out of the learning, and every request to
+    that engine failed: now the engine answers, with the common spellings defused."""
+    httpd, handler = exaone
+    handler.idless = True
+    engines.add("exaone", f"http://{ENGINE_HOST}:{httpd.server_port}/v1", Trust())
+    _answer(engines, "A passage.<|im_end|>")
+    sent = handler.chats[-1]["messages"][-1]["content"]
+    assert "<|im_end|>" not in sent and sent.replace("\u2060", "") == "A passage.<|im_end|>"
+    probes = sum("messages" in body for body in handler.asked)
+    _answer(engines, "Another question.")
+    assert sum("messages" in body for body in handler.asked) == probes  # not asked again
 
 
 def test_only_markup_is_asked_about() -> None:

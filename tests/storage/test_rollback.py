@@ -222,3 +222,45 @@ def test_re_embedding_keeps_the_files_the_user_removed(vault_path: Path) -> None
         assert documents.get_collection(collection.id).excluded == ["/cases/drop.pdf"]
     finally:
         store.close()
+
+
+def test_a_write_during_the_check_is_not_taken_for_a_row_put_back(vault_path: Path, monkeypatch) -> None:
+    """The check reads the root record and the rows in one state of the file: a
+    preference written between its two reads (the window saving while Check vault runs
+    on its thread) is not "an older copy of itself"."""
+    import storage.versions as versions
+
+    store = ChatStore(Vault.create(vault_path, PASSPHRASE, FAST_KDF))
+    library = ModelLibrary(store)
+    library.set_preference("theme", "dark")
+    real_rows = versions._rows
+    written: list[bool] = []
+
+    def rows_then_a_write(conn, table):
+        found = real_rows(conn, table)
+        if table == "models" and not written:
+            written.append(True)
+            library.set_preference("theme", "light")  # another connection, committed now
+        return found
+
+    monkeypatch.setattr(versions, "_rows", rows_then_a_write)
+    try:
+        assert written == [] and checkup.problems(store) == []
+        assert written == [True]
+        assert checkup.problems(store) == [] and library.preferences()["theme"] == "light"
+    finally:
+        store.close()
+
+
+def test_saving_a_row_deleted_meanwhile_leaves_no_ghost_in_the_root(vault_path: Path) -> None:
+    """A model removed while its entry was being saved elsewhere: the save changes no row,
+    and the root does not list one that Check vault would then call deleted outside Hearth."""
+    store = ChatStore(Vault.create(vault_path, PASSPHRASE, FAST_KDF))
+    try:
+        library = ModelLibrary(store)
+        entry = library.add("Model", "/models/m.gguf", COPY, "e" * 64, {})
+        library.remove(entry.id)
+        library.save(replace(entry, settings={"temperature": 0.3}))
+        assert library.entries() == [] and checkup.problems(store) == []
+    finally:
+        store.close()
