@@ -39,7 +39,7 @@ def write_corpus(folder: Path, files: int, rng: random.Random) -> Path:
     return folder
 
 
-def _documents(tmp: Path, worker, model: str):
+def _documents(tmp: Path, worker, model: str, read_ahead: bool = True):
     """A vault and a started document service on it (its index loaded)."""
     from concurrent.futures import Future
 
@@ -49,7 +49,7 @@ def _documents(tmp: Path, worker, model: str):
 
     vault = Vault.create(tmp / f"v{time.monotonic_ns()}.db", "benchmark passphrase",
                          KdfParams(memory_kib=64, iterations=1, lanes=1))
-    service = DocumentService(vault, worker.submit, model, lambda _event: None)
+    service = DocumentService(vault, worker.submit, model, lambda _event: None, read_ahead=read_ahead)
     service.start()
     loaded: Future = Future()
     service.load_index(done=loaded)
@@ -82,7 +82,6 @@ def ingestion(quick: bool) -> list[Figure]:
     switched off, to show what the overlap gives."""
     from concurrent.futures import Future
 
-    from core import document_service
     from core.documents import embed_text
     from core.models import resolve_embedding_model
     from inference.bundled import by_sha256, sha256_of
@@ -113,7 +112,6 @@ def ingestion(quick: bool) -> list[Figure]:
         name = known.name if known else model.name
         corpora = {"Markdown": write_corpus(tmp / "md", 10 if quick else 30, random.Random(7)),
                    "text PDFs": write_pdfs(tmp / "pdf", 4 if quick else 8, 5, random.Random(7))}
-        read_ahead = document_service._Steps.read_ahead
         for kind, corpus in corpora.items():
             texts = []
             for file in sorted(corpus.iterdir()):
@@ -124,18 +122,14 @@ def ingestion(quick: bool) -> list[Figure]:
             tokens = sum(raw.count_tokens(t) for t in texts)
 
             def pipeline(ahead: bool, corpus: Path = corpus) -> float:
-                document_service._Steps.read_ahead = read_ahead if ahead else (lambda *_a: None)  # type: ignore[method-assign]
-                try:
-                    vault, service = _documents(tmp, worker, identity)
-                    started = time.perf_counter()
-                    done: Future = Future()
-                    service.add(service.create("b").result(timeout=60).id, [corpus], done=done)
-                    report = done.result(timeout=3600)
-                    elapsed = time.perf_counter() - started
-                    service.close(5.0)
-                    vault.close()
-                finally:
-                    document_service._Steps.read_ahead = read_ahead  # type: ignore[method-assign]
+                vault, service = _documents(tmp, worker, identity, read_ahead=ahead)
+                started = time.perf_counter()
+                done: Future = Future()
+                service.add(service.create("b").result(timeout=60).id, [corpus], done=done)
+                report = done.result(timeout=3600)
+                elapsed = time.perf_counter() - started
+                service.close(5.0)
+                vault.close()
                 return report.chunks / elapsed
 
             def direct(texts: list[str] = texts) -> float:

@@ -95,9 +95,11 @@ class DocumentService(DocumentCalls):
     def __init__(self, vault: Vault, submit: Callable[[Embed | CountTokens], None],
                  embedding_model: str,
                  sink: Callable[[object], None], follow_model: bool = True,
-                 parser: IsolatedParser | None = None) -> None:
+                 parser: IsolatedParser | None = None, read_ahead: bool = True) -> None:
         """``submit`` reaches the inference worker; ``embedding_model`` is the sha256 new
-        vectors are made with; with ``follow_model`` collections on another model are
+        vectors are made with; ``read_ahead``: the parser child reads the next file while
+        this one is embedded (off only to measure what it gains: benchmarks/documents_bench);
+        with ``follow_model`` collections on another model are
         re-embedded in the background once the index is loaded."""
         self._store = DocumentStore(vault)
         # Each model's index keeps its own relevance floor (e5's 0.76, MiniLM's 0.2).
@@ -108,6 +110,7 @@ class DocumentService(DocumentCalls):
         self._model = embedding_model
         self._follow = follow_model
         self._parser = parser or IsolatedParser()
+        self._read_ahead = read_ahead
         # Text recognition in a child of its own (more memory; started at the first scan).
         self._ocr = IsolatedParser(memory_limit=OCR_MEMORY_LIMIT)
         # The source viewer's page pictures: a child of their own (the import's may be busy).
@@ -507,6 +510,8 @@ class _Steps:
         return self._service._recognise(path, identity, page)
 
     def read_ahead(self, path: Path, identity: Identity) -> None:
+        if not self._service._read_ahead:
+            return
         try:
             self._service._parser.read_ahead(path, identity)
         except OSError:  # only a head start: the parse itself will say what is wrong
