@@ -81,7 +81,7 @@ def score(path: Path, quick: bool) -> dict[str, dict[str, float]]:
             asked = [q for q in questions if q[0] == language]
             for _, question, label, text, accepted in asked:
                 passage = Passage(1, label, text, f"/docs/{label}")
-                retrieval = Passages(question, (passage,))
+                retrieval = Passages((passage,))
                 started = time.perf_counter()
                 answer = client.generate((ChatMessage("system", SYSTEM_PROMPT), ChatMessage("user", question)),
                                          SamplingParams(max_tokens=96, temperature=0.0, seed=1), retrieval)

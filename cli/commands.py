@@ -293,7 +293,7 @@ def ask(name: str, question: str, max_tokens: int, engine: str = "", model: str 
         messages = (ChatMessage("system", SYSTEM_PROMPT), ChatMessage("user", question))
         found = documents.wait(documents.service.retrieve(question, [collection.id],
                                                           [collection.embedding_model], timeout=JOB_TIMEOUT))
-        retrieval = Passages(question, tuple(found))
+        retrieval = Passages(tuple(found))
         answer = _answer(client, messages, SamplingParams(max_tokens=max_tokens, temperature=0.2, seed=1),
                          retrieval, engine, model)
         print()

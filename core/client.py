@@ -147,8 +147,7 @@ class WorkerClient:
         command = Generate(request_id, 0, messages, params, retrieval, engine, model)
         if engine and self.dispatch is None:
             raise ClientError(translate("inference.client", "No intranet engine is set up here."))
-        target: Any = self.dispatch or self.worker
-        target.submit(command)
+        self.runtime.submit(command)
         text: list[str] = []
         passages: tuple[Any, ...] = ()
         while True:
@@ -157,7 +156,7 @@ class WorkerClient:
                                    translate("inference.client",
                                              "the model did not answer in time"))
             except TimeoutError:
-                target.cancel(request_id)  # the worker must not go on answering nobody
+                self.runtime.cancel(request_id)  # the worker must not go on answering nobody
                 raise
             if getattr(event, "request_id", request_id) != request_id:
                 continue

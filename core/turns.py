@@ -355,7 +355,7 @@ class TurnMachine:
         except Exception as exc:
             self._finish(turn, FAILED, {"error": str(exc)})
             return
-        self._submit(replace(generate, retrieval=Passages(turn.question, passages)))
+        self._submit(replace(generate, retrieval=Passages(passages)))
 
     def _checkpoint(self, turn: Turn) -> None:
         now = self._clock()

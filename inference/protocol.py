@@ -71,7 +71,6 @@ class Passages:
     fit into the prompt and reports them (``Retrieved``). Empty: the search found nothing,
     and the model is told so. Data only: nothing here calls back anywhere."""
 
-    question: str
     found: tuple[Any, ...] = ()  # inference.rag.Passage
 
 

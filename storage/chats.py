@@ -73,9 +73,12 @@ class ChatStore:
         self._rows_lock = threading.Lock()
 
     # Payloads ---------------------------------------------------------------------
+    @staticmethod
+    def _encode(data: dict[str, Any]) -> bytes:
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
     def _seal(self, table: str, row_id: int, data: dict[str, Any], bind: Binding = ()) -> bytes:
-        plain = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        return self._cipher.encrypt(plain, table, "payload", row_id, bind)
+        return self._cipher.encrypt(self._encode(data), table, "payload", row_id, bind)
 
     def _unseal(self, table: str, row_id: int, blob: bytes,
                 places: list[str] | None = None, bind: Binding = ()) -> dict[str, Any] | None:
@@ -139,7 +142,7 @@ class ChatStore:
                 self._rows.popitem(last=False)
 
     def _write_chat(self, conn: Connection, chat_id: int, data: dict[str, Any]) -> None:
-        plain = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        plain = self._encode(data)
         sealed = self._cipher.encrypt(plain, "chats", "payload", chat_id)
         conn.execute(update(schema.chats).where(schema.chats.c.id == chat_id).values(payload=sealed))
         self._keep("chats", chat_id, sealed, plain)  # rolled back, the row keeps other bytes

@@ -236,10 +236,10 @@ class DocumentStore:
                 ids.append(row_id)
         return ids
 
-    def _recorded_models(self, conn: Any) -> dict[int, str]:
+    def _recorded_models(self, conn: Any, root: Root | None = None) -> dict[int, str]:
         """Each collection's recorded embedding model: the one that untagged rows came from."""
         found = {}
-        root = self._versions.load(conn)
+        root = root if root is not None else self._versions.load(conn)
         for row_id, blob in conn.execute(select(schema.collections.c.id,
                                                 schema.collections.c.payload)).all():
             try:
@@ -325,10 +325,10 @@ class DocumentStore:
             query = query.where(c.collection_id.in_(collection_ids))
         paths: dict[int, str] = {}
         with snapshot(self._engine) as conn:
-            recorded = self._recorded_models(conn)
+            root = self._versions.load(conn)
+            recorded = self._recorded_models(conn, root)
             rows = conn.execute(query).all()
             d = schema.documents.c
-            root = self._versions.load(conn)
             for row_id, document_collection, blob in conn.execute(select(d.id, d.collection_id, d.payload)).all():
                 try:
                     paths[row_id] = self._record(root, "documents", row_id, blob, (document_collection,))["path"]

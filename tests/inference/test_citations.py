@@ -89,7 +89,7 @@ def test_the_worker_stops_generating_at_the_models_own_source_list() -> None:
     worker.start()
     try:
         worker.submit(LoadModel(ModelSpec(Path("model.gguf"))))
-        worker.submit(Generate(1, 1, HELLO, retrieval=Passages("fee?", (passage,))))
+        worker.submit(Generate(1, 1, HELLO, retrieval=Passages((passage,))))
         found = _events_until(events, lambda e: isinstance(e, Done) and e.request_id == 1)
         text = "".join(getattr(e, "text", "") for e in found if type(e).__name__ == "Chunk")
         assert text == "[1] It is 40 [1].\n"  # the fake's "[1] " first, then the answer
@@ -209,7 +209,7 @@ def test_passages_the_context_had_no_room_for_are_said_at_the_answer(qtbot) -> N
     passages = [Passage(n, f"a.md, part {n}", "Moorings cost forty euros a night. " * 20, "/d/a.md") for n in (1, 2, 3)]
     events: list = []
     command = Generate(1, 1, (ChatMessage("user", "What do moorings cost?"),),
-                       retrieval=Passages("What do moorings cost?", tuple(passages)))
+                       retrieval=Passages(tuple(passages)))
     # A context with room for one passage: two are left out, and the event says so.
     messages, numbers = place_passages(command, lambda ms: sum(len(m.content) for m in ms) // 4,
                                        330, events.append)
