@@ -76,6 +76,7 @@ def window_figure(path: Path, chats: int, per_chat: int) -> Figure:
 
     from app.chat.controller import ChatController
     from app.shell.main_window import MainWindow
+    from core.session import Session
     from tests.fakes import FakeEngine
 
     app = QApplication.instance() or QApplication([])
@@ -85,9 +86,9 @@ def window_figure(path: Path, chats: int, per_chat: int) -> Figure:
     window.show()
     times = []
     for _ in range(3):
-        store = ChatStore(Vault.open(path, PASSPHRASE))
+        session = Session.open(path, PASSPHRASE)
         started = time.perf_counter()
-        window.controller.attach_store(store)
+        window.controller.attach(session)
         app.processEvents()
         times.append(time.perf_counter() - started)
         assert window.chat_list.count() == chats

@@ -1,4 +1,10 @@
-"""One unlock of the vault, ended in one fixed order.
+"""One unlock of the vault: what it opens, hands out and ends, in one fixed order.
+
+The session is the composition root of an unlock (#37). ``Session.open``, ``create`` and
+``restore`` open the vault and its chat store; the session then hands out the one model
+library, the one set of intranet engines and the document service of that unlock to the
+window, the terminal commands and the local API alike, so that no caller opens the vault
+or builds these pieces itself (and no two copies of them disagree).
 
 Everything that uses the open vault registers how it stops, under a stage; ``close()``
 runs the stages in order and closes the vault last, after which the vault refuses new
@@ -22,8 +28,17 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from storage.chats import ChatStore
+from storage.crypto import DEFAULT_KDF, KdfParams
+from storage.library import ModelLibrary
+from storage.vault import Vault
+
+if TYPE_CHECKING:
+    from core.document_service import DocumentService
+    from core.engines import Engines
 
 log = logging.getLogger(__name__)
 
@@ -34,9 +49,56 @@ Stop = Callable[[float], object]  # called with the seconds left
 
 class Session:
     def __init__(self, store: ChatStore) -> None:
+        """The session of a vault already opened as ``store`` (``open``/``create`` open it)."""
         self.store = store
+        self.library = ModelLibrary(store)  # models, preferences: one reader per unlock
+        self._engines: Engines | None = None
         self._closers: dict[str, list[Stop]] = {stage: [] for stage in STAGES}
         self.closed = False
+
+    # Opening ------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: Path, passphrase: str) -> Session:
+        """Unlock the vault at ``path`` (WrongPassphrase, DamagedVault, VaultMissing…)."""
+        return cls(ChatStore(Vault.open(path, passphrase)))
+
+    @classmethod
+    def create(cls, path: Path, passphrase: str, kdf: KdfParams = DEFAULT_KDF) -> Session:
+        """A new vault at ``path``, unlocked."""
+        return cls(ChatStore(Vault.create(path, passphrase, kdf)))
+
+    @classmethod
+    def restore(cls, backup: Path, passphrase: str, path: Path) -> Session:
+        """Put ``backup`` in the vault's place (the current one kept beside it), unlocked."""
+        Vault.restore(backup, passphrase, path)
+        return cls.open(path, passphrase)
+
+    # What the unlock hands out ---------------------------------------------------------
+    @property
+    def vault(self) -> Vault:
+        return self.store.vault
+
+    @property
+    def engines(self) -> Engines:
+        """The intranet engines the user added (read from the vault at first use)."""
+        if self._engines is None:
+            from core.engines import Engines
+
+            self._engines = Engines(self.library)
+        return self._engines
+
+    def documents(self, submit: Callable[[Any], None], embedding_model: str,
+                  sink: Callable[[object], None], **options: Any) -> DocumentService:
+        """This unlock's document service, started: ``submit`` reaches the inference
+        worker, ``embedding_model`` is the sha256 new vectors are made with, ``sink`` hears
+        its events (``DocumentService``'s options pass through). It stops in the
+        ``documents`` step; a caller that replaces it closes the old one itself."""
+        from core.document_service import DocumentService
+
+        service = DocumentService(self.vault, submit, embedding_model, sink, **options)
+        service.start()
+        self.on_close("documents", service.close)
+        return service
 
     def on_close(self, stage: str, stop: Stop) -> None:
         """Run ``stop(seconds_left)`` when the session ends, in ``stage``'s turn (see the

@@ -29,7 +29,6 @@ from app.shell.a11y import name_buttons, named
 from core.api import ApiServer, Backend
 from core.history import title_from
 from core.protocol import ChatMessage, embedding_model
-from core.records import ModelLibrary
 from core.settings import Settings
 from i18n import translate
 
@@ -81,7 +80,7 @@ class ApiController(QObject):
     def token(self) -> str:
         """The API's token: kept in the vault until the user asks for a new one, so that
         lock, auto-lock and restart do not break the clients that use it."""
-        library = ModelLibrary(self.chat.store)
+        library = self.chat.library
         kept = library.preferences().get(TOKEN_PREFERENCE)
         if isinstance(kept, str) and _TOKEN.fullmatch(kept):
             return kept
@@ -91,7 +90,7 @@ class ApiController(QObject):
         """A new token, kept in the vault (``unsaved`` says when it could not be)."""
         token = secrets.token_urlsafe(32)
         try:
-            ModelLibrary(self.chat.store).set_preference(TOKEN_PREFERENCE, token)
+            self.chat.library.set_preference(TOKEN_PREFERENCE, token)
         except Exception:  # a full disk: this session's token, said in the dialog
             log.warning("the API token could not be saved", exc_info=True)
             self.unsaved = True

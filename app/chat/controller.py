@@ -8,7 +8,6 @@ itself: the worker supervises its own thread and says so with ``WorkerDied``.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Callable
 from dataclasses import replace
@@ -18,6 +17,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from app.chat.bridge import WorkerBridge
 from core.answers import BASE_MODEL, weakness_text
+from core.drafts import Drafts
 from core.engines import EngineRecord, Engines
 from core.history import not_sent, route, title_from
 from core.protocol import (
@@ -38,6 +38,7 @@ from core.protocol import (
 )
 from core.records import UNTITLED, Chat, ChatStore, Message, ModelLibrary
 from core.runtime import Runtime
+from core.session import Session
 from core.turns import TurnMachine
 from i18n import translate
 
@@ -47,11 +48,6 @@ log = logging.getLogger(__name__)
 # is compared, so it is not translated here).
 RETRY_MS = 5000  # how often writes a full disk refused are tried again
 CONTINUING_KINDS = ("vllm", "sglang")  # intranet engines told to continue an answer (continue_final_message)
-DRAFT_PREFERENCE = "draft"  # the unsent text of the window with no chat yet (vault preferences)
-
-
-def _digest(text: str) -> bytes:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
 class _Signals:
@@ -103,7 +99,6 @@ class ChatController(QObject):
 
     def __init__(
         self,
-        store: ChatStore | None = None,
         worker_factory: type[InferenceWorker] | None = None,
         engine_factory=None,
         embedder_factory=None,
@@ -123,6 +118,7 @@ class ChatController(QObject):
         self.router, self.worker = self.runtime.router, self.runtime.worker
         self.runtime.start()
         # Intranet engines answer on their own threads; documents are still searched here.
+        self.session: Session | None = None  # while unlocked: the vault's chats, library, engines
         self.engines: Engines | None = None  # the unlocked vault's engines
         self.dispatch = self.runtime.use_engines(self._engine_for)
         # Asked before a chat first sends anything to an engine: (engine, with documents) -> go?
@@ -142,14 +138,10 @@ class ChatController(QObject):
         self.retrieval_for = None
         self.current_chat: Chat | None = None
         self._loading_name = ""  # the name of the model being loaded, as the library knows it
-        # A digest of each draft as the vault has it (-1: no chat), to skip rewrites: never
-        # the text itself, which must not outlive the session in memory.
-        self._drafts: dict[int, bytes] = {}
+        self.drafts: Drafts | None = None  # while unlocked: the chats' unsent text
         # Chats made by new_chat() that still have the name they were created with: the
         # first question names them (a flag, not a look at the title the user reads).
         self._unnamed: set[int] = set()
-        if store is not None:
-            self.turns.store = store
 
     # Model ------------------------------------------------------------------------
     def load_model(self, spec: ModelSpec) -> None:
@@ -183,14 +175,23 @@ class ChatController(QObject):
         return self.turns.store
 
     @property
+    def library(self) -> ModelLibrary:
+        """The unlocked vault's models and preferences (the session's one reader)."""
+        if self.session is None:
+            raise RuntimeError("the vault is locked")
+        return self.session.library
+
+    @property
     def locked(self) -> bool:
         return self.turns.store is None
 
-    def attach_store(self, store: ChatStore) -> None:
+    def attach(self, session: Session) -> None:
         """The vault was unlocked: show its chats."""
+        store = session.store
+        self.session = session
         self.turns.store = store
-        self.engines = Engines(ModelLibrary(store))
-        self._drafts = {}
+        self.engines = session.engines
+        self.drafts = Drafts(session)
         self.locked_changed.emit(False)
         self.chats_changed.emit()
         chats = store.list_chats()
@@ -205,9 +206,10 @@ class ChatController(QObject):
         self.turns.retry_pending()
         self.turns.detach()
         self._retry.stop()
-        self._drafts = {}
+        self.drafts = None
         self.current_chat = None
         self.engines = None
+        self.session = None
         self.route_changed.emit("")
 
     def locked_out(self) -> None:
@@ -216,13 +218,13 @@ class ChatController(QObject):
         self.locked_changed.emit(True)
 
     def lock(self) -> None:
-        """Stop generating, save the partial answer, close the vault, forget the conversation
-        (for a controller used without a window's session)."""
-        store = self.turns.store
-        if store is None:
+        """Stop generating, save the partial answer, close the session, forget the
+        conversation (for a controller used without the window's vault flows)."""
+        session = self.session
+        if session is None:
             return
         self.end_session()
-        store.close()
+        session.close()
         self.locked_out()
 
     @property
@@ -467,42 +469,6 @@ class ChatController(QObject):
         self.set_chat_settings(chat_id, settings)
         self.route_changed.emit(engine)
 
-    # Drafts --------------------------------------------------------------------------
-    def draft(self, chat_id: int | None) -> str:
-        """The unsent text of a chat (None: of the window with no chat yet), from the vault."""
-        if self._store is None:
-            return ""
-        try:
-            if chat_id is None:
-                found = ModelLibrary(self._store).preferences().get(DRAFT_PREFERENCE)
-                text = found if isinstance(found, str) else ""
-            else:
-                text = self._store.draft(chat_id)
-        except Exception:  # a damaged chat has no draft to give; its messages say why
-            log.warning("a draft could not be read", exc_info=True)
-            return ""
-        self._drafts[-1 if chat_id is None else chat_id] = _digest(text)
-        return text
-
-    def save_draft(self, chat_id: int | None, text: str) -> bool:
-        """Keep the unsent text in the vault, encrypted (only when it changed); False if it
-        could not be written (a full disk): the text stays in the input meanwhile."""
-        if self._store is None:
-            return False
-        key = -1 if chat_id is None else chat_id
-        if self._drafts.get(key) == _digest(text):
-            return True  # as it is in the vault already
-        try:
-            if chat_id is None:
-                ModelLibrary(self._store).set_preference(DRAFT_PREFERENCE, text)
-            elif self._store.get_chat(chat_id) is not None:  # (a chat deleted meanwhile: nothing)
-                self._store.set_draft(chat_id, text)
-        except Exception:
-            log.warning("a draft could not be saved", exc_info=True)
-            return False
-        self._drafts[key] = _digest(text)
-        return True
-
     def ready_text(self) -> str:
         """The status bar's line for the loaded model, in the interface's language now."""
         event = self._loaded
@@ -585,10 +551,10 @@ class ChatController(QObject):
         joined = self.runtime.shutdown(timeout)
         if not joined:
             log.error("the inference worker did not stop within %.1f s", timeout)
-        store = self.turns.store
-        if store is not None:
+        session = self.session
+        if session is not None:
             self.end_session()
-            store.close()
+            session.close()
         return joined
 
 

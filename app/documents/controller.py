@@ -24,7 +24,7 @@ from core.document_service import DocumentService
 from core.documents import Collection, Document, Progress
 from core.models import previous_embedding_models
 from core.protocol import CountTokens, Embed, LoadEmbedder, embedding_model
-from core.records import ChatStore, ModelLibrary
+from core.session import Session
 from core.vault import trouble
 
 log = logging.getLogger(__name__)
@@ -79,14 +79,12 @@ class DocumentsController(QObject):
         chat.new_chat_settings = self.new_chat_settings
 
     # Vault life cycle -------------------------------------------------------------
-    def attach(self, store: ChatStore, embedding_sha256: str | None = None) -> None:
+    def attach(self, session: Session) -> None:
         if self.service is not None:
             self.detach()
         self._generation += 1
-        service = DocumentService(store.vault, self._to_worker,
-                                  embedding_sha256 or self._preferred or embedding_model().sha256,
-                                  self._bridge.sink_for(self._generation))
-        service.start()
+        service = session.documents(self._to_worker, self._preferred or embedding_model().sha256,
+                                    self._bridge.sink_for(self._generation))
         service.load_index()
         service.refresh_all()
         self.service = service
@@ -276,14 +274,14 @@ class DocumentsController(QObject):
         """Those the user last chose for a chat (none included): a new chat starts with them
         (#36 item 8: Documents were off again in every new chat). Ids only, in the vault."""
         try:
-            ModelLibrary(self.chat.store).set_preference(COLLECTIONS_PREFERENCE, list(chosen))
+            self.chat.library.set_preference(COLLECTIONS_PREFERENCE, list(chosen))
         except Exception as exc:  # a full disk: the chat's own choice is saved already
             if trouble(exc) is None:
                 raise
             log.warning("the collections for new chats could not be remembered")
 
     def new_chat_settings(self) -> dict:
-        remembered = ModelLibrary(self.chat.store).preferences().get(COLLECTIONS_PREFERENCE)
+        remembered = self.chat.library.preferences().get(COLLECTIONS_PREFERENCE)
         return {"collections": remembered} if isinstance(remembered, list) and remembered else {}
 
     # Answers ------------------------------------------------------------------------

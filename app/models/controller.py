@@ -40,7 +40,8 @@ from core.protocol import (
     read_info,
     starter_model,
 )
-from core.records import BUNDLED, COPY, REFERENCE, ChatStore, LibraryEntry, ModelLibrary
+from core.records import BUNDLED, COPY, REFERENCE, LibraryEntry, ModelLibrary
+from core.session import Session
 from core.vault import models_dir, trouble
 from i18n import translate
 
@@ -91,8 +92,8 @@ class ModelsController(QObject):
         self._cancel = threading.Event()
 
     # Vault life cycle -------------------------------------------------------------
-    def attach(self, store: ChatStore) -> None:
-        self.library = ModelLibrary(store)
+    def attach(self, session: Session) -> None:
+        self.library = session.library
         self._ensure_bundled()
         embedder = self.library.get(self.library.preferences().get("embedding_model") or -1)
         if embedder is not None and embedder.usable and Path(embedder.path).is_file():

@@ -364,9 +364,10 @@ class MainWindow(EngineActions, WindowDialogs, ChatHeader, ChatListActions, Conv
         """Keep the input's text as its chat's draft (also the session's first close step);
         False if it could not be written."""
         self._draft_timer.stop()
-        if self._draft_key is _NO_DRAFT or self.controller.locked:
+        drafts = self.controller.drafts
+        if self._draft_key is _NO_DRAFT or drafts is None:  # (None: locked)
             return True
-        return self.controller.save_draft(cast(int | None, self._draft_key), self.input.toPlainText())
+        return drafts.save(cast(int | None, self._draft_key), self.input.toPlainText())
 
     @Slot()
     def send(self) -> None:
@@ -378,8 +379,9 @@ class MainWindow(EngineActions, WindowDialogs, ChatHeader, ChatListActions, Conv
         finally:
             self._sending = False
         if sent:
-            if typed_for is not _NO_DRAFT and typed_for != self._draft_key:
-                self.controller.save_draft(cast(int | None, typed_for), "")  # sent from the empty window
+            drafts = self.controller.drafts
+            if typed_for is not _NO_DRAFT and typed_for != self._draft_key and drafts is not None:
+                drafts.save(cast(int | None, typed_for), "")  # sent from the empty window
             self.input.clear()
             self.save_draft()
             self.notice.hide()
@@ -430,7 +432,8 @@ class MainWindow(EngineActions, WindowDialogs, ChatHeader, ChatListActions, Conv
         if key != self._draft_key:
             if not self._sending:  # (a send names a new chat: what it sends is no draft)
                 if self.save_draft():
-                    self.input.setPlainText(self.controller.draft(key))
+                    drafts = self.controller.drafts
+                    self.input.setPlainText(drafts.read(key) if drafts is not None else "")
                 else:  # not written (a full disk): the words stay in the box, never lost
                     self.show_notice(translate(
                         "shell.main_window", "Your unsent text could not be saved with its chat, so it "

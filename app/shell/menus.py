@@ -27,11 +27,11 @@ def build_menus(self: Any) -> None:
     self.import_model_action = _action(file_menu, translate("shell.menus", "Import model…"),
                                        self._import_models)
     self.export_action = _action(file_menu, translate("shell.menus", "Export chat (unencrypted)…"),
-                                 self.vault.export_chat)
+                                 self.vault.maintenance.export_chat)
     file_menu.addSeparator()
     self.backup_action = _action(file_menu, translate("shell.menus", "Back up vault…"),
-                                 self.vault.backup)
-    _action(file_menu, translate("shell.menus", "Restore vault from backup…"), self.vault.restore)
+                                 self.vault.maintenance.backup)
+    _action(file_menu, translate("shell.menus", "Restore vault from backup…"), self.vault.maintenance.restore)
     file_menu.addSeparator()
     self.lock_action = _action(file_menu, translate("shell.menus", "Lock now"), self.vault.lock,
                                "Ctrl+L")
@@ -58,7 +58,7 @@ def build_menus(self: Any) -> None:
                                   self.show_engines)
     self.api_action = _action(settings_menu, translate("shell.menus", "Local API…"), self.show_api)
     _action(settings_menu, translate("shell.menus", "Change passphrase…"),
-            self.vault.change_passphrase)
+            self.vault.maintenance.change_passphrase)
     _action(settings_menu, translate("shell.menus", "Auto-lock…"), self.vault.set_auto_lock)
     # Named in both languages: whoever cannot read the one shown still finds it.
     self.language_action = _action(settings_menu, "Language / 语言…", self.choose_language)
@@ -83,7 +83,7 @@ def build_menus(self: Any) -> None:
     help_menu.addSeparator()
     self.privacy_action = _action(help_menu, translate("shell.menus", "Privacy…"),
                                   self.show_privacy)
-    _action(help_menu, translate("shell.menus", "Check vault"), self.vault.check)
+    _action(help_menu, translate("shell.menus", "Check vault"), self.vault.maintenance.check)
     _action(help_menu, translate("shell.menus", "About Hearth"), self.show_about)
     self.unlocked_only = [self.new_chat_action, self.export_action, self.backup_action,
                           self.lock_action, self.rename_action, self.pin_action, self.delete_action,

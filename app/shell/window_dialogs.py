@@ -73,7 +73,7 @@ class WindowDialogs:
     @Slot()
     def show_privacy(self) -> None:
         dialog = PrivacyDialog(self._widget(), self.controller.engines)
-        dialog.delete_everything.connect(self.vault.delete_everything)
+        dialog.delete_everything.connect(self.vault.maintenance.delete_everything)
         self.privacy_dialog = dialog
         dialog.show()
 

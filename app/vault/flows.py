@@ -1,39 +1,32 @@
-"""The vault's flows in the window: create, unlock, lock, auto-lock, backup, restore,
-export, change passphrase, check. Key derivation and file copies run off the UI thread.
+"""The vault's unlock in the window: create, unlock, lock and auto-lock, each opening or
+ending a ``core.Session``; key derivation runs off the UI thread. The upkeep (passphrase,
+backup, restore, export, check, delete everything) is ``maintenance.VaultMaintenance``.
 """
 
 from __future__ import annotations
 
 import logging
-import os
-import time
 from pathlib import Path
 from typing import Any, Protocol, cast
 
 from PySide6.QtCore import QObject, Signal, Slot
-from PySide6.QtWidgets import QApplication, QProgressDialog, QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 
 from app.shell import dialogs
 from app.shell.background import jobs, run_in_background
 from app.vault.damage import damaged_message
 from app.vault.idle import IdleWatcher
-from core.passphrase import acceptable
-from core.records import ChatStore
+from app.vault.maintenance import VaultMaintenance
 from core.session import CLOSE_TIMEOUT, Session
 from core.settings import Settings
 from core.vault import (
     BadPassphrase,
     DamagedVault,
     KdfParams,
-    PassphraseChanged,
     Vault,
-    VaultClosed,
     VaultMissing,
     WrongPassphrase,
     backups_dir,
-    causes,
-    checkup,
-    export,
     trouble,
     vault_path,
 )
@@ -71,7 +64,6 @@ class VaultFlows(QObject):
         self.path = vault_path()
         self.settings = settings or Settings.load()
         self.session: Session | None = None  # while unlocked
-        self._rekeying: QProgressDialog | None = None  # while a passphrase change runs
         from app.api.controller import ApiController
 
         self.api = ApiController(window.controller, self.settings)
@@ -80,13 +72,14 @@ class VaultFlows(QObject):
         app = QApplication.instance()
         if app is not None:
             app.installEventFilter(self.idle)
+        self.maintenance = VaultMaintenance(self)  # passphrase, backup, restore, check, erase
         self.attach_lock_screen(window.lock_screen)
 
     def attach_lock_screen(self, screen) -> None:
         """The window's lock screen (a new one after a change of language)."""
         screen.create_requested.connect(self._create)
         screen.unlock_requested.connect(self._unlock)
-        screen.restore_requested.connect(self.restore)
+        screen.restore_requested.connect(self.maintenance.restore)
 
     def show_lock_screen(self) -> None:
         if Vault.exists(self.path):
@@ -116,26 +109,27 @@ class VaultFlows(QObject):
     @Slot(str)
     def _create(self, passphrase: str) -> None:
         path, kdf = self.path, self.kdf
-        self._background(lambda: ChatStore(Vault.create(path, passphrase, kdf)),
-                         self._opened, self._open_failed)
+        self._background(lambda: Session.create(path, passphrase, kdf),
+                         self.opened, self.open_failed)
 
     @Slot(str)
     def _unlock(self, passphrase: str) -> None:
         path = self.path
-        self._background(lambda: ChatStore(Vault.open(path, passphrase)),
-                         self._opened, self._open_failed)
+        self._background(lambda: Session.open(path, passphrase),
+                         self.opened, self.open_failed)
 
     @Slot(object)
-    def _opened(self, store: ChatStore) -> None:
+    def opened(self, session: Session) -> None:
         if self.window._closing or self.session is not None:  # quitting, or already open
-            store.close()
+            session.close()
             return
-        session = self.session = Session(store)
-        self.controller.attach_store(store)
+        self.session = session
+        store = session.store
+        self.controller.attach(session)
         # The library first: it names the embedding model the user chose, so the documents
         # start with it instead of re-embedding to the bundled one and back.
-        self.window.models.attach(store)
-        self.window.documents.attach(store)
+        self.window.models.attach(session)
+        self.window.documents.attach(session)
         self.api.start()  # only if the user switched it on
         session.on_close("requests", lambda _left: self.window.save_draft())  # first: the user's words
         session.on_close("requests", self.api.stop)
@@ -158,7 +152,7 @@ class VaultFlows(QObject):
         log.warning("automatic backup failed: %s", type(exc).__name__)
 
     @Slot(object)
-    def _open_failed(self, exc: Exception) -> None:
+    def open_failed(self, exc: Exception) -> None:
         screen = self.window.lock_screen
         if isinstance(exc, WrongPassphrase):
             screen.show_error(translate("vault.flows", "Wrong passphrase. Try again."))
@@ -223,249 +217,3 @@ class VaultFlows(QObject):
         self.save_settings()
         if not self.controller.locked:
             self.idle.set_minutes(minutes)
-
-    # Passphrase -------------------------------------------------------------------
-    @Slot()
-    def change_passphrase(self) -> None:
-        title = translate("vault.flows", "Change passphrase")
-        if self.controller.locked:
-            dialogs.inform(self.parent_widget, title,
-                           translate("vault.flows", "Unlock Hearth first."))
-            return
-        old = dialogs.passphrase(self.parent_widget, title,
-                                 translate("vault.flows", "Current passphrase:"))
-        if old is None:
-            return
-        new = dialogs.passphrase(self.parent_widget, title,
-                                 translate("vault.flows", "New passphrase:"))
-        if new is None:
-            return
-        problem = acceptable(new)
-        if problem is not None:
-            dialogs.warn(self.parent_widget, title, translate(
-                "vault.flows", "{problem} Nothing was changed.").format(problem=problem))
-            return
-        again = dialogs.passphrase(self.parent_widget, title,
-                                   translate("vault.flows", "New passphrase again:"))
-        if again != new:
-            dialogs.warn(self.parent_widget, title, translate(
-                "vault.flows", "The new passphrases are different. Nothing was changed."))
-            return
-        vault, folder = self.controller.store.vault, backups_dir()
-        # Every field is re-encrypted with a new key: seconds for a large document index,
-        # during which writes wait. Said on screen, and no second change can start.
-        self._rekeying = dialogs.busy(self.parent_widget, title, translate(
-            "vault.flows", "Re-encrypting everything in your vault with a new key…"))
-        self._background(lambda: vault.change_passphrase(old, new, backups=folder),
-                         self._passphrase_changed, self._passphrase_failed)
-
-    def _rekeyed(self) -> None:
-        busy, self._rekeying = self._rekeying, None
-        if busy is not None:
-            busy.close()
-
-    @Slot(object)
-    def _passphrase_changed(self, changed: PassphraseChanged) -> None:
-        self._rekeyed()
-        # Counts as plain names: lupdate skips a call whose n is an expression (a.b, f(x)).
-        erased, rekeyed = changed.erased_copies, changed.rekeyed_copies
-        failed = changed.failed_copies
-        parts = [translate("vault.flows", "Your passphrase was changed, and everything in the "
-                           "vault was re-encrypted with a new key.")]
-        if changed.backup is not None and erased:
-            parts.append(translate("vault.flows", "A fresh automatic backup was made and the %n "
-                                   "older ones were erased.", None, erased))
-        elif changed.backup is not None:
-            parts.append(translate("vault.flows", "A fresh automatic backup was made."))
-        else:
-            parts.append(translate("vault.flows", "A fresh backup could not be made now; the older "
-                                   "automatic backups were re-encrypted instead."))
-        if rekeyed:
-            parts.append(translate("vault.flows", "%n copies kept by restores or backups now open "
-                                   "with the new passphrase only.", None, rekeyed))
-        if failed:
-            parts.append(translate("vault.flows", "%n of Hearth's own copies could not be changed "
-                                   "(see the log) and still open with the old passphrase: they are "
-                                   "in {folder} and beside the vault file.", None,
-                                   failed).format(folder=backups_dir()))
-        dialogs.inform(self.parent_widget, translate("vault.flows", "Change passphrase"),
-                       " ".join(parts) + "\n\n" + translate(
-                           "vault.flows", "Backups you saved yourself still open with the old "
-                           "passphrase (and show what the vault held then). Delete them if the old "
-                           "passphrase may be known to someone."))
-
-    @Slot(object)
-    def _passphrase_failed(self, exc: Exception) -> None:
-        self._rekeyed()
-        title = translate("vault.flows", "Change passphrase")
-        if isinstance(exc, WrongPassphrase):
-            dialogs.warn(self.parent_widget, title, translate(
-                "vault.flows", "The current passphrase is wrong. Nothing was changed."))
-        elif isinstance(exc, VaultClosed):
-            dialogs.warn(self.parent_widget, title, translate(
-                "vault.flows", "Hearth was locked before the new passphrase was saved. Nothing "
-                "was changed: your passphrase is the old one."))
-        elif (found := trouble(exc)) is not None:
-            dialogs.warn(self.parent_widget, title, found.message(translate(
-                "vault.flows", "The passphrase was not changed; the vault is as it was.")))
-        else:
-            log.error("passphrase change failed", exc_info=exc)
-            dialogs.warn(self.parent_widget, title, translate(
-                "vault.flows", "The passphrase was not changed; the vault is as it was. Details "
-                "were written to the log."))
-
-    # Export, backup, restore, check ----------------------------------------------
-    @Slot()
-    def export_chat(self) -> None:
-        chat = None if self.controller.locked else self.controller.current_chat
-        if chat is None:
-            return
-        title = translate("vault.flows", "Export chat")
-        if not dialogs.confirm(
-            self.parent_widget, title,
-            translate("vault.flows", "Exporting writes this chat to a file WITHOUT encryption. "
-                      "Anyone who can read that file can read the chat."),
-            translate("vault.flows", "Export unencrypted"),
-        ):
-            return
-        safe = "".join(ch if ch.isalnum() or ch in " -_" else "_" for ch in chat.title).strip() \
-            or translate("vault.flows", "chat", "the file name of an exported chat without a title")
-        # The formats' own names (and their patterns) stay as they are.
-        target = dialogs.save_path(self.parent_widget, title, Path.home() / f"{safe}.md",
-                                   "Markdown (*.md);;JSON (*.json)")
-        if target is None:
-            return
-        messages = self.controller.store.messages(chat.id)
-        text = export.to_json(chat, messages) if target.suffix.lower() == ".json" \
-            else export.to_markdown(chat, messages)
-        try:
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except OSError as exc:
-            dialogs.warn(self.parent_widget, title, translate(
-                "vault.flows", "The chat could not be written to {target}: {reason}.").format(
-                    target=target, reason=exc.strerror))
-
-    @Slot()
-    def backup(self) -> None:
-        if self.controller.locked:
-            return
-        suggested = Path.home() / time.strftime("hearth-backup-%Y%m%d.db")
-        target = dialogs.save_path(self.parent_widget, translate("vault.flows", "Back up vault"),
-                                   suggested, translate("vault.flows", "Hearth backup") + " (*.db)")
-        if target is None:
-            return
-        vault = self.controller.store.vault
-        self._background(lambda: vault.backup_to(target), self._backup_done, self._backup_error)
-
-    @Slot(object)
-    def _backup_done(self, target: Path) -> None:
-        dialogs.inform(self.parent_widget, translate("vault.flows", "Back up vault"), translate(
-            "vault.flows", "Saved an encrypted backup to {target}. It opens with your current "
-            "passphrase.").format(target=target))
-
-    @Slot(object)
-    def _backup_error(self, exc: Exception) -> None:
-        dialogs.warn(self.parent_widget, translate("vault.flows", "Back up vault"), translate(
-            "vault.flows", "The backup could not be written ({error}).").format(error=exc))
-
-    @Slot()
-    def restore(self) -> None:
-        title = translate("vault.flows", "Restore vault")
-        source = dialogs.open_path(self.parent_widget, title, backups_dir(),
-                                   translate("vault.flows", "Hearth backup") + " (*.db)")
-        if source is None:
-            return
-        passphrase = dialogs.passphrase(self.parent_widget, title,
-                                        translate("vault.flows", "Passphrase of this backup:"))
-        if not passphrase:
-            return
-        if Vault.exists(self.path) and not dialogs.confirm(
-            self.parent_widget, title,
-            translate("vault.flows", "Replace your current chats with the backup {name}? The "
-                      "current vault is kept beside it as a dated copy, "
-                      "vault.db.before-restore-DATE.").format(name=source.name),
-            translate("vault.flows", "Restore"),
-        ):
-            return
-        self.lock()
-        path = self.path
-
-        def restore_and_open() -> ChatStore:
-            Vault.restore(source, passphrase, path)
-            return ChatStore(Vault.open(path, passphrase))
-
-        self.window.lock_screen.set_busy(True)
-        self._background(restore_and_open, self._opened, self._open_failed)
-
-    @Slot()
-    def delete_everything(self) -> None:
-        """Lock, crypto-erase the vault and backups, delete the user's files; start over."""
-        from core.protocol import manifests
-        from core.vault import data_dir, erase_everything
-
-        self.lock()
-        # An automatic backup may still be copying: it gives up once the vault is closed,
-        # and must be done before the files are erased.
-        if not jobs().wait(5.0):
-            log.warning("deleting everything while background work is still running")
-        for handler in logging.getLogger().handlers:
-            if isinstance(handler, logging.FileHandler):
-                handler.close()  # reopened on the next log line, in a fresh file
-        problems = erase_everything(data_dir(), keep={m.file for m in manifests()})
-        self.settings = Settings()
-        self.api.settings = self.settings
-        self.window.lock_screen.show_create()
-        if problems:
-            self.window.lock_screen.show_error(translate(
-                "vault.flows", "Some files could not be deleted:\n{files}").format(
-                    files="\n".join(problems[:5])))
-        else:
-            self.window.lock_screen.show_error(translate(
-                "vault.flows", "All your data was deleted. Create a new passphrase to start "
-                "again."))
-
-    @Slot()
-    def check(self) -> None:
-        if self.controller.locked:
-            dialogs.inform(self.parent_widget, translate("vault.flows", "Check vault"),
-                           translate("vault.flows", "Unlock Hearth first."))
-            return
-        store = self.controller.store
-        # Decrypting everything takes a while on a large vault: off the UI thread.
-        self._background(lambda: (checkup.problems(store), store.vault.integrity_problem(), store.message_count()),
-                         self._checked, self._check_failed)
-
-    @Slot(object)
-    def _checked(self, result: tuple[list[str], str | None, int]) -> None:
-        problems, sound, count = result
-        title = translate("vault.flows", "Check vault")
-        if not problems and sound is None:
-            dialogs.inform(self.parent_widget, title, translate(
-                "vault.flows", "All %n messages decrypt and the vault file is sound.", None, count))
-            return
-        details = "\n".join(problems[:10] + ([f"SQLite: {sound}"] if sound else []))
-        failed = len(problems)  # a plain name: lupdate skips a call whose n is an expression
-        dialogs.warn(self.parent_widget, title, translate(
-            "vault.flows", "%n items could not be decrypted: they were changed outside Hearth or "
-            "are damaged.\n\n{details}\n\n{advice}", None, failed).format(
-                details=details, advice=damaged_message(Exception("")).strip()))
-
-    @Slot(object)
-    def _check_failed(self, exc: Exception) -> None:
-        title = translate("vault.flows", "Check vault")
-        if any(isinstance(e, VaultClosed) for e in causes(exc)):
-            dialogs.inform(self.parent_widget, title, translate(
-                "vault.flows", "Hearth was locked before the check finished; unlock it and check "
-                "again."))
-            return
-        found = trouble(exc)
-        if found is None:
-            log.error("checking the vault failed", exc_info=exc)
-            dialogs.warn(self.parent_widget, title, translate(
-                "vault.flows", "The check could not run (an internal error); details are in the "
-                "log."))
-            return
-        dialogs.warn(self.parent_widget, title, found.message(translate(
-            "vault.flows", "The check could not finish.")))

@@ -204,7 +204,7 @@ def test_lock_quit_or_delete_everything_during_an_import_stops_it_and_writes_not
     qtbot.waitUntil(gate.holding.is_set, timeout=WAIT)  # the import waits on an embedding
     service, vault = window.documents.service, window.controller.store.vault
     {"lock": window.vault.lock, "quit": window.close,
-     "delete everything": window.vault.delete_everything}[how]()
+     "delete everything": window.vault.maintenance.delete_everything}[how]()
     assert not service.is_alive and vault.closed
     closed = _vault_files(data_dir)
     assert bool(closed) == (how != "delete everything")

@@ -64,7 +64,8 @@ def test_what_is_typed_before_the_first_chat_is_kept_and_sending_it_leaves_no_dr
     unlock(qtbot, window)
     assert window.input.toPlainText() == "the very first words"
     send(qtbot, window, window.input.toPlainText())
-    assert window.controller.draft(None) == "" and window.controller.draft(window.controller.current_chat.id) == ""
+    drafts = window.controller.drafts
+    assert drafts.read(None) == "" and drafts.read(window.controller.current_chat.id) == ""
 
 
 def test_a_draft_that_cannot_be_written_stays_in_the_box_and_none_is_kept_in_memory(
@@ -86,5 +87,7 @@ def test_a_draft_that_cannot_be_written_stays_in_the_box_and_none_is_kept_in_mem
     assert window.input.toPlainText() == "words that must not be lost"
     assert "could not be saved" in window.notice.text()
     monkeypatch.undo()
+    drafts = window.controller.drafts
+    assert all(len(digest) == 32 for digest in drafts._written.values())  # digests only
     window.vault.lock()
-    assert window.controller._drafts == {}  # digests only, and none after the session
+    assert window.controller.drafts is None  # and none after the session

@@ -47,7 +47,7 @@ def test_delete_all_my_data(qtbot, make_window, monkeypatch) -> None:
 
     dialog = PrivacyDialog(window)
     qtbot.addWidget(dialog)
-    dialog.delete_everything.connect(window.vault.delete_everything)
+    dialog.delete_everything.connect(window.vault.maintenance.delete_everything)
     monkeypatch.setattr("app.shell.privacy_dialog.QInputDialog.getText", lambda *a, **k: ("nope", True))
     dialog._delete()
     assert vault_path().exists()  # a wrong confirmation word deletes nothing

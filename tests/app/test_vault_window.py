@@ -203,7 +203,7 @@ def test_backup_then_restore_from_the_lock_screen(qtbot, make_window, monkeypatc
     monkeypatch.setattr("app.shell.dialogs.passphrase", lambda *a: PASSPHRASE)
     monkeypatch.setattr("app.shell.dialogs.confirm", lambda *a: True)
     with qtbot.waitSignal(window.vault.unlocked, timeout=WAIT_MS):
-        window.vault.restore()
+        window.vault.maintenance.restore()
     assert window.chat_list.count() == 1
     assert window.conversation.message_widgets()[0].text() == "in the backup"
     assert list(vault_path().parent.glob("vault.db.before-restore-*"))
@@ -215,11 +215,11 @@ def test_change_passphrase(qtbot, make_window, monkeypatch) -> None:
     monkeypatch.setattr("app.shell.dialogs.passphrase", lambda *a: next(answers))
     informed = []
     monkeypatch.setattr("app.shell.dialogs.inform", lambda _p, _t, text: informed.append(text))
-    window.vault.change_passphrase()
+    window.vault.maintenance.change_passphrase()
     qtbot.waitUntil(lambda: bool(informed), timeout=WAIT_MS)
     assert "re-encrypted with a new key" in informed[0]
     assert "Backups you saved yourself still open with the old passphrase" in informed[0]
-    assert window.vault._rekeying is None  # the "working…" dialog is gone
+    assert window.vault.maintenance._rekeying is None  # the "working…" dialog is gone
     assert [p.name for p in backups_dir().glob("vault-*.db")]  # a fresh backup, new key
     window.vault.lock()
     unlock(qtbot, window, "a brand new passphrase")
@@ -228,7 +228,7 @@ def test_change_passphrase(qtbot, make_window, monkeypatch) -> None:
     monkeypatch.setattr("app.shell.dialogs.passphrase", lambda *a: next(wrong))
     warned = []
     monkeypatch.setattr("app.shell.dialogs.warn", lambda _p, _t, text: warned.append(text))
-    window.vault.change_passphrase()
+    window.vault.maintenance.change_passphrase()
     qtbot.waitUntil(lambda: bool(warned), timeout=WAIT_MS)
     assert "wrong" in warned[0]
 
@@ -239,7 +239,7 @@ def test_change_passphrase_refuses_an_easily_guessed_one(qtbot, make_window, mon
     monkeypatch.setattr("app.shell.dialogs.passphrase", lambda *a: next(answers))
     warned = []
     monkeypatch.setattr("app.shell.dialogs.warn", lambda _p, _t, text: warned.append(text))
-    window.vault.change_passphrase()
+    window.vault.maintenance.change_passphrase()
     assert warned and "too easy to guess" in warned[0] and "Nothing was changed" in warned[0]
 
 
@@ -281,7 +281,7 @@ def test_a_tampered_message_is_shown_as_damaged_and_the_rest_stays(qtbot, make_w
     original = app.shell.dialogs.warn
     app.shell.dialogs.warn = lambda _p, _t, text: warned.append(text)
     try:
-        window.vault.check()  # runs off the UI thread, reports back on it
+        window.vault.maintenance.check()  # runs off the UI thread, reports back on it
         qtbot.waitUntil(lambda: bool(warned), timeout=WAIT_MS)
     finally:
         app.shell.dialogs.warn = original
@@ -312,7 +312,7 @@ def test_check_vault_in_the_window_also_reports_a_passage_moved_to_another_file(
     unlock(qtbot, window, PASSPHRASE)
     warned: list[str] = []
     monkeypatch.setattr("app.shell.dialogs.warn", lambda _p, _t, text: warned.append(text))
-    window.vault.check()
+    window.vault.maintenance.check()
     qtbot.waitUntil(lambda: bool(warned), timeout=WAIT_MS)
     assert f"chunks.payload of row {chunk_id}" in warned[0]
 

@@ -64,3 +64,54 @@ def test_the_steps_share_one_deadline(store: ChatStore) -> None:
     assert given[0] == pytest.approx(0.5, abs=0.1)
     assert given[-1] == 0.0  # the deadline had passed: the step is told so
     assert all(a >= b for a, b in zip(given, given[1:], strict=False))
+
+
+# The composition root (#37): one unlock opens the vault and hands out one of each piece.
+
+def test_a_session_opens_the_vault_and_hands_out_one_library_and_one_set_of_engines(vault_path) -> None:
+    from storage.vault import WrongPassphrase
+    from tests.storage.conftest import FAST_KDF, PASSPHRASE
+
+    session = Session.create(vault_path, PASSPHRASE, FAST_KDF)
+    assert session.vault is session.store.vault
+    assert session.engines is session.engines  # made once, from the vault, at first use
+    session.library.set_preference("answer_language", "zh")
+    session.close()
+    assert session.vault.closed
+
+    again = Session.open(vault_path, PASSPHRASE)
+    try:
+        assert again.library.preferences()["answer_language"] == "zh"
+    finally:
+        again.close()
+    with pytest.raises(WrongPassphrase):
+        Session.open(vault_path, "not the passphrase at all")
+
+
+def test_a_restore_opens_the_backup_in_the_vaults_place(tmp_path, vault_path) -> None:
+    from tests.storage.conftest import FAST_KDF, PASSPHRASE
+
+    session = Session.create(vault_path, PASSPHRASE, FAST_KDF)
+    chat = session.store.create_chat("kept in the backup")
+    backup = session.vault.backup_to(tmp_path / "backup.db")
+    session.store.delete_chat(chat.id)
+    session.close()
+
+    restored = Session.restore(backup, PASSPHRASE, vault_path)
+    try:
+        assert [c.title for c in restored.store.list_chats()] == ["kept in the backup"]
+    finally:
+        restored.close()
+
+
+def test_the_document_service_it_made_stops_before_the_answer_step_and_the_vault(vault_path) -> None:
+    from tests.storage.conftest import FAST_KDF, PASSPHRASE
+
+    session = Session.create(vault_path, PASSPHRASE, FAST_KDF)
+    service = session.documents(lambda _command: None, "0" * 64, lambda _event: None, follow_model=False)
+    assert service.is_alive
+    seen: list[tuple[bool, bool]] = []
+    session.on_close("answer", lambda _left: seen.append((service.is_alive, session.vault.closed)))
+    session.close(timeout=30.0)  # generous: the assertion is the order, not the time
+    assert seen == [(False, False)]  # the service had stopped, the vault was still open
+    assert not service.is_alive and session.vault.closed
