@@ -12,10 +12,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from cli.headless import OPENING_FAILED, open_store
+from cli.headless import HeadlessError, unlocked
 from core.engines import EngineRecord, Engines, read_ca_file
 from core.protocol import EngineError, Trust
-from core.records import ModelLibrary
 from i18n import translate
 
 
@@ -25,15 +24,8 @@ class EngineCommandError(Exception):
 
 @contextmanager
 def opened() -> Iterator[Engines]:
-    try:
-        store, lock = open_store()
-    except OPENING_FAILED as exc:
-        raise EngineCommandError(str(exc)) from exc
-    try:
-        yield Engines(ModelLibrary(store))
-    finally:
-        store.close()
-        lock.release()
+    with unlocked() as session:
+        yield session.engines
 
 
 def describe(record: EngineRecord) -> str:
@@ -84,7 +76,7 @@ def run(args: Any) -> int:
                 engines.remove(args.name)
                 print(translate("cli.engines", "removed {name}").format(name=args.name))
         return 0
-    except (EngineError, EngineCommandError) as exc:
+    except (EngineError, EngineCommandError, HeadlessError) as exc:
         print(translate("cli.main", "error: {message}").format(message=exc), file=sys.stderr)
         return 1
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 import getpass
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from core.passphrase import new_passphrase_problem
-from core.records import ChatStore
+from core.session import Session
 from core.vault import (
     AlreadyRunning,
     BadPassphrase,
@@ -31,7 +33,10 @@ class HeadlessError(Exception):
     """A reason to stop, in the user's words."""
 
 
-# Why open_store() did not open the vault, each said in the user's words by its message.
+CLOSE_TIMEOUT = 10.0  # a command's session: its worker may be finishing a long answer
+
+
+# Why open_session() did not open the vault, each said in the user's words by its message.
 OPENING_FAILED = (WrongPassphrase, BadPassphrase, DamagedVault, AlreadyRunning, HeadlessError)
 
 
@@ -61,8 +66,9 @@ def read_passphrase(creating: bool) -> str:
     return getpass.getpass(translate("cli.headless", "Passphrase: "))
 
 
-def open_store(read_only: bool = False) -> tuple[ChatStore, InstanceLock]:
-    """Take the instance lock and open (or, the first time, create) the vault.
+def open_session(read_only: bool = False) -> tuple[Session, InstanceLock]:
+    """Take the instance lock and open (or, the first time, create) the vault: its
+    session, and the lock to release once the session is closed.
 
     ``read_only``: a command that writes nothing (docs list and search, ask, chat, models
     list, check-vault) runs beside an open window too: SQLite lets readers and the
@@ -82,8 +88,24 @@ def open_store(read_only: bool = False) -> tuple[ChatStore, InstanceLock]:
     path = vault_path()
     try:
         if Vault.exists(path):
-            return ChatStore(Vault.open(path, read_passphrase(creating=False))), lock
-        return ChatStore(Vault.create(path, read_passphrase(creating=True))), lock
+            return Session.open(path, read_passphrase(creating=False)), lock
+        return Session.create(path, read_passphrase(creating=True)), lock
     except BaseException:
         lock.release()
         raise
+
+
+@contextmanager
+def unlocked(read_only: bool = False) -> Iterator[Session]:
+    """The vault's session for one command: closed in its order at the end, then the lock
+    released. A reason it did not open (a wrong passphrase, a damaged vault, the window
+    holding the data folder) is a HeadlessError in the user's words."""
+    try:
+        session, lock = open_session(read_only)
+    except OPENING_FAILED as exc:
+        raise HeadlessError(str(exc)) from exc
+    try:
+        yield session
+    finally:
+        session.close(CLOSE_TIMEOUT)
+        lock.release()

@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cli.commands import API_TOKEN_ENV, CommandError, read_api_token
+from cli.common import CommandError
+from cli.serve import API_TOKEN_ENV, read_api_token
 from core.api import KEEP_ALIVE, MAX_CONNECTIONS, MAX_HEADERS, ApiServer, Backend
 from guard import egress
 from inference.embedder import LlamaEmbedder

@@ -47,11 +47,11 @@ def test_the_self_test_needs_no_passphrase(data_dir: Path) -> None:
 def test_a_child_process_does_not_inherit_the_environment_passphrase(data_dir: Path) -> None:
     code = """
 import os, subprocess, sys
-from cli.headless import open_store
-store, lock = open_store()
+from cli.headless import open_session
+session, lock = open_session()
 child = subprocess.run([sys.executable, "-c", "import os; print(os.environ.get('HEARTH_PASSPHRASE'))"],
                        capture_output=True, text=True, check=True)
-store.close(); lock.release()
+session.close(); lock.release()
 print("here:", os.environ.get("HEARTH_PASSPHRASE"), "child:", child.stdout.strip())
 """
     env = dict(os.environ, HEARTH_DATA_DIR=str(data_dir), HEARTH_PASSPHRASE="basalt thimble crocus")

@@ -455,7 +455,7 @@ def test_every_common_control_token_spelling_is_defused() -> None:
 
 
 def test_the_terminal_never_sees_escape_sequences() -> None:
-    from cli.commands import terminal_safe
+    from cli.common import terminal_safe
 
     hostile = "ok\x1b]52;c;ZXZpbA==\x07 \x1b[2J\rhidden\x9b31m\tfine\nnext"
     assert terminal_safe(hostile) == "ok]52;c;ZXZpbA== [2Jhidden31m\tfine\nnext"

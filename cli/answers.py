@@ -1,0 +1,118 @@
+"""``ask`` and ``chat``: answers in the terminal, from the local model or an intranet
+engine; ``ask`` answers from a collection, with its sources. Nothing here is stored."""
+
+from __future__ import annotations
+
+from cli.common import (
+    JOB_TIMEOUT,
+    CommandError,
+    local_model,
+    notice,
+    opened,
+    show,
+    terminal_safe,
+    use_engine,
+)
+from cli.headless import unlocked
+from core.answers import extract, extract_markdown, weakness, weakness_text
+from core.client import Answer, ClientError, WorkerClient
+from core.history import SYSTEM_PROMPT
+from core.protocol import (
+    ChatMessage,
+    InferenceError,
+    ModelSpec,
+    Passages,
+    SamplingParams,
+    invented,
+    weak_languages,
+)
+from i18n import translate
+
+
+def ask(name: str, question: str, max_tokens: int, engine: str = "", model: str = "") -> int:
+    with opened(chat=True, engine=engine, read_only=True, model="" if engine else model) as (documents, client):
+        collection = documents.collection(name)
+        messages = (ChatMessage("system", SYSTEM_PROMPT), ChatMessage("user", question))
+        found = documents.wait(documents.service.retrieve(question, [collection.id],
+                                                          [collection.embedding_model], timeout=JOB_TIMEOUT))
+        retrieval = Passages(tuple(found))
+        answer = _answer(client, messages, SamplingParams(max_tokens=max_tokens, temperature=0.2, seed=1),
+                         retrieval, engine, model)
+        print()
+        sources = [p.as_dict() for p in answer.passages]
+        if found := invented(answer.text, sources):
+            print("\n" + translate("cli.commands", "Not a source (the model wrote citations that "
+                                    "point at no passage it was given): {citations}").format(
+                citations=", ".join(terminal_safe(f.text) for f in found)))
+        weak = client.model is not None and not engine and \
+            weakness(question, sources, weak_languages(client.model.path))
+        if weak:
+            print("\n" + weakness_text(weak) + "\n\n"
+                  + terminal_safe(extract_markdown(extract(question, sources), markdown=False)))
+        if answer.passages:
+            print("\n" + translate("cli.commands", "Sources:"))
+            for p in answer.passages:
+                print(f"[{p.number}] {p.label} — {p.path}")
+        else:
+            print("\n" + translate("cli.commands",
+                                   "(No passage in the collection matched this question.)"))
+    return 0
+
+
+def _answer(client: WorkerClient, messages: tuple[ChatMessage, ...], params: SamplingParams,
+            retrieval: Passages | None = None, engine: str = "", model: str = "") -> Answer:
+    """Stream one answer to the terminal."""
+    try:
+        answer = client.generate(messages, params, retrieval, on_chunk=show,
+                                 engine=engine, model=model, on_notice=notice)
+    except ClientError as exc:
+        raise CommandError(str(exc)) from exc
+    if answer.interrupted:
+        notice(translate("cli.commands", "{reason} The answer above is incomplete.").format(
+            reason=answer.interrupted))
+    return answer
+
+
+def terminal_chat(engine: str = "", model: str = "") -> int:
+    """Chat in the terminal with the starter model (or the local one ``model`` names), or
+    an intranet engine's. Not stored."""
+    if not engine:
+        path = local_model(model)
+        with WorkerClient(with_embedder=False) as client:
+            try:
+                loaded = client.load(ModelSpec(path))
+            except (InferenceError, ClientError) as exc:
+                raise CommandError(str(exc)) from exc
+            return _chat_loop(client, loaded.name)
+    with unlocked(read_only=True) as session, WorkerClient(with_embedder=False) as client:  # the engines are in the vault
+        try:
+            name = use_engine(client, session, engine, documents=False)
+        except InferenceError as exc:
+            raise CommandError(str(exc)) from exc
+        return _chat_loop(client, model or name, engine, model)
+
+
+def _chat_loop(client: WorkerClient, title: str, engine: str = "", model: str = "") -> int:
+    print(translate("cli.commands", "{model}. Empty line or Ctrl+D to leave. This terminal chat "
+                    "is not saved.").format(model=title))
+    history = [ChatMessage("system", SYSTEM_PROMPT)]
+    while True:
+        try:
+            line = input(translate("cli.commands", "you> ")).strip()
+        except EOFError:
+            break
+        if not line:
+            break
+        history.append(ChatMessage("user", line))
+        print(translate("cli.commands", "model> "), end="", flush=True)
+        try:
+            answer = client.generate(tuple(history), SamplingParams(max_tokens=512), on_chunk=show,
+                                     engine=engine, model=model, on_notice=notice)
+        except ClientError as exc:
+            print("\n" + translate("cli.commands", "(error: {message})").format(message=exc))
+            continue
+        print()
+        if answer.interrupted:
+            notice(answer.interrupted)
+        history.append(ChatMessage("assistant", answer.text))
+    return 0
