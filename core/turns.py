@@ -29,6 +29,8 @@ from typing import Any, Protocol
 
 from core.answers import BASE_MODEL, grounding
 from core.history import history, not_sent, route, title_from
+from core.steps import Ask, Finder, FindPassages, Step, plan
+from core.writes import Writes
 from i18n import translate
 from inference.protocol import (
     SEARCHING,
@@ -56,14 +58,11 @@ from storage.chats import (
     ChatStore,
     Message,
 )
-from storage.errors import Trouble, trouble
+from storage.errors import Trouble
 
 log = logging.getLogger(__name__)
 
-# (chat id, question) -> a future of the passages for a chat with documents on, or None.
-Finder = Callable[[int, str], "Future | None"]
 CHECKPOINT_SECONDS = 1.0
-RETRY_SECONDS = 5.0  # after a failed checkpoint, how long before the next try
 
 
 class TurnListener(Protocol):
@@ -97,7 +96,11 @@ class Turn:
     earlier: dict[str, Any] = field(default_factory=dict)  # continuing: its figures before
     question: str = ""  # as the user asked it, for the extractive answer
     left_out: int = 0  # passages found that the model's context had no room for
-    waiting: Generate | None = None  # the request that waits for its passages to be found
+    plan: list[Step] = field(default_factory=list)  # the steps still to run (core.steps)
+    step: Step | None = None  # the step running now, since ``step_started``
+    step_started: float = 0.0
+    steps: list[dict[str, Any]] = field(default_factory=list)  # the steps ended, as stored
+    passages: tuple | None = None  # what the retrieve step found (None: documents off)
 
 
 @dataclass(frozen=True)
@@ -107,15 +110,6 @@ class PassagesFound:
 
     request_id: int
     future: Future
-
-
-@dataclass
-class _Pending:
-    """A write that failed for an environmental reason, to be tried again."""
-
-    what: str
-    run: Callable[[], None]
-    after: list[Callable[[], None]] = field(default_factory=list)
 
 
 class TurnMachine:
@@ -140,8 +134,7 @@ class TurnMachine:
         # document answers there come with the passages' best sentences (core.answers).
         self.weak_languages: frozenset[str] = frozenset()
         self.base_model = False  # the local model continues text rather than answering
-        self._pending: list[_Pending] = []
-        self._paused_until = 0.0
+        self._writes = Writes(listener.notice)
 
     @property
     def busy(self) -> bool:
@@ -233,8 +226,9 @@ class TurnMachine:
         self._listener.branch_changed(chat_id, message_id)
         self._set_active(turn)
         # The answer so far is the last turn: the model writes on from its last word.
-        self._submit(Generate(turn.request_id, chat_id, (*messages, ChatMessage("assistant", answer.content)),
-                              params, None, engine, model))
+        turn.plan = [Ask(Generate(turn.request_id, chat_id, (*messages, ChatMessage("assistant", answer.content)),
+                                  params, None, engine, model))]
+        self._advance(turn)
         return True
 
     def _begin(self, chat_id: int, messages: tuple[ChatMessage, ...], params: SamplingParams,
@@ -267,21 +261,42 @@ class TurnMachine:
         turn = Turn(next(self._ids), chat_id, placeholder.id, version_of, edited, "", self._clock(),
                     engine=engine, model=model, question=question)
         self._set_active(turn)
-        generate = Generate(turn.request_id, chat_id, messages, params, None, engine, model)
-        found = retrieval_for(chat_id, question) if retrieval_for else None
-        if found is None:
-            self._submit(generate)
-            return True
-        # The answer is asked for once its passages are found: nothing waits meanwhile.
-        turn.waiting = generate
-        self.on_event(Preparing(turn.request_id, SEARCHING))
-        rid = turn.request_id
-
-        def searched(done: Future) -> None:
-            self._deliver(PassagesFound(rid, done))
-
-        found.add_done_callback(searched)
+        turn.plan = plan(Generate(turn.request_id, chat_id, messages, params, None, engine, model), retrieval_for)
+        self._advance(turn)
         return True
+
+    # The loop of steps (core.steps) ----------------------------------------------------
+    def _advance(self, turn: Turn) -> None:
+        """Start the turn's next step. Each step ends on this thread, by an event, and
+        advances from there: nothing here waits for another thread."""
+        while turn.plan:
+            step = turn.plan.pop(0)
+            turn.step, turn.step_started = step, self._clock()
+            if isinstance(step, Ask):
+                generate = step.generate
+                if turn.passages is not None:
+                    generate = replace(generate, retrieval=Passages(turn.passages))
+                self._submit(generate)
+                return
+            found = step.finder(turn.chat_id, turn.question)
+            if found is None:  # no documents switched on in this chat: nothing to find
+                turn.step = None
+                continue
+            # The answer is asked for once its passages are found: nothing waits meanwhile.
+            self.on_event(Preparing(turn.request_id, SEARCHING))
+
+            def searched(done: Future, rid: int = turn.request_id) -> None:
+                self._deliver(PassagesFound(rid, done))
+
+            found.add_done_callback(searched)
+            return
+
+    def _ended(self, turn: Turn, **detail: Any) -> None:
+        """The running step is over: recorded with what it gave (stored with the answer)."""
+        step, turn.step = turn.step, None
+        if step is not None:
+            turn.steps.append({"kind": step.kind,
+                               "seconds": round(max(0.0, self._clock() - turn.step_started), 3), **detail})
 
     def last_answer(self, chat_id: int) -> Message | None:
         """The answer a regenerate would replace (the chat's last message, if it is one)."""
@@ -293,8 +308,8 @@ class TurnMachine:
         turn = self.active
         if turn is None:
             return
-        if turn.waiting is not None:  # still searching: nothing was asked of a model yet
-            turn.waiting = None
+        if isinstance(turn.step, FindPassages):  # still searching: nothing was asked of a model yet
+            self._ended(turn, stopped=True)
             self._finish(turn, INTERRUPTED, {})
             return
         self._cancel(turn.request_id)
@@ -347,35 +362,35 @@ class TurnMachine:
             self._finish(turn, FAILED, {"error": event.reason})
 
     def _found(self, turn: Turn, future: Future) -> None:
-        generate, turn.waiting = turn.waiting, None
-        if generate is None:
-            return
+        if not isinstance(turn.step, FindPassages):
+            return  # stopped meanwhile
         try:
             passages = tuple(future.result())
         except Exception as exc:
+            self._ended(turn, failed=True)
             self._finish(turn, FAILED, {"error": str(exc)})
             return
-        self._submit(replace(generate, retrieval=Passages(passages)))
+        self._ended(turn, found=len(passages))
+        turn.passages = passages
+        self._advance(turn)
 
     def _checkpoint(self, turn: Turn) -> None:
         now = self._clock()
-        if self.store is None or now - turn.last_checkpoint < CHECKPOINT_SECONDS or now < self._paused_until:
+        if self.store is None or now - turn.last_checkpoint < CHECKPOINT_SECONDS or self._writes.paused(now):
             return
         turn.last_checkpoint = now
         try:
             self.store.update_message(turn.message_id, content=turn.text, checkpoint=True)
         except Exception as exc:
-            found = self._trouble_or_raise(exc)
-            if self._paused_until == 0.0:  # say it once per spell, not every second
-                self._listener.notice(found.message(
-                    translate("core.turns", "The answer so far is on screen but not saved yet.")))
-            self._paused_until = now + RETRY_SECONDS
+            self._writes.pause(exc, now, translate("core.turns", "The answer so far is on screen but "
+                                                   "not saved yet."))
             return
-        if self._paused_until:
-            self._paused_until = 0.0
+        self._writes.resume()
 
     def _finish(self, turn: Turn, status: str, stats: dict[str, Any]) -> None:
         self._set_active(None)
+        if turn.step is not None:  # the model's step, ended with the answer
+            self._ended(turn, status=status)
         store = self.store
         if turn.before is not None:
             self._finish_continued(turn, status, stats)
@@ -400,8 +415,8 @@ class TurnMachine:
                 self._listener.notice(translate("core.turns", "The new answer failed ({error}). "
                                                 "The earlier answer is kept.").format(error=stats.get("error")))
             return
-        # Who wrote it, stored encrypted with the answer.
-        stats = {**stats, "model": turn.model or ("" if turn.engine else self.model_name)}
+        # Who wrote it, and the steps it took, stored encrypted with the answer.
+        stats = {**stats, "model": turn.model or ("" if turn.engine else self.model_name), "steps": turn.steps}
         if turn.engine:
             stats["engine"] = turn.engine
         if turn.sources is not None:
@@ -421,14 +436,14 @@ class TurnMachine:
             status = turn.before
         old = turn.earlier
         if status == FAILED or not stats.get("tokens"):
-            stats = old
+            stats = {**old, "steps": [*(old.get("steps") or []), *turn.steps]}
         else:
             # The figures of the two parts together; "cut off" is the continuation's say.
             earlier = {k: v for k, v in old.items() if k != "cut_off"}
             tokens = int(old.get("tokens") or 0) + int(stats.get("tokens") or 0)
             decode = sum(float(part.get("total_seconds") or 0) - float(part.get("ttft_seconds") or 0)
                          for part in (old, stats))
-            stats = {**earlier, **stats, "tokens": tokens,
+            stats = {**earlier, **stats, "tokens": tokens, "steps": [*(old.get("steps") or []), *turn.steps],
                      "total_seconds": round(float(old.get("total_seconds") or 0) + float(stats.get("total_seconds") or 0), 4),
                      "ttft_seconds": old.get("ttft_seconds", stats.get("ttft_seconds", 0.0)),
                      "tokens_per_second": round((tokens - 1) / decode, 2) if decode > 0 and tokens > 1 else 0.0}
@@ -462,45 +477,18 @@ class TurnMachine:
         self.store.delete_message(message_id)
         self._listener.message_removed(message_id)
 
-    # Writes that may meet a full disk ------------------------------------------------
+    # Writes that may meet a full disk (core.writes) ----------------------------------
     def _write(self, what: str, run: Callable[[], None], after: list[Callable[[], None]] | None = None,
                outcome: str = "") -> None:
-        job = _Pending(what, run, after or [])
-        if self._pending:  # keep the order of writes
-            self._pending.append(job)
-            return
-        try:
-            self._run(job)
-        except Exception as exc:
-            found = self._trouble_or_raise(exc)
-            self._pending.append(job)
-            self._listener.notice(found.message(
-                outcome or translate("core.turns", "Saving {what} failed for now.").format(what=what)))
-
-    @staticmethod
-    def _run(job: _Pending) -> None:
-        job.run()
-        job.run = lambda: None  # done: a retry resumes with what follows it
-        while job.after:
-            job.after[0]()
-            job.after.pop(0)
+        self._writes.write(what, run, after, outcome)
 
     def retry_pending(self) -> bool:
         """Try the writes a full disk refused again, in order. True when none is left."""
-        while self._pending and self.store is not None:
-            try:
-                self._run(self._pending[0])
-            except Exception as exc:
-                self._trouble_or_raise(exc)
-                return False
-            self._pending.pop(0)
-        if not self._pending and self._paused_until:
-            self._paused_until = 0.0
-        return not self._pending
+        return self._writes.retry() if self.store is not None else not self._writes.unsaved
 
     @property
     def unsaved(self) -> bool:
-        return bool(self._pending)
+        return self._writes.unsaved
 
     # Lock, quit, delete --------------------------------------------------------------
     def interrupt(self) -> None:
@@ -519,11 +507,9 @@ class TurnMachine:
 
     def detach(self) -> None:
         """The vault is closing: writes still refused by the disk are given up, said so."""
-        if self._pending:
+        if self._writes.give_up():
             self._listener.notice(translate("core.turns", "Some of the last answer could not be saved "
                                             "before the vault closed (the disk refused it)."))
-        self._pending.clear()
-        self._paused_until = 0.0
         self.store = None
 
     # Helpers ---------------------------------------------------------------------------
@@ -536,14 +522,4 @@ class TurnMachine:
     def environmental(self, exc: Exception, outcome: str) -> Trouble:
         """Say an environmental fault in the user's words (``outcome``: what was and was
         not saved); re-raise anything else, which is a bug."""
-        found = self._trouble_or_raise(exc)
-        self._listener.notice(found.message(outcome))
-        return found
-
-    @staticmethod
-    def _trouble_or_raise(exc: Exception) -> Trouble:
-        found = trouble(exc)
-        if found is None:
-            raise exc
-        log.warning("storage refused a write: %s", found.kind)
-        return found
+        return self._writes.environmental(exc, outcome)

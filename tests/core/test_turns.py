@@ -466,3 +466,35 @@ def test_a_chat_whose_first_question_was_deleted_starts_the_model_on_a_question(
     store.delete_message(first.id)
     sent = history(store, store.get_chat(chat.id), chat.id)
     assert [m.role for m in sent] == ["system", "user"] and sent[-1].content == "second question"
+
+
+def test_a_turn_is_a_loop_of_steps_each_stored_with_its_answer(rig, store, vault_path) -> None:
+    """#37: a turn runs as steps (core.steps): the passages are found, then the model is
+    asked; each step that ended is stored with its answer, a regenerate has its own, and a
+    continued answer adds its step to the ones it had."""
+    engine = FakeEngine(tokens=["a", "b", "c"])
+    r = rig(engine)
+    chat = store.create_chat()
+    r.ask(chat.id, "How many moorings?", HARBOR)
+    first = store.messages(chat.id)[-1]
+    assert [(s["kind"], s.get("found"), s.get("status")) for s in first.stats["steps"]] == [
+        ("retrieve", len(HARBOR), None), ("generate", None, COMPLETE)]
+    assert all(s["seconds"] >= 0 for s in first.stats["steps"])
+
+    assert r.turns.start(chat.id, SamplingParams(max_tokens=8), None, replaces=first.id)  # documents off now
+    r.pump_until(lambda: not r.turns.busy)
+    second = store.messages(chat.id)[-1]
+    assert second.id != first.id and [s["kind"] for s in second.stats["steps"]] == ["generate"]
+
+    assert r.turns.continue_answer(chat.id, second.id, SamplingParams(max_tokens=8))
+    r.pump_until(lambda: not r.turns.busy)
+    r.close()
+    store.close()
+    again = reopen(vault_path)  # stored, encrypted with the answer
+    try:
+        continued = again.messages(chat.id)[-1]
+        assert [s["kind"] for s in continued.stats["steps"]] == ["generate", "generate"]
+        again.choose(first.id)
+        assert [s["kind"] for s in again.messages(chat.id)[-1].stats["steps"]] == ["retrieve", "generate"]
+    finally:
+        again.close()
