@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 from core.answers import BASE_MODEL, grounding
 from core.history import history, not_sent, route, title_from
-from core.steps import Ask, Finder, FindPassages, Step, plan
+from core.steps import GENERATE, Ask, Finder, FindPassages, Step, plan
 from core.writes import Writes
 from i18n import translate
 from inference.protocol import (
@@ -297,6 +297,28 @@ class TurnMachine:
         if step is not None:
             turn.steps.append({"kind": step.kind,
                                "seconds": round(max(0.0, self._clock() - turn.step_started), 3), **detail})
+
+    def keep_exchange(self, title: str, messages: tuple[ChatMessage, ...], answer: str, model: str) -> None:
+        """Keep a conversation the local API had (only when the user asked for that) as a
+        chat of its own: the questions and answers it was given, then its answer, with its
+        one step. Written like every turn's messages: a full disk is said, and the rest is
+        written, in order and once, when there is room again."""
+        store = self.store
+        if store is None:
+            return
+        rows = [(m.role, m.content, {}) for m in messages if m.role in ("user", "assistant")]
+        rows.append(("assistant", answer, {"model": model, "steps": [{"kind": GENERATE, "via": "api"}]}))
+        written: dict[str, int] = {"rows": 0}
+
+        def save() -> None:  # a retry goes on where the refused write stopped
+            if "chat" not in written:
+                written["chat"] = store.create_chat(title).id
+            while written["rows"] < len(rows):
+                role, content, stats = rows[written["rows"]]
+                store.add_message(written["chat"], role, content, stats=stats or None)
+                written["rows"] += 1
+
+        self._write(translate("core.turns", "the local API's conversation"), save)
 
     def last_answer(self, chat_id: int) -> Message | None:
         """The answer a regenerate would replace (the chat's last message, if it is one)."""

@@ -154,15 +154,11 @@ class ApiController(QObject):
         if not self.settings.api_store or self.chat.locked:
             return
         question = next((m.content for m in reversed(messages) if m.role == "user"), "")
-        store = self.chat.store
-        # The chats' own rule for a title (core.turns.title_from), marked as the API's.
+        # The chats' own rule for a title (core.history.title_from), marked as the API's.
         title = (translate("api.controller", "API: {question}").format(question=title_from(question))
                  if question.strip() else translate("api.controller", "API"))
-        chat = store.create_chat(title)
-        for message in messages:
-            if message.role in ("user", "assistant"):
-                store.add_message(chat.id, message.role, message.content)
-        store.add_message(chat.id, "assistant", answer)
+        # Through the turn machine, the one writer of chats: a full disk is said, not raised.
+        self.chat.turns.keep_exchange(title, tuple(messages), answer, self.model_id())
         self.chat.chats_changed.emit()
 
 

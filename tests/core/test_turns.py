@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from core.turns import TurnMachine
-from inference.protocol import LoadModel, ModelSpec, SamplingParams
+from inference.protocol import ChatMessage, LoadModel, ModelSpec, SamplingParams
 from inference.rag import Passage
 from inference.worker import SupervisedWorker
 from storage.chats import COMPLETE, INTERRUPTED, ChatStore
@@ -498,3 +498,32 @@ def test_a_turn_is_a_loop_of_steps_each_stored_with_its_answer(rig, store, vault
         assert [s["kind"] for s in again.messages(chat.id)[-1].stats["steps"]] == ["retrieve", "generate"]
     finally:
         again.close()
+
+
+def test_an_api_conversation_is_kept_through_the_machine_and_a_full_disk_loses_nothing(store) -> None:
+    """#37: the local API's kept conversations are written by the turn machine like any
+    turn: a full disk mid-way is said, not raised, and the retry writes each message once."""
+    listener = Recorder()
+    turns = TurnMachine(listener, lambda _command: None, lambda _request: None)
+    turns.store = store
+    real = store.add_message
+    calls = {"n": 0}
+
+    def add_message(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 2:  # the second message meets a full disk
+            raise OSError(28, "No space left on device")
+        return real(*args, **kwargs)
+
+    store.add_message = add_message  # type: ignore[method-assign]
+    asked = (ChatMessage("system", "be brief"), ChatMessage("user", "hello api"),
+             ChatMessage("assistant", "hi"), ChatMessage("user", "and now?"))
+    turns.keep_exchange("API: hello api", asked, "now this", "fake-model")
+    assert turns.unsaved and any("space" in text.lower() for text in listener.said())
+    assert turns.retry_pending()
+    chats = [c for c in store.list_chats() if c.title == "API: hello api"]
+    assert len(chats) == 1
+    kept = store.messages(chats[0].id)
+    assert [(m.role, m.content) for m in kept] == [("user", "hello api"), ("assistant", "hi"),
+                                                   ("user", "and now?"), ("assistant", "now this")]
+    assert kept[-1].stats["steps"] == [{"kind": "generate", "via": "api"}]
