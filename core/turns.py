@@ -306,7 +306,7 @@ class TurnMachine:
         store = self.store
         if store is None:
             return
-        rows = [(m.role, m.content, {}) for m in messages if m.role in ("user", "assistant")]
+        rows: list[tuple[str, str, dict[str, Any]]] = [(m.role, m.content, {}) for m in messages if m.role in ("user", "assistant")]
         rows.append(("assistant", answer, {"model": model, "steps": [{"kind": GENERATE, "via": "api"}]}))
         written: dict[str, int] = {"rows": 0}
 
