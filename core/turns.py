@@ -24,12 +24,22 @@ import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from dataclasses import replace
+from typing import Any
 
-from core.answers import BASE_MODEL, grounding
 from core.history import history, not_sent, route, title_from
-from core.steps import GENERATE, Ask, Finder, FindPassages, Step, plan
+from core.steps import (
+    GENERATE,
+    Ask,
+    Finder,
+    FindPassages,
+    PassagesFound,
+    Turn,
+    TurnListener,
+    answer_stats,
+    continued_stats,
+    plan,
+)
 from core.writes import Writes
 from i18n import translate
 from inference.protocol import (
@@ -63,53 +73,6 @@ from storage.errors import Trouble
 log = logging.getLogger(__name__)
 
 CHECKPOINT_SECONDS = 1.0
-
-
-class TurnListener(Protocol):
-    """What the machine tells the window (or any other front end)."""
-
-    def message_added(self, message: Message) -> None: ...
-    def message_removed(self, message_id: int) -> None: ...
-    def branch_changed(self, chat_id: int, through: int | None) -> None:
-        """Show the chat anew: the branch through ``through`` (None: as the vault chose)."""
-    def answer_updated(self, message_id: int, text: str) -> None: ...
-    def answer_progress(self, message_id: int, stage: str, done: int, total: int) -> None:
-        """Before the first word: ``inference.protocol.Preparing``'s stage and counts."""
-    def answer_finished(self, message: Message) -> None: ...
-    def busy_changed(self, busy: bool) -> None: ...
-    def notice(self, text: str) -> None: ...
-
-
-@dataclass
-class Turn:
-    request_id: int
-    chat_id: int
-    message_id: int
-    version_of: int | None = None  # a regenerate: the answer this is a new version of
-    edited: int | None = None  # an edit: the new question, a branch beside the old one
-    text: str = ""
-    last_checkpoint: float = 0.0
-    sources: list[dict[str, Any]] | None = None  # passages given to the model, with documents on
-    engine: str = ""  # the intranet engine that answers ("" for the local model)
-    model: str = ""  # the engine's model, once it said which
-    before: str | None = None  # continuing: the answer's status before
-    earlier: dict[str, Any] = field(default_factory=dict)  # continuing: its figures before
-    question: str = ""  # as the user asked it, for the extractive answer
-    left_out: int = 0  # passages found that the model's context had no room for
-    plan: list[Step] = field(default_factory=list)  # the steps still to run (core.steps)
-    step: Step | None = None  # the step running now, since ``step_started``
-    step_started: float = 0.0
-    steps: list[dict[str, Any]] = field(default_factory=list)  # the steps ended, as stored
-    passages: tuple | None = None  # what the retrieve step found (None: documents off)
-
-
-@dataclass(frozen=True)
-class PassagesFound:
-    """The search a turn waits for is over (``future``: its passages, or why not). Handed
-    back to the machine on its own thread (``TurnMachine(deliver=…)``)."""
-
-    request_id: int
-    future: Future
 
 
 class TurnMachine:
@@ -437,16 +400,7 @@ class TurnMachine:
                 self._listener.notice(translate("core.turns", "The new answer failed ({error}). "
                                                 "The earlier answer is kept.").format(error=stats.get("error")))
             return
-        # Who wrote it, and the steps it took, stored encrypted with the answer.
-        stats = {**stats, "model": turn.model or ("" if turn.engine else self.model_name), "steps": turn.steps}
-        if turn.engine:
-            stats["engine"] = turn.engine
-        if turn.sources is not None:
-            stats["sources"] = turn.sources
-            stats.update(grounding(turn.question, turn.text, turn.sources,
-                                   set() if turn.engine else self.weak_languages, turn.left_out))
-        if self.base_model and not turn.engine:  # said at every answer it writes, first of all
-            stats["weak"] = BASE_MODEL
+        stats = answer_stats(turn, stats, self.model_name, self.weak_languages, self.base_model)
         self._save(turn, status, stats, chosen=turn.version_of is not None or turn.edited is not None)
 
     def _finish_continued(self, turn: Turn, status: str, stats: dict[str, Any]) -> None:
@@ -456,19 +410,7 @@ class TurnMachine:
             self._listener.notice(translate("core.turns", "The answer could not be continued "
                                             "({error}). It is kept as it was.").format(error=stats.get("error")))
             status = turn.before
-        old = turn.earlier
-        if status == FAILED or not stats.get("tokens"):
-            stats = {**old, "steps": [*(old.get("steps") or []), *turn.steps]}
-        else:
-            # The figures of the two parts together; "cut off" is the continuation's say.
-            earlier = {k: v for k, v in old.items() if k != "cut_off"}
-            tokens = int(old.get("tokens") or 0) + int(stats.get("tokens") or 0)
-            decode = sum(float(part.get("total_seconds") or 0) - float(part.get("ttft_seconds") or 0)
-                         for part in (old, stats))
-            stats = {**earlier, **stats, "tokens": tokens, "steps": [*(old.get("steps") or []), *turn.steps],
-                     "total_seconds": round(float(old.get("total_seconds") or 0) + float(stats.get("total_seconds") or 0), 4),
-                     "ttft_seconds": old.get("ttft_seconds", stats.get("ttft_seconds", 0.0)),
-                     "tokens_per_second": round((tokens - 1) / decode, 2) if decode > 0 and tokens > 1 else 0.0}
+        stats = continued_stats(turn.earlier, stats if status != FAILED else {}, turn.steps)
         self._save(turn, status, stats, chosen=False)
 
     def _save(self, turn: Turn, status: str, stats: dict[str, Any], chosen: bool) -> None:
