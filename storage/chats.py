@@ -8,6 +8,11 @@ older copy of a message put back in place of the current one. A payload that doe
 does not take the rest down: its record comes back marked ``damaged`` and the place is
 listed in ``damaged_places`` so the window can say so.
 
+The store is the reads and writes; three parts it owns do the rest (#37): the sealing of
+payloads and the plaintext kept of rows read (``storage.chat_payloads``), the search over
+the chats' text (``storage.chat_search``, as ``ChatStore.search``) and the check of every
+chat and message (``storage.checkup``). The records and the tree are ``storage.chat_tree``.
+
 A chat is a tree. Each message follows a parent (the message before it, or the chat's
 start); a regenerated answer is a sibling of the one before it (its versions), and an
 edited question a sibling of the question it rewrites (a branch, the old one kept).
@@ -19,11 +24,8 @@ trees were (no parents listed) reads as one line, in position order.
 
 from __future__ import annotations
 
-import json
 import logging
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -32,6 +34,8 @@ from sqlalchemy import Connection, delete, func, insert, select, update
 
 from i18n import translate
 from storage import schema
+from storage.chat_payloads import Payloads
+from storage.chat_search import ChatSearch
 from storage.chat_tree import (  # noqa: F401 - the records and states, re-exported: callers import them from here
     COMPLETE,
     DAMAGED,
@@ -45,13 +49,11 @@ from storage.chat_tree import (  # noqa: F401 - the records and states, re-expor
     StoreError,
     Tree,
 )
-from storage.crypto import Binding, DamagedVault
+from storage.checkup import chat_problems, not_written, older_copy
 from storage.db import inserted_id, snapshot
 from storage.vault import Vault
 
 log = logging.getLogger(__name__)
-
-ROWS_KEPT = 4096  # chat and message rows whose plaintext a store keeps (``ChatStore._rows``)
 
 
 class ChatStore:
@@ -59,42 +61,16 @@ class ChatStore:
         self.vault = vault
         self.path = vault.path
         self._engine = vault.engine
-        self._cipher = vault.cipher
         self._streaming_here: set[int] = set()
-        self._search_cache: dict[int, tuple[int, str]] | None = None
         self.damaged_places: list[str] = []
-        # Chat and message rows' ciphertexts as last read or written here, with their
-        # plaintext (the most recent ROWS_KEPT): a read that finds the same bytes in the row
-        # does not decrypt them again (a send reads the chat row and the conversation many
-        # times). Bytes are compared, so a row changed by anyone else, or a write that
-        # rolled back, is decrypted afresh; so are the same bytes at another place (a message
-        # moved to another chat or position: its binding is checked again). Dropped at close.
-        self._rows: OrderedDict[tuple[str, int], tuple[bytes, Binding, bytes]] = OrderedDict()
-        self._rows_lock = threading.Lock()
+        # Sealing and unsealing, the plaintext of rows read kept (a send reads the chat row
+        # and the conversation many times); a payload that does not decrypt is noted here.
+        self.payloads = Payloads(vault.cipher, self.damaged_places)
+        self.search = ChatSearch(self._engine, self.list_chats, self._message)
 
-    # Payloads ---------------------------------------------------------------------
-    @staticmethod
-    def _encode(data: dict[str, Any]) -> bytes:
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-
-    def _seal(self, table: str, row_id: int, data: dict[str, Any], bind: Binding = ()) -> bytes:
-        return self._cipher.encrypt(self._encode(data), table, "payload", row_id, bind)
-
-    def _unseal(self, table: str, row_id: int, blob: bytes,
-                places: list[str] | None = None, bind: Binding = ()) -> dict[str, Any] | None:
-        try:
-            if table in ("chats", "messages"):
-                return json.loads(self._plain(table, row_id, blob, bind))
-            return json.loads(self._cipher.decrypt(blob, table, "payload", row_id, bind))
-        except DamagedVault as exc:
-            place = str(exc)
-            found = self.damaged_places if places is None else places
-            if place not in found:
-                found.append(place)
-            return None
-
+    # Rows as records --------------------------------------------------------------
     def _chat(self, row_id: int, blob: bytes, places: list[str] | None = None) -> Chat:
-        data = self._unseal("chats", row_id, blob, places)
+        data = self.payloads.unseal("chats", row_id, blob, places)
         if data is None:
             title = translate("storage.chats", "⚠ Damaged chat")
             return Chat(row_id, title, 0.0, 0.0, False, True)
@@ -105,11 +81,11 @@ class ChatStore:
                  places: list[str] | None = None, listed: dict[str, int] | None = None) -> Message:
         """``listed``: the chat's list of message versions; a message at another version
         (put back from a backup) or not on it reads as damaged, its place noted."""
-        data = self._unseal("messages", row_id, blob, places, (chat_id, position))
+        data = self.payloads.unseal("messages", row_id, blob, places, (chat_id, position))
         if data is not None and listed is not None and listed.get(str(row_id)) != data.get("version", 1):
             found = self.damaged_places if places is None else places
-            place = (self._older_copy(row_id, chat_id) if str(row_id) in listed
-                     else self._not_written(row_id, chat_id))
+            place = (older_copy(row_id, chat_id) if str(row_id) in listed
+                     else not_written(row_id, chat_id))
             if place not in found:
                 found.append(place)
             data = None
@@ -123,29 +99,11 @@ class ChatStore:
 
     def _chat_data(self, conn: Connection, chat_id: int) -> dict[str, Any] | None:
         blob = conn.scalar(select(schema.chats.c.payload).where(schema.chats.c.id == chat_id))
-        return None if blob is None else self._unseal("chats", chat_id, blob)
-
-    def _plain(self, table: str, row_id: int, blob: bytes, bind: Binding = ()) -> bytes:
-        with self._rows_lock:
-            known = self._rows.get((table, row_id))
-        if known is not None and known[0] == blob and known[1] == tuple(bind):
-            return known[2]
-        plain = self._cipher.decrypt(blob, table, "payload", row_id, bind)
-        self._keep(table, row_id, blob, plain, bind)
-        return plain
-
-    def _keep(self, table: str, row_id: int, blob: bytes, plain: bytes, bind: Binding = ()) -> None:
-        with self._rows_lock:
-            self._rows[(table, row_id)] = (blob, tuple(bind), plain)
-            self._rows.move_to_end((table, row_id))
-            while len(self._rows) > ROWS_KEPT:
-                self._rows.popitem(last=False)
+        return None if blob is None else self.payloads.unseal("chats", chat_id, blob)
 
     def _write_chat(self, conn: Connection, chat_id: int, data: dict[str, Any]) -> None:
-        plain = self._encode(data)
-        sealed = self._cipher.encrypt(plain, "chats", "payload", chat_id)
+        sealed = self.payloads.seal("chats", chat_id, data, keep=True)
         conn.execute(update(schema.chats).where(schema.chats.c.id == chat_id).values(payload=sealed))
-        self._keep("chats", chat_id, sealed, plain)  # rolled back, the row keeps other bytes
 
     def _touch_chat(self, conn: Connection, chat_id: int, listed: tuple[int, int | None] | None = None,
                     tree: Tree | None = None, **changes: Any) -> None:
@@ -223,8 +181,7 @@ class ChatStore:
         with self.vault.transaction() as conn:
             conn.execute(delete(schema.messages).where(schema.messages.c.chat_id == chat_id))
             conn.execute(delete(schema.chats).where(schema.chats.c.id == chat_id))
-        if self._search_cache is not None:
-            self._search_cache = {k: v for k, v in self._search_cache.items() if v[0] != chat_id}
+        self.search.chat_deleted(chat_id)
 
     # Messages ---------------------------------------------------------------------
     def _tree_in(self, conn: Connection, chat_id: int) -> Tree:
@@ -260,7 +217,7 @@ class ChatStore:
                 insert(schema.messages).values(chat_id=chat_id, position=position, payload=b"")))
             conn.execute(
                 update(schema.messages).where(schema.messages.c.id == message_id)
-                .values(payload=self._seal("messages", message_id, data, (chat_id, position)))
+                .values(payload=self.payloads.seal("messages", message_id, data, (chat_id, position)))
             )
             tree.parents[message_id] = parent
             if show:
@@ -268,8 +225,7 @@ class ChatStore:
             self._touch_chat(conn, chat_id, (message_id, 1), tree, updated_at=now)
         if status == STREAMING:
             self._streaming_here.add(message_id)
-        if self._search_cache is not None:
-            self._search_cache[message_id] = (chat_id, content)
+        self.search.written(message_id, chat_id, content)
         versions = tuple(tree.children()[parent])
         return Message(message_id, chat_id, position, role, content, status, stats or {}, now,
                        parent, versions)
@@ -340,7 +296,7 @@ class ChatStore:
         if row is None:
             return lambda: None
         bind = (row.chat_id, row.position)
-        data = self._unseal("messages", message_id, row.payload, bind=bind)
+        data = self.payloads.unseal("messages", message_id, row.payload, bind=bind)
         if data is None:
             raise StoreError(translate("storage.chats",
                                        "This message is damaged and cannot be changed."))
@@ -350,7 +306,7 @@ class ChatStore:
             data["version"] = data.get("version", 1) + 1
         conn.execute(
             update(schema.messages).where(schema.messages.c.id == message_id)
-            .values(payload=self._seal("messages", message_id, data, bind))
+            .values(payload=self.payloads.seal("messages", message_id, data, bind))
         )
         if not checkpoint:
             self._touch_chat(conn, row.chat_id, (message_id, data["version"]))
@@ -360,8 +316,7 @@ class ChatStore:
                 self._streaming_here.add(message_id)  # continued: written here from now on
             else:
                 self._streaming_here.discard(message_id)
-            if self._search_cache is not None:
-                self._search_cache[message_id] = (row.chat_id, data["content"])
+            self.search.written(message_id, row.chat_id, data["content"])
         return remember
 
     def _delete_in(self, conn: Connection, message_id: int) -> Callable[[], None]:
@@ -374,8 +329,7 @@ class ChatStore:
 
         def remember() -> None:
             self._streaming_here.discard(message_id)
-            if self._search_cache is not None:
-                self._search_cache.pop(message_id, None)
+            self.search.message_deleted(message_id)
         return remember
 
     def messages(self, chat_id: int, through: int | None = None) -> list[Message]:
@@ -412,93 +366,16 @@ class ChatStore:
         with self._engine.connect() as conn:
             return int(conn.scalar(select(func.count()).select_from(schema.messages)) or 0)
 
-    # Search (in memory only) ------------------------------------------------------
-    def search(self, query: str, limit: int = 200) -> list[int]:
-        """Ids of chats whose title or messages contain ``query`` (case-insensitive).
-
-        The decrypted text is kept in memory after the first search and never written
-        anywhere; closing the store drops it.
-        """
-        needle = query.casefold().strip()
-        if not needle:
-            return [c.id for c in self.list_chats()]
-        hits: set[int] = {chat_id for chat_id, text in self._searchable().values()
-                          if needle in text.casefold()}
-        ordered = [c.id for c in self.list_chats() if c.id in hits or needle in c.title.casefold()]
-        return ordered[:limit]
-
-    def _searchable(self) -> dict[int, tuple[int, str]]:
-        """Every message's chat and text, decrypted once, in memory only."""
-        if self._search_cache is None:
-            m = schema.messages.c
-            with self._engine.connect() as conn:
-                rows = conn.execute(select(m.id, m.chat_id, m.position, m.payload)).all()
-            self._search_cache = {}
-            for row in rows:
-                message = self._message(*row)
-                self._search_cache[message.id] = (message.chat_id, message.content)
-        return self._search_cache
-
-    def matching_message(self, chat_id: int, query: str) -> int | None:
-        """The first message of the chat (in any version or branch) that contains
-        ``query``: where a search hit is, when the chat shows another version."""
-        needle = query.casefold().strip()
-        if not needle:
-            return None
-        found = [mid for mid, (cid, text) in self._searchable().items()
-                 if cid == chat_id and needle in text.casefold()]
-        return min(found) if found else None
-
     # Checks -----------------------------------------------------------------------
     def verify(self) -> list[str]:
-        """Decrypt every payload; return the places that fail (empty when all is well).
+        """Decrypt every chat and message payload; return the places that fail (empty when
+        all is well). The rest of the vault: ``storage.checkup.problems``.
 
         Safe on a background thread: it shares no state with the window's reads."""
-        places: list[str] = []
-        with snapshot(self._engine) as conn:
-            chat_rows = conn.execute(select(schema.chats.c.id, schema.chats.c.payload)).all()
-            m = schema.messages.c
-            message_rows = conn.execute(select(m.id, m.chat_id, m.position, m.payload)).all()
-        listed: dict[int, dict[str, int]] = {}
-        for row_id, blob in chat_rows:
-            data = self._unseal("chats", row_id, blob, places)
-            if data is not None:
-                listed[row_id] = data.get("messages") or {}
-        found: dict[int, set[int]] = {}
-        for row in message_rows:
-            before = len(places)
-            message_id, chat_id = row[0], row[1]
-            data = self._unseal("messages", message_id, row[3], places, (chat_id, row[2]))
-            found.setdefault(chat_id, set()).add(message_id)
-            versions = listed.get(chat_id)
-            if data is None or versions is None or len(places) > before:
-                continue
-            version = versions.get(str(message_id))
-            if version is None:
-                places.append(self._not_written(message_id, chat_id))
-            elif data.get("version", 1) != version:
-                places.append(self._older_copy(message_id, chat_id))
-        for chat_id, versions in listed.items():
-            for missing in sorted(set(map(int, versions)) - found.get(chat_id, set())):
-                places.append(translate(
-                    "storage.chats", "message {message} of chat {chat} was deleted outside Hearth",
-                ).format(message=missing, chat=chat_id))
-        return places
-
-    @staticmethod
-    def _not_written(message_id: int, chat_id: int) -> str:
-        return translate("storage.chats", "message {message} in chat {chat} was not written there by "
-                         "Hearth (added outside Hearth, or from another copy of the vault)",
-                         ).format(message=message_id, chat=chat_id)
-
-    @staticmethod
-    def _older_copy(message_id: int, chat_id: int) -> str:
-        return translate("storage.chats", "message {message} in chat {chat} is an older copy of itself "
-                         "(put back from an earlier copy of the vault)").format(message=message_id, chat=chat_id)
+        return chat_problems(self._engine, self.payloads)
 
     def close(self) -> None:
-        self._search_cache = None
-        with self._rows_lock:
-            self._rows.clear()
+        self.search.clear()
+        self.payloads.clear()
         self._streaming_here.clear()
         self.vault.close()

@@ -55,7 +55,7 @@ class ModelLibrary:
     def _checked(self, root: dict, table: str, row_id: int, blob: bytes) -> dict[str, Any] | None:
         """The row's payload, or None (its place noted) when it does not decrypt or is not
         the version the vault's root record lists."""
-        data = self._store._unseal(table, row_id, blob)
+        data = self._store.payloads.unseal(table, row_id, blob)
         if data is None:
             return None
         try:

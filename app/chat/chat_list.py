@@ -97,7 +97,7 @@ class ChatListActions:
         query = self.search.text()
         chats = self.controller.chats()
         if query.strip():
-            wanted = set(self.controller.store.search(query))
+            wanted = set(self.controller.store.search.chats(query))
             chats = [c for c in chats if c.id in wanted]
         self.chat_list.blockSignals(True)
         self.chat_list.clear()

@@ -69,13 +69,13 @@ def test_search_finds_titles_and_message_text_case_insensitively(store: ChatStor
     a = store.create_chat("Tax questions")
     b = store.create_chat("Holiday")
     store.add_message(b.id, "user", "Where is the LIGHTHOUSE?")
-    assert store.search("lighthouse") == [b.id]
-    assert store.search("tax") == [a.id]
+    assert store.search.chats("lighthouse") == [b.id]
+    assert store.search.chats("tax") == [a.id]
     store.add_message(a.id, "assistant", "the lighthouse is north")
-    assert set(store.search("Lighthouse")) == {a.id, b.id}
+    assert set(store.search.chats("Lighthouse")) == {a.id, b.id}
     store.delete_chat(b.id)
-    assert store.search("lighthouse") == [a.id]
-    assert store.search("nothing like this") == []
+    assert store.search.chats("lighthouse") == [a.id]
+    assert store.search.chats("nothing like this") == []
 
 
 def _payload(path: Path, table: str, row_id: int) -> bytes:

@@ -1,0 +1,82 @@
+"""The chat store's payloads: each row's JSON sealed to its table, row and binding, and
+the plaintext of the chat and message rows last read or written kept beside their bytes.
+
+A send reads the chat row and the conversation many times; a row whose bytes are the
+ones kept here is not decrypted again. Bytes are compared, so a row changed by anyone
+else, or a write that rolled back, is decrypted afresh; so are the same bytes at another
+place (a message moved to another chat or position: its binding is checked again). A
+payload that does not decrypt does not raise: its place is noted (in the store's
+``damaged_places`` unless the caller gives its own list) and None comes back.
+``storage.chats`` owns one; ``storage.library`` and ``storage.checkup`` read through it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from storage.crypto import Binding, DamagedVault, FieldCipher
+
+ROWS_KEPT = 4096  # chat and message rows whose plaintext a store keeps (``Payloads._rows``)
+KEPT_TABLES = ("chats", "messages")
+
+
+def encode(data: dict[str, Any]) -> bytes:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+class Payloads:
+    def __init__(self, cipher: FieldCipher, damaged_places: list[str]) -> None:
+        self._cipher = cipher
+        self._damaged_places = damaged_places  # the store's list: the window reads it
+        # Chat and message rows' ciphertexts as last read or written here, with their
+        # plaintext (the most recent ROWS_KEPT). Dropped at close.
+        self._rows: OrderedDict[tuple[str, int], tuple[bytes, Binding, bytes]] = OrderedDict()
+        self._rows_lock = threading.Lock()
+
+    def seal(self, table: str, row_id: int, data: dict[str, Any], bind: Binding = (),
+             keep: bool = False) -> bytes:
+        """``data`` encrypted for its place; ``keep``: its plaintext kept beside the bytes
+        (a chat row's: should its write roll back, the row keeps other bytes, which read
+        as they are)."""
+        plain = encode(data)
+        sealed = self._cipher.encrypt(plain, table, "payload", row_id, bind)
+        if keep:
+            self._keep(table, row_id, sealed, plain, bind)
+        return sealed
+
+    def unseal(self, table: str, row_id: int, blob: bytes,
+               places: list[str] | None = None, bind: Binding = ()) -> dict[str, Any] | None:
+        try:
+            if table in KEPT_TABLES:
+                return json.loads(self._plain(table, row_id, blob, bind))
+            return json.loads(self._cipher.decrypt(blob, table, "payload", row_id, bind))
+        except DamagedVault as exc:
+            place = str(exc)
+            found = self._damaged_places if places is None else places
+            if place not in found:
+                found.append(place)
+            return None
+
+    def _plain(self, table: str, row_id: int, blob: bytes, bind: Binding = ()) -> bytes:
+        with self._rows_lock:
+            known = self._rows.get((table, row_id))
+        if known is not None and known[0] == blob and known[1] == tuple(bind):
+            return known[2]
+        plain = self._cipher.decrypt(blob, table, "payload", row_id, bind)
+        self._keep(table, row_id, blob, plain, bind)
+        return plain
+
+    def _keep(self, table: str, row_id: int, blob: bytes, plain: bytes, bind: Binding = ()) -> None:
+        with self._rows_lock:
+            self._rows[(table, row_id)] = (blob, tuple(bind), plain)
+            self._rows.move_to_end((table, row_id))
+            while len(self._rows) > ROWS_KEPT:
+                self._rows.popitem(last=False)
+
+    def clear(self) -> None:
+        """Forget every plaintext kept (the store closes)."""
+        with self._rows_lock:
+            self._rows.clear()
