@@ -1907,6 +1907,10 @@ Nothing is sent until you send it there.</source>
         <translation>未开始生成回答；你目前为止的消息均已保存。</translation>
     </message>
     <message>
+        <source>the local API&apos;s conversation</source>
+        <translation>本地 API 的对话</translation>
+    </message>
+    <message>
         <source>No passage in this chat&apos;s documents matched the question; the model was told so.</source>
         <translation>此对话的文档中没有与问题匹配的段落；已将此情况告知模型。</translation>
     </message>
