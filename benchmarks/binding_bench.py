@@ -52,7 +52,7 @@ def _tool() -> Path | None:
 
 
 def _configurations() -> dict[str, list[str]]:
-    from inference.llama_engine import PREFILL_STEP
+    from inference.llama_generate import PREFILL_STEP
 
     step = str(PREFILL_STEP)
     return {"cpp-app": ["-fa", "0", "-b", step, "-ub", step],
@@ -125,7 +125,7 @@ def child_app(model: Path) -> dict[str, float]:
     chunk events and the stats the window shows."""
     import queue
 
-    import inference.llama_engine as engine_module
+    import inference.llama_generate as generate_module
     from inference.llama_engine import LlamaEngine
     from inference.protocol import (
         ChatMessage,
@@ -143,7 +143,7 @@ def child_app(model: Path) -> dict[str, float]:
     # Each llama.cpp evaluation's seconds, so the decode time can be split into llama.cpp's
     # and everything else the app does per token (a perf_counter pair per call: < 1 µs).
     calls: list[float] = []
-    evaluate = engine_module._decode
+    evaluate = generate_module.decode
 
     def timed(*args, **kwargs):
         began = time.perf_counter()
@@ -152,7 +152,7 @@ def child_app(model: Path) -> dict[str, float]:
         finally:
             calls.append(time.perf_counter() - began)
 
-    engine_module._decode = timed
+    generate_module.decode = timed
     events: queue.Queue = queue.Queue()
     engines: list[LlamaEngine] = []
 

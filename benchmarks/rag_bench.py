@@ -230,7 +230,7 @@ def cache(quick: bool, labelled: list[tuple[str, list]]) -> list[Figure]:
     from inference.llama_engine import LlamaEngine
     from inference.protocol import Forget, LoadModel, ModelSpec, SamplingParams
     from inference.rag import Passage
-    from inference.worker import SupervisedWorker
+    from inference.supervisor import SupervisedWorker
     from storage.chats import ChatStore
     from storage.crypto import KdfParams
     from storage.vault import Vault

@@ -17,7 +17,8 @@ from typing import Any
 from inference.protocol import Event, Generate
 from inference.remote import Dispatch, RemoteEngine, RemoteRunner
 from inference.routing import RequestRouter
-from inference.worker import DEFAULT_FLUSH_INTERVAL, InferenceWorker, SupervisedWorker
+from inference.supervisor import SupervisedWorker
+from inference.worker import DEFAULT_FLUSH_INTERVAL, InferenceWorker
 
 
 class Runtime:

@@ -92,7 +92,7 @@ class LlamaEmbedder:
         # no llama.cpp machinery.
         from inference import cpu_variant
         from inference.hardware import physical_cores
-        from inference.llama_engine import check_model_file, construct_llama
+        from inference.llama_load import check_model_file, construct_llama
 
         self.close()
         check_model_file(path)

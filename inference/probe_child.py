@@ -62,7 +62,7 @@ def probe_here(path: Path, n_ctx: int, threads: int | None) -> ProbeResult:
     refused = None if embedding else _vet_template(header.get("tokenizer.chat_template"), n_ctx)
     if refused is not None:
         return _failed(TEMPLATE, path.name, refusal=refused.kind, refusal_values=refused.values)
-    from inference.llama_engine import construct_llama
+    from inference.llama_load import construct_llama
 
     before = _rss()
     started = time.perf_counter()

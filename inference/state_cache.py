@@ -4,6 +4,9 @@ Switching back to a chat restores its state instead of evaluating its whole hist
 again. Only the sequence's KV data and its token ids are kept (llama-cpp-python's own
 save_state also copies a logits buffer of n_batch x n_vocab floats, up to hundreds of
 MB). Never written to disk: the state holds the conversation in recoverable form.
+
+The engine keeps one conversation's state in the context at a time; ``StateCache.switch``
+parks it here and brings another one's back (or empties the context: ``clear_context``).
 """
 
 from __future__ import annotations
@@ -58,6 +61,15 @@ def restore(llm: Any, state: SavedState) -> bool:
     return True
 
 
+def clear_context(llm: Any) -> None:
+    """Empty the context: the KV cache, the token history and the sampler's recent tokens."""
+    llm._ctx.kv_cache_clear()
+    llm.input_ids[:] = 0
+    llm.n_tokens = 0
+    llm._sampler = None  # its repeat-penalty window holds the last tokens
+    llm._requires_eval = True
+
+
 class StateCache:
     def __init__(self, limit_bytes: int = DEFAULT_LIMIT) -> None:
         self.limit = limit_bytes
@@ -83,3 +95,15 @@ class StateCache:
 
     def clear(self) -> None:
         self._states.clear()
+
+    def switch(self, llm: Any, current: int | None, conversation: int) -> None:
+        """Park the state of the ``current`` conversation that the context holds here (a
+        key of the window's chats, >= 0: the local API's negative ones never are), and put
+        ``conversation``'s back in the context if it is here, else empty the context."""
+        if current is not None and current >= 0:
+            saved = save(llm)
+            if saved is not None:
+                self.put(current, saved)
+        cached = self.take(conversation)
+        if cached is None or not restore(llm, cached):
+            clear_context(llm)

@@ -3,7 +3,8 @@
 Commands arrive on a ``queue.Queue``; events leave through a plain callable sink (the
 Qt bridge in ``app/`` turns them into signals). Stopping is a ``threading.Event``
 checked between tokens. Generated text is coalesced so that the sink is called at most
-about 30 times a second, however fast the model is.
+about 30 times a second, however fast the model is. If the thread ends by a fault, it says
+so with a ``WorkerDied`` event; ``inference.supervisor`` starts a new one.
 """
 
 from __future__ import annotations
@@ -13,14 +14,13 @@ import logging
 import queue
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from i18n import translate
 from inference.citations import document_answer
-from inference.embedder import MAX_EMBEDDERS, EmbedderPool
+from inference.embedder import EmbedderPool
 from inference.engine import Engine
 from inference.errors import InferenceError, NoModelLoaded
 from inference.generation import emit_safely, place_passages, stream_pieces
@@ -325,92 +325,3 @@ def _looks_like_base_model(path: Path) -> bool:
         return read_info(path).looks_like_base_model
     except (OSError, InvalidGGUF, ValueError):
         return False
-
-
-class SupervisedWorker:
-    """An inference worker that is started again, with the last models, after a fault.
-
-    Holders keep this object; the thread behind it may change. The sink sees the
-    ``WorkerDied`` event (with ``restarting``) and then the reload's usual events. After
-    ``MAX_RESTARTS`` faults within ``RESTART_WINDOW`` seconds it stays down, and every
-    command is answered at once with the reason.
-    """
-
-    MAX_RESTARTS = 3
-    RESTART_WINDOW = 60.0
-
-    def __init__(self, engine_factory: Callable[[], Engine], sink: Sink,
-                 flush_interval: float = DEFAULT_FLUSH_INTERVAL,
-                 embedder_factory: Callable[[], Any] | None = None,
-                 worker_type: type[InferenceWorker] = InferenceWorker) -> None:
-        self._make = lambda: worker_type(engine_factory, self._on_event, flush_interval=flush_interval,
-                                         embedder_factory=embedder_factory)
-        self._sink = sink
-        self._lock = threading.Lock()
-        self._faults: list[float] = []
-        self._closing = False
-        self._last_model: LoadModel | None = None
-        # The embedding models to load again after a fault: the last MAX_EMBEDDERS asked for.
-        self._last_embedders: OrderedDict[str, LoadEmbedder] = OrderedDict()
-        self._worker = self._make()
-        self.restarts = 0
-        self._owed: set[int] = set()  # Generate requests the current worker has not answered
-
-    def start(self) -> None:
-        self._worker.start()
-
-    def submit(self, command: Command) -> None:
-        with self._lock:
-            if isinstance(command, LoadModel):
-                self._last_model = command
-            elif isinstance(command, Generate):
-                self._owed.add(command.request_id)
-            elif isinstance(command, LoadEmbedder):
-                key = command.model or str(command.path)
-                self._last_embedders.pop(key, None)
-                self._last_embedders[key] = command
-                while len(self._last_embedders) > MAX_EMBEDDERS:
-                    self._last_embedders.popitem(last=False)
-            worker = self._worker
-        worker.submit(command)
-
-    def cancel(self, request_id: int) -> None:
-        with self._lock:
-            worker = self._worker
-        worker.cancel(request_id)
-
-    def shutdown(self, timeout: float = 2.0) -> bool:
-        with self._lock:
-            self._closing = True
-            worker = self._worker
-        return worker.shutdown(timeout)
-
-    @property
-    def is_alive(self) -> bool:
-        with self._lock:  # the current worker is replaced under this lock (a restart)
-            worker = self._worker
-        return worker.is_alive
-
-    def _on_event(self, event: Event) -> None:
-        if not isinstance(event, WorkerDied):
-            if isinstance(event, (Done, Stopped, Failed)):
-                with self._lock:
-                    self._owed.discard(event.request_id)
-            self._sink(event)
-            return
-        now = time.monotonic()
-        with self._lock:
-            owed, self._owed = tuple(sorted(self._owed)), set()
-            self._faults = [t for t in self._faults if now - t < self.RESTART_WINDOW] + [now]
-            restart = not self._closing and len(self._faults) <= self.MAX_RESTARTS
-            if restart:
-                self._worker = self._make()
-                self.restarts += 1
-                # queued before anything submitted from now on: the models come back first
-                for command in (self._last_model, *self._last_embedders.values()):
-                    if command is not None:
-                        self._worker.submit(command)
-            worker = self._worker
-        self._sink(WorkerDied(event.reason, restarting=restart, requests=owed))
-        if restart:
-            worker.start()

@@ -14,7 +14,7 @@ import pytest
 from core.turns import TurnMachine
 from inference.protocol import ChatMessage, LoadModel, ModelSpec, SamplingParams
 from inference.rag import Passage
-from inference.worker import SupervisedWorker
+from inference.supervisor import SupervisedWorker
 from storage.chats import COMPLETE, INTERRUPTED, ChatStore
 from tests.fakes import FakeEngine
 from tests.storage.conftest import reopen

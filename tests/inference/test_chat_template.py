@@ -155,7 +155,7 @@ def test_user_defined_tokens_that_look_like_markup_are_escaped_too() -> None:
     model whose turn marker is one must not let a passage open a turn."""
     import llama_cpp
 
-    from inference.llama_engine import must_escape
+    from inference.llama_load import must_escape
 
     user, control, normal = (llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED, llama_cpp.LLAMA_TOKEN_ATTR_CONTROL,
                              llama_cpp.LLAMA_TOKEN_ATTR_NORMAL)

@@ -235,5 +235,5 @@ def test_llama_cpp_loads_with_the_cxx_runtime_global_after_numpy() -> None:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a symbol scope of Linux's dynamic loader")
 def test_the_probe_childs_first_load_makes_the_cxx_runtime_global(starter_model_path: Path) -> None:
     assert _cxx_runtime_global_after(
-        "import numpy\nfrom inference.llama_engine import construct_llama\n"
+        "import numpy\nfrom inference.llama_load import construct_llama\n"
         f"construct_llama(model_path={str(starter_model_path)!r}, n_ctx=64, verbose=False)")

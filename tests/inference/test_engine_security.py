@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from inference.errors import InferenceError, ModelLoadError
-from inference.llama_engine import LlamaEngine, control_texts
+from inference.llama_engine import LlamaEngine
+from inference.llama_load import control_texts
 from inference.protocol import ChatMessage, ModelSpec, SamplingParams
 from inference.rag import Passage, with_passages
 

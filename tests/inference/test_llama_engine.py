@@ -258,7 +258,7 @@ def test_a_model_on_a_gpu_never_drafts(engine: LlamaEngine) -> None:
 
 
 def test_a_model_with_no_layers_on_the_gpu_is_said_to_run_on_the_cpu() -> None:
-    from inference.llama_engine import backend_name
+    from inference.llama_load import backend_name
 
     assert backend_name(0) == "CPU"
     assert backend_name(-1) == backend_name()  # "CPU" on a CPU build, the GPU on a GPU build

@@ -82,11 +82,12 @@ class AlwaysGuess(DraftPolicy):
 
 
 def toy_run(prompt: list[int], lookup: bool, count: int):
-    from inference.llama_engine import LlamaEngine, _decode
+    from inference.llama_engine import LlamaEngine
+    from inference.llama_generate import decode
     from inference.protocol import SamplingParams
 
     llm = ToyLlama(prompt)
-    _decode(llm, prompt[:-1], False)  # the engine evaluates all but the last first
+    decode(llm, prompt[:-1], False)  # the engine evaluates all but the last first
     engine = LlamaEngine()
     engine._llm = llm
     engine.draft_policy = AlwaysGuess()  # the toy's timings say nothing; this test is about tokens

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from inference.llama_engine import LlamaEngine, _decode
+from inference.llama_engine import LlamaEngine
+from inference.llama_generate import decode
 from inference.protocol import ModelSpec, SamplingParams
 from inference.sampling import Sampler
 
@@ -30,12 +31,12 @@ def _picks(llm, params: SamplingParams, full: bool, steps: int = 40) -> list[int
     if full:
         sampler.keep = 0  # llama_sampler_sample over the whole vocabulary
     tokens = llm.tokenize(TEXT.encode(), add_bos=False)
-    _decode(llm, tokens, False)
+    decode(llm, tokens, False)
     picked = []
     for _ in range(steps):
         token = sampler.sample(llm._ctx, -1)
         picked.append(token)
-        _decode(llm, [token], False, trim=False)
+        decode(llm, [token], False, trim=False)
     return picked
 
 

@@ -241,7 +241,7 @@ def _events_until(events: queue.Queue, condition, timeout: float = TIMEOUT) -> l
 
 def test_an_engine_factory_that_raises_is_reported_and_the_worker_restarts_with_the_last_model() -> None:
     from inference.protocol import WorkerDied
-    from inference.worker import SupervisedWorker
+    from inference.supervisor import SupervisedWorker
 
     engine = FakeEngine()
     calls = []
@@ -274,7 +274,7 @@ def test_a_worker_that_dies_names_the_answers_it_owed_and_not_those_of_its_succe
     """The window may start a turn on the restarted worker before it hears of the death:
     that turn must not be failed by the old worker's WorkerDied (it lists what it owed)."""
     from inference.protocol import WorkerDied
-    from inference.worker import SupervisedWorker
+    from inference.supervisor import SupervisedWorker
 
     class Fatal(BaseException):
         """Not an Exception: what no command handler catches, so the thread ends."""
@@ -312,7 +312,7 @@ def test_a_worker_that_dies_names_the_answers_it_owed_and_not_those_of_its_succe
 
 def test_a_worker_that_keeps_dying_stays_down_and_answers_every_command_at_once() -> None:
     from inference.protocol import WorkerDied
-    from inference.worker import SupervisedWorker
+    from inference.supervisor import SupervisedWorker
 
     def factory():
         raise OSError("no engine today")
@@ -517,7 +517,7 @@ def test_retrieval_embeds_the_question_as_its_model_wants_it(embedding_harness) 
 def test_a_restarted_worker_loads_both_embedding_models_again() -> None:
     """During a switch the old and the new model are both in use: a fault loses neither."""
     from inference.protocol import EmbedderLoaded, LoadEmbedder, WorkerDied
-    from inference.worker import SupervisedWorker
+    from inference.supervisor import SupervisedWorker
 
     calls = []
 
