@@ -47,8 +47,8 @@ class AppRig:
         self.window = MainWindow(self.controller, kdf=KdfParams(memory_kib=64, iterations=1, lanes=1))
         self.window.show()
         spec = ModelSettings(n_ctx=2048, n_threads=THREADS, n_batch=256).spec(model, "starter")
-        self.controller.load_model(spec)
-        self.until(lambda: self.controller.model_ready)
+        self.controller.model.load(spec)
+        self.until(lambda: self.controller.model.ready)
         screen = self.window.lock_screen
         screen.passphrase.setText("benchmark passphrase")
         screen.confirm.setText("benchmark passphrase")
@@ -224,13 +224,13 @@ def run(quick: bool = False) -> list[Figure]:
             for side in order:
                 settle(rig)
                 if side == 0:
-                    rig.window.controller.new_chat()
+                    rig.window.controller.chats.new()
                     rig.forget()  # from an empty cache, as the raw side
                     stats = rig.answer(ESSAY, DECODE_TOKENS, stalls, fixed=True)
                     assert stats["tokens"] == DECODE_TOKENS, stats
                     decode_app.append(stats["tokens_per_second"])
                     app_text = rig.last_text
-                    rig.window.controller.new_chat()
+                    rig.window.controller.chats.new()
                     rig.forget()
                     stats = rig.answer(prompt_1000, 4, fixed=True)
                     prefill_app.append(stats["prompt_tokens"] / stats["ttft_seconds"])
@@ -256,17 +256,17 @@ def run(quick: bool = False) -> list[Figure]:
         turns = _history_messages(1500, raw.engine.count_tokens)
         warm, cold, switch, switch_cold = [], [], [], []
         for _rep in range(reps):
-            chat_a = rig.controller.new_chat()
+            chat_a = rig.controller.chats.new()
             for role, content in turns:
                 rig.controller.store.add_message(chat_a.id, role, content)
-            rig.controller.select_chat(chat_a.id)
+            rig.controller.chats.select(chat_a.id)
             rig.answer("And harbor one hundred?", 8)  # evaluates the 1,500-token history
             warm.append(rig.answer("And the next one?", 8)["ttft_seconds"])
             rig.forget()
             cold.append(rig.regenerate(8)["ttft_seconds"])
-            chat_b = rig.controller.new_chat()
+            chat_b = rig.controller.chats.new()
             rig.answer("Name three colours.", 8)
-            rig.controller.select_chat(chat_a.id)
+            rig.controller.chats.select(chat_a.id)
             switch.append(rig.answer("And one more?", 8)["ttft_seconds"])
             rig.forget()
             switch_cold.append(rig.regenerate(8)["ttft_seconds"])
@@ -282,8 +282,8 @@ def run(quick: bool = False) -> list[Figure]:
         load_probe: list[float] = []
         from inference.settings import ModelSettings
 
-        rig.controller.load_model(ModelSettings(n_ctx=2048, n_threads=THREADS).spec(model, "starter"))
-        rig.until(lambda: rig.controller.model_ready, probe=load_probe)
+        rig.controller.model.load(ModelSettings(n_ctx=2048, n_threads=THREADS).spec(model, "starter"))
+        rig.until(lambda: rig.controller.model.ready, probe=load_probe)
         figures.append(Figure("UI event-loop stall during model load, p99", percentile(load_probe, 99),
                               "ms", "target < 50 ms", {"max_ms": max(load_probe, default=0.0)}))
         raw.close()

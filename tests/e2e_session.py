@@ -54,7 +54,7 @@ def main() -> int:
 
     window.show()
     load_default_model(window)
-    until(lambda: controller.model_ready)
+    until(lambda: controller.model.ready)
     computing = _watch_llama_threads()
     screen = window.lock_screen
     screen.passphrase.setText(PASSPHRASE)
@@ -64,7 +64,7 @@ def main() -> int:
 
     controller.params = SamplingParams(max_tokens=24, temperature=0.0, seed=1)
     window.input.setPlainText("Say hello in five words.")
-    window.send()
+    window.composer.send()
     wait(controller.answer_finished)
     answer = controller.store.messages(controller.current_chat.id)[-1]
     assert answer.status == "complete" and answer.content.strip(), answer
@@ -80,7 +80,7 @@ def main() -> int:
           and any(d.status == "indexed" for d in window.documents.documents_of(collection.id)))
     window.controller.set_chat_settings(controller.current_chat.id, {"collections": [collection.id]})
     window.input.setPlainText("How much is the mooring fee?")
-    window.send()
+    window.composer.send()
     wait(controller.answer_finished)
     answer = controller.store.messages(controller.current_chat.id)[-1]
     assert answer.stats.get("sources"), answer.stats

@@ -65,9 +65,9 @@ class ApiController(QObject):
 
     @Slot()
     def _model_changed(self, *_args: object) -> None:
-        path = self.chat.model_path
-        self._model_id = ("" if path is None or not self.chat.model_ready
-                          else api_id(self.chat.model_name or Path(path).stem, self.embedding_id()))
+        path = self.chat.model.path
+        self._model_id = ("" if path is None or not self.chat.model.ready
+                          else api_id(self.chat.model.name or Path(path).stem, self.embedding_id()))
 
     def model_id(self) -> str:
         """The loaded model's API id ("" while none is ready); safe from any thread."""

@@ -1,11 +1,12 @@
 """The conversation's slots: open a cited source, open a link from an answer, edit an
-earlier question. A mixin of the main window, like ``app.chat.chat_list``."""
+earlier question, regenerate or continue an answer. An object the main window owns
+(``window.conversation_actions``), like ``app.chat.chat_list``."""
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
-from PySide6.QtCore import Qt, QUrl, Slot
+from PySide6.QtCore import QObject, Qt, QUrl, Slot
 from PySide6.QtWidgets import QWidget
 
 from app.chat.links import check_link, open_outside
@@ -13,24 +14,49 @@ from app.shell import dialogs
 from i18n import translate
 
 
-class ConversationActions:
-    """The window's slots for what is shown in the conversation; mixed into MainWindow."""
+class ConversationWindow(Protocol):
+    """What the conversation's slots need of the window (the window builds them, not the
+    reverse). Its parts are read from it each time: a change of language builds them anew."""
 
     controller: Any
-    conversation: Any
     documents: Any
-    source_viewer: Any
+    conversation: Any
     notice: Any
-    show_notice: Any
+
+    def show_notice(self, text: str) -> None: ...
+
+
+class ConversationActions(QObject):
+    """The window's slots for what is shown in the conversation."""
+
+    def __init__(self, window: ConversationWindow) -> None:
+        super().__init__(cast(QObject, window))
+        self.window = window
+        self.controller = window.controller
+        self.documents = window.documents
+        self.source_viewer: Any = None  # the source viewer open now
+
+    def _as_widget(self) -> QWidget:
+        """The window, as the parent of the viewer and the dialogs these slots open."""
+        return cast(QWidget, self.window)
+
+    @Slot()
+    def regenerate(self) -> None:
+        if self.controller.busy:
+            self.window.show_notice(translate("shell.main_window", "Wait for the answer to finish (or "
+                                              "stop it) before regenerating."))
+            return
+        self.window.notice.hide()
+        self.controller.regenerate()
 
     @Slot(object, str)
-    def _open_source(self, source: dict, question: str) -> None:
+    def open_source(self, source: dict, question: str) -> None:
         """The cited passage in a viewer of Hearth's own, its page asked of the documents."""
         import shiboken6
 
         from app.chat.source_viewer import SourceViewer
 
-        viewer = SourceViewer(source, question, cast(QWidget, self))
+        viewer = SourceViewer(source, question, self._as_widget())
         viewer.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # closed (or locked): its text goes
         page = source.get("page")
         heading = source.get("heading")
@@ -64,64 +90,64 @@ class ConversationActions:
             self.source_viewer = None  # its passage and question go with it
 
     @Slot(int)
-    def _edit_question(self, message_id: int) -> None:
-        widget = self.conversation.widget_for(message_id)
+    def edit_question(self, message_id: int) -> None:
+        widget = self.window.conversation.widget_for(message_id)
         if widget is None or self.controller.locked:
             return
         if self.controller.busy:
-            self.show_notice(translate(
+            self.window.show_notice(translate(
                 "chat.actions",
                 "Wait for the answer to finish (or stop it) before editing a question."))
             return
         widget.start_editing()  # in place, with the composer's keys (app.chat.editing)
 
     @Slot(int, str)
-    def _ask_edited(self, message_id: int, text: str) -> None:
+    def ask_edited(self, message_id: int, text: str) -> None:
         """An earlier question, edited in place: asked again as a branch beside the old one."""
         if self.controller.locked:
             return
         if self.controller.busy:
-            self.show_notice(translate(
+            self.window.show_notice(translate(
                 "chat.actions",
                 "Wait for the answer to finish (or stop it) before editing a question."))
             return
-        self.notice.hide()
+        self.window.notice.hide()
         self.controller.edit(message_id, text)
 
     @Slot(int)
-    def _show_version(self, message_id: int) -> None:
+    def show_version(self, message_id: int) -> None:
         self.controller.show_version(message_id)
 
     @Slot(int)
-    def _continue_answer(self, message_id: int) -> None:
-        self.notice.hide()
+    def continue_answer(self, message_id: int) -> None:
+        self.window.notice.hide()
         self.controller.continue_answer(message_id)
 
     @Slot(int)
-    def _delete_message(self, message_id: int) -> None:
+    def delete_message(self, message_id: int) -> None:
         """One message, after the user confirms; the rest of the chat stays."""
-        widget = self.conversation.widget_for(message_id)
+        widget = self.window.conversation.widget_for(message_id)
         if widget is None or self.controller.locked:
             return
-        if dialogs.confirm(cast(QWidget, self), translate("chat.actions", "Delete message"),
+        if dialogs.confirm(self._as_widget(), translate("chat.actions", "Delete message"),
                            translate("chat.actions", "Delete this message for good? The rest of "
                                      "the chat stays as it is."),
                            translate("chat.actions", "Delete message")):
             self.controller.delete_message(message_id)
 
     @Slot(QUrl)
-    def _open_link(self, url: QUrl) -> None:
+    def open_link(self, url: QUrl) -> None:
         """A link in an answer: web and email links only, after the user confirms
         (app.chat.links); anything else is refused with a word on the notice line."""
         checked = check_link(url)
         if not checked.allowed:
-            self.show_notice(checked.text)
+            self.window.show_notice(checked.text)
             return
         web = url.scheme().lower() != "mailto"
-        if dialogs.confirm(cast(QWidget, self), translate("chat.actions", "Open link"),
+        if dialogs.confirm(self._as_widget(), translate("chat.actions", "Open link"),
                            checked.text,
                            translate("chat.actions", "Open in browser") if web
                            else translate("chat.actions", "Write email")):
             problem = open_outside(url)
             if problem:
-                self.show_notice(problem)
+                self.window.show_notice(problem)

@@ -1,12 +1,12 @@
-"""The chat list's slots: show, filter and select chats, rename, pin and delete them.
-A mixin of the main window, like ``app.chat.header``: it works on the window's chat list,
-search field and title through the window's controller."""
+"""The chat list's slots: start, find, show, filter and select chats, rename, pin and delete
+them. An object the main window owns (``window.chat_list_actions``), like ``app.chat.header``:
+it works on the window's chat list, search field and title through the window's controller."""
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QListWidgetItem, QMenu, QWidget
 
 from app.shell import dialogs
@@ -25,24 +25,49 @@ def shown_title(chat: Chat | None) -> str:
     return chat.title
 
 
-class ChatListActions:
-    """The window's slots for its chat list; mixed into MainWindow."""
+class ChatListWindow(Protocol):
+    """What the chat list's slots need of the window (the window builds them, not the
+    reverse). Its parts are read from it each time: a change of language builds them anew."""
 
     controller: Any
     chat_list: Any
     chat_title: Any
     search: Any
+    input: Any
     rename_action: Any
     pin_action: Any
     export_action: Any
     delete_action: Any
 
+
+class ChatListActions(QObject):
+    """The window's slots for its chat list."""
+
+    def __init__(self, window: ChatListWindow) -> None:
+        super().__init__(cast(QObject, window))
+        self.window = window
+        self.controller = window.controller
+
     def _as_widget(self) -> QWidget:
-        """The window itself, as the parent of the dialogs these slots open."""
-        return cast(QWidget, self)
+        """The window, as the parent of the dialogs these slots open."""
+        return cast(QWidget, self.window)
 
     @Slot()
-    def _delete_current_chat(self) -> None:
+    def new_chat(self) -> None:
+        if self.controller.locked:
+            return
+        self.window.search.clear()
+        self.controller.chats.new()
+        self.window.input.setFocus()
+
+    @Slot()
+    def find_chats(self) -> None:
+        if not self.controller.locked:
+            self.window.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
+            self.window.search.selectAll()
+
+    @Slot()
+    def delete_current_chat(self) -> None:
         chat = self.controller.current_chat
         if chat is None:
             return
@@ -51,87 +76,90 @@ class ChatListActions:
                            translate("chat.chat_list", "Delete “{title}” and all its messages? "
                                      "This cannot be undone.").format(title=title),
                            translate("chat.chat_list", "Delete")):
-            self.controller.delete_chat(chat.id)
+            self.controller.chats.delete(chat.id)
 
     @Slot()
-    def _rename_current_chat(self) -> None:
+    def rename_current_chat(self) -> None:
         chat = self.controller.current_chat
         if chat is None:
             return
         title = dialogs.text(self._as_widget(), translate("chat.chat_list", "Rename chat"),
                              translate("chat.chat_list", "Name:"), chat.title)
         if title is not None:
-            self.controller.rename_chat(chat.id, title)
+            self.controller.chats.rename(chat.id, title)
             self.controller.current_chat = self.controller.store.get_chat(chat.id)
-            self._refresh_chats()
+            self.refresh_chats()
 
     @Slot()
-    def _toggle_pin(self) -> None:
+    def toggle_pin(self) -> None:
         chat = self.controller.current_chat
         if chat is not None:
-            self.controller.pin_chat(chat.id, not chat.pinned)
+            self.controller.chats.pin(chat.id, not chat.pinned)
             self.controller.current_chat = self.controller.store.get_chat(chat.id)
-            self._refresh_chats()
+            self.refresh_chats()
 
     @Slot(object)
-    def _chat_menu(self, pos) -> None:
-        item = self.chat_list.itemAt(pos)
+    def chat_menu(self, pos) -> None:
+        chat_list = self.window.chat_list
+        item = chat_list.itemAt(pos)
         if item is None or item.data(Qt.ItemDataRole.UserRole) is None:  # "No chat contains …"
             return
-        self.chat_list.setCurrentItem(item)
+        chat_list.setCurrentItem(item)
         menu = QMenu(self._as_widget())
-        menu.addAction(self.rename_action)
-        menu.addAction(self.pin_action)
-        menu.addAction(self.export_action)
-        menu.addAction(self.delete_action)
-        menu.exec(self.chat_list.mapToGlobal(pos))
+        menu.addAction(self.window.rename_action)
+        menu.addAction(self.window.pin_action)
+        menu.addAction(self.window.export_action)
+        menu.addAction(self.window.delete_action)
+        menu.exec(chat_list.mapToGlobal(pos))
 
     @Slot()
-    def _refresh_chats(self) -> None:
+    def refresh_chats(self) -> None:
+        chat_list = self.window.chat_list
         if self.controller.locked:
-            self.chat_list.blockSignals(True)
-            self.chat_list.clear()
-            self.chat_list.blockSignals(False)
+            chat_list.blockSignals(True)
+            chat_list.clear()
+            chat_list.blockSignals(False)
             return
         current = self.controller.current_chat
-        query = self.search.text()
-        chats = self.controller.chats()
+        query = self.window.search.text()
+        chats = self.controller.chats.all()
         if query.strip():
             wanted = set(self.controller.store.search.chats(query))
             chats = [c for c in chats if c.id in wanted]
-        self.chat_list.blockSignals(True)
-        self.chat_list.clear()
+        chat_list.blockSignals(True)
+        chat_list.clear()
         for chat in chats:
             item = QListWidgetItem((PIN if chat.pinned else "") + shown_title(chat))
             item.setData(Qt.ItemDataRole.UserRole, chat.id)
             item.setToolTip(tooltip(shown_title(chat)))
-            self.chat_list.addItem(item)
+            chat_list.addItem(item)
             if current and chat.id == current.id:
-                self.chat_list.setCurrentItem(item)
+                chat_list.setCurrentItem(item)
         if query.strip() and not chats:  # say so, rather than show an empty list
             nothing = QListWidgetItem(translate("chat.chat_list", "No chat contains “{words}”").format(
                 words=" ".join(query.split())))
             nothing.setFlags(Qt.ItemFlag.NoItemFlags)
-            self.chat_list.addItem(nothing)
-        self.chat_title.setText(shown_title(current))
-        self.chat_list.blockSignals(False)
+            chat_list.addItem(nothing)
+        self.window.chat_title.setText(shown_title(current))
+        chat_list.blockSignals(False)
 
     @Slot(QListWidgetItem, QListWidgetItem)
-    def _chat_clicked(self, item: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
+    def chat_clicked(self, item: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
         if item is not None and not self.controller.locked and item.data(Qt.ItemDataRole.UserRole) is not None:
-            self.controller.select_chat(item.data(Qt.ItemDataRole.UserRole))
+            self.controller.chats.select(item.data(Qt.ItemDataRole.UserRole))
 
-    def _mark_current(self, chat: Chat | None) -> None:
+    def mark_current(self, chat: Chat | None) -> None:
         """Select the chat's row and show its title, without rebuilding (or decrypting) the list."""
-        self.chat_title.setText(shown_title(chat))
+        chat_list = self.window.chat_list
+        self.window.chat_title.setText(shown_title(chat))
         if chat is None:
             return
-        for row in range(self.chat_list.count()):
-            item = self.chat_list.item(row)
+        for row in range(chat_list.count()):
+            item = chat_list.item(row)
             if item.data(Qt.ItemDataRole.UserRole) == chat.id:
-                if self.chat_list.currentItem() is not item:
-                    self.chat_list.blockSignals(True)
-                    self.chat_list.setCurrentItem(item)
-                    self.chat_list.blockSignals(False)
+                if chat_list.currentItem() is not item:
+                    chat_list.blockSignals(True)
+                    chat_list.setCurrentItem(item)
+                    chat_list.blockSignals(False)
                 return
-        self._refresh_chats()  # a chat the list does not have yet
+        self.refresh_chats()  # a chat the list does not have yet

@@ -2,8 +2,10 @@
 machine (``core.turns``) and the supervised inference worker.
 
 It lives on the UI thread. The turn machine decides what is saved when; this class turns
-its reports into signals, keeps the model's state for the window, and restarts nothing
-itself: the worker supervises its own thread and says so with ``WorkerDied``.
+its reports into signals, and restarts nothing itself: the worker supervises its own
+thread and says so with ``WorkerDied``. The local model's state is ``controller.model``
+(``app.chat.local_model``), the chat list's operations ``controller.chats``
+(``app.chat.chats``); both send this class's signals.
 """
 
 from __future__ import annotations
@@ -15,28 +17,23 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from app.chat.bridge import WorkerBridge
-from core.answers import BASE_MODEL, weakness_text
+from app.chat.bridge import TurnSignals, WorkerBridge
+from app.chat.chats import Chats
+from app.chat.local_model import LocalModel
 from core.drafts import Drafts
 from core.engines import EngineRecord, Engines
-from core.history import not_sent, route, title_from
+from core.history import not_sent, route
 from core.protocol import (
     EngineError,
     Event,
     Forget,
     Generate,
     InferenceWorker,
-    LoadModel,
-    ModelFailed,
-    ModelLoaded,
-    ModelLoading,
     ModelSpec,
     RemoteEngine,
     SamplingParams,
-    WorkerDied,
-    weak_languages,
 )
-from core.records import UNTITLED, Chat, ChatStore, Message, ModelLibrary
+from core.records import Chat, ChatStore, ModelLibrary
 from core.runtime import Runtime
 from core.session import Session
 from core.turns import TurnMachine
@@ -48,37 +45,6 @@ log = logging.getLogger(__name__)
 # is compared, so it is not translated here).
 RETRY_MS = 5000  # how often writes a full disk refused are tried again
 CONTINUING_KINDS = ("vllm", "sglang")  # intranet engines told to continue an answer (continue_final_message)
-
-
-class _Signals:
-    """The turn machine's listener: each report becomes the controller's signal."""
-
-    def __init__(self, controller: ChatController) -> None:
-        self._c = controller
-
-    def message_added(self, message: Message) -> None:
-        self._c.message_added.emit(message)
-
-    def message_removed(self, message_id: int) -> None:
-        self._c.message_removed.emit(message_id)
-
-    def branch_changed(self, chat_id: int, through: int | None) -> None:
-        self._c.show_branch(chat_id, through)
-
-    def answer_updated(self, message_id: int, text: str) -> None:
-        self._c.answer_updated.emit(message_id, text)
-
-    def answer_progress(self, message_id: int, stage: str, done: int, total: int) -> None:
-        self._c.answer_progress.emit(message_id, stage, done, total)
-
-    def answer_finished(self, message: Message) -> None:
-        self._c.answer_finished.emit(message)
-
-    def busy_changed(self, busy: bool) -> None:
-        self._c.busy_changed.emit(busy)
-
-    def notice(self, text: str) -> None:
-        self._c.notice.emit(text)
 
 
 class ChatController(QObject):
@@ -123,45 +89,17 @@ class ChatController(QObject):
         self.dispatch = self.runtime.use_engines(self._engine_for)
         # Asked before a chat first sends anything to an engine: (engine, with documents) -> go?
         self.disclose: Callable[[EngineRecord, bool], bool] | None = None
-        self.turns = TurnMachine(_Signals(self), self.dispatch.submit, self.dispatch.cancel, deliver=self.bridge.sink)
+        self.turns = TurnMachine(TurnSignals(self), self.dispatch.submit, self.dispatch.cancel, deliver=self.bridge.sink)
         self._retry = QTimer(self)
         self._retry.setInterval(RETRY_MS)
         self._retry.timeout.connect(self._retry_writes)
-        self._model_ready = False
-        self._model_problem = translate("chat.controller", "No model is loaded yet.")
-        self.model_name = ""
-        self._loaded: ModelLoaded | None = None  # the last load's facts, for the status line
-        self.model_path: Path | None = None
-        self.model_memory = 0
+        self.model = LocalModel(self.worker, self.turns, self.model_state, self.notice)
         # Set by the documents controller: a new chat's settings; (chat id, question) -> Retrieval.
         self.new_chat_settings: Callable[[], dict] = dict
         self.retrieval_for = None
         self.current_chat: Chat | None = None
-        self._loading_name = ""  # the name of the model being loaded, as the library knows it
         self.drafts: Drafts | None = None  # while unlocked: the chats' unsent text
-        # Chats made by new_chat() that still have the name they were created with: the
-        # first question names them (a flag, not a look at the title the user reads).
-        self._unnamed: set[int] = set()
-
-    # Model ------------------------------------------------------------------------
-    def load_model(self, spec: ModelSpec) -> None:
-        """Unload the current model and load ``spec``; the conversation stays as it is."""
-        self._model_ready = False
-        self._model_problem = translate("chat.controller",
-                                        "The model is still loading. Try again in a moment.")
-        self.model_path = spec.path
-        self._loading_name = spec.display_name  # a copied model's file is named by its hash
-        self.worker.submit(LoadModel(spec))
-
-    def model_unavailable(self, reason: str) -> None:
-        """No model can be offered at all (none installed): say so, keep the app usable."""
-        self._model_ready = False
-        self._model_problem = reason
-        self.model_state.emit("failed", reason)
-
-    @property
-    def model_ready(self) -> bool:
-        return self._model_ready
+        self.chats = Chats(self)
 
     # Vault ------------------------------------------------------------------------
     @property
@@ -195,7 +133,7 @@ class ChatController(QObject):
         self.locked_changed.emit(False)
         self.chats_changed.emit()
         chats = store.list_chats()
-        self.select_chat(chats[0].id if chats else None)
+        self.chats.select(chats[0].id if chats else None)
 
     def end_session(self) -> None:
         """The session's "answer" step: stop the answer and save it; the vault stays open
@@ -236,56 +174,6 @@ class ChatController(QObject):
         """Some writes were refused by the disk and wait to be tried again."""
         return self.turns.unsaved
 
-    # Chats ------------------------------------------------------------------------
-    def chats(self) -> list[Chat]:
-        return self.store.list_chats() if self._store is not None else []
-
-    def pin_chat(self, chat_id: int, pinned: bool) -> None:
-        self.store.pin_chat(chat_id, pinned)
-        self.chats_changed.emit()
-
-    def new_chat(self) -> Chat:
-        chat = self.store.create_chat(settings=self.new_chat_settings())
-        self._unnamed.add(chat.id)
-        self.chats_changed.emit()
-        self.select_chat(chat.id)
-        return chat
-
-    def select_chat(self, chat_id: int | None) -> None:
-        chat = self.store.get_chat(chat_id) if chat_id is not None else None
-        self.current_chat = chat
-        before = len(self.store.damaged_places)
-        active = self.turns.active
-        # A new version or branch being written in this chat is what it shows meanwhile.
-        through = active.message_id if active is not None and chat is not None and active.chat_id == chat.id else None
-        messages = self.store.messages(chat.id, through) if chat else []
-        self.chat_selected.emit(chat, messages)
-        self.route_changed.emit(route(chat)[0])
-        if len(self.store.damaged_places) > before or (chat and chat.damaged):
-            self.notice.emit(translate(
-                "chat.controller",
-                "Part of this chat could not be decrypted: the vault file was changed outside "
-                "Hearth or is damaged. The rest is intact; see Help ▸ Check vault."
-            ))
-
-    def rename_chat(self, chat_id: int, title: str) -> None:
-        title = title.strip()
-        if not title:
-            self.notice.emit(translate("chat.controller", "A chat needs a name."))
-            return
-        self.store.rename_chat(chat_id, title)
-        self._unnamed.discard(chat_id)
-        self.chats_changed.emit()
-
-    def delete_chat(self, chat_id: int) -> None:
-        self.turns.forget_chat(chat_id)
-        self._unnamed.discard(chat_id)
-        self.store.delete_chat(chat_id)
-        if self.current_chat and self.current_chat.id == chat_id:
-            remaining = self.store.list_chats()
-            self.select_chat(remaining[0].id if remaining else None)
-        self.chats_changed.emit()
-
     # Messages ---------------------------------------------------------------------
     def send(self, text: str) -> bool:
         """Save the user's message and ask for an answer. False (and a notice) if not sent."""
@@ -302,7 +190,7 @@ class ChatController(QObject):
         if not self._can_answer(self.current_chat):
             return False
         try:
-            chat = self._chat_for(text)
+            chat = self.chats.for_message(text)
         except Exception as exc:
             self.turns.environmental(exc, not_sent())
             return False
@@ -313,26 +201,6 @@ class ChatController(QObject):
         self.chats_changed.emit()
         self.turns.start(chat.id, self._params_for(chat), self.retrieval_for)
         return True
-
-    def _chat_for(self, text: str) -> Chat:
-        """The chat a new message goes to: the current one, or a new one named after it."""
-        chat = self.current_chat
-        if chat is None:
-            chat = self.store.create_chat(title_from(text), self.new_chat_settings())
-            self.current_chat = chat
-            self.chats_changed.emit()
-            self.chat_selected.emit(chat, [])
-        elif self._untitled(chat) and not self.store.messages(chat.id):
-            self.store.rename_chat(chat.id, title_from(text))
-            self._unnamed.discard(chat.id)
-            # The header shows the current chat's title: the renamed one, not the old copy.
-            chat = self.current_chat = self.store.get_chat(chat.id) or chat
-        return chat
-
-    def _untitled(self, chat: Chat) -> bool:
-        """Still named as created: a chat new_chat() made this session, or one an earlier
-        session left with the store's own default name (stored data, not displayed text)."""
-        return chat.id in self._unnamed or chat.title == UNTITLED
 
     def stop(self) -> None:
         self.turns.stop()
@@ -426,8 +294,8 @@ class ChatController(QObject):
         and, the first time, the user told what will leave the computer and agreeing."""
         engine_name, _ = route(chat)
         if not engine_name:
-            if not self._model_ready:
-                self.model_notice.emit(self._model_problem)
+            if not self.model.ready:
+                self.model_notice.emit(self.model.problem)
                 return False
             return True
         record = self.engines.get(engine_name) if self.engines is not None else None
@@ -469,15 +337,6 @@ class ChatController(QObject):
         self.set_chat_settings(chat_id, settings)
         self.route_changed.emit(engine)
 
-    def ready_text(self) -> str:
-        """The status bar's line for the loaded model, in the interface's language now."""
-        event = self._loaded
-        if event is None:
-            return ""
-        n_ctx = event.n_ctx  # a plain name: pyside6-lupdate reads no expression
-        return translate("chat.controller", "{name} · {backend} · context %n tokens", None, n_ctx).format(
-            name=event.name, backend=event.backend)
-
     def set_chat_settings(self, chat_id: int, settings: dict) -> None:
         self.store.set_chat_settings(chat_id, settings)
         if self.current_chat and self.current_chat.id == chat_id:
@@ -499,49 +358,10 @@ class ChatController(QObject):
     # Worker events (UI thread) -----------------------------------------------------
     @Slot(object)
     def _on_event(self, event: Event) -> None:
-        if isinstance(event, ModelLoading):
-            known = self._loading_name if event.path == self.model_path else ""
-            self.model_state.emit("loading", translate("chat.controller", "Loading {file_name}…")
-                                  .format(file_name=known or event.path.name))
-        elif isinstance(event, ModelLoaded):
-            self._model_ready = True
-            self.model_name = self.turns.model_name = event.name
-            self.turns.weak_languages = weak_languages(event.path)
-            self.turns.base_model = event.base_model
-            if event.base_model:
-                self.notice.emit(weakness_text(BASE_MODEL))
-            self.model_memory = event.memory_bytes
-            self._loaded = event
-            self.model_state.emit("ready", self.ready_text())
-        elif isinstance(event, ModelFailed):
-            self._model_ready = False
-            self._model_problem = event.reason
-            self.model_state.emit("failed", event.reason)
-        elif isinstance(event, WorkerDied):
-            self._worker_died(event)
-        else:
+        if not self.model.on_event(event):  # (loading, loaded, failed, the worker died)
             self.turns.on_event(event)
         if self.turns.unsaved and not self._retry.isActive():
             self._retry.start()
-
-    def _worker_died(self, event: WorkerDied) -> None:
-        self.turns.on_event(event)
-        self._model_ready = False
-        if event.restarting:
-            self._model_problem = translate(
-                "chat.controller", "The model is being loaded again. Try again in a moment.")
-            self.notice.emit(translate(
-                "chat.controller",
-                "{reason} Hearth is starting it again with the same model; your chats are saved."
-            ).format(reason=event.reason))
-        else:
-            self._model_problem = translate(
-                "chat.controller",
-                "The model engine keeps failing and was not started again. "
-                "Quit and reopen Hearth; your chats are saved.")
-            self.model_state.emit("failed", self._model_problem)
-            self.notice.emit(translate("chat.controller", "{reason} {problem}")
-                             .format(reason=event.reason, problem=self._model_problem))
 
     # Shutdown ---------------------------------------------------------------------
     def shutdown(self, timeout: float = 2.0) -> bool:

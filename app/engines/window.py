@@ -1,14 +1,14 @@
 """The window's side of intranet engines: Settings ▸ Engines, the first-send disclosure,
 and the status bar's word for where text can go ("Offline" or "Intranet: NAME").
-A mixin of the main window."""
+An object the main window owns (``window.engine_actions``)."""
 
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import Any, Protocol, cast
 
-from PySide6.QtCore import Qt, Slot
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtCore import QObject, Qt, Slot
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from app.engines.dialog import EnginesDialog
 from core.engines import EngineRecord
@@ -29,13 +29,22 @@ def disclosure_text(record: EngineRecord, documents: bool) -> str:
     return text + " " + translate("engines.window", "The chat stays encrypted on this computer. Send?")
 
 
-class EngineActions:
-    """The window's engine slots; mixed into MainWindow."""
+class EnginesWindow(Protocol):
+    """What the engine slots need of the window (the window builds them, not the reverse)."""
 
     controller: Any
     guard_label: Any
-    engines_dialog: EnginesDialog | None
-    _refresh_models: Any  # the header's (an annotation only: a stub here would shadow it)
+    header: Any  # its model picker lists the engines' models
+
+
+class EngineActions(QObject):
+    """The window's engine slots."""
+
+    def __init__(self, window: EnginesWindow) -> None:
+        super().__init__(cast(QObject, window))
+        self.window = window
+        self.controller = window.controller
+        self.engines_dialog: EnginesDialog | None = None
 
     @Slot()
     def show_engines(self) -> None:
@@ -43,7 +52,7 @@ class EngineActions:
         if engines is None:
             return
         if self.engines_dialog is None:
-            self.engines_dialog = EnginesDialog(engines, self)  # type: ignore[arg-type]
+            self.engines_dialog = EnginesDialog(engines, cast(QWidget, self.window))
             self.engines_dialog.changed.connect(self._engines_changed)
         self.engines_dialog.refresh()
         self.engines_dialog.show()
@@ -51,17 +60,17 @@ class EngineActions:
 
     @Slot()
     def _engines_changed(self) -> None:
-        self._refresh_models()
-        self._update_guard_label()
+        self.window.header.refresh_models()
+        self.update_guard_label()
 
     @Slot(str)
-    def _route_changed(self, _engine: str) -> None:
-        self._refresh_models()
-        self._update_guard_label()
+    def route_changed(self, _engine: str) -> None:
+        self.window.header.refresh_models()
+        self.update_guard_label()
 
     def disclose(self, record: EngineRecord, documents: bool) -> bool:
         """Asked once per chat and engine (the controller remembers the answer in the chat)."""
-        box = QMessageBox(self)  # type: ignore[call-overload]
+        box = QMessageBox(cast(QWidget, self.window))
         box.setIcon(QMessageBox.Icon.Information)
         box.setWindowTitle(translate("engines.window", "Send to {name}?").format(name=record.name))
         box.setTextFormat(Qt.TextFormat.PlainText)  # the name and address are not markup
@@ -81,7 +90,7 @@ class EngineActions:
     def _api_text(self) -> str:
         """" · API on 127.0.0.1:PORT" while the local API listens: loopback only, but a door
         all the same, so it is said while it is open."""
-        api = getattr(getattr(self, "vault", None), "api", None)
+        api = getattr(getattr(self.window, "vault", None), "api", None)  # (none yet: the window starts)
         server = api.server if api is not None else None
         if server is None:
             return ""
@@ -89,20 +98,21 @@ class EngineActions:
                                                                                 port=server.port)
 
     @Slot()
-    def _update_guard_label(self) -> None:
+    def update_guard_label(self) -> None:
+        label = self.window.guard_label
         guard = egress.GUARD
         if not guard.installed:
-            self.guard_label.setText(translate("shell.main_window", "Network guard off") + self._api_text())
+            label.setText(translate("shell.main_window", "Network guard off") + self._api_text())
             return
         blocked = guard.blocked_count  # a plain name: lupdate skips a call given n=a.b
         engine, _ = route(self.controller.current_chat)
-        self.guard_label.setText(translate("engines.window", "{where} · %n blocked", None, blocked)
-                                 .format(where=self.where_text(engine) + self._api_text()))
+        label.setText(translate("engines.window", "{where} · %n blocked", None, blocked)
+                      .format(where=self.where_text(engine) + self._api_text()))
         if engine:
             # A tooltip is rich text when it looks like it: the name goes in escaped, in a <p>.
-            self.guard_label.setToolTip("<p>" + html.escape(translate(
+            label.setToolTip("<p>" + html.escape(translate(
                 "engines.window", "This chat's messages go to the intranet engine {name}, and nowhere "
                 "else. Help ▸ Privacy for details.").format(name=engine)) + "</p>")
         else:
-            self.guard_label.setToolTip(translate("shell.main_window", "Hearth makes no network "
-                                                  "connections. Help ▸ Privacy for details."))
+            label.setToolTip(translate("shell.main_window", "Hearth makes no network "
+                                       "connections. Help ▸ Privacy for details."))

@@ -141,7 +141,7 @@ class ModelsController(QObject):
         return self.library.entries() if self.library else []
 
     def _is_loaded(self, entry: LibraryEntry) -> bool:
-        return self.chat.model_path is not None and Path(entry.path) == Path(self.chat.model_path)
+        return self.chat.model.path is not None and Path(entry.path) == Path(self.chat.model.path)
 
     def current(self) -> LibraryEntry | None:
         return next((e for e in self.entries() if self._is_loaded(e)), None)
@@ -291,7 +291,7 @@ class ModelsController(QObject):
                              "checked: Hearth is making sure it is still the same model, and loads "
                              "it if it is.").format(name=entry.name)
         settings = ModelSettings.from_dict(entry.settings)
-        self.chat.load_model(settings.spec(Path(entry.path), entry.name))
+        self.chat.model.load(settings.spec(Path(entry.path), entry.name))
         self.chat.params = settings.sampling()
         assert self.library is not None
         self.library.set_preference("default_model", entry.id)
@@ -367,7 +367,7 @@ class ModelsController(QObject):
                     self._wanted = entry.id
                     self._verify(entry)  # reloaded with the saved settings once verified
                 else:
-                    self.chat.load_model(settings.spec(Path(entry.path), entry.name))
+                    self.chat.model.load(settings.spec(Path(entry.path), entry.name))
             self.chat.params = settings.sampling()
         self.library_changed.emit()
 

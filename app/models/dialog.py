@@ -362,10 +362,10 @@ class ModelsDialog(QDialog):
                 "{measured} MB (Hearth had estimated {estimate} MB).").format(
                     context=at, measured=_whole(measured / MIB), estimate=_whole(guess / MIB))
         current = self.models.current()
-        if current is not None and entry.id == current.id and self.models.chat.model_memory:
+        if current is not None and entry.id == current.id and self.models.chat.model.memory:
             text += "<br>" + translate(
                 "models.dialog", "Loaded now: {memory} MB more resident memory.").format(
-                    memory=_whole(self.models.chat.model_memory / MIB))
+                    memory=_whole(self.models.chat.model.memory / MIB))
         self.fit_label.setText(text)
 
     @Slot(str)

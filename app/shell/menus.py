@@ -1,4 +1,5 @@
-"""The menu bar: File, Chat, Settings, Help. Actions call the window's slots."""
+"""The menu bar: File, Chat, Settings, Help. Actions call the slots of the window's objects
+(its dialogs, chat list, conversation, engines, appearance) and of its vault."""
 
 from __future__ import annotations
 
@@ -22,10 +23,10 @@ def build_menus(self: Any) -> None:
     """Give ``self`` (the main window) its menus and the actions the tests and slots use."""
     bar = self.menuBar()
     file_menu = bar.addMenu(translate("shell.menus", "&File"))
-    self.new_chat_action = _action(file_menu, translate("shell.menus", "New chat"), self._new_chat,
-                                   QKeySequence.StandardKey.New)
+    self.new_chat_action = _action(file_menu, translate("shell.menus", "New chat"),
+                                   self.chat_list_actions.new_chat, QKeySequence.StandardKey.New)
     self.import_model_action = _action(file_menu, translate("shell.menus", "Import model…"),
-                                       self._import_models)
+                                       self.dialogs.import_models)
     self.export_action = _action(file_menu, translate("shell.menus", "Export chat (unencrypted)…"),
                                  self.vault.maintenance.export_chat)
     file_menu.addSeparator()
@@ -38,30 +39,31 @@ def build_menus(self: Any) -> None:
     _action(file_menu, translate("shell.menus", "Quit"), self.close, QKeySequence.StandardKey.Quit)
     chat_menu = bar.addMenu(translate("shell.menus", "&Chat"))
     self.find_action = _action(chat_menu, translate("shell.menus", "Search chats"),
-                               self._find_chats, QKeySequence.StandardKey.Find)
+                               self.chat_list_actions.find_chats, QKeySequence.StandardKey.Find)
     self.regenerate_action = _action(chat_menu, translate("shell.menus", "Regenerate answer"),
-                                     self._regenerate, "Ctrl+R")
+                                     self.conversation_actions.regenerate, "Ctrl+R")
     chat_menu.addSeparator()
     self.rename_action = _action(chat_menu, translate("shell.menus", "Rename…"),
-                                 self._rename_current_chat, "F2")
-    self.pin_action = _action(chat_menu, translate("shell.menus", "Pin / unpin"), self._toggle_pin)
+                                 self.chat_list_actions.rename_current_chat, "F2")
+    self.pin_action = _action(chat_menu, translate("shell.menus", "Pin / unpin"),
+                              self.chat_list_actions.toggle_pin)
     self.delete_action = _action(chat_menu, translate("shell.menus", "Delete…"),
-                                 self._delete_current_chat)
+                                 self.chat_list_actions.delete_current_chat)
     self.chat_settings_action = _action(chat_menu, translate("shell.menus", "Chat settings…"),
-                                        self._chat_settings)
+                                        self.dialogs.chat_settings)
     settings_menu = bar.addMenu(translate("shell.menus", "&Settings"))
     self.models_action = _action(settings_menu, translate("shell.menus", "Models…"),
-                                 self.show_models, "Ctrl+M")
+                                 self.dialogs.show_models, "Ctrl+M")
     self.collections_action = _action(settings_menu, translate("shell.menus", "Documents…"),
-                                      self.show_collections, "Ctrl+D")
+                                      self.dialogs.show_collections, "Ctrl+D")
     self.engines_action = _action(settings_menu, translate("shell.menus", "Intranet engines…"),
-                                  self.show_engines)
-    self.api_action = _action(settings_menu, translate("shell.menus", "Local API…"), self.show_api)
+                                  self.engine_actions.show_engines)
+    self.api_action = _action(settings_menu, translate("shell.menus", "Local API…"), self.dialogs.show_api)
     _action(settings_menu, translate("shell.menus", "Change passphrase…"),
             self.vault.maintenance.change_passphrase)
     _action(settings_menu, translate("shell.menus", "Auto-lock…"), self.vault.set_auto_lock)
     # Named in both languages: whoever cannot read the one shown still finds it.
-    self.language_action = _action(settings_menu, "Language / 语言…", self.choose_language)
+    self.language_action = _action(settings_menu, "Language / 语言…", self.appearance.choose_language)
     appearance = settings_menu.addMenu(translate("shell.menus", "Appearance"))
     group = QActionGroup(appearance)
     self.theme_actions = []
@@ -72,19 +74,20 @@ def build_menus(self: Any) -> None:
         action.setCheckable(True)
         action.setData(choice)
         action.setChecked(choice == self.vault.settings.theme)
-        action.triggered.connect(lambda _checked=False, c=choice: self.choose_theme(c))
+        action.triggered.connect(lambda _checked=False, c=choice: self.appearance.choose_theme(c))
         group.addAction(action)
         self.theme_actions.append(action)
     help_menu = bar.addMenu(translate("shell.menus", "&Help"))
     self.getting_started_action = _action(help_menu, translate("shell.menus", "Getting started"),
-                                          self.show_getting_started, QKeySequence.StandardKey.HelpContents)
+                                          self.dialogs.show_getting_started,
+                                          QKeySequence.StandardKey.HelpContents)
     self.shortcuts_action = _action(help_menu, translate("shell.menus", "Keyboard shortcuts"),
-                                    self.show_shortcuts)
+                                    self.dialogs.show_shortcuts)
     help_menu.addSeparator()
     self.privacy_action = _action(help_menu, translate("shell.menus", "Privacy…"),
-                                  self.show_privacy)
+                                  self.dialogs.show_privacy)
     _action(help_menu, translate("shell.menus", "Check vault"), self.vault.maintenance.check)
-    _action(help_menu, translate("shell.menus", "About Hearth"), self.show_about)
+    _action(help_menu, translate("shell.menus", "About Hearth"), self.dialogs.show_about)
     self.unlocked_only = [self.new_chat_action, self.export_action, self.backup_action,
                           self.lock_action, self.rename_action, self.pin_action, self.delete_action,
                           self.chat_settings_action, self.models_action, self.import_model_action,

@@ -56,9 +56,9 @@ def load_default_model(window: MainWindow) -> None:
     try:
         path = resolve_model()
     except InferenceError as exc:
-        window.controller.model_unavailable(str(exc))
+        window.controller.model.unavailable(str(exc))
         return
-    window.controller.load_model(default_model_spec(path))
+    window.controller.model.load(default_model_spec(path))
     try:
         window.controller.worker.submit(LoadEmbedder(resolve_embedding_model()))
     except InferenceError as exc:

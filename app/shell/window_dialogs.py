@@ -1,38 +1,53 @@
-"""The window's dialogs: models, collections, privacy, the local API, about, a chat's
-settings and the model import. A mixin of the main window."""
+"""The window's dialogs: models, collections, privacy, the local API, about, help, a chat's
+settings and the model import (also of files dropped on the window). An object the main
+window owns (``window.dialogs``); the dialogs it keeps open are its attributes."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
-from PySide6.QtCore import Slot
+from PySide6.QtCore import QObject, Slot
+from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QDialog, QWidget
 
 from app.chat.settings_dialog import ChatSettingsDialog
 from app.documents.dialog import CollectionsDialog
-from app.models.dialog import ModelsDialog, ask_import
+from app.models.dialog import ModelsDialog, ask_import, gguf_paths
 from app.shell import dialogs
 from app.shell.privacy_dialog import PrivacyDialog
 from i18n import translate
 
 
-class WindowDialogs:
-    """The window's dialog slots; mixed into MainWindow."""
+class DialogsWindow(Protocol):
+    """What the dialogs need of the window (the window builds them, not the reverse)."""
 
     controller: Any
     models: Any
     vault: Any
     documents: Any
-    models_dialog: ModelsDialog | None
-    collections_dialog: CollectionsDialog | None
-    privacy_dialog: PrivacyDialog | None
-    help_dialog: QDialog | None = None  # Getting started or Keyboard shortcuts, the last shown
-    show_notice: Any  # the window's (an annotation only: a stub here would shadow it)
+    lock_screen: Any
+
+    def show_notice(self, text: str) -> None: ...
+
+
+class WindowDialogs(QObject):
+    """The window's dialog slots, and the dialogs they keep."""
+
+    def __init__(self, window: DialogsWindow) -> None:
+        super().__init__(cast(QObject, window))
+        self.window = window
+        self.controller = window.controller
+        self.models = window.models
+        self.documents = window.documents
+        self.models_dialog: ModelsDialog | None = None
+        self.collections_dialog: CollectionsDialog | None = None
+        self.privacy_dialog: PrivacyDialog | None = None
+        self.help_dialog: QDialog | None = None  # Getting started or Keyboard shortcuts, the last shown
 
     def _widget(self) -> QWidget:
-        """The window itself, the dialogs' parent (this class is only ever mixed into it)."""
-        return cast(QWidget, self)
+        """The window, the dialogs' parent."""
+        return cast(QWidget, self.window)
 
     @Slot()
     def show_models(self) -> None:
@@ -48,7 +63,7 @@ class WindowDialogs:
     def show_api(self) -> None:
         from app.api.controller import ApiDialog
 
-        ApiDialog(self.vault.api, self._widget()).exec()
+        ApiDialog(self.window.vault.api, self._widget()).exec()
 
     @Slot()
     def show_about(self) -> None:
@@ -73,7 +88,7 @@ class WindowDialogs:
     @Slot()
     def show_privacy(self) -> None:
         dialog = PrivacyDialog(self._widget(), self.controller.engines)
-        dialog.delete_everything.connect(self.vault.maintenance.delete_everything)
+        dialog.delete_everything.connect(self.window.vault.maintenance.delete_everything)
         self.privacy_dialog = dialog
         dialog.show()
 
@@ -88,17 +103,34 @@ class WindowDialogs:
         self.collections_dialog.raise_()
 
     @Slot()
-    def _import_models(self) -> None:
+    def import_models(self) -> None:
         paths = dialogs.open_paths(self._widget(), translate("shell.main_window", "Import models"),
                                    Path.home(),
                                    translate("shell.main_window", "GGUF models") + " (*.gguf)")
         ask_import(self._widget(), self.models, paths)
 
+    def dropped(self, event: QDropEvent) -> None:
+        """Files dropped on the window: models (.gguf) are imported (asked how), other files
+        and folders go to the documents' dialog."""
+        if self.controller.locked:
+            self.window.lock_screen.show_error(translate(
+                "shell.main_window", "Unlock Hearth first, then drop the files again."))
+            return
+        models = gguf_paths(event)
+        others = [Path(u.toLocalFile()) for u in event.mimeData().urls()
+                  if u.isLocalFile() and not u.toLocalFile().lower().endswith(".gguf")]
+        if models:
+            ask_import(self._widget(), self.models, models)
+        if others:
+            self.show_collections()
+            assert self.collections_dialog is not None
+            self.collections_dialog.add(others)
+
     @Slot()
-    def _chat_settings(self) -> None:
+    def chat_settings(self) -> None:
         chat = self.controller.current_chat
         if chat is None:
-            self.show_notice(translate("shell.main_window", "Open or start a chat first."))
+            self.window.show_notice(translate("shell.main_window", "Open or start a chat first."))
             return
         dialog = ChatSettingsDialog(chat.settings, self.controller.params, self._widget())
         try:

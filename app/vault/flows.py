@@ -40,13 +40,12 @@ class VaultHost(Protocol):
     lock_screen: Any
     documents: Any
     models: Any
-    models_dialog: Any
-    collections_dialog: Any
-    _closing: bool
+    dialogs: Any  # the window's dialogs (app.shell.window_dialogs)
+    composer: Any  # the input and its draft (app.chat.composer)
+    closing: bool
 
     def _locked_changed(self, locked: bool) -> None: ...
     def show_notice(self, text: str) -> None: ...
-    def save_draft(self) -> bool: ...
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +119,7 @@ class VaultFlows(QObject):
 
     @Slot(object)
     def opened(self, session: Session) -> None:
-        if self.window._closing or self.session is not None:  # quitting, or already open
+        if self.window.closing or self.session is not None:  # quitting, or already open
             session.close()
             return
         self.session = session
@@ -131,7 +130,7 @@ class VaultFlows(QObject):
         self.window.models.attach(session)
         self.window.documents.attach(session)
         self.api.start()  # only if the user switched it on
-        session.on_close("requests", lambda _left: self.window.save_draft())  # first: the user's words
+        session.on_close("requests", lambda _left: self.window.composer.save_draft())  # first: the user's words
         session.on_close("requests", self.api.stop)
         session.on_close("jobs", self.window.models.detach)
         session.on_close("jobs", jobs().wait)  # an automatic backup gives up once cancelled
@@ -179,7 +178,7 @@ class VaultFlows(QObject):
         # prompt, the API token, a model's settings, a question) stays over the lock screen.
         # Each is rejected, so a dialog waiting in exec() returns as if cancelled.
         dialogs.close_all(self.parent_widget)
-        for dialog in (self.window.models_dialog, self.window.collections_dialog):
+        for dialog in (self.window.dialogs.models_dialog, self.window.dialogs.collections_dialog):
             if dialog is not None:
                 dialog.close()
         self.end_session()

@@ -58,9 +58,9 @@ def make_window(qtbot) -> Callable[..., MainWindow]:
             if wait_ready:
                 with qtbot.waitSignal(controller.model_state, timeout=WAIT_MS,
                                       check_params_cb=lambda state, _text: state != "loading"):
-                    controller.load_model(default_model_spec(model))
+                    controller.model.load(default_model_spec(model))
             else:
-                controller.load_model(default_model_spec(model))
+                controller.model.load(default_model_spec(model))
         if open_vault:
             if window.lock_screen.mode == "create":
                 create_vault(qtbot, window)

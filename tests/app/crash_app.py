@@ -21,7 +21,7 @@ def main() -> None:
     app = QApplication(sys.argv)
     engine = FakeEngine(tokens=["partial "] * 100_000, delay=0.002)
     window = MainWindow(ChatController(engine_factory=lambda: engine), kdf=FAST_KDF)
-    window.controller.load_model(default_model_spec(Path("fake.gguf")))
+    window.controller.model.load(default_model_spec(Path("fake.gguf")))
     chunks = {"n": 0}
 
     def on_chunk(_message_id: int, text: str) -> None:
@@ -33,7 +33,7 @@ def main() -> None:
     def on_unlocked() -> None:
         window.controller.answer_updated.connect(on_chunk)
         window.input.setPlainText("this question must survive")
-        window.send()
+        window.composer.send()
 
     create_vault_when_ready(window, PASSPHRASE, on_unlocked)
     window.show()

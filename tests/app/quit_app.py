@@ -33,7 +33,7 @@ def main(work: Path) -> None:
         fh.truncate(4 << 30)  # sparse: four gigabytes to copy and hash, nothing on the disk
     app = QApplication(sys.argv)
     window = MainWindow(ChatController(engine_factory=lambda: FakeEngine()), kdf=FAST_KDF)
-    window.controller.load_model(default_model_spec(Path("fake.gguf")))
+    window.controller.model.load(default_model_spec(Path("fake.gguf")))
 
     def on_unlocked() -> None:
         assert window.models.import_file(big, COPY)

@@ -161,10 +161,11 @@ def test_every_control_of_every_dialog_has_a_name(qtbot, cited_window) -> None:
     window, _source = cited_window
     chat = window.controller.current_chat
     assert chat is not None
-    window.show_models()
-    window.show_collections()
+    window.dialogs.show_models()
+    window.dialogs.show_collections()
     dialogs = [ChatSettingsDialog(chat.settings, window.controller.params, window),
-               window.models_dialog, window.collections_dialog, ApiDialog(window.vault.api, window),
+               window.dialogs.models_dialog, window.dialogs.collections_dialog,
+               ApiDialog(window.vault.api, window),
                PrivacyDialog(window), AboutDialog(window)]
     for dialog in dialogs:
         assert dialog is not None
@@ -211,7 +212,7 @@ def test_a_whole_turn_with_key_presses_only(qtbot, make_window, tmp_path: Path, 
     assert isinstance(button, SourceButton)
     assert button.window() is window and button.isVisible()
     press(qtbot, Qt.Key.Key_Return)  # show it: the passage and its page, inside Hearth
-    viewer = window.source_viewer
+    viewer = window.conversation_actions.source_viewer
     qtbot.waitUntil(lambda: viewer.isActiveWindow(), timeout=WAIT_MS)
     for _ in range(10):  # Tab on to "Open file"
         if focused() is viewer.open_button:

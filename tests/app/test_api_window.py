@@ -43,7 +43,7 @@ def test_api_off_by_default_then_serving_the_windows_model(qtbot, make_window) -
     assert status == 200, body
     assert body["choices"][0]["message"]["content"] == engine.expected_text(1)
     # Stored because the user asked for it, as an encrypted chat; the window's own chat works.
-    qtbot.waitUntil(lambda: any(c.title.startswith("API: hello api") for c in window.controller.chats()),
+    qtbot.waitUntil(lambda: any(c.title.startswith("API: hello api") for c in window.controller.chats.all()),
                     timeout=WAIT_MS)
     window.new_chat_button.click()
     window.input.setPlainText("and the window?")

@@ -192,7 +192,7 @@ def test_no_plaintext_anywhere_under_the_data_folder(
         if index:
             window.new_chat_button.click()
         window.controller.set_chat_settings(window.controller.current_chat.id if window.controller.current_chat
-                                            else window.controller.new_chat().id,
+                                            else window.controller.chats.new().id,
                                             {"collections": [collection.id]})
         say(f"Long message {index} with {MARKER} inside. " + "Confidential detail. " * 300)
         say(f"Follow-up {MARKER} number {index}")

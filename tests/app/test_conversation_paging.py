@@ -20,7 +20,7 @@ def test_a_long_chat_opens_with_its_newest_page_and_older_ones_come_on_request(q
     window = make_window()
     chat = _long_chat(window, 100)
     window.controller.chats_changed.emit()
-    window.controller.select_chat(chat.id)
+    window.controller.chats.select(chat.id)
     view = window.conversation
     page = view.PAGE
     texts = [w.text() for w in view.message_widgets()]

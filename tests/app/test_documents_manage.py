@@ -26,7 +26,7 @@ WAIT = 6 * WAIT_MS
 @pytest.fixture
 def window(make_window, embedding_model_path):
     w = make_window(FakeEngine(tokens=["It is ", "12 euros [1]."]), embedder=embedding_model_path)
-    w.show_collections()
+    w.dialogs.show_collections()
     return w
 
 
@@ -36,7 +36,7 @@ def _files(dialog: CollectionsDialog) -> set[str]:
 
 def test_a_first_collection_is_offered_not_a_greyed_button(qtbot, window) -> None:
     qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)
-    dialog: CollectionsDialog = window.collections_dialog
+    dialog: CollectionsDialog = window.dialogs.collections_dialog
     dialog.refresh()
     assert dialog.add_files_button.isEnabled() and dialog.add_folder_button.isEnabled()
     assert not dialog.rename_button.isEnabled() and not dialog.remove_button.isEnabled()
@@ -45,7 +45,7 @@ def test_a_first_collection_is_offered_not_a_greyed_button(qtbot, window) -> Non
 
 def test_remove_a_file_rename_and_the_menus(qtbot, window, tmp_path: Path, monkeypatch) -> None:
     qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)
-    dialog: CollectionsDialog = window.collections_dialog
+    dialog: CollectionsDialog = window.dialogs.collections_dialog
     folder = retrieval_set.write_corpus(tmp_path / "corpus")
     collection = create_collection(qtbot, window, "Work")
     dialog.refresh()
@@ -102,16 +102,16 @@ def test_a_new_chat_starts_with_the_collections_last_chosen(qtbot, window, tmp_p
     qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)
     collection = create_collection(qtbot, window, "Work")
     window.new_chat_button.click()
-    window._refresh_documents_menu()
+    window.header.refresh_documents_menu()
     next(a for a in window.documents_menu.actions() if a.text() == "Work").setChecked(True)
     assert window.documents_button.text() == "Documents: Work"
     window.new_chat_button.click()
-    window._refresh_documents_menu()
+    window.header.refresh_documents_menu()
     assert window.controller.current_chat.settings.get("collections") == [collection.id]
     assert window.documents_button.text() == "Documents: Work"
     next(a for a in window.documents_menu.actions() if a.text() == "Work").setChecked(False)
     window.new_chat_button.click()
-    window._refresh_documents_menu()
+    window.header.refresh_documents_menu()
     assert window.documents_button.text() == "Documents: off"  # off is remembered too
 
 

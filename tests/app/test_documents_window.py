@@ -96,8 +96,8 @@ def _import(qtbot, window, folder: Path, name: str = "Work"):
 def test_import_toggle_and_cited_answer(qtbot, window, engine, tmp_path: Path) -> None:
     qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)
     folder = retrieval_set.write_corpus(tmp_path / "corpus")
-    window.show_collections()
-    dialog: CollectionsDialog = window.collections_dialog
+    window.dialogs.show_collections()
+    dialog: CollectionsDialog = window.dialogs.collections_dialog
     collection = create_collection(qtbot, window, "Work")
     assert collection is not None
     dialog.refresh()
@@ -113,7 +113,7 @@ def test_import_toggle_and_cited_answer(qtbot, window, engine, tmp_path: Path) -
     assert {dialog.table.item(r, 1).text() for r in range(8)} == {"indexed"}
 
     window.new_chat_button.click()
-    window._refresh_documents_menu()
+    window.header.refresh_documents_menu()
     action = next(a for a in window.documents_menu.actions() if a.text() == "Work")
     action.setChecked(True)
     assert window.documents_button.text() == "Documents: Work"
@@ -132,7 +132,7 @@ def test_import_toggle_and_cited_answer(qtbot, window, engine, tmp_path: Path) -
     # The source opens a viewer inside Hearth: the whole passage, its page's indexed text
     # with the passage marked and the question's words shaded (issue #18, item 4).
     widget.sources.buttons[0].click()
-    viewer = window.source_viewer
+    viewer = window.conversation_actions.source_viewer
     assert viewer.isVisible() and viewer.passage.toPlainText() == sources[0]["text"]
     qtbot.waitUntil(lambda: "Finding the page" not in viewer.page.toPlainText(), timeout=WAIT)
     page = viewer.page.toPlainText()
@@ -156,7 +156,7 @@ def test_nothing_relevant_is_said_to_model_and_user(qtbot, window, tmp_path: Pat
     qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)
     (tmp_path / "owls.md").write_text("# Owls\nBarn owls hunt at night.\n")
     collection, _report = _import(qtbot, window, tmp_path / "owls.md", "Birds")
-    chat = window.controller.new_chat()
+    chat = window.controller.chats.new()
     window.controller.set_chat_settings(chat.id, {"collections": [collection.id]})
     _ask(qtbot, window, "What is the capital of Peru?")
     assert "No passage" in window.notice.text()
@@ -170,7 +170,7 @@ def test_a_switch_to_an_embedding_model_of_another_size_keeps_answers_working(
     qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)
     collection, report = _import(qtbot, window, retrieval_set.write_corpus(tmp_path / "corpus"))
     assert len(report.indexed) == 8
-    chat = window.controller.new_chat()
+    chat = window.controller.chats.new()
     window.controller.set_chat_settings(chat.id, {"collections": [collection.id]})
     gate = Gate(window, monkeypatch, narrow_sha, allowed=1)
 

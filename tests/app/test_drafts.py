@@ -21,30 +21,30 @@ def test_each_chat_keeps_its_draft_over_switching_lock_and_restart(qtbot, make_w
     second = window.controller.current_chat.id
     window.input.setPlainText("half a thought for the second")
 
-    window.controller.select_chat(first)
+    window.controller.chats.select(first)
     assert window.input.toPlainText() == ""  # the first chat has none
     window.input.setPlainText("a question for the first, not sent")
-    window.controller.select_chat(second)
+    window.controller.chats.select(second)
     assert window.input.toPlainText() == "half a thought for the second"
-    window.controller.select_chat(first)
+    window.controller.chats.select(first)
     assert window.input.toPlainText() == "a question for the first, not sent"
 
     window.vault.auto_lock()  # after ten idle minutes: the words stay
     assert window.input.toPlainText() == ""  # nothing shown while locked
     unlock(qtbot, window)
-    window.controller.select_chat(first)
+    window.controller.chats.select(first)
     assert window.input.toPlainText() == "a question for the first, not sent"
 
     window.close()  # quit and open again
     again = make_window(FakeEngine())
-    again.controller.select_chat(second)
+    again.controller.chats.select(second)
     assert again.input.toPlainText() == "half a thought for the second"
-    again.controller.select_chat(first)
+    again.controller.chats.select(first)
     assert again.input.toPlainText() == "a question for the first, not sent"
     send(qtbot, again, again.input.toPlainText())  # sent: no longer a draft
     again.vault.lock()
     unlock(qtbot, again)
-    again.controller.select_chat(first)
+    again.controller.chats.select(first)
     assert again.input.toPlainText() == ""
 
 
@@ -83,7 +83,7 @@ def test_a_draft_that_cannot_be_written_stays_in_the_box_and_none_is_kept_in_mem
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(window.controller.store, "set_draft", full_disk)
-    window.controller.select_chat(first)
+    window.controller.chats.select(first)
     assert window.input.toPlainText() == "words that must not be lost"
     assert "could not be saved" in window.notice.text()
     monkeypatch.undo()

@@ -31,7 +31,7 @@ def _forget_engines():
 def add_engine(qtbot, window, engine, monkeypatch, name: str = "Corp") -> None:
     """Settings ▸ Engines ▸ Add…, filled in and checked, as the user does it."""
     window.engines_action.trigger()
-    dialog = window.engines_dialog
+    dialog = window.engine_actions.engines_dialog
     assert dialog is not None and dialog.isVisible()
 
     def fill(form: EngineForm) -> int:
@@ -58,10 +58,10 @@ def test_add_pick_disclose_stream_and_see_where_text_went(qtbot, make_window, en
     picker = window.model_picker
     labels = [picker.itemText(i) for i in range(picker.count())]
     assert "Corp ▸ corp-smollm2" in labels
-    window._update_guard_label()
+    window.engine_actions.update_guard_label()
     assert window.guard_label.text().startswith("Offline")
 
-    window.controller.new_chat()
+    window.controller.chats.new()
     picker.setCurrentIndex(labels.index("Corp ▸ corp-smollm2"))
     picker.activated.emit(labels.index("Corp ▸ corp-smollm2"))
     assert window.guard_label.text().startswith("Intranet: Corp")
@@ -137,7 +137,7 @@ def test_add_pick_disclose_stream_and_see_where_text_went(qtbot, make_window, en
 def test_a_switched_off_engine_does_not_answer_and_says_so(qtbot, make_window, engine, monkeypatch) -> None:
     window = make_window()
     add_engine(qtbot, window, engine, monkeypatch)
-    chat = window.controller.new_chat()
+    chat = window.controller.chats.new()
     window.controller.set_route(chat.id, "Corp", "corp-smollm2")
     window.controller.engines.set_enabled("Corp", False)
     window.input.setPlainText("Hello?")
@@ -172,7 +172,7 @@ def test_an_engine_can_be_renamed_and_removed(qtbot, make_window, engine, monkey
     assert [r.name for r in engines.records()] == ["Corp GPU"]
     assert engines.require("Corp GPU").api_key == "k-secret-4711"  # kept: the field was left empty
     assert egress.destinations() == []  # the old admission gone; the next use admits it anew
-    dialog = window.engines_dialog
+    dialog = window.engine_actions.engines_dialog
     dialog.refresh("Corp GPU")
     from PySide6.QtWidgets import QMessageBox
 
@@ -208,8 +208,8 @@ def test_a_document_question_searches_here_and_sends_only_the_passages(
     qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)
     add_engine(qtbot, window, engine, monkeypatch)
     _import(qtbot, window, retrieval_set.write_corpus(tmp_path / "corpus"))
-    chat = window.controller.new_chat()
-    window._refresh_documents_menu()
+    chat = window.controller.chats.new()
+    window.header.refresh_documents_menu()
     next(a for a in window.documents_menu.actions() if a.text() == "Work").setChecked(True)
     window.controller.set_route(chat.id, "Corp", "corp-smollm2")
     told: list[bool] = []

@@ -83,7 +83,7 @@ def test_an_engine_that_cannot_start_is_said_in_plain_words_and_the_app_recovers
     window = make_window(factory)
     qtbot.waitUntil(lambda: "starting it again" in window.notice.text(), timeout=WAIT_MS)
     assert "RuntimeError" in window.notice.text() and "Traceback" not in window.notice.text()
-    qtbot.waitUntil(lambda: window.controller.model_ready, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.controller.model.ready, timeout=WAIT_MS)
     window.input.setPlainText("are you back?")
     with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
         window.send_button.click()

@@ -42,9 +42,9 @@ def test_found_models_are_imported_by_reference_after_consent(qtbot, make_window
         return QDialog.DialogCode.Accepted
 
     monkeypatch.setattr(FoundModelsDialog, "exec", tick_first)
-    window.show_models()
+    window.dialogs.show_models()
     with qtbot.waitSignal(window.models.imported, timeout=WAIT_MS) as imported:
-        window.models_dialog.find_button.click()
+        window.dialogs.models_dialog.find_button.click()
     assert str(other_apps.parent.parent.parent) in asked[0] and "read-only" in asked[0]
     assert offered[0][0].startswith("tiny-chat-q4.gguf — LM Studio")
     entry = imported.args[0]
@@ -52,7 +52,7 @@ def test_found_models_are_imported_by_reference_after_consent(qtbot, make_window
     assert other_apps.exists() and not any(Path(entry.path).parent.glob("*.part"))  # nothing copied
 
     qtbot.waitUntil(lambda: any(e.path == str(other_apps) for e in window.models.entries()), timeout=WAIT_MS)
-    window.models_dialog.find_button.click()  # again: what is in the library is not offered twice
+    window.dialogs.models_dialog.find_button.click()  # again: what is in the library is not offered twice
     assert len(offered) == 1 and "not in your library already" in told[-1]
 
 
@@ -61,6 +61,6 @@ def test_nothing_is_looked_at_without_consent(qtbot, make_window, other_apps, mo
     looked: list[object] = []
     monkeypatch.setattr("app.shell.dialogs.confirm", lambda *a: False)
     monkeypatch.setattr("app.models.found_dialog.find", lambda *a: looked.append(a) or [])
-    window.show_models()
-    window.models_dialog.find_button.click()
+    window.dialogs.show_models()
+    window.dialogs.models_dialog.find_button.click()
     assert looked == []

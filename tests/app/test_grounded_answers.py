@@ -44,7 +44,7 @@ BUDGET = ("# 家庭预算\n\n## 应急基金\n\n我们的应急基金是三万�
 @pytest.fixture
 def window(make_window, starter_model_path: Path, embedding_model_path: Path):
     w = make_window(LlamaEngine, model=starter_model_path, embedder=embedding_model_path)
-    assert w.controller.model_ready, w.notice.text()
+    assert w.controller.model.ready, w.notice.text()
     return w
 
 
@@ -56,7 +56,7 @@ def _documents_on(qtbot, window, folder: Path, name: str) -> None:
     assert not finished.args[0].failed
     qtbot.waitUntil(lambda: not window.documents.busy, timeout=WAIT)
     window.new_chat_button.click()
-    window._refresh_documents_menu()
+    window.header.refresh_documents_menu()
     next(a for a in window.documents_menu.actions() if a.text() == name).setChecked(True)
 
 
@@ -132,7 +132,7 @@ def test_a_base_model_is_said_at_load_and_at_every_answer(qtbot, make_window, tm
     window.controller.notice.connect(notices.append)
     with qtbot.waitSignal(window.controller.model_state, timeout=WAIT_MS,
                           check_params_cb=lambda state, _text: state == "ready"):
-        window.controller.load_model(default_model_spec(base))
+        window.controller.model.load(default_model_spec(base))
     assert any("looks like a base model" in n for n in notices)
     answer, widget = _ask(qtbot, window, "What is the capital of France?")
     assert answer.stats["weak"] == "base"

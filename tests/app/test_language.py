@@ -121,7 +121,7 @@ def test_switching_language_keeps_the_open_chat_and_the_draft(qtbot, make_window
     assert window.menuBar().actions()[0].text() == "&File"
     try:
         window.vault.settings.language = "zh_CN"
-        window.apply_language()
+        window.appearance.apply_language()
         assert window.menuBar().actions()[0].text().startswith("文件")
         assert HAN.search(window.send_button.text())
         assert window.controller.current_chat.id == chat.id
@@ -136,7 +136,7 @@ def test_switching_language_keeps_the_open_chat_and_the_draft(qtbot, make_window
         assert len(window.conversation.message_widgets()) == 4
         # And back: the same chat again, in English.
         window.vault.settings.language = "en"
-        window.apply_language()
+        window.appearance.apply_language()
         assert window.menuBar().actions()[0].text() == "&File"
         assert len(window.conversation.message_widgets()) == 4
     finally:
@@ -153,7 +153,7 @@ def test_a_change_while_answering_waits_for_the_answer(qtbot, make_window) -> No
         qtbot.keyClick(window.input, Qt.Key.Key_Return)
         qtbot.waitUntil(lambda: window.controller.busy, timeout=WAIT_MS)
         window.vault.settings.language = "zh_CN"
-        window.apply_language()
+        window.appearance.apply_language()
         assert window.menuBar().actions()[0].text() == "&File"  # not yet
         with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
             pass
@@ -192,9 +192,9 @@ def test_every_dialog_is_chinese(qtbot, make_window, chinese) -> None:
     window = make_window()
     window.input.setPlainText("你好")  # (QTest types no characters outside Latin-1)
     with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
-        window.send()
-    window.show_models()
-    window.show_collections()
+        window.composer.send()
+    window.dialogs.show_models()
+    window.dialogs.show_collections()
     # The documents table with a stored reason and note (kinds said in Chinese now).
     folder = Path(tempfile.mkdtemp())
     (folder / "空.txt").write_text("")
@@ -205,18 +205,19 @@ def test_every_dialog_is_chinese(qtbot, make_window, chinese) -> None:
     with qtbot.waitSignal(window.documents.finished, timeout=6 * WAIT_MS):
         window.documents.add(made[0], [folder])
     qtbot.waitUntil(lambda: not window.documents.busy, timeout=6 * WAIT_MS)
-    window.collections_dialog.refresh()
-    table = window.collections_dialog.table
+    window.dialogs.collections_dialog.refresh()
+    table = window.dialogs.collections_dialog.table
     assert table.rowCount() == 2
     cells = [table.item(r, c).text() for r in range(2) for c in (1, 2)]  # state and why
     assert all(HAN.search(t) for t in cells) and not english_left(cells), cells
-    window.show_privacy()
-    window.show_engines()
+    window.dialogs.show_privacy()
+    window.engine_actions.show_engines()
     from app.engines.dialog import EngineForm
 
     chat = window.controller.current_chat
-    dialogs = [window.models_dialog, window.collections_dialog, window.privacy_dialog,
-               window.engines_dialog, EngineForm(window.controller.engines, None, window),
+    dialogs = [window.dialogs.models_dialog, window.dialogs.collections_dialog,
+               window.dialogs.privacy_dialog, window.engine_actions.engines_dialog,
+               EngineForm(window.controller.engines, None, window),
                AboutDialog(window), ApiDialog(window.vault.api, window),
                ChatSettingsDialog(chat.settings, window.controller.params, window),
                language.LanguageDialog("system", window),
@@ -243,14 +244,14 @@ def test_a_change_while_the_passphrase_is_checked_waits_and_keeps_the_warning(
         screen.confirm.setText("window test passphrase")
         screen.submit.click()  # creating: the screen is busy until the vault exists
         window.vault.settings.language = "zh_CN"
-        window.apply_language()
+        window.appearance.apply_language()
         assert window.lock_screen is screen  # not rebuilt under the running check
         qtbot.waitUntil(lambda: not window.controller.locked, timeout=WAIT_MS)
         qtbot.waitUntil(lambda: window.menuBar().actions()[0].text().startswith("文件"),
                         timeout=WAIT_MS)
         window.show_notice("The answer is on screen but not saved yet.")
         window.vault.settings.language = "en"
-        window.apply_language()
+        window.appearance.apply_language()
         assert window.notice.isVisible()
         assert window.notice.text() == "The answer is on screen but not saved yet."
         assert window.vault.session is not None
@@ -264,15 +265,15 @@ def test_the_status_bar_and_the_models_dialog_say_their_words_in_chinese(qtbot, 
     window = make_window()
     assert "context" in window.model_label.text()
     window.vault.settings.language = "zh_CN"
-    window.apply_language()
+    window.appearance.apply_language()
     try:
         assert "context" not in window.model_label.text() and HAN.search(window.model_label.text())
         from app.models.dialog import role_text
 
-        window.show_models()
-        dialog = window.models_dialog
+        window.dialogs.show_models()
+        dialog = window.dialogs.models_dialog
         assert role_text("chat") == "对话" and role_text("embedding").startswith("嵌入")
         assert dialog.chat_format.itemText(0).startswith("自动") and dialog.chat_format.itemData(0) == "auto"
     finally:
         window.vault.settings.language = "system"
-        window.apply_language()
+        window.appearance.apply_language()

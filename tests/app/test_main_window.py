@@ -341,9 +341,9 @@ def test_regenerate_while_an_answer_streams_says_why_nothing_happens(qtbot, make
     engine = FakeEngine(tokens=["slow "] * 5000, delay=0.02)
     window = make_window(engine)
     window.input.setPlainText("question")
-    window.send()
+    window.composer.send()
     qtbot.waitUntil(lambda: window.controller.busy, timeout=WAIT_MS)
-    window._regenerate()
+    window.conversation_actions.regenerate()
     assert window.notice.isVisible() and "before regenerating" in window.notice.text()
     window.stop_button.click()
     qtbot.waitUntil(lambda: not window.controller.busy, timeout=WAIT_MS)
@@ -379,7 +379,7 @@ def test_while_a_copied_model_loads_the_status_bar_names_it_not_its_hash(qtbot, 
     hashed = Path("0f" * 32 + ".gguf")  # how an imported copy is stored
     with qtbot.waitSignal(window.controller.model_state, timeout=WAIT_MS,
                           check_params_cb=lambda state, _text: state == "loading") as loading:
-        window.controller.load_model(ModelSettings().spec(hashed, "Gemma 3 270m"))
+        window.controller.model.load(ModelSettings().spec(hashed, "Gemma 3 270m"))
     assert loading.args[1] == "Loading Gemma 3 270m…" and "0f0f" not in window.model_label.text()
 
 
@@ -390,11 +390,11 @@ def test_a_chat_left_and_opened_again_during_a_regenerate_shows_the_new_version(
     first = window.controller.current_chat.id
     window.new_chat_button.click()
     engine.tokens, engine.delay = ["slow "] * 40, 0.02
-    window.controller.select_chat(first)
+    window.controller.chats.select(first)
     with qtbot.waitSignal(window.controller.answer_updated, timeout=WAIT_MS):
         window.regenerate_button.click()
-    window.controller.select_chat(None)  # away, and back while the new version is written
-    window.controller.select_chat(first)
+    window.controller.chats.select(None)  # away, and back while the new version is written
+    window.controller.chats.select(first)
     shown = window.conversation.message_widgets()
     assert len(shown) == 2 and shown[1].status == "streaming" and shown[1].version_label.text() == "2/2"
     with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):

@@ -70,8 +70,8 @@ def test_drop_to_import_then_switch_models_mid_conversation(qtbot, real_window, 
     names = [window.model_picker.itemText(i) for i in range(window.model_picker.count())]
     assert names == ["SmolLM2 135M Instruct (Q4_1)", "Gemma 3 270m"]
     # The Gemma 3 270M here is the pretrained one, with no chat template: flagged as such.
-    window.show_models()
-    dialog = window.models_dialog
+    window.dialogs.show_models()
+    dialog = window.dialogs.models_dialog
     dialog.model_list.setCurrentRow(1)
     assert "looks like a base model" in dialog.facts.text()
     dialog.model_list.setCurrentRow(0)
@@ -82,7 +82,7 @@ def test_drop_to_import_then_switch_models_mid_conversation(qtbot, real_window, 
                           check_params_cb=lambda state, _t: state == "ready"):
         window.model_picker.setCurrentIndex(1)
         window.model_picker.activated.emit(1)
-    assert window.controller.model_name == "Gemma 3 270m"
+    assert window.controller.model.name == "Gemma 3 270m"
     window.controller.params = SHORT
     second = ask(qtbot, window, "And now say goodbye.")
     assert second.stats["model"] == "Gemma 3 270m" and second.content.strip()
@@ -90,7 +90,7 @@ def test_drop_to_import_then_switch_models_mid_conversation(qtbot, real_window, 
     assert roles == ["user", "assistant", "user", "assistant"]  # the conversation stayed
     # Each answer names the model that wrote it, also when the chat is drawn again with
     # the other model loaded (it used to take whichever was loaded).
-    window.controller.select_chat(window.controller.current_chat.id)
+    window.controller.chats.select(window.controller.current_chat.id)
     authors = {m_id: w.author.text() for m_id, w in window.conversation._widgets.items()}
     assert (authors[first.id], authors[second.id]) == ("SmolLM2 135M Instruct (Q4_1)", "Gemma 3 270m")
     assert window.conversation._widgets[first.id].accessibleName() == "Answer from SmolLM2 135M Instruct (Q4_1)"
@@ -144,8 +144,8 @@ def test_models_dialog_shows_facts_fit_and_saves_settings(qtbot, real_window) ->
     # chat model in use, and shows no chat settings for the embedding model.
     window.models.library.add("All MiniLM (embedding)", "/nowhere/minilm.gguf", BUNDLED, "ab" * 32,
                               {**window.models.current().info, "role": "embedding"})
-    window.show_models()
-    dialog: ModelsDialog = window.models_dialog
+    window.dialogs.show_models()
+    dialog: ModelsDialog = window.dialogs.models_dialog
     assert dialog.model_list.item(0).text().startswith("All MiniLM")
     assert dialog.selected().id == window.models.current().id and dialog.settings_box.isVisibleTo(dialog)
     dialog.model_list.setCurrentRow(0)
@@ -201,8 +201,8 @@ def test_the_window_says_plainly_that_a_larger_model_answers_much_better(make_wi
 
     window = make_window(model=Path(starter_model().file))
     assert "much better answers" in window.model_label.toolTip()
-    window.show_models()
-    dialog = window.models_dialog
+    window.dialogs.show_models()
+    dialog = window.dialogs.models_dialog
     assert dialog.larger_hint.isVisible() and "Import" in dialog.larger_hint.text()
     other = make_window(model=Path("another.gguf"))
     assert other.model_label.toolTip() == ""

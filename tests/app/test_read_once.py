@@ -33,12 +33,12 @@ def test_a_send_in_a_long_chat_reads_the_chat_row_at_most_twice(qtbot, make_wind
     engine = FakeEngine(tokens=["word "] * 40, delay=0.06)  # about 2.4 s: checkpoints happen
     window = make_window(engine)
     controller = window.controller
-    chat = controller.new_chat()
+    chat = controller.chats.new()
     store = controller.store
     for i in range(50):
         store.add_message(chat.id, "user", f"question {i}")
         store.add_message(chat.id, "assistant", f"answer {i}")
-    controller.select_chat(chat.id)
+    controller.chats.select(chat.id)
     seen = _counting(monkeypatch, store.vault.cipher)
     window.input.setPlainText("One more question.")
     with qtbot.waitSignal(controller.answer_finished, timeout=WAIT_MS):

@@ -23,7 +23,7 @@ WAIT = 6 * WAIT_MS
 def window(make_window, starter_model_path: Path):
     w = make_window(LlamaEngine, model=starter_model_path)
     w.controller.params = SHORT
-    assert w.controller.model_ready, w.notice.text()
+    assert w.controller.model.ready, w.notice.text()
     return w
 
 
@@ -92,7 +92,7 @@ def test_a_second_chat_while_the_first_is_idle(qtbot, window) -> None:
     ask(qtbot, window, "Name a colour.")
     assert window.controller.current_chat.id != first_chat.id
     assert len(messages(window)) == 2
-    window.controller.select_chat(first_chat.id)
+    window.controller.chats.select(first_chat.id)
     assert [m.content for m in messages(window)][0] == "Say hello."
 
 

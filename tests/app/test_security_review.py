@@ -203,7 +203,7 @@ def lock_later(window, leftovers: list[str], delay: int = 200) -> None:
 
 def test_auto_lock_closes_the_chat_settings_dialog_first(qtbot, make_window, answers_dialogs) -> None:
     window = make_window()
-    chat = window.controller.new_chat()
+    chat = window.controller.chats.new()
     window.controller.set_chat_settings(chat.id, {"system_prompt": SECRET_PROMPT})
     window.controller.current_chat = window.controller.store.get_chat(chat.id)
     shown: list[bool] = []
@@ -214,7 +214,7 @@ def test_auto_lock_closes_the_chat_settings_dialog_first(qtbot, make_window, ans
         shown.append(isinstance(dialog, ChatSettingsDialog) and SECRET_PROMPT in visible_texts())
     QTimer.singleShot(100, check_open)
     lock_later(window, leftovers)
-    window._chat_settings()  # exec(): returns once the lock rejected it
+    window.dialogs.chat_settings()  # exec(): returns once the lock rejected it
     assert shown == [True]  # it was open, with the prompt in it, when the lock came
     assert leftovers == []
     assert window.controller.locked and window.pages.currentWidget() is window.lock_screen
@@ -226,13 +226,13 @@ def test_auto_lock_closes_the_chat_settings_dialog_first(qtbot, make_window, ans
 
 def test_auto_lock_closes_message_boxes_and_the_models_dialog(qtbot, make_window, answers_dialogs) -> None:
     window = make_window()
-    window.show_models()
-    assert window.models_dialog.isVisible()
+    window.dialogs.show_models()
+    assert window.dialogs.models_dialog.isVisible()
     leftovers: list[str] = []
     lock_later(window, leftovers)
     answered = dialogs.confirm(window, "Delete chat", f"Delete “{SECRET_PROMPT}”?", "Delete")
     assert answered is False and leftovers == []
-    assert not window.models_dialog.isVisible()
+    assert not window.dialogs.models_dialog.isVisible()
     assert not any(isinstance(w, QMessageBox) and w.isVisible() for w in QApplication.allWidgets())
     assert SECRET_PROMPT not in visible_texts()
 
@@ -252,23 +252,23 @@ def test_model_metadata_and_chat_titles_are_never_rich_text(qtbot, make_window, 
     library = window.models.library
     entry = library.add(info.name, str(model), REFERENCE, "0" * 64, info.as_dict(), {})
     library.save(replace(entry, probe={"ok": True, "reason": "", "key": probe_key()}))
-    window.show_models()
-    dialog = window.models_dialog
+    window.dialogs.show_models()
+    dialog = window.dialogs.models_dialog
     row = next(i for i in range(dialog.model_list.count())
                if dialog.model_list.item(i).data(Qt.ItemDataRole.UserRole) == entry.id)
     dialog.model_list.setCurrentRow(row)
     facts = dialog.facts.text()
     assert "&lt;img src=file:///x&gt;&lt;b&gt;x&lt;/b&gt;" in facts and "<img" not in facts
     assert "&lt;i&gt;mit&lt;/i&gt;" in facts
-    window._model_checked(library.get(entry.id))  # "“<name>” passed its check..."
+    window.header.model_checked(library.get(entry.id))  # "“<name>” passed its check..."
     assert HOSTILE_NAME in window.notice.text()
     for label in (window.notice, window.model_label, dialog.message):
         assert label.textFormat() == Qt.TextFormat.PlainText
 
-    chat = window.controller.new_chat()
-    window.controller.rename_chat(chat.id, HOSTILE_TITLE)
+    chat = window.controller.chats.new()
+    window.controller.chats.rename(chat.id, HOSTILE_TITLE)
     window.controller.current_chat = window.controller.store.get_chat(chat.id)
-    window._refresh_chats()
+    window.chat_list_actions.refresh_chats()
     assert window.chat_title.text() == HOSTILE_TITLE
     assert window.chat_title.textFormat() == Qt.TextFormat.PlainText
     item = window.chat_list.item(0)
@@ -281,15 +281,15 @@ def test_model_metadata_and_chat_titles_are_never_rich_text(qtbot, make_window, 
         boxes.append(box)
         box.reject()
     QTimer.singleShot(100, inspect)
-    window._delete_current_chat()
+    window.chat_list_actions.delete_current_chat()
     assert isinstance(boxes[0], QMessageBox)
     assert boxes[0].textFormat() == Qt.TextFormat.PlainText and HOSTILE_TITLE in boxes[0].text()
 
 
 def test_message_labels_show_names_as_written(qtbot, make_window) -> None:
     window = make_window()
-    window.controller.model_name = window.controller.turns.model_name = HOSTILE_NAME  # the file's name
-    chat = window.controller.new_chat()
+    window.controller.model.name = window.controller.turns.model_name = HOSTILE_NAME  # the file's name
+    chat = window.controller.chats.new()
     window.controller.current_chat = chat
     window.input.setPlainText("hello")
     with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
@@ -354,7 +354,7 @@ def referenced(qtbot, make_window, tmp_path, monkeypatch):
     entry = next(e for e in models.entries() if e.stored == REFERENCE)
     assert entry.info[SIGNATURE]["size"] == path.stat().st_size
     loads: list = []
-    monkeypatch.setattr(window.controller, "load_model", lambda spec: loads.append(spec))
+    monkeypatch.setattr(window.controller.model, "load", lambda spec: loads.append(spec))
     return window, entry, path, loads
 
 

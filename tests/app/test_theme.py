@@ -49,10 +49,10 @@ def test_as_the_system_is_follows_a_change_of_the_system(qtbot, make_window, mon
     window = make_window()
     assert window.vault.settings.theme == "system" and window_colour() == style.LIGHT.window
     system["dark"] = True
-    window._system_scheme_changed()  # what Qt's colorSchemeChanged calls
+    window.appearance.system_scheme_changed()  # what Qt's colorSchemeChanged calls
     assert window_colour() == style.DARK.window
     next(a for a in window.theme_actions if a.data() == "light").trigger()
-    window._system_scheme_changed()  # a chosen theme stays, whatever the system says
+    window.appearance.system_scheme_changed()  # a chosen theme stays, whatever the system says
     assert window_colour() == style.LIGHT.window
 
 

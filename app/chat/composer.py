@@ -1,0 +1,104 @@
+"""The input box's side of the window: its unsent text is the draft of the chat it was typed
+for (None: no chat yet), kept in the vault while typing, on switching chats, on lock and on
+quit; sending it; the welcome's example prompts. An object the main window owns
+(``window.composer``)."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, cast
+
+from PySide6.QtCore import QObject, QTimer, Slot
+from PySide6.QtGui import QTextCursor
+
+from core.records import Chat
+from i18n import translate
+
+DRAFT_SAVE_MS = 1500  # a pause in typing this long writes the draft to the vault
+_NO_DRAFT = object()  # locked: the input holds no chat's draft
+
+
+class ComposerWindow(Protocol):
+    """What the composer needs of the window (the window builds it, not the reverse). Its
+    input is read from it each time: a change of language builds the chat page anew."""
+
+    controller: Any
+    input: Any
+    notice: Any
+
+    def show_notice(self, text: str) -> None: ...
+
+
+class Composer(QObject):
+    """The input's text: the draft of its chat, written while typing, or sent."""
+
+    def __init__(self, window: ComposerWindow) -> None:
+        super().__init__(cast(QObject, window))
+        self.window = window
+        self.controller = window.controller
+        self._draft_key: object = _NO_DRAFT
+        self._sending = False
+        self.draft_timer = QTimer(self)  # started by each change of the input's text
+        self.draft_timer.setSingleShot(True)
+        self.draft_timer.setInterval(DRAFT_SAVE_MS)
+        self.draft_timer.timeout.connect(self.save_draft)
+
+    @Slot(str)
+    def use_example(self, prompt: str) -> None:
+        """An example of the welcome goes into the box, to change or send; nothing typed is lost."""
+        box = self.window.input
+        if box.toPlainText().strip():
+            return
+        box.setPlainText(prompt)
+        box.setFocus()
+        box.moveCursor(QTextCursor.MoveOperation.End)
+
+    @Slot()
+    def save_draft(self, *_args: object) -> bool:
+        """Keep the input's text as its chat's draft (also the session's first close step);
+        False if it could not be written."""
+        self.draft_timer.stop()
+        drafts = self.controller.drafts
+        if self._draft_key is _NO_DRAFT or drafts is None:  # (None: locked)
+            return True
+        return drafts.save(cast(int | None, self._draft_key), self.window.input.toPlainText())
+
+    @Slot()
+    def send(self) -> None:
+        box = self.window.input
+        text = box.toPlainText()
+        typed_for = self._draft_key
+        self._sending = True
+        try:
+            sent = self.controller.send(text)
+        finally:
+            self._sending = False
+        if sent:
+            drafts = self.controller.drafts
+            if typed_for is not _NO_DRAFT and typed_for != self._draft_key and drafts is not None:
+                drafts.save(cast(int | None, typed_for), "")  # sent from the empty window
+            box.clear()
+            self.save_draft()
+            self.window.notice.hide()
+            box.setFocus()  # sent with the button: the focus comes back to the input
+
+    def chat_shown(self, chat: Chat | None) -> None:
+        """Another chat is shown: the input's text is kept as the last one's draft, and the
+        input holds the new one's."""
+        key = chat.id if chat is not None else None
+        if key == self._draft_key:
+            return
+        if not self._sending:  # (a send names a new chat: what it sends is no draft)
+            if self.save_draft():
+                drafts = self.controller.drafts
+                self.window.input.setPlainText(drafts.read(key) if drafts is not None else "")
+            else:  # not written (a full disk): the words stay in the box, never lost
+                self.window.show_notice(translate(
+                    "shell.main_window", "Your unsent text could not be saved with its chat, so it "
+                    "stays in the box; copy it somewhere if you need it."))
+            self.draft_timer.stop()
+        self._draft_key = key
+
+    def locked(self) -> None:
+        """Locked: the input holds no chat's draft (saved already, as the session's first step)."""
+        self.draft_timer.stop()
+        self._draft_key = _NO_DRAFT
