@@ -95,7 +95,10 @@ def window_figure(path: Path, chats: int, per_chat: int) -> Figure:
         # The newest page of the chat is built; the older messages wait behind a button.
         shown = len(window.conversation.message_widgets())
         assert shown == min(per_chat, window.conversation.PAGE), shown
-        window.controller.lock()
+        # As the window's lock does: the session's steps (the answer among them), then the vault.
+        session.on_close("answer", lambda _left: window.controller.end_session())
+        session.close()
+        window.controller.locked_out()
         app.processEvents()
     window.close()
     return Figure(f"window: unlock → chat list + newest chat ({per_chat} messages, the newest "

@@ -140,7 +140,7 @@ def opened(chat: bool = False, engine: str = "", read_only: bool = False, model:
             # No re-embedding in the background here: a command does what it was asked (an
             # import re-embeds the collection it adds to first, if it was on another model).
             service = session.documents(client.worker.submit, loaded.model or embedding_model().sha256,
-                                        events.put, follow_model=False)
+                                        events.put, stop_within=5.0, follow_model=False)
             documents = Documents(service, client, events)
             loaded_index: Future = Future()
             service.load_index(done=loaded_index)

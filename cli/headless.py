@@ -33,7 +33,9 @@ class HeadlessError(Exception):
     """A reason to stop, in the user's words."""
 
 
-CLOSE_TIMEOUT = 10.0  # a command's session: its worker may be finishing a long answer
+# A command's session: the document service's step (at most 5 s), then the worker's, which
+# may be finishing a long answer (10 s).
+CLOSE_TIMEOUT = 15.0
 
 
 # Why open_session() did not open the vault, each said in the user's words by its message.

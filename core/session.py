@@ -44,6 +44,7 @@ log = logging.getLogger(__name__)
 
 STAGES = ("requests", "jobs", "documents", "answer")
 CLOSE_TIMEOUT = 2.0  # seconds for all the steps together
+DOCUMENTS_CLOSE = 1.5  # at most, of what is left, for the document service to stop
 Stop = Callable[[float], object]  # called with the seconds left
 
 
@@ -53,6 +54,8 @@ class Session:
         self.store = store
         self.library = ModelLibrary(store)  # models, preferences: one reader per unlock
         self._engines: Engines | None = None
+        self._documents: DocumentService | None = None
+        self._documents_close = DOCUMENTS_CLOSE
         self._closers: dict[str, list[Stop]] = {stage: [] for stage in STAGES}
         self.closed = False
 
@@ -88,17 +91,28 @@ class Session:
         return self._engines
 
     def documents(self, submit: Callable[[Any], None], embedding_model: str,
-                  sink: Callable[[object], None], **options: Any) -> DocumentService:
+                  sink: Callable[[object], None], stop_within: float = DOCUMENTS_CLOSE,
+                  **options: Any) -> DocumentService:
         """This unlock's document service, started: ``submit`` reaches the inference
         worker, ``embedding_model`` is the sha256 new vectors are made with, ``sink`` hears
-        its events (``DocumentService``'s options pass through). It stops in the
-        ``documents`` step; a caller that replaces it closes the old one itself."""
+        its events (``DocumentService``'s options pass through). One per session: a new
+        one replaces the last, which is closed first (its decrypted index goes with it).
+        It stops in the ``documents`` step, given at most ``stop_within`` seconds so that
+        the steps after it keep their share of the deadline."""
         from core.document_service import DocumentService
 
-        service = DocumentService(self.vault, submit, embedding_model, sink, **options)
-        service.start()
-        self.on_close("documents", service.close)
-        return service
+        self._documents_close = stop_within
+        if self._documents is not None:
+            self._documents.close(stop_within)
+        else:
+            self.on_close("documents", self._close_documents)
+        self._documents = DocumentService(self.vault, submit, embedding_model, sink, **options)
+        self._documents.start()
+        return self._documents
+
+    def _close_documents(self, left: float) -> None:
+        if self._documents is not None:
+            self._documents.close(min(left, self._documents_close))
 
     def on_close(self, stage: str, stop: Stop) -> None:
         """Run ``stop(seconds_left)`` when the session ends, in ``stage``'s turn (see the

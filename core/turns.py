@@ -406,11 +406,11 @@ class TurnMachine:
     def _finish_continued(self, turn: Turn, status: str, stats: dict[str, Any]) -> None:
         """A continued answer: what it had before stays, whatever happens to the rest."""
         assert turn.before is not None
-        if status == FAILED:
+        if status == FAILED:  # its figures are the earlier ones: the failure wrote no tokens
             self._listener.notice(translate("core.turns", "The answer could not be continued "
                                             "({error}). It is kept as it was.").format(error=stats.get("error")))
-            status = turn.before
-        stats = continued_stats(turn.earlier, stats if status != FAILED else {}, turn.steps)
+            status, stats = turn.before, {}
+        stats = continued_stats(turn.earlier, stats, turn.steps)
         self._save(turn, status, stats, chosen=False)
 
     def _save(self, turn: Turn, status: str, stats: dict[str, Any], chosen: bool) -> None:

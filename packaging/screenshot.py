@@ -89,7 +89,7 @@ def main(out: Path, language: str = "en", scene: str = "chat") -> int:
     window.show()
     load_default_model(window)
     wait(controller.model_state)
-    if not controller.model_ready:
+    if not controller.model.ready:
         wait(controller.model_state)
     screen = window.lock_screen
     screen.passphrase.setText("orange piano river candle")
@@ -105,7 +105,7 @@ def main(out: Path, language: str = "en", scene: str = "chat") -> int:
     first, second, draft = QUESTIONS[language]
     if scene == "versions":
         window.input.setPlainText(first)
-        window.send()
+        window.composer.send()
         wait(controller.answer_finished)
         controller.params = SamplingParams(max_tokens=160, temperature=0.8, seed=11)
         controller.regenerate()
@@ -116,10 +116,10 @@ def main(out: Path, language: str = "en", scene: str = "chat") -> int:
         print(f"saved {out}")
         return 0
     window.input.setPlainText(first)
-    window.send()
+    window.composer.send()
     wait(controller.answer_finished)
     window.input.setPlainText(second)
-    window.send()
+    window.composer.send()
     for _ in range(12):
         wait(controller.answer_updated)
     window.input.setPlainText(draft)
@@ -154,20 +154,20 @@ def sources(app, window, out: Path, language: str, wait) -> int:
     wait(window.documents.finished)
     until(lambda: not window.documents.busy)
     controller = window.controller
-    chat = controller.current_chat or controller.new_chat()
+    chat = controller.current_chat or controller.chats.new()
     controller.set_chat_settings(chat.id, {"collections": [made[0].id]})
-    window._refresh_documents_menu()  # as choosing it in the Documents menu does
+    window.header.refresh_documents_menu()  # as choosing it in the Documents menu does
     window.input.setPlainText(SOURCE_QUESTION[language])
-    window.send()
+    window.composer.send()
     wait(controller.answer_finished)
     app.processEvents()
     answer = window.conversation.message_widgets()[-1]
     window.grab().save(str(out))
     if answer.sources.buttons:
         answer.sources.buttons[0].click()
-        until(lambda: window.source_viewer is not None and window.source_viewer.page.toPlainText() != "")
+        until(lambda: window.conversation_actions.source_viewer is not None and window.conversation_actions.source_viewer.page.toPlainText() != "")
         app.processEvents()
-        window.source_viewer.grab().save(str(out.with_name(out.stem + "-viewer.png")))
+        window.conversation_actions.source_viewer.grab().save(str(out.with_name(out.stem + "-viewer.png")))
     window.close()
     print(f"saved {out}")
     return 0

@@ -35,7 +35,8 @@ class Checked(Protocol):
 def problems(store: Checked) -> list[str]:
     """Every place that does not read back as Hearth wrote it (empty when all is well).
 
-    Safe on a background thread: it shares no state with the window's reads."""
+    Safe on a background thread: what it shares with the window's reads (the row cache)
+    is kept under its own lock."""
     found = store.verify()  # chats and messages, and the chats' lists of messages
     others = [name for name in schema.SEALED if name not in ("chats", "messages")]
     with snapshot(store.vault.engine) as conn:
@@ -49,7 +50,8 @@ def chat_problems(engine: Engine, payloads: Payloads) -> list[str]:
     all is well): a payload that does not decrypt, a message its chat's list does not
     name or names at another version, and one the list names that is gone.
 
-    Safe on a background thread: it shares no state with the window's reads."""
+    Safe on a background thread: what it shares with the window's reads (the row cache)
+    is kept under its own lock."""
     places: list[str] = []
     with snapshot(engine) as conn:
         chat_rows = conn.execute(select(schema.chats.c.id, schema.chats.c.payload)).all()

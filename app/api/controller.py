@@ -157,9 +157,9 @@ class ApiController(QObject):
         # The chats' own rule for a title (core.history.title_from), marked as the API's.
         title = (translate("api.controller", "API: {question}").format(question=title_from(question))
                  if question.strip() else translate("api.controller", "API"))
-        # Through the turn machine, the one writer of chats: a full disk is said, not raised.
-        self.chat.turns.keep_exchange(title, tuple(messages), answer, self.model_id())
-        self.chat.chats_changed.emit()
+        # Through the turn machine, the one writer of chats: a full disk is said, not raised,
+        # and the write is tried again until there is room.
+        self.chat.keep_exchange(title, tuple(messages), answer, self.model_id())
 
 
 class ApiDialog(QDialog):

@@ -24,6 +24,7 @@ from core.drafts import Drafts
 from core.engines import EngineRecord, Engines
 from core.history import not_sent, route
 from core.protocol import (
+    ChatMessage,
     EngineError,
     Event,
     Forget,
@@ -145,6 +146,7 @@ class ChatController(QObject):
         self.turns.detach()
         self._retry.stop()
         self.drafts = None
+        self.chats = Chats(self)  # nothing of this unlock's chats (ids made here) carries over
         self.current_chat = None
         self.engines = None
         self.session = None
@@ -154,16 +156,6 @@ class ChatController(QObject):
         """After the vault closed: forget the conversation in the model, show the lock."""
         self.worker.submit(Forget())
         self.locked_changed.emit(True)
-
-    def lock(self) -> None:
-        """Stop generating, save the partial answer, close the session, forget the
-        conversation (for a controller used without the window's vault flows)."""
-        session = self.session
-        if session is None:
-            return
-        self.end_session()
-        session.close()
-        self.locked_out()
 
     @property
     def busy(self) -> bool:
@@ -260,7 +252,10 @@ class ChatController(QObject):
         """A change of the open chat's tree, when no answer is being written (``busy``
         says why not); the chat is shown anew, or a full disk is said (``kept``)."""
         chat = self.current_chat
-        if chat is None or self._store is None or not self._idle(busy):
+        if chat is None or self._store is None:
+            return False
+        if self.busy:
+            self.notice.emit(busy)
             return False
         try:
             change()
@@ -274,12 +269,6 @@ class ChatController(QObject):
         """The open chat anew, through ``through`` (a version being written) or as chosen."""
         if self._store is not None and self.current_chat is not None and self.current_chat.id == chat_id:
             self.branch_shown.emit(self.store.messages(chat_id, through))
-
-    def _idle(self, why: str) -> bool:
-        if self.busy:
-            self.notice.emit(why)
-            return False
-        return True
 
     def _ready_chat(self) -> Chat | None:
         """The open chat, if a new answer can start in it now (a notice says why not
@@ -355,11 +344,21 @@ class ChatController(QObject):
                 "chat.controller",
                 "Saved: everything that waited for disk space is in the vault now."))
 
+    def keep_exchange(self, title: str, messages: tuple[ChatMessage, ...], answer: str, model: str) -> None:
+        """Keep a conversation of the local API as a chat (core.turns.keep_exchange); a
+        write the disk refused is tried again, as an answer's is, until there is room."""
+        self.turns.keep_exchange(title, messages, answer, model)
+        self.chats_changed.emit()
+        self._follow_writes()
+
     # Worker events (UI thread) -----------------------------------------------------
     @Slot(object)
     def _on_event(self, event: Event) -> None:
         if not self.model.on_event(event):  # (loading, loaded, failed, the worker died)
             self.turns.on_event(event)
+        self._follow_writes()
+
+    def _follow_writes(self) -> None:
         if self.turns.unsaved and not self._retry.isActive():
             self._retry.start()
 

@@ -42,6 +42,7 @@ class VaultHost(Protocol):
     models: Any
     dialogs: Any  # the window's dialogs (app.shell.window_dialogs)
     composer: Any  # the input and its draft (app.chat.composer)
+    engine_actions: Any  # the engines dialog and the guard label (app.engines.window)
     closing: bool
 
     def _locked_changed(self, locked: bool) -> None: ...
@@ -181,6 +182,12 @@ class VaultFlows(QObject):
         for dialog in (self.window.dialogs.models_dialog, self.window.dialogs.collections_dialog):
             if dialog is not None:
                 dialog.close()
+        # The engines dialog holds this unlock's engines (names, addresses): it goes with it.
+        engines = self.window.engine_actions
+        if engines.engines_dialog is not None:
+            engines.engines_dialog.close()
+            engines.engines_dialog.deleteLater()
+            engines.engines_dialog = None
         self.end_session()
         self.controller.locked_out()
         self.window.lock_screen.show_unlock()

@@ -259,3 +259,31 @@ def test_the_new_instance_waits_for_the_lock_the_old_one_lets_go(data_dir, tmp_p
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_a_kept_api_conversation_refused_by_a_full_disk_is_written_once_there_is_room(
+        qtbot, make_window, monkeypatch) -> None:
+    """Review finding: only the window's own answers started the retry of refused writes,
+    so a kept API conversation waited for the next chat in the window, or was dropped."""
+    window = make_window(FakeEngine())
+    api = window.vault.api
+    api.settings.api_store = True
+    store = window.controller.store
+    real = store.add_message
+    refused = {"once": False}
+
+    def add_message(*args, **kwargs):
+        if not refused["once"]:
+            refused["once"] = True
+            raise OSError(28, "No space left on device")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store, "add_message", add_message)
+    from core.protocol import ChatMessage
+
+    api._store_exchange([ChatMessage("user", "kept through a full disk")], "the answer")
+    assert window.controller.unsaved
+    qtbot.waitUntil(lambda: not window.controller.unsaved, timeout=WAIT_MS)  # the retry, unprompted
+    kept = [c for c in window.controller.chats.all() if c.title.startswith("API: kept through")]
+    assert len(kept) == 1
+    assert [m.content for m in store.messages(kept[0].id)] == ["kept through a full disk", "the answer"]

@@ -341,3 +341,19 @@ def test_the_window_offers_restore_when_there_is_no_vault_yet(qtbot, make_window
     with qtbot.waitSignal(window.vault.unlocked, timeout=WAIT_MS):
         window.lock_screen.restore.click()
     assert window.conversation.message_widgets()[0].text() == "carried over"
+
+
+def test_the_engines_dialog_goes_with_the_unlock_it_was_opened_in(qtbot, make_window) -> None:
+    """Review finding: it held the last unlock's engines (names, addresses) over the lock
+    screen and after a new unlock, where saving wrote to the closed vault."""
+    window = make_window(FakeEngine())
+    first = window.controller.engines
+    window.engine_actions.show_engines()
+    opened = window.engine_actions.engines_dialog
+    assert opened is not None and opened.isVisible() and opened.engines is first
+    window.vault.lock()
+    assert window.engine_actions.engines_dialog is None and not opened.isVisible()
+    unlock(qtbot, window)
+    window.engine_actions.show_engines()
+    again = window.engine_actions.engines_dialog
+    assert again is not None and again.engines is window.controller.engines and again.engines is not first

@@ -115,3 +115,17 @@ def test_the_document_service_it_made_stops_before_the_answer_step_and_the_vault
     session.close(timeout=30.0)  # generous: the assertion is the order, not the time
     assert seen == [(False, False)]  # the service had stopped, the vault was still open
     assert not service.is_alive and session.vault.closed
+
+
+def test_a_new_document_service_replaces_the_last_which_is_closed_once(vault_path) -> None:
+    """One service per unlock: the one replaced is stopped at once (its decrypted index
+    goes with it), and the session's documents step stops the current one."""
+    from tests.storage.conftest import FAST_KDF, PASSPHRASE
+
+    session = Session.create(vault_path, PASSPHRASE, FAST_KDF)
+    first = session.documents(lambda _command: None, "0" * 64, lambda _event: None, follow_model=False)
+    second = session.documents(lambda _command: None, "1" * 64, lambda _event: None, follow_model=False)
+    assert not first.is_alive and second.is_alive
+    assert len(session._closers["documents"]) == 1
+    session.close(timeout=30.0)
+    assert not second.is_alive and session.vault.closed
