@@ -1,20 +1,14 @@
 """The chat-turn state machine: one answer at a time, saved so that nothing is lost.
 
 The user's message is committed before anything else happens. The answer is written as
-a placeholder, checkpointed about once a second while it streams, and finalized on
-``Done``, or kept as interrupted / failed on ``Stopped`` / ``Failed``. Nothing is
-replaced: regenerate adds a version of the last answer, and editing an earlier question
-adds a branch beside it, the old one kept (``storage.chats.Tree``). The chat shows the
-new version from its start, but the vault chooses it only once it is written (complete,
-or stopped with words in it): a crash before then leaves the chat showing the old one,
-the cut-off new one a version beside it. A regenerate that fails or is stopped before
-its first word goes, and the old answer is shown again. Continue resumes an answer that
-was cut off, in place.
-
-A fault of the user's environment (a full disk, a read-only folder) never raises out of
-here: the partial answer stays on screen, the listener hears what was and was not
-saved, checkpointing pauses and the write is tried again later (``retry_pending``).
-No Qt: the window adapts the listener to signals; the terminal could drive it alike.
+a placeholder, runs as a loop of steps (``core.steps``: its passages found, then the
+model asked), is checkpointed about once a second while it streams, and ends complete,
+interrupted or failed (``core.endings``). Nothing is replaced: regenerate adds a version
+of the last answer and an edit a branch beside the old question (``storage.chats.Tree``),
+chosen by the vault only once written, so a crash leaves the chat showing what it showed.
+Continue resumes a cut-off answer in place. A full disk never raises out of here: it is
+said, and the write waits in order and is tried again (``core.writes``). No Qt: the
+window adapts the listener to signals; the terminal could drive it alike.
 """
 
 from __future__ import annotations
@@ -27,17 +21,15 @@ from concurrent.futures import Future
 from dataclasses import replace
 from typing import Any
 
+from core.endings import Endings
 from core.history import history, not_sent, route, title_from
 from core.steps import (
-    GENERATE,
     Ask,
     Finder,
     FindPassages,
     PassagesFound,
     Turn,
     TurnListener,
-    answer_stats,
-    continued_stats,
     plan,
 )
 from core.writes import Writes
@@ -60,14 +52,7 @@ from inference.protocol import (
     WorkerDied,
 )
 from inference.rag import user_turn
-from storage.chats import (
-    COMPLETE,
-    FAILED,
-    INTERRUPTED,
-    STREAMING,
-    ChatStore,
-    Message,
-)
+from storage.chats import COMPLETE, FAILED, INTERRUPTED, STREAMING, ChatStore, Message
 from storage.errors import Trouble
 
 log = logging.getLogger(__name__)
@@ -84,7 +69,7 @@ class TurnMachine:
         """``deliver`` hands an event to ``on_event`` on the machine's own thread, from any
         thread (the window's: the worker's event path); without it, on_event is called
         where the passages were found."""
-        self._listener = listener
+        self.listener = listener
         self._submit = submit
         self._cancel = cancel
         self._deliver = deliver or self.on_event
@@ -98,6 +83,7 @@ class TurnMachine:
         self.weak_languages: frozenset[str] = frozenset()
         self.base_model = False  # the local model continues text rather than answering
         self._writes = Writes(listener.notice)
+        self._endings = Endings(self)
 
     @property
     def busy(self) -> bool:
@@ -156,7 +142,7 @@ class TurnMachine:
         first = next((m for m in shown if m.role == "user"), None)
         if chat is not None and first is question and chat.title == title_from(question.content):
             # The chat was named after this question: it is named after the new one now.
-            self._write(translate("core.turns", "the chat's new title"),
+            self.write(translate("core.turns", "the chat's new title"),
                         lambda: store.rename_chat(chat_id, title_from(text)))
         return True
 
@@ -186,7 +172,7 @@ class TurnMachine:
         turn = Turn(next(self._ids), chat_id, message_id, text=answer.content, last_checkpoint=self._clock(),
                     before=answer.status, earlier=dict(answer.stats), engine=engine, model=model)
         turn.sources = sources if isinstance(sources, list) else None
-        self._listener.branch_changed(chat_id, message_id)
+        self.listener.branch_changed(chat_id, message_id)
         self._set_active(turn)
         # The answer so far is the last turn: the model writes on from its last word.
         turn.plan = [Ask(Generate(turn.request_id, chat_id, (*messages, ChatMessage("assistant", answer.content)),
@@ -211,15 +197,15 @@ class TurnMachine:
         except Exception as exc:
             if edited is not None:
                 # The edited question is kept, as a branch the user can see and ask again from.
-                self._write(translate("core.turns", "the edited question"),
-                            lambda: self._show(chat_id, edited))
+                self.write(translate("core.turns", "the edited question"),
+                            lambda: self._endings.show(chat_id, edited))
             self.environmental(exc, translate("core.turns",
                                               "No answer was started; your messages so far are saved."))
             return False
         if aside:
-            self._listener.branch_changed(chat_id, placeholder.id)
+            self.listener.branch_changed(chat_id, placeholder.id)
         else:
-            self._listener.message_added(placeholder)
+            self.listener.message_added(placeholder)
         question = messages[-1].content if len(messages) > 1 else ""
         turn = Turn(next(self._ids), chat_id, placeholder.id, version_of, edited, "", self._clock(),
                     engine=engine, model=model, question=question)
@@ -262,26 +248,8 @@ class TurnMachine:
                                "seconds": round(max(0.0, self._clock() - turn.step_started), 3), **detail})
 
     def keep_exchange(self, title: str, messages: tuple[ChatMessage, ...], answer: str, model: str) -> None:
-        """Keep a conversation the local API had (only when the user asked for that) as a
-        chat of its own: the questions and answers it was given, then its answer, with its
-        one step. Written like every turn's messages: a full disk is said, and the rest is
-        written, in order and once, when there is room again."""
-        store = self.store
-        if store is None:
-            return
-        rows: list[tuple[str, str, dict[str, Any]]] = [(m.role, m.content, {}) for m in messages if m.role in ("user", "assistant")]
-        rows.append(("assistant", answer, {"model": model, "steps": [{"kind": GENERATE, "via": "api"}]}))
-        written: dict[str, int] = {"rows": 0}
-
-        def save() -> None:  # a retry goes on where the refused write stopped
-            if "chat" not in written:
-                written["chat"] = store.create_chat(title).id
-            while written["rows"] < len(rows):
-                role, content, stats = rows[written["rows"]]
-                store.add_message(written["chat"], role, content, stats=stats or None)
-                written["rows"] += 1
-
-        self._write(translate("core.turns", "the local API's conversation"), save)
+        """Keep a conversation the local API had as a chat (``core.endings``)."""
+        self._endings.keep_exchange(title, messages, answer, model)
 
     def last_answer(self, chat_id: int) -> Message | None:
         """The answer a regenerate would replace (the chat's last message, if it is one)."""
@@ -316,31 +284,31 @@ class TurnMachine:
             turn.sources = [p.as_dict() for p in event.passages]
             turn.left_out = event.left_out
             if not event.passages:
-                self._listener.notice(translate("core.turns",
+                self.listener.notice(translate("core.turns",
                                                 "No passage in this chat's documents matched the "
                                                 "question; the model was told so."))
         elif isinstance(event, Preparing):
             if not turn.text:
-                self._listener.answer_progress(turn.message_id, event.stage, event.done, event.total)
+                self.listener.answer_progress(turn.message_id, event.stage, event.done, event.total)
         elif isinstance(event, Notice):
-            self._listener.notice(event.text)
+            self.listener.notice(event.text)
         elif isinstance(event, Started):
             if event.model:
                 turn.model = event.model
             if dropped := event.dropped_messages:
                 # n is a plain name: pyside6-lupdate skips a call whose count is an expression.
-                self._listener.notice(translate(
+                self.listener.notice(translate(
                     "core.turns", "This chat is longer than the model's context: the %n "
                     "oldest messages were left out of this answer.", None, dropped))
         elif isinstance(event, Chunk):
             turn.text += event.text
-            self._listener.answer_updated(turn.message_id, turn.text)
+            self.listener.answer_updated(turn.message_id, turn.text)
             self._checkpoint(turn)
         elif isinstance(event, Done):
             self._finish(turn, COMPLETE, event.stats.as_dict())
         elif isinstance(event, Stopped):
             if event.reason:
-                self._listener.notice(translate("core.turns", "{reason} The answer so far is kept, "
+                self.listener.notice(translate("core.turns", "{reason} The answer so far is kept, "
                                                 "marked interrupted.").format(reason=event.reason))
             self._finish(turn, INTERRUPTED, event.stats.as_dict())
         elif isinstance(event, Failed):
@@ -376,73 +344,10 @@ class TurnMachine:
         self._set_active(None)
         if turn.step is not None:  # the model's step, ended with the answer
             self._ended(turn, status=status)
-        store = self.store
-        if turn.before is not None:
-            self._finish_continued(turn, status, stats)
-            return
-        nothing = status == FAILED if turn.version_of is not None else False
-        if nothing or (status == INTERRUPTED and not turn.text):
-            # A new version that failed, or any answer stopped before its first word: it
-            # goes; the chat shows what it showed (an edit: its new question, kept).
-            if store is not None:
-                store.abandon(turn.message_id)
-            shown = turn.edited
-
-            def remove() -> None:
-                self._delete(turn.message_id)
-                if shown is not None and self.store is not None:
-                    self.store.choose(shown)
-
-            self._write(translate("core.turns", "the unfinished answer's removal"), remove)
-            if turn.version_of is not None or turn.edited is not None:
-                self._listener.branch_changed(turn.chat_id, None)
-            if status == FAILED:
-                self._listener.notice(translate("core.turns", "The new answer failed ({error}). "
-                                                "The earlier answer is kept.").format(error=stats.get("error")))
-            return
-        stats = answer_stats(turn, stats, self.model_name, self.weak_languages, self.base_model)
-        self._save(turn, status, stats, chosen=turn.version_of is not None or turn.edited is not None)
-
-    def _finish_continued(self, turn: Turn, status: str, stats: dict[str, Any]) -> None:
-        """A continued answer: what it had before stays, whatever happens to the rest."""
-        assert turn.before is not None
-        if status == FAILED:  # its figures are the earlier ones: the failure wrote no tokens
-            self._listener.notice(translate("core.turns", "The answer could not be continued "
-                                            "({error}). It is kept as it was.").format(error=stats.get("error")))
-            status, stats = turn.before, {}
-        stats = continued_stats(turn.earlier, stats, turn.steps)
-        self._save(turn, status, stats, chosen=False)
-
-    def _save(self, turn: Turn, status: str, stats: dict[str, Any], chosen: bool) -> None:
-        """The answer as it ends, on screen and then in the vault (``chosen``: its branch
-        shown from now on, in the same transaction)."""
-        message = Message(turn.message_id, turn.chat_id, 0, "assistant", turn.text, status, stats)
-        self._listener.answer_finished(message)
-        store = self.store
-
-        def save() -> None:
-            assert store is not None
-            store.update_message(turn.message_id, content=turn.text, status=status, stats=stats, show=chosen)
-
-        # A version or branch chosen now: the chat is drawn as the vault has it (it was drawn
-        # through this answer; after a switch of chats meanwhile, it may not be).
-        after = [lambda: self._listener.branch_changed(turn.chat_id, None)] if chosen else []
-        self._write(translate("core.turns", "the answer"), save, after,
-                    translate("core.turns", "The answer is on screen but not saved yet."))
-
-    def _show(self, chat_id: int, message_id: int) -> None:
-        if self.store is not None:
-            self.store.choose(message_id)
-            self._listener.branch_changed(chat_id, None)
-
-    def _delete(self, message_id: int | None) -> None:
-        if self.store is None or message_id is None:
-            return
-        self.store.delete_message(message_id)
-        self._listener.message_removed(message_id)
+        self._endings.finish(turn, status, stats)
 
     # Writes that may meet a full disk (core.writes) ----------------------------------
-    def _write(self, what: str, run: Callable[[], None], after: list[Callable[[], None]] | None = None,
+    def write(self, what: str, run: Callable[[], None], after: list[Callable[[], None]] | None = None,
                outcome: str = "") -> None:
         self._writes.write(what, run, after, outcome)
 
@@ -472,7 +377,7 @@ class TurnMachine:
     def detach(self) -> None:
         """The vault is closing: writes still refused by the disk are given up, said so."""
         if self._writes.give_up():
-            self._listener.notice(translate("core.turns", "Some of the last answer could not be saved "
+            self.listener.notice(translate("core.turns", "Some of the last answer could not be saved "
                                             "before the vault closed (the disk refused it)."))
         self.store = None
 
@@ -481,7 +386,7 @@ class TurnMachine:
         was_busy = self.active is not None
         self.active = turn
         if was_busy != (turn is not None):
-            self._listener.busy_changed(turn is not None)
+            self.listener.busy_changed(turn is not None)
 
     def environmental(self, exc: Exception, outcome: str) -> Trouble:
         """Say an environmental fault in the user's words (``outcome``: what was and was
