@@ -10,13 +10,13 @@ server's certificate or public key, or a combination; the pin is checked after t
 handshake, before one byte of the request is written.
 
 Everything a server sends is untrusted: sizes are bounded, its error text is cut to one
-short line, and a redirect's target is never shown as a link.
+short line, and a redirect's target is never shown as a link (the errors and what they
+say: ``inference.intranet_errors``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import http.client
 import json
 import socket
@@ -27,6 +27,16 @@ from typing import Any
 
 from guard import egress
 from i18n import translate
+from inference.intranet_errors import (
+    Aborted,
+    Dropped,
+    Overloaded,
+    error_text,
+    network_reason,
+    one_line,
+    status_error,
+    tls_reason,
+)
 from inference.trust import (
     Endpoint,
     EngineError,
@@ -44,27 +54,6 @@ CONNECT_TIMEOUT = 10.0
 READ_TIMEOUT = 120.0  # a busy server's prefill of a long prompt, before its first byte
 MAX_JSON = 4 * 1024 * 1024
 MAX_LINE = 1024 * 1024
-MAX_ERROR_TEXT = 300
-class Overloaded(EngineError):
-    """Busy (HTTP 429/503): worth asking again after ``wait`` seconds (0: the server did not say)."""
-
-    def __init__(self, message: str, wait: float) -> None:
-        super().__init__(message)
-        self.wait = wait
-
-
-class Dropped(EngineError):
-    """The connection ended in the middle of an answer."""
-
-
-class Aborted(Exception):
-    """The user stopped the request; the connection was closed on purpose."""
-
-
-def one_line(text: object, limit: int = MAX_ERROR_TEXT) -> str:
-    """A server's text made safe to show: printable, one line, short."""
-    flat = " ".join("".join(c if c.isprintable() else " " for c in str(text)).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 class _Connection(http.client.HTTPConnection):
@@ -162,7 +151,7 @@ class Client:
                 conn.close()
                 if abort is not None and abort.is_set():
                     raise Aborted() from None
-                raise EngineError(self._tls_reason(exc)) from None
+                raise EngineError(tls_reason(exc, self.name, self.endpoint)) from None
             except OSError as exc:
                 conn.close()
                 if abort is not None and abort.is_set():
@@ -173,7 +162,7 @@ class Client:
                 conn.close()
                 raise Aborted()
             return conn
-        raise EngineError(self._network_reason(last))
+        raise EngineError(network_reason(last, self.name, self.endpoint))
 
     def open(self, method: str, path: str, body: dict[str, Any] | None = None, stream: bool = False,
              abort: Abort | None = None) -> tuple[_Connection, http.client.HTTPResponse]:
@@ -199,7 +188,7 @@ class Client:
         if 200 <= response.status < 300:
             return conn, response
         try:
-            raise self._status_error(response)
+            raise status_error(response, self.name, self.guard_name)
         finally:
             conn.close()
 
@@ -281,88 +270,6 @@ class Client:
             raise Dropped(translate("inference.intranet", "The connection to {name} ended before the "
                                     "answer was complete.").format(name=self.name))
 
-    # Errors in the user's words ----------------------------------------------------
-    def _status_error(self, response: http.client.HTTPResponse) -> EngineError:
-        status = response.status
-        try:
-            raw = response.read(64 * 1024)
-        except (OSError, http.client.HTTPException):
-            raw = b""
-        egress.count_traffic(self.guard_name, received=len(raw))
-        try:
-            detail = error_text(json.loads(raw))
-        except (ValueError, RecursionError):
-            detail = one_line(raw.decode("utf-8", "replace"))
-        name = self.name
-        if 300 <= status < 400:
-            return EngineError(translate("inference.intranet", "The engine {name} answered with a "
-                                         "redirect (HTTP {status}). Hearth does not follow redirects: "
-                                         "check the URL with your administrator.").format(name=name, status=status))
-        if status in (401, 403):
-            return EngineError(translate("inference.intranet", "The engine {name} refused the API key "
-                                         "(HTTP {status}).").format(name=name, status=status))
-        if status == 404:
-            return EngineError(translate("inference.intranet", "The engine {name} does not know this "
-                                         "address (HTTP 404): does the URL end in /v1?").format(name=name))
-        if status in (429, 503):
-            wait = _retry_after(response.getheader("Retry-After"))
-            return Overloaded(translate("inference.intranet", "The engine {name} is busy (HTTP {status})."
-                                        ).format(name=name, status=status), wait)
-        return EngineError(translate("inference.intranet", "The engine {name} answered HTTP {status}: "
-                                     "{detail}").format(name=name, status=status, detail=detail or "-"))
-
-    def _tls_reason(self, exc: Exception) -> str:
-        detail = getattr(exc, "verify_message", "") or getattr(exc, "reason", "") or str(exc)
-        if "hostname" in str(exc).lower() or "ip address mismatch" in str(exc).lower():
-            return translate("inference.intranet", "The engine's certificate is for another name "
-                             "than {host}. Nothing was sent.").format(host=self.endpoint.host)
-        if isinstance(exc, ssl.SSLCertVerificationError):
-            return translate("inference.intranet", "The engine's certificate is not trusted ({detail}). "
-                             "Add your organisation's CA certificate, or pin the server's "
-                             "certificate. Nothing was sent.").format(detail=one_line(detail, 120))
-        return translate("inference.intranet", "The secure connection to {name} failed ({detail}). "
-                         "Nothing was sent.").format(name=self.name, detail=one_line(detail, 120))
-
-    def _network_reason(self, exc: Exception | None) -> str:
-        where = f"{self.endpoint.host}:{self.endpoint.port}"
-        if isinstance(exc, egress.EgressBlocked):
-            return translate("inference.intranet", "Hearth's guard refused the connection to {where}."
-                             ).format(where=where)
-        if isinstance(exc, OSError) and exc.errno == errno.EAFNOSUPPORT and _kernel_line():
-            return translate("inference.intranet", "Hearth started with no network at all, as it does "
-                             "while no engine is on. Restart Hearth to use the engine {name}.").format(name=self.name)
-        if isinstance(exc, ConnectionRefusedError):
-            return translate("inference.intranet", "Nothing answers at {where}: the engine {name} "
-                             "is not running, or the port is wrong.").format(where=where, name=self.name)
-        if isinstance(exc, TimeoutError):
-            return translate("inference.intranet", "The engine {name} at {where} did not answer in "
-                             "time.").format(name=self.name, where=where)
-        return translate("inference.intranet", "The engine {name} at {where} cannot be reached "
-                         "({error}).").format(name=self.name, where=where,
-                                              error=one_line(getattr(exc, "strerror", None) or exc, 80))
-
-
-def _kernel_line() -> bool:
-    from guard import seccomp
-
-    return seccomp.RESTRICTION.active
-
-
-def error_text(body: Any) -> str:
-    """The message of an OpenAI-style error body, made safe to show."""
-    if isinstance(body, dict):
-        error = body.get("error", body)
-        if isinstance(error, dict):
-            return one_line(error.get("message") or error.get("detail") or "")
-        return one_line(error if isinstance(error, str) else body.get("message") or body.get("detail") or "")
-    return one_line(body) if isinstance(body, str) else ""
-
-
-def _retry_after(value: str | None) -> float:
-    try:
-        return max(0.0, min(30.0, float(value))) if value else 0.0
-    except ValueError:
-        return 0.0
 
 
 class Abort:

@@ -58,7 +58,7 @@ def problem_reason(problem: str, name: str, values: dict[str, Any]) -> str:
         return translate("inference.probe", "{name} is not a valid model file: {detail}.").format(
             name=name, detail=str(values["detail"]))
     if problem == TEMPLATE:
-        from inference.chat_template import refusal
+        from inference.template_sandbox import refusal
 
         kind, said = values["refusal"], values["refusal_values"]
         if not isinstance(kind, str) or not isinstance(said, dict):

@@ -84,12 +84,12 @@ def build_cuda_variant() -> Path:
     HEARTH_CUDA_ARCHITECTURES narrows the GPU list; HEARTH_LLAMA_SOURCE names a folder
     holding llama-cpp-python's source package for a build without the package index."""
     sys.path.insert(0, str(ROOT / "packaging"))
-    import bootstrap
     import common
+    import llama_build
 
     common.use_venv(Path(sys.prefix))  # this environment, where the spec and the app look
-    return bootstrap.build_variant(sys.executable, "cuda", bootstrap.cuda_cmake_args(),
-                                   find_links=os.environ.get("HEARTH_LLAMA_SOURCE"))
+    return llama_build.build_variant(sys.executable, "cuda", llama_build.cuda_cmake_args(),
+                                     find_links=os.environ.get("HEARTH_LLAMA_SOURCE"))
 
 
 def strip_interpreter() -> None:

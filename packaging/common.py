@@ -92,3 +92,6 @@ def apply_patches(root: Path, patches: tuple[tuple[str, str, str], ...] = SOURCE
         path.write_bytes(text.replace(old, new).encode("utf-8"))
 
 
+def step(title: str, command: list[str], env: dict[str, str] | None = None) -> None:
+    print(f"==> {title}", flush=True)
+    subprocess.run(command, check=True, cwd=ROOT, env=env)

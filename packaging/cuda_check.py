@@ -12,7 +12,7 @@ text is nonsense but the arithmetic is the real model's); and the pure-Python pa
 that the machine's image lacks (llama_cpp's Python code, diskcache, platformdirs, defusedxml).
 
 ``run`` builds the CUDA variant exactly as ``packaging/build.py --cuda`` does
-(bootstrap.build_variant, CUDA runtime bundled beside it), then runs the self-test's
+(llama_build.build_variant, CUDA runtime bundled beside it), then runs the self-test's
 worker and engine on it: the variant chooser must pick "cuda", the model must load with
 its layers on the GPU, and greedy decoding must give the same tokens on the GPU as on
 the CPU. It prints the decode speed of both. Set HEARTH_CUDA_ARCHITECTURES (say "90")
@@ -175,13 +175,13 @@ def build(folder: Path) -> Path:
     sys.path[:0] = [str(folder / "site"), str(ROOT), str(ROOT / "packaging")]
     # the probe is a child process: it needs the carried packages too
     os.environ["PYTHONPATH"] = os.pathsep.join([str(folder / "site"), str(ROOT), os.environ.get("PYTHONPATH", "")])
-    import bootstrap
     import common
+    import llama_build
 
-    common.use_venv(Path(sys.prefix))  # where cpu_variant looks, however bootstrap was imported
+    common.use_venv(Path(sys.prefix))  # where cpu_variant looks, however llama_build was imported
     started = time.monotonic()
-    built = bootstrap.build_variant(sys.executable, "cuda", bootstrap.cuda_cmake_args(),
-                                    find_links=str(folder / "src"))
+    built = llama_build.build_variant(sys.executable, "cuda", llama_build.cuda_cmake_args(),
+                                      find_links=str(folder / "src"))
     print(f"CUDA variant built in {time.monotonic() - started:.0f} s: "
           + ", ".join(sorted(p.name for p in built.iterdir())), flush=True)
     return built

@@ -69,7 +69,7 @@ def test_the_steps_share_one_deadline(store: ChatStore) -> None:
 # The composition root (#37): one unlock opens the vault and hands out one of each piece.
 
 def test_a_session_opens_the_vault_and_hands_out_one_library_and_one_set_of_engines(vault_path) -> None:
-    from storage.vault import WrongPassphrase
+    from storage.crypto import WrongPassphrase
     from tests.storage.conftest import FAST_KDF, PASSPHRASE
 
     session = Session.create(vault_path, PASSPHRASE, FAST_KDF)

@@ -16,7 +16,8 @@ from storage.crypto import LEGACY_FORMAT, FieldCipher, new_envelope, open_envelo
 from storage.documents.chunking import Chunk
 from storage.documents.store import INDEXED, Document, DocumentStore
 from storage.reseal import reseal
-from storage.vault import ENVELOPE_KEY, Vault
+from storage.vault import Vault
+from storage.vault_file import ENVELOPE_KEY, read_envelope
 from tests.storage.conftest import FAST_KDF, PASSPHRASE, reopen
 
 
@@ -163,7 +164,7 @@ def test_a_format_1_vault_is_migrated_at_the_first_unlock(vault_path) -> None:
 
 def _downgrade_to_format_1(vault: Vault) -> None:
     """Write the vault as Hearth did before format 2 (for the migration test)."""
-    envelope = Vault._read_envelope(vault.engine, vault.path)
+    envelope = read_envelope(vault.engine, vault.path)
     key = open_envelope(PASSPHRASE, envelope)
     legacy = FieldCipher(key, format=LEGACY_FORMAT)
     with vault.engine.begin() as conn:

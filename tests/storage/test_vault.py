@@ -9,6 +9,7 @@ from storage import db
 from storage.chats import ChatStore
 from storage.crypto import BadPassphrase, DamagedVault, WrongPassphrase
 from storage.vault import Vault, VaultExists, VaultMissing
+from storage.vault_file import read_envelope
 from tests.storage.conftest import FAST_KDF, PASSPHRASE, reopen
 
 
@@ -188,7 +189,7 @@ def test_restores_in_the_same_second_get_distinct_names(
     Vault.create(vault_path, PASSPHRASE, FAST_KDF).close()
     backup = tmp_path / "backup.db"
     backup.write_bytes(vault_path.read_bytes())
-    monkeypatch.setattr("storage.vault.time.strftime", lambda *_args: "20261201-093512")
+    monkeypatch.setattr("storage.files.time.strftime", lambda *_args: "20261201-093512")
     stray = vault_path.with_name("vault.db.before-restore-20261201-093512-2-wal")
     stray.write_bytes(b"")  # a name whose WAL file is taken is not used either
     names = [Vault.restore(backup, PASSPHRASE, vault_path) for _ in range(3)]
@@ -309,7 +310,7 @@ def test_a_passphrase_change_makes_a_new_data_key_that_an_old_copy_does_not_yiel
         Vault.open(changed.backup, "old passphrase")
     # The copy kept elsewhere still opens with the old passphrase; its key opens nothing new.
     old = Vault.open(stolen, "old passphrase")
-    old_key = open_envelope("old passphrase", Vault._read_envelope(old.engine, stolen))
+    old_key = open_envelope("old passphrase", read_envelope(old.engine, stolen))
     vault_id = old.cipher.vault_id
     old.close()
     with sqlite3.connect(vault_path) as conn:
@@ -498,7 +499,7 @@ def test_a_passphrase_change_crypto_erases_every_older_backup_none_is_merely_unl
     freed blocks, and it opens with the old passphrase."""
     import os
 
-    import storage.vault as vault_module
+    import storage.backups as backups_module
 
     backups = tmp_path / "backups"
     store = ChatStore(Vault.create(vault_path, "old passphrase", FAST_KDF))
@@ -506,8 +507,8 @@ def test_a_passphrase_change_crypto_erases_every_older_backup_none_is_merely_unl
     for day in (1, 2, 3):
         store.vault.backup_to(backups / f"vault-2026010{day}-000000.db")
     erased: list[str] = []
-    real = vault_module.crypto_erase
-    monkeypatch.setattr(vault_module, "crypto_erase", lambda path: (erased.append(path.name), real(path)))
+    real = backups_module.crypto_erase
+    monkeypatch.setattr(backups_module, "crypto_erase", lambda path: (erased.append(path.name), real(path)))
     unlinked_only: list[str] = []
     real_unlink = Path.unlink
 
@@ -545,13 +546,13 @@ def test_a_backup_started_before_a_passphrase_change_cannot_outlive_it(
     left opens with the new passphrase only."""
     import threading
 
-    from storage import vault as vault_module
+    from storage import backups as backups_module
 
     backups = tmp_path / "backups"
     store = ChatStore(Vault.create(vault_path, "old passphrase", FAST_KDF))
     store.add_message(store.create_chat("c").id, "user", "before the change")
     copying, release = threading.Event(), threading.Event()
-    real_copy = vault_module.copy_or_clean_up
+    real_copy = backups_module.copy_or_clean_up
 
     def slow_copy(source, target):
         snapshot = tmp_path / "snapshot.db"
@@ -560,11 +561,11 @@ def test_a_backup_started_before_a_passphrase_change_cannot_outlive_it(
         release.wait(30)  # ...and written out only when the test says
         snapshot.replace(target)
 
-    monkeypatch.setattr(vault_module, "copy_or_clean_up", slow_copy)
+    monkeypatch.setattr(backups_module, "copy_or_clean_up", slow_copy)
     backup = threading.Thread(target=store.vault.auto_backup, args=(backups, True))
     backup.start()
     assert copying.wait(30)
-    monkeypatch.setattr(vault_module, "copy_or_clean_up", real_copy)  # the change's own copy is quick
+    monkeypatch.setattr(backups_module, "copy_or_clean_up", real_copy)  # the change's own copy is quick
     changed = threading.Event()
     change = threading.Thread(target=lambda: (store.vault.change_passphrase(
         "old passphrase", "new passphrase", backups=backups), changed.set()))

@@ -1,0 +1,179 @@
+"""The vault's copies: backups, automatic backups, restoring one, and retiring old ones.
+
+A backup is a consistent SQLite copy of the vault file, still encrypted under the same
+passphrase, written beside its target and renamed into place once complete. Automatic
+backups get a new name each time (``vault-DATE-TIME.db``) and only the newest few are
+kept; the older ones are crypto-erased, key record first, not merely unlinked. A restore
+checks that the backup opens before it replaces the vault, and keeps the vault it
+replaces beside it. After a passphrase change, the copies the old passphrase opens are
+erased or re-encrypted (``retire_old_copies``).
+
+``storage.vault.Vault`` drives these under its backup lock; they take the vault's file,
+and where they must open a copy, the function that opens one, so that this module needs
+no vault of its own.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from i18n import translate
+from storage import db
+from storage.crypto import DamagedVault, WrongPassphrase
+from storage.erase import crypto_erase
+from storage.errors import not_damage
+from storage.files import (
+    SIDECARS,
+    copy_or_clean_up,
+    kept_copies,
+    move_with_sidecars,
+    remove_with_sidecars,
+    unused_kept_path,
+)
+from storage.vault_file import VaultMissing, damaged
+
+log = logging.getLogger(__name__)
+
+AUTO_BACKUP_EVERY = 24 * 3600
+AUTO_BACKUPS_KEPT = 3
+
+
+class Copy(Protocol):
+    """A copy of the vault, opened: what restoring and retiring do with one."""
+
+    def change_passphrase(self, old: str, new: str) -> object: ...
+
+    def close(self) -> None: ...
+
+
+def write_backup(source: Path, target: Path, closed: Callable[[], bool]) -> Path:
+    """Copy the vault file ``source`` to ``target`` through ``target.partial``; ``closed``
+    says whether the vault was closed meanwhile (then no backup is left)."""
+    partial = target.with_name(target.name + ".partial")
+    copy_or_clean_up(source, partial)
+    if closed():
+        # Locked (or everything deleted) while copying: a backup made now would outlive
+        # the vault it copies, key record and all.
+        remove_with_sidecars(partial)
+        raise db.VaultClosed(translate("storage.vault",
+                                       "The vault was closed while it was being backed up."))
+    os.replace(partial, target)
+    return target
+
+
+def auto_backup(folder: Path, force: bool, backup_to: Callable[[Path], Path]) -> Path | None:
+    """A backup in ``folder`` if the newest there is a day old (or ``force``), and the
+    older ones beyond ``AUTO_BACKUPS_KEPT`` crypto-erased. Called under the backup lock."""
+    existing = sorted(folder.glob("vault-*.db"))
+    if not force and existing and time.time() - existing[-1].stat().st_mtime < AUTO_BACKUP_EVERY:
+        return None
+    target = backup_to(unused_backup_name(folder))
+    for old in sorted(folder.glob("vault-*.db"))[:-AUTO_BACKUPS_KEPT]:
+        crypto_erase(old)  # deleted blocks survive: the key record goes first
+        remove_with_sidecars(old)
+    return target
+
+
+def unused_backup_name(folder: Path) -> Path:
+    """``vault-DATE-TIME.db``; a second backup within the second takes the next free one."""
+    stamp = time.time()
+    target = folder / time.strftime("vault-%Y%m%d-%H%M%S.db", time.localtime(stamp))
+    while target.exists():
+        stamp += 1
+        target = folder / time.strftime("vault-%Y%m%d-%H%M%S.db", time.localtime(stamp))
+    return target
+
+
+def restore(backup: Path, passphrase: str, target: Path,
+            open_vault: Callable[[Path, str], Copy]) -> Path | None:
+    """Replace the vault at ``target`` with ``backup`` after checking that it opens.
+
+    The vault being replaced is kept beside it as ``*.before-restore-YYYYmmdd-HHMMSS``
+    (a new name each time, so an earlier kept copy is never overwritten), with its
+    ``-wal`` and ``-shm`` files, so that it opens with everything committed to it. Its
+    path is returned (None when there was none).
+    """
+    target, backup = Path(target), Path(backup)
+    if not backup.is_file():
+        raise VaultMissing(translate("storage.vault", "There is no backup at {path}.")
+                           .format(path=backup))
+    staged = target.with_name(target.name + ".restoring")
+    try:
+        copy_or_clean_up(backup, staged)
+    except sqlite3.DatabaseError as exc:
+        if not_damage(exc, target.parent):
+            raise  # the disk's fault, said as such
+        raise damaged(backup, str(exc)) from exc
+    # The copy is checked, not the backup: opening may migrate an older format, which
+    # must not rewrite the user's own file (nor fail on a read-only stick).
+    try:
+        open_vault(staged, passphrase).close()  # DamagedVault, WrongPassphrase
+    except DamagedVault as exc:
+        remove_with_sidecars(staged)
+        raise DamagedVault(str(exc).replace(str(staged), str(backup))) from exc  # the user's file
+    except BaseException:
+        remove_with_sidecars(staged)
+        raise
+    kept = None
+    if target.exists():
+        kept = unused_kept_path(target)
+        move_with_sidecars(target, kept)
+    for suffix in SIDECARS:  # strays without a main file must not meet the restored one
+        Path(f"{target}{suffix}").unlink(missing_ok=True)
+    os.replace(staged, target)
+    return kept
+
+
+def retire_old_copies(path: Path, old: str, new: str, backups: Path | None, fresh: Path | None,
+                      open_vault: Callable[[Path, str], Copy]) -> tuple[int, int, int]:
+    """(erased, re-encrypted, left as they were): see ``Vault.change_passphrase``.
+
+    The vault's own change has committed by now: nothing here may raise, or the user
+    would be told the passphrase was not changed. A copy that fails (a full disk, a
+    damaged file) is left as it was, logged, and counted. The copies need no live
+    vault: this runs even if the vault was locked meanwhile."""
+    erased = rekeyed = failed = 0
+    # Listed now, with backups held off (the backup lock): none can land after this.
+    automatic = sorted(backups.glob("vault-*.db")) if backups is not None and backups.is_dir() else []
+    automatic = [copy for copy in automatic if copy != fresh]
+    to_rekey = kept_copies(path)
+    if fresh is not None:
+        for copy in automatic:
+            try:
+                crypto_erase(copy)
+                remove_with_sidecars(copy)
+                erased += 1
+            except OSError:
+                log.warning("an old backup could not be erased", exc_info=True)
+                failed += 1
+        for leftover in backups.glob("vault-*.db.partial") if backups is not None else ():
+            try:
+                remove_with_sidecars(leftover)
+            except OSError:
+                log.warning("a partial backup could not be removed", exc_info=True)
+    else:
+        to_rekey += automatic
+    for copy in to_rekey:
+        try:
+            kept = open_vault(copy, old)
+        except WrongPassphrase:
+            continue  # it opens with another passphrase: not one this change retires
+        except Exception:
+            log.warning("a kept copy could not be opened to re-encrypt it", exc_info=True)
+            failed += 1
+            continue
+        try:
+            kept.change_passphrase(old, new)
+            rekeyed += 1
+        except Exception:
+            log.warning("a kept copy could not be re-encrypted", exc_info=True)
+            failed += 1
+        finally:
+            kept.close()
+    return erased, rekeyed, failed
