@@ -1,11 +1,7 @@
-"""Model output as Markdown that loads nothing: raw HTML off, images made inert links, no
-resource ever fetched. Links open only through the window, after the user confirms.
-
-Three layers, because each alone has been bypassed: ``inert_images`` rewrites the common
-image syntax into links before rendering; after rendering every image in the document
-(nested or escaped brackets, reference-style images, whatever Qt's Markdown parser made
-an image of) is replaced by a link (``_strip_images``); and ``loadResource`` answers every
-request with a placeholder, because a ``None`` lets QTextDocument read a local file itself.
+"""The view answers are shown in: Markdown rendered as ``app.chat.inert_markdown`` renders
+it (nothing loaded, images inert, no HTML), exactly as tall as its text, with a "Copy code"
+link under each code block of a finished answer. Links open only through the window, after
+the user confirms; the view itself also loads nothing (``loadResource``).
 
 While an answer streams, its view is updated incrementally (``MarkdownView.stream_markdown``):
 the finished blocks are rendered once and only the open block at the end is rendered
@@ -18,18 +14,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QSize, Qt, QUrl, Signal
 from PySide6.QtGui import (
-    QColor,
-    QImage,
     QResizeEvent,
     QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
-    QTextDocument,
     QTextDocumentFragment,
-    QTextFormat,
-    QTextImageFormat,
 )
 from PySide6.QtWidgets import (
     QApplication,
@@ -39,125 +30,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.shell import style
-from i18n import translate
-
-MARKDOWN_FEATURES = (
-    QTextDocument.MarkdownFeature.MarkdownDialectGitHub
-    | QTextDocument.MarkdownFeature.MarkdownNoHTML
+from app.chat.inert_markdown import (
+    COPY_SCHEME,
+    InertDocument,
+    image_link_colour,
+    is_code,
+    placeholder_resource,
+    render_markdown,
 )
-
-
-_IMAGE = re.compile(r"!\[([^\]]*)\](\(|\[)")
-
-
-def inert_images(markdown: str) -> str:
-    """Markdown images become plain links ("image: alt"): nothing is ever loaded, and the
-    address opens only if the user clicks it and confirms. Answers that embed remote
-    images are a known way to smuggle text out (the address carries it)."""
-    return _IMAGE.sub(lambda m: f"[{_image_label(m.group(1))}]{m.group(2)}", markdown)
-
-
-def _image_label(alt: str) -> str:
-    """The words shown for an image ("image: alt"); alt is model output, only a value."""
-    alt = alt or translate("chat.markdown", "untitled")
-    return translate("chat.markdown", "image: {alt}").format(alt=alt)
-
-
-def _render_markdown(document: QTextDocument, markdown: str) -> None:
-    """The one way model output becomes rich text: images inert, no HTML, code shaded.
-
-    Qt takes a "---" block at the very start as YAML front matter and hides it: an answer
-    that opens with a rule would lose its first lines. A blank line first is no front
-    matter, and renders the same."""
-    if markdown.startswith("---"):
-        markdown = "\n" + markdown
-    document.setMarkdown(inert_images(markdown), MARKDOWN_FEATURES)
-    _strip_images(document)
-    _refuse_copy_links(document)  # every render: Markdown escapes can spell the scheme
-    _shade_code_blocks(document)
-
-
-COPY_SCHEME = "hearth-copy"  # MarkdownView's own "Copy code" links: hearth-copy:N
-
-
-def _refuse_copy_links(document: QTextDocument) -> None:
-    """A link the model wrote to look like a "Copy code" one opens nothing and copies
-    nothing: its address is made invalid (clicking it asks, as for any link)."""
-    cursor = QTextCursor(document)
-    block = document.begin()
-    while block.isValid():
-        fragments = block.begin()
-        while not fragments.atEnd():
-            fragment = fragments.fragment()
-            fmt = fragment.charFormat()
-            if fmt.isAnchor() and QUrl(fmt.anchorHref()).scheme().lower() == COPY_SCHEME:
-                fmt.setAnchorHref("invalid:" + fmt.anchorHref())
-                cursor.setPosition(fragment.position())
-                cursor.setPosition(fragment.position() + fragment.length(), QTextCursor.MoveMode.KeepAnchor)
-                cursor.setCharFormat(fmt)
-            fragments += 1
-        block = block.next()
-
-
-def image_link_colour() -> QColor:
-    return QColor(style.current().image_link)  # its contrast: app.shell.style
-
-
-def image_fragments(document: QTextDocument) -> list[tuple[int, int, QTextImageFormat]]:
-    """Every image in the document: (position, length, format)."""
-    images: list[tuple[int, int, QTextImageFormat]] = []
-    block = document.begin()
-    while block.isValid():
-        fragments = block.begin()
-        while not fragments.atEnd():
-            fragment = fragments.fragment()
-            if fragment.isValid() and fragment.charFormat().isImageFormat():
-                images.append((fragment.position(), fragment.length(),
-                               fragment.charFormat().toImageFormat()))
-            fragments += 1
-        block = block.next()
-    return images
-
-
-def _strip_images(document: QTextDocument) -> None:
-    """Replace every image in the document by a link to its address ("[image: alt]"), so
-    that no image format is left for the layout to load."""
-    images = image_fragments(document)
-    if not images:
-        return
-    cursor = QTextCursor(document)
-    cursor.beginEditBlock()
-    for position, length, image in reversed(images):
-        alt = image.property(QTextFormat.Property.ImageAltText)
-        label = " ".join(str(alt).split()) if isinstance(alt, str) and alt.strip() else ""
-        link = QTextCharFormat()
-        link.setAnchor(True)
-        link.setAnchorHref(image.name())
-        link.setFontUnderline(True)
-        link.setForeground(image_link_colour())
-        cursor.setPosition(position)
-        cursor.setPosition(position + length, QTextCursor.MoveMode.KeepAnchor)
-        cursor.insertText(f"[{_image_label(label[:200])}]" * length, link)
-    cursor.endEditBlock()
-
-
-_PLACEHOLDER_IMAGE: QImage | None = None
-
-
-def placeholder_resource(kind: int) -> Any:
-    """What every resource request gets: never None, which would let Qt read the file."""
-    global _PLACEHOLDER_IMAGE
-    kind = int(getattr(kind, "value", kind))
-    if kind == QTextDocument.ResourceType.ImageResource.value:
-        if _PLACEHOLDER_IMAGE is None:
-            _PLACEHOLDER_IMAGE = QImage(1, 1, QImage.Format.Format_ARGB32)
-            _PLACEHOLDER_IMAGE.fill(0)
-        return _PLACEHOLDER_IMAGE
-    if kind == QTextDocument.ResourceType.StyleSheetResource.value:
-        return " "
-    return QByteArray(b" ")
-
+from i18n import translate
 
 # While streaming, the open block at the end is rendered again on each update only while
 # it is shorter than this; past it (a long code block, say) new text is appended as plain
@@ -221,13 +102,6 @@ class _BlockScanner:
             self.fence = match.group(1)
 
 
-class _InertDocument(QTextDocument):
-    """The scratch document pieces of a streaming answer are rendered in: it loads nothing."""
-
-    def loadResource(self, type: int, name: QUrl | str) -> Any:  # noqa: A002 - Qt's signature
-        return placeholder_resource(type)
-
-
 class MarkdownView(QTextBrowser):
     """A read-only text view that is exactly as tall as its text and loads nothing."""
 
@@ -249,7 +123,7 @@ class MarkdownView(QTextBrowser):
         self._source = ""
         # Incremental rendering while an answer streams (see stream_markdown).
         self._streaming = False
-        self._scratch = _InertDocument(self)
+        self._scratch = InertDocument(self)
         self._scanner = _BlockScanner()
         self._committed = 0  # characters of _source shown as finished blocks
         self._tail_start = 0  # document position where the open block's rendering starts
@@ -264,7 +138,7 @@ class MarkdownView(QTextBrowser):
         under each code block."""
         self._source = text
         self._streaming = False
-        _render_markdown(self.document(), text)
+        render_markdown(self.document(), text)
         self.code_blocks = []
         if final:
             self._add_copy_links()
@@ -275,7 +149,7 @@ class MarkdownView(QTextBrowser):
         block = document.begin()
         inside = False
         while block.isValid():
-            code = _is_code(block)
+            code = is_code(block)
             if code:
                 if not inside:
                     runs.append((block, []))
@@ -357,7 +231,7 @@ class MarkdownView(QTextBrowser):
         keep = True
         if not self._committed:  # nothing finished yet: the piece is the whole document
             first = boundary or len(text)
-            _render_markdown(document, text[:first])
+            render_markdown(document, text[:first])
             if not boundary:
                 return
             self._committed = boundary
@@ -403,7 +277,7 @@ class MarkdownView(QTextBrowser):
         if not markdown:
             return
         scratch = self._scratch
-        _render_markdown(scratch, markdown)
+        render_markdown(scratch, markdown)
         # A fragment's first block joins the block it is inserted into, with that block's
         # format (unless the document is empty): start the piece with an empty block so its
         # own first block keeps its format. A piece that starts with a table or a rule starts
@@ -448,26 +322,3 @@ class MarkdownView(QTextBrowser):
 
     def sizeHint(self) -> QSize:
         return QSize(200, self.height())
-
-
-
-
-def _is_code(block: Any) -> bool:
-    """A line of fenced or indented code, as Qt's Markdown reader marks it."""
-    fmt = block.blockFormat()
-    return bool(fmt.hasProperty(QTextFormat.Property.BlockCodeFence)
-                or fmt.hasProperty(QTextFormat.Property.BlockCodeLanguage)
-                or block.charFormat().fontFixedPitch())
-
-
-def _shade_code_blocks(document: QTextDocument) -> None:
-    """Give fenced and indented code a background so it stands apart from prose."""
-    shade = QColor(style.current().code_background)  # its contrast: app.shell.style
-    block = document.begin()
-    while block.isValid():
-        fmt = block.blockFormat()
-        if _is_code(block):
-            shaded = QTextBlockFormat(fmt)
-            shaded.setBackground(shade)
-            QTextCursor(block).setBlockFormat(shaded)
-        block = block.next()

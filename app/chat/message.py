@@ -1,36 +1,36 @@
 """One message of a conversation: who wrote it, its text (Markdown for answers), and for
-answers their state, figures, sources and versions."""
+answers their state, figures, sources and versions. Its header buttons are
+``app.chat.message_actions``; the caution under a weak answer is ``app.chat.caution``."""
 
 from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QLocale, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QLocale, Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
     QHBoxLayout,
     QLabel,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
+from app.chat.caution import AnswerCaution
 from app.chat.editing import QuestionEditor
 from app.chat.markdown import MarkdownView
+from app.chat.message_actions import MessageActions
 from app.chat.sources import SourceList
 from app.shell import style
 from app.shell.a11y import named
 from app.shell.style import shade
 from app.shell.text import plain
-from core.answers import extract_markdown, shown, weakness_text
+from core.answers import shown
 from core.protocol import SEARCHING, one_line
 from core.records import COMPLETE, FAILED, INTERRUPTED, STREAMING, Message
 from i18n import translate
 
 WRITER_LIMIT = 80  # characters of a model's or an engine's name in an answer's header
-
-COPIED_MS = 1500  # how long Copy says "Copied"
 
 
 def writer(stats: dict) -> str:
@@ -86,67 +86,27 @@ class MessageWidget(QFrame):
         self.sources.source_requested.connect(self.source_requested)
         # Where the model is too weak for a document question: said here, at the answer,
         # with the documents' own best sentences offered in its place (core.answers).
-        self.caution = plain(QLabel())
-        self.caution.setObjectName("caution")
-        self.caution.setWordWrap(True)
-        self.extract_button = QPushButton(translate("chat.conversation", "Show the best matching passages"))
-        self.extract_button.setToolTip(translate(
-            "chat.conversation", "The sentences of your documents that best match the question, "
-            "with their sources: no model wrote them"))
-        named(self.extract_button, self.extract_button.text(), self.extract_button.toolTip())
-        self.extract_button.setCheckable(True)
-        self.extract_button.toggled.connect(self._show_extract)
-        self.extract_view = MarkdownView(self)
-        self.extract_view.setObjectName("extract")
-        self._extract = ""
+        self.caution_block = AnswerCaution(self)
+        self.caution = self.caution_block.caution
+        self.extract_button = self.caution_block.extract_button
+        self.extract_view = self.caution_block.extract_view
         header = QHBoxLayout()
         header.setContentsMargins(0, 0, 0, 0)
         header.addWidget(self.author)
         header.addStretch(1)
-        self.copy_button = QPushButton(translate("chat.conversation", "Copy"))
-        self.copy_button.setFlat(True)
-        self.copy_button.setToolTip(translate("chat.conversation", "Copy this message's text"))
+        self.header_actions = MessageActions(self, header, message.role == "user")
+        self.copy_button = self.header_actions.copy_button
+        self.edit_button = self.header_actions.edit_button
+        self.delete_button = self.header_actions.delete_button
+        self.continue_button = self.header_actions.continue_button
+        self.previous_button = self.header_actions.previous_button
+        self.version_label = self.header_actions.version_label
+        self.next_button = self.header_actions.next_button
         self.copy_button.clicked.connect(self._copy)
-        # "Copied" for a moment after a click: the clipboard itself shows nothing.
-        self._copied = QTimer(self)
-        self._copied.setSingleShot(True)
-        self._copied.setInterval(COPIED_MS)
-        self._copied.timeout.connect(self._copy_shown)
-        named(self.copy_button, translate("chat.conversation", "Copy this message"),
-              self.copy_button.toolTip())
-        header.addWidget(self.copy_button)
-        self.edit_button: QPushButton | None = None
-        if message.role == "user":
-            self.edit_button = QPushButton(translate("chat.conversation", "Edit"))
-            self.edit_button.setFlat(True)
-            self.edit_button.setToolTip(translate(
-                "chat.conversation", "Change this question and ask again; the question as it "
-                "was and what follows it are kept, as the other version"))
+        if self.edit_button is not None:
             self.edit_button.clicked.connect(self._edit)
-            named(self.edit_button, translate("chat.conversation", "Edit this question"),
-                  self.edit_button.toolTip())
-            header.addWidget(self.edit_button)
-        self.delete_button = self._header_button(
-            header, translate("chat.conversation", "Delete"),
-            translate("chat.conversation", "Delete this message; the rest of the chat stays"),
-            translate("chat.conversation", "Delete this message"))
         self.delete_button.clicked.connect(lambda: self.delete_requested.emit(self.message_id))
-        self.continue_button = self._header_button(
-            header, translate("chat.conversation", "Continue"),
-            translate("chat.conversation", "Go on writing this answer from where it stopped"),
-            translate("chat.conversation", "Continue this answer"))
         self.continue_button.clicked.connect(lambda: self.continue_requested.emit(self.message_id))
-        # The versions control: "‹ 2/3 ›", for the versions of an answer or the branches
-        # of an edited question.
-        self.previous_button = self._header_button(
-            header, "‹", translate("chat.conversation", "Show the previous version"),
-            translate("chat.conversation", "Previous version"))
-        self.version_label = QLabel()
-        self.version_label.setObjectName("versionLabel")
-        header.addWidget(self.version_label)
-        self.next_button = self._header_button(
-            header, "›", translate("chat.conversation", "Show the next version"),
-            translate("chat.conversation", "Next version"))
         self.previous_button.clicked.connect(lambda: self._step_version(-1))
         self.next_button.clicked.connect(lambda: self._step_version(1))
         layout.addLayout(header)
@@ -158,21 +118,10 @@ class MessageWidget(QFrame):
             self.editor.submitted.connect(self._edited)
             self.editor.cancelled.connect(self.stop_editing)
             layout.addWidget(self.editor)
-        layout.addWidget(self.caution)
-        layout.addWidget(self.extract_button, 0, Qt.AlignmentFlag.AlignLeft)
-        layout.addWidget(self.extract_view)
+        self.caution_block.add_to(layout)
         layout.addWidget(self.sources)
         layout.addWidget(self.info)
         self.show_message(message)
-
-    @staticmethod
-    def _header_button(header: QHBoxLayout, text: str, tip: str, name: str) -> QPushButton:
-        button = QPushButton(text)
-        button.setFlat(True)
-        button.setToolTip(tip)
-        named(button, name, tip)
-        header.addWidget(button)
-        return button
 
     def highlight(self, query: str) -> int:
         """Mark where ``query`` occurs in the text (as the chat search finds it: case
@@ -190,16 +139,7 @@ class MessageWidget(QFrame):
     def set_versions(self, versions: tuple[int, ...]) -> None:
         """Which of its versions this is: "‹ 2/3 ›" when there is more than one."""
         self.versions = versions
-        several = len(versions) > 1 and self.message_id in versions
-        for part in (self.previous_button, self.version_label, self.next_button):
-            part.setVisible(several)
-        if several:
-            which = versions.index(self.message_id) + 1
-            self.version_label.setText(f"{which}/{len(versions)}")
-            self.version_label.setAccessibleName(translate(
-                "chat.conversation", "Version {which} of {count}").format(which=which, count=len(versions)))
-            self.previous_button.setEnabled(which > 1)
-            self.next_button.setEnabled(which < len(versions))
+        self.header_actions.show_versions(self.message_id, versions)
 
     def _step_version(self, step: int) -> None:
         if self.message_id in self.versions:
@@ -218,12 +158,7 @@ class MessageWidget(QFrame):
     def _copy(self) -> None:
         """The message exactly as written (an answer's Markdown, not its rendering)."""
         QApplication.clipboard().setText(self.text())
-        self.copy_button.setText(translate("chat.conversation", "Copied"))
-        self._copied.start()
-
-    @Slot()
-    def _copy_shown(self) -> None:
-        self.copy_button.setText(translate("chat.conversation", "Copy"))
+        self.header_actions.copied()
 
     def _set_author(self, stats: dict) -> None:
         """The header's name, and what screen readers say before the text (the view's value)."""
@@ -291,30 +226,7 @@ class MessageWidget(QFrame):
         self.set_text(shown(message.content, sources) if isinstance(sources, list) else message.content)
         self.set_state(message.status, message.stats)
         self.set_sources(sources if isinstance(sources, list) else None, message.stats.get("support"))
-        self._set_caution(message.stats if answer else {})
-
-    def _set_caution(self, stats: dict) -> None:
-        weak = stats.get("weak")
-        found = stats.get("extract")
-        left_out = stats.get("left_out")
-        self.caution.setText(f"⚠ {weakness_text(weak, left_out if isinstance(left_out, int) else 0)}"
-                             if isinstance(weak, str) else "")
-        self.caution.setVisible(isinstance(weak, str))
-        self._extract = extract_markdown(found) if isinstance(found, list) and found else ""
-        self.extract_button.setVisible(bool(self._extract))
-        if not self._extract:
-            self.extract_button.setChecked(False)
-        self._show_extract(self.extract_button.isChecked())
-
-    @Slot(bool)
-    def _show_extract(self, shown_now: bool) -> None:
-        visible = shown_now and bool(self._extract)
-        if visible:
-            self.extract_view.set_markdown(self._extract)
-        self.extract_view.setVisible(visible)
-        self.extract_button.setText(translate("chat.conversation", "Hide the best matching passages")
-                                    if visible else translate("chat.conversation",
-                                                              "Show the best matching passages"))
+        self.caution_block.set_stats(message.stats if answer else {})
 
     def set_state(self, status: str, stats: dict) -> None:
         self.status = status
@@ -350,11 +262,7 @@ class MessageWidget(QFrame):
 
     def focus_chain(self) -> list[QWidget]:
         """Its stops in the tab order, as they are laid out: the header's buttons, the text, the sources."""
-        first: list[QWidget] = [self.copy_button]
-        if self.edit_button is not None:
-            first.append(self.edit_button)
-        first += [self.delete_button, self.continue_button, self.previous_button, self.next_button]
-        return [*first, self.body, *self.sources.buttons]
+        return [*self.header_actions.buttons(), self.body, *self.sources.buttons]
 
     def announcement(self) -> str:
         """What a screen reader says once the answer is finished (or stopped, or failed)."""

@@ -1,43 +1,36 @@
-"""Documents: collections of files and folders, their import progress and each file's state."""
+"""Documents: collections of files and folders, their import progress and each file's state.
+
+The table of a collection's files is ``app.documents.files_table``; what the import's line
+says, ``app.documents.progress_text``."""
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QLocale, QPoint, Qt, Slot
+from PySide6.QtCore import QPoint, Qt, Slot
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QMenu,
     QProgressBar,
     QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from app.documents.controller import DocumentsController
+from app.documents.files_table import FilesTable
+from app.documents.progress_text import finished_text, progress_text
 from app.shell import dialogs
 from app.shell.a11y import named
-from app.shell.text import plain, tooltip
-from core.documents import FAILED, INDEXED, PENDING, SKIPPED, Collection, Progress, Report, TimeLeft
+from app.shell.text import plain
+from core.documents import INDEXED, Collection, Progress, Report, TimeLeft
 from i18n import translate
-
-
-def state_texts() -> dict[str, str]:
-    """A file's state as the table says it (the store keeps the machine word)."""
-    return {INDEXED: translate("documents.dialog", "indexed"),
-            PENDING: translate("documents.dialog", "pending"),
-            SKIPPED: translate("documents.dialog", "skipped"),
-            FAILED: translate("documents.dialog", "failed")}
 
 
 def local_paths(event: QDragEnterEvent | QDropEvent) -> list[Path]:
@@ -65,15 +58,7 @@ class CollectionsDialog(QDialog):
         self.progress_label = plain(QLabel())  # it names the file being read
         self.summary = plain(QLabel())
         self.summary.setWordWrap(True)
-        self.table = QTableWidget(0, 3)
-        self.table.setHorizontalHeaderLabels([translate("documents.dialog", "File"),
-                                              translate("documents.dialog", "State"),
-                                              translate("documents.dialog", "Why")])
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table = FilesTable()
         self.collection_list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self._time_left = TimeLeft()  # the estimate as shown: smoothed, never leaping back
         # The actions of the context menus, and their keys (Delete, F2), as in a file manager.
@@ -154,9 +139,6 @@ class CollectionsDialog(QDialog):
               translate("documents.dialog", "Index again the files that changed"))
         named(self.cancel_button, translate("documents.dialog", "Cancel import"))
         named(self.progress_bar, translate("documents.dialog", "Import progress"))
-        named(self.table, translate("documents.dialog", "Files"),
-              translate("documents.dialog", "The files of the selected collection: file, state, "
-                        "and why"))
         self.progress_label.setAccessibleDescription(
             translate("documents.dialog", "Import progress"))
         self.summary.setAccessibleDescription(translate("documents.dialog", "Summary"))
@@ -203,16 +185,7 @@ class CollectionsDialog(QDialog):
             return
         # The service's last snapshot: the store itself belongs to the service's thread.
         documents = self.docs.documents_of(collection.id)
-        states = state_texts()
-        self.table.setRowCount(len(documents))
-        for row, document in enumerate(documents):
-            state = states.get(document.status, document.status)
-            for column, text in enumerate((document.path, state,
-                                           document.reason or "; ".join(document.notes))):
-                item = QTableWidgetItem(text)
-                item.setToolTip(tooltip(text))
-                item.setData(Qt.ItemDataRole.UserRole, document.id)
-                self.table.setItem(row, column, item)
+        self.table.show_documents(documents)
         # Counts are plain names in the calls: pyside6-lupdate skips a call whose count is an
         # attribute or an expression.
         indexed, total = sum(d.status == INDEXED for d in documents), len(documents)
@@ -226,9 +199,7 @@ class CollectionsDialog(QDialog):
                              .format(indexed=indexed, passages=passages))
 
     def selected_documents(self) -> list[int]:
-        rows = {i.row() for i in self.table.selectedIndexes()}
-        found = (self.table.item(r, 0) for r in sorted(rows))
-        return [int(i.data(Qt.ItemDataRole.UserRole)) for i in found if i is not None]
+        return self.table.selected_documents()
 
     @Slot()
     def _selection_changed(self) -> None:
@@ -350,39 +321,12 @@ class CollectionsDialog(QDialog):
     def _progress(self, state: Progress) -> None:
         self.progress_bar.setRange(0, max(1, state.files_total))
         self.progress_bar.setValue(state.files_done)
-        total, chunks = state.files_total, state.chunks_done
-        files = translate("documents.dialog", "{done} of %n files", None, total).format(
-            done=state.files_done)
-        passages = translate("documents.dialog", "%n passages", None, chunks)
-        if state.pages_total:  # a scan, read page by page: what takes the time now
-            pages = state.pages_total
-            passages += " · " + translate("documents.dialog", "reading page {page} of %n (text "
-                                          "recognition)", None, pages).format(page=state.pages_done + 1)
         left = self._time_left.update(state.eta_seconds, time.monotonic())
-        if left:
-            seconds = QLocale().toString(max(1, round(left)))
-            text = translate("documents.dialog", "{files} · {passages} · about {seconds} s left · "
-                             "{current}").format(files=files, passages=passages, seconds=seconds,
-                                                 current=state.current)
-        else:
-            text = translate("documents.dialog", "{files} · {passages} · {current}").format(
-                files=files, passages=passages, current=state.current)
-        if state.reembedding:
-            text = translate("documents.dialog", "Re-indexing for the new embedding model: "
-                             "{progress}").format(progress=text)
-        self.progress_label.setText(text)
+        self.progress_label.setText(progress_text(state, left))
 
     @Slot(object)
     def _finished(self, report: Report) -> None:
-        if report.cancelled:
-            text = translate("documents.dialog", "{indexed} indexed, {skipped} skipped, {failed} "
-                             "failed (cancelled; add the same files again to resume).")
-        else:
-            text = translate("documents.dialog", "{indexed} indexed, {skipped} skipped, {failed} "
-                             "failed.")
-        self.progress_label.setText(text.format(indexed=len(report.indexed),
-                                                skipped=len(report.skipped),
-                                                failed=len(report.failed)))
+        self.progress_label.setText(finished_text(report))
         self._show_documents()
 
     @Slot(str)

@@ -50,8 +50,8 @@ class Colours:
     selection: str
     selection_text: str
     disabled_text: str  # exempt (WCAG 1.4.3: inactive controls)
-    code_background: str  # app.chat.markdown shades code blocks with it
-    image_link: str  # app.chat.markdown: images made links
+    code_background: str  # app.chat.inert_markdown shades code blocks with it
+    image_link: str  # app.chat.inert_markdown: images made links
     mark: str  # highlighted: a cited passage in its page, a search's matches in a chat
     word: str  # highlighted: the question's words in a source
     marked_text: str  # text on either highlight
@@ -203,7 +203,7 @@ _current = LIGHT
 
 
 def current() -> Colours:
-    """The theme in use (app.chat.markdown shades code with it)."""
+    """The theme in use (app.chat.inert_markdown shades code with it)."""
     return _current
 
 

@@ -273,7 +273,7 @@ def test_the_status_bar_and_the_models_dialog_say_their_words_in_chinese(qtbot, 
         window.dialogs.show_models()
         dialog = window.dialogs.models_dialog
         assert role_text("chat") == "对话" and role_text("embedding").startswith("嵌入")
-        assert dialog.chat_format.itemText(0).startswith("自动") and dialog.chat_format.itemData(0) == "auto"
+        assert dialog.settings_box.chat_format.itemText(0).startswith("自动") and dialog.settings_box.chat_format.itemData(0) == "auto"
     finally:
         window.vault.settings.language = "system"
         window.appearance.apply_language()

@@ -162,8 +162,8 @@ def test_models_dialog_shows_facts_fit_and_saves_settings(qtbot, real_window) ->
     assert "llama" in facts and "134.5M" in facts and "Q4_1" in facts and "apache-2.0" in facts
     assert "8,192" in facts and "b179c9523d0e" in facts
     assert "needs about" in dialog.fit_label.text() and "fits" in dialog.fit_label.text()
-    dialog.n_ctx.setValue(1024)
-    dialog.temperature.setValue(0.2)
+    dialog.settings_box.n_ctx.setValue(1024)
+    dialog.settings_box.temperature.setValue(0.2)
     with qtbot.waitSignal(window.controller.model_state, timeout=WAIT,
                           check_params_cb=lambda state, _t: state == "ready"):
         dialog.save_button.click()  # a new context length reloads the model

@@ -22,7 +22,8 @@ from PySide6.QtWidgets import (
     QTextEdit,
 )
 
-from app.chat.markdown import MarkdownView, image_fragments
+from app.chat.inert_markdown import image_fragments
+from app.chat.markdown import MarkdownView
 from app.chat.settings_dialog import ChatSettingsDialog
 from app.models.controller import SIGNATURE, probe_key
 from app.shell import dialogs

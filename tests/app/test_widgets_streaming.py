@@ -9,6 +9,7 @@ from PySide6.QtGui import QTextDocument
 
 from app.chat import markdown as widgets
 from app.chat.conversation import ConversationView
+from app.chat.inert_markdown import InertDocument
 from app.chat.markdown import TAIL_LIMIT, MarkdownView
 from app.chat.message import MessageWidget
 from app.shell import style
@@ -93,7 +94,7 @@ def renders(view, monkeypatch: pytest.MonkeyPatch) -> dict[str, list]:
     """Spies on the rendering: the answer's full renderings, and every Markdown parse's length."""
     seen: dict[str, list] = {"full": [], "parsed": []}
     full = MarkdownView.set_markdown
-    parse = widgets._render_markdown
+    parse = widgets.render_markdown
 
     def spy_full(self, text: str, final: bool = True) -> None:
         if self is body(view):
@@ -105,7 +106,7 @@ def renders(view, monkeypatch: pytest.MonkeyPatch) -> dict[str, list]:
         parse(document, markdown)
 
     monkeypatch.setattr(MarkdownView, "set_markdown", spy_full)
-    monkeypatch.setattr(widgets, "_render_markdown", spy_parse)
+    monkeypatch.setattr(widgets, "render_markdown", spy_parse)
     return seen
 
 
@@ -238,7 +239,7 @@ def test_streamed_images_stay_inert_and_html_is_never_rendered(qtbot, view, monk
         requested.append(url.toString())
 
     monkeypatch.setattr(MarkdownView, "loadResource", recording)
-    monkeypatch.setattr(widgets._InertDocument, "loadResource", recording)
+    monkeypatch.setattr(InertDocument, "loadResource", recording)
     markdown = body(view)
     for i, so_far in enumerate(prefixes(HOSTILE, 300)):
         view.update_text(ANSWER_ID, so_far)

@@ -1,0 +1,59 @@
+"""The Documents dialog's table of a collection's files: each file, its state, and why
+(a reason it was skipped or failed, or notes on how it was read)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
+
+from app.shell.a11y import named
+from app.shell.text import tooltip
+from core.documents import FAILED, INDEXED, PENDING, SKIPPED, Document
+from i18n import translate
+
+
+def state_texts() -> dict[str, str]:
+    """A file's state as the table says it (the store keeps the machine word)."""
+    return {INDEXED: translate("documents.dialog", "indexed"),
+            PENDING: translate("documents.dialog", "pending"),
+            SKIPPED: translate("documents.dialog", "skipped"),
+            FAILED: translate("documents.dialog", "failed")}
+
+
+class FilesTable(QTableWidget):
+    """File, state, why: one row a file, read only, chosen by whole rows."""
+
+    def __init__(self) -> None:
+        super().__init__(0, 3)
+        self.setHorizontalHeaderLabels([translate("documents.dialog", "File"),
+                                        translate("documents.dialog", "State"),
+                                        translate("documents.dialog", "Why")])
+        self.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        named(self, translate("documents.dialog", "Files"),
+              translate("documents.dialog", "The files of the selected collection: file, state, "
+                        "and why"))
+
+    def show_documents(self, documents: Sequence[Document]) -> None:
+        """One row a document; each cell keeps the document's id."""
+        states = state_texts()
+        self.setRowCount(len(documents))
+        for row, document in enumerate(documents):
+            state = states.get(document.status, document.status)
+            for column, text in enumerate((document.path, state,
+                                           document.reason or "; ".join(document.notes))):
+                item = QTableWidgetItem(text)
+                item.setToolTip(tooltip(text))
+                item.setData(Qt.ItemDataRole.UserRole, document.id)
+                self.setItem(row, column, item)
+
+    def selected_documents(self) -> list[int]:
+        """The ids of the documents in the selected rows, top to bottom."""
+        rows = {i.row() for i in self.selectedIndexes()}
+        found = (self.item(r, 0) for r in sorted(rows))
+        return [int(i.data(Qt.ItemDataRole.UserRole)) for i in found if i is not None]
