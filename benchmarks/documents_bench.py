@@ -82,8 +82,8 @@ def ingestion(quick: bool) -> list[Figure]:
     switched off, to show what the overlap gives."""
     from concurrent.futures import Future
 
-    from core.documents import embed_text
     from core.models import resolve_embedding_model
+    from core.reembedding import embed_text
     from inference.bundled import by_sha256, sha256_of
     from inference.embedder import N_CTX, SPECIAL_TOKENS, LlamaEmbedder, profile
     from inference.hardware import physical_cores

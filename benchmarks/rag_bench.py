@@ -110,7 +110,7 @@ SYSTEM = "You are a helpful assistant."
 def document_prompt(engine, found: dict, question: str, corpus: str, condensed: bool = True) -> list:
     """The messages of a document question as the app gives them to ``engine``'s model: its
     search hits (condensed, or all five raw) as passages fitted into the context."""
-    from core.documents import label
+    from core.document_progress import label
     from inference.protocol import ChatMessage
     from inference.rag import Passage, with_passages
     from storage.documents.condense import condense

@@ -20,9 +20,10 @@ from typing import Any
 
 from cli.headless import HeadlessError, unlocked
 from core.client import ClientError, WorkerClient
+from core.document_progress import Progress, Report
 from core.document_protocol import CollectionsChanged, DocumentsUnavailable, JobFailed
 from core.document_service import DocumentService
-from core.documents import Collection, Progress, Report
+from core.documents import Collection
 from core.models import resolve_embedding_model, resolve_model
 from core.protocol import InferenceError, ModelSpec, embedding_model, starter_model
 from core.session import Session

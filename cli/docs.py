@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from cli.common import opened, terminal_safe
-from core.documents import FAILED, INDEXED, PENDING, SKIPPED, Progress, label
+from core.document_progress import Progress, label
+from core.documents import FAILED, INDEXED, PENDING, SKIPPED
 from i18n import translate
 
 PREVIEW = 240  # characters of a passage that `docs search` shows

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.documents import Progress, Report, label
+from core.document_progress import Progress, Report, label
 from i18n import translate
 from inference.errors import InferenceError
 from inference.rag import Passage

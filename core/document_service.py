@@ -11,36 +11,35 @@ embeddings or for the parser, the thread answers the quick commands (search, lis
 create) and notes the others: a delete cancels the job busy with its collection and runs
 right after it, never beside it. ``close`` cancels, kills a parse under way and joins;
 once the vault refuses connections too, nothing more is written.
+
+This module is the thread, its inbox and its queue of jobs. What a job does with the
+collections is ``core.document_jobs``; the waits of its steps, which keep answering, are
+``core.document_steps``; searches, surroundings and page pictures are
+``core.document_lookups``.
 """
 
 from __future__ import annotations
 
 import logging
-import queue
 import threading
-import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from core.document_jobs import Job, Jobs
+from core.document_lookups import Lookups
+from core.document_progress import Report, Stopped
 from core.document_protocol import (
     JOBS,
     SEARCH_TIMEOUT,
-    WAKE,
     AddPaths,
     Busy,
     CancelJobs,
     Close,
-    CollectionsChanged,
     CreateCollection,
     DeleteCollection,
     DocumentCalls,
-    Finished,
     Inbox,
     JobFailed,
     ListCollections,
@@ -60,35 +59,20 @@ from core.document_protocol import (
     refuse,
     what_was_kept,
 )
-from core.documents import Ingestion, Progress, Report, Stopped
+from core.document_steps import ServiceSteps
+from core.documents import Ingestion
 from core.retrieval import find, passages
 from i18n import translate
 from inference.embedder import profile
 from inference.protocol import CountTokens, Embed
 from storage.db import VaultClosed
-from storage.documents.condense import section_text
-from storage.documents.isolation import OCR_MEMORY_LIMIT, IsolatedParser, ParseStopped
-from storage.documents.parsers import Identity, Section
+from storage.documents.isolation import OCR_MEMORY_LIMIT, IsolatedParser
 from storage.documents.search import MIN_COSINE, Indexes
 from storage.documents.store import DocumentStore
 from storage.vault import Vault
 
 log = logging.getLogger(__name__)
-WORKER_TIMEOUT = 600.0  # one embedding batch, however busy the worker is with answers
 CLOSE_TIMEOUT = 1.5
-
-
-@dataclass
-class _Job:
-    command: Any
-    model: str
-    collection_id: int | None = None  # the collection it is busy with now
-    cancelled: bool = False
-    again: bool = False  # interrupted by a delete: queued again after it
-
-    @property
-    def reembedding(self) -> bool:
-        return isinstance(self.command, Reembed)
 
 
 class DocumentService(DocumentCalls):
@@ -104,23 +88,24 @@ class DocumentService(DocumentCalls):
         self._store = DocumentStore(vault)
         # Each model's index keeps its own relevance floor (e5's 0.76, MiniLM's 0.2).
         self._indexes = Indexes(floor=lambda model: profile(model).min_cosine or MIN_COSINE)
-        self._ingestion = Ingestion(self._store, self._indexes, _Steps(self))
         self._submit = submit
         self._sink = sink
         self._model = embedding_model
         self._follow = follow_model
         self._parser = parser or IsolatedParser()
-        self._read_ahead = read_ahead
         # Text recognition in a child of its own (more memory; started at the first scan).
         self._ocr = IsolatedParser(memory_limit=OCR_MEMORY_LIMIT)
-        # The source viewer's page pictures: a child of their own (the import's may be busy).
-        self._pictures = IsolatedParser()
         self._inbox = Inbox()
         self._closing = threading.Event()
+        steps = ServiceSteps(lambda command: self._submit(command), self._inbox, self._take,
+                             self._check, self.post, self._emit, self._closing, self._parser,
+                             self._ocr, read_ahead)
+        self._ingestion = Ingestion(self._store, self._indexes, steps)
+        self._jobs = Jobs(self._store, self._ingestion, self._emit)
+        # Searches, surroundings and page pictures (in a child of their own).
+        self._lookups = Lookups(self._indexes, self._answer)
         self._pending: deque[Any] = deque()  # jobs, in order (the thread's own)
-        self._job: _Job | None = None
-        self._loaded = False
-        self._waiting: list[Search | Surroundings] = []  # asked before the index was loaded
+        self._job: Job | None = None
         self._busy = False
         self._thread = threading.Thread(target=self._run, name="hearth-documents", daemon=True)
 
@@ -158,7 +143,7 @@ class DocumentService(DocumentCalls):
         self._closing.set()
         self._parser.kill()
         self._ocr.kill()
-        self._pictures.kill()
+        self._lookups.pictures.kill()
         self.post(Close())
         if self._thread.is_alive() and threading.current_thread() is not self._thread:
             self._thread.join(timeout)
@@ -192,7 +177,7 @@ class DocumentService(DocumentCalls):
             for child in (self._parser, self._ocr):
                 child.kill()
                 child.close()
-            for command in [*self._inbox.close(), *self._pending, *self._waiting]:
+            for command in [*self._inbox.close(), *self._pending, *self._lookups.waiting]:
                 refuse(command)
 
     def _set_busy(self, busy: bool) -> None:
@@ -219,29 +204,16 @@ class DocumentService(DocumentCalls):
             raise Stopped(closing=True)
         if isinstance(command, Wake):
             return
-        if isinstance(command, Search):
-            if self._loaded:
-                self._answer(command.future, lambda: self._indexes.search(
-                    command.question, command.vectors, list(command.collection_ids), command.k,
-                    command.mode))
-            else:
-                self._waiting.append(command)
+        if isinstance(command, (Search, Surroundings, PagePicture)):
+            self._lookups.take(command)
         elif isinstance(command, ListCollections):
-            self._answer(command.future, self._snapshot)
-        elif isinstance(command, Surroundings):
-            if self._loaded:
-                self._answer(command.future, lambda: section_text(
-                    self._indexes.section(command.path, command.page, command.heading)))
-            else:
-                self._waiting.append(command)
-        elif isinstance(command, PagePicture):
-            self._draw(command)
+            self._answer(command.future, self._jobs.snapshot)
         elif isinstance(command, CreateCollection):
             if self._answer(command.future, lambda: self._ingestion.create(command.name, self._model)):
-                self._emit(self._snapshot())
+                self._emit(self._jobs.snapshot())
         elif isinstance(command, RenameCollection):
             if self._answer(command.future, lambda: self._ingestion.rename(command.collection_id, command.name)):
-                self._emit(self._snapshot())
+                self._emit(self._jobs.snapshot())
         elif isinstance(command, SetEmbeddingModel):
             self._set_model(command.model)
         elif isinstance(command, CancelJobs):
@@ -255,19 +227,6 @@ class DocumentService(DocumentCalls):
             self._pending.append(command)
         else:
             log.error("the document service got an unknown command %s", type(command).__name__)
-
-    def _draw(self, command: PagePicture) -> None:
-        """A page picture for the viewer; a file that cannot be drawn is said to the viewer
-        alone (it shows the page's text instead), never as a failed job."""
-        if not command.future.set_running_or_notify_cancel():
-            return
-        try:
-            command.future.set_result(self._pictures.page_picture(Path(command.path), command.page,
-                                                                  command.passage))
-        except Exception as exc:
-            command.future.set_exception(exc)
-        finally:
-            self._pictures.close()  # no idle child kept for it
 
     def _answer(self, future: Future, work: Callable[[], Any]) -> bool:
         if not future.set_running_or_notify_cancel():
@@ -316,15 +275,10 @@ class DocumentService(DocumentCalls):
                                 if isinstance(job, AddPaths) else [])
         self._pending = kept
 
-    def _snapshot(self) -> CollectionsChanged:
-        collections = tuple(self._store.collections())
-        return CollectionsChanged(collections, {c.id: tuple(self._store.documents(c.id))
-                                                for c in collections})
-
     # Jobs ---------------------------------------------------------------------------
     def _run_job(self, command: Any) -> None:
         self._set_busy(True)
-        job = self._job = _Job(command, self._model)
+        job = self._job = Job(command, self._model)
         done: Future | None = getattr(command, "done", None)
         if done is not None and not done.set_running_or_notify_cancel():
             done = None
@@ -353,25 +307,25 @@ class DocumentService(DocumentCalls):
         if job.again:
             self._pending.insert(min(1, len(self._pending)), command)
 
-    def _do(self, job: _Job) -> Any:
+    def _do(self, job: Job) -> Any:
         """One job; Stopped(closing) goes up, a user's cancel ends it quietly."""
         command = job.command
         try:
             if isinstance(command, LoadIndex):
                 return self._load()
             if isinstance(command, AddPaths):
-                return self._add(job, command)
+                return self._jobs.add(job, command)
             if isinstance(command, RefreshAll):
-                return self._refresh(job)
+                return self._jobs.refresh(job)
             if isinstance(command, Reembed):
-                return self._reembed(job)
+                return self._jobs.reembed(job)
             if isinstance(command, DeleteCollection):
                 self._ingestion.delete(command.collection_id)
-                self._emit(self._snapshot())
+                self._emit(self._jobs.snapshot())
                 return None
             if isinstance(command, RemoveDocument):
                 self._ingestion.remove_document(command.collection_id, command.document_id)
-                self._emit(self._snapshot())
+                self._emit(self._jobs.snapshot())
                 return None
         except Stopped as stop:
             if stop.closing:
@@ -379,146 +333,16 @@ class DocumentService(DocumentCalls):
         return None
 
     def _load(self) -> int:
-        if self._loaded:  # once per service: a second load would add every chunk twice
+        if self._lookups.loaded:  # once per service: a second load would add every chunk twice
             return len(self._indexes)
         chunks = self._ingestion.load()
-        self._loaded = True
-        waiting, self._waiting = self._waiting, []
-        for search in waiting:
+        for search in self._lookups.loaded_now():
             self._take(search)
         self._emit(Ready(chunks))
-        snapshot = self._snapshot()
+        snapshot = self._jobs.snapshot()
         self._emit(snapshot)
         self._pump()  # a model change that came meanwhile decides what re-embedding is due
         due = any(c.embedding_model != self._model for c in snapshot.collections)
         if self._follow and due and not any(isinstance(p, Reembed) for p in self._pending):
             self._pending.append(Reembed())
         return chunks
-
-    def _add(self, job: _Job, command: AddPaths) -> Report:
-        job.collection_id = command.collection_id
-        collection = self._store.get_collection(command.collection_id)
-        if collection is None:
-            report = Report(collection_id=command.collection_id,
-                            failed=[(str(p), translate("core.document_service",
-                                                       "its collection was deleted"))
-                                    for p in command.paths])
-        else:
-            report = self._ingestion.add(collection, list(command.paths), job.model)
-        self._emit(Finished(report))
-        self._emit(self._snapshot())
-        return report
-
-    def _refresh(self, job: _Job) -> list[Report]:
-        reports = []
-        for collection in self._store.collections():
-            if not collection.sources:
-                continue
-            job.collection_id = collection.id
-            report = self._ingestion.refresh(collection, job.model)
-            reports.append(report)
-            self._emit(Finished(report))
-            if report.cancelled:
-                break
-        self._emit(self._snapshot())
-        return reports
-
-    def _reembed(self, job: _Job) -> int:
-        """Every collection to the current model, one at a time; the count switched."""
-        switched = 0
-        for collection in self._store.collections():
-            if collection.embedding_model == job.model:
-                continue
-            job.collection_id = collection.id
-            self._ingestion.reembed(collection, job.model)
-            switched += 1
-            self._emit(self._snapshot())
-        return switched
-
-    # Steps (on the thread, for core.documents) ------------------------------------
-    def _result(self, future: Future) -> Any:
-        """Wait for the worker's answer while answering what comes in meanwhile."""
-        future.add_done_callback(lambda _f: self.post(WAKE))
-        deadline = time.monotonic() + WORKER_TIMEOUT
-        try:
-            while not future.done():
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise TimeoutError("the model engine did not answer in time")
-                try:
-                    command = self._inbox.get(timeout=remaining)
-                except queue.Empty:
-                    continue
-                self._take(command)
-                self._check()
-        except BaseException:
-            future.cancel()  # not started yet: the worker skips it
-            raise
-        return future.result()
-
-    def _embed(self, texts: list[str], model: str) -> np.ndarray:
-        future: Future = Future()
-        self._submit(Embed(tuple(texts), future, model))
-        return self._result(future)
-
-    def _count_tokens(self, texts: list[str], model: str) -> list[int]:
-        future: Future = Future()
-        self._submit(CountTokens(tuple(texts), future, model))
-        return self._result(future)
-
-    def _digest(self, path: Path, identity: Identity) -> str:
-        """In the parser process, like the parse: a file that never ends costs a time-out,
-        and a cancel or close stops the read."""
-        try:
-            return self._parser.digest(path, identity, wake=self._inbox.wake, on_wake=self._check)
-        except ParseStopped:
-            raise Stopped(closing=self._closing.is_set()) from None
-
-    def _parse(self, path: Path, identity: Identity) -> tuple[list[Section], list[str], list[int]]:
-        try:
-            return self._parser.parse_document(path, identity, wake=self._inbox.wake, on_wake=self._check)
-        except ParseStopped:
-            raise Stopped(closing=self._closing.is_set()) from None
-
-    def _recognise(self, path: Path, identity: Identity, page: int) -> str:
-        """One scanned page by OCR; a cancel or close stops it as it stops a parse."""
-        try:
-            return self._ocr.recognise(path, page, identity, wake=self._inbox.wake, on_wake=self._check)
-        except ParseStopped:
-            raise Stopped(closing=self._closing.is_set()) from None
-
-
-class _Steps:
-    """``core.documents.Steps`` over the service's thread."""
-
-    def __init__(self, service: DocumentService) -> None:
-        self._service = service
-
-    def embed(self, texts: list[str], model: str) -> np.ndarray:
-        return self._service._embed(texts, model)
-
-    def count_tokens(self, texts: list[str], model: str) -> list[int]:
-        return self._service._count_tokens(texts, model)
-
-    def digest(self, path: Path, identity: Identity) -> str:
-        return self._service._digest(path, identity)
-
-    def parse(self, path: Path, identity: Identity) -> tuple[list[Section], list[str], list[int]]:
-        return self._service._parse(path, identity)
-
-    def recognise(self, path: Path, identity: Identity, page: int) -> str:
-        return self._service._recognise(path, identity, page)
-
-    def read_ahead(self, path: Path, identity: Identity) -> None:
-        if not self._service._read_ahead:
-            return
-        try:
-            self._service._parser.read_ahead(path, identity)
-        except OSError:  # only a head start: the parse itself will say what is wrong
-            log.warning("could not read the next file ahead", exc_info=True)
-
-    def check(self) -> None:
-        self._service._check()
-
-    def progress(self, state: Progress) -> None:
-        self._service._emit(state)

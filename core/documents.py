@@ -1,4 +1,5 @@
-"""Document collections: the ingestion steps and the per-model indexes (no Qt, no thread).
+"""Document collections: the ingestion steps into the store and the per-model indexes (no
+Qt, no thread).
 
 Files go through: the folder walk (regular files inside the chosen folder only: links
 that lead out of it are skipped and reported), the size and type checks, a hash
@@ -10,13 +11,15 @@ gets its own status and reason, and one bad file never stops the rest.
 
 Everything here runs on the document service's thread (``core.document_service``),
 which alone owns the store, the indexes and the parser. What the steps need from
-outside comes in through ``Steps``: the worker's embeddings, the parser, and ``check``,
-which raises ``Stopped`` when the job must end and answers searches meanwhile.
+outside comes in through ``Steps`` (``core.document_progress``, with the ``Progress`` and
+``Report`` they give): the worker's embeddings, the parser, and ``check``, which raises
+``Stopped`` when the job must end and answers searches meanwhile.
 
 Every vector is made by a named embedding model, and each collection answers from the
 vectors of its recorded model only, in that model's own ``SearchIndex``: two models'
 vectors never meet, whatever their sizes. What the model wants around a passage (its
-prefix) and how long its chunks are come from its ``EmbeddingProfile``.
+prefix) and how long its chunks are come from its ``EmbeddingProfile``. A collection
+moves to another model by ``core.reembedding``.
 """
 
 from __future__ import annotations
@@ -25,19 +28,20 @@ import logging
 import os
 import stat as stat_module
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-import numpy as np
-
+from core import reembedding
+from core.document_progress import Progress, Report, Steps, Stopped
 from core.folders import Candidate, expand, identity_of, is_regular
+from core.reembedding import CHECK_EVERY
 from i18n import translate
 from inference.embedder import N_CTX, SPECIAL_TOKENS, profile
 from storage.documents import parsers, reading
-from storage.documents.chunking import MAX_TOKENS, Chunk, chunk_sections, unit_texts
+from storage.documents.chunking import MAX_TOKENS, chunk_sections, unit_texts
 from storage.documents.isolation import OCR_MEMORY_LIMIT, IsolatedParser  # noqa: F401 - for app, cli (#37)
-from storage.documents.parsers import Identity, ParseError, Section
+from storage.documents.parsers import ParseError, Section
 from storage.documents.search import Indexes, terms  # noqa: F401 - terms: for app (#37)
 from storage.documents.store import (
     FAILED,
@@ -51,122 +55,6 @@ from storage.documents.store import (
 )
 
 log = logging.getLogger(__name__)
-EMBED_BATCH = 32
-CHECK_EVERY = 500  # rows decrypted between two checks while an index is loaded
-
-
-@dataclass(frozen=True)
-class Progress:
-    files_total: int = 0
-    files_done: int = 0
-    chunks_done: int = 0
-    current: str = ""
-    started: float = field(default_factory=time.monotonic)
-    collection_id: int = 0
-    reembedding: bool = False  # passages embedded again for a new embedding model
-    # The scanned pages of the current file being read by text recognition (OCR).
-    pages_done: int = 0
-    pages_total: int = 0
-    pages_started: float = 0.0
-
-    @property
-    def eta_seconds(self) -> float | None:
-        if self.pages_total:  # a scan: seconds a page, which is what takes the time now
-            if not self.pages_done:
-                return None
-            rate = (time.monotonic() - self.pages_started) / self.pages_done
-            return rate * (self.pages_total - self.pages_done)
-        if not self.files_done or self.files_done >= self.files_total:
-            return None
-        rate = (time.monotonic() - self.started) / self.files_done
-        return rate * (self.files_total - self.files_done)
-
-
-class TimeLeft:
-    """An import's time left as shown: the raw estimate (``Progress.eta_seconds``) swings
-    with each file's size ("about 5 s" for 15 s, then "about 35 s"). The shown value counts
-    down with the clock and moves a share of the way to each new estimate, so it changes
-    smoothly; a rise (a large file came) shows only once the estimates agree on it."""
-
-    SHARE = 0.25  # of the gap between the countdown and a new estimate, taken per update
-
-    def __init__(self) -> None:
-        self._shown: float | None = None
-        self._at = 0.0
-
-    def update(self, estimate: float | None, now: float) -> float | None:
-        if estimate is None:
-            return None if self._shown is None else max(0.0, self._shown - (now - self._at))
-        if self._shown is None:
-            self._shown, self._at = estimate, now
-            return estimate
-        counted = max(0.0, self._shown - (now - self._at))
-        self._shown = counted + self.SHARE * (estimate - counted)
-        self._at = now
-        return self._shown
-
-
-@dataclass
-class Report:
-    """What one import did. Filled on the service thread, handed over when it is done."""
-
-    indexed: list[str] = field(default_factory=list)
-    skipped: list[tuple[str, str]] = field(default_factory=list)
-    failed: list[tuple[str, str]] = field(default_factory=list)
-    chunks: int = 0
-    cancelled: bool = False
-    collection_id: int = 0
-
-
-class Stopped(Exception):
-    """The job ends here: cancelled by the user (``closing`` False) or the service is
-    closing (True: nothing more may be written, not even a note that it stopped)."""
-
-    def __init__(self, closing: bool = False) -> None:
-        super().__init__("closing" if closing else "cancelled")
-        self.closing = closing
-
-
-class Steps(Protocol):
-    """What the ingestion needs from the thread that owns it."""
-
-    def embed(self, texts: list[str], model: str) -> np.ndarray: ...
-
-    def count_tokens(self, texts: list[str], model: str) -> list[int]: ...
-
-    def digest(self, path: Path, identity: Identity) -> str:
-        """The sha256 of the file with ``identity`` at ``path``; ParseError if it cannot be read."""
-
-    def parse(self, path: Path, identity: Identity) -> tuple[list[Section], list[str], list[int]]:
-        """Sections, notes, and the pages to read by text recognition (``recognise``)."""
-
-    def recognise(self, path: Path, identity: Identity, page: int) -> str:
-        """The text of a scanned page, by OCR; ParseError if it cannot be read."""
-
-    def read_ahead(self, path: Path, identity: Identity) -> None:
-        """Start hashing and parsing ``path`` beside what follows; the next ``digest`` and
-        ``parse`` of it take the results. Only a hint: it may do nothing."""
-
-    def check(self) -> None:
-        """Raise Stopped if the job must end; answer waiting searches meanwhile."""
-
-    def progress(self, state: Progress) -> None: ...
-
-
-def label(chunk: StoredChunk) -> str:
-    name = Path(chunk.path).name
-    if chunk.page:
-        return translate("core.documents", "{name}, page {page}").format(name=name, page=chunk.page)
-    if chunk.heading:
-        return translate("core.documents", "{name}, {section}").format(name=name, section=chunk.heading)
-    return name
-
-
-def embed_text(chunk: Chunk) -> str:
-    """What is embedded for a chunk, before the model's passage prefix: its heading and text."""
-    return (chunk.heading + "\n" if chunk.heading else "") + chunk.text
-
-
 _UNCHANGED = "unchanged"  # indexed already, the same size and time: nothing to do
 
 
@@ -272,52 +160,9 @@ class Ingestion:
         self.indexes.models.pop(collection_id, None)
 
     # Embedding --------------------------------------------------------------------
-    def _embed_chunks(self, chunks: list[Chunk], model: str) -> np.ndarray:
-        shape = profile(model)
-        vectors = []
-        for start in range(0, len(chunks), EMBED_BATCH):
-            self.steps.check()
-            batch = chunks[start:start + EMBED_BATCH]
-            vectors.append(self.steps.embed([shape.passage(embed_text(c)) for c in batch], model))
-        return np.vstack(vectors) if vectors else np.zeros((0, 1), dtype=np.float32)
-
     def reembed(self, collection: Collection, model: str) -> Collection:
-        """Embed the collection's stored passages with ``model`` beside the old vectors,
-        then switch to them in one step. Searches answer from the old vectors until then;
-        a stop midway leaves the old model in charge, and the next run skips the documents
-        that are done. (The passages are not cut again: the files need not be there.)"""
-        old = collection.embedding_model
-        done = self.store.chunk_models(collection.id)
-        todo = [d for d in self.store.documents(collection.id) if old in done.get(d.id, set())]
-        state = Progress(files_total=len(todo), collection_id=collection.id, reembedding=True)
-        for document in todo:
-            self.steps.progress(replace(state, current=Path(document.path).name))
-            if model not in done.get(document.id, set()):
-                chunks = self.store.document_chunks(document.id, old)
-                vectors = self._embed_chunks(chunks, model)
-                self.steps.check()
-                self.store.replace_chunks(document, chunks, vectors, model, only_model=True)
-                state = replace(state, chunks_done=state.chunks_done + len(chunks))
-            state = replace(state, files_done=state.files_done + 1)
-            self.steps.progress(state)
-        fresh = []
-        for n, (chunk, vector) in enumerate(self.store.iter_chunks([collection.id]), start=1):
-            if n % CHECK_EVERY == 0:
-                self.steps.check()
-            if chunk.model == model:
-                fresh.append((chunk, vector))
-        sizes = {len(v) for _, v in fresh} | ({self.indexes.index(model).dimensions} - {0})
-        if len(sizes) > 1:  # refused here, before the switch, rather than halfway through it
-            raise ValueError(f"vectors of several sizes {sorted(sizes)} for model {model[:12]}…")
-        self.steps.check()
-        switched = self.store.switch_model(collection, model)
-        # The in-memory switch, with no check (and so no search) in between.
-        self.indexes.remove_collection(collection.id)
-        for chunk, vector in fresh:
-            self.indexes.add(chunk, vector)
-        self.indexes.models[collection.id] = model
-        log.info("collection %d now answers with embedding model %s…", collection.id, model[:12])
-        return switched
+        """The collection's passages embedded with ``model`` and switched to (``core.reembedding``)."""
+        return reembedding.reembed(self.store, self.indexes, self.steps, collection, model)
 
     # Ingestion --------------------------------------------------------------------
     def add(self, collection: Collection, paths: list[Path], model: str) -> Report:
@@ -425,7 +270,7 @@ class Ingestion:
         # One input holds N_CTX positions: the special tokens, the prefix, the heading, the text.
         room = N_CTX - SPECIAL_TOKENS - (count(shape.passage_prefix) if shape.passage_prefix else 0)
         chunks = chunk_sections(sections, count, max_tokens=shape.chunk_tokens or MAX_TOKENS, room=room)
-        matrix = self._embed_chunks(chunks, model)
+        matrix = reembedding.embed_chunks(self.steps, chunks, model)
         self.steps.check()
         record = self.store.save_document(replace(record, status=PENDING, size=info.st_size,
                                                   mtime=info.st_mtime, sha256=sha))

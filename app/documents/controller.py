@@ -19,9 +19,10 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from app.chat.controller import ChatController
+from core.document_progress import Progress
 from core.document_protocol import Busy, CollectionsChanged, Finished, JobFailed, Ready
 from core.document_service import DocumentService
-from core.documents import Collection, Document, Progress
+from core.documents import Collection, Document
 from core.models import previous_embedding_models
 from core.protocol import CountTokens, Embed, LoadEmbedder, embedding_model
 from core.session import Session

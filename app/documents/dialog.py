@@ -29,7 +29,8 @@ from app.documents.progress_text import finished_text, progress_text
 from app.shell import dialogs
 from app.shell.a11y import named
 from app.shell.text import plain
-from core.documents import INDEXED, Collection, Progress, Report, TimeLeft
+from core.document_progress import Progress, Report, TimeLeft
+from core.documents import INDEXED, Collection
 from i18n import translate
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QLocale
 
-from core.documents import Progress, Report
+from core.document_progress import Progress, Report
 from i18n import translate
 
 

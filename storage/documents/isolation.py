@@ -8,12 +8,11 @@ hash is read there too, under the same limits: the app's own process never reads
 file's content.
 
 The child is as untrusted as the files it reads: it answers in JSON of a bounded size,
-whose shape the parent checks, never in pickle (the parent holds the vault key). It
-installs the egress guard and the no-core-dump limit itself (it is spawned: a fresh
-interpreter that inherits no audit hook) and drops ``HEARTH_PASSPHRASE`` from its
-environment first thing. Its reasons and notes come as a kind and values, and the parent
-says them in the interface language (the child has no translation installed); a value
-only ever goes into that text through .format(), never as the text to translate.
+never in pickle (the parent holds the vault key), and the parent believes a reply only in
+the shape an honest child gives it (``parser_replies``). What runs in the child, its
+setup (the egress guard, the no-core-dump limit, no ``HEARTH_PASSPHRASE``) and its
+answers, is ``parser_child``; this module is the parent's side: the child's start and
+stop, the requests, the time limit on each reply and the size limit on what is read.
 
 The owner thread may be woken while it waits for the child (``wake``): the document
 service answers searches between any two steps of an import, a parse included. And any
@@ -32,8 +31,6 @@ import contextlib
 import json
 import multiprocessing
 import os
-import re
-import sys
 import threading
 import time
 from collections import deque
@@ -43,32 +40,17 @@ from pathlib import Path
 from typing import Any
 
 from i18n import translate
-from storage.documents import parsers
-from storage.documents.pages import ROLES
-from storage.documents.parsers import (
-    MAX_CHARS,
-    Identity,
-    ParseError,
-    Section,
-    Value,
-    digest,
-    parse_said,
-)
+from storage.documents import parser_child, parsers
+from storage.documents.parser_child import MAX_REPLY
+from storage.documents.parser_replies import Malformed, checked
+from storage.documents.parsers import Identity, ParseError, Section
 
 TIMEOUT = 60.0
 MEMORY_LIMIT = 1536 << 20  # address space of the parser process
 # Text recognition runs in a child of its own with more room: ONNX Runtime's detection of a
 # 200-dpi A4 page peaks near 0.9 GB resident and fails under a 1.5 GB address space.
 OCR_MEMORY_LIMIT = 2560 << 20
-NICE = 10  # the children yield the processor to the chat's answer (POSIX niceness)
-# The largest reply: MAX_CHARS characters of text at up to 4 bytes each in UTF-8, about as
-# much again for headings, notes and JSON quoting. A child that says more is not believed.
-MAX_REPLY = 12 * MAX_CHARS
 MAX_REASON = 500
-_SHA256 = re.compile(r"[0-9a-f]{64}")
-Handler = Callable[[dict[str, Any], int], dict[str, Any]]
-# The child's own reasons (besides the parsers'), sent as kinds for the parent to say.
-MEMORY, NESTED, CRASHED, TOO_MUCH_TEXT = "memory", "nested", "crashed", "too-much-text"
 
 
 class ParseStopped(ParseError):
@@ -76,200 +58,6 @@ class ParseStopped(ParseError):
 
     def __init__(self) -> None:
         super().__init__(translate("storage.documents.isolation", "parsing was stopped"))
-
-
-def reason(kind: str, values: dict[str, Value]) -> str:
-    """The text of a reason the child sent as ``kind`` and ``values``, in the interface
-    language: the child has none, so the parent says it. KeyError, ValueError or
-    TypeError for what the child could not honestly have sent."""
-    if kind == MEMORY:
-        return translate("storage.documents.isolation", "the parser needed more than {limit} MB "
-                         "of memory (a decompression bomb, or a file too complex)").format(
-                             limit=values["limit"])
-    if kind == NESTED:
-        return translate("storage.documents.isolation", "the file's structure is nested too deeply")
-    if kind == CRASHED:
-        return translate("storage.documents.isolation", "the parser failed ({error})").format(
-            error=values["error"])
-    if kind == TOO_MUCH_TEXT:
-        return translate("storage.documents.isolation", "the file holds more text than Hearth "
-                         "can take in one piece")
-    return parsers.reason(kind, values)
-
-
-def _error(kind: str, **values: Value) -> dict[str, Any]:
-    """An error reply: the kind and values, and the text for a reader without them."""
-    return {"status": "error", "reason": reason(kind, values), "kind": kind, "values": values}
-
-
-def _setup(memory_limit: int) -> None:
-    """The child's first steps, before it reads anything."""
-    from guard import egress
-    from guard.hardening import child_environment, harden_process
-
-    kept = child_environment()  # spawn copies the parent's environment: secrets go
-    for name in [n for n in os.environ if n not in kept]:
-        os.environ.pop(name, None)
-
-    egress.install()  # the parser reads hostile files: it gets no network either
-    harden_process()  # and a crash in it writes no core file
-    if sys.platform.startswith("linux"):
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
-    if hasattr(os, "nice"):
-        with contextlib.suppress(OSError):
-            os.nice(NICE)  # background work: an answer being written comes first
-
-
-def _handle(request: dict[str, Any], memory_limit: int) -> dict[str, Any]:
-    """One request: ``{"op": "hash" | "parse" | "ocr", "path": ..., "identity": [dev, ino] |
-    null}``, and for "ocr" the ``page`` to read."""
-    path = Path(request["path"])
-    identity = request.get("identity")
-    try:
-        if request["op"] == "hash":
-            return {"status": "ok", "sha256": digest(path, identity)}
-        if request["op"] == "ocr":
-            from storage.documents import ocr
-
-            with parsers.open_regular(path, identity) as fh:
-                return {"status": "ok", "text": ocr.recognise_file(fh, path.suffix.lower(), int(request["page"]))}
-        if request["op"] == "picture":
-            from storage.documents.page_picture import page_picture
-
-            with parsers.open_regular(path, identity) as fh:
-                return {"status": "ok", **page_picture(fh, int(request["page"]), str(request.get("passage") or ""))}
-        sections, notes, scanned = parse_said(path, identity)
-        return {"status": "ok", "sections": [[s.text, s.page, s.heading, s.role] for s in sections],
-                "notes": [[kind, values] for kind, values in notes], "scanned": scanned}
-    except ParseError as exc:
-        if exc.kind:
-            return _error(exc.kind, **exc.values)
-        return {"status": "error", "reason": str(exc)}
-    except MemoryError:
-        return _error(MEMORY, limit=memory_limit >> 20)
-    except RecursionError:
-        return _error(NESTED)
-    except Exception as exc:
-        return _error(CRASHED, error=f"{type(exc).__name__}: {str(exc)[:200]}")
-
-
-def _peak() -> int:
-    """This child's own peak resident memory. On Linux it is read from /proc (VmHWM belongs
-    to the program's own memory): getrusage's maxrss keeps the high-water mark of the
-    process the child was forked from before it became Python, that is the parent's, so a
-    parent holding 2 GB of models would make every parse look like a 2 GB one."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError):
-        pass
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
-
-
-def _serve(conn: Connection, memory_limit: int, handler: Handler = _handle) -> None:
-    """Answer requests until the parent sends null or goes away."""
-    while True:
-        try:
-            request = json.loads(conn.recv_bytes())
-        except EOFError:
-            return
-        if request is None:
-            return
-        reply = handler(request, memory_limit)
-        reply["peak"] = _peak()
-        data = json.dumps(reply, ensure_ascii=False).encode("utf-8", "replace")
-        if len(data) > MAX_REPLY:
-            data = json.dumps({**_error(TOO_MUCH_TEXT), "peak": reply["peak"]}).encode()
-        conn.send_bytes(data)
-
-
-def _child(conn: Connection, memory_limit: int) -> None:
-    _setup(memory_limit)
-    _serve(conn, memory_limit)
-
-
-class _Malformed(Exception):
-    """The child's reply is not one it could have sent honestly."""
-
-
-def _checked(data: bytes, op: str) -> dict[str, Any]:
-    """The child's reply, if it has the shape of one; _Malformed if not."""
-    try:
-        reply = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
-        raise _Malformed("not JSON") from None
-
-    def integer(value: object, optional: bool = False) -> bool:
-        return (value is None and optional) or (type(value) is int and value >= 0)
-
-    def text(value: object, optional: bool = False) -> bool:
-        return (value is None and optional) or isinstance(value, str)
-
-    def said(kind: object, values: object) -> str:
-        """The text of what the child said as a kind and values, built here, in the
-        interface language; the values only ever go into it through .format()."""
-        if not isinstance(kind, str) or not isinstance(values, dict) \
-                or not all(type(v) in (str, int, float) for v in values.values()):
-            raise _Malformed("a kind or values of the wrong shape")
-        try:
-            return reason(kind, values)
-        except (KeyError, ValueError, TypeError, IndexError, ArithmeticError):
-            raise _Malformed("a kind Hearth does not know, or values that do not fit it") from None
-
-    if not isinstance(reply, dict) or not integer(reply.get("peak")):
-        raise _Malformed("not an object with a peak")
-    if reply.get("status") == "error":
-        if not text(reply.get("reason")):
-            raise _Malformed("an error without a reason")
-        if "kind" in reply:  # said again here, in the parent's language
-            reply["reason"] = said(reply["kind"], reply.get("values"))
-        return reply
-    if reply.get("status") != "ok":
-        raise _Malformed("no status")
-    if op == "hash":
-        if not isinstance(reply.get("sha256"), str) or not _SHA256.fullmatch(reply["sha256"]):
-            raise _Malformed("no sha256")
-        return reply
-    if op == "picture":
-        from storage.documents.page_picture import MAX_MARKS, MAX_PREVIEW_SIDE
-
-        width, height, pixels, marks = (reply.get(k) for k in ("width", "height", "pixels", "marks"))
-        if not (type(width) is int and type(height) is int and 0 < width <= MAX_PREVIEW_SIDE
-                and 0 < height <= MAX_PREVIEW_SIDE and isinstance(pixels, str)
-                and len(pixels) == 4 * ((width * height + 2) // 3)):
-            raise _Malformed("a picture of the wrong size")
-        if not isinstance(marks, list) or len(marks) > MAX_MARKS or not all(
-                isinstance(m, list) and len(m) == 4 and all(type(v) is int and -1 <= v <= MAX_PREVIEW_SIDE + 1
-                                                           for v in m) for m in marks):
-            raise _Malformed("marks of the wrong shape")
-        return reply
-    if op == "ocr":
-        from storage.documents.ocr import MAX_PAGE_CHARS
-
-        if not text(reply.get("text")) or len(reply["text"]) > MAX_PAGE_CHARS:
-            raise _Malformed("no text, or more than a page holds")
-        return reply
-    scanned = reply.setdefault("scanned", [])  # (none said: none)
-    if not isinstance(scanned, list) or not all(type(n) is int and 1 <= n <= parsers.MAX_PAGES for n in scanned) \
-            or len(set(scanned)) != len(scanned):
-        raise _Malformed("scanned pages of the wrong shape")
-    sections, notes = reply.get("sections"), reply.get("notes")
-    if not isinstance(sections, list) or not isinstance(notes, list) \
-            or not all(isinstance(n, list) and len(n) == 2 for n in notes):
-        raise _Malformed("no sections or notes")
-    reply["notes"] = [said(kind, values) for kind, values in notes]
-    for section in sections:
-        if not (isinstance(section, list) and len(section) == 4 and text(section[0])
-                and integer(section[1], optional=True) and text(section[2], optional=True)
-                and isinstance(section[3], str) and section[3] in ROLES):
-            raise _Malformed("a section of the wrong shape")
-    return reply
 
 
 _Key = tuple[str, str, tuple[int, int] | None, tuple[int, int, int] | None]
@@ -294,7 +82,7 @@ def _key(op: str, path: Path, identity: Identity | None) -> _Key:
 
 class IsolatedParser:
     def __init__(self, timeout: float = TIMEOUT, memory_limit: int = MEMORY_LIMIT,
-                 child: Callable[[Connection, int], None] = _child) -> None:
+                 child: Callable[[Connection, int], None] = parser_child.main) -> None:
         """``child`` is the child's entry (a module-level function, for spawn); tests
         give one that misbehaves."""
         self.timeout = timeout
@@ -502,8 +290,8 @@ class IsolatedParser:
                 "storage.documents.isolation", "the parser process died (exit {code}); "
                 "the file may be crafted or damaged").format(code=code)) from None
         try:
-            reply = _checked(data, op)
-        except _Malformed as exc:
+            reply = checked(data, op)
+        except Malformed as exc:
             self._stop(kill=True)  # a child that says such things is not asked again
             raise ParseError(translate(
                 "storage.documents.isolation", "the parser process sent a reply that is not "

@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from core.document_progress import Progress
 from core.document_service import DocumentService
-from core.documents import Progress
 from inference.bundled import embedding_model
 from inference.embedder import LlamaEmbedder, profile
 from inference.llama_engine import LlamaEngine

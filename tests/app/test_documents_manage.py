@@ -14,7 +14,7 @@ import pytest
 
 from app.documents.dialog import CollectionsDialog
 from app.shell import dialogs
-from core.documents import TimeLeft
+from core.document_progress import TimeLeft
 from tests import retrieval_set
 from tests.app.conftest import WAIT_MS, create_collection
 from tests.fakes import FakeEngine

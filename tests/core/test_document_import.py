@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from core.documents import Progress
+from core.document_progress import Progress
 from core.folders import OUTSIDE
 from inference.bundled import embedding_model
 from inference.embedder import LlamaEmbedder

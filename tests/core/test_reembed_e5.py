@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from core.documents import Progress
+from core.document_progress import Progress
 from inference.bundled import provision, retired_embedding_models, source_path
 from inference.embedder import LlamaEmbedder, profile
 from inference.llama_engine import LlamaEngine

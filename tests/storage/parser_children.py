@@ -1,8 +1,8 @@
 """Parser children that misbehave, for ``IsolatedParser(child=...)``.
 
 Module-level functions, so that the spawn start method can find them in the child. Each
-sets itself up as the real child does (``isolation._setup``) and then answers through the
-real loop (``isolation._serve``) or writes to the pipe itself.
+sets itself up as the real child does (``parser_child.setup``) and then answers through the
+real loop (``parser_child.serve``) or writes to the pipe itself.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from storage.documents import isolation
+from storage.documents import parser_child
 
 
 class Exploit:
@@ -41,7 +41,7 @@ def _requests(conn: Connection):
 
 def pickling_child(conn: Connection, memory_limit: int) -> None:
     """Replies with a pickle whose loading would create ``<path>.pwned``."""
-    isolation._setup(memory_limit)
+    parser_child.setup(memory_limit)
     for request in _requests(conn):
         conn.send_bytes(pickle.dumps(("ok", [], [], Exploit(request["path"] + ".pwned"))))
 
@@ -60,7 +60,7 @@ MALFORMED: dict[str, bytes] = {
 
 def malformed_child(conn: Connection, memory_limit: int) -> None:
     """Replies with ``MALFORMED[<file stem>]``."""
-    isolation._setup(memory_limit)
+    parser_child.setup(memory_limit)
     for request in _requests(conn):
         conn.send_bytes(MALFORMED[Path(request["path"]).stem])
 
@@ -74,15 +74,15 @@ def slow_child(conn: Connection, memory_limit: int) -> None:
         if name.startswith("slow-read" if request["op"] == "hash" else "slow-parse"):
             Path(request["path"] + ".started").touch()
             time.sleep(3600)
-        return isolation._handle(request, limit)
+        return parser_child.handle(request, limit)
 
-    isolation._setup(memory_limit)
-    isolation._serve(conn, memory_limit, handle)
+    parser_child.setup(memory_limit)
+    parser_child.serve(conn, memory_limit, handle)
 
 
 def probing_child(conn: Connection, memory_limit: int) -> None:
     """Answers each request with the child's own state, as an error's reason (JSON)."""
-    isolation._setup(memory_limit)
+    parser_child.setup(memory_limit)
     from guard import egress
 
     def handle(_request: dict[str, Any], _limit: int) -> dict[str, Any]:
@@ -101,4 +101,4 @@ def probing_child(conn: Connection, memory_limit: int) -> None:
                  "address_space": list(resource.getrlimit(resource.RLIMIT_AS))}
         return {"status": "error", "reason": json.dumps(state)}
 
-    isolation._serve(conn, memory_limit, handle)
+    parser_child.serve(conn, memory_limit, handle)

@@ -205,7 +205,8 @@ def test_a_page_picture_is_drawn_in_the_child_and_a_hostile_reply_is_refused(tmp
     checked in the parent before anything is made of them."""
     import base64
 
-    from storage.documents.isolation import IsolatedParser, _checked, _Malformed
+    from storage.documents.isolation import IsolatedParser
+    from storage.documents.parser_replies import Malformed, checked
     from tests.documents_corpus import pdf
 
     path = pdf(tmp_path / "fees.pdf", ["Harbour. Moorings cost forty euros a night at the outer pier.",
@@ -216,9 +217,9 @@ def test_a_page_picture_is_drawn_in_the_child_and_a_hostile_reply_is_refused(tmp
     assert found["marks"] and all(0 <= m[0] < m[2] <= found["width"] for m in found["marks"])
     good = {"status": "ok", "peak": 1, "width": 2, "height": 2, "pixels": base64.b64encode(b"\0" * 4).decode(),
             "marks": [[0, 0, 1, 1]]}
-    assert _checked(json.dumps(good).encode(), "picture")["width"] == 2
+    assert checked(json.dumps(good).encode(), "picture")["width"] == 2
     for hostile in ({**good, "width": 10**6}, {**good, "pixels": base64.b64encode(b"\0" * 9).decode()},
                     {**good, "marks": [[0, 0, 1]]}, {**good, "marks": [[0, 0, 1, 1]] * 1000},
                     {**good, "height": True}):
-        with pytest.raises(_Malformed):
-            _checked(json.dumps(hostile).encode(), "picture")
+        with pytest.raises(Malformed):
+            checked(json.dumps(hostile).encode(), "picture")

@@ -17,7 +17,7 @@ from sqlalchemy import insert, update
 
 from storage import schema
 from storage.db import inserted_id
-from storage.documents import isolation, parsers, pdf
+from storage.documents import parser_replies, parsers, pdf
 from storage.documents.chunking import Chunk, chunk_sections
 from storage.documents.isolation import IsolatedParser
 from storage.documents.pages import FRONT, NAV
@@ -129,14 +129,14 @@ def _reply(*sections: list) -> bytes:
 
 
 def test_the_parent_refuses_a_role_it_does_not_know() -> None:
-    checked = isolation._checked(_reply(["text", 1, None, "nav"], ["more", 2, None, ""],
+    checked = parser_replies.checked(_reply(["text", 1, None, "nav"], ["more", 2, None, ""],
                                         ["front", 3, "Preface", "front"]), "parse")
     assert [Section(*s).role for s in checked["sections"]] == [NAV, "", FRONT]
     for role in ("evil", "NAV", None, 1, ["nav"], "nav\x00"):
-        with pytest.raises(isolation._Malformed):
-            isolation._checked(_reply(["text", 1, None, role]), "parse")
-    with pytest.raises(isolation._Malformed):  # a section without its role
-        isolation._checked(_reply(["text", 1, None]), "parse")
+        with pytest.raises(parser_replies.Malformed):
+            parser_replies.checked(_reply(["text", 1, None, role]), "parse")
+    with pytest.raises(parser_replies.Malformed):  # a section without its role
+        parser_replies.checked(_reply(["text", 1, None]), "parse")
 
 
 def test_the_vault_keeps_each_chunk_s_role(tmp_path: Path) -> None:
