@@ -53,8 +53,11 @@ def check_integrity(path: Path) -> None:
         vault.close()
 
 
-def messages_round(path: Path, rng: random.Random, promised: dict[int, str]) -> None:
-    for line in _run_and_kill(["messages", str(path), "crash"], 0.3, rng):
+def messages_round(path: Path, rng: random.Random, promised: dict[int, str]) -> int:
+    """One writer killed at a random moment; every write it reported must read back.
+    Returns how many writes it reported before the kill."""
+    lines = _run_and_kill(["messages", str(path), "crash"], 0.3, rng)
+    for line in lines:
         kind, message_id, *rest = line.split(" ", 2)
         if kind == "message":
             promised[int(message_id)] = f"message {rest[0]} " + "x" * (int(rest[0]) % 300)
@@ -71,6 +74,7 @@ def messages_round(path: Path, rng: random.Random, promised: dict[int, str]) -> 
         assert store.verify() == []
     finally:
         store.close()
+    return len(lines)
 
 
 def every_message(store: ChatStore, chat_id: int) -> list[Message]:

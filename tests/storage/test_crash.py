@@ -24,9 +24,11 @@ def test_messages_survive_50_kills(tmp_path: Path) -> None:
     path = tmp_path / "vault.db"
     Vault.create(path, "crash", FAST_KDF).close()
     promised: dict[int, str] = {}
-    for _ in range(50):
-        messages_round(path, rng, promised)
-    assert len(promised) > 50  # the kills did land among many writes
+    landed = sum(messages_round(path, rng, promised) > 0 for _ in range(50))
+    # The kills did land among writes: half of them wait for the writer's first write, so
+    # this holds however slow the machine is (a count of writes in a wall-clock window,
+    # as before, did not on a loaded one).
+    assert landed >= 10 and promised
 
 
 def test_passphrase_changes_survive_20_kills(tmp_path: Path) -> None:
