@@ -95,10 +95,11 @@ class ModelsController(QObject):
     def attach(self, session: Session) -> None:
         self.library = session.library
         self._ensure_bundled()
-        embedder = self.library.get(self.library.preferences().get("embedding_model") or -1)
+        preferences = self.library.preferences()  # one decryption of the row at unlock
+        embedder = self.library.get(preferences.get("embedding_model") or -1)
         if embedder is not None and embedder.usable and Path(embedder.path).is_file():
             self.embedding_model_chosen.emit(Path(embedder.path), embedder.sha256)
-        chosen = self.library.preferences().get("default_model")
+        chosen = preferences.get("default_model")
         entry = self.library.get(chosen) if chosen is not None else None
         if entry is not None and entry.usable and not self._is_loaded(entry):
             self.switch(entry.id)
