@@ -72,6 +72,10 @@ def run(args: Any) -> int:
             from cli.engines import run as engines_run
 
             return engines_run(args)
+        if args.command == "tools":
+            from cli.tools import run as tools_run
+
+            return tools_run(args)
         if args.command == "models":
             return models_list()
         if args.command == "docs":

@@ -2,7 +2,7 @@
 
 The session is the composition root of an unlock (#37). ``Session.open``, ``create`` and
 ``restore`` open the vault and its chat store; the session then hands out the one model
-library, the one set of intranet engines and the document service of that unlock to the
+library, the one set of intranet engines, the tool host and the document service of that unlock to the
 window, the terminal commands and the local API alike, so that no caller opens the vault
 or builds these pieces itself (and no two copies of them disagree).
 
@@ -12,10 +12,11 @@ connections (``storage.db.VaultClosed``). Lock, quit and "delete everything" all
 session this way, so no path can close the vault under a job that still writes:
 
 1. ``requests``: the local API takes no more requests;
-2. ``jobs``: model copies and probes are cancelled (their partial files go);
-3. ``documents``: the document service stops its job, kills a parse, joins its thread;
-4. ``answer``: the answer in progress is stopped and saved, waiting writes retried once;
-5. the vault: WAL checkpointed, key dropped.
+2. ``tools``: every tool server is killed with everything it started;
+3. ``jobs``: model copies and probes are cancelled (their partial files go);
+4. ``documents``: the document service stops its job, kills a parse, joins its thread;
+5. ``answer``: the answer in progress is stopped and saved, waiting writes retried once;
+6. the vault: WAL checkpointed, key dropped.
 
 A step that fails is logged and the next one still runs: a bug in one must not leave the
 vault open. ``close(timeout)`` shares one deadline among the steps: each is handed the
@@ -39,10 +40,12 @@ from storage.vault import Vault
 if TYPE_CHECKING:
     from core.document_service import DocumentService
     from core.engines import Engines
+    from core.tools.host import ToolHost
+    from core.tools.servers import ToolServers
 
 log = logging.getLogger(__name__)
 
-STAGES = ("requests", "jobs", "documents", "answer")
+STAGES = ("requests", "tools", "jobs", "documents", "answer")
 CLOSE_TIMEOUT = 2.0  # seconds for all the steps together
 DOCUMENTS_CLOSE = 1.5  # at most, of what is left, for the document service to stop
 Stop = Callable[[float], object]  # called with the seconds left
@@ -54,6 +57,7 @@ class Session:
         self.store = store
         self.library = ModelLibrary(store)  # models, preferences: one reader per unlock
         self._engines: Engines | None = None
+        self._tools: ToolHost | None = None
         self._documents: DocumentService | None = None
         self._documents_close = DOCUMENTS_CLOSE
         self._closers: dict[str, list[Stop]] = {stage: [] for stage in STAGES}
@@ -89,6 +93,22 @@ class Session:
 
             self._engines = Engines(self.library)
         return self._engines
+
+    @property
+    def tool_servers(self) -> ToolServers:
+        """The tool servers the user added (nothing started)."""
+        return self.tools.servers
+
+    @property
+    def tools(self) -> ToolHost:
+        """This unlock's tool host: servers start at first use, all stop when it ends."""
+        if self._tools is None:
+            from core.tools.host import ToolHost
+            from core.tools.servers import ToolServers
+
+            self._tools = ToolHost(ToolServers(self.library))
+            self.on_close("tools", self._tools.close)
+        return self._tools
 
     def documents(self, submit: Callable[[Any], None], embedding_model: str,
                   sink: Callable[[object], None], stop_within: float = DOCUMENTS_CLOSE,

@@ -67,9 +67,31 @@ class Restriction:
 RESTRICTION = Restriction()
 
 
-def program(arch: str) -> bytes:
-    """The BPF filter for ``arch`` (a key of ARCHES), as the kernel reads it."""
+# What a confined tool server (guard.confine) may not do at all, on top of making sockets:
+# look into or steer another process, leave its process group (so that stopping the group
+# stops everything it started), change the file system's shape, reach the kernel's keys,
+# BPF, performance counters or modules, or use io_uring.
+TOOL_REFUSED = {
+    "x86_64": (101, 310, 311, 438,  # ptrace, process_vm_readv/writev, pidfd_getfd
+               112, 109,  # setsid, setpgid
+               165, 166, 155, 161, 272, 308, 428, 429, 430, 431, 432,  # mount … fsmount
+               250, 248, 249, 321, 298, 246, 320, 175, 313, 176, 323,  # keys, bpf, perf, kexec, modules, userfaultfd
+               425, 426, 427),  # io_uring
+    "aarch64": (117, 270, 271, 438,
+                157, 154,
+                40, 39, 41, 51, 97, 268, 428, 429, 430, 431, 432,
+                219, 217, 218, 280, 241, 104, 294, 105, 273, 106, 282,
+                425, 426, 427),
+}
+
+
+def program(arch: str, families: tuple[int, ...] | None = None, refused: tuple[int, ...] = ()) -> bytes:
+    """The BPF filter for ``arch`` (a key of ARCHES), as the kernel reads it: ``socket()``
+    only for ``families`` (by default Unix and netlink), the ``refused`` system calls
+    failing with EPERM."""
     audit_arch, nr_socket, nr_io_uring_setup, _ = ARCHES[arch]
+    if families is None:
+        families = (socket.AF_UNIX, getattr(socket, "AF_NETLINK", 16))
     refuse = SECCOMP_RET_ERRNO | errno.EAFNOSUPPORT
     no_such_call = SECCOMP_RET_ERRNO | errno.ENOSYS
     # (code, jump if true, jump if false, k); jumps count instructions after this one.
@@ -82,14 +104,40 @@ def program(arch: str) -> bytes:
         (_RET_K, 0, 0, no_such_call),
         (_JEQ_K, 0, 1, nr_io_uring_setup),
         (_RET_K, 0, 0, no_such_call),
-        (_JEQ_K, 0, 4, nr_socket),  # not socket(): allowed
+    ]
+    for nr in refused:
+        steps += [(_JEQ_K, 0, 1, nr), (_RET_K, 0, 0, SECCOMP_RET_ERRNO | errno.EPERM)]
+    steps += [
+        (_JEQ_K, 0, 2 + len(families), nr_socket),  # not socket(): allowed
         (_LD_ABS_W, 0, 0, _ARG0),  # the address family (low 32 bits, little-endian)
-        (_JEQ_K, 2, 0, socket.AF_UNIX),
-        (_JEQ_K, 1, 0, getattr(socket, "AF_NETLINK", 16)),
+    ]
+    steps += [(_JEQ_K, len(families) - i, 0, family) for i, family in enumerate(families)]
+    steps += [
         (_RET_K, 0, 0, refuse),
         (_RET_K, 0, 0, SECCOMP_RET_ALLOW),
     ]
     return b"".join(struct.pack("=HBBI", *step) for step in steps)
+
+
+def install(code: bytes, all_threads: bool = True) -> str:
+    """Install ``code`` on this process (every thread, or only this one); "" when it is in
+    place, else why not. Sets PR_SET_NO_NEW_PRIVS, which comes with any filter."""
+    filters = ctypes.create_string_buffer(code, len(code))
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = SockFprog(len(code) // 8, ctypes.addressof(filters))
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        return f"prctl(NO_NEW_PRIVS) failed: errno {ctypes.get_errno()}"
+    nr_seccomp = ARCHES[platform.machine()][3]
+    flags = SECCOMP_FILTER_FLAG_TSYNC if all_threads else 0
+    result = libc.syscall(ctypes.c_long(nr_seccomp), ctypes.c_uint(SECCOMP_SET_MODE_FILTER),
+                          ctypes.c_uint(flags), ctypes.byref(fprog))
+    if result != 0:
+        return f"seccomp() refused the filter: errno {ctypes.get_errno()}"
+    return ""
 
 
 def restrict() -> bool:
@@ -99,21 +147,9 @@ def restrict() -> bool:
     arch = platform.machine()
     if not sys.platform.startswith("linux") or arch not in ARCHES:
         return _unavailable(f"no seccomp line on {sys.platform}/{arch}")
-    code = program(arch)
-    filters = ctypes.create_string_buffer(code, len(code))
-
-    class SockFprog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-    fprog = SockFprog(len(code) // 8, ctypes.addressof(filters))
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-        return _unavailable(f"prctl(NO_NEW_PRIVS) failed: errno {ctypes.get_errno()}")
-    nr_seccomp = ARCHES[arch][3]
-    result = libc.syscall(ctypes.c_long(nr_seccomp), ctypes.c_uint(SECCOMP_SET_MODE_FILTER),
-                          ctypes.c_uint(SECCOMP_FILTER_FLAG_TSYNC), ctypes.byref(fprog))
-    if result != 0:
-        return _unavailable(f"seccomp() refused the filter: errno {ctypes.get_errno()}")
+    problem = install(program(arch))
+    if problem:
+        return _unavailable(problem)
     RESTRICTION.active, RESTRICTION.reason = True, "no network socket can be made (seccomp)"
     log.info("kernel line in place: %s", RESTRICTION.reason)
     return True

@@ -10,6 +10,11 @@ from guard import egress
 egress.install()
 
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--confine":
+        # A tool server's launcher: it confines itself and becomes the server (guard/confine.py).
+        from guard.confine import main as confine_main
+
+        sys.exit(confine_main())
     multiprocessing.freeze_support()  # the isolated parser process re-enters here
     if len(sys.argv) > 1 and sys.argv[1] == "--probe-model":
         from inference.probe_child import main as probe_main

@@ -1,0 +1,168 @@
+"""The tool servers of one unlock, on an event loop of their own.
+
+The MCP SDK is asynchronous; the window and the terminal are not. The host runs one event
+loop on a thread of its own and gives the rest of Hearth plain methods that wait for an
+answer with a time limit, so that a server that hangs holds up neither the window nor the
+inference worker. A server is started at its first use (never when it is added or when
+Hearth starts), and every server is stopped, with everything it started, when the session
+ends: at lock, auto-lock and quit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import anyio
+
+from core.tools.mcp_client import CALL_SECONDS, START_SECONDS, Connection, ToolInfo, ToolResult
+from core.tools.servers import ToolError, ToolServerRecord, ToolServers
+from i18n import translate
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+MARGIN = 5.0  # seconds a caller waits beyond the host's own limit
+
+
+@dataclass(frozen=True)
+class Audit:
+    """What a server did this session, for the Privacy panel."""
+
+    server: str
+    calls: int
+    bytes_in: int
+    bytes_out: int
+    running: bool
+    problem: str
+
+
+class ToolHost:
+    def __init__(self, servers: ToolServers) -> None:
+        self.servers = servers
+        self._connections: dict[str, Connection] = {}
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._group: anyio.abc.TaskGroup | None = None
+        self._closed = False
+
+    # The loop ---------------------------------------------------------------------------
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._closed:
+                raise ToolError(translate("core.tools", "Hearth is locked: tools stopped."))
+            if self._loop is None:
+                ready = threading.Event()
+                self._thread = threading.Thread(target=self._run, args=(ready,), name="hearth-tools",
+                                                daemon=True)
+                self._thread.start()
+                ready.wait(10)
+            assert self._loop is not None
+            return self._loop
+
+    def _run(self, ready: threading.Event) -> None:
+        async def main() -> None:
+            self._loop = asyncio.get_running_loop()
+            self._stopped = asyncio.Event()
+            async with anyio.create_task_group() as group:
+                self._group = group
+                ready.set()
+                await self._stopped.wait()
+                group.cancel_scope.cancel()
+
+        try:
+            asyncio.run(main())
+        except Exception:
+            log.exception("the tool host's loop ended")
+        finally:
+            ready.set()
+
+    def _wait(self, work: Callable[[], Coroutine[Any, Any, T]], seconds: float) -> T:
+        loop = self._ensure_loop()
+        future = asyncio.run_coroutine_threadsafe(work(), loop)
+        try:
+            return future.result(seconds + MARGIN)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise ToolError(translate("core.tools", "The tools did not answer in time.")) from None
+
+    # Servers ----------------------------------------------------------------------------
+    def start(self, name: str) -> list[ToolInfo]:
+        """The server's tools, starting it first if it is not running (ToolError)."""
+        record = self.servers.require(name)
+        return self._wait(lambda: self._start(record), START_SECONDS)
+
+    async def _start(self, record: ToolServerRecord) -> list[ToolInfo]:
+        connection = self._connections.get(record.name)
+        if connection is not None and connection.running:
+            return connection.tools
+        connection = Connection(record)
+        self._connections[record.name] = connection
+        assert self._group is not None
+        return await connection.start(self._group)
+
+    def check(self, name: str) -> list[ToolInfo]:
+        """Start the server in its sandbox, list its tools, stop it (ToolError)."""
+        record = self.servers.require(name)
+
+        async def check() -> list[ToolInfo]:
+            connection = Connection(record)
+            assert self._group is not None
+            try:
+                return await connection.start(self._group)
+            finally:
+                await connection.stop()
+
+        return self._wait(check, START_SECONDS)
+
+    def call(self, server: str, tool: str, arguments: dict[str, Any],
+             seconds: float = CALL_SECONDS) -> ToolResult:
+        """Run one tool (the server started if need be); ToolError in the user's words."""
+        self.start(server)
+
+        async def call() -> ToolResult:
+            connection = self._connections.get(server)
+            if connection is None:
+                raise ToolError(translate("core.tools", "{name} is not running.").format(name=server))
+            return await connection.call(tool, arguments, seconds)
+
+        return self._wait(call, seconds)
+
+    def stop(self, name: str) -> None:
+        connection = self._connections.get(name)
+        if connection is not None and self._loop is not None:
+            self._wait(connection.stop, 5.0)
+
+    def audit(self) -> list[Audit]:
+        return [Audit(c.record.name, c.calls, c.bytes_in, c.bytes_out, c.running, c.problem)
+                for c in list(self._connections.values())]
+
+    def close(self, timeout: float = 2.0) -> None:
+        """Stop every server and the loop (the session's end). Idempotent."""
+        with self._lock:
+            self._closed = True
+            loop = self._loop
+        connections = list(self._connections.values())
+        for connection in connections:
+            connection.kill()  # at once, from this thread: a signal needs no loop
+        if loop is None or loop.is_closed():
+            return
+        deadline = time.monotonic() + timeout
+
+        async def shutdown() -> None:
+            for connection in connections:
+                await connection.stop()  # reaped: nothing left in their groups
+            self._stopped.set()
+
+        future = asyncio.run_coroutine_threadsafe(shutdown(), loop)
+        with contextlib.suppress(Exception):
+            future.result(timeout)
+        if self._thread is not None:
+            self._thread.join(max(0.1, deadline - time.monotonic()))

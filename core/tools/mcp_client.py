@@ -1,0 +1,299 @@
+"""One MCP server over standard input and output, started in its sandbox.
+
+The official SDK's ``ClientSession`` speaks the protocol; the transport under it is ours,
+because the SDK's reads a line of any length into memory: a server that writes a gigabyte
+without a line break would take Hearth's memory with it. Here a message is at most
+MESSAGE_LIMIT bytes; a server that sends more is stopped and the user is told. So is one
+that does not answer in time, and one that exits. Everything the server writes on its
+standard error is kept (the last few lines) for the message that explains a failure.
+
+A connection lives on the tool host's event loop (``core.tools.host``); its methods are
+coroutines for that loop.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import mcp_types as types
+from mcp.client.session import ClientSession
+from mcp.shared.message import SessionMessage
+
+from core.tools.servers import ToolError, ToolServerRecord, forbidden
+from guard import confine, sandbox
+from guard.text import one_line, printable
+from i18n import translate
+from inference.engine_tokens import escape_control_text
+
+log = logging.getLogger(__name__)
+
+MESSAGE_LIMIT = 4 * 1024 * 1024  # bytes of one JSON-RPC message from a server
+RESULT_LIMIT = 32 * 1024  # characters of a tool's result the model is given
+START_SECONDS = 30.0  # to start, shake hands and list the tools
+CALL_SECONDS = 60.0  # for one call, by default
+STDERR_KEPT = 4096
+REAP_SECONDS = 2.0  # for a killed server to be reaped
+# A tool's own tags for calls and results in some chat templates (Hermes, Qwen): a result
+# that spells one could end its own result and make up a call.
+_TOOL_TAGS = ("<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>",
+              "<tool_result>", "</tool_result>")
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    server: str
+    name: str
+    description: str
+    schema: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    text: str  # untrusted: bounded, control characters and control-token spellings defused
+    is_error: bool
+    cut: int  # characters left out
+    seconds: float
+
+
+def untrusted(text: str, limit: int = RESULT_LIMIT) -> tuple[str, int]:
+    """A tool's text as the model may see it: no control characters, no chat-template
+    control spellings or tool tags that could end the result and start a turn, at most
+    ``limit`` characters (the number left out is returned)."""
+    text = escape_control_text(printable(text))
+    for tag in _TOOL_TAGS:
+        text = text.replace(tag, tag[0] + "\u2060" + tag[1:])
+    cut = max(0, len(text) - limit)
+    return text[:limit], cut
+
+
+def result_text(result: types.CallToolResult) -> str:
+    parts: list[str] = []
+    for item in result.content:
+        if isinstance(item, types.TextContent):
+            parts.append(item.text)
+        else:  # images, audio, resources: not shown to the model in this version
+            parts.append(f"[{getattr(item, 'type', 'content')} left out]")
+    return "\n".join(parts)
+
+
+class Connection:
+    """A started server: its tools, ``call``, ``stop``. ``bytes_in``/``bytes_out`` and
+    ``calls`` are for the Privacy panel."""
+
+    def __init__(self, record: ToolServerRecord) -> None:
+        self.record = record
+        self.tools: list[ToolInfo] = []
+        self.bytes_in = self.bytes_out = self.calls = 0
+        self.missing_layers: list[str] = []
+        self.problem = ""  # why it stopped, when it did on its own
+        self._stderr = b""
+        self._session: ClientSession | None = None
+        self._process: anyio.abc.Process | None = None
+        self._done = anyio.Event()  # asked to stop
+        self._ended = anyio.Event()  # stopped, its process reaped
+        self._ready = anyio.Event()
+        self._plan: sandbox.Plan | None = None
+        self._killed = False
+
+    # Starting -------------------------------------------------------------------------
+    async def start(self, task_group: anyio.abc.TaskGroup) -> list[ToolInfo]:
+        """Start the server in its sandbox, shake hands, list its tools; ToolError with the
+        reason if any of it fails (the server is stopped then)."""
+        layers = sandbox.layers()
+        if not layers.complete and not self.record.unconfined_ok:
+            raise ToolError(unconfined_message(self.record.name, layers))
+        try:
+            self._plan = sandbox.plan(self.record.command, list(self.record.args), self.record.read,
+                                      self.record.write, self.record.env, forbidden(),
+                                      require=layers.complete)
+        except (ValueError, OSError) as exc:
+            raise ToolError(translate("core.tools", "{name} cannot start: {problem}").format(
+                name=self.record.name, problem=one_line(str(exc)))) from None
+        argv, env = self._plan.spawn()
+        task_group.start_soon(self._lifetime, argv, env)
+        with anyio.move_on_after(START_SECONDS):
+            await self._ready.wait()
+        if self._session is None:
+            problem = self.problem or translate("core.tools", "{name} did not start within {seconds:.0f} s.") \
+                .format(name=self.record.name, seconds=START_SECONDS)
+            await self.stop()
+            raise ToolError(problem)
+        return self.tools
+
+    async def _lifetime(self, argv: list[str], env: dict[str, str]) -> None:
+        read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](16)
+        write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](16)
+        try:
+            self._process = await anyio.open_process(argv, env=env, start_new_session=True)
+        except OSError as exc:
+            self.problem = translate("core.tools", "{name} cannot start: {problem}").format(
+                name=self.record.name, problem=exc.strerror)
+            self._ready.set()
+            self._ended.set()
+            return
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(self._read_stdout, read_writer)
+                group.start_soon(self._write_stdin, write_reader)
+                group.start_soon(self._read_stderr)
+                async with ClientSession(read_stream, write_stream) as session:
+                    await session.initialize()
+                    listing = await session.list_tools()
+                    self.tools = [ToolInfo(self.record.name, one_line(t.name)[:64],
+                                           untrusted(t.description or "", 2000)[0], dict(t.input_schema))
+                                  for t in listing.tools[:128]]
+                    self._session = session
+                    self._ready.set()
+                    await self._done.wait()
+                group.cancel_scope.cancel()
+        except Exception as exc:  # the server went away, sent nonsense, broke the protocol
+            if not self.problem:
+                with anyio.move_on_after(1.0, shield=True):
+                    await self._process.wait()  # its exit code says more than a broken pipe
+                self.problem = self._ended_message(exc)
+            log.info("tool server %s ended: %s", self.record.name, self.problem)
+        finally:
+            self._session = None
+            self.kill()
+            self._ready.set()
+            self._done.set()
+            with anyio.move_on_after(REAP_SECONDS, shield=True):
+                await self._process.wait()  # no zombie left in the group
+            with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
+                await self._process.aclose()
+            if self._plan is not None:
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(self._plan.close)
+            self._ended.set()
+
+    def _ended_message(self, exc: BaseException | None = None) -> str:
+        code = self._process.returncode if self._process is not None else None
+        said = self.said()
+        if code == confine.REFUSED and said:
+            return translate("core.tools", "{name} was not started: {reason}").format(
+                name=self.record.name, reason=said)
+        detail = f" {said}" if said else ""
+        if code is not None:
+            return translate("core.tools", "{name} stopped (exit code {code}).{detail}").format(
+                name=self.record.name, code=code, detail=detail)
+        return translate("core.tools", "{name} stopped answering ({problem}).{detail}").format(
+            name=self.record.name, problem=one_line(type(exc).__name__ if exc else "?"), detail=detail)
+
+    def said(self) -> str:
+        """The last line the server wrote on its standard error, as a label."""
+        lines = [line for line in self._stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+        text = lines[-1] if lines else ""
+        return one_line(text.removeprefix(confine.PREFIX))[:300]
+
+    # The pipes ------------------------------------------------------------------------
+    async def _read_stdout(self, sink: Any) -> None:
+        assert self._process is not None and self._process.stdout is not None
+        buffer = b""
+        async with sink:
+            with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                while True:
+                    chunk = await self._process.stdout.receive(65536)
+                    self.bytes_in += len(chunk)
+                    buffer += chunk
+                    *lines, buffer = buffer.split(b"\n")
+                    if len(buffer) > MESSAGE_LIMIT:
+                        self.problem = translate(
+                            "core.tools", "{name} sent a message larger than {mb} MB; it was stopped.").format(
+                            name=self.record.name, mb=MESSAGE_LIMIT // (1024 * 1024))
+                        self.kill()
+                        return
+                    for line in lines:
+                        if line.strip():
+                            await sink.send(_parse(line))
+
+    async def _write_stdin(self, source: Any) -> None:
+        assert self._process is not None and self._process.stdin is not None
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            async with source:
+                async for message in source:
+                    data = (message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n").encode()
+                    self.bytes_out += len(data)
+                    await self._process.stdin.send(data)
+
+    async def _read_stderr(self) -> None:
+        assert self._process is not None and self._process.stderr is not None
+        with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            while True:
+                self._stderr = (self._stderr + await self._process.stderr.receive(65536))[-STDERR_KEPT:]
+
+    # Using it -------------------------------------------------------------------------
+    async def call(self, tool: str, arguments: dict[str, Any], seconds: float = CALL_SECONDS) -> ToolResult:
+        """Call ``tool``; ToolError when the server has stopped, stops meanwhile or does not
+        answer within ``seconds`` (then it is stopped: a server that hangs once is not
+        trusted with the next call)."""
+        session = self._session
+        if session is None:
+            raise ToolError(self.problem or translate("core.tools", "{name} is not running.").format(
+                name=self.record.name))
+        self.calls += 1
+        started = time.monotonic()
+        result: types.CallToolResult | None = None
+        with anyio.move_on_after(seconds):
+            try:
+                result = await session.call_tool(tool, arguments)
+            except Exception as exc:
+                if not self.problem:
+                    self.problem = self._ended_message(exc) if self._session is None else translate(
+                        "core.tools", "{name} could not run {tool}: {problem}").format(
+                        name=self.record.name, tool=tool, problem=one_line(str(exc))[:300])
+                raise ToolError(self.problem) from None
+        if result is None:
+            self.problem = translate("core.tools", "{name} did not answer within {seconds:.0f} s; it "
+                                     "was stopped.").format(name=self.record.name, seconds=seconds)
+            await self.stop()
+            raise ToolError(self.problem)
+        text, cut = untrusted(result_text(result))
+        return ToolResult(text, bool(result.is_error), cut, time.monotonic() - started)
+
+    async def stop(self) -> None:
+        """Stop the server and everything it started (its process group), at once, and
+        wait (briefly) until it is gone."""
+        self._done.set()
+        self.kill()
+        if self._process is not None or self._plan is not None:
+            with anyio.move_on_after(REAP_SECONDS + 1):
+                await self._ended.wait()
+
+    def kill(self) -> None:
+        process = self._process
+        if process is not None and not self._killed:
+            self._killed = True  # once: a group long gone may have given its number away
+            with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+                os.killpg(process.pid, signal.SIGKILL)
+        if process is None and self._plan is not None:
+            self._plan.close()  # never started: nothing to wait for
+
+    @property
+    def running(self) -> bool:
+        return self._session is not None and not self._killed
+
+
+def _parse(line: bytes) -> SessionMessage | Exception:
+    try:
+        return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+    except ValueError as exc:
+        return exc
+
+
+def unconfined_message(name: str, layers: sandbox.Layers) -> str:
+    missing = "; ".join(part for part in (
+        translate("core.tools", "its files: {why}").format(why=layers.files) if layers.files else "",
+        translate("core.tools", "its network: {why}").format(why=layers.network) if layers.network else "",
+    ) if part)
+    return translate("core.tools", "This computer cannot confine {name} fully ({missing}). It was not "
+                     "started. Start it only if you trust it with your files and network: add it "
+                     "again with “--unconfined”, or allow it in Settings ▸ Tools.").format(
+        name=name, missing=missing)

@@ -1,0 +1,176 @@
+"""The launcher that confines a tool server, then becomes it (``python -m guard.confine``;
+the frozen app: ``Hearth --confine``).
+
+Hearth starts this small program instead of the server's own command. Being a fresh,
+single-threaded process, it can safely confine itself before it executes the server
+(``preexec_fn`` in a threaded parent cannot), and everything the server starts later
+inherits the confinement. The plan comes in the environment variable HEARTH_CONFINE
+(JSON), which only this user can read (a command line is readable by everyone) and which
+the server never sees. In order:
+
+1. the process dies with Hearth (PR_SET_PDEATHSIG), is its own process group's leader
+   (Hearth started it in a new session) and may not leave it (seccomp refuses setsid and
+   setpgid), so stopping the group stops everything the server started;
+2. resource limits: address space, CPU time, file size, open files, and processes (as
+   root the capabilities are dropped first, or the kernel would not count them);
+3. Landlock: reads only below the granted folders, writes only below the writable ones,
+   no TCP, no signals or abstract Unix sockets outside the sandbox;
+4. seccomp: no ``socket()`` of any family (pipes and ``socketpair`` still work), no
+   ``ptrace`` or reading another process's memory, no mounts, namespaces, keys, BPF,
+   io_uring;
+5. ``execve`` of the server with its own small environment.
+
+Where a layer is missing and the plan requires it, nothing is executed: it exits with
+126 and says which layer, on its standard error, which Hearth shows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import platform
+import resource
+import signal
+import sys
+from pathlib import Path
+
+from guard import landlock, seccomp
+
+PLAN_VARIABLE = "HEARTH_CONFINE"
+REFUSED = 126  # the server was not started: a layer the plan requires is missing
+PREFIX = "hearth-confine: "
+
+PR_SET_PDEATHSIG = 1
+PR_CAPBSET_DROP = 24
+PR_SET_SECUREBITS = 28
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+SECBIT_NOROOT_AND_LOCKED = 0x3  # SECBIT_NOROOT | SECBIT_NOROOT_LOCKED
+_CAPSET = {"x86_64": 126, "aarch64": 91}
+
+
+class Refused(Exception):
+    pass
+
+
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def drop_capabilities() -> None:
+    """As root: give up every capability, for good (the bounding set, and no regaining
+    them at exec), so that the process limit and file permissions apply as to anyone."""
+    if os.geteuid() != 0:
+        return
+    libc = _libc()
+    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    for cap in range(64):
+        if libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+            break  # past the last capability this kernel knows
+    libc.prctl(PR_SET_SECUREBITS, SECBIT_NOROOT_AND_LOCKED, 0, 0, 0)
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                    ("inheritable", ctypes.c_uint32)]
+
+    data = (Data * 2)()
+    number = _CAPSET.get(platform.machine())
+    if number is None or libc.syscall(ctypes.c_long(number), ctypes.byref(Header(0x20080522, 0)), data) != 0:
+        raise Refused(f"could not drop root's capabilities (errno {ctypes.get_errno()})")
+
+
+def processes_of_this_user() -> int:
+    uid, count = os.getuid(), 0
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if entry.stat().st_uid == uid:
+                    count += 1
+    return count
+
+
+def set_limits(limits: dict[str, int]) -> None:
+    """The plan's limits (MB, seconds, counts); the process count is on top of what this
+    user already runs, which is how the kernel counts it."""
+    table = {"memory_mb": (resource.RLIMIT_AS, 1 << 20), "cpu_s": (resource.RLIMIT_CPU, 1),
+             "file_mb": (resource.RLIMIT_FSIZE, 1 << 20), "files": (resource.RLIMIT_NOFILE, 1)}
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    for key, (which, unit) in table.items():
+        if limits.get(key):
+            value = int(limits[key]) * unit
+            resource.setrlimit(which, (value, value))
+    if limits.get("processes"):
+        value = processes_of_this_user() + int(limits["processes"])
+        resource.setrlimit(resource.RLIMIT_NPROC, (value, value))
+
+
+def confine(plan: dict) -> list[str]:
+    """Apply the plan to this process; the layers that could not be applied (an empty list
+    when all were). Raises Refused when a missing layer is required."""
+    missing: list[str] = []
+    required = bool(plan.get("require", True))
+    libc = _libc()
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    libc.prctl(seccomp.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # Landlock needs it; no set-uid gains
+    if os.getppid() != int(plan.get("parent", os.getppid())):
+        raise Refused("Hearth ended before the server started")
+    if plan.get("cwd"):
+        os.chdir(plan["cwd"])
+    if plan.get("cgroup"):  # as root: the kernel's process limit does not apply to root
+        try:
+            Path(plan["cgroup"], "cgroup.procs").write_text(str(os.getpid()))
+        except OSError as exc:
+            missing.append(f"process count (cgroup: {exc.strerror})")
+    elif os.geteuid() == 0 and sys.platform.startswith("linux"):
+        missing.append("process count (root, and no cgroup)")
+    if sys.platform.startswith("linux"):
+        drop_capabilities()
+    set_limits(plan.get("limits", {}))
+    own = f"/proc/{os.getpid()}"  # the same process after exec: the server's own /proc entry
+    try:
+        landlock.restrict_self([Path(p) for p in [*plan.get("read", []), own]],
+                               [Path(p) for p in plan.get("write", [])])
+    except OSError as exc:
+        missing.append(f"files (Landlock: {exc})")
+    arch = platform.machine()
+    problem = (seccomp.install(seccomp.program(arch, families=(), refused=seccomp.TOOL_REFUSED[arch]))
+               if sys.platform.startswith("linux") and arch in seccomp.TOOL_REFUSED
+               else f"no seccomp on {sys.platform}/{arch}")
+    if problem:
+        missing.append(f"network and processes (seccomp: {problem})")
+    if missing and required:
+        raise Refused("; ".join(missing))
+    return missing
+
+
+def main() -> int:
+    raw = os.environ.pop(PLAN_VARIABLE, "")
+    try:
+        plan = json.loads(raw)
+        argv = [str(a) for a in plan["argv"]]
+        env = {str(k): str(v) for k, v in plan.get("env", {}).items()}
+    except (ValueError, KeyError, TypeError):
+        print(PREFIX + "no plan was given", file=sys.stderr, flush=True)
+        return REFUSED
+    try:
+        missing = confine(plan)
+    except (Refused, OSError, ValueError) as exc:
+        print(PREFIX + f"not started: {exc}", file=sys.stderr, flush=True)
+        return REFUSED
+    if missing:
+        print(PREFIX + "started without: " + "; ".join(missing), file=sys.stderr, flush=True)
+    try:
+        os.execve(argv[0], argv, env)
+    except OSError as exc:
+        print(PREFIX + f"could not start {argv[0]}: {exc.strerror}", file=sys.stderr, flush=True)
+        return 127
+    return 127  # not reached
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,254 @@
+"""What a tool server may touch, worked out in Hearth before it starts (``guard.confine``
+applies it in the child).
+
+A server may read the system's libraries and interpreters, its own program and the folder
+it lives in (a script's folder, a virtual environment, the interpreter a virtual
+environment points to), and the folders the user granted; it may write the folders the
+user granted for writing and a private temporary folder of its own, which is also its
+HOME. Nothing that holds Hearth's data can be granted. Its environment is built from
+nothing: a PATH, HOME, TMPDIR, the language, and the variables the user set for it; no
+HEARTH_* variable, proxy, display or D-Bus address.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from guard import confine, landlock, seccomp
+
+log = logging.getLogger("hearth.tools")
+
+# Folders every program needs to read: libraries, interpreters, time zones, locales.
+SYSTEM_READ = ("/usr", "/lib", "/lib32", "/lib64", "/bin", "/sbin", "/etc/ld.so.cache",
+               "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/timezone",
+               "/etc/nsswitch.conf", "/etc/passwd", "/etc/group", "/etc/os-release",
+               "/etc/alternatives", "/etc/mime.types", "/sys/devices/system/cpu")
+SYSTEM_READ_GLOBS = ("/etc/python3*",)
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+LANGUAGE_VARIABLES = ("LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TZ")
+INTERPRETERS = ("python", "node", "bun", "deno", "ruby", "perl", "php", "java", "sh", "bash")
+
+
+@dataclass(frozen=True)
+class Limits:
+    memory_mb: int = 4096
+    cpu_s: int = 900
+    file_mb: int = 256
+    files: int = 512
+    processes: int = 64
+
+
+class GrantRefused(ValueError):
+    """A folder that must not be granted (it holds Hearth's data), in the user's words."""
+
+
+@dataclass(frozen=True)
+class Layers:
+    """What this computer can confine: each missing layer with why, for the user."""
+
+    files: str = ""  # "" when Landlock is there
+    network: str = ""  # "" when seccomp is there
+    processes: str = ""  # "" when the number of processes can be bounded
+
+    @property
+    def complete(self) -> bool:
+        return not (self.files or self.network or self.processes)
+
+
+# Where a pids controller may be found: cgroup v2's single tree, or v1's own.
+PIDS_HIERARCHIES = ("/sys/fs/cgroup", "/sys/fs/cgroup/unified", "/sys/fs/cgroup/pids")
+
+
+def pids_hierarchy() -> Path | None:
+    """A cgroup folder where a process-count limit can be made (as root): the kernel does
+    not apply RLIMIT_NPROC to root, so a group of its own is the only bound there."""
+    for place in map(Path, PIDS_HIERARCHIES):
+        controllers = place / "cgroup.controllers"
+        if controllers.is_file():  # v2: the controller must be on for the children
+            try:
+                if "pids" in controllers.read_text().split() and os.access(place, os.W_OK) and \
+                        "pids" in (place / "cgroup.subtree_control").read_text().split():
+                    return place
+            except OSError:
+                continue
+        elif place.name == "pids" and (place / "tasks").is_file() and os.access(place, os.W_OK):
+            return place  # v1: the pids hierarchy's root
+    return None
+
+
+def process_group_cgroup(limit: int) -> str:
+    """A new cgroup allowing ``limit`` processes, for a server started as root; "" where
+    none can be made."""
+    place = pids_hierarchy()
+    if place is None:
+        return ""
+    folder = Path(tempfile.mkdtemp(prefix="hearth-tool-", dir=place))
+    try:
+        (folder / "pids.max").write_text(str(limit))
+    except OSError:
+        remove_cgroup(str(folder))
+        return ""
+    return str(folder)
+
+
+def remove_cgroup(folder: str, seconds: float = 2.0) -> None:
+    """Remove a server's cgroup once its processes are gone (a cgroup is removed with
+    rmdir; its files go with it). Processes killed a moment ago may still be exiting: it
+    is tried again for up to ``seconds``."""
+    if not folder:
+        return
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            os.rmdir(folder)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                log.warning("a tool server's cgroup could not be removed: %s", folder)
+                return
+            time.sleep(0.02)
+
+
+def layers() -> Layers:
+    if not sys.platform.startswith("linux"):
+        why = f"not available on {sys.platform}"
+        return Layers(files=why, network=why)
+    import platform
+
+    version = landlock.abi()
+    files = "" if version >= 1 else "this kernel offers no Landlock"
+    network = ("" if platform.machine() in seccomp.TOOL_REFUSED
+               else f"no seccomp filter for {platform.machine()}")
+    processes = ("" if os.geteuid() != 0 or pids_hierarchy() is not None
+                 else "Hearth runs as root, and this system offers no process-count group")
+    return Layers(files=files, network=network, processes=processes)
+
+
+@dataclass
+class Plan:
+    """A server's command and confinement; ``spawn`` gives what to start and with what
+    environment; ``close`` removes the private folder."""
+
+    argv: list[str]
+    read: list[str]
+    write: list[str]
+    env: dict[str, str]
+    limits: Limits = field(default_factory=Limits)
+    private: str = ""
+    require: bool = True
+    cgroup: str = ""  # root only: the group that bounds its processes
+
+    def spawn(self) -> tuple[list[str], dict[str, str]]:
+        plan = {"argv": self.argv, "env": self.env, "read": self.read, "write": self.write,
+                "limits": self.limits.__dict__, "cwd": self.private, "require": self.require,
+                "parent": os.getpid(), "cgroup": self.cgroup}
+        environment = {"PATH": SYSTEM_PATH, confine.PLAN_VARIABLE: json.dumps(plan)}
+        for name in LANGUAGE_VARIABLES:
+            if name in os.environ:
+                environment[name] = os.environ[name]
+        return launcher(), environment
+
+    def close(self) -> None:
+        if self.private:
+            shutil.rmtree(self.private, ignore_errors=True)
+        remove_cgroup(self.cgroup)
+
+
+def launcher() -> list[str]:
+    if getattr(sys, "frozen", False):
+        return [sys.executable, "--confine"]  # the frozen app dispatches it
+    # -I: no PYTHON* variable, no user site; only the standard library and this package.
+    root = str(Path(confine.__file__).resolve().parent.parent)
+    return [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {root!r}); "
+            "import guard.confine as c; raise SystemExit(c.main())"]
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def check_grant(folder: Path, forbidden: Iterable[Path]) -> Path:
+    """``folder`` resolved, or GrantRefused when it holds or lies inside Hearth's data."""
+    resolved = folder.expanduser().resolve()
+    for place in forbidden:
+        place = place.resolve()
+        if _inside(place, resolved) or _inside(resolved, place):
+            raise GrantRefused(f"{resolved} holds Hearth's own data (the vault); it cannot be given "
+                               "to a tool")
+    return resolved
+
+
+def program_folders(argv: list[str]) -> list[Path]:
+    """The program's own folders: where its executable lives (a virtual environment as a
+    whole, with the interpreter it points to), and for an interpreter the folder of the
+    script it runs."""
+    folders: list[Path] = []
+    executable = Path(argv[0])
+    bin_dir = executable.parent
+    folders.append(bin_dir)
+    config = bin_dir.parent / "pyvenv.cfg"
+    if config.is_file():
+        folders.append(bin_dir.parent)
+        for line in config.read_text(errors="replace").splitlines():
+            key, _, value = line.partition("=")
+            if key.strip() == "home" and value.strip():
+                folders.append(Path(value.strip()).parent)  # the base interpreter's prefix
+    if executable.name.startswith(INTERPRETERS):
+        for arg in argv[1:]:
+            if not arg.startswith("-") and os.path.isfile(arg):
+                folders.append(Path(arg).resolve().parent)
+                break
+    return folders
+
+
+def resolve_program(command: str) -> str:
+    """The command as an absolute path (looked up in the system's PATH), or ValueError."""
+    found = shutil.which(command, path=SYSTEM_PATH) if os.sep not in command else command
+    if not found or not os.access(found, os.X_OK):
+        raise ValueError(f"{command}: no such program")
+    return str(Path(found).absolute())
+
+
+def plan(command: str, args: list[str], read: Iterable[str | Path] = (), write: Iterable[str | Path] = (),
+         variables: Mapping[str, str] | None = None, forbidden: Iterable[Path] = (),
+         limits: Limits | None = None, require: bool = True) -> Plan:
+    """A plan for ``command args``: the system's folders, the program's, ``read`` and
+    ``write`` (GrantRefused for a folder that holds ``forbidden``), a private folder."""
+    forbidden = list(forbidden)
+    argv = [resolve_program(command), *args]
+    readable = [p for p in SYSTEM_READ if os.path.exists(p)]
+    for pattern in SYSTEM_READ_GLOBS:
+        readable += [str(p) for p in Path("/").glob(pattern.lstrip("/"))]
+    for folder in program_folders([str(Path(argv[0]).resolve()), *args]) + program_folders(argv):
+        try:
+            readable.append(str(check_grant(folder, forbidden)))
+        except GrantRefused:
+            continue  # never the data folder, whatever the command line names
+    readable += [str(check_grant(Path(p), forbidden)) for p in read]
+    writable = [str(check_grant(Path(p), forbidden)) for p in write]
+    private = tempfile.mkdtemp(prefix="hearth-tool-")
+    writable += [private, *[d for d in DEVICES if os.path.exists(d)]]
+    env = {"PATH": f"{SYSTEM_PATH}:{Path(argv[0]).parent}", "HOME": private, "TMPDIR": private}
+    for name in LANGUAGE_VARIABLES:
+        if name in os.environ:
+            env[name] = os.environ[name]
+    for name, value in (variables or {}).items():
+        if name.upper().startswith("HEARTH_") or name == confine.PLAN_VARIABLE:
+            raise ValueError(f"{name}: Hearth's own variables are not given to tools")
+        env[name] = value
+    limits = limits or Limits()
+    cgroup = process_group_cgroup(limits.processes) if sys.platform.startswith("linux") and \
+        os.geteuid() == 0 else ""
+    return Plan(argv, sorted(set(readable)), sorted(set(writable)), env, limits, private, require, cgroup)
