@@ -1499,6 +1499,93 @@ Nothing is sent until you send it there.</source>
     </message>
 </context>
 <context>
+    <name>cli.tools</name>
+    <message>
+        <source>{name}: {command}</source>
+        <translation>{name}：{command}</translation>
+    </message>
+    <message>
+        <source>  may read:  {folders}</source>
+        <translation>  可读取：{folders}</translation>
+    </message>
+    <message>
+        <source>  may write: {folders}</source>
+        <translation>  可写入：{folders}</translation>
+    </message>
+    <message>
+        <source>  variables: {names}</source>
+        <translation>  环境变量：{names}</translation>
+    </message>
+    <message>
+        <source>  may run where the sandbox is incomplete</source>
+        <translation>  允许在沙箱不完整时运行</translation>
+    </message>
+    <message>
+        <source>The variable {name} is not set: it should hold the value to give the server.</source>
+        <translation>环境变量 {name} 未设置：它应当包含要交给服务器的值。</translation>
+    </message>
+    <message>
+        <source>added (not started): {server}</source>
+        <translation>已添加（尚未启动）：{server}</translation>
+    </message>
+    <message>
+        <source>This computer cannot confine tool servers fully: {why}.</source>
+        <translation>这台电脑无法完全限制工具服务器：{why}。</translation>
+    </message>
+    <message>
+        <source>No tool server: the model can use only Hearth&apos;s own tools.</source>
+        <translation>没有工具服务器：模型只能使用 Hearth 自带的工具。</translation>
+    </message>
+    <message>
+        <source>{name}: started in its sandbox, answered and stopped; {count} tool(s):</source>
+        <translation>{name}：已在沙箱中启动、应答并停止；共 {count} 个工具：</translation>
+    </message>
+    <message>
+        <source>removed {name}</source>
+        <translation>已删除 {name}</translation>
+    </message>
+    <message>
+        <source>MCP tool servers the model may use, each in its sandbox</source>
+        <translation>模型可以使用的 MCP 工具服务器，各自运行在沙箱中</translation>
+    </message>
+    <message>
+        <source>add a server (started only when used)</source>
+        <translation>添加服务器（仅在使用时启动）</translation>
+    </message>
+    <message>
+        <source>after --: the program that starts the server, and its arguments</source>
+        <translation>写在 -- 之后：启动服务器的程序及其参数</translation>
+    </message>
+    <message>
+        <source>a folder the server may read (again for more)</source>
+        <translation>服务器可以读取的文件夹（可重复指定）</translation>
+    </message>
+    <message>
+        <source>a folder the server may read and write (again for more)</source>
+        <translation>服务器可以读写的文件夹（可重复指定）</translation>
+    </message>
+    <message>
+        <source>pass this environment variable&apos;s value to the server (stored encrypted)</source>
+        <translation>把此环境变量的值交给服务器（加密保存）</translation>
+    </message>
+    <message>
+        <source>allow it to run where this computer cannot confine it fully</source>
+        <translation>允许它在这台电脑无法完全限制时运行</translation>
+    </message>
+    <message>
+        <source>the servers and what each may touch</source>
+        <translation>服务器列表及各自可访问的内容</translation>
+    </message>
+    <message>
+        <source>start a server in its sandbox, list its tools, stop it: exit 0 when it answered</source>
+        <translation>在沙箱中启动服务器、列出其工具并停止：有应答时退出码为 0</translation>
+    </message>
+    <message>
+        <source>remove a server</source>
+        <translation>删除服务器</translation>
+    </message>
+</context>
+<context>
     <name>core.answers</name>
     <message>
         <source>This looks like a base model (no chat template, and its name says nothing of chat or instructions): it continues text rather than answering. Choose an instruct or chat version of it in Models.</source>
@@ -1878,6 +1965,97 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>Your question could not be prepared for the search; details are in the log.</source>
         <translation>无法为搜索准备你的问题；详情见日志。</translation>
+    </message>
+</context>
+<context>
+    <name>core.tools</name>
+    <message>
+        <source>Hearth is locked: tools stopped.</source>
+        <translation>Hearth 已锁定：工具已停止。</translation>
+    </message>
+    <message>
+        <source>The tools did not answer in time.</source>
+        <translation>工具未能及时应答。</translation>
+    </message>
+    <message>
+        <source>{name} is not running.</source>
+        <translation>{name} 未在运行。</translation>
+    </message>
+    <message>
+        <source>{name} cannot start: {problem}</source>
+        <translation>{name} 无法启动：{problem}</translation>
+    </message>
+    <message>
+        <source>{name} did not start within {seconds:.0f} s.</source>
+        <translation>{name} 未能在 {seconds:.0f} 秒内启动。</translation>
+    </message>
+    <message>
+        <source>{name} was not started: {reason}</source>
+        <translation>{name} 未启动：{reason}</translation>
+    </message>
+    <message>
+        <source>{name} stopped (exit code {code}).{detail}</source>
+        <translation>{name} 已停止（退出码 {code}）。{detail}</translation>
+    </message>
+    <message>
+        <source>{name} stopped answering ({problem}).{detail}</source>
+        <translation>{name} 不再应答（{problem}）。{detail}</translation>
+    </message>
+    <message>
+        <source>{name} sent a message larger than {mb} MB; it was stopped.</source>
+        <translation>{name} 发送的消息超过 {mb} MB，已被停止。</translation>
+    </message>
+    <message>
+        <source>{name} could not run {tool}: {problem}</source>
+        <translation>{name} 无法运行 {tool}：{problem}</translation>
+    </message>
+    <message>
+        <source>{name} did not answer within {seconds:.0f} s; it was stopped.</source>
+        <translation>{name} 未在 {seconds:.0f} 秒内应答，已被停止。</translation>
+    </message>
+    <message>
+        <source>its files: {why}</source>
+        <translation>文件方面：{why}</translation>
+    </message>
+    <message>
+        <source>its network: {why}</source>
+        <translation>网络方面：{why}</translation>
+    </message>
+    <message>
+        <source>This computer cannot confine {name} fully ({missing}). It was not started. Start it only if you trust it with your files and network: add it again with “--unconfined”, or allow it in Settings ▸ Tools.</source>
+        <translation>这台电脑无法完全限制 {name}（{missing}），因此没有启动它。只有在你放心让它访问你的文件和网络时才启动它：用“--unconfined”重新添加，或在“设置 ▸ 工具”中允许。</translation>
+    </message>
+    <message>
+        <source>A tool server&apos;s name is 1 to {limit} printable characters.</source>
+        <translation>工具服务器的名称须为 1 到 {limit} 个可打印字符。</translation>
+    </message>
+    <message>
+        <source>“{name}” is not a variable&apos;s name (letters, digits and _).</source>
+        <translation>“{name}”不是有效的变量名（只能包含字母、数字和 _）。</translation>
+    </message>
+    <message>
+        <source>{name}: Hearth&apos;s own settings are never given to a tool.</source>
+        <translation>{name}：Hearth 自身的设置绝不会交给工具。</translation>
+    </message>
+    <message>
+        <source>{path} is not a folder.</source>
+        <translation>{path} 不是文件夹。</translation>
+    </message>
+    <message>
+        <source>{path} holds Hearth&apos;s own data (the vault); it cannot be given to a tool.</source>
+        <translation>{path} 存放着 Hearth 自己的数据（保险库），不能交给工具。</translation>
+    </message>
+    <message>
+        <source>There is no tool server named {name}.</source>
+        <translation>没有名为 {name} 的工具服务器。</translation>
+    </message>
+    <message>
+        <source>A tool server named {name} exists already.</source>
+        <translation>名为 {name} 的工具服务器已存在。</translation>
+    </message>
+    <message>
+        <source>{command}: no such program.</source>
+        <translation>{command}：没有这个程序。</translation>
     </message>
 </context>
 <context>
