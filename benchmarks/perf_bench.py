@@ -65,25 +65,36 @@ class AppRig:
 
         self.controller.params = SamplingParams(max_tokens=max_tokens, temperature=0.0, seed=1,
                                                 repeat_penalty=1.0, ignore_eos=fixed)
-        finished: list = []
-        self.controller.answer_finished.connect(finished.append)
-        assert self.controller.send(text), "not sent"
-        self.until(lambda: bool(finished), probe=probe)
-        self.controller.answer_finished.disconnect(finished.append)
-        self.last_text = finished[0].content
-        return finished[0].stats
+        finished = self._ended(lambda: self.controller.send(text), probe)
+        self.last_text = finished.content
+        return finished.stats
 
     def regenerate(self, max_tokens: int) -> dict:
         from inference.protocol import SamplingParams
 
         self.controller.params = SamplingParams(max_tokens=max_tokens, temperature=0.0, seed=1,
                                                 repeat_penalty=1.0)
+        return self._ended(self.controller.regenerate).stats
+
+    def _ended(self, start, probe: list[float] | None = None):
+        """The message that ``start()`` ended in. A turn that fails sends a notice and
+        no answer_finished (a failed regenerate removes its version): a notice once the
+        turn is over ends the wait at once, as an error with the notice's words, not after
+        the 300 s limit."""
         finished: list = []
+        notices: list[str] = []
         self.controller.answer_finished.connect(finished.append)
-        assert self.controller.regenerate()
-        self.until(lambda: bool(finished))
-        self.controller.answer_finished.disconnect(finished.append)
-        return finished[0].stats
+        self.controller.notice.connect(notices.append)
+        try:
+            assert start(), "not started"
+            self.until(lambda: bool(finished) or (bool(notices) and not self.controller.busy),
+                       probe=probe)
+        finally:
+            self.controller.answer_finished.disconnect(finished.append)
+            self.controller.notice.disconnect(notices.append)
+        if not finished:
+            raise RuntimeError(f"the turn ended without an answer: {notices[0]}")
+        return finished[0]
 
     def forget(self) -> None:
         from inference.protocol import Forget
