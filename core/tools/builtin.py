@@ -170,7 +170,7 @@ def convert(value: float, source: str, target: str) -> float:
 
 
 def _convert(arguments: dict[str, Any]) -> str:
-    value = convert(arguments.get("value"), str(arguments.get("from", "")), str(arguments.get("to", "")))
+    value = convert(arguments.get("value"), str(arguments.get("from", "")), str(arguments.get("to", "")))  # type: ignore[arg-type]  # checked inside
     return f"{arguments.get('value')} {arguments.get('from')} = {round(value, 10):g} {arguments.get('to')}"
 
 
