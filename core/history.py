@@ -9,7 +9,7 @@ from __future__ import annotations
 from i18n import translate
 from inference.protocol import ChatMessage
 from inference.rag import user_turn
-from storage.chats import DAMAGED, FAILED, STREAMING, UNTITLED, Chat, ChatStore
+from storage.chats import DAMAGED, FAILED, STREAMING, UNTITLED, Chat, ChatStore, Message
 
 SYSTEM_PROMPT = "You are a helpful assistant."  # the model's instruction, not a message to the user
 TITLE_LENGTH = 48
@@ -73,3 +73,21 @@ def history(store: ChatStore, chat: Chat | None, chat_id: int, until: int | None
             turn = ChatMessage(turn.role, f"{found.pop().content}\n\n{turn.content}")
         found.append(turn)
     return tuple(found)
+
+
+def continued(store: ChatStore, chat: Chat | None, chat_id: int, answer: Message) -> tuple[ChatMessage, ...]:
+    """The conversation an answer that goes on was written from: its question as it was
+    asked, with the passages the answer was written from (if the same engine answers)."""
+    messages = history(store, chat, chat_id, until=answer.id)
+    sources = answer.stats.get("sources")
+    if isinstance(sources, list) and messages[-1].role == "user" and (
+            not route(chat)[0] or answer.stats.get("engine", "") == route(chat)[0]):
+        question = messages[-1].plain if messages[-1].plain is not None else messages[-1].content
+        messages = (*messages[:-1], user_turn(question, sources))
+    return messages
+
+
+def last_answer(store: ChatStore, chat_id: int) -> Message | None:
+    """The answer a regenerate would replace (the chat's last message, if it is one)."""
+    messages = store.messages(chat_id)
+    return messages[-1] if messages and messages[-1].role == "assistant" else None

@@ -8,9 +8,9 @@ on the machine's own thread. Each step that ends is recorded in the answer's ``s
 (its kind, how long it took, what it gave), stored encrypted with the answer, so that a
 regenerate or an edit, which make a new answer, have steps of their own.
 
-Today's steps are finding a document question's passages and asking a model for the
-answer; the steps that follow in the issues after #37 (a tool's call and its result, an
-attachment's text) join the plan here, and the window needs no change to carry them.
+The steps are finding a document question's passages, the model's choice of a tool and
+the tool's run (``core.tool_steps``, with tools), and asking a model for the answer;
+an attachment's text joins the plan here next.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 from core.answers import BASE_MODEL, grounding
+from core.tool_steps import ChooseTool, RunTool, Toolbox
+from core.tools.choice import Exchange
 from inference.protocol import Generate
 from storage.chats import Message
 
@@ -47,12 +49,16 @@ class Ask:
     kind: ClassVar[str] = GENERATE
 
 
-Step = FindPassages | Ask
+Step = FindPassages | Ask | ChooseTool | RunTool
 
 
-def plan(generate: Generate, finder: Finder | None) -> list[Step]:
-    """The steps of a new answer: its passages first where documents may be on."""
-    return [FindPassages(finder), Ask(generate)] if finder is not None else [Ask(generate)]
+def plan(generate: Generate, finder: Finder | None, tools: bool = False) -> list[Step]:
+    """The steps of a new answer: its passages first where documents may be on, then
+    (with tools) the model's choice of a tool, then the answer."""
+    steps: list[Step] = [FindPassages(finder)] if finder is not None else []
+    if tools:
+        steps.append(ChooseTool())
+    return [*steps, Ask(generate)]
 
 
 class TurnListener(Protocol):
@@ -68,6 +74,9 @@ class TurnListener(Protocol):
     def answer_finished(self, message: Message) -> None: ...
     def busy_changed(self, busy: bool) -> None: ...
     def notice(self, text: str) -> None: ...
+    def tool_proposed(self, message_id: int, call: Any) -> None:
+        """A tool call (``core.tools.choice.ToolCall``) waits for the user's word:
+        ``TurnMachine.decide_tool``."""
 
 
 @dataclass
@@ -91,6 +100,11 @@ class Turn:
     step_started: float = 0.0
     steps: list[dict[str, Any]] = field(default_factory=list)  # the steps ended, as stored
     passages: tuple | None = None  # what the retrieve step found (None: documents off)
+    toolbox: Toolbox | None = None  # the chat's tools (None: no tools)
+    exchanges: list[Exchange] = field(default_factory=list)  # the calls made, and their results
+    choice: str = ""  # the model's choice of a tool so far (JSON, not shown)
+    waiting: bool = False  # a call waits for the user's word
+    approval: str = ""  # how the running call was allowed
 
 
 @dataclass(frozen=True)

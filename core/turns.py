@@ -14,7 +14,6 @@ window adapts the listener to signals; the terminal could drive it alike.
 from __future__ import annotations
 
 import itertools
-import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -22,7 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from core.endings import Endings
-from core.history import history, not_sent, route, title_from
+from core.history import continued, history, not_sent, route, title_from
 from core.steps import (
     Ask,
     Finder,
@@ -32,6 +31,7 @@ from core.steps import (
     TurnListener,
     plan,
 )
+from core.tool_steps import ChooseTool, RunTool, ToolRan, ToolsFor, ToolSteps
 from core.writes import Writes
 from i18n import translate
 from inference.protocol import (
@@ -51,11 +51,8 @@ from inference.protocol import (
     Stopped,
     WorkerDied,
 )
-from inference.rag import user_turn
 from storage.chats import COMPLETE, FAILED, INTERRUPTED, STREAMING, ChatStore, Message
 from storage.errors import Trouble
-
-log = logging.getLogger(__name__)
 
 CHECKPOINT_SECONDS = 1.0
 
@@ -84,6 +81,9 @@ class TurnMachine:
         self.base_model = False  # the local model continues text rather than answering
         self._writes = Writes(listener.notice)
         self._endings = Endings(self)
+        self.tools_for: ToolsFor | None = None  # a chat's tools (None: no chat has any)
+        self._tools = ToolSteps(submit, self._deliver, self._ended, self._advance,
+                                lambda *call: listener.tool_proposed(*call))
 
     @property
     def busy(self) -> bool:
@@ -156,13 +156,8 @@ class TurnMachine:
         if answer is None or answer.id != message_id or answer.role != "assistant" or not answer.content:
             return False
         chat = store.get_chat(chat_id)
-        messages = history(store, chat, chat_id, until=message_id)
+        messages = continued(store, chat, chat_id, answer)
         sources = answer.stats.get("sources")
-        if isinstance(sources, list) and messages[-1].role == "user" and (
-                not route(chat)[0] or answer.stats.get("engine", "") == route(chat)[0]):
-            # The question as it was asked: with the passages its answer was written from.
-            question = messages[-1].plain if messages[-1].plain is not None else messages[-1].content
-            messages = (*messages[:-1], user_turn(question, sources))
         try:
             store.update_message(message_id, status=STREAMING)
         except Exception as exc:
@@ -209,8 +204,11 @@ class TurnMachine:
         question = messages[-1].content if len(messages) > 1 else ""
         turn = Turn(next(self._ids), chat_id, placeholder.id, version_of, edited, "", self._clock(),
                     engine=engine, model=model, question=question)
+        # Tools with the local model for now: an engine's own tool calls come with #44's next step.
+        turn.toolbox = self.tools_for(chat_id) if self.tools_for is not None and not engine else None
         self._set_active(turn)
-        turn.plan = plan(Generate(turn.request_id, chat_id, messages, params, None, engine, model), retrieval_for)
+        turn.plan = plan(Generate(turn.request_id, chat_id, messages, params, None, engine, model), retrieval_for,
+                         tools=turn.toolbox is not None)
         self._advance(turn)
         return True
 
@@ -222,10 +220,16 @@ class TurnMachine:
             step = turn.plan.pop(0)
             turn.step, turn.step_started = step, self._clock()
             if isinstance(step, Ask):
-                generate = step.generate
+                generate = self._tools.answer(turn, step.generate)
                 if turn.passages is not None:
                     generate = replace(generate, retrieval=Passages(turn.passages))
                 self._submit(generate)
+                return
+            if isinstance(step, ChooseTool):
+                self._tools.choose(turn, next(s.generate for s in turn.plan if isinstance(s, Ask)))
+                return
+            if isinstance(step, RunTool):
+                self._tools.run(turn, step)
                 return
             found = step.finder(turn.chat_id, turn.question)
             if found is None:  # no documents switched on in this chat: nothing to find
@@ -251,24 +255,23 @@ class TurnMachine:
         """Keep a conversation the local API had as a chat (``core.endings``)."""
         self._endings.keep_exchange(title, messages, answer, model)
 
-    def last_answer(self, chat_id: int) -> Message | None:
-        """The answer a regenerate would replace (the chat's last message, if it is one)."""
-        assert self.store is not None
-        messages = self.store.messages(chat_id)
-        return messages[-1] if messages and messages[-1].role == "assistant" else None
-
     def stop(self) -> None:
         turn = self.active
         if turn is None:
             return
-        if isinstance(turn.step, FindPassages):  # still searching: nothing was asked of a model yet
+        if isinstance(turn.step, (FindPassages, RunTool)):  # searching, or a tool: no model asked now
             self._ended(turn, stopped=True)
             self._finish(turn, INTERRUPTED, {})
             return
         self._cancel(turn.request_id)
 
+    def decide_tool(self, decision: str) -> None:
+        """The user's word on the call waiting (``core.tool_steps``: once, always, refuse)."""
+        if self.active is not None:
+            self._tools.decide(self.active, decision)
+
     # Worker events -------------------------------------------------------------------
-    def on_event(self, event: Event | PassagesFound) -> None:
+    def on_event(self, event: Event | PassagesFound | ToolRan) -> None:  # noqa: C901 - one branch a kind
         turn = self.active
         if isinstance(event, WorkerDied):
             # Its request was answered with Failed; say why if not. A turn started on the
@@ -280,6 +283,8 @@ class TurnMachine:
             return  # leftovers of a stopped or replaced request
         if isinstance(event, PassagesFound):
             self._found(turn, event.future)
+        elif self._tools.on_event(turn, event):
+            return  # a tool's run, or the model's choice of one (not shown: it is JSON)
         elif isinstance(event, Retrieved):
             turn.sources = [p.as_dict() for p in event.passages]
             turn.left_out = event.left_out
@@ -381,7 +386,6 @@ class TurnMachine:
                                             "before the vault closed (the disk refused it)."))
         self.store = None
 
-    # Helpers ---------------------------------------------------------------------------
     def _set_active(self, turn: Turn | None) -> None:
         was_busy = self.active is not None
         self.active = turn
@@ -389,6 +393,5 @@ class TurnMachine:
             self.listener.busy_changed(turn is not None)
 
     def environmental(self, exc: Exception, outcome: str) -> Trouble:
-        """Say an environmental fault in the user's words (``outcome``: what was and was
-        not saved); re-raise anything else, which is a bug."""
+        """Say an environmental fault (``outcome``: what was saved); re-raise a bug."""
         return self._writes.environmental(exc, outcome)

@@ -217,7 +217,8 @@ class LlamaEngine:
         # Guesses only on the CPU, whose batches of a token and two guesses have the logits of
         # one token at a time (tested). On a GPU they do not: on an H200 with CUDA, 11 of 25
         # drafted document answers changed, and a batch of three cost far more than a token.
-        drafter = Drafter(prompt) if params.prompt_lookup and self.backend == "CPU" else None
+        drafter = (Drafter(prompt) if params.prompt_lookup and self.backend == "CPU" and not params.grammar
+                   else None)  # a grammar's state follows the tokens accepted, one at a time
         self.last_drafter = drafter
         return sampled_tokens(llm, prompt, params, max_tokens, drafter, self.draft_policy)
 

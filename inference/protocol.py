@@ -39,6 +39,9 @@ class SamplingParams:
     # have it (``ModelSettings.sampling``, the local API); off here, the plain loop, for
     # the benchmarks' comparisons with raw llama.cpp.
     prompt_lookup: bool = False
+    # A GBNF grammar the answer must follow ("" for none): a tool choice is JSON of the
+    # tools' shapes (``core.tools.choice``), so that even a small model writes one well.
+    grammar: str = ""
 
 
 # A chat model's context where nothing else is said: a document question's passages,

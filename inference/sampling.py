@@ -23,6 +23,7 @@ import numpy as np
 
 from inference.protocol import SamplingParams
 
+GRAMMAR_CANDIDATES = 64
 _TOKEN_DATA = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)])
 
 
@@ -33,8 +34,14 @@ class Sampler:
         import llama_cpp
 
         self._llama = llama_cpp
+        grammar = None
+        if params.grammar:
+            from llama_cpp.llama_grammar import LlamaGrammar
+
+            grammar = LlamaGrammar.from_string(params.grammar, verbose=False)
         self.chain = llm._init_sampler(top_k=params.top_k, top_p=params.top_p, min_p=params.min_p,
-                                       temp=params.temperature, repeat_penalty=params.repeat_penalty)
+                                       temp=params.temperature, repeat_penalty=params.repeat_penalty,
+                                       **({"grammar": grammar} if grammar is not None else {}))
         from llama_cpp._internals import LlamaSampler
 
         # Another chain (a test's stand-in) is sampled as it is.
@@ -48,10 +55,15 @@ class Sampler:
         keep = 1 if params.temperature <= 0 else max(0, int(params.top_k))
         if keep and self.n_vocab and penalised:
             keep += int(llm.last_n_tokens_size)  # the penalty window
-        if keep * 4 > self.n_vocab or params.repeat_penalty < 1.0:  # (no vocabulary: 0)
-            keep = 0  # llama.cpp's own full pass
+        self.grammar = grammar is not None
+        if self.grammar:
+            # A grammar's check costs per candidate (Gemma 3 has 262,144: 0.5 s a token):
+            # greedy, the likeliest few are checked first, and all only if none may follow.
+            keep = GRAMMAR_CANDIDATES if params.temperature <= 0 and not penalised else 0
+        if keep * 4 > self.n_vocab or params.repeat_penalty < 1.0:
+            keep = 0  # llama.cpp's own full pass (no vocabulary: 0)
         self.keep = keep
-        self.argmax = keep == 1  # greedy, nothing penalised
+        self.argmax = keep == 1 and not self.grammar  # greedy, nothing penalised
         self._buffer = np.zeros(max(keep, 1), dtype=_TOKEN_DATA)
         self._array = llama_cpp.llama_token_data_array(
             data=self._buffer.ctypes.data_as(ctypes.POINTER(llama_cpp.llama_token_data)),
@@ -83,6 +95,9 @@ class Sampler:
             array = self._array
             array.size, array.selected, array.sorted = keep, -1, False
             llama_cpp.llama_sampler_apply(self.chain.sampler, ctypes.byref(array))
+            if self.grammar and not (0 <= array.selected < array.size
+                                     and np.isfinite(array.data[array.selected].logit)):
+                return int(self.chain.sample(ctx, index))  # none of them may follow: all of them
             if not 0 <= array.selected < array.size:
                 raise RuntimeError("the sampler chain picked no token")
             token = int(array.data[array.selected].id)

@@ -34,6 +34,7 @@ class SignalsOwner(Protocol):
     answer_finished: Any
     busy_changed: Any
     notice: Any
+    tool_proposed: Any
 
     def show_branch(self, chat_id: int, through: int | None = None) -> None: ...
 
@@ -67,3 +68,6 @@ class TurnSignals:
 
     def notice(self, text: str) -> None:
         self._c.notice.emit(text)
+
+    def tool_proposed(self, message_id: int, call: object) -> None:
+        self._c.tool_proposed.emit(message_id, call)

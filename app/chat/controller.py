@@ -22,7 +22,7 @@ from app.chat.chats import Chats
 from app.chat.local_model import LocalModel
 from core.drafts import Drafts
 from core.engines import EngineRecord, Engines
-from core.history import not_sent, route
+from core.history import last_answer, not_sent, route
 from core.protocol import (
     ChatMessage,
     EngineError,
@@ -60,6 +60,7 @@ class ChatController(QObject):
     busy_changed = Signal(bool)
     model_state = Signal(str, str)  # "loading" | "ready" | "failed", text for the user
     notice = Signal(str)  # a message for the user that needs no dialog
+    tool_proposed = Signal(int, object)  # answer's message id, the ToolCall waiting for the user's word
     model_notice = Signal(str)  # one about the model (loading, failed): gone once it is ready
     locked_changed = Signal(bool)
     route_changed = Signal(str)  # the open chat's intranet engine, "" when it is the local model
@@ -202,7 +203,7 @@ class ChatController(QObject):
         chat = self._ready_chat()
         if chat is None or not self.store.messages(chat.id):
             return False
-        old = self.turns.last_answer(chat.id)
+        old = last_answer(self.store, chat.id)
         return self.turns.start(chat.id, self._params_for(chat), self.retrieval_for,
                                 replaces=old.id if old else None)
 

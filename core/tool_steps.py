@@ -1,0 +1,179 @@
+"""A turn's tool steps (#44): the model chooses a tool (or none), the user approves the
+call, the tool runs, and again, at most ``Toolbox.limit`` times; then the answer is asked
+for with what the tools gave (``core.tools.choice`` has the prompts and the grammar).
+
+The turn machine (``core.turns``) runs them like its other steps: each ends on the
+machine's thread, by an event, and is stored in the answer's ``steps`` with what it gave
+(the call's arguments and its result, encrypted with the answer). A call waits for the
+user's word (``TurnListener.tool_proposed`` → ``TurnMachine.decide_tool``) unless it is
+a tool the user lets run unasked; a refusal is told to the model as such.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from core.tools.choice import (
+    DEFAULT_LIMIT,
+    Exchange,
+    ToolCall,
+    ToolSpec,
+    answer_request,
+    choice_request,
+    next_call,
+)
+from inference.protocol import Chunk, Done, Generate
+
+if TYPE_CHECKING:
+    from core.steps import Turn
+
+CHOOSE, TOOL = "choose_tool", "tool"
+ONCE, ALWAYS, REFUSE, UNASKED = "once", "always", "refuse", "unasked"
+STORED_RESULT = 2000  # characters of a result kept in the answer's steps
+
+
+@dataclass(frozen=True)
+class Toolbox:
+    """The tools a chat may use: their specs, how one runs (a future of (text, is_error),
+    never raising), which may run unasked, and how "always for this tool in this chat"
+    is remembered."""
+
+    specs: tuple[ToolSpec, ...]
+    run: Callable[[ToolCall], Future]
+    unasked: Callable[[ToolCall], bool] = lambda _call: False
+    remember: Callable[[ToolCall], None] = lambda _call: None
+    limit: int = DEFAULT_LIMIT
+
+
+ToolsFor = Callable[[int], "Toolbox | None"]  # chat id -> its toolbox, None: no tools
+
+
+@dataclass(frozen=True)
+class ChooseTool:
+    """Ask the model (under the tools' grammar) for a call, or none."""
+
+    kind: ClassVar[str] = CHOOSE
+
+
+@dataclass(frozen=True)
+class RunTool:
+    call: ToolCall
+    kind: ClassVar[str] = TOOL
+
+
+@dataclass(frozen=True)
+class ToolRan:
+    """A call's result (``future``: (text, is_error)), handed back on the machine's thread."""
+
+    request_id: int
+    future: Future
+
+
+def step_detail(call: ToolCall, text: str, is_error: bool, approval: str) -> dict[str, Any]:
+    return {"server": call.server, "tool": call.name,
+            "arguments": json.loads(json.dumps(call.arguments, default=str)),
+            "result": text[:STORED_RESULT], "cut": max(0, len(text) - STORED_RESULT),
+            "is_error": is_error, "approval": approval}
+
+
+class ToolSteps:
+    """The tool steps of the machine's turns; the machine calls in, this calls back."""
+
+    def __init__(self, submit: Callable[[Any], None], deliver: Callable[[Any], None],
+                 ended: Callable[..., None], advance: Callable[[Turn], None],
+                 propose: Callable[[int, ToolCall], None]) -> None:
+        self._submit, self._deliver, self._ended, self._advance = submit, deliver, ended, advance
+        self._propose = propose
+
+    # Starting a step ----------------------------------------------------------------------
+    def choose(self, turn: Turn, generate: Generate) -> None:
+        """Ask the model which tool, if any (its words are not shown: they are JSON)."""
+        assert turn.toolbox is not None
+        turn.choice = ""
+        messages, params = choice_request(generate.messages, turn.toolbox.specs, turn.exchanges,
+                                          generate.params)
+        self._submit(replace(generate, messages=messages, params=params, retrieval=None))
+
+    def run(self, turn: Turn, step: RunTool) -> None:
+        assert turn.toolbox is not None
+        if turn.toolbox.unasked(step.call):
+            self._start(turn, step.call, UNASKED)
+        else:
+            turn.waiting = True
+            self._propose(turn.message_id, step.call)
+
+    def decide(self, turn: Turn, decision: str) -> None:
+        """The user's word on the call waiting: once, always (for this tool in this chat),
+        or refuse (the model is told so, and goes on without it)."""
+        step = turn.step
+        if not isinstance(step, RunTool) or not turn.waiting:
+            return
+        turn.waiting = False
+        if decision == REFUSE:
+            self._record(turn, step.call, "The user refused this call.", True, REFUSE, refused=True)
+            return
+        assert turn.toolbox is not None
+        if decision == ALWAYS:
+            turn.toolbox.remember(step.call)
+        self._start(turn, step.call, decision)
+
+    def answer(self, turn: Turn, generate: Generate) -> Generate:
+        """The Ask step's request: with what the tools gave, when they gave anything."""
+        if not turn.exchanges:
+            return generate
+        return replace(generate, messages=answer_request(generate.messages, turn.exchanges))
+
+    # Their ends ---------------------------------------------------------------------------
+    def on_event(self, turn: Turn, event: object) -> bool:
+        """Take ``event`` if it is a tool step's (True): a call's result, or the pieces and
+        the end of the model's choice (JSON, read once written, never shown)."""
+        if isinstance(event, ToolRan):
+            self.ran(turn, event.future)
+        elif isinstance(turn.step, ChooseTool) and isinstance(event, Chunk):
+            turn.choice += event.text
+        elif isinstance(turn.step, ChooseTool) and isinstance(event, Done):
+            self.chosen(turn)
+        else:
+            return False
+        return True
+
+    def chosen(self, turn: Turn) -> None:
+        """The choice is written: a call goes before the answer (and another choice after
+        it), unless it repeats one, or the turn has made its last call."""
+        assert turn.toolbox is not None
+        call = next_call(turn.choice, turn.toolbox.specs, turn.exchanges, turn.toolbox.limit)
+        self._ended(turn, chose=call.name if call else "none")
+        if call is not None:
+            turn.plan[:0] = [RunTool(call), ChooseTool()]
+        self._advance(turn)
+
+    def ran(self, turn: Turn, future: Future) -> None:
+        step = turn.step
+        if not isinstance(step, RunTool):
+            return  # stopped meanwhile
+        try:
+            text, is_error = future.result()
+        except Exception as exc:  # a runner must not raise; if it does, the model hears why
+            text, is_error = f"the tool failed: {exc}", True
+        self._record(turn, step.call, str(text), bool(is_error), turn.approval)
+
+    def _start(self, turn: Turn, call: ToolCall, approval: str) -> None:
+        assert turn.toolbox is not None
+        turn.approval = approval
+        future = turn.toolbox.run(call)
+        request_id = turn.request_id
+
+        def ran(done: Future) -> None:
+            self._deliver(ToolRan(request_id, done))
+
+        future.add_done_callback(ran)
+
+    def _record(self, turn: Turn, call: ToolCall, text: str, is_error: bool, approval: str,
+                refused: bool = False) -> None:
+        turn.exchanges.append(Exchange(call, text, is_error, refused))
+        self._ended(turn, **step_detail(call, text, is_error, approval))
+        self._advance(turn)
