@@ -3,6 +3,9 @@ engine; ``ask`` answers from a collection, with its sources. Nothing here is sto
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Sequence
+
 from cli.common import (
     JOB_TIMEOUT,
     CommandError,
@@ -10,10 +13,12 @@ from cli.common import (
     notice,
     opened,
     show,
+    stream_answer,
     terminal_safe,
     use_engine,
 )
 from cli.headless import unlocked
+from cli.tool_chat import answer_with_tools
 from core.answers import extract, extract_markdown, weakness, weakness_text
 from core.client import Answer, ClientError, WorkerClient
 from core.history import SYSTEM_PROMPT
@@ -26,6 +31,9 @@ from core.protocol import (
     invented,
     weak_languages,
 )
+from core.tool_steps import Toolbox
+from core.tools import ToolError
+from core.tools.toolbox import make_toolbox
 from i18n import translate
 
 
@@ -73,17 +81,24 @@ def _answer(client: WorkerClient, messages: tuple[ChatMessage, ...], params: Sam
     return answer
 
 
-def terminal_chat(engine: str = "", model: str = "") -> int:
+def terminal_chat(engine: str = "", model: str = "", tools: bool = False,
+                  servers: Sequence[str] = ()) -> int:
     """Chat in the terminal with the starter model (or the local one ``model`` names), or
-    an intranet engine's. Not stored."""
-    if not engine:
-        path = local_model(model)
-        with WorkerClient(with_embedder=False) as client:
+    an intranet engine's; with ``tools`` (and the tool ``servers`` of the vault), Hearth's
+    tools. Not stored."""
+    if tools or servers:
+        if engine:
+            raise CommandError(translate("cli.tools", "Tools work with the local model for now, not "
+                                         "with an intranet engine."))
+        with contextlib.ExitStack() as stack:
+            host = stack.enter_context(unlocked(read_only=True)).tools if servers else None
             try:
-                loaded = client.load(ModelSpec(path))
-            except (InferenceError, ClientError) as exc:
+                toolbox = make_toolbox(host, servers)
+            except ToolError as exc:
                 raise CommandError(str(exc)) from exc
-            return _chat_loop(client, loaded.name)
+            return _local_chat(model, toolbox)
+    if not engine:
+        return _local_chat(model)
     with unlocked(read_only=True) as session, WorkerClient(with_embedder=False) as client:  # the engines are in the vault
         try:
             name = use_engine(client, session, engine, documents=False)
@@ -92,7 +107,18 @@ def terminal_chat(engine: str = "", model: str = "") -> int:
         return _chat_loop(client, model or name, engine, model)
 
 
-def _chat_loop(client: WorkerClient, title: str, engine: str = "", model: str = "") -> int:
+def _local_chat(model: str, toolbox: Toolbox | None = None) -> int:
+    path = local_model(model)
+    with WorkerClient(with_embedder=False) as client:
+        try:
+            loaded = client.load(ModelSpec(path))
+        except (InferenceError, ClientError) as exc:
+            raise CommandError(str(exc)) from exc
+        return _chat_loop(client, loaded.name, toolbox=toolbox)
+
+
+def _chat_loop(client: WorkerClient, title: str, engine: str = "", model: str = "",
+               toolbox: Toolbox | None = None) -> int:
     print(translate("cli.commands", "{model}. Empty line or Ctrl+D to leave. This terminal chat "
                     "is not saved.").format(model=title))
     history = [ChatMessage("system", SYSTEM_PROMPT)]
@@ -106,8 +132,9 @@ def _chat_loop(client: WorkerClient, title: str, engine: str = "", model: str = 
         history.append(ChatMessage("user", line))
         print(translate("cli.commands", "model> "), end="", flush=True)
         try:
-            answer = client.generate(tuple(history), SamplingParams(max_tokens=512), on_chunk=show,
-                                     engine=engine, model=model, on_notice=notice)
+            params = SamplingParams(max_tokens=512)
+            answer = (answer_with_tools(client, tuple(history), params, toolbox) if toolbox is not None
+                      else stream_answer(client, tuple(history), params, engine, model))
         except ClientError as exc:
             print("\n" + translate("cli.commands", "(error: {message})").format(message=exc))
             continue

@@ -19,13 +19,20 @@ from pathlib import Path
 from typing import Any
 
 from cli.headless import HeadlessError, unlocked
-from core.client import ClientError, WorkerClient
+from core.client import Answer, ClientError, WorkerClient
 from core.document_progress import Progress, Report
 from core.document_protocol import CollectionsChanged, DocumentsUnavailable, JobFailed
 from core.document_service import DocumentService
 from core.documents import Collection
 from core.models import resolve_embedding_model, resolve_model
-from core.protocol import InferenceError, ModelSpec, embedding_model, starter_model
+from core.protocol import (
+    ChatMessage,
+    InferenceError,
+    ModelSpec,
+    SamplingParams,
+    embedding_model,
+    starter_model,
+)
 from core.session import Session
 from core.vault import VaultClosed, trouble
 from guard.text import printable
@@ -205,3 +212,9 @@ def show(text: str) -> None:
 
 def notice(text: str) -> None:
     print("\n" + translate("cli.commands", "({message})").format(message=text), file=sys.stderr, flush=True)
+
+
+def stream_answer(client: WorkerClient, history: tuple[ChatMessage, ...], params: SamplingParams,
+                  engine: str = "", model: str = "") -> Answer:
+    """One answer shown as it is written (ClientError when the worker fails)."""
+    return client.generate(history, params, on_chunk=show, engine=engine, model=model, on_notice=notice)

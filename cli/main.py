@@ -108,6 +108,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     chat = commands.add_parser("chat", help=translate("cli.main", "chat in the terminal (not saved)"))
     chat.add_argument("--engine", metavar="NAME", default="", help=engine_help)
     chat.add_argument("--model", metavar="ID", default="", help=model_help)
+    chat.add_argument("--tools", action="store_true", help=translate(
+        "cli.main", "let the model use Hearth's own tools (calculator, date, units)"))
+    chat.add_argument("--tool-server", metavar="NAME", action="append", default=[], help=translate(
+        "cli.main", "and this tool server's tools, each call asked first (again for more)"))
     from cli.engines import add_parser as add_engine_parser
 
     add_engine_parser(commands)

@@ -1405,6 +1405,14 @@ Nothing is sent until you send it there.</source>
         <translation>在终端中对话（不保存）</translation>
     </message>
     <message>
+        <source>let the model use Hearth&apos;s own tools (calculator, date, units)</source>
+        <translation>让模型使用 Hearth 自带的工具（计算器、日期、单位换算）</translation>
+    </message>
+    <message>
+        <source>and this tool server&apos;s tools, each call asked first (again for more)</source>
+        <translation>以及此工具服务器的工具，每次调用前先询问（可重复指定）</translation>
+    </message>
+    <message>
         <source>the model library</source>
         <translation>模型库</translation>
     </message>
@@ -1583,6 +1591,28 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>remove a server</source>
         <translation>删除服务器</translation>
+    </message>
+    <message>
+        <source>Tools work with the local model for now, not with an intranet engine.</source>
+        <translation>目前工具只能与本地模型一起使用，不能与内网引擎一起使用。</translation>
+    </message>
+    <message>
+        <source>The model wants to run {server} › {tool} with:
+{arguments}</source>
+        <translation>模型想要运行 {server} › {tool}，参数为：
+{arguments}</translation>
+    </message>
+    <message>
+        <source>Run it? [o]nce, [a]lways in this chat, [r]efuse: </source>
+        <translation>运行吗？[o] 仅此一次，[a] 在此对话中总是允许，[r] 拒绝：</translation>
+    </message>
+    <message>
+        <source>{tool}: refused</source>
+        <translation>{tool}：已拒绝</translation>
+    </message>
+    <message>
+        <source>{tool}: {result}</source>
+        <translation>{tool}：{result}</translation>
     </message>
 </context>
 <context>
@@ -2056,6 +2086,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>{command}: no such program.</source>
         <translation>{command}：没有这个程序。</translation>
+    </message>
+    <message>
+        <source>[{count} characters of the result were left out]</source>
+        <translation>[结果中有 {count} 个字符被省略]</translation>
     </message>
 </context>
 <context>

@@ -135,6 +135,21 @@ class ToolHost:
 
         return self._wait(call, seconds)
 
+    def submit(self, server: str, tool: str, arguments: dict[str, Any],
+               seconds: float = CALL_SECONDS) -> concurrent.futures.Future:
+        """``call`` without waiting: a future of its ToolResult (or its ToolError), for a
+        turn that must not block its thread."""
+        future: concurrent.futures.Future = concurrent.futures.Future()
+
+        def work() -> None:
+            try:
+                future.set_result(self.call(server, tool, arguments, seconds))
+            except Exception as exc:
+                future.set_exception(exc)
+
+        threading.Thread(target=work, name="hearth-tool-call", daemon=True).start()
+        return future
+
     def stop(self, name: str) -> None:
         connection = self._connections.get(name)
         if connection is not None and self._loop is not None:

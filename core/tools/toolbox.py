@@ -1,0 +1,70 @@
+"""A chat's toolbox: Hearth's own tools and the tools of the servers switched on for it,
+as the turn's tool steps use them (``core.tool_steps.Toolbox``). A server is started
+here, at its first use in a chat, never before."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import Future
+
+from core.tool_steps import Toolbox
+from core.tools.builtin import BUILTIN, TOOLS, run_builtin
+from core.tools.choice import DEFAULT_LIMIT, ToolCall, ToolSpec
+from core.tools.host import ToolHost
+from core.tools.mcp_client import ToolResult
+from core.tools.servers import ToolError
+from i18n import translate
+
+
+def builtin_specs() -> tuple[ToolSpec, ...]:
+    return tuple(ToolSpec(BUILTIN, t.name, t.description, t.schema, read_only=True) for t in TOOLS)
+
+
+def _text(result: ToolResult) -> tuple[str, bool]:
+    if not result.cut:
+        return result.text, result.is_error
+    return result.text + "\n" + translate("core.tools", "[{count} characters of the result were left "
+                                          "out]").format(count=result.cut), result.is_error
+
+
+def make_toolbox(host: ToolHost | None, servers: Sequence[str] = (), builtins_unasked: bool = True,
+                 allowed: set[tuple[str, str]] | None = None, limit: int = DEFAULT_LIMIT) -> Toolbox:
+    """Hearth's tools and those of ``servers`` (each started now if it is not running:
+    ToolError says why one cannot). ``allowed``: the (server, tool) pairs the user said
+    may always run in this chat, added to by "always"."""
+    specs = list(builtin_specs())
+    taken = {spec.name for spec in specs}
+    for name in servers:
+        assert host is not None
+        for tool in host.start(name):
+            if tool.name not in taken:  # the first of two tools of one name is the one offered
+                taken.add(tool.name)
+                specs.append(ToolSpec(tool.server, tool.name, tool.description, tool.schema))
+    always = allowed if allowed is not None else set()
+
+    def run(call: ToolCall) -> Future:
+        if call.server == BUILTIN:
+            done: Future = Future()
+            done.set_result(run_builtin(call.name, call.arguments))
+            return done
+        assert host is not None
+        outcome: Future = Future()
+
+        def finished(future: Future) -> None:
+            try:
+                outcome.set_result(_text(future.result()))
+            except ToolError as exc:
+                outcome.set_result((str(exc), True))
+            except Exception as exc:  # the model hears that it failed; the log has the rest
+                outcome.set_result((f"the tool failed ({type(exc).__name__})", True))
+
+        host.submit(call.server, call.name, call.arguments).add_done_callback(finished)
+        return outcome
+
+    def unasked(call: ToolCall) -> bool:
+        return (call.server == BUILTIN and builtins_unasked) or (call.server, call.name) in always
+
+    def remember(call: ToolCall) -> None:
+        always.add((call.server, call.name))
+
+    return Toolbox(tuple(specs), run, unasked, remember, limit)
