@@ -36,6 +36,17 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from core.api_protocol import timed_protocol
+from core.api_tools import (
+    ApiTools,
+    ToolsRefused,
+    choosing,
+    chosen_call,
+    read_messages,
+    read_tools,
+    tool_calls,
+)
+from core.tools.choice import ToolCall
 from i18n import translate
 from inference.protocol import (
     ChatMessage,
@@ -164,17 +175,26 @@ def create_app(backend: Backend, token: str, port: int | None = None) -> Starlet
             return error(404, f"The model {body.get('model')!r} does not exist; this server has {model!r}.",
                          code="model_not_found")
         try:
-            messages = [ChatMessage(str(m["role"]), str(m.get("content") or "")) for m in body["messages"]]
+            tools = read_tools(body)
+            messages = read_messages(body["messages"])
+        except ToolsRefused as exc:
+            return error(400, str(exc))
+        try:
             params = SamplingParams(
                 max_tokens=int(body.get("max_tokens") or body.get("max_completion_tokens") or 512),
                 temperature=float(body.get("temperature", 0.7)), top_p=float(body.get("top_p", 0.95)),
                 seed=None if body.get("seed") is None else int(body["seed"]), prompt_lookup=True)
         except (KeyError, TypeError, ValueError) as exc:
             return error(400, f"Malformed request: {exc}.")
-        if any(m.role not in ("system", "user", "assistant") for m in messages):
-            return error(400, "Message roles must be system, user or assistant.")
         rid = next(API_IDS)
         created = int(time.time())
+        if tools is not None:  # the model chooses first: a call goes back for the client to run
+            called = await choose(rid, messages, tools, params)
+            if isinstance(called, Response):
+                return called
+            if called is not None:
+                return answer_calls(tool_calls(called, rid), rid, model, created, bool(body.get("stream")))
+            rid = next(API_IDS)
         if body.get("stream"):
             return StreamingResponse(stream(rid, messages, params, model, created), media_type="text/event-stream")
         text, stats, failure = "", None, None
@@ -197,6 +217,31 @@ def create_app(backend: Backend, token: str, port: int | None = None) -> Starlet
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
                          "finish_reason": "length" if stats and stats.tokens >= params.max_tokens else "stop"}],
             "usage": usage})
+
+    async def choose(rid: int, messages: list[ChatMessage], tools: ApiTools,
+                     params: SamplingParams) -> ToolCall | Response | None:
+        asked, choosing_params = choosing(messages, tools, params)
+        text = ""
+        async for event in events(rid, list(asked), choosing_params):
+            if isinstance(event, Chunk):
+                text += event.text
+            elif isinstance(event, Failed):
+                return error(400, event.reason)
+        return chosen_call(text, tools)
+
+    def answer_calls(calls: list[dict], rid: int, model: str, created: int, streamed: bool) -> Response:
+        head = {"id": f"chatcmpl-{rid}", "created": created, "model": model}
+        if not streamed:
+            return JSONResponse({**head, "object": "chat.completion", "choices": [{
+                "index": 0, "message": {"role": "assistant", "content": None, "tool_calls": calls},
+                "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": 0, "completion_tokens": 0,
+                                                           "total_tokens": 0}})
+        deltas = [{"role": "assistant", "content": None,
+                   "tool_calls": [{"index": i, **call} for i, call in enumerate(calls)]}, {}]
+        lines = [json.dumps({**head, "object": "chat.completion.chunk", "choices": [{
+            "index": 0, "delta": delta, "finish_reason": None if delta else "tool_calls"}]}) for delta in deltas]
+        return StreamingResponse(iter([*(f"data: {line}\n\n" for line in lines), "data: [DONE]\n\n"]),
+                                 media_type="text/event-stream")
 
     async def events(rid: int, messages: list[ChatMessage], params: SamplingParams) -> AsyncIterator[Event]:
         loop = asyncio.get_running_loop()
@@ -267,63 +312,6 @@ def create_app(backend: Backend, token: str, port: int | None = None) -> Starlet
         Route("/v1/chat/completions", chat, methods=["POST"]),
         Route("/v1/embeddings", embeddings, methods=["POST"]),
     ], middleware=middleware)
-
-
-def timed_protocol(request_timeout: float) -> type:
-    """uvicorn's h11 protocol with a deadline for each request to arrive whole.
-
-    uvicorn has no header time-out: a connection that never finishes its headers (or
-    trickles a byte every few seconds, which also resets the keep-alive timer) is held for
-    ever. Here the request line, headers and body must all arrive within
-    ``request_timeout`` of the connection being made or of the previous answer, or the
-    connection is closed."""
-    import h11
-    from uvicorn.protocols.http.h11_impl import H11Protocol
-
-    class TimedH11Protocol(H11Protocol):
-        _deadline: asyncio.TimerHandle | None = None
-
-        def _arm(self) -> None:
-            self._disarm()
-            self._deadline = self.loop.call_later(request_timeout, self._too_slow)
-
-        def _disarm(self) -> None:
-            if self._deadline is not None:
-                self._deadline.cancel()
-                self._deadline = None
-
-        def _received_whole(self) -> None:
-            if self.conn.their_state not in (h11.IDLE, h11.SEND_BODY):
-                self._disarm()
-
-        def _too_slow(self) -> None:
-            self._deadline = None
-            if not self.transport.is_closing():
-                log.warning("closed an API connection whose request did not arrive within %.0f s",
-                            request_timeout)
-                self.transport.close()
-
-        def connection_made(self, transport: Any) -> None:
-            super().connection_made(transport)
-            self._arm()
-
-        def data_received(self, data: bytes) -> None:
-            super().data_received(data)
-            self._received_whole()
-
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            if not self.transport.is_closing():
-                if self.conn.their_state is h11.IDLE:
-                    self._arm()  # the next request on a kept-alive connection
-                else:
-                    self._received_whole()  # a pipelined one, already read
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
-            super().connection_lost(exc)
-
-    return TimedH11Protocol
 
 
 class ApiServer:

@@ -52,12 +52,13 @@ def usable_schema(schema: Any) -> dict[str, Any]:
     return schema
 
 
-def choice_grammar(tools: Sequence[tuple[str, dict[str, Any]]]) -> str:
+def choice_grammar(tools: Sequence[tuple[str, dict[str, Any]]], allow_none: bool = True) -> str:
     """GBNF for ``{"tool": NAME, "arguments": {...}}`` for each (name, schema) in
-    ``tools``, or ``{"tool": "none"}``."""
+    ``tools``, or (``allow_none``) ``{"tool": "none"}``."""
     alternatives: list[dict[str, Any]] = [
         {"type": "object", "properties": {"tool": {"const": name}, "arguments": usable_schema(schema)},
          "required": ["tool", "arguments"]}
         for name, schema in tools if name != NO_TOOL]
-    alternatives.append({"type": "object", "properties": {"tool": {"const": NO_TOOL}}, "required": ["tool"]})
+    if allow_none or not alternatives:
+        alternatives.append({"type": "object", "properties": {"tool": {"const": NO_TOOL}}, "required": ["tool"]})
     return _gbnf({"anyOf": alternatives})
