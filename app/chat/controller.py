@@ -18,6 +18,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from app.chat.bridge import TurnSignals, WorkerBridge
+from app.chat.chat_tools import ChatTools
 from app.chat.chats import Chats
 from app.chat.local_model import LocalModel
 from core.drafts import Drafts
@@ -102,6 +103,8 @@ class ChatController(QObject):
         self.current_chat: Chat | None = None
         self.drafts: Drafts | None = None  # while unlocked: the chats' unsent text
         self.chats = Chats(self)
+        self.tools = ChatTools(self)  # each chat's tools, and the call waiting for the user
+        self.turns.tools_for = self.tools.toolbox
 
     # Vault ------------------------------------------------------------------------
     @property

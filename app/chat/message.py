@@ -21,6 +21,7 @@ from app.chat.editing import QuestionEditor
 from app.chat.markdown import MarkdownView
 from app.chat.message_actions import MessageActions
 from app.chat.sources import SourceList
+from app.chat.tool_calls import ToolCallsView
 from app.shell import style
 from app.shell.a11y import named
 from app.shell.style import shade
@@ -84,6 +85,7 @@ class MessageWidget(QFrame):
         self._reading: tuple[float, int] | None = None  # when reading the prompt began, and where
         self.sources = SourceList(self)
         self.sources.source_requested.connect(self.source_requested)
+        self.tool_calls = ToolCallsView(self)  # the calls the answer made, collapsed
         # Where the model is too weak for a document question: said here, at the answer,
         # with the documents' own best sentences offered in its place (core.answers).
         self.caution_block = AnswerCaution(self)
@@ -119,6 +121,7 @@ class MessageWidget(QFrame):
             self.editor.cancelled.connect(self.stop_editing)
             layout.addWidget(self.editor)
         self.caution_block.add_to(layout)
+        layout.addWidget(self.tool_calls)
         layout.addWidget(self.sources)
         layout.addWidget(self.info)
         self.show_message(message)
@@ -227,6 +230,7 @@ class MessageWidget(QFrame):
         self.set_state(message.status, message.stats)
         self.set_sources(sources if isinstance(sources, list) else None, message.stats.get("support"))
         self.caution_block.set_stats(message.stats if answer else {})
+        self.tool_calls.set_steps(message.stats.get("steps") if answer else None)
 
     def set_state(self, status: str, stats: dict) -> None:
         self.status = status
@@ -262,7 +266,8 @@ class MessageWidget(QFrame):
 
     def focus_chain(self) -> list[QWidget]:
         """Its stops in the tab order, as they are laid out: the header's buttons, the text, the sources."""
-        return [*self.header_actions.buttons(), self.body, *self.sources.buttons]
+        calls = [self.tool_calls.toggle] if self.tool_calls.isVisibleTo(self) else []
+        return [*self.header_actions.buttons(), self.body, *calls, *self.sources.buttons]
 
     def announcement(self) -> str:
         """What a screen reader says once the answer is finished (or stopped, or failed)."""

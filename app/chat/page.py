@@ -22,14 +22,15 @@ from PySide6.QtWidgets import (
 )
 
 from app.chat.conversation import ChatInput, ConversationView
+from app.chat.tool_calls import ToolApproval
 from app.shell.a11y import named
 from app.shell.text import ElidedLabel, plain
 from i18n import translate
 
 # The parts the window (and its tests) reach by name.
 PARTS = ("new_chat_button", "search", "chat_list", "delete_chat_button", "chat_title", "model_picker",
-         "documents_button", "documents_menu", "conversation", "notice", "input", "send_button",
-         "stop_button", "regenerate_button")
+         "documents_button", "documents_menu", "tools_button", "tools_menu", "conversation", "notice",
+         "tool_approval", "input", "send_button", "stop_button", "regenerate_button")
 
 
 class ChatPage(QSplitter):
@@ -65,9 +66,16 @@ class ChatPage(QSplitter):
         self.documents_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.documents_menu = QMenu(self.documents_button)
         self.documents_button.setMenu(self.documents_menu)
+        self.tools_button = QToolButton()
+        self.tools_button.setText(translate("chat.page", "Tools: off"))
+        self.tools_button.setToolTip(translate("chat.page", "Tools the model may use in this chat"))
+        self.tools_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.tools_menu = QMenu(self.tools_button)
+        self.tools_button.setMenu(self.tools_menu)
         header = QHBoxLayout()
         header.addWidget(self.chat_title, 1)
         header.addWidget(self.documents_button)
+        header.addWidget(self.tools_button)
         header.addWidget(self.model_picker)
         self.conversation = ConversationView()
         self.conversation.focus_chain_changed.connect(self.update_tab_order)
@@ -92,6 +100,8 @@ class ChatPage(QSplitter):
         right_layout.addLayout(header)
         right_layout.addWidget(self.conversation, 1)
         right_layout.addWidget(self.notice)
+        self.tool_approval = ToolApproval()  # a call waiting for the user's word
+        right_layout.addWidget(self.tool_approval)
         right_layout.addLayout(input_row)
 
         self.addWidget(left)
@@ -116,6 +126,7 @@ class ChatPage(QSplitter):
         self.chat_title.setAccessibleDescription(translate("chat.page", "Title of this chat"))
         named(self.model_picker, translate("chat.page", "Model"), self.model_picker.toolTip())
         named(self.documents_button, self.documents_button.text(), self.documents_button.toolTip())
+        named(self.tools_button, self.tools_button.text(), self.tools_button.toolTip())
         self.notice.setAccessibleDescription(translate("chat.page", "Notice"))
         send = translate("chat.page", "Send the message (Enter)")
         named(self.send_button, translate("chat.page", "Send"), send)
@@ -130,8 +141,10 @@ class ChatPage(QSplitter):
         """Tab goes as the page reads: the chats, the header, each message in turn (its
         edit button, text and sources), then the input and its buttons."""
         chain = [self.new_chat_button, self.search, self.chat_list, self.delete_chat_button,
-                 self.documents_button, self.model_picker, self.conversation,
-                 *self.conversation.focus_chain(), self.input, self.send_button, self.stop_button,
+                 self.documents_button, self.tools_button, self.model_picker, self.conversation,
+                 *self.conversation.focus_chain(), self.tool_approval.once_button,
+                 self.tool_approval.always_button, self.tool_approval.refuse_button,
+                 self.tool_approval.arguments, self.input, self.send_button, self.stop_button,
                  self.regenerate_button]
         for first, second in pairwise(chain):
             QWidget.setTabOrder(first, second)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from app.chat.actions import ConversationActions
 from app.chat.chat_list import ChatListActions
+from app.chat.chat_tools import ToolsMenu
 from app.chat.composer import Composer
 from app.chat.controller import ChatController
 from app.chat.conversation import ChatInput, ConversationView
@@ -107,6 +108,7 @@ class MainWindow(QMainWindow):
         self.composer = Composer(self)
         self.dialogs = WindowDialogs(self)
         self.engine_actions = EngineActions(self)
+        self.chat_tools = ToolsMenu(self)  # the header's Tools menu and the approval panel
         controller.disclose = self.engine_actions.disclose
         self.setAcceptDrops(True)
         self.resize(1000, 700)
@@ -183,6 +185,7 @@ class MainWindow(QMainWindow):
         delete.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)  # (the keyword is ignored)
         self.model_picker.activated.connect(self.header.pick_model)
         self.documents_menu.aboutToShow.connect(self.header.refresh_documents_menu)
+        self.chat_tools.wire_page()
         self.conversation.source_requested.connect(actions.open_source)
         self.conversation.edit_requested.connect(actions.edit_question)
         self.conversation.edit_submitted.connect(actions.ask_edited)

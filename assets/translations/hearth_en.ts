@@ -36,6 +36,16 @@
     </message>
 </context>
 <context>
+    <name>chat.tools</name>
+    <message numerus="yes">
+        <source>Used %n tool call(s)</source>
+        <translation>
+            <numerusform>Used %n tool call</numerusform>
+            <numerusform>Used %n tool calls</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>cli.commands</name>
     <message numerus="yes">
         <source>%n chunks</source>

@@ -676,6 +676,14 @@ Nothing is sent until you send it there.</source>
         <translation>在此对话中根据你的文档回答</translation>
     </message>
     <message>
+        <source>Tools: off</source>
+        <translation>工具：关</translation>
+    </message>
+    <message>
+        <source>Tools the model may use in this chat</source>
+        <translation>模型在此对话中可以使用的工具</translation>
+    </message>
+    <message>
         <source>Send</source>
         <translation>发送</translation>
     </message>
@@ -903,6 +911,87 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>Supports the answer: “{sentence}”</source>
         <translation>支持这个回答的句子：“{sentence}”</translation>
+    </message>
+</context>
+<context>
+    <name>chat.tools</name>
+    <message>
+        <source>Hearth</source>
+        <translation>Hearth</translation>
+    </message>
+    <message>
+        <source>Hearth&apos;s tools (calculator, date, units)</source>
+        <translation>Hearth 自带的工具（计算器、日期、单位换算）</translation>
+    </message>
+    <message>
+        <source>Tools: {names}</source>
+        <translation>工具：{names}</translation>
+    </message>
+    <message>
+        <source>Tools: off</source>
+        <translation>工具：关</translation>
+    </message>
+    <message>
+        <source>{name} is running in its sandbox; its tools are on in this chat.</source>
+        <translation>{name} 已在沙箱中运行；它的工具已在此对话中开启。</translation>
+    </message>
+    <message>
+        <source>The call&apos;s arguments</source>
+        <translation>这次调用的参数</translation>
+    </message>
+    <message>
+        <source>Everything the tool would be given</source>
+        <translation>工具将得到的全部内容</translation>
+    </message>
+    <message>
+        <source>Run once</source>
+        <translation>运行一次</translation>
+    </message>
+    <message>
+        <source>Always in this chat</source>
+        <translation>在此对话中总是允许</translation>
+    </message>
+    <message>
+        <source>Refuse</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>This tool runs without asking in this chat from now on</source>
+        <translation>从现在起，此工具在此对话中运行时不再询问</translation>
+    </message>
+    <message>
+        <source>The model is told you refused, and answers without it</source>
+        <translation>模型会得知你拒绝了，并在没有它的情况下回答</translation>
+    </message>
+    <message>
+        <source>The model wants to run {tool} from {server}. Run it?</source>
+        <translation>模型想要运行 {server} 的 {tool}。要运行吗？</translation>
+    </message>
+    <message>
+        <source>refused by you</source>
+        <translation>已被你拒绝</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>[{count} more characters not kept]</source>
+        <translation>[另有 {count} 个字符未保存]</translation>
+    </message>
+    <message>
+        <source>failed: {why}</source>
+        <translation>失败：{why}</translation>
+    </message>
+    <message numerus="yes">
+        <source>Used %n tool call(s)</source>
+        <translation>
+            <numerusform>使用了 %n 次工具调用</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Show the calls and their results</source>
+        <translation>显示调用及其结果</translation>
     </message>
 </context>
 <context>

@@ -150,6 +150,10 @@ class ToolHost:
         threading.Thread(target=work, name="hearth-tool-call", daemon=True).start()
         return future
 
+    def running(self, name: str) -> bool:
+        connection = self._connections.get(name)
+        return connection is not None and connection.running
+
     def stop(self, name: str) -> None:
         connection = self._connections.get(name)
         if connection is not None and self._loop is not None:

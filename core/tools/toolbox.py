@@ -28,11 +28,12 @@ def _text(result: ToolResult) -> tuple[str, bool]:
 
 
 def make_toolbox(host: ToolHost | None, servers: Sequence[str] = (), builtins_unasked: bool = True,
-                 allowed: set[tuple[str, str]] | None = None, limit: int = DEFAULT_LIMIT) -> Toolbox:
-    """Hearth's tools and those of ``servers`` (each started now if it is not running:
-    ToolError says why one cannot). ``allowed``: the (server, tool) pairs the user said
-    may always run in this chat, added to by "always"."""
-    specs = list(builtin_specs())
+                 allowed: set[tuple[str, str]] | None = None, limit: int = DEFAULT_LIMIT,
+                 builtins: bool = True) -> Toolbox:
+    """Hearth's tools (``builtins``) and those of ``servers`` (each started now if it is
+    not running: ToolError says why one cannot). ``allowed``: the (server, tool) pairs the
+    user said may always run in this chat, added to by "always"."""
+    specs = list(builtin_specs()) if builtins else []
     taken = {spec.name for spec in specs}
     for name in servers:
         assert host is not None

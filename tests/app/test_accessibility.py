@@ -229,7 +229,7 @@ def test_the_tab_order_follows_the_page(qtbot, cited_window) -> None:
     window, _source = cited_window
     question, answer = window.conversation.message_widgets()
     expected = [window.new_chat_button, window.search, window.chat_list, window.delete_chat_button,
-                window.documents_button, window.model_picker, window.conversation,
+                window.documents_button, window.tools_button, window.model_picker, window.conversation,
                 question.copy_button, question.edit_button, question.delete_button, question.body,
                 answer.copy_button, answer.delete_button, answer.body, answer.sources.buttons[0],
                 window.input, window.send_button, window.regenerate_button]

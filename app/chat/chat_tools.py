@@ -1,0 +1,169 @@
+"""The window's tools (#44): which tools each chat may use, the servers started for it, and
+the user's word on each call.
+
+A chat's choice lives in its settings (encrypted with the chat): ``tools`` = {"builtin":
+Hearth's own tools on, "servers": the servers ticked}, and ``tools_always``: the (server,
+tool) pairs the user allowed to run unasked in it. A server starts when the user ticks it
+in a chat (its first use), on a thread of its own, never at launch; a turn uses the
+servers that are running, so it never waits for one to start. Tools are off in a new
+chat: the starter model, small as it is, often asks for a tool it does not need.
+
+``ChatTools`` is the controller's (no widgets); ``ToolsMenu`` is the window's header menu
+and the approval panel, wired to it.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, cast
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from core.tool_steps import ALWAYS, Toolbox
+from core.tools import ToolError
+from core.tools.choice import ToolCall
+from core.tools.toolbox import make_toolbox
+from i18n import translate
+
+SETTING, ALWAYS_SETTING = "tools", "tools_always"
+
+
+def chat_tools(settings: dict[str, Any]) -> tuple[bool, list[str]]:
+    """(Hearth's tools on, the servers ticked) in a chat's settings."""
+    chosen: dict[str, Any] = settings[SETTING] if isinstance(settings.get(SETTING), dict) else {}
+    servers = [s for s in chosen.get("servers") or [] if isinstance(s, str)]
+    return bool(chosen.get("builtin")), servers
+
+
+class ChatTools(QObject):
+    """The controller's side: a turn's toolbox, the call waiting, servers started."""
+
+    server_started = Signal(str, str)  # (server, "" or why it could not start), on the UI thread
+    _started = Signal(str, str)  # the same, from the starting thread
+
+    def __init__(self, controller: Any) -> None:
+        super().__init__(cast(QObject, controller))
+        self.controller = controller
+        self.waiting: ToolCall | None = None
+        self._started.connect(self.server_started)  # queued: across threads
+        controller.tool_proposed.connect(self._proposed)
+
+    def toolbox(self, chat_id: int) -> Toolbox | None:
+        """The turn machine's ``tools_for``: the chat's tools (None: off)."""
+        chat = self.controller.current_chat
+        session = self.controller.session
+        if chat is None or chat.id != chat_id or session is None:
+            return None
+        builtin, servers = chat_tools(chat.settings)
+        running = [name for name in servers if session.tools.running(name)]
+        if not builtin and not running:
+            return None
+        always = {(str(pair[0]), str(pair[1])) for pair in chat.settings.get(ALWAYS_SETTING) or []
+                  if isinstance(pair, list) and len(pair) == 2}
+        try:
+            return make_toolbox(session.tools, running, builtins=builtin, allowed=always)
+        except ToolError as exc:  # a server that stopped since: said, and the rest still works
+            self.controller.notice.emit(str(exc))
+            return make_toolbox(None, (), builtins=builtin, allowed=always) if builtin else None
+
+    def set_chat_tools(self, builtin: bool, servers: list[str]) -> None:
+        controller = self.controller
+        chat = controller.current_chat or controller.chats.new()
+        controller.set_chat_settings(chat.id, {**chat.settings, SETTING: {"builtin": builtin, "servers": servers}})
+        session = controller.session
+        for name in servers:
+            if session is not None and not session.tools.running(name):
+                self._start(session, name)
+
+    def _start(self, session: Any, name: str) -> None:
+        def start() -> None:
+            try:
+                session.tools.start(name)
+            except ToolError as exc:
+                self._started.emit(name, str(exc))
+            else:
+                self._started.emit(name, "")
+
+        threading.Thread(target=start, name="hearth-tool-start", daemon=True).start()
+
+    @Slot(int, object)
+    def _proposed(self, _message_id: int, call: ToolCall) -> None:
+        self.waiting = call
+
+    def decide(self, decision: str) -> None:
+        """The user's word on the call waiting; "always" is kept in the chat's settings."""
+        call, self.waiting = self.waiting, None
+        controller = self.controller
+        chat = controller.current_chat
+        if decision == ALWAYS and call is not None and chat is not None:
+            kept = [pair for pair in chat.settings.get(ALWAYS_SETTING) or [] if isinstance(pair, list)]
+            controller.set_chat_settings(chat.id, {**chat.settings, ALWAYS_SETTING: [*kept, [call.server, call.name]]})
+        controller.turns.decide_tool(decision)
+
+
+class ToolsMenu(QObject):
+    """The window's side: the header's Tools menu and the approval panel."""
+
+    def __init__(self, window: Any) -> None:
+        super().__init__(cast(QObject, window))
+        self.window = window
+        self.tools: ChatTools = window.controller.tools
+        window.controller.tool_proposed.connect(self._ask)
+        window.controller.busy_changed.connect(self._busy)
+        window.controller.chat_selected.connect(self.refresh)  # each chat shows its own
+        window.controller.locked_changed.connect(self.refresh)
+        self.tools.server_started.connect(self._server_started)
+
+    def wire_page(self) -> None:
+        """The page's parts (again after each rebuild of the page, in another language)."""
+        self.window.tools_menu.aboutToShow.connect(self.refresh)
+        self.window.tool_approval.decided.connect(self.tools.decide)
+
+    @Slot()
+    def refresh(self, *_args: object) -> None:
+        window, controller = self.window, self.window.controller
+        menu, button = window.tools_menu, window.tools_button
+        menu.clear()
+        chat = controller.current_chat
+        builtin, servers = chat_tools(chat.settings if chat else {})
+        shown = [translate("chat.tools", "Hearth")] if builtin else []
+        if not controller.locked:
+            own = menu.addAction(translate("chat.tools", "Hearth's tools (calculator, date, units)"))
+            own.setCheckable(True)
+            own.setChecked(builtin)
+            own.setData("")
+            own.toggled.connect(self._toggled)
+            records = controller.session.tool_servers.records() if controller.session else []
+            if records:
+                menu.addSeparator()
+            for record in records:
+                action = menu.addAction(record.name)
+                action.setCheckable(True)
+                action.setChecked(record.name in servers)
+                action.setData(record.name)
+                action.toggled.connect(self._toggled)
+            shown += [name for name in servers if any(r.name == name for r in records)]
+        text = (translate("chat.tools", "Tools: {names}").format(names=", ".join(shown)) if shown
+                else translate("chat.tools", "Tools: off"))
+        button.setText(text)
+        button.setAccessibleName(text)
+
+    @Slot(bool)
+    def _toggled(self, _checked: bool) -> None:
+        ticked = [a for a in self.window.tools_menu.actions() if a.isCheckable() and a.isChecked()]
+        self.tools.set_chat_tools(any(a.data() == "" for a in ticked), [a.data() for a in ticked if a.data()])
+        self.refresh()
+
+    @Slot(int, object)
+    def _ask(self, _message_id: int, call: ToolCall) -> None:
+        self.window.tool_approval.ask(call.server, call.name, call.arguments)
+
+    @Slot(bool)
+    def _busy(self, busy: bool) -> None:
+        if not busy:  # the turn ended (stopped, locked, failed): nothing waits any more
+            self.window.tool_approval.hide()
+
+    @Slot(str, str)
+    def _server_started(self, name: str, problem: str) -> None:
+        self.window.show_notice(problem or translate("chat.tools", "{name} is running in its sandbox; "
+                                                     "its tools are on in this chat.").format(name=name))

@@ -1,0 +1,93 @@
+"""Tools in the window (#44): the header's Tools menu switches a chat's tools on, a server
+starts when it is ticked (in its sandbox), a call waits in the approval panel with its
+whole arguments, and the answer shows the calls it made, collapsed. A real window
+offscreen on a real vault; the model's choices scripted; a real MCP server."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.chat.chat_tools import chat_tools
+from tests.app.conftest import WAIT_MS
+from tests.core.test_tool_turns import ScriptedEngine
+from tests.tools.conftest import needs_sandbox, server_args
+
+pytestmark = pytest.mark.gui
+
+
+def tick(window, label: str) -> None:
+    window.chat_tools.refresh()
+    action = next(a for a in window.tools_menu.actions() if a.text() == label)
+    action.setChecked(True)
+
+
+def answered(qtbot, window, text: str) -> None:
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        assert window.controller.send(text)
+
+
+def test_hearths_tools_run_unasked_and_the_answer_shows_its_calls(qtbot, make_window) -> None:
+    engine = ScriptedEngine([{"tool": "calculator", "arguments": {"expression": "1234 * 5678"}}])
+    window = make_window(engine)
+    assert window.tools_button.text() == "Tools: off"
+    tick(window, "Hearth's tools (calculator, date, units)")
+    chat = window.controller.current_chat
+    assert chat_tools(chat.settings) == (True, []) and window.tools_button.text() == "Tools: Hearth"
+    answered(qtbot, window, "What is 1234 times 5678?")
+    answer = window.controller.store.messages(chat.id)[-1]
+    assert "7006652" in answer.content and not window.tool_approval.isVisible()
+    widget = window.conversation.widget_for(answer.id)
+    assert widget.tool_calls.isVisible() and widget.tool_calls.toggle.text() == "Used 1 tool call"
+    widget.tool_calls.toggle.click()
+    assert 'calculator {"expression": "1234 * 5678"} → 7006652' in widget.tool_calls.details.text()
+
+
+def test_tools_are_off_in_a_new_chat(qtbot, make_window) -> None:
+    engine = ScriptedEngine([{"tool": "calculator", "arguments": {"expression": "2+2"}}])
+    window = make_window(engine)
+    answered(qtbot, window, "What is 2 + 2?")
+    assert engine.grammars == []  # no choice was asked for: no tools
+
+
+@needs_sandbox
+def test_a_servers_call_waits_for_the_users_word(qtbot, make_window) -> None:
+    engine = ScriptedEngine([{"tool": "add", "arguments": {"a": 2, "b": 3}},
+                             {"tool": "add", "arguments": {"a": 20, "b": 1}}])
+    window = make_window(engine)
+    command, args = server_args("calm")
+    window.controller.session.tool_servers.add("calm", command, args)
+    with qtbot.waitSignal(window.controller.tools.server_started, timeout=WAIT_MS * 3) as started:
+        tick(window, "calm")
+    assert started.args == ["calm", ""] and "calm is running in its sandbox" in window.notice.text()
+    with qtbot.waitSignal(window.controller.tool_proposed, timeout=WAIT_MS):
+        assert window.controller.send("Add two and three.")
+    panel = window.tool_approval
+    assert panel.isVisible() and "add from calm" in panel.title.text()
+    assert '"a": 2' in panel.arguments.toPlainText() and '"b": 3' in panel.arguments.toPlainText()
+    with qtbot.waitSignal(window.controller.tool_proposed, timeout=WAIT_MS):
+        panel.once_button.click()  # runs; the model then asks for another call
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        panel.refuse_button.click()
+    chat = window.controller.current_chat
+    answer = window.controller.store.messages(chat.id)[-1]
+    assert "5.0" in answer.content and "refused by the user" in answer.content
+    assert [s.get("approval") for s in answer.stats["steps"] if s["kind"] == "tool"] == ["once", "refuse"]
+    assert not panel.isVisible()
+
+
+@needs_sandbox
+def test_lock_while_a_call_waits_ends_the_turn_and_the_server(qtbot, make_window) -> None:
+    engine = ScriptedEngine([{"tool": "where", "arguments": {}}])
+    window = make_window(engine)
+    command, args = server_args("calm")
+    session = window.controller.session
+    session.tool_servers.add("calm", command, args)
+    with qtbot.waitSignal(window.controller.tools.server_started, timeout=WAIT_MS * 3):
+        tick(window, "calm")
+    with qtbot.waitSignal(window.controller.tool_proposed, timeout=WAIT_MS):
+        assert window.controller.send("Where do you run?")
+    assert window.tool_approval.isVisible()
+    with qtbot.waitSignal(window.vault.locked, timeout=WAIT_MS):
+        window.lock_action.trigger()
+    assert not window.tool_approval.isVisible() and not window.controller.busy
+    assert not session.tools.running("calm")
