@@ -60,11 +60,14 @@ class ChatTools(QObject):
             return None
         always = {(str(pair[0]), str(pair[1])) for pair in chat.settings.get(ALWAYS_SETTING) or []
                   if isinstance(pair, list) and len(pair) == 2}
+        finder = self.controller.retrieval_for
+        search = ((lambda query: finder(chat_id, query)) if finder is not None and chat.settings.get("collections")
+                  else None)
         try:
-            return make_toolbox(session.tools, running, builtins=builtin, allowed=always)
+            return make_toolbox(session.tools, running, builtins=builtin, allowed=always, search=search)
         except ToolError as exc:  # a server that stopped since: said, and the rest still works
             self.controller.notice.emit(str(exc))
-            return make_toolbox(None, (), builtins=builtin, allowed=always) if builtin else None
+            return make_toolbox(None, (), builtins=builtin, allowed=always, search=search) if builtin else None
 
     def set_chat_tools(self, builtin: bool, servers: list[str]) -> None:
         controller = self.controller

@@ -4,7 +4,7 @@ here, at its first use in a chat, never before."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 
 from core.tool_steps import Toolbox
@@ -27,13 +27,50 @@ def _text(result: ToolResult) -> tuple[str, bool]:
                                           "out]").format(count=result.cut), result.is_error
 
 
+SEARCH = ToolSpec(BUILTIN, "search_documents", "Search this chat's documents for passages about a query; "
+                  "returns each passage with its file and page. Search again with other words if "
+                  "nothing fits.", {"type": "object", "properties": {"query": {"type": "string"}},
+                                    "required": ["query"]}, read_only=True)
+PASSAGE_CHARACTERS = 700  # of each passage found, in the tool's result
+
+
+def found_text(passages: Sequence[object]) -> str:
+    """The passages a search found, as the tool's result: where each is from, and its text."""
+    if not passages:
+        return "No passage in this chat's documents matches the query."
+    return "\n\n".join(f"[{getattr(p, 'label', '')}]\n{str(getattr(p, 'text', ''))[:PASSAGE_CHARACTERS]}"
+                        for p in passages)
+
+
+def _search(search: Callable[[str], Future | None], arguments: dict) -> Future:
+    outcome: Future = Future()
+    query = arguments.get("query")
+    found = search(query) if isinstance(query, str) and query.strip() else None
+    if found is None:
+        outcome.set_result(("query: give words to search for" if not isinstance(query, str) or not query.strip()
+                            else "This chat has no documents switched on.", True))
+        return outcome
+
+    def done(future: Future) -> None:
+        try:
+            outcome.set_result((found_text(list(future.result())), False))
+        except Exception as exc:  # the search's own failure, in its words
+            outcome.set_result((f"the search failed: {exc}", True))
+
+    found.add_done_callback(done)
+    return outcome
+
+
 def make_toolbox(host: ToolHost | None, servers: Sequence[str] = (), builtins_unasked: bool = True,
                  allowed: set[tuple[str, str]] | None = None, limit: int = DEFAULT_LIMIT,
-                 builtins: bool = True) -> Toolbox:
-    """Hearth's tools (``builtins``) and those of ``servers`` (each started now if it is
-    not running: ToolError says why one cannot). ``allowed``: the (server, tool) pairs the
-    user said may always run in this chat, added to by "always"."""
+                 builtins: bool = True, search: Callable[[str], Future | None] | None = None) -> Toolbox:
+    """Hearth's tools (``builtins``; with ``search``, the chat's documents too) and those
+    of ``servers`` (each started now if it is not running: ToolError says why one cannot).
+    ``allowed``: the (server, tool) pairs the user said may always run in this chat, added
+    to by "always"."""
     specs = list(builtin_specs()) if builtins else []
+    if builtins and search is not None:
+        specs.append(SEARCH)
     taken = {spec.name for spec in specs}
     for name in servers:
         assert host is not None
@@ -44,6 +81,8 @@ def make_toolbox(host: ToolHost | None, servers: Sequence[str] = (), builtins_un
     always = allowed if allowed is not None else set()
 
     def run(call: ToolCall) -> Future:
+        if call.server == BUILTIN and call.name == SEARCH.name and search is not None:
+            return _search(search, call.arguments)
         if call.server == BUILTIN:
             done: Future = Future()
             done.set_result(run_builtin(call.name, call.arguments))

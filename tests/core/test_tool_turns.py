@@ -167,3 +167,46 @@ def test_regenerate_runs_the_tool_steps_again(store: ChatStore) -> None:
     second = store.messages(chat.id)[-1]
     assert second.id != first.id and second.version == (2, 2) and len(ran) == 2
     assert [s["kind"] for s in second.stats["steps"]] == ["choose_tool", "tool", "choose_tool", "generate"]
+
+
+def test_search_then_calculate_then_answer_survives_edit_and_restart(store: ChatStore, vault_path) -> None:
+    from core.tools.toolbox import make_toolbox
+    from inference.rag import Passage
+    from tests.core.test_turns import finding
+    from tests.storage.conftest import reopen
+
+    search = {"tool": "search_documents", "arguments": {"query": "heater fuse spares"}}
+    calc = {"tool": "calculator", "arguments": {"expression": "3 * 12.5"}}
+    engine = ScriptedEngine([search, calc, {"tool": "none"}, search, calc])
+    r = Rig(store, engine)
+    queries: list[str] = []
+
+    def finder(query: str):
+        queries.append(query)
+        return finding([Passage(1, "greenhouse.pdf, page 2", "Three spare fuses cost 12.50 each.",
+                                "/docs/greenhouse.pdf", 2)])
+
+    r.turns.tools_for = lambda _chat: make_toolbox(None, search=finder)
+    chat = store.create_chat()
+    try:
+        ask(r, chat.id, "What do the spare fuses cost together?")
+        r.pump_until(lambda: not r.turns.busy)
+        question = store.messages(chat.id)[0]
+        assert r.turns.edit(chat.id, question.id, "What do three spare fuses cost?",
+                            SamplingParams(max_tokens=64), None)
+        r.pump_until(lambda: not r.turns.busy)
+    finally:
+        r.close()
+    assert queries == ["heater fuse spares", "heater fuse spares"]
+    store.close()
+    again = reopen(vault_path)
+    try:
+        shown = again.messages(chat.id)
+    finally:
+        again.close()
+    assert shown[0].content == "What do three spare fuses cost?"  # the edit's branch is shown
+    answer = shown[-1]
+    tools = [s for s in answer.stats["steps"] if s["kind"] == "tool"]
+    assert [t["tool"] for t in tools] == ["search_documents", "calculator"]
+    assert "greenhouse.pdf, page 2" in tools[0]["result"] and tools[1]["result"] == "37.5"
+    assert "37.5" in answer.content and "greenhouse.pdf, page 2" in answer.content
