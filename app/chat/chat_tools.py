@@ -19,6 +19,7 @@ from typing import Any, cast
 
 from PySide6.QtCore import QObject, Signal, Slot
 
+from app.chat.tools_dialog import ToolsDialog
 from core.tool_steps import ALWAYS, Toolbox
 from core.tools import ToolError
 from core.tools.choice import ToolCall
@@ -114,8 +115,28 @@ class ToolsMenu(QObject):
         window.controller.tool_proposed.connect(self._ask)
         window.controller.busy_changed.connect(self._busy)
         window.controller.chat_selected.connect(self.refresh)  # each chat shows its own
-        window.controller.locked_changed.connect(self.refresh)
+        window.controller.locked_changed.connect(self._locked)
         self.tools.server_started.connect(self._server_started)
+        self.dialog: ToolsDialog | None = None  # Settings ▸ Tools…, while it is open
+
+    @Slot()
+    def show_dialog(self) -> None:
+        session = self.window.controller.session
+        if session is None:
+            return
+        if self.dialog is None:
+            self.dialog = ToolsDialog(session, self.window)
+            self.dialog.changed.connect(self.refresh)
+        self.dialog.show()
+        self.dialog.raise_()
+
+    @Slot(bool)
+    def _locked(self, locked: bool) -> None:
+        if locked and self.dialog is not None:  # it shows this unlock's servers: gone with it
+            self.dialog.close()
+            self.dialog.deleteLater()
+            self.dialog = None
+        self.refresh()
 
     def wire_page(self) -> None:
         """The page's parts (again after each rebuild of the page, in another language)."""
@@ -146,6 +167,8 @@ class ToolsMenu(QObject):
                 action.setData(record.name)
                 action.toggled.connect(self._toggled)
             shown += [name for name in servers if any(r.name == name for r in records)]
+            menu.addSeparator()
+            menu.addAction(translate("chat.tools", "Manage tools…"), self.show_dialog)
         text = (translate("chat.tools", "Tools: {names}").format(names=", ".join(shown)) if shown
                 else translate("chat.tools", "Tools: off"))
         button.setText(text)
@@ -168,5 +191,7 @@ class ToolsMenu(QObject):
 
     @Slot(str, str)
     def _server_started(self, name: str, problem: str) -> None:
-        self.window.show_notice(problem or translate("chat.tools", "{name} is running in its sandbox; "
-                                                     "its tools are on in this chat.").format(name=name))
+        session = self.window.controller.session
+        tools = ", ".join(t.name for t in session.tools.start(name)) if session and not problem else ""
+        self.window.show_notice(problem or translate("chat.tools", "{name} is running in its sandbox; its tools "
+                                                     "are on in this chat: {tools}.").format(name=name, tools=tools))

@@ -59,6 +59,7 @@ def build_menus(self: Any) -> None:
     self.engines_action = _action(settings_menu, translate("shell.menus", "Intranet engines…"),
                                   self.engine_actions.show_engines)
     self.api_action = _action(settings_menu, translate("shell.menus", "Local API…"), self.dialogs.show_api)
+    self.tools_action = _action(settings_menu, translate("shell.menus", "Tools…"), self.chat_tools.show_dialog)
     _action(settings_menu, translate("shell.menus", "Change passphrase…"),
             self.vault.maintenance.change_passphrase)
     _action(settings_menu, translate("shell.menus", "Auto-lock…"), self.vault.set_auto_lock)
@@ -92,4 +93,4 @@ def build_menus(self: Any) -> None:
                           self.lock_action, self.rename_action, self.pin_action, self.delete_action,
                           self.chat_settings_action, self.models_action, self.import_model_action,
                           self.collections_action, self.api_action, self.find_action,
-                          self.regenerate_action, self.engines_action]
+                          self.regenerate_action, self.engines_action, self.tools_action]

@@ -924,6 +924,10 @@ Nothing is sent until you send it there.</source>
         <translation>Hearth 自带的工具（计算器、日期、单位换算）</translation>
     </message>
     <message>
+        <source>Manage tools…</source>
+        <translation>管理工具…</translation>
+    </message>
+    <message>
         <source>Tools: {names}</source>
         <translation>工具：{names}</translation>
     </message>
@@ -932,8 +936,8 @@ Nothing is sent until you send it there.</source>
         <translation>工具：关</translation>
     </message>
     <message>
-        <source>{name} is running in its sandbox; its tools are on in this chat.</source>
-        <translation>{name} 已在沙箱中运行；它的工具已在此对话中开启。</translation>
+        <source>{name} is running in its sandbox; its tools are on in this chat: {tools}.</source>
+        <translation>{name} 已在沙箱中运行；它的工具已在此对话中开启：{tools}。</translation>
     </message>
     <message>
         <source>The call&apos;s arguments</source>
@@ -992,6 +996,111 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>Show the calls and their results</source>
         <translation>显示调用及其结果</translation>
+    </message>
+</context>
+<context>
+    <name>chat.tools_dialog</name>
+    <message>
+        <source>Each server runs in a sandbox: no network at all, only the folders you give it, its own processes only.</source>
+        <translation>每个服务器都在沙箱中运行：完全没有网络，只能访问你给它的文件夹，只能接触它自己的进程。</translation>
+    </message>
+    <message>
+        <source>This computer cannot confine tool servers fully ({missing}). A server starts only if you allow that when you add it.</source>
+        <translation>这台电脑无法完全限制工具服务器（{missing}）。只有在添加时你允许了，服务器才会启动。</translation>
+    </message>
+    <message>
+        <source>May read: {folders}</source>
+        <translation>可读取：{folders}</translation>
+    </message>
+    <message>
+        <source>May write: {folders}</source>
+        <translation>可写入：{folders}</translation>
+    </message>
+    <message>
+        <source>Variables: {names}</source>
+        <translation>环境变量：{names}</translation>
+    </message>
+    <message>
+        <source>Add a tool server</source>
+        <translation>添加工具服务器</translation>
+    </message>
+    <message>
+        <source>folders, separated by ;</source>
+        <translation>文件夹，用 ; 分隔</translation>
+    </message>
+    <message>
+        <source>Allow it to run although this computer cannot confine it fully</source>
+        <translation>即使这台电脑无法完全限制它，也允许它运行</translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation>名称：</translation>
+    </message>
+    <message>
+        <source>Program:</source>
+        <translation>程序：</translation>
+    </message>
+    <message>
+        <source>Arguments:</source>
+        <translation>参数：</translation>
+    </message>
+    <message>
+        <source>May read:</source>
+        <translation>可读取：</translation>
+    </message>
+    <message>
+        <source>May read and write:</source>
+        <translation>可读写：</translation>
+    </message>
+    <message>
+        <source>Variables (NAME=value, stored encrypted):</source>
+        <translation>环境变量（名称=值，加密保存）：</translation>
+    </message>
+    <message>
+        <source>Write each variable as NAME=value.</source>
+        <translation>每个变量请写成 名称=值。</translation>
+    </message>
+    <message>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>Tool servers (MCP) the model may use in a chat where you switch them on, each call shown to you first. Adding one starts nothing.</source>
+        <translation>模型可以在你开启它们的对话中使用的工具服务器（MCP），每次调用都会先给你看。添加服务器不会启动它。</translation>
+    </message>
+    <message>
+        <source>Add…</source>
+        <translation>添加…</translation>
+    </message>
+    <message>
+        <source>Check</source>
+        <translation>检查</translation>
+    </message>
+    <message>
+        <source>Start it in its sandbox, list its tools, stop it</source>
+        <translation>在沙箱中启动它，列出它的工具，然后停止</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>No tool server yet. The model can use only Hearth&apos;s own tools.</source>
+        <translation>还没有工具服务器。模型只能使用 Hearth 自带的工具。</translation>
+    </message>
+    <message>
+        <source>Starting {name} in its sandbox…</source>
+        <translation>正在沙箱中启动 {name}…</translation>
+    </message>
+    <message>
+        <source>{name} did not answer: {reason}</source>
+        <translation>{name} 没有应答：{reason}</translation>
+    </message>
+    <message>
+        <source>{name} answered in its sandbox and was stopped. Its tools:
+{tools}</source>
+        <translation>{name} 已在沙箱中应答并被停止。它的工具：
+{tools}</translation>
     </message>
 </context>
 <context>
@@ -4108,6 +4217,10 @@ Nothing is copied, changed or sent.</source>
     <message>
         <source>Local API…</source>
         <translation>本地 API…</translation>
+    </message>
+    <message>
+        <source>Tools…</source>
+        <translation>工具…</translation>
     </message>
     <message>
         <source>Change passphrase…</source>

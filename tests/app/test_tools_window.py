@@ -91,3 +91,39 @@ def test_lock_while_a_call_waits_ends_the_turn_and_the_server(qtbot, make_window
         window.lock_action.trigger()
     assert not window.tool_approval.isVisible() and not window.controller.busy
     assert not session.tools.running("calm")
+
+
+@needs_sandbox
+def test_settings_tools_adds_checks_and_removes_a_server(qtbot, make_window, tmp_path) -> None:
+    window = make_window()
+    window.tools_action.trigger()
+    dialog = window.chat_tools.dialog
+    assert dialog is not None and dialog.isVisible()
+    assert "no network at all" in dialog.confinement.text()
+    assert "No tool server yet" in dialog.details.text()
+    dialog.add_button.click()
+    form = dialog.form
+    command, args = server_args("calm")
+    form.name.setText("calm")
+    form.program.setText(command)
+    form.arguments.setText(" ".join(args))
+    form.read.setText(str(tmp_path / "missing"))
+    form.variables.setPlainText("CALM_TOKEN=t-0123456789")
+    form.ok_button.click()
+    assert form.isVisible() and "is not a folder" in form.problem.text()  # the form stays
+    (tmp_path / "notes").mkdir()
+    form.read.setText(str(tmp_path / "notes"))
+    form.ok_button.click()
+    assert not form.isVisible() and dialog.list.count() == 1
+    assert "CALM_TOKEN" in dialog.details.text() and "t-0123456789" not in dialog.details.text()
+    dialog.check_button.click()
+    qtbot.waitUntil(lambda: "Its tools:" in dialog.details.text() or "did not answer" in dialog.details.text(),
+                    timeout=WAIT_MS * 3)
+    assert "add: Add two numbers." in dialog.details.text()
+    window.chat_tools.refresh()
+    assert "calm" in [a.text() for a in window.tools_menu.actions()]
+    dialog.remove_button.click()
+    assert dialog.list.count() == 0 and window.controller.session.tool_servers.records() == []
+    with qtbot.waitSignal(window.vault.locked, timeout=WAIT_MS):
+        window.lock_action.trigger()
+    assert window.chat_tools.dialog is None  # it showed this unlock's servers
