@@ -20,6 +20,8 @@ from PySide6.QtWidgets import (
 
 from app.shell.a11y import named
 from core.engines import Engines
+from core.tools import sandbox_layers
+from core.tools.host import ToolHost
 from core.vault import data_dir
 from guard import egress
 from i18n import translate
@@ -30,9 +32,11 @@ CONFIRM_WORD = "DELETE"
 class PrivacyDialog(QDialog):
     delete_everything = Signal()
 
-    def __init__(self, parent: QWidget | None = None, engines: Engines | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, engines: Engines | None = None,
+                 tools: ToolHost | None = None) -> None:
         super().__init__(parent)
         self._engines = engines
+        self._tools = tools
         self.setWindowTitle(translate("shell.privacy_dialog", "Privacy"))
         self.resize(620, 460)
         self.report = QLabel()
@@ -99,6 +103,7 @@ class PrivacyDialog(QDialog):
                         "<b>{status}</b>. Hearth makes no network connections but to the intranet "
                         "engines below; every other attempt is refused and counted here.</p>").format(status=status)
             + self._engines_report(locale)
+            + self._tools_report(locale)
             + translate("shell.privacy_dialog", "<p>Blocked attempts: <b>{count}</b></p>").format(
                 count=locale.toString(guard.blocked_count))
             + (f"<ul>{attempts}</ul>" if attempts else "")
@@ -128,6 +133,28 @@ class PrivacyDialog(QDialog):
                           "and only from chats where you chose one. Each may be reached on its one "
                           "address and port; every other destination is refused.</p>")
                 + "<ul>" + "".join(rows) + "</ul>")
+
+    def _tools_report(self, locale: QLocale) -> str:
+        """The tool servers used since the unlock: calls, bytes each way, how each ended."""
+        layers = sandbox_layers()
+        confined = (translate("shell.privacy_dialog", "Tool servers run in a sandbox: no network, only the "
+                              "folders you gave them.") if layers.complete else
+                    translate("shell.privacy_dialog", "Tool servers cannot be fully confined on this computer "
+                              "({missing}); they start only where you allowed that.").format(missing=html.escape(
+                                  "; ".join(w for w in (layers.files, layers.network, layers.processes) if w))))
+        rows = []
+        for audit in self._tools.audit() if self._tools is not None else []:
+            state = (translate("shell.privacy_dialog", "running") if audit.running else
+                     translate("shell.privacy_dialog", "stopped: {why}").format(why=html.escape(audit.problem))
+                     if audit.problem else translate("shell.privacy_dialog", "stopped"))
+            calls = audit.calls  # a plain name: pyside6-lupdate skips a count that is an expression
+            rows.append("<li>" + translate(
+                "shell.privacy_dialog", "<b>{name}</b>: %n call(s), {sent} to it, {received} from it; {state}",
+                None, calls).format(name=html.escape(audit.server), sent=locale.formattedDataSize(audit.bytes_out),
+                                          received=locale.formattedDataSize(audit.bytes_in), state=state) + "</li>")
+        return (translate("shell.privacy_dialog", "<h3>Tools</h3><p>{confined}</p>").format(confined=confined)
+                + ("<ul>" + "".join(rows) + "</ul>" if rows else translate(
+                    "shell.privacy_dialog", "<p>No tool server has run since Hearth was unlocked.</p>")))
 
     @Slot()
     def _delete(self) -> None:

@@ -87,7 +87,8 @@ class WindowDialogs(QObject):
 
     @Slot()
     def show_privacy(self) -> None:
-        dialog = PrivacyDialog(self._widget(), self.controller.engines)
+        session = self.controller.session
+        dialog = PrivacyDialog(self._widget(), self.controller.engines, session.tools if session else None)
         dialog.delete_everything.connect(self.window.vault.maintenance.delete_everything)
         self.privacy_dialog = dialog
         dialog.show()

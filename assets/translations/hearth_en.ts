@@ -219,6 +219,16 @@
     </message>
 </context>
 <context>
+    <name>shell.privacy_dialog</name>
+    <message numerus="yes">
+        <source>&lt;b&gt;{name}&lt;/b&gt;: %n call(s), {sent} to it, {received} from it; {state}</source>
+        <translation>
+            <numerusform>&lt;b&gt;{name}&lt;/b&gt;: %n call, {sent} to it, {received} from it; {state}</numerusform>
+            <numerusform>&lt;b&gt;{name}&lt;/b&gt;: %n calls, {sent} to it, {received} from it; {state}</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>storage.crypto</name>
     <message numerus="yes">
         <source>The passphrase is longer than %n bytes.</source>

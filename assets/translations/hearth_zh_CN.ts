@@ -4358,6 +4358,40 @@ Nothing is copied, changed or sent.</source>
         <translation>&lt;p&gt;内网引擎：你的文本只会发送到这些引擎，且仅来自你选择了其中某个引擎的对话。每个引擎只能通过其唯一的地址和端口访问；其他所有目的地都会被拒绝。&lt;/p&gt;</translation>
     </message>
     <message>
+        <source>Tool servers run in a sandbox: no network, only the folders you gave them.</source>
+        <translation>工具服务器在沙箱中运行：没有网络，只能访问你给它们的文件夹。</translation>
+    </message>
+    <message>
+        <source>Tool servers cannot be fully confined on this computer ({missing}); they start only where you allowed that.</source>
+        <translation>这台电脑无法完全限制工具服务器（{missing}）；只有你允许的服务器才会启动。</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>stopped: {why}</source>
+        <translation>已停止：{why}</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;{name}&lt;/b&gt;: %n call(s), {sent} to it, {received} from it; {state}</source>
+        <translation>
+            <numerusform>&lt;b&gt;{name}&lt;/b&gt;：%n 次调用，发给它 {sent}，从它收到 {received}；{state}</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;Tools&lt;/h3&gt;&lt;p&gt;{confined}&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;工具&lt;/h3&gt;&lt;p&gt;{confined}&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;No tool server has run since Hearth was unlocked.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;自 Hearth 解锁以来，没有运行过工具服务器。&lt;/p&gt;</translation>
+    </message>
+    <message>
         <source>This deletes your chats, documents index, model library, backups, settings and logs from this computer. It cannot be undone.
 
 Type {word} to confirm:</source>

@@ -127,3 +127,17 @@ def test_settings_tools_adds_checks_and_removes_a_server(qtbot, make_window, tmp
     with qtbot.waitSignal(window.vault.locked, timeout=WAIT_MS):
         window.lock_action.trigger()
     assert window.chat_tools.dialog is None  # it showed this unlock's servers
+
+
+@needs_sandbox
+def test_the_privacy_report_counts_each_servers_calls_and_bytes(qtbot, make_window) -> None:
+    window = make_window()
+    session = window.controller.session
+    command, args = server_args("calm")
+    session.tool_servers.add("calm", command, args)
+    session.tools.call("calm", "add", {"a": 1, "b": 2})
+    window.dialogs.show_privacy()
+    report = window.dialogs.privacy_dialog.report.text()
+    assert "Tool servers run in a sandbox" in report
+    assert "<b>calm</b>: 1 call" in report and "running" in report
+    window.dialogs.privacy_dialog.close()
