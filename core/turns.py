@@ -204,8 +204,7 @@ class TurnMachine:
         question = messages[-1].content if len(messages) > 1 else ""
         turn = Turn(next(self._ids), chat_id, placeholder.id, version_of, edited, "", self._clock(),
                     engine=engine, model=model, question=question)
-        # Tools with the local model for now: an engine's own tool calls come with #44's next step.
-        turn.toolbox = self.tools_for(chat_id) if self.tools_for is not None and not engine else None
+        turn.toolbox = self.tools_for(chat_id) if self.tools_for is not None else None  # (engines: if able)
         self._set_active(turn)
         turn.plan = plan(Generate(turn.request_id, chat_id, messages, params, None, engine, model), retrieval_for,
                          tools=turn.toolbox is not None)

@@ -20,6 +20,9 @@ SCHEMA_LIMIT = 8192  # characters of one tool's schema, as JSON
 DEPTH_LIMIT = 6
 ANY_OBJECT: dict[str, Any] = {"type": "object"}
 NO_TOOL = "none"
+# The engines whose own sampler follows a GBNF grammar sent with the request
+# (``RemoteEngine.request_body``): llama.cpp's server, vLLM (xgrammar). Others: no tools.
+GRAMMAR_ENGINES = frozenset({"llama.cpp", "vllm"})
 
 
 def _depth(value: Any, level: int = 0) -> int:

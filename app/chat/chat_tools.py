@@ -20,10 +20,11 @@ from typing import Any, cast
 from PySide6.QtCore import QObject, Signal, Slot
 
 from app.chat.tools_dialog import ToolsDialog
+from core.history import route
 from core.tool_steps import ALWAYS, Toolbox
 from core.tools import ToolError
 from core.tools.choice import ToolCall
-from core.tools.toolbox import make_toolbox
+from core.tools.toolbox import GRAMMAR_ENGINES, make_toolbox
 from i18n import translate
 
 SETTING, ALWAYS_SETTING = "tools", "tools_always"
@@ -34,6 +35,16 @@ def chat_tools(settings: dict[str, Any]) -> tuple[bool, list[str]]:
     chosen: dict[str, Any] = settings[SETTING] if isinstance(settings.get(SETTING), dict) else {}
     servers = [s for s in chosen.get("servers") or [] if isinstance(s, str)]
     return bool(chosen.get("builtin")), servers
+
+
+def tools_work(chat: Any, engines: Any) -> bool:
+    """Whether the chat's model can choose a tool under a grammar: the local model, or an
+    engine whose server follows one (llama.cpp's, vLLM)."""
+    engine, _model = route(chat)
+    if not engine:
+        return True
+    record = engines.get(engine) if engines is not None else None
+    return record is not None and record.kind in GRAMMAR_ENGINES
 
 
 class ChatTools(QObject):
@@ -57,7 +68,7 @@ class ChatTools(QObject):
             return None
         builtin, servers = chat_tools(chat.settings)
         running = [name for name in servers if session.tools.running(name)]
-        if not builtin and not running:
+        if not builtin and not running or not tools_work(chat, self.controller.engines):
             return None
         always = {(str(pair[0]), str(pair[1])) for pair in chat.settings.get(ALWAYS_SETTING) or []
                   if isinstance(pair, list) and len(pair) == 2}

@@ -14,6 +14,9 @@ from core.tools.host import ToolHost
 from core.tools.mcp_client import ToolResult
 from core.tools.servers import ToolError
 from i18n import translate
+from inference.tool_grammar import GRAMMAR_ENGINES
+
+__all__ = ["GRAMMAR_ENGINES", "SEARCH", "builtin_specs", "found_text", "make_toolbox"]
 
 
 def builtin_specs() -> tuple[ToolSpec, ...]:

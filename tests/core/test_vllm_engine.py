@@ -133,3 +133,18 @@ def test_four_concurrent_chats_are_answered_together(store: ChatStore, engines: 
                                    SamplingParams(max_tokens=24, temperature=0.0), engine="vllm"))
     rig.pump_until(lambda: sum(isinstance(e, (Done, Failed, Stopped)) for e in rig.seen) == 4, timeout=180)
     assert sorted(e.request_id for e in rig.seen if isinstance(e, Done)) == [10, 11, 12, 13]
+
+
+def test_vllms_tool_choice_follows_the_grammar(engines: Engines) -> None:
+    """#44: vLLM's own sampler follows the tools' grammar (structured_outputs)."""
+    import json
+
+    from core.tools.choice import choice_request
+    from core.tools.toolbox import builtin_specs
+    from inference.intranet import Abort
+
+    messages = (ChatMessage("system", "You are helpful."), ChatMessage("user", "How many km are 26.2 miles?"))
+    asked, params = choice_request(messages, builtin_specs(), [], SamplingParams())
+    engine = engines.engine_for(Generate(1, 1, asked, params, None, "vllm", ""))
+    text = "".join(engine.stream(asked, params, Abort(), 128, {}, lambda _notice: None))
+    assert json.loads(text)["tool"] in {spec.name for spec in builtin_specs()} | {"none"}, text
