@@ -208,7 +208,11 @@ def program_folders(argv: list[str]) -> list[Path]:
     if executable.name.startswith(INTERPRETERS):
         for arg in argv[1:]:
             if not arg.startswith("-") and os.path.isfile(arg):
-                folders.append(Path(arg).resolve().parent)
+                script = Path(arg).resolve()
+                # A script straight in the home folder (or at the top of the disk) is given
+                # alone: its folder would be all of the user's files.
+                broad = {Path("/"), Path.home().resolve(), Path.home().resolve().parent}
+                folders.append(script if script.parent in broad else script.parent)
                 break
     return folders
 

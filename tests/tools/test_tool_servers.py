@@ -217,3 +217,26 @@ def test_the_launcher_starts_nothing_without_a_plan() -> None:
     done = subprocess.run(sandbox.launcher(), env={"PATH": "/usr/bin:/bin"}, capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 126 and "no plan was given" in done.stderr
+
+
+def test_a_script_in_the_home_folder_is_granted_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from guard import sandbox
+
+    home = tmp_path / "home"
+    home.mkdir()
+    script = home / "server.py"
+    script.write_text("print('hi')\n")
+    monkeypatch.setenv("HOME", str(home))
+    plan = sandbox.plan(sys.executable, [str(script)])
+    try:
+        assert str(script) in plan.read and str(home) not in plan.read
+    finally:
+        plan.close()
+    (home / "tools").mkdir()
+    inner = home / "tools" / "server.py"
+    inner.write_text("print('hi')\n")
+    plan = sandbox.plan(sys.executable, [str(inner)])
+    try:
+        assert str(home / "tools") in plan.read and str(home) not in plan.read
+    finally:
+        plan.close()
