@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from concurrent.futures import TimeoutError as FutureTimeout
 
 from cli.common import notice, stream_answer, terminal_safe
 from core.client import Answer, WorkerClient
 from core.protocol import ChatMessage, SamplingParams
 from core.tool_steps import ALWAYS, ONCE, REFUSE, Toolbox
 from core.tools.choice import Exchange, ToolCall, answer_request, choice_request, next_call
-from core.tools.mcp_client import CALL_SECONDS
+from core.tools.mcp_client import CALL_SECONDS, START_SECONDS
 from i18n import translate
 
 Approve = Callable[[ToolCall], str]
@@ -48,7 +49,10 @@ def answer_with_tools(client: WorkerClient, history: tuple[ChatMessage, ...], pa
             continue
         if decision == ALWAYS:
             toolbox.remember(call)
-        text, is_error = toolbox.run(call).result(CALL_SECONDS + 10)
+        try:
+            text, is_error = toolbox.run(call).result(START_SECONDS + CALL_SECONDS + 10)
+        except FutureTimeout:  # a server that neither answers nor is stopped in time
+            text, is_error = translate("cli.tools", "The tool did not answer in time."), True
         notice(translate("cli.tools", "{tool}: {result}").format(tool=call.name, result=text[:300]))
         exchanges.append(Exchange(call, text, is_error))
     return stream_answer(client, answer_request(history, exchanges), params)

@@ -14,7 +14,7 @@ from typing import Any
 
 from cli.common import terminal_safe
 from cli.headless import HeadlessError, unlocked
-from core.tools import ToolError, ToolServerRecord, sandbox_layers
+from core.tools import ToolError, ToolServerRecord, missing_layers, sandbox_layers
 from i18n import translate
 
 
@@ -56,8 +56,7 @@ def run(args: Any) -> int:
                 layers = sandbox_layers()
                 if not layers.complete:
                     print(translate("cli.tools", "This computer cannot confine tool servers fully: {why}.")
-                          .format(why="; ".join(w for w in (layers.files, layers.network, layers.processes) if w)),
-                          file=sys.stderr)
+                          .format(why=missing_layers(layers)), file=sys.stderr)
             elif command == "list":
                 records = servers.records()
                 if not records:

@@ -220,7 +220,8 @@ def create_app(backend: Backend, token: str, port: int | None = None) -> Starlet
 
     async def choose(rid: int, messages: list[ChatMessage], tools: ApiTools,
                      params: SamplingParams) -> ToolCall | Response | None:
-        asked, choosing_params = choosing(messages, tools, params)
+        # Off the server's loop: many tools' grammar takes a moment to make (once; cached).
+        asked, choosing_params = await asyncio.to_thread(choosing, messages, tools, params)
         text = ""
         async for event in events(rid, list(asked), choosing_params):
             if isinstance(event, Chunk):

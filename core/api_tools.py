@@ -54,7 +54,8 @@ def read_tools(body: dict[str, Any]) -> ApiTools | None:
         specs.append(ToolSpec(API_SERVER, function["name"], str(function.get("description") or ""), parameters))
     required = choice == "required"
     if isinstance(choice, dict):
-        wanted = (choice.get("function") or {}).get("name")
+        function = choice.get("function")
+        wanted = function.get("name") if isinstance(function, dict) else None
         specs = [s for s in specs if s.name == wanted]
         if not specs:
             raise ToolsRefused(f"tool_choice names {wanted!r}, which is not among the tools.")
@@ -62,6 +63,17 @@ def read_tools(body: dict[str, Any]) -> ApiTools | None:
     elif choice not in ("auto", "required"):
         raise ToolsRefused("tool_choice must be \"auto\", \"none\", \"required\" or a function.")
     return ApiTools(tuple(specs), required)
+
+
+def _arguments(raw: Any) -> dict[str, Any]:
+    """A call's arguments: JSON text as OpenAI sends them, or an object as some clients do."""
+    if isinstance(raw, dict):
+        return raw
+    try:
+        parsed = json.loads(raw) if isinstance(raw, str) and raw.strip() else {}
+    except ValueError:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
 
 
 def read_messages(raw: list[Any]) -> list[ChatMessage]:
@@ -75,15 +87,17 @@ def read_messages(raw: list[Any]) -> list[ChatMessage]:
         if isinstance(content, list):  # parts: the text ones
             content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
         if role == "assistant" and item.get("tool_calls"):
-            for call in item["tool_calls"]:
-                function = call.get("function") or {} if isinstance(call, dict) else {}
-                names[str(call.get("id"))] = str(function.get("name"))
-                try:
-                    arguments = json.loads(function.get("arguments") or "{}")
-                except ValueError:
-                    arguments = {}
-                messages.append(ChatMessage("assistant", ToolCall(API_SERVER, str(function.get("name")),
-                                                                  arguments).as_json()))
+            calls = item["tool_calls"]
+            if not isinstance(calls, list):
+                raise ToolsRefused("'tool_calls' must be a list.")
+            for call in calls:
+                function = call.get("function") if isinstance(call, dict) else None
+                if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+                    raise ToolsRefused("Each tool call must be {\"id\": …, \"function\": {\"name\": …, "
+                                       "\"arguments\": …}}.")
+                names[str(call.get("id"))] = function["name"]
+                messages.append(ChatMessage("assistant", ToolCall(API_SERVER, function["name"],
+                                                                  _arguments(function.get("arguments"))).as_json()))
             continue
         if role == "tool":
             name = names.get(str(item.get("tool_call_id")), "tool")

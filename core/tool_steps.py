@@ -12,6 +12,7 @@ a tool the user lets run unasked; a refusal is told to the model as such.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
@@ -31,6 +32,7 @@ from inference.protocol import Chunk, Done, Generate
 if TYPE_CHECKING:
     from core.steps import Turn
 
+log = logging.getLogger(__name__)
 CHOOSE, TOOL = "choose_tool", "tool"
 ONCE, ALWAYS, REFUSE, UNASKED = "once", "always", "refuse", "unasked"
 STORED_RESULT = 2000  # characters of a result kept in the answer's steps
@@ -94,8 +96,15 @@ class ToolSteps:
         """Ask the model which tool, if any (its words are not shown: they are JSON)."""
         assert turn.toolbox is not None
         turn.choice = ""
-        messages, params = choice_request(generate.messages, turn.toolbox.specs, turn.exchanges,
-                                          generate.params)
+        try:
+            messages, params = choice_request(generate.messages, turn.toolbox.specs, turn.exchanges,
+                                              generate.params)
+        except Exception:  # a bug's way out: the answer without tools rather than a stuck turn
+            log.exception("the tools' choice could not be asked for")
+            self._ended(turn, failed=True)
+            turn.plan = [step for step in turn.plan if not isinstance(step, (ChooseTool, RunTool))]
+            self._advance(turn)
+            return
         self._submit(replace(generate, messages=messages, params=params, retrieval=None))
 
     def run(self, turn: Turn, step: RunTool) -> None:

@@ -85,12 +85,14 @@ def drop_capabilities() -> None:
 
 
 def processes_of_this_user() -> int:
+    """What the kernel counts against RLIMIT_NPROC: this user's threads, not processes
+    (a browser alone has hundreds)."""
     uid, count = os.getuid(), 0
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
             with contextlib.suppress(OSError):
                 if entry.stat().st_uid == uid:
-                    count += 1
+                    count += len(os.listdir(f"/proc/{entry.name}/task"))
     return count
 
 
@@ -138,7 +140,7 @@ def confine(plan: dict) -> list[str]:
     except OSError as exc:
         missing.append(f"files (Landlock: {exc})")
     arch = platform.machine()
-    problem = (seccomp.install(seccomp.program(arch, families=(), refused=seccomp.TOOL_REFUSED[arch]))
+    problem = (seccomp.install(seccomp.program(arch, families=(), refused=seccomp.TOOL_REFUSED[arch], tool=True))
                if sys.platform.startswith("linux") and arch in seccomp.TOOL_REFUSED
                else f"no seccomp on {sys.platform}/{arch}")
     if problem:

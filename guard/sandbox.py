@@ -133,6 +133,8 @@ def layers() -> Layers:
                else f"no seccomp filter for {platform.machine()}")
     processes = ("" if os.geteuid() != 0 or pids_hierarchy() is not None
                  else "Hearth runs as root, and this system offers no process-count group")
+    if 1 <= version < 6:  # Landlock scopes signals from ABI 6 (Linux 6.12) on
+        processes = processes or "this kernel cannot keep a server's signals inside its sandbox"
     return Layers(files=files, network=network, processes=processes)
 
 

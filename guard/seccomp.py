@@ -83,12 +83,26 @@ TOOL_REFUSED = {
                 219, 217, 218, 280, 241, 104, 294, 105, 273, 106, 282,
                 425, 426, 427),
 }
+# What a tool server may do to itself only (the argument that names the process must be
+# 0): its resource limits (prlimit64: or it could shrink Hearth's), its priority and
+# scheduling. (system call, index of the argument that names the process)
+TOOL_SELF_ONLY = {
+    "x86_64": ((302, 0), (141, 1), (203, 0), (144, 0), (142, 0), (314, 0)),
+    "aarch64": ((261, 0), (140, 1), (122, 0), (119, 0), (118, 0), (274, 0)),
+}
+# clone() may not make namespaces (unshare() is refused above); clone3(), whose flags are
+# in memory the filter cannot read, fails as unknown, and the C library falls back to clone.
+CLONE = {"x86_64": (56, 435), "aarch64": (220, 435)}
+NAMESPACE_FLAGS = 0x7E020000  # CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET
+_JSET_K = 0x45  # BPF_JMP | BPF_JSET | BPF_K
 
 
-def program(arch: str, families: tuple[int, ...] | None = None, refused: tuple[int, ...] = ()) -> bytes:
+def program(arch: str, families: tuple[int, ...] | None = None, refused: tuple[int, ...] = (),
+            tool: bool = False) -> bytes:
     """The BPF filter for ``arch`` (a key of ARCHES), as the kernel reads it: ``socket()``
     only for ``families`` (by default Unix and netlink), the ``refused`` system calls
-    failing with EPERM."""
+    failing with EPERM; with ``tool``, a tool server's line too (``TOOL_SELF_ONLY``,
+    ``CLONE``)."""
     audit_arch, nr_socket, nr_io_uring_setup, _ = ARCHES[arch]
     if families is None:
         families = (socket.AF_UNIX, getattr(socket, "AF_NETLINK", 16))
@@ -105,8 +119,19 @@ def program(arch: str, families: tuple[int, ...] | None = None, refused: tuple[i
         (_JEQ_K, 0, 1, nr_io_uring_setup),
         (_RET_K, 0, 0, no_such_call),
     ]
+    eperm = SECCOMP_RET_ERRNO | errno.EPERM
     for nr in refused:
-        steps += [(_JEQ_K, 0, 1, nr), (_RET_K, 0, 0, SECCOMP_RET_ERRNO | errno.EPERM)]
+        steps += [(_JEQ_K, 0, 1, nr), (_RET_K, 0, 0, eperm)]
+    if tool:
+        # Each block decides its call outright (the argument replaced the number in the
+        # accumulator): allowed or refused, nothing after it is asked.
+        for nr, index in TOOL_SELF_ONLY[arch]:
+            steps += [(_JEQ_K, 0, 4, nr), (_LD_ABS_W, 0, 0, _ARG0 + 8 * index), (_JEQ_K, 1, 0, 0),
+                      (_RET_K, 0, 0, eperm), (_RET_K, 0, 0, SECCOMP_RET_ALLOW)]
+        clone, clone3 = CLONE[arch]
+        steps += [(_JEQ_K, 0, 1, clone3), (_RET_K, 0, 0, no_such_call),
+                  (_JEQ_K, 0, 4, clone), (_LD_ABS_W, 0, 0, _ARG0), (_JSET_K, 0, 1, NAMESPACE_FLAGS),
+                  (_RET_K, 0, 0, eperm), (_RET_K, 0, 0, SECCOMP_RET_ALLOW)]
     steps += [
         (_JEQ_K, 0, 2 + len(families), nr_socket),  # not socket(): allowed
         (_LD_ABS_W, 0, 0, _ARG0),  # the address family (low 32 bits, little-endian)

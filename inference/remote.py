@@ -47,6 +47,7 @@ from inference.protocol import (
     Stats,
     Stopped,
 )
+from inference.tool_grammar import grammar_fields
 
 log = logging.getLogger(__name__)
 
@@ -225,11 +226,7 @@ class RemoteEngine:
             body.update(top_k=params.top_k, min_p=params.min_p, repeat_penalty=params.repeat_penalty)
         elif self.kind in ("vllm", "sglang"):
             body.update(top_k=params.top_k, min_p=params.min_p, repetition_penalty=params.repeat_penalty)
-        if params.grammar:  # a tool choice: the engine's own sampler follows the grammar
-            if self.kind == "llama.cpp":
-                body["grammar"] = params.grammar
-            elif self.kind == "vllm":
-                body["structured_outputs"] = {"grammar": params.grammar}
+        body.update(grammar_fields(self.kind, params.grammar))  # a tool choice: the engine's sampler follows it
         return body
 
     def stream(self, messages: Sequence[ChatMessage], params: SamplingParams, abort: Abort,

@@ -9,6 +9,7 @@ is then checked by the tool itself.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Sequence
@@ -25,6 +26,24 @@ NO_TOOL = "none"
 GRAMMAR_ENGINES = frozenset({"llama.cpp", "vllm"})
 
 
+BOUND_LIMIT = 100  # minLength, maxItems … beyond this: the converter writes the rule that many times
+GRAMMAR_LIMIT = 256 * 1024  # characters of one choice's grammar
+_BOUNDS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties",
+           "minContains", "maxContains")
+
+
+def grammar_fields(kind: str, grammar: str) -> dict[str, Any]:
+    """What a request to an engine of ``kind`` carries for ``grammar`` ("" or another kind:
+    nothing): llama.cpp's server takes GBNF as it is, vLLM through its structured outputs."""
+    if not grammar:
+        return {}
+    if kind == "llama.cpp":
+        return {"grammar": grammar}
+    if kind == "vllm":
+        return {"structured_outputs": {"grammar": grammar}}
+    return {}
+
+
 def _depth(value: Any, level: int = 0) -> int:
     if level > DEPTH_LIMIT * 2:
         return level
@@ -35,6 +54,22 @@ def _depth(value: Any, level: int = 0) -> int:
     return level
 
 
+def _followable(value: Any) -> bool:
+    """No reference (the converter rewrites it in place, and a reference across schemas
+    breaks the grammar of them all) and no count it would spell out rule by rule."""
+    if isinstance(value, dict):
+        if "$ref" in value or "$defs" in value or "definitions" in value:
+            return False
+        for key in _BOUNDS:
+            bound = value.get(key)
+            if isinstance(bound, (int, float)) and not isinstance(bound, bool) and bound > BOUND_LIMIT:
+                return False
+        return all(_followable(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_followable(v) for v in value)
+    return True
+
+
 def _gbnf(schema: dict[str, Any]) -> str:
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
@@ -42,26 +77,43 @@ def _gbnf(schema: dict[str, Any]) -> str:
 
 
 def usable_schema(schema: Any) -> dict[str, Any]:
-    """``schema`` where the grammar can follow it; otherwise any JSON object."""
+    """A copy of ``schema`` where the grammar can follow it; otherwise any JSON object."""
     try:
         text = json.dumps(schema)
         if not isinstance(schema, dict) or schema.get("type", "object") != "object" or \
-                len(text) > SCHEMA_LIMIT or _depth(schema) > DEPTH_LIMIT * 2:
+                len(text) > SCHEMA_LIMIT or _depth(schema) > DEPTH_LIMIT * 2 or not _followable(schema):
             return ANY_OBJECT
-        _gbnf(schema)
+        copied: dict[str, Any] = json.loads(text)  # the converter changes what it is given
+        _gbnf(json.loads(text))
     except Exception:  # the converter's own errors are of many kinds: any of them, any object
         log.info("a tool's argument schema cannot be followed; any object instead", exc_info=True)
         return ANY_OBJECT
-    return schema
+    return copied
 
 
 def choice_grammar(tools: Sequence[tuple[str, dict[str, Any]]], allow_none: bool = True) -> str:
     """GBNF for ``{"tool": NAME, "arguments": {...}}`` for each (name, schema) in
-    ``tools``, or (``allow_none``) ``{"tool": "none"}``."""
-    alternatives: list[dict[str, Any]] = [
-        {"type": "object", "properties": {"tool": {"const": name}, "arguments": usable_schema(schema)},
-         "required": ["tool", "arguments"]}
-        for name, schema in tools if name != NO_TOOL]
-    if allow_none or not alternatives:
-        alternatives.append({"type": "object", "properties": {"tool": {"const": NO_TOOL}}, "required": ["tool"]})
-    return _gbnf({"anyOf": alternatives})
+    ``tools``, or (``allow_none``) ``{"tool": "none"}``. Made once for the same tools."""
+    return _choice_grammar(json.dumps([[name, schema] for name, schema in tools], sort_keys=True), allow_none)
+
+
+@functools.lru_cache(maxsize=32)
+def _choice_grammar(tools_json: str, allow_none: bool) -> str:
+    tools = [(str(name), schema) for name, schema in json.loads(tools_json)]
+
+    def made(schemas: list[dict[str, Any]]) -> str:
+        alternatives: list[dict[str, Any]] = [
+            {"type": "object", "properties": {"tool": {"const": name}, "arguments": schema},
+             "required": ["tool", "arguments"]}
+            for (name, _schema), schema in zip(tools, schemas, strict=True) if name != NO_TOOL]
+        if allow_none or not alternatives:
+            alternatives.append({"type": "object", "properties": {"tool": {"const": NO_TOOL}}, "required": ["tool"]})
+        return _gbnf({"anyOf": alternatives})
+
+    try:
+        grammar = made([usable_schema(schema) for _name, schema in tools])
+        if len(grammar) <= GRAMMAR_LIMIT:
+            return grammar
+    except Exception:  # however each schema passed alone: the tools' names, any arguments
+        log.info("the tools' grammar could not be made from their schemas", exc_info=True)
+    return made([ANY_OBJECT for _tool in tools])

@@ -50,8 +50,8 @@ def tools_work(chat: Any, engines: Any) -> bool:
 class ChatTools(QObject):
     """The controller's side: a turn's toolbox, the call waiting, servers started."""
 
-    server_started = Signal(str, str)  # (server, "" or why it could not start), on the UI thread
-    _started = Signal(str, str)  # the same, from the starting thread
+    server_started = Signal(str, str, object)  # (server, "" or why not, its tool names), on the UI thread
+    _started = Signal(str, str, object)  # the same, from the starting thread
 
     def __init__(self, controller: Any) -> None:
         super().__init__(cast(QObject, controller))
@@ -75,11 +75,7 @@ class ChatTools(QObject):
         finder = self.controller.retrieval_for
         search = ((lambda query: finder(chat_id, query)) if finder is not None and chat.settings.get("collections")
                   else None)
-        try:
-            return make_toolbox(session.tools, running, builtins=builtin, allowed=always, search=search)
-        except ToolError as exc:  # a server that stopped since: said, and the rest still works
-            self.controller.notice.emit(str(exc))
-            return make_toolbox(None, (), builtins=builtin, allowed=always, search=search) if builtin else None
+        return make_toolbox(session.tools, running, builtins=builtin, allowed=always, search=search, start=False)
 
     def set_chat_tools(self, builtin: bool, servers: list[str]) -> None:
         controller = self.controller
@@ -93,11 +89,11 @@ class ChatTools(QObject):
     def _start(self, session: Any, name: str) -> None:
         def start() -> None:
             try:
-                session.tools.start(name)
+                names = [tool.name for tool in session.tools.start(name)]
             except ToolError as exc:
-                self._started.emit(name, str(exc))
+                self._started.emit(name, str(exc), [])
             else:
-                self._started.emit(name, "")
+                self._started.emit(name, "", names)
 
         threading.Thread(target=start, name="hearth-tool-start", daemon=True).start()
 
@@ -200,9 +196,8 @@ class ToolsMenu(QObject):
         if not busy:  # the turn ended (stopped, locked, failed): nothing waits any more
             self.window.tool_approval.hide()
 
-    @Slot(str, str)
-    def _server_started(self, name: str, problem: str) -> None:
-        session = self.window.controller.session
-        tools = ", ".join(t.name for t in session.tools.start(name)) if session and not problem else ""
+    @Slot(str, str, object)
+    def _server_started(self, name: str, problem: str, names: list[str]) -> None:
+        tools = ", ".join(names)
         self.window.show_notice(problem or translate("chat.tools", "{name} is running in its sandbox; its tools "
                                                      "are on in this chat: {tools}.").format(name=name, tools=tools))

@@ -73,8 +73,8 @@ class ToolApproval(QFrame):
                            .format(tool=printable(tool, keep=""), server=printable(server, keep="")))
         self.arguments.setPlainText(printable(json.dumps(arguments, ensure_ascii=False, indent=2)))
         self.setAccessibleName(self.title.text())
+        # Shown, not focused: a key pressed while typing the next message must not run it.
         self.show()
-        self.once_button.setFocus()
 
     def _decide(self, decision: str) -> None:
         self.hide()

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from app.shell.a11y import named
 from app.shell.text import plain
-from core.tools import ToolError, ToolServerRecord, sandbox_layers
+from core.tools import ToolError, ToolServerRecord, missing_layers, sandbox_layers
 from guard.text import printable
 from i18n import translate
 
@@ -39,7 +39,7 @@ def confinement_line() -> str:
     if layers.complete:
         return translate("chat.tools_dialog", "Each server runs in a sandbox: no network at all, only the "
                          "folders you give it, its own processes only.")
-    missing = "; ".join(why for why in (layers.files, layers.network, layers.processes) if why)
+    missing = missing_layers(layers)
     return translate("chat.tools_dialog", "This computer cannot confine tool servers fully ({missing}). A "
                      "server starts only if you allow that when you add it.").format(missing=missing)
 

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from app.shell.a11y import named
 from core.engines import Engines
-from core.tools import sandbox_layers
+from core.tools import missing_layers, sandbox_layers
 from core.tools.host import ToolHost
 from core.vault import data_dir
 from guard import egress
@@ -140,8 +140,8 @@ class PrivacyDialog(QDialog):
         confined = (translate("shell.privacy_dialog", "Tool servers run in a sandbox: no network, only the "
                               "folders you gave them.") if layers.complete else
                     translate("shell.privacy_dialog", "Tool servers cannot be fully confined on this computer "
-                              "({missing}); they start only where you allowed that.").format(missing=html.escape(
-                                  "; ".join(w for w in (layers.files, layers.network, layers.processes) if w))))
+                              "({missing}); they start only where you allowed that.").format(
+                                  missing=html.escape(missing_layers(layers))))
         rows = []
         for audit in self._tools.audit() if self._tools is not None else []:
             state = (translate("shell.privacy_dialog", "running") if audit.running else

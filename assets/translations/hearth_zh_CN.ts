@@ -1809,6 +1809,10 @@ Nothing is sent until you send it there.</source>
         <translation>{tool}：已拒绝</translation>
     </message>
     <message>
+        <source>The tool did not answer in time.</source>
+        <translation>工具未能及时应答。</translation>
+    </message>
+    <message>
         <source>{tool}: {result}</source>
         <translation>{tool}：{result}</translation>
     </message>
@@ -2242,14 +2246,6 @@ Nothing is sent until you send it there.</source>
         <translation>{name} 未在 {seconds:.0f} 秒内应答，已被停止。</translation>
     </message>
     <message>
-        <source>its files: {why}</source>
-        <translation>文件方面：{why}</translation>
-    </message>
-    <message>
-        <source>its network: {why}</source>
-        <translation>网络方面：{why}</translation>
-    </message>
-    <message>
         <source>This computer cannot confine {name} fully ({missing}). It was not started. Start it only if you trust it with your files and network: add it again with “--unconfined”, or allow it in Settings ▸ Tools.</source>
         <translation>这台电脑无法完全限制 {name}（{missing}），因此没有启动它。只有在你放心让它访问你的文件和网络时才启动它：用“--unconfined”重新添加，或在“设置 ▸ 工具”中允许。</translation>
     </message>
@@ -2284,6 +2280,30 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>{command}: no such program.</source>
         <translation>{command}：没有这个程序。</translation>
+    </message>
+    <message>
+        <source>files (this system offers no Landlock)</source>
+        <translation>文件（此系统不提供 Landlock）</translation>
+    </message>
+    <message>
+        <source>network (this system offers no seccomp filter)</source>
+        <translation>网络（此系统不提供 seccomp 过滤）</translation>
+    </message>
+    <message>
+        <source>processes ({why})</source>
+        <translation>进程（{why}）</translation>
+    </message>
+    <message>
+        <source>signals are not kept inside the sandbox on this kernel</source>
+        <translation>此内核无法把信号限制在沙箱之内</translation>
+    </message>
+    <message>
+        <source>the number of processes cannot be bounded when Hearth runs as root</source>
+        <translation>Hearth 以 root 运行时无法限制进程数量</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
     </message>
     <message>
         <source>[{count} characters of the result were left out]</source>

@@ -41,8 +41,15 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
 }
 _UNARY: dict[type, Callable[[Any], Any]] = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+def _round(value: Any, digits: Any = 0) -> Any:
+    """round(), its digits bounded: round(1, -99999999) takes minutes and much memory."""
+    if not isinstance(digits, int) or isinstance(digits, bool) or abs(digits) > 15:
+        raise ValueError("round: digits from -15 to 15")
+    return round(value, digits)
+
+
 _FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "sqrt": math.sqrt, "abs": abs, "round": round, "min": min, "max": max, "exp": math.exp,
+    "sqrt": math.sqrt, "abs": abs, "round": _round, "min": min, "max": max, "exp": math.exp,
     "log": math.log, "log10": math.log10, "log2": math.log2, "sin": math.sin, "cos": math.cos,
     "tan": math.tan, "asin": math.asin, "acos": math.acos, "atan": math.atan, "floor": math.floor,
     "ceil": math.ceil, "radians": math.radians, "degrees": math.degrees,

@@ -51,6 +51,7 @@ class ToolHost:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._group: anyio.abc.TaskGroup | None = None
+        self._starting: dict[str, asyncio.Future] = {}  # on the loop: the starts under way
         self._closed = False
 
     # The loop ---------------------------------------------------------------------------
@@ -100,13 +101,29 @@ class ToolHost:
         return self._wait(lambda: self._start(record), START_SECONDS)
 
     async def _start(self, record: ToolServerRecord) -> list[ToolInfo]:
+        """One start per server at a time: a second caller waits for the first's, rather
+        than start a copy that nothing would ever stop before the lock."""
         connection = self._connections.get(record.name)
         if connection is not None and connection.running:
             return connection.tools
-        connection = Connection(record)
-        self._connections[record.name] = connection
-        assert self._group is not None
-        return await connection.start(self._group)
+        pending = self._starting.get(record.name)
+        if pending is None:
+            connection = Connection(record)
+            self._connections[record.name] = connection
+            assert self._group is not None
+            pending = self._starting[record.name] = asyncio.ensure_future(connection.start(self._group))
+            name = record.name
+
+            def started(_done: asyncio.Future) -> None:
+                self._starting.pop(name, None)
+
+            pending.add_done_callback(started)
+        return await asyncio.shield(pending)
+
+    def tools_of(self, name: str) -> list[ToolInfo]:
+        """A running server's tools ([] when it is not running): never starts one."""
+        connection = self._connections.get(name)
+        return list(connection.tools) if connection is not None and connection.running else []
 
     def check(self, name: str) -> list[ToolInfo]:
         """Start the server in its sandbox, list its tools, stop it (ToolError)."""

@@ -27,7 +27,7 @@ import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.shared.message import SessionMessage
 
-from core.tools.servers import ToolError, ToolServerRecord, forbidden
+from core.tools.servers import ToolError, ToolServerRecord, forbidden, missing_layers
 from guard import confine, sandbox
 from guard.text import one_line, printable
 from i18n import translate
@@ -82,6 +82,16 @@ def result_text(result: types.CallToolResult) -> str:
         else:  # images, audio, resources: not shown to the model in this version
             parts.append(f"[{getattr(item, 'type', 'content')} left out]")
     return "\n".join(parts)
+
+
+class UncheckedSession(ClientSession):
+    """The SDK's session without its check of a result against the tool's output schema:
+    Hearth gives the model a result's text only, and a server's schema (a regular
+    expression made to backtrack, say) could take any time to check, on the tools' loop,
+    holding the interpreter's lock that the window needs too."""
+
+    async def validate_tool_result(self, name: str, result: types.CallToolResult) -> None:
+        return None
 
 
 class Connection:
@@ -144,7 +154,7 @@ class Connection:
                 group.start_soon(self._read_stdout, read_writer)
                 group.start_soon(self._write_stdin, write_reader)
                 group.start_soon(self._read_stderr)
-                async with ClientSession(read_stream, write_stream) as session:
+                async with UncheckedSession(read_stream, write_stream) as session:
                     await session.initialize()
                     listing = await session.list_tools()
                     self.tools = [ToolInfo(self.record.name, one_line(t.name)[:64],
@@ -289,11 +299,7 @@ def _parse(line: bytes) -> SessionMessage | Exception:
 
 
 def unconfined_message(name: str, layers: sandbox.Layers) -> str:
-    missing = "; ".join(part for part in (
-        translate("core.tools", "its files: {why}").format(why=layers.files) if layers.files else "",
-        translate("core.tools", "its network: {why}").format(why=layers.network) if layers.network else "",
-    ) if part)
     return translate("core.tools", "This computer cannot confine {name} fully ({missing}). It was not "
                      "started. Start it only if you trust it with your files and network: add it "
                      "again with “--unconfined”, or allow it in Settings ▸ Tools.").format(
-        name=name, missing=missing)
+        name=name, missing=missing_layers(layers))

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from guard.sandbox import GrantRefused, check_grant, resolve_program
+from guard.sandbox import GrantRefused, Layers, check_grant, resolve_program
 from i18n import translate
 from storage.library import ModelLibrary
 from storage.paths import data_dir
@@ -150,3 +150,18 @@ class ToolServers:
         records = self._load()
         del records[record.name]
         self._store(records)
+
+
+def missing_layers(layers: Layers) -> str:
+    """What this computer cannot confine, in the user's words ("" when it can all)."""
+    words = []
+    if layers.files:
+        words.append(translate("core.tools", "files (this system offers no Landlock)"))
+    if layers.network:
+        words.append(translate("core.tools", "network (this system offers no seccomp filter)"))
+    if layers.processes:
+        words.append(translate("core.tools", "processes ({why})").format(why=translate(
+            "core.tools", "signals are not kept inside the sandbox on this kernel")
+            if "signals" in layers.processes else translate(
+            "core.tools", "the number of processes cannot be bounded when Hearth runs as root")))
+    return translate("core.tools", "; ").join(words)

@@ -66,9 +66,11 @@ def _search(search: Callable[[str], Future | None], arguments: dict) -> Future:
 
 def make_toolbox(host: ToolHost | None, servers: Sequence[str] = (), builtins_unasked: bool = True,
                  allowed: set[tuple[str, str]] | None = None, limit: int = DEFAULT_LIMIT,
-                 builtins: bool = True, search: Callable[[str], Future | None] | None = None) -> Toolbox:
+                 builtins: bool = True, search: Callable[[str], Future | None] | None = None,
+                 start: bool = True) -> Toolbox:
     """Hearth's tools (``builtins``; with ``search``, the chat's documents too) and those
-    of ``servers`` (each started now if it is not running: ToolError says why one cannot).
+    of ``servers`` (each started now if it is not running, ToolError saying why one cannot;
+    with ``start`` False, only those running, and never a wait).
     ``allowed``: the (server, tool) pairs the user said may always run in this chat, added
     to by "always"."""
     specs = list(builtin_specs()) if builtins else []
@@ -77,7 +79,7 @@ def make_toolbox(host: ToolHost | None, servers: Sequence[str] = (), builtins_un
     taken = {spec.name for spec in specs}
     for name in servers:
         assert host is not None
-        for tool in host.start(name):
+        for tool in (host.start(name) if start else host.tools_of(name)):
             if tool.name not in taken:  # the first of two tools of one name is the one offered
                 taken.add(tool.name)
                 specs.append(ToolSpec(tool.server, tool.name, tool.description, tool.schema))

@@ -64,3 +64,40 @@ def test_bad_tools_are_refused(client, tools) -> None:  # noqa: F811
     openai = openai_module()
     with pytest.raises(openai.BadRequestError):
         client.chat.completions.create(model="smollm2", messages=ASK, tools=tools, max_tokens=8)
+
+
+def post(server, body: dict) -> tuple[int, dict]:  # noqa: F811
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(f"{server.url}/chat/completions", data=json.dumps(body).encode(),
+                                     headers={"Authorization": f"Bearer {server.token}",
+                                              "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as reply:
+            return reply.status, json.loads(reply.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"{}")
+
+
+@needs_model
+@pytest.mark.parametrize("messages", [
+    [*ASK, {"role": "assistant", "tool_calls": ["not an object"]}],
+    [*ASK, {"role": "assistant", "tool_calls": [{"id": "c", "function": "get_weather"}]}],
+    [*ASK, {"role": "assistant", "tool_calls": "get_weather"}],
+    ["just text"],
+    [{"content": "no role"}],
+])
+def test_malformed_conversations_are_refused_not_errors(server, messages) -> None:  # noqa: F811
+    status, reply = post(server, {"model": "smollm2", "messages": messages, "tools": WEATHER, "max_tokens": 4})
+    assert status == 400, reply
+
+
+@needs_model
+def test_arguments_sent_as_an_object_are_read(server) -> None:  # noqa: F811
+    messages = [*ASK, {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": {"city": "Oslo"}}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "Sunny."}]
+    status, reply = post(server, {"model": "smollm2", "messages": messages, "tools": WEATHER, "max_tokens": 8,
+                                  "tool_choice": {"type": "function", "function": {"name": "get_weather"}}})
+    assert status == 200 and reply["choices"][0]["finish_reason"] == "tool_calls", reply

@@ -5,6 +5,7 @@ stays responsive. Real MCP servers on the official SDK, real Landlock and seccom
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import socket
 import sys
@@ -104,17 +105,19 @@ def test_everything_a_hostile_server_tries_is_refused(session: Session, tmp_path
     sock = listener()
     places = add_hostile(session, tmp_path, sock.getsockname()[1])
     got = {os.getpid()}
+    limits = resource.getrlimit(resource.RLIMIT_NOFILE)
     previous = signal.signal(signal.SIGUSR1, lambda *_: got.add(-1))
     try:
         report = session.tools.call("hostile", "probe", {}).text
     finally:
         signal.signal(signal.SIGUSR1, previous)
     lines = [line for line in report.splitlines() if ":" in line and not line.endswith(":")]
-    assert len(lines) == 20, report  # ten attempts at start, ten on the call
+    assert len(lines) == 24, report  # twelve attempts at start, twelve on the call
     assert all(": refused" in line for line in lines), report
     with pytest.raises(BlockingIOError):
         sock.accept()  # nothing reached the listener
     assert not places["outside"].exists() and -1 not in got
+    assert resource.getrlimit(resource.RLIMIT_NOFILE) == limits  # Hearth's own, untouched
 
 
 @needs_sandbox
@@ -240,3 +243,50 @@ def test_a_script_in_the_home_folder_is_granted_alone(tmp_path: Path, monkeypatc
         assert str(home / "tools") in plan.read and str(home) not in plan.read
     finally:
         plan.close()
+
+
+def test_a_result_is_not_checked_against_a_servers_output_schema() -> None:
+    """A server's output schema could hold a regular expression that backtracks for hours:
+    the SDK's check (which would also ask the server for its tools again) is not made."""
+    import anyio
+    import mcp_types as types
+
+    from core.tools.mcp_client import UncheckedSession
+
+    async def check() -> None:
+        send, receive = anyio.create_memory_object_stream(1)
+        send2, receive2 = anyio.create_memory_object_stream(1)
+        session = UncheckedSession(receive, send2)
+        result = types.CallToolResult(content=[], structured_content={"text": "a" * 40 + "b"})
+        with anyio.fail_after(5):  # the SDK's would wait for a tools/list answer here
+            await session.validate_tool_result("tool", result)
+
+    anyio.run(check)
+
+
+@needs_sandbox
+def test_two_starts_at_once_start_one_server(session: Session) -> None:
+    command, args = server_args("calm")
+    session.tool_servers.add("calm", command, args)
+    results: list[list] = []
+    threads = [threading.Thread(target=lambda: results.append(session.tools.start("calm"))) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert len(results) == 3 and all(r == results[0] for r in results)
+
+    def servers() -> int:
+        count = 0
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    cmdline = (entry / "cmdline").read_bytes()
+                    ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                except (OSError, ValueError, IndexError):
+                    continue
+                if b"calm_server.py" in cmdline and ppid == os.getpid():
+                    count += 1
+        return count
+
+    assert servers() == 1

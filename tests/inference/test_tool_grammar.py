@@ -1,0 +1,50 @@
+"""The tools' grammar (#44) from a stranger's schemas: references, counts the converter
+would spell out rule by rule, hundreds of tools. Whatever the schemas, a grammar that
+llama.cpp reads comes out, quickly and small, naming every tool."""
+
+from __future__ import annotations
+
+import pytest
+
+from inference.tool_grammar import ANY_OBJECT, GRAMMAR_LIMIT, choice_grammar, usable_schema
+
+NESTED = {"type": "object", "properties": {"place": {"$ref": "#/$defs/Place"}},
+          "$defs": {"Place": {"type": "object", "properties": {"city": {"type": "string"}}}}}
+
+
+def readable(grammar: str) -> None:
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    LlamaGrammar.from_string(grammar, verbose=False)
+
+
+def test_a_schema_with_references_is_any_object_and_the_others_keep_theirs() -> None:
+    plain = {"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]}
+    assert usable_schema(NESTED) == ANY_OBJECT and usable_schema(plain) == plain
+    grammar = choice_grammar([("weather", NESTED), ("calculator", plain)])
+    readable(grammar)
+    assert '\\"weather\\"' in grammar and '\\"calculator\\"' in grammar and "expression" in grammar
+    assert "$defs" in NESTED and NESTED["properties"]["place"]["$ref"] == "#/$defs/Place"  # not changed
+
+
+@pytest.mark.parametrize("bound", ["minLength", "maxLength", "minItems", "maxItems"])
+def test_a_count_the_converter_would_spell_out_is_any_object(bound: str) -> None:
+    schema = {"type": "object", "properties": {"s": {"type": "array" if "Items" in bound else "string",
+                                                     bound: 10 ** 9}}}
+    assert usable_schema(schema) == ANY_OBJECT
+    readable(choice_grammar([("t", schema)]))
+
+
+def test_many_tools_make_a_bounded_grammar() -> None:
+    tools = [(f"tool_{i}", {"type": "object", "properties": {f"p{j}": {"type": "string"} for j in range(40)}})
+             for i in range(128)]
+    grammar = choice_grammar(tools)
+    assert len(grammar) <= GRAMMAR_LIMIT and '\\"tool_127\\"' in grammar
+    readable(grammar)
+    assert choice_grammar(tools) is grammar  # made once
+
+
+def test_no_none_when_a_call_is_required() -> None:
+    grammar = choice_grammar([("t", ANY_OBJECT)], allow_none=False)
+    assert '\\"none\\"' not in grammar
+    readable(grammar)
