@@ -199,7 +199,11 @@ def program_folders(argv: list[str]) -> list[Path]:
     folders: list[Path] = []
     executable = Path(argv[0])
     bin_dir = executable.parent
-    folders.append(bin_dir)
+    # A program or script straight in a folder holding much else (the home folder, the
+    # temporary folder with other servers' private folders, the top of the disk) is given
+    # alone: its folder would be all of that.
+    broad = {Path("/"), Path.home().resolve(), Path.home().resolve().parent, Path(tempfile.gettempdir()).resolve()}
+    folders.append(executable if bin_dir.resolve() in broad else bin_dir)
     config = bin_dir.parent / "pyvenv.cfg"
     if config.is_file():
         folders.append(bin_dir.parent)
@@ -211,9 +215,6 @@ def program_folders(argv: list[str]) -> list[Path]:
         for arg in argv[1:]:
             if not arg.startswith("-") and os.path.isfile(arg):
                 script = Path(arg).resolve()
-                # A script straight in the home folder (or at the top of the disk) is given
-                # alone: its folder would be all of the user's files.
-                broad = {Path("/"), Path.home().resolve(), Path.home().resolve().parent}
                 folders.append(script if script.parent in broad else script.parent)
                 break
     return folders

@@ -105,7 +105,8 @@ class ChatTools(QObject):
         """The user's word on the call waiting; "always" is kept in the chat's settings."""
         call, self.waiting = self.waiting, None
         controller = self.controller
-        chat = controller.current_chat
+        turn = controller.turns.active  # the chat whose turn waits, whichever is shown
+        chat = controller.store.get_chat(turn.chat_id) if turn is not None and not controller.locked else None
         if decision == ALWAYS and call is not None and chat is not None:
             kept = [pair for pair in chat.settings.get(ALWAYS_SETTING) or [] if isinstance(pair, list)]
             controller.set_chat_settings(chat.id, {**chat.settings, ALWAYS_SETTING: [*kept, [call.server, call.name]]})

@@ -6,6 +6,7 @@ added with that allowed."""
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 import threading
 from typing import Any
@@ -139,9 +140,10 @@ class ToolsDialog(QDialog):
         self.confinement = plain(QLabel(confinement_line()))
         self.confinement.setWordWrap(True)
         self.list = QListWidget()
-        self.details = plain(QLabel())
-        self.details.setWordWrap(True)
-        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details = QPlainTextEdit()  # a server's tools and descriptions may be long: it scrolls
+        self.details.setReadOnly(True)
+        self.details.setMaximumHeight(self.fontMetrics().lineSpacing() * 10)
+        named(self.details, translate("chat.tools_dialog", "About the server"))
         self.add_button = QPushButton(translate("chat.tools_dialog", "Add…"))
         self.check_button = QPushButton(translate("chat.tools_dialog", "Check"))
         named(self.check_button, self.check_button.text(),
@@ -190,7 +192,7 @@ class ToolsDialog(QDialog):
         record = self.selected()
         for button in (self.check_button, self.remove_button):
             button.setEnabled(record is not None)
-        self.details.setText(describe(record) if record else translate(
+        self.details.setPlainText(describe(record) if record else translate(
             "chat.tools_dialog", "No tool server yet. The model can use only Hearth's own tools."))
 
     @Slot()
@@ -211,13 +213,15 @@ class ToolsDialog(QDialog):
         if record is None:
             return
         self.check_button.setEnabled(False)
-        self.details.setText(translate("chat.tools_dialog", "Starting {name} in its sandbox…").format(name=record.name))
+        self.details.setPlainText(translate("chat.tools_dialog", "Starting {name} in its sandbox…").format(name=record.name))
 
         def run() -> None:
             try:
-                self._checked.emit(record.name, self.session.tools.check(record.name))
+                outcome: object = self.session.tools.check(record.name)
             except ToolError as exc:
-                self._checked.emit(record.name, str(exc))
+                outcome = str(exc)
+            with contextlib.suppress(RuntimeError):  # the dialog was closed (a lock) meanwhile
+                self._checked.emit(record.name, outcome)
 
         threading.Thread(target=run, name="hearth-tool-check", daemon=True).start()
 
@@ -225,11 +229,11 @@ class ToolsDialog(QDialog):
     def _show_check(self, name: str, outcome: object) -> None:
         self.check_button.setEnabled(self.selected() is not None)
         if isinstance(outcome, str):
-            self.details.setText(translate("chat.tools_dialog", "{name} did not answer: {reason}").format(
+            self.details.setPlainText(translate("chat.tools_dialog", "{name} did not answer: {reason}").format(
                 name=name, reason=outcome))
             return
         tools = "\n".join(f"• {tool.name}: {tool.description}" for tool in outcome)  # type: ignore[attr-defined]
-        self.details.setText(printable(translate("chat.tools_dialog", "{name} answered in its sandbox and was "
+        self.details.setPlainText(printable(translate("chat.tools_dialog", "{name} answered in its sandbox and was "
                                                  "stopped. Its tools:\n{tools}").format(name=name, tools=tools)))
 
     @Slot()

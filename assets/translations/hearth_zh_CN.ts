@@ -1069,6 +1069,10 @@ Nothing is sent until you send it there.</source>
         <translation>模型可以在你开启它们的对话中使用的工具服务器（MCP），每次调用都会先给你看。添加服务器不会启动它。</translation>
     </message>
     <message>
+        <source>About the server</source>
+        <translation>关于此服务器</translation>
+    </message>
+    <message>
         <source>Add…</source>
         <translation>添加…</translation>
     </message>

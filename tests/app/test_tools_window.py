@@ -100,7 +100,7 @@ def test_settings_tools_adds_checks_and_removes_a_server(qtbot, make_window, tmp
     dialog = window.chat_tools.dialog
     assert dialog is not None and dialog.isVisible()
     assert "no network at all" in dialog.confinement.text()
-    assert "No tool server yet" in dialog.details.text()
+    assert "No tool server yet" in dialog.details.toPlainText()
     dialog.add_button.click()
     form = dialog.form
     command, args = server_args("calm")
@@ -115,11 +115,11 @@ def test_settings_tools_adds_checks_and_removes_a_server(qtbot, make_window, tmp
     form.read.setText(str(tmp_path / "notes"))
     form.ok_button.click()
     assert not form.isVisible() and dialog.list.count() == 1
-    assert "CALM_TOKEN" in dialog.details.text() and "t-0123456789" not in dialog.details.text()
+    assert "CALM_TOKEN" in dialog.details.toPlainText() and "t-0123456789" not in dialog.details.toPlainText()
     dialog.check_button.click()
-    qtbot.waitUntil(lambda: "Its tools:" in dialog.details.text() or "did not answer" in dialog.details.text(),
+    qtbot.waitUntil(lambda: "Its tools:" in dialog.details.toPlainText() or "did not answer" in dialog.details.toPlainText(),
                     timeout=WAIT_MS * 3)
-    assert "add: Add two numbers." in dialog.details.text()
+    assert "add: Add two numbers." in dialog.details.toPlainText()
     window.chat_tools.refresh()
     assert "calm" in [a.text() for a in window.tools_menu.actions()]
     dialog.remove_button.click()

@@ -290,3 +290,20 @@ def test_two_starts_at_once_start_one_server(session: Session) -> None:
         return count
 
     assert servers() == 1
+
+
+def test_a_script_straight_in_the_temporary_folder_is_granted_alone() -> None:
+    import tempfile
+
+    from guard import sandbox
+
+    handle, name = tempfile.mkstemp(suffix="-server.py")  # straight in the temporary folder
+    os.close(handle)
+    try:
+        plan = sandbox.plan(sys.executable, [name])
+        try:
+            assert name in plan.read and tempfile.gettempdir() not in plan.read
+        finally:
+            plan.close()
+    finally:
+        os.unlink(name)
