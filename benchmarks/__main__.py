@@ -19,12 +19,14 @@ from benchmarks import (
     retrieval_bench,
     stall_bench,
     starter_bench,
+    tools_bench,
     vault_bench,
 )
 
 SUITES = {"chat": perf_bench.run, "vault": vault_bench.run, "documents": documents_bench.run,
           "stall": stall_bench.run, "starter": starter_bench.run, "retrieval": retrieval_bench.run, "engines": engine_bench.run,
-          "rag": rag_bench.run, "binding": binding_bench.run, "openmp": openmp_bench.run}
+          "rag": rag_bench.run, "binding": binding_bench.run, "openmp": openmp_bench.run,
+          "tools": tools_bench.run}
 
 
 def main() -> int:

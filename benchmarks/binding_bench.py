@@ -214,7 +214,7 @@ def run(quick: bool = False) -> list[Figure]:
     model = resolve_model()
     configurations = _configurations()
     sides: dict[str, list[dict[str, float]]] = {name: [] for name in ("app", "raw", *configurations)}
-    rounds = 3 if quick else 6
+    rounds = 1 if quick else 6  # --quick: a smoke run
     for i in range(rounds):
         order = ["cpp-app", "cpp-raw", "cpp", "raw", "app"]
         for side in order if i % 2 == 0 else reversed(order):

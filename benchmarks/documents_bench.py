@@ -110,8 +110,9 @@ def ingestion(quick: bool) -> list[Figure]:
         room = N_CTX - SPECIAL_TOKENS - (raw.count_tokens(shape.passage_prefix) if shape.passage_prefix else 0)
         known = by_sha256(identity)
         name = known.name if known else model.name
-        corpora = {"Markdown": write_corpus(tmp / "md", 10 if quick else 30, random.Random(7)),
-                   "text PDFs": write_pdfs(tmp / "pdf", 4 if quick else 8, 5, random.Random(7))}
+        # --quick (the test command's): a smoke run, small and once.
+        corpora = {"Markdown": write_corpus(tmp / "md", 4 if quick else 30, random.Random(7)),
+                   "text PDFs": write_pdfs(tmp / "pdf", 2 if quick else 8, 5, random.Random(7))}
         for kind, corpus in corpora.items():
             texts = []
             for file in sorted(corpus.iterdir()):
@@ -140,7 +141,7 @@ def ingestion(quick: bool) -> list[Figure]:
 
             rates: dict[str, list[float]] = {"ahead": [], "plain": [], "raw": []}
             sides = [("ahead", lambda: pipeline(True)), ("plain", lambda: pipeline(False)), ("raw", direct)]
-            for i in range(3 if quick else 5):
+            for i in range(1 if quick else 5):
                 for side, measure in (sides if i % 2 == 0 else sides[::-1]):
                     rates[side].append(measure())
             pipe, plain, base = rates["ahead"], rates["plain"], rates["raw"]
@@ -216,7 +217,7 @@ def ui_stalls(quick: bool) -> list[Figure]:
         screen.submit.click()
         documents = window.documents
         wait_in_event_loop(lambda docs=documents: docs.ready, 30)
-        corpus = write_corpus(tmp / "corpus", 10 if quick else 30, random.Random(9))
+        corpus = write_corpus(tmp / "corpus", 4 if quick else 30, random.Random(9))
         stalls: list[float] = []
         done = threading.Event()
         documents.finished.connect(lambda _r: done.set())
@@ -240,7 +241,7 @@ def ocr(quick: bool) -> list[Figure]:
     from storage.documents.isolation import OCR_MEMORY_LIMIT, IsolatedParser
     from tests import scans
 
-    pages = 3 if quick else 10
+    pages = 1 if quick else 10
     figures = []
     with tempfile.TemporaryDirectory() as folder, IsolatedParser(timeout=300, memory_limit=OCR_MEMORY_LIMIT) as parser:
         for language, text, chinese in (("English", scans.ENGLISH, False), ("Chinese", scans.CHINESE, True)):

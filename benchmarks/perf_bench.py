@@ -217,7 +217,7 @@ def run(quick: bool = False) -> list[Figure]:
     from inference.protocol import ChatMessage
 
     figures: list[Figure] = []
-    reps = 2 if quick else 3
+    reps = 1 if quick else 3  # --quick (the test command's): a smoke run, one pair each
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["HEARTH_DATA_DIR"] = str(Path(tmp) / "data")
         model = resolve_model()
@@ -230,7 +230,7 @@ def run(quick: bool = False) -> list[Figure]:
             f"Note {i}: the ship left port at dawn." for i in range(120))
         decode_app, decode_raw, prefill_app, prefill_raw = [], [], [], []
         stalls: list[float] = []
-        for rep in range(reps + 2):  # decode is the noisiest figure: two pairs more
+        for rep in range(reps + (0 if quick else 2)):  # decode is the noisiest figure: two pairs more
             order = (0, 1) if rep % 2 == 0 else (1, 0)
             for side in order:
                 settle(rig)

@@ -130,7 +130,8 @@ def passages(quick: bool, tmp: Path, searched: tuple[list[tuple[str, str]], dict
     asked, found, recall = searched
     figures: list[Figure] = []
     system = ChatMessage("system", SYSTEM)
-    models = [("starter", resolve_model()), ("Gemma 3 270M", _gemma(tmp))]
+    # --quick (the test command's form): the starter model only, a few questions timed.
+    models = [("starter", resolve_model()), *([] if quick else [("Gemma 3 270M", _gemma(tmp))])]
     for model_name, path in models:
         if path is None:
             continue
@@ -150,7 +151,7 @@ def passages(quick: bool, tmp: Path, searched: tuple[list[tuple[str, str]], dict
                                    "questions": len(asked),
                                    "recall@5": recall} if model_name == "starter" else
                                   {"raw_median": median(tokens[False]), "condensed_median": median(tokens[True])}))
-            timed = asked[:: max(1, len(asked) // (6 if quick else 16))]
+            timed = asked[:: max(1, len(asked) // (2 if quick else 16))]
             ttft = {False: [], True: []}
             for i, (question, corpus) in enumerate(timed):
                 for condensed in ((False, True) if i % 2 == 0 else (True, False)):
@@ -196,9 +197,9 @@ def lookup(engine, model_name: str, document_prompts: list, quick: bool) -> list
 
     figures = []
     plain_prompts = [[ChatMessage("system", SYSTEM), ChatMessage("user", q)] for q in PLAIN_CHAT]
-    step = max(1, len(document_prompts) // (8 if quick else 24))
+    step = max(1, len(document_prompts) // (2 if quick else 24))
     for what, prompts in (("document answers", document_prompts[::step]),
-                          ("plain chat", plain_prompts[: 3 if quick else None])):
+                          ("plain chat", plain_prompts[: 2 if quick else None])):
         on, off, same, drafted, accepted, changed = [], [], 0, 0, 0, []
         for i, messages in enumerate(prompts):
             results = {}
@@ -301,17 +302,18 @@ def cache(quick: bool, labelled: list[tuple[str, list]]) -> list[Figure]:
                 return labelled[turn % len(labelled)]
             return f"What do the notes say about topic {turn}?", five(turn)
 
-        results: dict[str, tuple[list[float], list[float]]] = {k: ([], []) for k in ("on", "off", "labelled")}
+        kinds = ("on", "off") if quick else ("on", "off", "labelled")
+        results: dict[str, tuple[list[float], list[float]]] = {k: ([], []) for k in kinds}
         sizes: dict[str, list[tuple[int, int]]] = {k: [] for k in results}  # (cached, new) tokens
         try:
-            for rep in range(2 if quick else 3):
+            for rep in range(1 if quick else 3):
                 for documents in results:
                     chat = store.create_chat()
                     turn = rep * 7
                     while True:  # the history: document questions until about 1,500 tokens
                         stats = ask(chat.id, *turn_of(documents, turn))
                         turn += 1
-                        if stats["prompt_tokens"] >= 1500:
+                        if stats["prompt_tokens"] >= (600 if quick else 1500):  # --quick: a smoke run
                             break
                     history = stats["prompt_tokens"] + stats["tokens"]
                     if documents == "off":
@@ -328,7 +330,7 @@ def cache(quick: bool, labelled: list[tuple[str, list]]) -> list[Figure]:
         finally:
             worker.shutdown(5)
             store.close()
-    figures = []
+    figures: list[Figure] = []
     for documents, (warm, cold) in results.items():
         what = {"on": "five new passages of 110 words", "off": "documents switched off",
                 "labelled": "labelled questions, the passages the search gives them"}[documents]
@@ -337,7 +339,7 @@ def cache(quick: bool, labelled: list[tuple[str, list]]) -> list[Figure]:
         figures.append(Figure(f"document chat, time to first token of turn N+1 ({what}) ÷ cold",
                               median(warm) / median(cold), "ratio", "target ≤ 0.3",
                               spread(warm, cold, history_tokens=cached, new_tokens=new)))
-        if documents == "on":
+        if documents == "on" and not quick:  # llama-bench's floor: a measurement, not a smoke run
             figures += _floor(int(cached), int(new))
     return figures
 
