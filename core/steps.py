@@ -105,6 +105,7 @@ class Turn:
     choice: str = ""  # the model's choice of a tool so far (JSON, not shown)
     waiting: bool = False  # a call waits for the user's word
     approval: str = ""  # how the running call was allowed
+    running: Future | None = None  # the call under way (Stop cancels it)
 
 
 @dataclass(frozen=True)

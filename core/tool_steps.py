@@ -162,18 +162,25 @@ class ToolSteps:
 
     def ran(self, turn: Turn, future: Future) -> None:
         step = turn.step
-        if not isinstance(step, RunTool):
+        if not isinstance(step, RunTool) or future.cancelled():
             return  # stopped meanwhile
+        turn.running = None
         try:
             text, is_error = future.result()
         except Exception as exc:  # a runner must not raise; if it does, the model hears why
             text, is_error = f"the tool failed: {exc}", True
         self._record(turn, step.call, str(text), bool(is_error), turn.approval)
 
+    def stop(self, turn: Turn) -> None:
+        """Stop: a call under way is cancelled (its server is told), not left to its time-out."""
+        if turn.running is not None:
+            turn.running.cancel()
+            turn.running = None
+
     def _start(self, turn: Turn, call: ToolCall, approval: str) -> None:
         assert turn.toolbox is not None
         turn.approval = approval
-        future = turn.toolbox.run(call)
+        future = turn.running = turn.toolbox.run(call)
         request_id = turn.request_id
 
         def ran(done: Future) -> None:

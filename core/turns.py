@@ -259,6 +259,7 @@ class TurnMachine:
         if turn is None:
             return
         if isinstance(turn.step, (FindPassages, RunTool)):  # searching, or a tool: no model asked now
+            self._tools.stop(turn)
             self._ended(turn, stopped=True)
             self._finish(turn, INTERRUPTED, {})
             return

@@ -142,30 +142,25 @@ class ToolHost:
     def call(self, server: str, tool: str, arguments: dict[str, Any],
              seconds: float = CALL_SECONDS) -> ToolResult:
         """Run one tool (the server started if need be); ToolError in the user's words."""
-        self.start(server)
+        try:
+            return self.submit(server, tool, arguments, seconds).result(START_SECONDS + seconds + MARGIN)
+        except concurrent.futures.TimeoutError:
+            raise ToolError(translate("core.tools", "The tools did not answer in time.")) from None
+
+    def submit(self, server: str, tool: str, arguments: dict[str, Any],
+               seconds: float = CALL_SECONDS) -> concurrent.futures.Future:
+        """``call`` without waiting: a future of its ToolResult (or its ToolError), for a
+        turn that must not block its thread. Cancelling it cancels the call (Stop)."""
+        record = self.servers.require(server)
 
         async def call() -> ToolResult:
+            await self._start(record)
             connection = self._connections.get(server)
             if connection is None:
                 raise ToolError(translate("core.tools", "{name} is not running.").format(name=server))
             return await connection.call(tool, arguments, seconds)
 
-        return self._wait(call, seconds)
-
-    def submit(self, server: str, tool: str, arguments: dict[str, Any],
-               seconds: float = CALL_SECONDS) -> concurrent.futures.Future:
-        """``call`` without waiting: a future of its ToolResult (or its ToolError), for a
-        turn that must not block its thread."""
-        future: concurrent.futures.Future = concurrent.futures.Future()
-
-        def work() -> None:
-            try:
-                future.set_result(self.call(server, tool, arguments, seconds))
-            except Exception as exc:
-                future.set_exception(exc)
-
-        threading.Thread(target=work, name="hearth-tool-call", daemon=True).start()
-        return future
+        return asyncio.run_coroutine_threadsafe(call(), self._ensure_loop())
 
     def running(self, name: str) -> bool:
         connection = self._connections.get(name)

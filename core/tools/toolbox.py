@@ -96,6 +96,8 @@ def make_toolbox(host: ToolHost | None, servers: Sequence[str] = (), builtins_un
         outcome: Future = Future()
 
         def finished(future: Future) -> None:
+            if outcome.done():  # cancelled by Stop: nobody waits for it
+                return
             try:
                 outcome.set_result(_text(future.result()))
             except ToolError as exc:
@@ -103,7 +105,13 @@ def make_toolbox(host: ToolHost | None, servers: Sequence[str] = (), builtins_un
             except Exception as exc:  # the model hears that it failed; the log has the rest
                 outcome.set_result((f"the tool failed ({type(exc).__name__})", True))
 
-        host.submit(call.server, call.name, call.arguments).add_done_callback(finished)
+        try:
+            running = host.submit(call.server, call.name, call.arguments)
+        except ToolError as exc:  # removed meanwhile, or Hearth locked
+            outcome.set_result((str(exc), True))
+            return outcome
+        running.add_done_callback(finished)
+        outcome.add_done_callback(lambda done: running.cancel() if done.cancelled() else None)  # Stop
         return outcome
 
     def unasked(call: ToolCall) -> bool:

@@ -307,3 +307,36 @@ def test_a_script_straight_in_the_temporary_folder_is_granted_alone() -> None:
             plan.close()
     finally:
         os.unlink(name)
+
+
+@needs_sandbox
+def test_stop_cancels_a_call_under_way(session: Session, tmp_path: Path) -> None:
+    from core.tools.choice import ToolCall
+    from core.tools.toolbox import make_toolbox
+
+    add_hostile(session, tmp_path, 9)
+    toolbox = make_toolbox(session.tools, ["hostile"])
+    outcome = toolbox.run(ToolCall("hostile", "silent", {}))
+    assert not outcome.done()
+    deadline = time.monotonic() + 20
+    while not session.tools._connections["hostile"].calls and time.monotonic() < deadline:
+        time.sleep(0.05)  # until the call is under way in the server
+    outcome.cancel()  # what Stop does (core.tool_steps.ToolSteps.stop)
+    while not _cancelled(session) and time.monotonic() < deadline:
+        time.sleep(0.05)  # the cancellation reaches the host's loop
+    assert _cancelled(session) and session.tools.running("hostile")  # the call went, the server stays
+
+
+def _cancelled(session: Session) -> bool:
+    """No call of the host's is waiting any more (the silent one was cancelled)."""
+    import asyncio
+
+    loop = session.tools._loop
+    future = asyncio.run_coroutine_threadsafe(_pending_calls(), loop)
+    return future.result(5) == 0
+
+
+async def _pending_calls() -> int:
+    import asyncio
+
+    return sum(1 for task in asyncio.all_tasks() if "call" in repr(task.get_coro()) and "ToolHost" in repr(task.get_coro()))
