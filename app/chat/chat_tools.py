@@ -23,6 +23,7 @@ from app.chat.tools_dialog import ToolsDialog
 from core.history import route
 from core.tool_steps import ALWAYS, Toolbox
 from core.tools import ToolError
+from core.tools.builtin import BUILTIN
 from core.tools.choice import ToolCall
 from core.tools.toolbox import GRAMMAR_ENGINES, make_toolbox
 from i18n import translate
@@ -35,6 +36,29 @@ def chat_tools(settings: dict[str, Any]) -> tuple[bool, list[str]]:
     chosen: dict[str, Any] = settings[SETTING] if isinstance(settings.get(SETTING), dict) else {}
     servers = [s for s in chosen.get("servers") or [] if isinstance(s, str)]
     return bool(chosen.get("builtin")), servers
+
+
+def server_uid(session: Any, server: str) -> str:
+    """The identity of the server named so now ("" for Hearth's own tools)."""
+    if server == BUILTIN or session is None:
+        return ""
+    try:
+        return str(session.tool_servers.require(server).uid)
+    except ToolError:
+        return "gone"
+
+
+def allowed_always(settings: dict[str, Any], servers: Any) -> set[tuple[str, str]]:
+    """The (server, tool) pairs allowed always in a chat, for the servers that gave them:
+    a server removed and another added under its name inherits nothing."""
+    uids = {record.name: record.uid for record in servers.records()}
+    allowed: set[tuple[str, str]] = set()
+    for entry in settings.get(ALWAYS_SETTING) or []:
+        if isinstance(entry, list) and len(entry) == 3 and all(isinstance(x, str) for x in entry):
+            server, tool, uid = entry
+            if (server == BUILTIN and not uid) or (server in uids and uids[server] == uid):
+                allowed.add((server, tool))
+    return allowed
 
 
 def tools_work(chat: Any, engines: Any) -> bool:
@@ -70,8 +94,7 @@ class ChatTools(QObject):
         running = [name for name in servers if session.tools.running(name)]
         if not builtin and not running or not tools_work(chat, self.controller.engines):
             return None
-        always = {(str(pair[0]), str(pair[1])) for pair in chat.settings.get(ALWAYS_SETTING) or []
-                  if isinstance(pair, list) and len(pair) == 2}
+        always = allowed_always(chat.settings, session.tool_servers)
         finder = self.controller.retrieval_for
         search = ((lambda query: finder(chat_id, query)) if finder is not None and chat.settings.get("collections")
                   else None)
@@ -108,8 +131,9 @@ class ChatTools(QObject):
         turn = controller.turns.active  # the chat whose turn waits, whichever is shown
         chat = controller.store.get_chat(turn.chat_id) if turn is not None and not controller.locked else None
         if decision == ALWAYS and call is not None and chat is not None:
-            kept = [pair for pair in chat.settings.get(ALWAYS_SETTING) or [] if isinstance(pair, list)]
-            controller.set_chat_settings(chat.id, {**chat.settings, ALWAYS_SETTING: [*kept, [call.server, call.name]]})
+            kept = [entry for entry in chat.settings.get(ALWAYS_SETTING) or [] if isinstance(entry, list)]
+            entry = [call.server, call.name, server_uid(controller.session, call.server)]
+            controller.set_chat_settings(chat.id, {**chat.settings, ALWAYS_SETTING: [*kept, entry]})
         controller.turns.decide_tool(decision)
 
 

@@ -5,6 +5,7 @@ uses it (or checks it), and then only in its sandbox."""
 
 from __future__ import annotations
 
+import secrets
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,11 +35,14 @@ class ToolServerRecord:
     env: dict[str, str] = field(default_factory=dict)
     # The user agreed to run it where the computer cannot confine it fully.
     unconfined_ok: bool = False
+    # Made when it is added: a permission given to a server ("always") is given to this one,
+    # not to another added later under the same name.
+    uid: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "command": self.command, "args": list(self.args),
                 "read": list(self.read), "write": list(self.write), "env": dict(self.env),
-                "unconfined_ok": self.unconfined_ok}
+                "unconfined_ok": self.unconfined_ok, "uid": self.uid}
 
     @classmethod
     def from_dict(cls, data: Any) -> ToolServerRecord | None:
@@ -51,7 +55,8 @@ class ToolServerRecord:
 
         env = data["env"] if isinstance(data.get("env"), dict) else {}
         return cls(data["name"], data["command"], strings("args"), strings("read"), strings("write"),
-                   {str(k): str(v) for k, v in env.items()}, bool(data.get("unconfined_ok", False)))
+                   {str(k): str(v) for k, v in env.items()}, bool(data.get("unconfined_ok", False)),
+                   str(data.get("uid") or ""))
 
 
 def forbidden() -> list[Path]:
@@ -140,7 +145,7 @@ class ToolServers:
                 command=command)) from None
         variables = {valid_variable(k): v for k, v in (env or {}).items()}
         record = ToolServerRecord(name, program, tuple(args), _folders(read), _folders(write), variables,
-                                  unconfined_ok)
+                                  unconfined_ok, secrets.token_hex(8))
         records[name] = record
         self._store(records)
         return record

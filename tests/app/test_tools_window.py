@@ -141,3 +141,21 @@ def test_the_privacy_report_counts_each_servers_calls_and_bytes(qtbot, make_wind
     assert "Tool servers run in a sandbox" in report
     assert "<b>calm</b>: 1 call" in report and "running" in report
     window.dialogs.privacy_dialog.close()
+
+
+def test_always_belongs_to_the_server_that_was_allowed_not_its_name() -> None:
+    from app.chat.chat_tools import ALWAYS_SETTING, allowed_always
+    from core.tools.servers import ToolServerRecord
+
+    class Servers:
+        def __init__(self, *records: ToolServerRecord) -> None:
+            self._records = records
+
+        def records(self) -> list[ToolServerRecord]:
+            return list(self._records)
+
+    first = ToolServerRecord("calm", "/usr/bin/python3", uid="aaaa")
+    settings = {ALWAYS_SETTING: [["calm", "add", "aaaa"], ["Hearth", "calculator", ""], ["calm", "x"], "junk"]}
+    assert allowed_always(settings, Servers(first)) == {("calm", "add"), ("Hearth", "calculator")}
+    again = ToolServerRecord("calm", "/usr/bin/python3", uid="bbbb")  # removed, and added anew
+    assert allowed_always(settings, Servers(again)) == {("Hearth", "calculator")}
