@@ -12,10 +12,12 @@ HEARTH_* variable, proxy, display or D-Bus address.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -92,13 +94,58 @@ def process_group_cgroup(limit: int) -> str:
     place = pids_hierarchy()
     if place is None:
         return ""
-    folder = Path(tempfile.mkdtemp(prefix="hearth-tool-", dir=place))
+    folder = Path(tempfile.mkdtemp(prefix=prefix(), dir=place))
     try:
         (folder / "pids.max").write_text(str(limit))
     except OSError:
         remove_cgroup(str(folder))
         return ""
     return str(folder)
+
+
+PREFIX = "hearth-tool-"
+
+
+def prefix() -> str:
+    """A server's private folder and cgroup are named after the Hearth process that made
+    them, so that what a crashed Hearth left can be told from what a running one uses."""
+    return f"{PREFIX}{os.getpid()}-"
+
+
+def _owner_gone(name: str) -> bool:
+    pid = name[len(PREFIX):].split("-", 1)[0]
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False  # there, someone else's
+    return False
+
+
+def sweep() -> int:
+    """Remove the private folders and cgroups of tool servers whose Hearth is gone (a
+    crash, a power cut), killing what is left in those cgroups; how many were removed."""
+    removed = 0
+    for place in [Path(tempfile.gettempdir()), *(p for p in [pids_hierarchy()] if p is not None)]:
+        try:
+            entries = [entry for entry in place.iterdir() if entry.name.startswith(PREFIX) and _owner_gone(entry.name)]
+        except OSError:
+            continue
+        for entry in entries:
+            procs = entry / "cgroup.procs"
+            if procs.is_file():
+                with contextlib.suppress(OSError, ValueError):
+                    for pid in procs.read_text().split():
+                        with contextlib.suppress(OSError):
+                            os.kill(int(pid), signal.SIGKILL)
+                remove_cgroup(str(entry))
+            elif entry.is_dir() and entry.stat().st_uid == os.getuid():
+                shutil.rmtree(entry, ignore_errors=True)
+            removed += not entry.exists()
+    return removed
 
 
 def remove_cgroup(folder: str, seconds: float = 2.0) -> None:
@@ -245,7 +292,7 @@ def plan(command: str, args: list[str], read: Iterable[str | Path] = (), write: 
             continue  # never the data folder, whatever the command line names
     readable += [str(check_grant(Path(p), forbidden)) for p in read]
     writable = [str(check_grant(Path(p), forbidden)) for p in write]
-    private = tempfile.mkdtemp(prefix="hearth-tool-")
+    private = tempfile.mkdtemp(prefix=prefix())
     writable += [private, *[d for d in DEVICES if os.path.exists(d)]]
     env = {"PATH": f"{SYSTEM_PATH}:{Path(argv[0]).parent}", "HOME": private, "TMPDIR": private}
     for name in LANGUAGE_VARIABLES:

@@ -24,6 +24,7 @@ import anyio
 
 from core.tools.mcp_client import CALL_SECONDS, START_SECONDS, Connection, ToolInfo, ToolResult
 from core.tools.servers import ToolError, ToolServerRecord, ToolServers
+from guard.sandbox import sweep
 from i18n import translate
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,7 @@ class ToolHost:
             if self._closed:
                 raise ToolError(translate("core.tools", "Hearth is locked: tools stopped."))
             if self._loop is None:
+                sweep()  # what the servers of a Hearth that crashed left behind
                 ready = threading.Event()
                 self._thread = threading.Thread(target=self._run, args=(ready,), name="hearth-tools",
                                                 daemon=True)

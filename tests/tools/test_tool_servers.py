@@ -340,3 +340,25 @@ async def _pending_calls() -> int:
     import asyncio
 
     return sum(1 for task in asyncio.all_tasks() if "call" in repr(task.get_coro()) and "ToolHost" in repr(task.get_coro()))
+
+
+def test_what_a_crashed_hearth_left_is_swept_and_a_running_ones_is_kept() -> None:
+    import subprocess
+    import tempfile
+
+    from guard import sandbox
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()  # a process that has ended
+    left = Path(tempfile.gettempdir()) / f"{sandbox.PREFIX}{gone}-abc123"
+    left.mkdir()
+    (left / "state.json").write_text("{}")
+    mine = Path(tempfile.mkdtemp(prefix=sandbox.prefix()))
+    try:
+        sandbox.sweep()
+        assert not left.exists() and mine.exists()
+    finally:
+        import shutil
+
+        shutil.rmtree(left, ignore_errors=True)
+        shutil.rmtree(mine, ignore_errors=True)
