@@ -15,6 +15,7 @@ and the approval panel, wired to it.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any, cast
 
 from PySide6.QtCore import QObject, Signal, Slot
@@ -81,6 +82,8 @@ class ChatTools(QObject):
         super().__init__(cast(QObject, controller))
         self.controller = controller
         self.waiting: ToolCall | None = None
+        # Set by the documents controller: a chat's collections and their files' names.
+        self.collections_of: Callable[[int], list[tuple[str, list[str]]]] | None = None
         self._started.connect(self.server_started)  # queued: across threads
         controller.tool_proposed.connect(self._proposed)
 
@@ -98,7 +101,10 @@ class ChatTools(QObject):
         finder = self.controller.retrieval_for
         search = ((lambda query: finder(chat_id, query)) if finder is not None and chat.settings.get("collections")
                   else None)
-        return make_toolbox(session.tools, running, builtins=builtin, allowed=always, search=search, start=False)
+        listed = self.collections_of
+        listing = (lambda: listed(chat_id)) if listed is not None and chat.settings.get("collections") else None
+        return make_toolbox(session.tools, running, builtins=builtin, allowed=always, search=search, start=False,
+                            listing=listing)
 
     def set_chat_tools(self, builtin: bool, servers: list[str]) -> None:
         controller = self.controller

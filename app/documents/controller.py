@@ -77,6 +77,7 @@ class DocumentsController(QObject):
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self.refresh_all)
         chat.retrieval_for = self.retrieval_for  # type: ignore[assignment]
+        chat.tools.collections_of = self.collections_of
         chat.new_chat_settings = self.new_chat_settings
 
     # Vault life cycle -------------------------------------------------------------
@@ -183,6 +184,13 @@ class DocumentsController(QObject):
 
     def documents_of(self, collection_id: int) -> tuple[Document, ...]:
         return self._documents.get(collection_id, ())
+
+    def collections_of(self, chat_id: int) -> list[tuple[str, list[str]]]:
+        """The chat's switched-on collections and the names of their files (the tools' list)."""
+        chat = self.chat.current_chat if self.chat.current_chat and self.chat.current_chat.id == chat_id else None
+        wanted = set((chat.settings.get("collections") if chat else None) or [])
+        return [(c.name, [Path(d.path).name for d in self.documents_of(c.id)])
+                for c in self._collections if c.id in wanted]
 
     def create(self, name: str, then: Callable[[Collection], None] | None = None) -> bool:
         """Ask for a new collection (or the one of that name); ``then`` gets it on the UI

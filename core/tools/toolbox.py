@@ -16,7 +16,7 @@ from core.tools.servers import ToolError
 from i18n import translate
 from inference.tool_grammar import GRAMMAR_ENGINES
 
-__all__ = ["GRAMMAR_ENGINES", "SEARCH", "builtin_specs", "found_text", "make_toolbox"]
+__all__ = ["GRAMMAR_ENGINES", "LISTING", "SEARCH", "builtin_specs", "found_text", "listing_text", "make_toolbox"]
 
 
 def builtin_specs() -> tuple[ToolSpec, ...]:
@@ -34,7 +34,10 @@ SEARCH = ToolSpec(BUILTIN, "search_documents", "Search this chat's documents for
                   "returns each passage with its file and page. Search again with other words if "
                   "nothing fits.", {"type": "object", "properties": {"query": {"type": "string"}},
                                     "required": ["query"]}, read_only=True)
+LISTING = ToolSpec(BUILTIN, "list_documents", "List this chat's document collections and the files in each "
+                   "(names only).", {"type": "object", "properties": {}}, read_only=True)
 PASSAGE_CHARACTERS = 700  # of each passage found, in the tool's result
+LISTED_FILES = 200  # files named per collection; how many more is said
 
 
 def found_text(passages: Sequence[object]) -> str:
@@ -43,6 +46,18 @@ def found_text(passages: Sequence[object]) -> str:
         return "No passage in this chat's documents matches the query."
     return "\n\n".join(f"[{getattr(p, 'label', '')}]\n{str(getattr(p, 'text', ''))[:PASSAGE_CHARACTERS]}"
                         for p in passages)
+
+
+def listing_text(collections: Sequence[tuple[str, Sequence[str]]]) -> str:
+    """The chat's collections and their files' names, as the list tool's result."""
+    if not collections:
+        return "This chat has no documents switched on."
+    parts = []
+    for name, files in collections:
+        shown = "\n".join(f"- {file}" for file in list(files)[:LISTED_FILES])
+        more = f"\n(and {len(files) - LISTED_FILES} more files)" if len(files) > LISTED_FILES else ""
+        parts.append(f"{name} ({len(files)} files):\n{shown}{more}")
+    return "\n\n".join(parts)
 
 
 def _search(search: Callable[[str], Future | None], arguments: dict) -> Future:
@@ -67,7 +82,8 @@ def _search(search: Callable[[str], Future | None], arguments: dict) -> Future:
 def make_toolbox(host: ToolHost | None, servers: Sequence[str] = (), builtins_unasked: bool = True,
                  allowed: set[tuple[str, str]] | None = None, limit: int = DEFAULT_LIMIT,
                  builtins: bool = True, search: Callable[[str], Future | None] | None = None,
-                 start: bool = True) -> Toolbox:
+                 start: bool = True,
+                 listing: Callable[[], Sequence[tuple[str, Sequence[str]]]] | None = None) -> Toolbox:
     """Hearth's tools (``builtins``; with ``search``, the chat's documents too) and those
     of ``servers`` (each started now if it is not running, ToolError saying why one cannot;
     with ``start`` False, only those running, and never a wait).
@@ -76,6 +92,8 @@ def make_toolbox(host: ToolHost | None, servers: Sequence[str] = (), builtins_un
     specs = list(builtin_specs()) if builtins else []
     if builtins and search is not None:
         specs.append(SEARCH)
+    if builtins and listing is not None:
+        specs.append(LISTING)
     taken = {spec.name for spec in specs}
     for name in servers:
         assert host is not None
@@ -88,6 +106,10 @@ def make_toolbox(host: ToolHost | None, servers: Sequence[str] = (), builtins_un
     def run(call: ToolCall) -> Future:
         if call.server == BUILTIN and call.name == SEARCH.name and search is not None:
             return _search(search, call.arguments)
+        if call.server == BUILTIN and call.name == LISTING.name and listing is not None:
+            listed: Future = Future()
+            listed.set_result((listing_text(listing()), False))
+            return listed
         if call.server == BUILTIN:
             done: Future = Future()
             done.set_result(run_builtin(call.name, call.arguments))

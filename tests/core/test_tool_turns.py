@@ -210,3 +210,23 @@ def test_search_then_calculate_then_answer_survives_edit_and_restart(store: Chat
     assert [t["tool"] for t in tools] == ["search_documents", "calculator"]
     assert "greenhouse.pdf, page 2" in tools[0]["result"] and tools[1]["result"] == "37.5"
     assert "37.5" in answer.content and "greenhouse.pdf, page 2" in answer.content
+
+
+def test_list_documents_names_the_chats_collections_and_files(store: ChatStore) -> None:
+    from core.tools.toolbox import LISTED_FILES, listing_text, make_toolbox
+
+    engine = ScriptedEngine([{"tool": "list_documents", "arguments": {}}])
+    r = Rig(store, engine)
+    files = [f"report-{i}.pdf" for i in range(LISTED_FILES + 5)]
+    r.turns.tools_for = lambda _chat: make_toolbox(None, listing=lambda: [("Work", files), ("Home", ["tax.md"])])
+    chat = store.create_chat()
+    try:
+        ask(r, chat.id, "Which files do you have?")
+        r.pump_until(lambda: not r.turns.busy)
+    finally:
+        r.close()
+    step = next(s for s in store.messages(chat.id)[-1].stats["steps"] if s["kind"] == "tool")
+    assert step["tool"] == "list_documents"
+    assert "Work (205 files)" in step["result"] and "- report-0.pdf" in step["result"]
+    assert "(and 5 more files)" in listing_text([("Work", files)]) and "- tax.md" in listing_text([("Home", ["tax.md"])])
+    assert listing_text([]) == "This chat has no documents switched on."
