@@ -182,15 +182,16 @@ def _convert(arguments: dict[str, Any]) -> str:
 
 
 TOOLS = (
-    BuiltinTool("calculator", "Evaluate an arithmetic expression exactly, e.g. 12.5 * (3 + 4) / 2. "
-                "Functions: sqrt, log, exp, sin, cos, tan, round, min, max, abs; constants pi, e.",
+    # No worked examples in the descriptions: the small models copy them as their arguments.
+    BuiltinTool("calculator", "Evaluate an arithmetic expression exactly: numbers, + - * / ** and "
+                "parentheses; functions sqrt, log, exp, sin, cos, tan, round, min, max, abs; constants pi, e.",
                 {"type": "object", "properties": {"expression": {"type": "string"}},
                  "required": ["expression"]}, _calculator),
     BuiltinTool("date_time", "Today's date, the weekday and the time here; with add_days, the date that "
                 "many days later (or earlier, if negative).",
                 {"type": "object", "properties": {"add_days": {"type": "integer"}}}, _now),
-    BuiltinTool("convert_units", "Convert a value between units of length, mass, volume, area, speed, time, "
-                "data size or temperature, e.g. 5 mi to km, 70 f to c.",
+    BuiltinTool("convert_units", "Convert a value from one unit to another: length, mass, volume, area, speed, "
+                "time, data size or temperature (c, f, k).",
                 {"type": "object", "properties": {"value": {"type": "number"}, "from": {"type": "string"},
                                                    "to": {"type": "string"}},
                  "required": ["value", "from", "to"]}, _convert),

@@ -69,10 +69,14 @@ def instructions(specs: Sequence[ToolSpec]) -> str:
     return "\n".join(lines)
 
 
-def _with_system(messages: Sequence[ChatMessage], extra: str) -> list[ChatMessage]:
-    if messages and messages[0].role == "system":
-        return [replace(messages[0], content=f"{messages[0].content}\n\n{extra}"), *messages[1:]]
-    return [ChatMessage("system", extra), *messages]
+def _with_question(messages: Sequence[ChatMessage], extra: str) -> list[ChatMessage]:
+    """The conversation with ``extra`` after its last question: everything before that
+    question is the answer's prompt too, so the model's cache of it serves both (the tools
+    in the system message made the answer read the whole chat again)."""
+    if not messages or messages[-1].role != "user":
+        return [*messages, ChatMessage("user", extra)]
+    last = messages[-1]
+    return [*messages[:-1], replace(last, content=f"{last.content}\n\n{extra}")]
 
 
 def exchange_messages(exchanges: Sequence[Exchange]) -> list[ChatMessage]:
@@ -91,7 +95,7 @@ def choice_request(messages: Sequence[ChatMessage], specs: Sequence[ToolSpec],
                    ) -> tuple[tuple[ChatMessage, ...], SamplingParams]:
     """The messages and sampling for step 1: greedy, short, under the tools' grammar."""
     grammar = choice_grammar([(spec.name, spec.schema) for spec in specs])
-    asked = _with_system(messages, instructions(specs)) + exchange_messages(exchanges)
+    asked = _with_question(messages, instructions(specs)) + exchange_messages(exchanges)
     return tuple(asked), replace(params, grammar=grammar, temperature=0.0, max_tokens=CHOICE_TOKENS,
                                  prompt_lookup=False, repeat_penalty=1.0)
 
