@@ -99,7 +99,10 @@ def describe_steps(steps: list[dict[str, Any]]) -> list[str]:
                     count=step["cut"])
             if step.get("is_error"):
                 outcome = translate("chat.tools", "failed: {why}").format(why=outcome)
-        lines.append(printable(f"{step.get('server', '')} › {step.get('tool', '')} {arguments} → {outcome}"))
+        seconds = step.get("seconds")
+        took = (" " + translate("chat.tools", "({seconds:.1f} s)").format(seconds=float(seconds))
+                if isinstance(seconds, (int, float)) and not step.get("stopped") else "")
+        lines.append(printable(f"{step.get('server', '')} › {step.get('tool', '')} {arguments} → {outcome}{took}"))
     return lines
 
 

@@ -987,6 +987,10 @@ Nothing is sent until you send it there.</source>
         <source>failed: {why}</source>
         <translation>失败：{why}</translation>
     </message>
+    <message>
+        <source>({seconds:.1f} s)</source>
+        <translation>（{seconds:.1f} 秒）</translation>
+    </message>
     <message numerus="yes">
         <source>Used %n tool call(s)</source>
         <translation>

@@ -39,7 +39,7 @@ def test_hearths_tools_run_unasked_and_the_answer_shows_its_calls(qtbot, make_wi
     widget = window.conversation.widget_for(answer.id)
     assert widget.tool_calls.isVisible() and widget.tool_calls.toggle.text() == "Used 1 tool call"
     widget.tool_calls.toggle.click()
-    assert 'calculator {"expression": "1234 * 5678"} → 7006652' in widget.tool_calls.details.text()
+    assert 'calculator {"expression": "1234 * 5678"} → 7006652 (0.0 s)' in widget.tool_calls.details.text()
 
 
 def test_tools_are_off_in_a_new_chat(qtbot, make_window) -> None:
