@@ -15,7 +15,7 @@ from core.client import Answer, WorkerClient
 from core.protocol import ChatMessage, SamplingParams
 from core.tool_steps import ALWAYS, ONCE, REFUSE, Toolbox
 from core.tools.choice import Exchange, ToolCall, answer_request, choice_request, next_call
-from core.tools.mcp_client import CALL_SECONDS, START_SECONDS
+from core.tools.results import CALL_SECONDS, START_SECONDS
 from i18n import translate
 
 Approve = Callable[[ToolCall], str]

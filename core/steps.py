@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 from core.answers import BASE_MODEL, grounding
-from core.tool_steps import ChooseTool, RunTool, Toolbox
+from core.tool_plan import ChooseTool, RunTool, Toolbox
 from core.tools.choice import Exchange
 from inference.protocol import Generate
 from storage.chats import Message

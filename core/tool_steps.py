@@ -15,64 +15,33 @@ import json
 import logging
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
-from core.tools.choice import (
-    DEFAULT_LIMIT,
-    Exchange,
-    ToolCall,
-    ToolSpec,
-    answer_request,
-    choice_request,
-    next_call,
+from core.tool_plan import (
+    ALWAYS,
+    CHOOSE,
+    ONCE,
+    REFUSE,
+    TOOL,
+    UNASKED,
+    ChooseTool,
+    RunTool,
+    Toolbox,
+    ToolRan,
+    ToolsFor,
 )
+from core.tools.choice import Exchange, ToolCall, answer_request, choice_request, next_call
 from inference.protocol import Chunk, Done, Generate
+
+__all__ = ["ALWAYS", "CHOOSE", "ONCE", "REFUSE", "TOOL", "UNASKED", "ChooseTool", "RunTool", "ToolRan", "ToolSteps",
+           "Toolbox", "ToolsFor", "step_detail"]
 
 if TYPE_CHECKING:
     from core.steps import Turn
 
 log = logging.getLogger(__name__)
-CHOOSE, TOOL = "choose_tool", "tool"
-ONCE, ALWAYS, REFUSE, UNASKED = "once", "always", "refuse", "unasked"
 STORED_RESULT = 2000  # characters of a result kept in the answer's steps
-
-
-@dataclass(frozen=True)
-class Toolbox:
-    """The tools a chat may use: their specs, how one runs (a future of (text, is_error),
-    never raising), which may run unasked, and how "always for this tool in this chat"
-    is remembered."""
-
-    specs: tuple[ToolSpec, ...]
-    run: Callable[[ToolCall], Future]
-    unasked: Callable[[ToolCall], bool] = lambda _call: False
-    remember: Callable[[ToolCall], None] = lambda _call: None
-    limit: int = DEFAULT_LIMIT
-
-
-ToolsFor = Callable[[int], "Toolbox | None"]  # chat id -> its toolbox, None: no tools
-
-
-@dataclass(frozen=True)
-class ChooseTool:
-    """Ask the model (under the tools' grammar) for a call, or none."""
-
-    kind: ClassVar[str] = CHOOSE
-
-
-@dataclass(frozen=True)
-class RunTool:
-    call: ToolCall
-    kind: ClassVar[str] = TOOL
-
-
-@dataclass(frozen=True)
-class ToolRan:
-    """A call's result (``future``: (text, is_error)), handed back on the machine's thread."""
-
-    request_id: int
-    future: Future
 
 
 def step_detail(call: ToolCall, text: str, is_error: bool, approval: str) -> dict[str, Any]:

@@ -10,9 +10,11 @@ is then checked by the tool itself.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -70,10 +72,30 @@ def _followable(value: Any) -> bool:
     return True
 
 
-def _gbnf(schema: dict[str, Any]) -> str:
-    from llama_cpp.llama_grammar import json_schema_to_gbnf
+@functools.cache
+def _converter() -> Callable[..., str]:
+    """llama-cpp-python's JSON-schema-to-GBNF converter, loaded from its file alone: it is
+    plain Python, and importing the package loads llama.cpp's library, which must wait
+    for the worker's choice of a build (``inference.cpu_variant``) on whichever thread
+    asks first for a tools' grammar (the window's, the local API's)."""
+    found = importlib.util.find_spec("llama_cpp")
+    source = Path(found.origin).parent / "llama_grammar.py" if found is not None and found.origin else None
+    if source is None or not source.is_file():  # a frozen app: the package, once a build is chosen
+        from inference import cpu_variant
 
-    return str(json_schema_to_gbnf(json.dumps(schema), prop_order=["tool", "arguments"]))
+        cpu_variant.ensure()
+        from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+        return json_schema_to_gbnf
+    spec = importlib.util.spec_from_file_location("hearth_json_schema_to_gbnf", source)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.json_schema_to_gbnf
+
+
+def _gbnf(schema: dict[str, Any]) -> str:
+    return str(_converter()(json.dumps(schema), prop_order=["tool", "arguments"]))
 
 
 def usable_schema(schema: Any) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from core.tools.mcp_client import untrusted
+from core.tools.results import untrusted
 from inference.protocol import ChatMessage, SamplingParams
 from inference.tool_grammar import NO_TOOL, choice_grammar
 

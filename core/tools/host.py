@@ -18,13 +18,16 @@ import threading
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
-from core.tools.mcp_client import CALL_SECONDS, START_SECONDS, Connection, ToolInfo, ToolResult
+from core.tools.results import CALL_SECONDS, START_SECONDS, ToolInfo, ToolResult
 from core.tools.servers import ToolError, ToolServerRecord, ToolServers
 from guard.sandbox import sweep
+
+if TYPE_CHECKING:
+    from core.tools.mcp_client import Connection
 from i18n import translate
 
 log = logging.getLogger(__name__)
@@ -47,7 +50,7 @@ class Audit:
 class ToolHost:
     def __init__(self, servers: ToolServers) -> None:
         self.servers = servers
-        self._connections: dict[str, Connection] = {}
+        self._connections: dict[str, Connection] = {}  # (the SDK is loaded at a server's first start)
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -110,6 +113,8 @@ class ToolHost:
             return connection.tools
         pending = self._starting.get(record.name)
         if pending is None:
+            from core.tools.mcp_client import Connection
+
             connection = Connection(record)
             self._connections[record.name] = connection
             assert self._group is not None
@@ -132,6 +137,8 @@ class ToolHost:
         record = self.servers.require(name)
 
         async def check() -> list[ToolInfo]:
+            from core.tools.mcp_client import Connection
+
             connection = Connection(record)
             assert self._group is not None
             try:

@@ -11,7 +11,7 @@ from core.tool_steps import Toolbox
 from core.tools.builtin import BUILTIN, TOOLS, run_builtin
 from core.tools.choice import DEFAULT_LIMIT, ToolCall, ToolSpec
 from core.tools.host import ToolHost
-from core.tools.mcp_client import ToolResult
+from core.tools.results import ToolResult
 from core.tools.servers import ToolError
 from i18n import translate
 from inference.tool_grammar import GRAMMAR_ENGINES

@@ -48,3 +48,18 @@ def test_no_none_when_a_call_is_required() -> None:
     grammar = choice_grammar([("t", ANY_OBJECT)], allow_none=False)
     assert '\\"none\\"' not in grammar
     readable(grammar)
+
+
+def test_making_a_grammar_does_not_load_llama_cpp() -> None:
+    """The grammar is made on the thread that asks first (the window's, the API's): loading
+    llama.cpp there would come before the worker's choice of a build for this processor."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import sys\nfrom inference.tool_grammar import choice_grammar\n"
+            "choice_grammar([('calc', {'type': 'object', 'properties': {'e': {'type': 'string'}}})])\n"
+            "print('llama_cpp' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2],
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "False", done.stderr[-2000:]

@@ -17,7 +17,7 @@ import pytest
 
 from core.session import Session
 from core.tools.host import ToolHost
-from core.tools.mcp_client import MESSAGE_LIMIT
+from core.tools.results import MESSAGE_LIMIT
 from core.tools.servers import ToolError
 from storage.paths import data_dir
 from tests.tools.conftest import needs_sandbox, server_args
