@@ -11,7 +11,7 @@ import shlex
 import threading
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -21,13 +21,13 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
-    QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
+from app.shell import named_list
 from app.shell.a11y import named
 from app.shell.text import plain
 from core.tools import ToolError, ToolServerRecord, missing_layers, sandbox_layers
@@ -172,20 +172,13 @@ class ToolsDialog(QDialog):
         self.refresh()
 
     def refresh(self, select: str | None = None) -> None:
-        self.list.clear()
-        for record in self.session.tool_servers.records():
-            item = QListWidgetItem(printable(record.name, keep=""))
-            item.setData(Qt.ItemDataRole.UserRole, record.name)
-            self.list.addItem(item)
-            if record.name == select:
-                self.list.setCurrentItem(item)
-        if self.list.currentRow() < 0 and self.list.count():
-            self.list.setCurrentRow(0)
+        named_list.fill(self.list, ((printable(r.name, keep=""), r.name) for r in self.session.tool_servers.records()),
+                        select)
         self._selected()
 
     def selected(self) -> ToolServerRecord | None:
-        item = self.list.currentItem()
-        return self.session.tool_servers.require(item.data(Qt.ItemDataRole.UserRole)) if item else None
+        name = named_list.selected_name(self.list)
+        return self.session.tool_servers.require(name) if name is not None else None
 
     @Slot()
     def _selected(self, *_args: object) -> None:

@@ -20,14 +20,13 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
-    QListWidgetItem,
     QMessageBox,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
-from app.shell import dialogs
+from app.shell import dialogs, named_list
 from app.shell.a11y import named
 from app.shell.background import run_in_background
 from app.shell.text import plain
@@ -223,23 +222,18 @@ class EnginesDialog(QDialog):
         self.refresh()
 
     def refresh(self, select: str | None = None) -> None:
-        self.list.clear()
+        rows = []
         for record in self.engines.records():
             state = translate("engines.dialog", "on") if record.enabled else translate("engines.dialog", "off")
             models = ", ".join(m.id for m in record.models) or "-"
-            item = QListWidgetItem(translate("engines.dialog", "{name} ({state}) · {url} · {models}").format(
-                name=record.name, state=state, url=record.url, models=models))
-            item.setData(Qt.ItemDataRole.UserRole, record.name)
-            self.list.addItem(item)
-            if record.name == select:
-                self.list.setCurrentItem(item)
-        if self.list.currentRow() < 0 and self.list.count():
-            self.list.setCurrentRow(0)
+            rows.append((translate("engines.dialog", "{name} ({state}) · {url} · {models}").format(
+                name=record.name, state=state, url=record.url, models=models), record.name))
+        named_list.fill(self.list, rows, select)
         self._selection_changed()
 
     def selected(self) -> EngineRecord | None:
-        item = self.list.currentItem()
-        return self.engines.get(item.data(Qt.ItemDataRole.UserRole)) if item is not None else None
+        name = named_list.selected_name(self.list)
+        return self.engines.get(name) if name is not None else None
 
     @Slot()
     def _selection_changed(self, *_args: object) -> None:
