@@ -14,7 +14,7 @@ from cli.common import notice, stream_answer, terminal_safe
 from core.client import Answer, WorkerClient
 from core.protocol import ChatMessage, SamplingParams
 from core.tool_steps import ALWAYS, ONCE, REFUSE, Toolbox
-from core.tools.choice import Exchange, ToolCall, answer_request, choice_request, next_call
+from core.tools.choice import Exchange, ToolCall, answer_request, choice_request, next_call, refusal
 from core.tools.results import CALL_SECONDS, START_SECONDS
 from i18n import translate
 
@@ -44,7 +44,7 @@ def answer_with_tools(client: WorkerClient, history: tuple[ChatMessage, ...], pa
             break
         decision = ONCE if toolbox.unasked(call) else approve(call)
         if decision == REFUSE:
-            exchanges.append(Exchange(call, "The user refused this call.", True, True))
+            exchanges.append(refusal(call))
             notice(translate("cli.tools", "{tool}: refused").format(tool=call.name))
             continue
         if decision == ALWAYS:

@@ -31,7 +31,7 @@ from core.tool_plan import (
     ToolRan,
     ToolsFor,
 )
-from core.tools.choice import Exchange, ToolCall, answer_request, choice_request, next_call
+from core.tools.choice import Exchange, ToolCall, answer_request, choice_request, next_call, refusal
 from inference.protocol import Chunk, Done, Generate
 
 __all__ = ["ALWAYS", "CHOOSE", "ONCE", "REFUSE", "TOOL", "UNASKED", "ChooseTool", "RunTool", "ToolRan", "ToolSteps",
@@ -92,7 +92,7 @@ class ToolSteps:
             return
         turn.waiting = False
         if decision == REFUSE:
-            self._record(turn, step.call, "The user refused this call.", True, REFUSE, refused=True)
+            self._record(turn, refusal(step.call), REFUSE)
             return
         assert turn.toolbox is not None
         if decision == ALWAYS:
@@ -138,7 +138,7 @@ class ToolSteps:
             text, is_error = future.result()
         except Exception as exc:  # a runner must not raise; if it does, the model hears why
             text, is_error = f"the tool failed: {exc}", True
-        self._record(turn, step.call, str(text), bool(is_error), turn.approval)
+        self._record(turn, Exchange(step.call, str(text), bool(is_error)), turn.approval)
 
     def stop(self, turn: Turn) -> None:
         """Stop: a call under way is cancelled (its server is told), not left to its time-out."""
@@ -157,8 +157,7 @@ class ToolSteps:
 
         future.add_done_callback(ran)
 
-    def _record(self, turn: Turn, call: ToolCall, text: str, is_error: bool, approval: str,
-                refused: bool = False) -> None:
-        turn.exchanges.append(Exchange(call, text, is_error, refused))
-        self._ended(turn, **step_detail(call, text, is_error, approval))
+    def _record(self, turn: Turn, exchange: Exchange, approval: str) -> None:
+        turn.exchanges.append(exchange)
+        self._ended(turn, **step_detail(exchange.call, exchange.text, exchange.is_error, approval))
         self._advance(turn)

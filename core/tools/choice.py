@@ -79,6 +79,11 @@ def _with_question(messages: Sequence[ChatMessage], extra: str) -> list[ChatMess
     return [*messages[:-1], replace(last, content=f"{last.content}\n\n{extra}")]
 
 
+def refusal(call: ToolCall) -> Exchange:
+    """A call the user refused, as the model is told of it."""
+    return Exchange(call, "The user refused this call.", is_error=True, refused=True)
+
+
 def exchange_messages(exchanges: Sequence[Exchange]) -> list[ChatMessage]:
     said: list[ChatMessage] = []
     for exchange in exchanges:

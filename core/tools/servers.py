@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -83,7 +84,7 @@ def valid_variable(name: str) -> str:
     return name
 
 
-def _folders(paths: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+def _folders(paths: Sequence[str]) -> tuple[str, ...]:
     kept: list[str] = []
     for path in paths:
         folder = Path(path).expanduser()
@@ -128,8 +129,8 @@ class ToolServers:
                             .format(name=name))
         return record
 
-    def add(self, name: str, command: str, args: list[str], read: list[str] = (),  # type: ignore[assignment]
-            write: list[str] = (), env: dict[str, str] | None = None,  # type: ignore[assignment]
+    def add(self, name: str, command: str, args: Sequence[str], read: Sequence[str] = (),
+            write: Sequence[str] = (), env: dict[str, str] | None = None,
             unconfined_ok: bool = False) -> ToolServerRecord:
         """Keep a server (started by nobody yet). ToolError for a name taken, a program
         that is not there, a folder that is not one or holds Hearth's data."""

@@ -14,6 +14,7 @@ from core.tools.host import ToolHost
 from core.tools.results import ToolResult
 from core.tools.servers import ToolError
 from i18n import translate
+from inference.rag import Passage
 from inference.tool_grammar import GRAMMAR_ENGINES
 
 __all__ = ["GRAMMAR_ENGINES", "LISTING", "SEARCH", "builtin_specs", "found_text", "listing_text", "make_toolbox"]
@@ -40,12 +41,11 @@ PASSAGE_CHARACTERS = 700  # of each passage found, in the tool's result
 LISTED_FILES = 200  # files named per collection; how many more is said
 
 
-def found_text(passages: Sequence[object]) -> str:
+def found_text(passages: Sequence[Passage]) -> str:
     """The passages a search found, as the tool's result: where each is from, and its text."""
     if not passages:
         return "No passage in this chat's documents matches the query."
-    return "\n\n".join(f"[{getattr(p, 'label', '')}]\n{str(getattr(p, 'text', ''))[:PASSAGE_CHARACTERS]}"
-                        for p in passages)
+    return "\n\n".join(f"[{p.label}]\n{p.text[:PASSAGE_CHARACTERS]}" for p in passages)
 
 
 def listing_text(collections: Sequence[tuple[str, Sequence[str]]]) -> str:
