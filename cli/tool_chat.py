@@ -38,8 +38,9 @@ def answer_with_tools(client: WorkerClient, history: tuple[ChatMessage, ...], pa
                       toolbox: Toolbox, approve: Approve = ask_in_terminal) -> Answer:
     exchanges: list[Exchange] = []
     while True:
-        asked, choosing = choice_request(history, toolbox.specs, exchanges, params)
-        call = next_call(client.generate(asked, choosing).text, toolbox.specs, exchanges, toolbox.limit)
+        asked, choosing, choice = choice_request(history, toolbox.specs, exchanges, params)
+        call = next_call(client.generate(asked, choosing, choice=choice).text, toolbox.specs, exchanges,
+                         toolbox.limit)
         if call is None:
             break
         decision = ONCE if toolbox.unasked(call) else approve(call)

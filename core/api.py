@@ -58,6 +58,7 @@ from inference.protocol import (
     Generate,
     SamplingParams,
     Stopped,
+    ToolChoice,
 )
 from inference.routing import RequestRouter
 
@@ -221,9 +222,9 @@ def create_app(backend: Backend, token: str, port: int | None = None) -> Starlet
     async def choose(rid: int, messages: list[ChatMessage], tools: ApiTools,
                      params: SamplingParams) -> ToolCall | Response | None:
         # Off the server's loop: many tools' grammar takes a moment to make (once; cached).
-        asked, choosing_params = await asyncio.to_thread(choosing, messages, tools, params)
+        asked, choosing_params, choice = await asyncio.to_thread(choosing, messages, tools, params)
         text = ""
-        async for event in events(rid, list(asked), choosing_params):
+        async for event in events(rid, list(asked), choosing_params, choice):
             if isinstance(event, Chunk):
                 text += event.text
             elif isinstance(event, Failed):
@@ -244,13 +245,14 @@ def create_app(backend: Backend, token: str, port: int | None = None) -> Starlet
         return StreamingResponse(iter([*(f"data: {line}\n\n" for line in lines), "data: [DONE]\n\n"]),
                                  media_type="text/event-stream")
 
-    async def events(rid: int, messages: list[ChatMessage], params: SamplingParams) -> AsyncIterator[Event]:
+    async def events(rid: int, messages: list[ChatMessage], params: SamplingParams,
+                     choice: ToolChoice | None = None) -> AsyncIterator[Event]:
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Event] = asyncio.Queue()
         backend.router.register(rid, lambda e: loop.call_soon_threadsafe(queue.put_nowait, e))
         finished = False
         try:
-            backend.submit(Generate(rid, -1, tuple(messages), params))
+            backend.submit(Generate(rid, -1, tuple(messages), params, choice=choice))
             while True:
                 event = await queue.get()
                 yield event

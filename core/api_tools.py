@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.tools.choice import ToolCall, ToolSpec, choice_request, next_call
-from inference.protocol import ChatMessage, SamplingParams
+from inference.protocol import ChatMessage, SamplingParams, ToolChoice
 
 API_SERVER = "client"  # the ToolSpec.server of a client's tools
 MAX_TOOLS = 64
@@ -111,15 +111,9 @@ def read_messages(raw: list[Any]) -> list[ChatMessage]:
 
 
 def choosing(messages: list[ChatMessage], tools: ApiTools, params: SamplingParams
-             ) -> tuple[tuple[ChatMessage, ...], SamplingParams]:
-    """The request for the model's choice (greedy, under the grammar)."""
-    asked, chosen = choice_request(messages, tools.specs, [], params)
-    if tools.required:
-        from inference.tool_grammar import choice_grammar
-
-        chosen = SamplingParams(**{**chosen.__dict__, "grammar": choice_grammar(
-            [(s.name, s.schema) for s in tools.specs], allow_none=False)})
-    return asked, chosen
+             ) -> tuple[tuple[ChatMessage, ...], SamplingParams, ToolChoice]:
+    """The request for the model's choice (greedy, under a grammar: ``core.tools.choice``)."""
+    return choice_request(messages, tools.specs, [], params, required=tools.required)
 
 
 def chosen_call(text: str, tools: ApiTools) -> ToolCall | None:

@@ -41,6 +41,7 @@ from inference.protocol import (
     SamplingParams,
     Stats,
     Stopped,
+    ToolChoice,
     WorkerDied,
 )
 
@@ -139,12 +140,12 @@ class WorkerClient:
     def generate(self, messages: tuple[ChatMessage, ...], params: SamplingParams,
                  retrieval: Passages | None = None, on_chunk: Callable[[str], None] | None = None,
                  timeout: float = ANSWER_TIMEOUT, engine: str = "", model: str = "",
-                 on_notice: Callable[[str], None] | None = None) -> Answer:
+                 on_notice: Callable[[str], None] | None = None, choice: ToolChoice | None = None) -> Answer:
         """Generate one answer; ``on_chunk`` sees the text as it streams. Raises ClientError,
         or TimeoutError (and cancels the request) when no event came for ``timeout`` s.
         ``engine``: the intranet engine (see ``use_engines``) that answers instead."""
         request_id = next(self._ids)
-        command = Generate(request_id, 0, messages, params, retrieval, engine, model)
+        command = Generate(request_id, 0, messages, params, retrieval, engine, model, choice)
         if engine and self.dispatch is None:
             raise ClientError(translate("inference.client", "No intranet engine is set up here."))
         self.runtime.submit(command)

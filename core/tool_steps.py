@@ -66,15 +66,15 @@ class ToolSteps:
         assert turn.toolbox is not None
         turn.choice = ""
         try:
-            messages, params = choice_request(generate.messages, turn.toolbox.specs, turn.exchanges,
-                                              generate.params)
+            messages, params, choice = choice_request(generate.messages, turn.toolbox.specs, turn.exchanges,
+                                                      generate.params)
         except Exception:  # a bug's way out: the answer without tools rather than a stuck turn
             log.exception("the tools' choice could not be asked for")
             self._ended(turn, failed=True)
             turn.plan = [step for step in turn.plan if not isinstance(step, (ChooseTool, RunTool))]
             self._advance(turn)
             return
-        self._submit(replace(generate, messages=messages, params=params, retrieval=None))
+        self._submit(replace(generate, messages=messages, params=params, retrieval=None, choice=choice))
 
     def run(self, turn: Turn, step: RunTool) -> None:
         assert turn.toolbox is not None

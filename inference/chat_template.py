@@ -108,7 +108,7 @@ class ChatTemplate:
 
     def render(self, messages: Sequence[Mapping[str, Any]], *, max_chars: int,
                max_steps: int = DEFAULT_STEPS, seconds: float = DEFAULT_SECONDS,
-               add_generation_prompt: bool = True) -> str:
+               add_generation_prompt: bool = True, tools: Sequence[Mapping[str, Any]] | None = None) -> str:
         """The prompt text; TemplateRefused when the template goes past its budget."""
         budget = Budget(max_chars, max_steps, seconds)
         self._env.budget = budget
@@ -119,7 +119,8 @@ class ChatTemplate:
                 messages=[dict(m) for m in messages], bos_token=self.bos_token,
                 eos_token=self.eos_token, add_generation_prompt=add_generation_prompt,
                 raise_exception=_raise_exception, strftime_now=_strftime_now,
-                functions=None, function_call=None, tools=None, tool_choice=None,
+                functions=None, function_call=None, tool_choice=None,
+                tools=[dict(t) for t in tools] if tools else None,
             ):
                 total += len(part)
                 if total > max_chars:

@@ -19,6 +19,7 @@ conversation, to disk unencrypted.
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 from collections.abc import Callable, Generator, Iterator, Sequence
@@ -43,6 +44,7 @@ from inference.llama_load import (
 from inference.lookup import Drafter, DraftPolicy
 from inference.protocol import ChatMessage, ModelSpec, SamplingParams
 from inference.state_cache import StateCache, clear_context
+from inference.tool_formats import ToolFormat, detect
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +55,11 @@ class LlamaEngine:
         self._template: ChatTemplate | None = None
         self._escaper = ControlTextEscaper(())
         self._stop_strings: list[str] = []
+        # The template's own tool format (None: Hearth's JSON), and the tools the prompt
+        # being made shows through it (``set_tools``, for a tool choice only).
+        self.tool_format: ToolFormat | None = None
+        self._tools: list[dict[str, Any]] = []
+        self._tools_key = ""
         self._prompt_progress: Callable[[int, int], None] | None = None
         self._name = ""
         self._spec: ModelSpec | None = None
@@ -62,7 +69,7 @@ class LlamaEngine:
         self.chat_format_label = ""
         self.states = StateCache()
         self.conversation: int | None = None  # whose state (chat_id) is in the context now
-        self._last_prompt: tuple[tuple[ChatMessage, ...], list[int], list[str]] | None = None
+        self._last_prompt: tuple[tuple[tuple[ChatMessage, ...], str], list[int], list[str]] | None = None
         self._pieces: dict[int, bytes] = {}
         self._end_tokens: frozenset[int] = frozenset()
         self.last_drafter: Drafter | None = None  # the last answer's guesses, for the figures
@@ -127,6 +134,7 @@ class LlamaEngine:
         try:
             self._template, self._stop_strings, self.chat_format_label = make_template(llm, spec)
             self._escaper = ControlTextEscaper(control_texts(llm, self._template.source))
+            self.tool_format = detect(self._template)
         except ModelLoadError:
             llm.close()
             raise
@@ -147,7 +155,7 @@ class LlamaEngine:
     def _prompt_tokens(self, messages: Sequence[ChatMessage]) -> tuple[list[int], list[str]]:
         """Render and tokenize; the last result is kept, because the worker counts the
         prompt it fitted and then streams the very same messages."""
-        key = tuple(messages)
+        key = (tuple(messages), self._tools_key)
         if self._last_prompt is not None and self._last_prompt[0] == key:
             return list(self._last_prompt[1]), list(self._last_prompt[2])
         tokens, stops = self._render(messages)
@@ -164,7 +172,7 @@ class LlamaEngine:
         # a new one and its text so far follows, for the model to write on from there.
         go_on = rendered.pop()["content"] if len(rendered) > 1 and rendered[-1]["role"] == "assistant" else ""
         try:
-            prompt = self._template.render(rendered, max_chars=limit) + go_on
+            prompt = self._template.render(rendered, max_chars=limit, tools=self._tools or None) + go_on
         except TemplateRefused as exc:
             raise InferenceError(translate(
                 "inference.llama_engine",
@@ -181,6 +189,12 @@ class LlamaEngine:
         # above). No BOS is added here: a template that wants one writes {{ bos_token }}.
         tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
         return tokens, list(self._stop_strings)
+
+    def set_tools(self, tools: list[dict[str, Any]]) -> None:
+        """The tools the next prompts show through the template's own format (a tool
+        choice in ``tool_format``; empty: none, as for every answer)."""
+        self._tools = list(tools)
+        self._tools_key = json.dumps(self._tools, sort_keys=True) if tools else ""
 
     def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
         return len(self._prompt_tokens(messages)[0])
@@ -265,6 +279,7 @@ class LlamaEngine:
             finally:
                 self._llm = None
                 self._template = None
+                self.tool_format = None
 
 
 def _fresh_policies() -> dict[bool, DraftPolicy]:

@@ -78,6 +78,19 @@ class Passages:
 
 
 @dataclass(frozen=True)
+class ToolChoice:
+    """A Generate that asks the model to choose a tool: a call of one of ``tools`` or none.
+    The engine decides how the model is asked (``inference.tool_formats``: its template's
+    own format, or Hearth's JSON); what comes back is Hearth's JSON either way."""
+
+    tools: tuple[tuple[str, str, str], ...]  # name, description, argument schema as JSON
+    # The calls made so far in this turn: name, arguments as JSON, and what came of it as
+    # the model is to read it (marked as the tool's words, never the user's).
+    calls: tuple[tuple[str, str, str], ...] = ()
+    required: bool = False  # a call, never none (the local API's tool_choice "required")
+
+
+@dataclass(frozen=True)
 class Generate:
     request_id: int
     chat_id: int
@@ -87,6 +100,7 @@ class Generate:
     # An intranet engine's name and its model; empty: the local model answers.
     engine: str = ""
     model: str = ""
+    choice: ToolChoice | None = None  # the model chooses a tool instead of answering
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ from inference.protocol import (
     Stats,
     Stopped,
 )
+from inference.tool_formats import hearths_request
 from inference.tool_grammar import grammar_fields
 
 log = logging.getLogger(__name__)
@@ -314,7 +315,7 @@ class RemoteRunner:
     def _run(self, command: Generate, abort: Abort) -> None:
         rid = command.request_id
         try:
-            self._answer(command, abort)
+            self._answer(hearths_request(command), abort)
         except Aborted:
             self._emit(Stopped(rid, Stats(0, 0, 0.0, 0.0)))
         except InferenceError as exc:

@@ -94,8 +94,9 @@ def _converter() -> Callable[..., str]:
     return module.json_schema_to_gbnf
 
 
-def _gbnf(schema: dict[str, Any]) -> str:
-    return str(_converter()(json.dumps(schema), prop_order=["tool", "arguments"]))
+def gbnf(schema: dict[str, Any], prop_order: Sequence[str] = ("tool", "arguments")) -> str:
+    """GBNF for JSON of ``schema``, its objects' keys in ``prop_order`` first."""
+    return str(_converter()(json.dumps(schema), prop_order=list(prop_order)))
 
 
 def usable_schema(schema: Any) -> dict[str, Any]:
@@ -106,7 +107,7 @@ def usable_schema(schema: Any) -> dict[str, Any]:
                 len(text) > SCHEMA_LIMIT or _depth(schema) > DEPTH_LIMIT * 2 or not _followable(schema):
             return ANY_OBJECT
         copied: dict[str, Any] = json.loads(text)  # the converter changes what it is given
-        _gbnf(json.loads(text))
+        gbnf(json.loads(text))
     except Exception:  # the converter's own errors are of many kinds: any of them, any object
         log.info("a tool's argument schema cannot be followed; any object instead", exc_info=True)
         return ANY_OBJECT
@@ -130,7 +131,7 @@ def _choice_grammar(tools_json: str, allow_none: bool) -> str:
             for (name, _schema), schema in zip(tools, schemas, strict=True) if name != NO_TOOL]
         if allow_none or not alternatives:
             alternatives.append({"type": "object", "properties": {"tool": {"const": NO_TOOL}}, "required": ["tool"]})
-        return _gbnf({"anyOf": alternatives})
+        return gbnf({"anyOf": alternatives})
 
     try:
         grammar = made([usable_schema(schema) for _name, schema in tools])

@@ -15,10 +15,12 @@ import queue
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from i18n import translate
+from inference import tool_formats
 from inference.citations import document_answer
 from inference.embedder import EmbedderPool
 from inference.engine import Engine
@@ -49,6 +51,7 @@ from inference.protocol import (
     Stopped,
     WorkerDied,
 )
+from inference.tool_formats import ToolFormat
 
 log = logging.getLogger(__name__)
 
@@ -284,9 +287,23 @@ class InferenceWorker:
                 self._cancelled.discard(rid)
 
     def _run_generation(self, engine: Engine, command: Generate) -> None:
-        rid = command.request_id
         if not self._loaded:
             raise NoModelLoaded()
+        fmt = getattr(engine, "tool_format", None)
+        set_tools = getattr(engine, "set_tools", None)
+        if command.choice is not None:  # a tool choice: asked in the model's own format, if any
+            messages, params, tools = tool_formats.prepare(command.messages, command.choice, command.params, fmt)
+            command = replace(command, messages=tuple(messages), params=params)
+            if set_tools is not None:
+                set_tools(tools)
+        try:
+            self._answer(engine, command, fmt if command.choice is not None else None)
+        finally:
+            if command.choice is not None and set_tools is not None:
+                set_tools([])
+
+    def _answer(self, engine: Engine, command: Generate, fmt: ToolFormat | None) -> None:
+        rid = command.request_id
         budget = engine.n_ctx - answer_reserve(engine.n_ctx, command.params.max_tokens)
         source_messages = list(command.messages)
         numbers: set[int] = set()
@@ -305,6 +322,8 @@ class InferenceWorker:
             pieces = engine.stream(messages, command.params, self._stop.is_set)
             if command.retrieval is not None:  # no markers echoed, no source list of its own
                 pieces = document_answer(pieces, numbers)
+            if command.choice is not None:
+                pieces = tool_formats.as_choice(pieces, fmt)
             tokens, ttft, total = stream_pieces(rid, pieces, self._emit, self._stop.is_set,
                                                 self._flush_interval)
         finally:

@@ -3,15 +3,16 @@ and what it is given for the answer. The turn machine (``core.turns``) and the t
 chat drive the same steps:
 
 1. **choose**: the conversation, the tools' descriptions and the calls so far; the model
-   answers JSON under a grammar (``inference.tool_grammar``): a call, or "none";
+   answers in its chat template's own tool format where it has one, otherwise in JSON,
+   under a grammar either way (``inference.tool_formats``): a call, or "none";
 2. **run**: the call, once the user approved it (or a built-in tool that may run unasked);
    its result is untrusted text, given back as the tool's words, never the user's;
 3. again from 1, at most ``limit`` calls; then
 4. **answer**: the conversation with the calls and their results, streamed as any answer.
 
-The result of a call goes back to the model in a user turn that says it comes from the
-tool: every chat template has a user role, not all have a tool role (Gemma's refuses
-any other), and the wording keeps the boundary.
+The result of a call goes back to the model marked as the tool's words: in the tool's
+own turn where the template has a tool format, otherwise in a user turn that says it
+comes from the tool (every chat template has a user role; Gemma's refuses any other).
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from core.tools.results import untrusted
-from inference.protocol import ChatMessage, SamplingParams
-from inference.tool_grammar import NO_TOOL, choice_grammar
+from inference.protocol import ChatMessage, SamplingParams, ToolChoice
+from inference.tool_grammar import NO_TOOL
 
 DEFAULT_LIMIT = 8  # calls in one turn
 CHOICE_TOKENS = 256  # a choice is short JSON
@@ -59,50 +60,32 @@ class Exchange:
     refused: bool = False
 
 
-def instructions(specs: Sequence[ToolSpec]) -> str:
-    lines = ["You can use tools. To call one, reply with only JSON: "
-             '{"tool": "<name>", "arguments": {...}}. When you can answer without a tool, or the '
-             'tools have given you what you need, reply with {"tool": "none"}.', "Tools:"]
-    for spec in specs:
-        arguments = json.dumps(spec.schema.get("properties", {}), ensure_ascii=False)[:600]
-        lines.append(f"- {spec.name}: {spec.description[:400]} Arguments: {arguments}")
-    return "\n".join(lines)
-
-
-def _with_question(messages: Sequence[ChatMessage], extra: str) -> list[ChatMessage]:
-    """The conversation with ``extra`` after its last question: everything before that
-    question is the answer's prompt too, so the model's cache of it serves both (the tools
-    in the system message made the answer read the whole chat again)."""
-    if not messages or messages[-1].role != "user":
-        return [*messages, ChatMessage("user", extra)]
-    last = messages[-1]
-    return [*messages[:-1], replace(last, content=f"{last.content}\n\n{extra}")]
-
-
 def refusal(call: ToolCall) -> Exchange:
     """A call the user refused, as the model is told of it."""
     return Exchange(call, "The user refused this call.", is_error=True, refused=True)
 
 
-def exchange_messages(exchanges: Sequence[Exchange]) -> list[ChatMessage]:
-    said: list[ChatMessage] = []
-    for exchange in exchanges:
-        said.append(ChatMessage("assistant", exchange.call.as_json()))
-        text = untrusted(exchange.text, RESULT_CHARACTERS)[0]
-        what = ("refused by the user" if exchange.refused else "failed" if exchange.is_error else "result")
-        said.append(ChatMessage("user", f"[Tool {exchange.call.name}: {what}. This text comes from the tool, "
-                                        f"not from the user.]\n{text}"))
-    return said
+def result_text(exchange: Exchange) -> str:
+    """What came of a call, as the model reads it: marked as the tool's words."""
+    text = untrusted(exchange.text, RESULT_CHARACTERS)[0]
+    what = ("refused by the user" if exchange.refused else "failed" if exchange.is_error else "result")
+    return f"[Tool {exchange.call.name}: {what}. This text comes from the tool, not from the user.]\n{text}"
+
+
+def tool_choice(specs: Sequence[ToolSpec], exchanges: Sequence[Exchange], required: bool = False) -> ToolChoice:
+    return ToolChoice(tuple((s.name, s.description[:400], json.dumps(s.schema, ensure_ascii=False)) for s in specs),
+                      tuple((e.call.name, json.dumps(e.call.arguments, ensure_ascii=False, default=str),
+                             result_text(e)) for e in exchanges), required)
 
 
 def choice_request(messages: Sequence[ChatMessage], specs: Sequence[ToolSpec],
-                   exchanges: Sequence[Exchange], params: SamplingParams
-                   ) -> tuple[tuple[ChatMessage, ...], SamplingParams]:
-    """The messages and sampling for step 1: greedy, short, under the tools' grammar."""
-    grammar = choice_grammar([(spec.name, spec.schema) for spec in specs])
-    asked = _with_question(messages, instructions(specs)) + exchange_messages(exchanges)
-    return tuple(asked), replace(params, grammar=grammar, temperature=0.0, max_tokens=CHOICE_TOKENS,
-                                 prompt_lookup=False, repeat_penalty=1.0)
+                   exchanges: Sequence[Exchange], params: SamplingParams, required: bool = False
+                   ) -> tuple[tuple[ChatMessage, ...], SamplingParams, ToolChoice]:
+    """Step 1's request: the conversation, greedy and short sampling, and the choice the
+    engine asks its model for (``inference.tool_formats``: in the model's own tool format
+    or in Hearth's JSON under a grammar; the answer is Hearth's JSON)."""
+    return tuple(messages), replace(params, temperature=0.0, max_tokens=CHOICE_TOKENS, prompt_lookup=False,
+                                    repeat_penalty=1.0, grammar=""), tool_choice(specs, exchanges, required)
 
 
 def answer_request(messages: Sequence[ChatMessage], exchanges: Sequence[Exchange]) -> tuple[ChatMessage, ...]:

@@ -140,11 +140,14 @@ def test_vllms_tool_choice_follows_the_grammar(engines: Engines) -> None:
     import json
 
     from core.tools.choice import choice_request
+    from inference.tool_formats import hearths_request
     from core.tools.toolbox import builtin_specs
     from inference.intranet import Abort
 
     messages = (ChatMessage("system", "You are helpful."), ChatMessage("user", "How many km are 26.2 miles?"))
-    asked, params = choice_request(messages, builtin_specs(), [], SamplingParams())
+    asked, params, choice = choice_request(messages, builtin_specs(), [], SamplingParams())
+    request = hearths_request(Generate(1, 1, asked, params, None, "vllm", "", choice))
+    asked, params = request.messages, request.params
     engine = engines.engine_for(Generate(1, 1, asked, params, None, "vllm", ""))
     text = "".join(engine.stream(asked, params, Abort(), 128, {}, lambda _notice: None))
     assert json.loads(text)["tool"] in {spec.name for spec in builtin_specs()} | {"none"}, text

@@ -18,7 +18,8 @@ from core.tools.choice import ToolCall, ToolSpec, choice_request, parse_choice
 from core.turns import TurnMachine
 from inference import sampling
 from inference.llama_engine import LlamaEngine
-from inference.protocol import ChatMessage, LoadModel, ModelSpec, SamplingParams
+from inference.protocol import ChatMessage, Generate, LoadModel, ModelSpec, SamplingParams
+from inference.tool_formats import hearths_request
 from inference.supervisor import SupervisedWorker
 from storage.chats import COMPLETE, ChatStore
 from tests.core.test_turns import Recorder, pump
@@ -31,8 +32,9 @@ QUESTIONS = ("What is 1234 * 5678?", "How many kilometres are 26.2 miles?", "Wri
 
 def choose(engine: LlamaEngine, question: str) -> str:
     messages = (ChatMessage("system", "You are a helpful assistant."), ChatMessage("user", question))
-    asked, params = choice_request(messages, SPECS, [], SamplingParams())
-    return "".join(engine.stream(asked, params, lambda: False))
+    asked, params, choice = choice_request(messages, SPECS, [], SamplingParams())
+    request = hearths_request(Generate(1, 0, asked, params, choice=choice))
+    return "".join(engine.stream(request.messages, request.params, lambda: False))
 
 
 def well_formed(text: str) -> None:
