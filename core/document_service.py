@@ -14,8 +14,8 @@ once the vault refuses connections too, nothing more is written.
 
 This module is the thread, its inbox and its queue of jobs. What a job does with the
 collections is ``core.document_jobs``; the waits of its steps, which keep answering, are
-``core.document_steps``; searches, surroundings and page pictures are
-``core.document_lookups``.
+``core.document_steps``; searches, surroundings (a page's text, the passages around one)
+and page pictures are ``core.document_lookups``.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from core.document_jobs import Job, Jobs
-from core.document_lookups import Lookups
+from core.document_lookups import AROUND_SIDE, Lookups, ReadAround
 from core.document_progress import Report, Stopped
 from core.document_protocol import (
     JOBS,
@@ -65,6 +65,7 @@ from core.retrieval import find, passages
 from i18n import translate
 from inference.embedder import profile
 from inference.protocol import CountTokens, Embed
+from inference.rag import Passage
 from storage.db import VaultClosed
 from storage.documents.isolation import OCR_MEMORY_LIMIT, IsolatedParser
 from storage.documents.search import MIN_COSINE, Indexes
@@ -103,7 +104,7 @@ class DocumentService(DocumentCalls):
         self._ingestion = Ingestion(self._store, self._indexes, steps)
         self._jobs = Jobs(self._store, self._ingestion, self._emit)
         # Searches, surroundings and page pictures (in a child of their own).
-        self._lookups = Lookups(self._indexes, self._answer)
+        self._lookups = Lookups(self._indexes, self._answer, self._store)
         self._pending: deque[Any] = deque()  # jobs, in order (the thread's own)
         self._job: Job | None = None
         self._busy = False
@@ -132,6 +133,16 @@ class DocumentService(DocumentCalls):
                  k: int = 5, timeout: float = SEARCH_TIMEOUT) -> Future:
         """A future of the passages a document question's answer is given."""
         return passages(self.find(question, collection_ids, models, k, timeout=timeout))
+
+    def read_around(self, passage: Passage, collection_ids: Sequence[int], before: int = 1,
+                    after: int = 1) -> Future:
+        """A future of the passages just before and after ``passage`` (one a search gave) in
+        its file, at most ``AROUND_SIDE`` each side (``core.document_lookups.Around``), or
+        None where no document of ``collection_ids`` holds it: never a passage of another."""
+        future: Future = Future()
+        self.post(ReadAround(passage.path, passage.page, passage.heading, passage.text,
+                             tuple(collection_ids), min(before, AROUND_SIDE), min(after, AROUND_SIDE), future))
+        return future
 
     def close(self, timeout: float = CLOSE_TIMEOUT) -> bool:
         """Cancel, kill a parse under way, and wait for the thread; True if it ended.
@@ -204,7 +215,7 @@ class DocumentService(DocumentCalls):
             raise Stopped(closing=True)
         if isinstance(command, Wake):
             return
-        if isinstance(command, (Search, Surroundings, PagePicture)):
+        if isinstance(command, (Search, Surroundings, ReadAround, PagePicture)):
             self._lookups.take(command)
         elif isinstance(command, ListCollections):
             self._answer(command.future, self._jobs.snapshot)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any, cast
 
 from PySide6.QtCore import QObject, Signal, Slot
@@ -84,6 +85,9 @@ class ChatTools(QObject):
         self.waiting: ToolCall | None = None
         # Set by the documents controller: a chat's collections and their files' names.
         self.collections_of: Callable[[int], list[tuple[str, list[str]]]] | None = None
+        # Also by the documents controller: (chat id, passage, before, after) -> a future of
+        # the passage's neighbours in the chat's collections (read_around).
+        self.around_for: Callable[[int, Any, int, int], Future | None] | None = None
         self._started.connect(self.server_started)  # queued: across threads
         controller.tool_proposed.connect(self._proposed)
 
@@ -103,8 +107,11 @@ class ChatTools(QObject):
                   else None)
         listed = self.collections_of
         listing = (lambda: listed(chat_id)) if listed is not None and chat.settings.get("collections") else None
+        around_for = self.around_for
+        around = ((lambda passage, before, after: around_for(chat_id, passage, before, after))
+                  if around_for is not None and search is not None else None)
         return make_toolbox(session.tools, running, builtins=builtin, allowed=always, search=search, start=False,
-                            listing=listing)
+                            listing=listing, around=around)
 
     def set_chat_tools(self, builtin: bool, servers: list[str]) -> None:
         controller = self.controller

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
@@ -78,6 +79,7 @@ class DocumentsController(QObject):
         self._timer.timeout.connect(self.refresh_all)
         chat.retrieval_for = self.retrieval_for  # type: ignore[assignment]
         chat.tools.collections_of = self.collections_of
+        chat.tools.around_for = self.around_for
         chat.new_chat_settings = self.new_chat_settings
 
     # Vault life cycle -------------------------------------------------------------
@@ -191,6 +193,17 @@ class DocumentsController(QObject):
         wanted = set((chat.settings.get("collections") if chat else None) or [])
         return [(c.name, [Path(d.path).name for d in self.documents_of(c.id)])
                 for c in self._collections if c.id in wanted]
+
+    def around_for(self, chat_id: int, passage: Any, before: int, after: int) -> Future | None:
+        """The read_around tool's lookup: a future of a passage's neighbours, in the chat's
+        switched-on collections alone (None: none, or no service)."""
+        service = self.service
+        chat = self.chat.current_chat
+        if service is None or self.chat.locked or chat is None or chat.id != chat_id:
+            return None
+        wanted = set(chat.settings.get("collections") or [])
+        ids = [c.id for c in self._collections if c.id in wanted]
+        return service.read_around(passage, ids, before, after) if ids else None
 
     def create(self, name: str, then: Callable[[Collection], None] | None = None) -> bool:
         """Ask for a new collection (or the one of that name); ``then`` gets it on the UI

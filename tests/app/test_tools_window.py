@@ -159,3 +159,32 @@ def test_always_belongs_to_the_server_that_was_allowed_not_its_name() -> None:
     assert allowed_always(settings, Servers(first)) == {("calm", "add"), ("Hearth", "calculator")}
     again = ToolServerRecord("calm", "/usr/bin/python3", uid="bbbb")  # removed, and added anew
     assert allowed_always(settings, Servers(again)) == {("Hearth", "calculator")}
+
+
+def test_a_chat_with_documents_can_search_them_and_read_around_a_passage(qtbot, make_window, embedding_model_path,
+                                                                        tmp_path) -> None:
+    """#44: with a collection on, Hearth's tools include search_documents and read_around,
+    wired to the chat's collections; a passage the search numbered is read with its
+    neighbours, and both calls are stored with the answer."""
+    from tests.app.conftest import create_collection
+
+    engine = ScriptedEngine([{"tool": "search_documents", "arguments": {"query": "barn owls"}},
+                             {"tool": "read_around", "arguments": {"passage": 1, "before": 1, "after": 1}}])
+    engine._n_ctx = 8192  # room for what the tools give
+    window = make_window(engine, embedder=embedding_model_path)
+    qtbot.waitUntil(lambda: window.documents.ready, timeout=6 * WAIT_MS)
+    (tmp_path / "owls.md").write_text("# Owls\n\n" + "\n\n".join(
+        f"## Part {i}\n\n" + f"Part {i} says barn owls hunt at night over the fields. " * 30 for i in range(6)))
+    collection = create_collection(qtbot, window, "Birds")
+    with qtbot.waitSignal(window.documents.finished, timeout=6 * WAIT_MS):
+        assert window.documents.add(collection, [tmp_path / "owls.md"])
+    qtbot.waitUntil(lambda: not window.documents.busy, timeout=6 * WAIT_MS)
+    chat = window.controller.chats.new()
+    window.controller.set_chat_settings(chat.id, {"collections": [collection.id]})
+    tick(window, "Hearth's tools (calculator, date, units)")
+    answered(qtbot, window, "Where do barn owls hunt?")
+    answer = window.controller.store.messages(chat.id)[-1]
+    calls = [s for s in answer.stats["steps"] if s["kind"] == "tool"]
+    assert [c["tool"] for c in calls] == ["search_documents", "read_around"], answer.stats
+    assert not any(c["is_error"] for c in calls), calls
+    assert "owls.md" in calls[1]["result"] and "barn owls" in calls[1]["result"]
