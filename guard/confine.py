@@ -22,6 +22,14 @@ the server never sees. In order:
 
 Where a layer is missing and the plan requires it, nothing is executed: it exits with
 126 and says which layer, on its standard error, which Hearth shows.
+
+On macOS (plan mode "seatbelt") it sets the resource limits that apply there (CPU time,
+file size, open files, processes; the kernel enforces no address-space limit) and
+executes ``sandbox-exec``, which applies the Seatbelt profile (``guard.seatbelt``) and
+executes the server. macOS has no parent-death signal and no way to keep a process in
+its group: a server whose stdin closes when Hearth ends is expected to end itself. On
+Windows (mode "job") it makes a job object, enters it and starts the server inside it
+(``guard.winjob``), staying as its parent.
 """
 
 from __future__ import annotations
@@ -31,12 +39,14 @@ import ctypes
 import json
 import os
 import platform
-import resource
 import signal
 import sys
 from pathlib import Path
 
-from guard import landlock, seccomp
+from guard import landlock, seatbelt, seccomp
+
+if sys.platform != "win32":  # the launcher runs on Windows too, where this is missing
+    import resource
 
 PLAN_VARIABLE = "HEARTH_CONFINE"
 REFUSED = 126  # the server was not started: a layer the plan requires is missing
@@ -84,9 +94,20 @@ def drop_capabilities() -> None:
         raise Refused(f"could not drop root's capabilities (errno {ctypes.get_errno()})")
 
 
+PROC_UID_ONLY = 4  # macOS libproc: the processes of one user
+
+
 def processes_of_this_user() -> int:
     """What the kernel counts against RLIMIT_NPROC: this user's threads, not processes
-    (a browser alone has hundreds)."""
+    (a browser alone has hundreds) on Linux; on macOS their processes."""
+    if sys.platform == "darwin":
+        libproc = ctypes.CDLL("/usr/lib/libproc.dylib", use_errno=True)
+        size = libproc.proc_listpids(PROC_UID_ONLY, os.getuid(), None, 0)
+        if size <= 0:
+            raise OSError(ctypes.get_errno(), "proc_listpids refused")
+        pids = (ctypes.c_int * (size // ctypes.sizeof(ctypes.c_int) + 256))()
+        size = libproc.proc_listpids(PROC_UID_ONLY, os.getuid(), pids, ctypes.sizeof(pids))
+        return sum(1 for pid in pids[: max(size, 0) // ctypes.sizeof(ctypes.c_int)] if pid > 0)
     uid, count = os.getuid(), 0
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
@@ -101,6 +122,8 @@ def set_limits(limits: dict[str, int]) -> None:
     user already runs, which is how the kernel counts it."""
     table = {"memory_mb": (resource.RLIMIT_AS, 1 << 20), "cpu_s": (resource.RLIMIT_CPU, 1),
              "file_mb": (resource.RLIMIT_FSIZE, 1 << 20), "files": (resource.RLIMIT_NOFILE, 1)}
+    if sys.platform == "darwin":
+        del table["memory_mb"]  # accepted there, and not enforced: better not pretend
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     for key, (which, unit) in table.items():
         if limits.get(key):
@@ -108,12 +131,36 @@ def set_limits(limits: dict[str, int]) -> None:
             resource.setrlimit(which, (value, value))
     if limits.get("processes"):
         value = processes_of_this_user() + int(limits["processes"])
+        hard = resource.getrlimit(resource.RLIMIT_NPROC)[1]
+        if sys.platform == "darwin" and hard != resource.RLIM_INFINITY:
+            value = min(value, hard)  # macOS holds it below kern.maxprocperuid
         resource.setrlimit(resource.RLIMIT_NPROC, (value, value))
+
+
+def confine_seatbelt(plan: dict) -> list[str]:
+    """macOS: the limits, then (in ``main``) ``sandbox-exec``, which confines files,
+    network and signals. Raises Refused when a missing layer is required."""
+    missing: list[str] = []
+    if os.getppid() != int(plan.get("parent", os.getppid())):
+        raise Refused("Hearth ended before the server started")
+    if plan.get("cwd"):
+        os.chdir(plan["cwd"])
+    if os.geteuid() == 0:
+        missing.append("process count (root)")
+    set_limits(plan.get("limits", {}))
+    argv = plan.get("argv") or [""]
+    if argv[0] != seatbelt.SANDBOX_EXEC or not seatbelt.available():
+        missing.append(f"files and network (no {seatbelt.SANDBOX_EXEC})")
+    if missing and plan.get("require", True):
+        raise Refused("; ".join(missing))
+    return missing
 
 
 def confine(plan: dict) -> list[str]:
     """Apply the plan to this process; the layers that could not be applied (an empty list
     when all were). Raises Refused when a missing layer is required."""
+    if plan.get("mode") == "seatbelt":
+        return confine_seatbelt(plan)
     missing: list[str] = []
     required = bool(plan.get("require", True))
     libc = _libc()
@@ -159,6 +206,14 @@ def main() -> int:
     except (ValueError, KeyError, TypeError):
         print(PREFIX + "no plan was given", file=sys.stderr, flush=True)
         return REFUSED
+    if plan.get("mode") == "job":  # Windows: no exec there; the launcher stays the parent
+        from guard import winjob
+
+        try:
+            return winjob.run(plan)
+        except OSError as exc:
+            print(PREFIX + f"not started: {exc}", file=sys.stderr, flush=True)
+            return REFUSED
     try:
         missing = confine(plan)
     except (Refused, OSError, ValueError) as exc:

@@ -8,6 +8,11 @@ user granted for writing and a private temporary folder of its own, which is als
 HOME. Nothing that holds Hearth's data can be granted. Its environment is built from
 nothing: a PATH, HOME, TMPDIR, the language, and the variables the user set for it; no
 HEARTH_* variable, proxy, display or D-Bus address.
+
+Each system confines with its own tools: Landlock and seccomp on Linux (applied by
+``guard.confine``), Seatbelt on macOS (``guard.seatbelt``: files and network; the launcher
+sets the resource limits), a job object on Windows (``guard.winjob``: processes only,
+which ``layers()`` says, so the user is asked before a server runs there).
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from guard import confine, landlock, seccomp
+from guard import confine, landlock, seatbelt, seccomp, winjob
 
 log = logging.getLogger("hearth.tools")
 
@@ -38,6 +43,10 @@ SYSTEM_READ_GLOBS = ("/etc/python3*",)
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 LANGUAGE_VARIABLES = ("LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TZ")
+# Windows' variables a program needs to start at all (names in capitals: Windows' environment
+# ignores case, Python's os.environ there holds them so); the rest is built from nothing there too.
+WINDOWS_VARIABLES = ("SYSTEMROOT", "WINDIR", "SYSTEMDRIVE", "PATHEXT", "COMSPEC", "NUMBER_OF_PROCESSORS",
+                     "PROCESSOR_ARCHITECTURE", "OS")
 INTERPRETERS = ("python", "node", "bun", "deno", "ruby", "perl", "php", "java", "sh", "bash")
 
 
@@ -116,6 +125,8 @@ def _owner_gone(name: str) -> bool:
     pid = name[len(PREFIX):].split("-", 1)[0]
     if not pid.isdigit():
         return False
+    if sys.platform == "win32":  # os.kill(pid, 0) there sends Ctrl+C rather than asking
+        return not winjob.process_alive(int(pid))
     try:
         os.kill(int(pid), 0)
     except ProcessLookupError:
@@ -142,7 +153,7 @@ def sweep() -> int:
                         with contextlib.suppress(OSError):
                             os.kill(int(pid), signal.SIGKILL)
                 remove_cgroup(str(entry))
-            elif entry.is_dir() and entry.stat().st_uid == os.getuid():
+            elif entry.is_dir() and (not hasattr(os, "getuid") or entry.stat().st_uid == os.getuid()):
                 shutil.rmtree(entry, ignore_errors=True)
             removed += not entry.exists()
     return removed
@@ -168,7 +179,19 @@ def remove_cgroup(folder: str, seconds: float = 2.0) -> None:
             time.sleep(0.02)
 
 
+# A job object bounds a server's processes, memory and CPU time, and ends them all with
+# Hearth; Windows gives an ordinary program nothing that confines files or the network.
+WINDOWS_LAYERS = Layers(files="Windows: a job object does not confine files",
+                        network="Windows: a job object does not confine the network")
+
+
 def layers() -> Layers:
+    if sys.platform == "darwin":
+        missing = "" if seatbelt.available() else f"{seatbelt.SANDBOX_EXEC} is missing"
+        root = "Hearth runs as root, whose processes macOS does not count" if os.geteuid() == 0 else ""
+        return Layers(files=missing, network=missing, processes=root)
+    if sys.platform == "win32":
+        return WINDOWS_LAYERS
     if not sys.platform.startswith("linux"):
         why = f"not available on {sys.platform}"
         return Layers(files=why, network=why)
@@ -198,13 +221,18 @@ class Plan:
     private: str = ""
     require: bool = True
     cgroup: str = ""  # root only: the group that bounds its processes
+    # What confines it besides the launcher: "" (Linux: the launcher does all), "seatbelt"
+    # (macOS: the launcher executes ``wrapper``, sandbox-exec, which executes argv) or
+    # "job" (Windows: the launcher starts argv in a job object).
+    mode: str = ""
+    wrapper: list[str] = field(default_factory=list)
 
     def spawn(self) -> tuple[list[str], dict[str, str]]:
-        plan = {"argv": self.argv, "env": self.env, "read": self.read, "write": self.write,
+        plan = {"argv": self.wrapper or self.argv, "env": self.env, "read": self.read, "write": self.write,
                 "limits": self.limits.__dict__, "cwd": self.private, "require": self.require,
-                "parent": os.getpid(), "cgroup": self.cgroup}
-        environment = {"PATH": SYSTEM_PATH, confine.PLAN_VARIABLE: json.dumps(plan)}
-        for name in LANGUAGE_VARIABLES:
+                "parent": os.getpid(), "cgroup": self.cgroup, "mode": self.mode}
+        environment = {"PATH": system_path(), confine.PLAN_VARIABLE: json.dumps(plan)}
+        for name in (*LANGUAGE_VARIABLES, *(WINDOWS_VARIABLES if self.mode == "job" else ())):
             if name in os.environ:
                 environment[name] = os.environ[name]
         return launcher(), environment
@@ -267,12 +295,48 @@ def program_folders(argv: list[str]) -> list[Path]:
     return folders
 
 
+def system_path() -> str:
+    """Where a command is looked up: the system's folders, and on a Mac Homebrew's; on
+    Windows, which has no such convention, the PATH Hearth was given."""
+    if sys.platform == "win32":
+        return os.environ.get("PATH", "")
+    return SYSTEM_PATH + (":/opt/homebrew/bin" if sys.platform == "darwin" else "")
+
+
 def resolve_program(command: str) -> str:
     """The command as an absolute path (looked up in the system's PATH), or ValueError."""
-    found = shutil.which(command, path=SYSTEM_PATH) if os.sep not in command else command
+    separators = {os.sep, os.altsep or os.sep}
+    found = shutil.which(command, path=system_path()) if not separators & set(command) else command
     if not found or not os.access(found, os.X_OK):
         raise ValueError(f"{command}: no such program")
     return str(Path(found).absolute())
+
+
+def _system_read() -> list[str]:
+    if sys.platform == "darwin":
+        return seatbelt.system_read()
+    if sys.platform == "win32":
+        return []  # nothing confines reading there
+    readable = [p for p in SYSTEM_READ if os.path.exists(p)]
+    for pattern in SYSTEM_READ_GLOBS:
+        readable += [str(p) for p in Path("/").glob(pattern.lstrip("/"))]
+    return readable
+
+
+def _environment(argv: list[str], private: str) -> dict[str, str]:
+    """The server's environment, before the user's variables: built from nothing."""
+    if sys.platform == "win32":
+        system_root = os.environ.get("SYSTEMROOT", r"C:\Windows")
+        env = {"PATH": os.pathsep.join([str(Path(argv[0]).parent), rf"{system_root}\System32", system_root])}
+        env.update({name: os.environ[name] for name in WINDOWS_VARIABLES if name in os.environ})
+        for name in ("HOME", "USERPROFILE", "TEMP", "TMP", "APPDATA", "LOCALAPPDATA"):
+            env[name] = private
+    else:
+        env = {"PATH": f"{system_path()}:{Path(argv[0]).parent}", "HOME": private, "TMPDIR": private}
+    for name in LANGUAGE_VARIABLES:
+        if name in os.environ:
+            env[name] = os.environ[name]
+    return env
 
 
 def plan(command: str, args: list[str], read: Iterable[str | Path] = (), write: Iterable[str | Path] = (),
@@ -282,27 +346,39 @@ def plan(command: str, args: list[str], read: Iterable[str | Path] = (), write: 
     ``write`` (GrantRefused for a folder that holds ``forbidden``), a private folder."""
     forbidden = list(forbidden)
     argv = [resolve_program(command), *args]
-    readable = [p for p in SYSTEM_READ if os.path.exists(p)]
-    for pattern in SYSTEM_READ_GLOBS:
-        readable += [str(p) for p in Path("/").glob(pattern.lstrip("/"))]
-    for folder in program_folders([str(Path(argv[0]).resolve()), *args]) + program_folders(argv):
+    readable = _system_read()
+    folders = program_folders([str(Path(argv[0]).resolve()), *args]) + program_folders(argv)
+    if sys.platform == "darwin":
+        folders += seatbelt.prefixes(argv)
+    for folder in folders:
         try:
             readable.append(str(check_grant(folder, forbidden)))
         except GrantRefused:
             continue  # never the data folder, whatever the command line names
     readable += [str(check_grant(Path(p), forbidden)) for p in read]
     writable = [str(check_grant(Path(p), forbidden)) for p in write]
-    private = tempfile.mkdtemp(prefix=prefix())
-    writable += [private, *[d for d in DEVICES if os.path.exists(d)]]
-    env = {"PATH": f"{SYSTEM_PATH}:{Path(argv[0]).parent}", "HOME": private, "TMPDIR": private}
-    for name in LANGUAGE_VARIABLES:
-        if name in os.environ:
-            env[name] = os.environ[name]
-    for name, value in (variables or {}).items():
-        if name.upper().startswith("HEARTH_") or name == confine.PLAN_VARIABLE:
-            raise ValueError(f"{name}: Hearth's own variables are not given to tools")
-        env[name] = value
-    limits = limits or Limits()
+    private = os.path.realpath(tempfile.mkdtemp(prefix=prefix()))
+    try:
+        if sys.platform.startswith("linux"):
+            writable += [private, *[d for d in DEVICES if os.path.exists(d)]]
+        else:
+            writable.append(private)  # Seatbelt's profile names the devices itself
+        env = _environment(argv, private)
+        for name, value in (variables or {}).items():
+            if name.upper().startswith("HEARTH_") or name == confine.PLAN_VARIABLE:
+                raise ValueError(f"{name}: Hearth's own variables are not given to tools")
+            env[name] = value
+        limits = limits or Limits()
+        read_list, write_list = sorted(set(readable)), sorted(set(writable))
+        mode, wrapper = "", list[str]()
+        if sys.platform == "darwin":  # without sandbox-exec (allowed unconfined): limits only
+            mode = "seatbelt"
+            wrapper = seatbelt.command(argv, read_list, write_list) if seatbelt.available() else []
+        elif sys.platform == "win32":
+            mode = "job"
+    except ValueError:
+        shutil.rmtree(private, ignore_errors=True)
+        raise
     cgroup = process_group_cgroup(limits.processes) if sys.platform.startswith("linux") and \
         os.geteuid() == 0 else ""
-    return Plan(argv, sorted(set(readable)), sorted(set(writable)), env, limits, private, require, cgroup)
+    return Plan(argv, read_list, write_list, env, limits, private, require, cgroup, mode, wrapper)
