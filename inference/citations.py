@@ -108,10 +108,38 @@ def until_own_sources(pieces: Iterable[str], numbers: Collection[int]) -> Iterat
             close()
 
 
+def without_opening_markers(pieces: Iterable[str]) -> Iterator[str]:
+    """An answer's pieces without the markers it opens with, before any word ("[1]" on a
+    line of its own, or "[1] " before the passage echoed): a small model copies the
+    passages' layout, and a marker that precedes everything cites nothing."""
+    held = ""
+    opened = False  # the answer's first word is out: markers from here on are citations
+    try:
+        for piece in pieces:
+            if opened:
+                yield piece
+                continue
+            held += piece
+            text = held.lstrip()
+            while (found := MARKER.match(text)) is not None:
+                text = text[found.end():].lstrip()
+            if not text or (text[0] in "[【" and len(text) < DECIDED and "]" not in text and "】" not in text):
+                yield ""  # markers so far, or the start of one: held until a word says
+                continue
+            opened = True
+            yield text
+        if not opened and (rest := MARKER.sub("", held).strip()):
+            yield rest
+    finally:
+        close = getattr(pieces, "close", None)
+        if close is not None:
+            close()
+
+
 def document_answer(pieces: Iterable[str], numbers: Collection[int]) -> Iterator[str]:
     """What the user is shown of an answer written from passages: without the prompt's
-    markers it echoes, and ending where it starts listing sources of its own."""
-    return until_own_sources(without_markers(pieces), numbers)
+    markers it echoes or opens with, and ending where it starts listing sources of its own."""
+    return until_own_sources(without_opening_markers(without_markers(pieces)), numbers)
 
 
 def _code_spans(text: str) -> list[tuple[int, int]]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import queue
 from pathlib import Path
 
+import pytest
+
 from core.answers import (
     UNSUPPORTED,
     extract,
@@ -22,7 +24,7 @@ from core.answers import (
     support,
     weakness,
 )
-from inference.citations import document_answer, invented, until_own_sources
+from inference.citations import document_answer, invented, until_own_sources, without_opening_markers
 from inference.protocol import Done, Generate, LoadModel, ModelSpec, Passages
 from inference.rag import Passage, render
 from inference.worker import InferenceWorker
@@ -92,7 +94,7 @@ def test_the_worker_stops_generating_at_the_models_own_source_list() -> None:
         worker.submit(Generate(1, 1, HELLO, retrieval=Passages((passage,))))
         found = _events_until(events, lambda e: isinstance(e, Done) and e.request_id == 1)
         text = "".join(getattr(e, "text", "") for e in found if type(e).__name__ == "Chunk")
-        assert text == "[1] It is 40 [1].\n"  # the fake's "[1] " first, then the answer
+        assert text == "It is 40 [1].\n"  # the fake's opening "[1] " is not shown, then the answer
         done = next(e for e in found if isinstance(e, Done))
         assert done.stats.tokens < 20 and not done.stats.cut_off  # it stopped there, not at the limit
     finally:
@@ -223,3 +225,18 @@ def test_passages_the_context_had_no_room_for_are_said_at_the_answer(qtbot) -> N
     qtbot.addWidget(widget)
     widget.show()
     assert widget.caution.isVisible() and widget.caution.text().startswith("⚠ 2 passages found in your documents")
+
+
+@pytest.mark.parametrize(("pieces", "shown"), [
+    (["[1]\n", "The spare fuse is in the shed."], "The spare fuse is in the shed."),
+    (["[", "1] ", "The spare ", "fuse [1] is in the shed."], "The spare fuse [1] is in the shed."),
+    (["  【2】", "备用保险丝在棚里。"], "备用保险丝在棚里。"),
+    (["[note] keep this"], "[note] keep this"),
+    (["The fuse [1]."], "The fuse [1]."),
+    (["[1]"], ""),
+])
+def test_markers_an_answer_opens_with_are_not_shown(pieces: list[str], shown: str) -> None:
+    """#36 item 9: ``ask`` printed a lone "[1]" before the answer (the model copying the
+    passages' layout); a marker before any word cites nothing."""
+    assert "".join(document_answer(iter(pieces), {1, 2})) == shown
+    assert len(list(without_opening_markers(iter(pieces)))) == len(pieces)  # one piece out per piece in
