@@ -38,7 +38,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _kernel_line(args) -> None:
-    """On Linux, while nothing needs TCP (the local API off, no intranet engine on, the
+    """On Linux, while nothing needs TCP (the local API off, no intranet engine on, no
+    tool server at an address kept, the
     command neither ``serve`` nor ``engines`` nor one ``--engine`` answers), the kernel
     itself refuses every network socket for the whole process and its children
     (guard/seccomp.py). ``HEARTH_HOST_NETWORK=1`` leaves it out, for debugging."""
@@ -49,7 +50,7 @@ def _kernel_line(args) -> None:
     from core.settings import Settings
 
     settings = Settings.load()
-    if settings.api_enabled or settings.intranet_engines:
+    if settings.api_enabled or settings.intranet_engines or settings.http_tools:
         return
     from guard import seccomp
 

@@ -30,6 +30,7 @@ class Settings:
     # An intranet engine is switched on (which ones is in the vault): the kernel's
     # no-network line (guard.seccomp) then stays off at start-up, as for the local API.
     intranet_engines: bool = False
+    http_tools: bool = False  # a tool server at an address is kept: the same, for it
 
     @classmethod
     def load(cls, path: Path | None = None) -> Settings:
@@ -43,7 +44,8 @@ class Settings:
                        api_store=bool(data.get("api_store", False)),
                        language=_language(data.get("language")),
                        theme=data.get("theme") if data.get("theme") in THEMES else "system",
-                       intranet_engines=bool(data.get("intranet_engines", False)))
+                       intranet_engines=bool(data.get("intranet_engines", False)),
+                       http_tools=bool(data.get("http_tools", False)))
         except FileNotFoundError:
             return cls()
         except (OSError, ValueError, TypeError, AttributeError):

@@ -2,17 +2,20 @@
 Check starts it in its sandbox, lists its tools with their descriptions, and stops it, so
 that what a server offers is seen before any chat uses it. What this computer can confine
 is said at the top, and a server that could not be confined fully starts only if it was
-added with that allowed."""
+added with that allowed. A server can also be an intranet address (Streamable HTTP),
+trusted as an engine is: the system's CAs, the organisation's CA, a pinned certificate."""
 
 from __future__ import annotations
 
 import contextlib
 import shlex
 import threading
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import (
+    QButtonGroup,
     QCheckBox,
     QDialog,
     QDialogButtonBox,
@@ -23,13 +26,16 @@ from PySide6.QtWidgets import (
     QListWidget,
     QPlainTextEdit,
     QPushButton,
+    QRadioButton,
     QVBoxLayout,
     QWidget,
 )
 
-from app.shell import named_list
+from app.shell import dialogs, named_list
 from app.shell.a11y import named
 from app.shell.text import plain
+from core.engines import read_ca_file
+from core.protocol import EngineError, Trust
 from core.tools import ToolError, ToolServerRecord, missing_layers, sandbox_layers
 from guard.text import printable
 from i18n import translate
@@ -46,6 +52,19 @@ def confinement_line() -> str:
 
 
 def describe(record: ToolServerRecord) -> str:
+    if record.remote:
+        trust = record.trust
+        lines = [record.url, translate("chat.tools_dialog", "Reached at this address only (Streamable HTTP); it "
+                                       "runs on that server, not in Hearth's sandbox.")]
+        trusted = [word for on, word in (
+            (trust.system, translate("chat.tools_dialog", "this computer's certificate authorities")),
+            (bool(trust.ca_pem), translate("chat.tools_dialog", "your organisation's CA")),
+            (bool(trust.pin), translate("chat.tools_dialog", "the pinned certificate")),
+            (trust.allow_http, translate("chat.tools_dialog", "unencrypted http:// allowed"))) if on]
+        lines.append(translate("chat.tools_dialog", "Trusts: {trust}").format(trust=", ".join(trusted)))
+        if record.token:
+            lines.append(translate("chat.tools_dialog", "Sends a token (stored encrypted)."))
+        return printable("\n".join(lines))
     lines = [" ".join(shlex.quote(part) for part in (record.command, *record.args))]
     if record.read:
         lines.append(translate("chat.tools_dialog", "May read: {folders}").format(folders=", ".join(record.read)))
@@ -57,7 +76,8 @@ def describe(record: ToolServerRecord) -> str:
 
 
 class ToolServerForm(QDialog):
-    """A new server: its name, program and arguments, its folders and variables."""
+    """A new server: its name, and either its program and arguments, folders and
+    variables, or its address, token and whom to trust there."""
 
     def __init__(self, servers: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -82,13 +102,28 @@ class ToolServerForm(QDialog):
         self.problem = plain(QLabel())
         self.problem.setWordWrap(True)
         self.problem.hide()
-        form = QFormLayout()
+        self.local = QRadioButton(translate("chat.tools_dialog", "A program on this computer"))
+        self.remote = QRadioButton(translate("chat.tools_dialog", "A server at an address (Streamable HTTP)"))
+        self.local.setChecked(True)
+        self.kind = QButtonGroup(self)
+        for button in (self.local, self.remote):
+            self.kind.addButton(button)
+        self._remote_fields()
+        form = self.form = QFormLayout()
         form.addRow(translate("chat.tools_dialog", "Name:"), self.name)
+        form.addRow("", self.local)
+        form.addRow("", self.remote)
         form.addRow(translate("chat.tools_dialog", "Program:"), self.program)
         form.addRow(translate("chat.tools_dialog", "Arguments:"), self.arguments)
         form.addRow(translate("chat.tools_dialog", "May read:"), self.read)
         form.addRow(translate("chat.tools_dialog", "May read and write:"), self.write)
         form.addRow(translate("chat.tools_dialog", "Variables (NAME=value, stored encrypted):"), self.variables)
+        form.addRow(translate("chat.tools_dialog", "Address:"), self.url)
+        form.addRow(translate("chat.tools_dialog", "Token (stored encrypted):"), self.token)
+        form.addRow(translate("chat.tools_dialog", "Trust:"), self.system)
+        form.addRow(translate("chat.tools_dialog", "Organisation's CA:"), self.ca_row)
+        form.addRow(translate("chat.tools_dialog", "Pinned certificate:"), self.pin)
+        form.addRow("", self.allow_http)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self._add)
         buttons.rejected.connect(self.reject)
@@ -98,10 +133,74 @@ class ToolServerForm(QDialog):
         layout.addWidget(self.unconfined)
         layout.addWidget(self.problem)
         layout.addWidget(buttons)
+        self.remote.toggled.connect(self._show_kind)
+        self._show_kind()
+
+    def _remote_fields(self) -> None:
+        self.url = QLineEdit()
+        self.url.setPlaceholderText("https://tools.corp.example:8443/mcp")
+        self.token = QLineEdit()
+        self.token.setEchoMode(QLineEdit.EchoMode.Password)
+        self.token.setPlaceholderText(translate("chat.tools_dialog", "optional"))
+        named(self.token, translate("chat.tools_dialog", "Token"))
+        self.system = QCheckBox(translate("chat.tools_dialog", "Trust this computer's certificate authorities"))
+        self.system.setChecked(True)
+        self.ca_file = QLineEdit()
+        self.ca_file.setPlaceholderText(translate("chat.tools_dialog", "a PEM file (optional)"))
+        choose = QPushButton(translate("chat.tools_dialog", "Choose…"))
+        choose.clicked.connect(self._choose_ca)
+        self.ca_row = QWidget()
+        row = QHBoxLayout(self.ca_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.ca_file, 1)
+        row.addWidget(choose)
+        self.pin = QLineEdit()
+        self.pin.setPlaceholderText(translate("chat.tools_dialog", "SHA-256 of the server's certificate or public "
+                                              "key (optional)"))
+        named(self.pin, translate("chat.tools_dialog", "Pinned certificate"))
+        self.allow_http = QCheckBox(translate("chat.tools_dialog", "Allow unencrypted http:// (anyone on the "
+                                              "network could read what goes to the tools)"))
+        self.allow_http.setObjectName("danger")
+
+    @Slot()
+    def _show_kind(self, *_args: object) -> None:
+        remote = self.remote.isChecked()
+        local: tuple[QWidget, ...] = (self.program, self.arguments, self.read, self.write, self.variables)
+        for widget in local:
+            self.form.setRowVisible(widget, not remote)
+        for widget in (self.url, self.token, self.system, self.ca_row, self.pin, self.allow_http):
+            self.form.setRowVisible(widget, remote)
+        self.unconfined.setVisible(not remote and not sandbox_layers().complete)
+
+    @Slot()
+    def _choose_ca(self) -> None:
+        path = dialogs.open_path(self, translate("chat.tools_dialog", "Your organisation's CA certificate"),
+                                 Path.home(), translate("chat.tools_dialog", "Certificates (*.pem *.crt *.cer);;"
+                                                        "All files (*)"))
+        if path is not None:
+            self.ca_file.setText(str(path))
+
+    def _add_remote(self) -> ToolServerRecord:
+        try:
+            ca_pem = read_ca_file(self.ca_file.text().strip()) if self.ca_file.text().strip() else ""
+        except EngineError as exc:
+            raise ToolError(str(exc)) from None
+        trust = Trust(self.system.isChecked(), ca_pem, self.pin.text().strip(), self.allow_http.isChecked())
+        record: ToolServerRecord = self.servers.add_http(self.name.text(), self.url.text(), trust, self.token.text())
+        return record
 
     @Slot()
     def _add(self) -> None:
         """Kept in the vault if it is sound; otherwise the reason, and the form stays."""
+        if self.remote.isChecked():
+            try:
+                self.record = self._add_remote()
+            except ToolError as exc:
+                self.problem.setText(str(exc))
+                self.problem.show()
+                return
+            self.accept()
+            return
         try:
             args = shlex.split(self.arguments.text())
             variables: dict[str, str] = {}
@@ -206,7 +305,9 @@ class ToolsDialog(QDialog):
         if record is None:
             return
         self.check_button.setEnabled(False)
-        self.details.setPlainText(translate("chat.tools_dialog", "Starting {name} in its sandbox…").format(name=record.name))
+        self.details.setPlainText(translate("chat.tools_dialog", "Reaching {name} at its address…").format(
+            name=record.name) if record.remote else translate("chat.tools_dialog", "Starting {name} in its "
+                                                              "sandbox…").format(name=record.name))
 
         def run() -> None:
             try:
@@ -226,8 +327,11 @@ class ToolsDialog(QDialog):
                 name=name, reason=outcome))
             return
         tools = "\n".join(f"• {tool.name}: {tool.description}" for tool in outcome)  # type: ignore[attr-defined]
-        self.details.setPlainText(printable(translate("chat.tools_dialog", "{name} answered in its sandbox and was "
-                                                 "stopped. Its tools:\n{tools}").format(name=name, tools=tools)))
+        remote = any(r.name == name and r.remote for r in self.session.tool_servers.records())
+        said = (translate("chat.tools_dialog", "{name} answered at its address. Its tools:\n{tools}") if remote
+                else translate("chat.tools_dialog", "{name} answered in its sandbox and was stopped. Its "
+                               "tools:\n{tools}"))
+        self.details.setPlainText(printable(said.format(name=name, tools=tools)))
 
     @Slot()
     def remove(self) -> None:

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio
 
 from core.tools.results import CALL_SECONDS, START_SECONDS, ToolInfo, ToolResult
-from core.tools.servers import ToolError, ToolServerRecord, ToolServers
+from core.tools.servers import CHECK_PREFIX, ToolError, ToolServerRecord, ToolServers
 from guard.sandbox import sweep
 
 if TYPE_CHECKING:
-    from core.tools.mcp_client import Connection
+    from core.tools.mcp_client import BaseConnection
 from i18n import translate
 
 log = logging.getLogger(__name__)
@@ -45,12 +45,26 @@ class Audit:
     bytes_out: int
     running: bool
     problem: str
+    where: str = ""  # host:port of a server reached over HTTP; "" for one started here
+
+
+def _connection(record: ToolServerRecord, check: bool = False) -> BaseConnection:
+    """The connection for ``record``, its module loaded now (the SDK with it): started here
+    in its sandbox, or reached over HTTP (``check``: admitted by the guard under a name of
+    its own, for the check only, so that its end never revokes the running server's)."""
+    if record.remote:
+        from core.tools.mcp_http import HttpConnection
+
+        return HttpConnection(record, (CHECK_PREFIX + record.name) if check else record.guard_name)
+    from core.tools.mcp_client import Connection
+
+    return Connection(record)
 
 
 class ToolHost:
     def __init__(self, servers: ToolServers) -> None:
         self.servers = servers
-        self._connections: dict[str, Connection] = {}  # (the SDK is loaded at a server's first start)
+        self._connections: dict[str, BaseConnection] = {}  # (the SDK is loaded at a server's first start)
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -113,9 +127,7 @@ class ToolHost:
             return connection.tools
         pending = self._starting.get(record.name)
         if pending is None:
-            from core.tools.mcp_client import Connection
-
-            connection = Connection(record)
+            connection = _connection(record)
             self._connections[record.name] = connection
             assert self._group is not None
             pending = self._starting[record.name] = asyncio.ensure_future(connection.start(self._group))
@@ -137,9 +149,7 @@ class ToolHost:
         record = self.servers.require(name)
 
         async def check() -> list[ToolInfo]:
-            from core.tools.mcp_client import Connection
-
-            connection = Connection(record)
+            connection = _connection(record, check=True)
             assert self._group is not None
             try:
                 return await connection.start(self._group)
@@ -181,7 +191,7 @@ class ToolHost:
             self._wait(connection.stop, 5.0)
 
     def audit(self) -> list[Audit]:
-        return [Audit(c.record.name, c.calls, c.bytes_in, c.bytes_out, c.running, c.problem)
+        return [Audit(c.record.name, c.calls, c.bytes_in, c.bytes_out, c.running, c.problem, c.record.where())
                 for c in list(self._connections.values())]
 
     def close(self, timeout: float = 2.0) -> None:

@@ -63,9 +63,9 @@ class UncheckedSession(ClientSession):
         return None
 
 
-class Connection:
-    """A started server: its tools, ``call``, ``stop``. ``bytes_in``/``bytes_out`` and
-    ``calls`` are for the Privacy panel."""
+class BaseConnection:
+    """What every started server has, however it is reached: its tools, ``call``, ``stop``.
+    ``bytes_in``/``bytes_out`` and ``calls`` are for the Privacy panel."""
 
     def __init__(self, record: ToolServerRecord) -> None:
         self.record = record
@@ -73,14 +73,76 @@ class Connection:
         self.bytes_in = self.bytes_out = self.calls = 0
         self.missing_layers: list[str] = []
         self.problem = ""  # why it stopped, when it did on its own
-        self._stderr = b""
         self._session: ClientSession | None = None
-        self._process: anyio.abc.Process | None = None
         self._done = anyio.Event()  # asked to stop
-        self._ended = anyio.Event()  # stopped, its process reaped
+        self._ended = anyio.Event()  # stopped, all it held let go
         self._ready = anyio.Event()
-        self._plan: sandbox.Plan | None = None
         self._killed = False
+
+    async def start(self, task_group: anyio.abc.TaskGroup) -> list[ToolInfo]:
+        raise NotImplementedError
+
+    async def stop(self) -> None:
+        raise NotImplementedError
+
+    def kill(self) -> None:
+        """Stop at once; callable from any thread (the session's end)."""
+        raise NotImplementedError
+
+    def _ended_message(self, exc: BaseException | None = None) -> str:
+        raise NotImplementedError
+
+    async def _listed(self, session: ClientSession) -> None:
+        """Shake hands, keep the tools it lists (bounded, their descriptions untrusted)."""
+        await session.initialize()
+        listing = await session.list_tools()
+        self.tools = [ToolInfo(self.record.name, one_line(t.name)[:64], untrusted(t.description or "", 2000)[0],
+                               dict(t.input_schema)) for t in listing.tools[:128]]
+        self._session = session
+        self._ready.set()
+
+    # Using it -------------------------------------------------------------------------
+    async def call(self, tool: str, arguments: dict[str, Any], seconds: float = CALL_SECONDS) -> ToolResult:
+        """Call ``tool``; ToolError when the server has stopped, stops meanwhile or does not
+        answer within ``seconds`` (then it is stopped: a server that hangs once is not
+        trusted with the next call)."""
+        session = self._session
+        if session is None:
+            raise ToolError(self.problem or translate("core.tools", "{name} is not running.").format(
+                name=self.record.name))
+        self.calls += 1
+        started = time.monotonic()
+        result: types.CallToolResult | None = None
+        with anyio.move_on_after(seconds):
+            try:
+                result = await session.call_tool(tool, arguments)
+            except Exception as exc:
+                if not self.problem:
+                    self.problem = self._ended_message(exc) if self._session is None else translate(
+                        "core.tools", "{name} could not run {tool}: {problem}").format(
+                        name=self.record.name, tool=tool, problem=one_line(str(exc))[:300])
+                raise ToolError(self.problem) from None
+        if result is None:
+            self.problem = translate("core.tools", "{name} did not answer within {seconds:.0f} s; it "
+                                     "was stopped.").format(name=self.record.name, seconds=seconds)
+            await self.stop()
+            raise ToolError(self.problem)
+        text, cut = untrusted(result_text(result))
+        return ToolResult(text, bool(result.is_error), cut, time.monotonic() - started)
+
+    @property
+    def running(self) -> bool:
+        return self._session is not None and not self._killed
+
+
+class Connection(BaseConnection):
+    """A server started here, over its standard input and output, in its sandbox."""
+
+    def __init__(self, record: ToolServerRecord) -> None:
+        super().__init__(record)
+        self._stderr = b""
+        self._process: anyio.abc.Process | None = None
+        self._plan: sandbox.Plan | None = None
 
     # Starting -------------------------------------------------------------------------
     async def start(self, task_group: anyio.abc.TaskGroup) -> list[ToolInfo]:
@@ -124,13 +186,7 @@ class Connection:
                 group.start_soon(self._write_stdin, write_reader)
                 group.start_soon(self._read_stderr)
                 async with UncheckedSession(read_stream, write_stream) as session:
-                    await session.initialize()
-                    listing = await session.list_tools()
-                    self.tools = [ToolInfo(self.record.name, one_line(t.name)[:64],
-                                           untrusted(t.description or "", 2000)[0], dict(t.input_schema))
-                                  for t in listing.tools[:128]]
-                    self._session = session
-                    self._ready.set()
+                    await self._listed(session)
                     await self._done.wait()
                 group.cancel_scope.cancel()
         except Exception as exc:  # the server went away, sent nonsense, broke the protocol
@@ -208,35 +264,6 @@ class Connection:
             while True:
                 self._stderr = (self._stderr + await self._process.stderr.receive(65536))[-STDERR_KEPT:]
 
-    # Using it -------------------------------------------------------------------------
-    async def call(self, tool: str, arguments: dict[str, Any], seconds: float = CALL_SECONDS) -> ToolResult:
-        """Call ``tool``; ToolError when the server has stopped, stops meanwhile or does not
-        answer within ``seconds`` (then it is stopped: a server that hangs once is not
-        trusted with the next call)."""
-        session = self._session
-        if session is None:
-            raise ToolError(self.problem or translate("core.tools", "{name} is not running.").format(
-                name=self.record.name))
-        self.calls += 1
-        started = time.monotonic()
-        result: types.CallToolResult | None = None
-        with anyio.move_on_after(seconds):
-            try:
-                result = await session.call_tool(tool, arguments)
-            except Exception as exc:
-                if not self.problem:
-                    self.problem = self._ended_message(exc) if self._session is None else translate(
-                        "core.tools", "{name} could not run {tool}: {problem}").format(
-                        name=self.record.name, tool=tool, problem=one_line(str(exc))[:300])
-                raise ToolError(self.problem) from None
-        if result is None:
-            self.problem = translate("core.tools", "{name} did not answer within {seconds:.0f} s; it "
-                                     "was stopped.").format(name=self.record.name, seconds=seconds)
-            await self.stop()
-            raise ToolError(self.problem)
-        text, cut = untrusted(result_text(result))
-        return ToolResult(text, bool(result.is_error), cut, time.monotonic() - started)
-
     async def stop(self) -> None:
         """Stop the server and everything it started (its process group), at once, and
         wait (briefly) until it is gone."""
@@ -251,13 +278,13 @@ class Connection:
         if process is not None and not self._killed:
             self._killed = True  # once: a group long gone may have given its number away
             with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-                os.killpg(process.pid, signal.SIGKILL)
+                if hasattr(os, "killpg"):
+                    os.killpg(process.pid, signal.SIGKILL)
+                else:  # Windows: the launcher ends, its job closes, and all it started with it
+                    process.kill()
         if process is None and self._plan is not None:
             self._plan.close()  # never started: nothing to wait for
 
-    @property
-    def running(self) -> bool:
-        return self._session is not None and not self._killed
 
 
 def _parse(line: bytes) -> SessionMessage | Exception:

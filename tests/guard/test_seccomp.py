@@ -92,9 +92,10 @@ def test_the_filter_program_refuses_other_abis_and_io_uring() -> None:
         assert (0x15, 0, 1, ARCHES[arch][2]) in steps  # io_uring_setup
 
 
-@pytest.mark.parametrize("command, api_on, restricted", [("docs", False, True), (None, False, True),
-                                                         ("serve", False, False), (None, True, False)])
-def test_the_app_draws_the_kernel_line_only_while_nothing_needs_tcp(tmp_path, command, api_on, restricted) -> None:
+@pytest.mark.parametrize("command, setting, restricted", [("docs", "", True), (None, "", True), ("serve", "", False),
+                                                          (None, "api_enabled", False),
+                                                          ("tools", "http_tools", False)])
+def test_the_app_draws_the_kernel_line_only_while_nothing_needs_tcp(tmp_path, command, setting, restricted) -> None:
     import json
     import os
     from pathlib import Path
@@ -102,7 +103,7 @@ def test_the_app_draws_the_kernel_line_only_while_nothing_needs_tcp(tmp_path, co
     root = Path(__file__).resolve().parents[2]
     data = tmp_path / "data"
     data.mkdir()
-    (data / "settings.json").write_text(json.dumps({"api_enabled": api_on}))
+    (data / "settings.json").write_text(json.dumps({setting: True} if setting else {}))
     code = textwrap.dedent(f"""
         import argparse, socket
         from app.__main__ import _kernel_line

@@ -185,7 +185,8 @@ def test_on_macos_without_sandbox_exec_the_user_is_told(darwin: None, monkeypatc
     layers = sandbox.layers()
     assert not layers.complete and "sandbox-exec" in layers.files
     words = missing_layers(layers)
-    assert words.startswith("files") and "network" in words
+    assert words.startswith("files") and "network" in words and "sandbox-exec is missing" in words
+    assert "Landlock" not in words  # not Linux's reasons
     message = unconfined_message("notes", layers)
     assert "cannot confine notes fully" in message and "It was not started" in message
 
@@ -223,7 +224,8 @@ def test_on_windows_only_processes_are_confined_and_the_user_is_asked(monkeypatc
     layers = sandbox.layers()
     assert layers.processes == "" and layers.files and layers.network and not layers.complete
     words = missing_layers(layers)
-    assert "files" in words and "network" in words and "processes" not in words
+    assert "files" in words and "network" in words and "processes (" not in words
+    assert "Windows confines a program's processes" in words and "seccomp" not in words
     assert "cannot confine notes fully" in unconfined_message("notes", layers)
 
 
