@@ -48,9 +48,9 @@ def test_an_engines_choice_follows_the_grammar_and_the_call_runs_here(store: Cha
 
 def test_llama_servers_choice_is_json_of_a_tool(engines: Engines, server, pki) -> None:  # noqa: F811
     from core.tools.choice import choice_request
-    from inference.tool_formats import hearths_request
     from inference.intranet import Abort
     from inference.protocol import ChatMessage, Generate
+    from inference.tool_formats import hearths_request
 
     engines.add("corp", server.url, corp_trust(pki))
     messages = (ChatMessage("system", "You are helpful."), ChatMessage("user", "How many km are 26.2 miles?"))

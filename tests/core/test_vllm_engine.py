@@ -140,9 +140,9 @@ def test_vllms_tool_choice_follows_the_grammar(engines: Engines) -> None:
     import json
 
     from core.tools.choice import choice_request
-    from inference.tool_formats import hearths_request
     from core.tools.toolbox import builtin_specs
     from inference.intranet import Abort
+    from inference.tool_formats import hearths_request
 
     messages = (ChatMessage("system", "You are helpful."), ChatMessage("user", "How many km are 26.2 miles?"))
     asked, params, choice = choice_request(messages, builtin_specs(), [], SamplingParams())

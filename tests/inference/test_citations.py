@@ -24,7 +24,12 @@ from core.answers import (
     support,
     weakness,
 )
-from inference.citations import document_answer, invented, until_own_sources, without_opening_markers
+from inference.citations import (
+    document_answer,
+    invented,
+    until_own_sources,
+    without_opening_markers,
+)
 from inference.protocol import Done, Generate, LoadModel, ModelSpec, Passages
 from inference.rag import Passage, render
 from inference.worker import InferenceWorker

@@ -19,8 +19,8 @@ from core.turns import TurnMachine
 from inference import sampling
 from inference.llama_engine import LlamaEngine
 from inference.protocol import ChatMessage, Generate, LoadModel, ModelSpec, SamplingParams
-from inference.tool_formats import hearths_request
 from inference.supervisor import SupervisedWorker
+from inference.tool_formats import hearths_request
 from storage.chats import COMPLETE, ChatStore
 from tests.core.test_turns import Recorder, pump
 from tests.storage.conftest import reopen, store, vault_path  # noqa: F401 - the vault fixtures

@@ -16,7 +16,16 @@ import pytest
 from core.tools.builtin import BUILTIN, TOOLS
 from core.tools.choice import Exchange, ToolCall, ToolSpec, choice_request, parse_choice
 from inference.chat_template import ChatTemplate
-from inference.protocol import ChatMessage, Chunk, Done, Generate, LoadModel, ModelLoaded, ModelSpec, SamplingParams
+from inference.protocol import (
+    ChatMessage,
+    Chunk,
+    Done,
+    Generate,
+    LoadModel,
+    ModelLoaded,
+    ModelSpec,
+    SamplingParams,
+)
 from inference.tool_formats import (
     HERMES,
     LLAMA3,
