@@ -237,5 +237,10 @@ class ToolsMenu(QObject):
     @Slot(str, str, object)
     def _server_started(self, name: str, problem: str, names: list[str]) -> None:
         tools = ", ".join(names)
-        self.window.show_notice(problem or translate("chat.tools", "{name} is running in its sandbox; its tools "
-                                                     "are on in this chat: {tools}.").format(name=name, tools=tools))
+        session = self.window.controller.session
+        record = next((r for r in session.tool_servers.records() if r.name == name), None) if session else None
+        started = (translate("chat.tools", "{name} answers at its address; its tools are on in this chat: "
+                             "{tools}.") if record is not None and record.url else
+                   translate("chat.tools", "{name} is running in its sandbox; its tools are on in this chat: "
+                             "{tools}."))
+        self.window.show_notice(problem or started.format(name=name, tools=tools))

@@ -936,6 +936,10 @@ Nothing is sent until you send it there.</source>
         <translation>工具：关</translation>
     </message>
     <message>
+        <source>{name} answers at its address; its tools are on in this chat: {tools}.</source>
+        <translation>{name} 在其地址上应答；它的工具已在此对话中开启：{tools}。</translation>
+    </message>
+    <message>
         <source>{name} is running in its sandbox; its tools are on in this chat: {tools}.</source>
         <translation>{name} 已在沙箱中运行；它的工具已在此对话中开启：{tools}。</translation>
     </message>
@@ -1013,6 +1017,34 @@ Nothing is sent until you send it there.</source>
         <translation>这台电脑无法完全限制工具服务器（{missing}）。只有在添加时你允许了，服务器才会启动。</translation>
     </message>
     <message>
+        <source>Reached at this address only (Streamable HTTP); it runs on that server, not in Hearth&apos;s sandbox.</source>
+        <translation>只通过此地址访问（Streamable HTTP）；它运行在那台服务器上，而不在 Hearth 的沙箱中。</translation>
+    </message>
+    <message>
+        <source>this computer&apos;s certificate authorities</source>
+        <translation>本机的证书颁发机构</translation>
+    </message>
+    <message>
+        <source>your organisation&apos;s CA</source>
+        <translation>贵组织的 CA</translation>
+    </message>
+    <message>
+        <source>the pinned certificate</source>
+        <translation>固定的证书</translation>
+    </message>
+    <message>
+        <source>unencrypted http:// allowed</source>
+        <translation>允许未加密的 http://</translation>
+    </message>
+    <message>
+        <source>Trusts: {trust}</source>
+        <translation>信任：{trust}</translation>
+    </message>
+    <message>
+        <source>Sends a token (stored encrypted).</source>
+        <translation>发送令牌（加密保存）。</translation>
+    </message>
+    <message>
         <source>May read: {folders}</source>
         <translation>可读取：{folders}</translation>
     </message>
@@ -1037,6 +1069,14 @@ Nothing is sent until you send it there.</source>
         <translation>即使这台电脑无法完全限制它，也允许它运行</translation>
     </message>
     <message>
+        <source>A program on this computer</source>
+        <translation>本机上的程序</translation>
+    </message>
+    <message>
+        <source>A server at an address (Streamable HTTP)</source>
+        <translation>某个地址上的服务器（Streamable HTTP）</translation>
+    </message>
+    <message>
         <source>Name:</source>
         <translation>名称：</translation>
     </message>
@@ -1059,6 +1099,66 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>Variables (NAME=value, stored encrypted):</source>
         <translation>环境变量（名称=值，加密保存）：</translation>
+    </message>
+    <message>
+        <source>Address:</source>
+        <translation>地址：</translation>
+    </message>
+    <message>
+        <source>Token (stored encrypted):</source>
+        <translation>令牌（加密保存）：</translation>
+    </message>
+    <message>
+        <source>Trust:</source>
+        <translation>信任：</translation>
+    </message>
+    <message>
+        <source>Organisation&apos;s CA:</source>
+        <translation>组织的 CA：</translation>
+    </message>
+    <message>
+        <source>Pinned certificate:</source>
+        <translation>固定的证书：</translation>
+    </message>
+    <message>
+        <source>optional</source>
+        <translation>可选</translation>
+    </message>
+    <message>
+        <source>Token</source>
+        <translation>令牌</translation>
+    </message>
+    <message>
+        <source>Trust this computer&apos;s certificate authorities</source>
+        <translation>信任本机的证书颁发机构</translation>
+    </message>
+    <message>
+        <source>a PEM file (optional)</source>
+        <translation>PEM 文件（可选）</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message>
+        <source>SHA-256 of the server&apos;s certificate or public key (optional)</source>
+        <translation>服务器证书或公钥的 SHA-256（可选）</translation>
+    </message>
+    <message>
+        <source>Pinned certificate</source>
+        <translation>固定的证书</translation>
+    </message>
+    <message>
+        <source>Allow unencrypted http:// (anyone on the network could read what goes to the tools)</source>
+        <translation>允许未加密的 http://（网络上的任何人都能读到发给工具的内容）</translation>
+    </message>
+    <message>
+        <source>Your organisation&apos;s CA certificate</source>
+        <translation>贵组织的 CA 证书</translation>
+    </message>
+    <message>
+        <source>Certificates (*.pem *.crt *.cer);;All files (*)</source>
+        <translation>证书 (*.pem *.crt *.cer);;所有文件 (*)</translation>
     </message>
     <message>
         <source>Write each variable as NAME=value.</source>
@@ -1097,12 +1197,22 @@ Nothing is sent until you send it there.</source>
         <translation>还没有工具服务器。模型只能使用 Hearth 自带的工具。</translation>
     </message>
     <message>
+        <source>Reaching {name} at its address…</source>
+        <translation>正在通过地址连接 {name}…</translation>
+    </message>
+    <message>
         <source>Starting {name} in its sandbox…</source>
         <translation>正在沙箱中启动 {name}…</translation>
     </message>
     <message>
         <source>{name} did not answer: {reason}</source>
         <translation>{name} 没有应答：{reason}</translation>
+    </message>
+    <message>
+        <source>{name} answered at its address. Its tools:
+{tools}</source>
+        <translation>{name} 在其地址上应答。它的工具：
+{tools}</translation>
     </message>
     <message>
         <source>{name} answered in its sandbox and was stopped. Its tools:
@@ -1715,6 +1825,34 @@ Nothing is sent until you send it there.</source>
 <context>
     <name>cli.tools</name>
     <message>
+        <source>the system&apos;s certificates</source>
+        <translation>系统的证书</translation>
+    </message>
+    <message>
+        <source>your CA</source>
+        <translation>您的 CA</translation>
+    </message>
+    <message>
+        <source>pin {pin}…</source>
+        <translation>固定 {pin}…</translation>
+    </message>
+    <message>
+        <source>plain http allowed</source>
+        <translation>允许明文 http</translation>
+    </message>
+    <message>
+        <source>{name}: {url}</source>
+        <translation>{name}：{url}</translation>
+    </message>
+    <message>
+        <source>  trusts: {trust}</source>
+        <translation>  信任：{trust}</translation>
+    </message>
+    <message>
+        <source>  sends a token (stored encrypted)</source>
+        <translation>  发送令牌（加密保存）</translation>
+    </message>
+    <message>
         <source>{name}: {command}</source>
         <translation>{name}：{command}</translation>
     </message>
@@ -1739,6 +1877,18 @@ Nothing is sent until you send it there.</source>
         <translation>环境变量 {name} 未设置：它应当包含要交给服务器的值。</translation>
     </message>
     <message>
+        <source>Give either the program that starts the server (after --) or its address (--url), not both.</source>
+        <translation>请给出启动服务器的程序（在 -- 之后）或它的地址（--url），不要两者都给。</translation>
+    </message>
+    <message>
+        <source>--read, --write, --env and --unconfined are for a program started here; a server&apos;s address needs none.</source>
+        <translation>--read、--write、--env 和 --unconfined 用于在本机启动的程序；服务器地址不需要这些。</translation>
+    </message>
+    <message>
+        <source>--ca, --pin, --system-ca, --allow-http and --token-env are for a server&apos;s address (--url).</source>
+        <translation>--ca、--pin、--system-ca、--allow-http 和 --token-env 用于服务器地址（--url）。</translation>
+    </message>
+    <message>
         <source>added (not started): {server}</source>
         <translation>已添加（尚未启动）：{server}</translation>
     </message>
@@ -1749,6 +1899,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>No tool server: the model can use only Hearth&apos;s own tools.</source>
         <translation>没有工具服务器：模型只能使用 Hearth 自带的工具。</translation>
+    </message>
+    <message>
+        <source>{name}: reached at its address, answered; {count} tool(s):</source>
+        <translation>{name}：已通过地址连接并应答；{count} 个工具：</translation>
     </message>
     <message>
         <source>{name}: started in its sandbox, answered and stopped; {count} tool(s):</source>
@@ -1771,6 +1925,30 @@ Nothing is sent until you send it there.</source>
         <translation>写在 -- 之后：启动服务器的程序及其参数</translation>
     </message>
     <message>
+        <source>instead of a program: the address of a Streamable HTTP server, https://host:port/mcp</source>
+        <translation>代替程序：Streamable HTTP 服务器的地址，https://host:port/mcp</translation>
+    </message>
+    <message>
+        <source>with --url: your organisation&apos;s CA certificate (PEM)</source>
+        <translation>与 --url 一起：贵组织的 CA 证书（PEM）</translation>
+    </message>
+    <message>
+        <source>with --url: SHA-256 of the server&apos;s certificate or public key</source>
+        <translation>与 --url 一起：服务器证书或公钥的 SHA-256</translation>
+    </message>
+    <message>
+        <source>with --url: trust the system&apos;s certificates as well as --ca / --pin</source>
+        <translation>与 --url 一起：除 --ca / --pin 外也信任系统的证书</translation>
+    </message>
+    <message>
+        <source>with --url: allow unencrypted http:// to a host that is not this computer</source>
+        <translation>与 --url 一起：允许以未加密的 http:// 连接非本机的主机</translation>
+    </message>
+    <message>
+        <source>with --url: the environment variable holding the server&apos;s bearer token (stored encrypted)</source>
+        <translation>与 --url 一起：保存服务器 bearer 令牌的环境变量（加密保存）</translation>
+    </message>
+    <message>
         <source>a folder the server may read (again for more)</source>
         <translation>服务器可以读取的文件夹（可重复指定）</translation>
     </message>
@@ -1791,8 +1969,8 @@ Nothing is sent until you send it there.</source>
         <translation>服务器列表及各自可访问的内容</translation>
     </message>
     <message>
-        <source>start a server in its sandbox, list its tools, stop it: exit 0 when it answered</source>
-        <translation>在沙箱中启动服务器、列出其工具并停止：有应答时退出码为 0</translation>
+        <source>start a server in its sandbox (or reach its address), list its tools, stop it: exit 0 when it answered</source>
+        <translation>在沙箱中启动服务器（或连接其地址），列出它的工具，然后停止：它应答时退出码为 0</translation>
     </message>
     <message>
         <source>remove a server</source>
@@ -2290,8 +2468,28 @@ Nothing is sent until you send it there.</source>
         <translation>{command}：没有这个程序。</translation>
     </message>
     <message>
+        <source>The token may hold only visible ASCII characters (no spaces or line breaks).</source>
+        <translation>令牌只能包含可见的 ASCII 字符（不能有空格或换行）。</translation>
+    </message>
+    <message>
+        <source>Windows confines a program&apos;s processes, not what it reads or where it connects</source>
+        <translation>Windows 只限制程序的进程，不限制它读取什么或连接到哪里</translation>
+    </message>
+    <message>
+        <source>macOS&apos;s sandbox-exec is missing</source>
+        <translation>macOS 的 sandbox-exec 不存在</translation>
+    </message>
+    <message>
+        <source>files ({why})</source>
+        <translation>文件（{why}）</translation>
+    </message>
+    <message>
         <source>files (this system offers no Landlock)</source>
         <translation>文件（此系统不提供 Landlock）</translation>
+    </message>
+    <message>
+        <source>network ({why})</source>
+        <translation>网络（{why}）</translation>
     </message>
     <message>
         <source>network (this system offers no seccomp filter)</source>
@@ -2316,6 +2514,50 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>[{count} characters of the result were left out]</source>
         <translation>[结果中有 {count} 个字符被省略]</translation>
+    </message>
+    <message>
+        <source>{name}: the secure connection failed ({detail}). Add your organisation&apos;s CA certificate, or pin the server&apos;s certificate. Nothing was sent.</source>
+        <translation>{name}：安全连接失败（{detail}）。请添加贵组织的 CA 证书，或固定服务器的证书。没有发送任何内容。</translation>
+    </message>
+    <message>
+        <source>{name}: the server&apos;s certificate does not match the pinned SHA-256: this may not be your organisation&apos;s server. Nothing was sent.</source>
+        <translation>{name}：服务器的证书与固定的 SHA-256 不符：这可能不是贵组织的服务器。没有发送任何内容。</translation>
+    </message>
+    <message>
+        <source>{name} sent Hearth to another address; it was not followed.</source>
+        <translation>{name} 将 Hearth 转向另一个地址；Hearth 没有跟随。</translation>
+    </message>
+    <message>
+        <source>{name} cannot be reached at {where} ({problem}).</source>
+        <translation>无法在 {where} 连接 {name}（{problem}）。</translation>
+    </message>
+    <message>
+        <source>Hearth&apos;s network guard refused it: {why}</source>
+        <translation>Hearth 的网络防护拒绝了它：{why}</translation>
+    </message>
+    <message>
+        <source>{name} answered with a redirect (HTTP {status}); Hearth does not follow one. Use the address the server should be reached at.</source>
+        <translation>{name} 以重定向应答（HTTP {status}）；Hearth 不跟随重定向。请使用该服务器应有的访问地址。</translation>
+    </message>
+    <message>
+        <source>{name} refused Hearth (HTTP {status}): check the server&apos;s token.</source>
+        <translation>{name} 拒绝了 Hearth（HTTP {status}）：请检查服务器的令牌。</translation>
+    </message>
+    <message>
+        <source>Hearth started with no network at all, as it does while nothing needs it: {name} can be reached once Hearth starts again.</source>
+        <translation>Hearth 启动时完全没有网络，这是它在没有任何功能需要网络时的做法：Hearth 重新启动后即可连接 {name}。</translation>
+    </message>
+    <message>
+        <source>{name}: the host name {host} cannot be found ({error}).</source>
+        <translation>{name}：找不到主机名 {host}（{error}）。</translation>
+    </message>
+    <message>
+        <source>{name} did not answer within {seconds:.0f} s.</source>
+        <translation>{name} 在 {seconds:.0f} 秒内没有应答。</translation>
+    </message>
+    <message>
+        <source>{name} stopped answering ({problem}).</source>
+        <translation>{name} 不再应答（{problem}）。</translation>
     </message>
 </context>
 <context>

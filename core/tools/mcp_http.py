@@ -275,8 +275,8 @@ class HttpConnection(BaseConnection):
         from guard import seccomp
 
         if seccomp.RESTRICTION.active:
-            raise ToolError(translate("core.tools", "Hearth started with no network at all, as it does while no "
-                                      "intranet engine is on: {name} cannot be reached in this run.").format(
+            raise ToolError(translate("core.tools", "Hearth started with no network at all, as it does while "
+                                      "nothing needs it: {name} can be reached once Hearth starts again.").format(
                 name=self.record.name))
         try:
             await anyio.to_thread.run_sync(egress.allow_destination, self.guard_name, self.endpoint.host,
