@@ -52,6 +52,8 @@ def test_add_search_list_and_ask(data_dir: Path, tmp_path: Path) -> None:
                     "--max-tokens", "48")
     assert answer.returncode == 0, answer.stderr
     assert "Sources:" in answer.stdout and "harbor.pdf, page 3" in answer.stdout
+    body = answer.stdout.split("\nSources:")[0].strip()
+    assert body and not body.startswith("["), answer.stdout  # no lone "[1]" first (#36 item 9)
 
     missing = hearth(data_dir, "docs", "search", "nothing-like-this", "question")
     assert missing.returncode == 1 and "no collection named" in missing.stderr
