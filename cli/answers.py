@@ -1,10 +1,12 @@
 """``ask`` and ``chat``: answers in the terminal, from the local model or an intranet
-engine; ``ask`` answers from a collection, with its sources. Nothing here is stored."""
+engine; ``ask`` answers from a collection, with its sources, and ``chat --attach`` from
+the files attached to its first question (``core.attachments``). Nothing here is stored."""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
+from pathlib import Path
 
 from cli.common import (
     JOB_TIMEOUT,
@@ -20,8 +22,10 @@ from cli.common import (
 from cli.headless import unlocked
 from cli.tool_chat import answer_with_tools
 from core.answers import extract, extract_markdown, weakness, weakness_text
+from core.attachments import Attachment, AttachmentRefused, first_turn, passages, read_all
 from core.client import Answer, ClientError, WorkerClient
 from core.history import SYSTEM_PROMPT
+from core.models import resolve_embedding_model
 from core.protocol import (
     ChatMessage,
     InferenceError,
@@ -82,10 +86,22 @@ def _answer(client: WorkerClient, messages: tuple[ChatMessage, ...], params: Sam
 
 
 def terminal_chat(engine: str = "", model: str = "", tools: bool = False,
-                  servers: Sequence[str] = ()) -> int:
+                  servers: Sequence[str] = (), attach: Sequence[str] = ()) -> int:
     """Chat in the terminal with the starter model (or the local one ``model`` names), or
     an intranet engine's; with ``tools`` (and the tool ``servers`` of the vault), Hearth's
-    tools. Not stored."""
+    tools; with ``attach``, those files read for the first question. Not stored."""
+    if attach:
+        if engine or tools or servers:
+            raise CommandError(translate("cli.commands", "--attach works with the local model, without "
+                                         "--engine and tools, for now."))
+        try:
+            attachments = read_all([Path(a) for a in attach])
+        except AttachmentRefused as exc:
+            raise CommandError(str(exc)) from exc
+        for attachment in attachments:
+            for note in attachment.notes:
+                notice(translate("cli.commands", "{name}: {note}").format(name=attachment.name, note=note))
+        return _local_chat(model, attachments=attachments)
     if tools or servers:
         if engine:
             raise CommandError(translate("cli.tools", "Tools work with the local model for now, not "
@@ -107,18 +123,34 @@ def terminal_chat(engine: str = "", model: str = "", tools: bool = False,
         return _chat_loop(client, model or name, engine, model)
 
 
-def _local_chat(model: str, toolbox: Toolbox | None = None) -> int:
+def _local_chat(model: str, toolbox: Toolbox | None = None, attachments: Sequence[Attachment] = ()) -> int:
     path = local_model(model)
-    with WorkerClient(with_embedder=False) as client:
+    with WorkerClient(with_embedder=bool(attachments)) as client:
         try:
             loaded = client.load(ModelSpec(path))
+            embedder = client.load_embedder(resolve_embedding_model()).model if attachments else ""
         except (InferenceError, ClientError) as exc:
             raise CommandError(str(exc)) from exc
-        return _chat_loop(client, loaded.name, toolbox=toolbox)
+        return _chat_loop(client, loaded.name, toolbox=toolbox, attachments=attachments, embedder=embedder)
+
+
+def _attached_answer(client: WorkerClient, history: list[ChatMessage], attachments: Sequence[Attachment],
+                     embedder: str, params: SamplingParams) -> Answer:
+    """The first question's answer, from its attachments' passages (the question then
+    keeps them, as the model saw it, for the questions after it); their sources after."""
+    question = history[-1].content
+    found = passages(attachments, question, client.embed, embedder)
+    answer = client.generate(tuple(history), params, Passages(tuple(found)), on_chunk=show, on_notice=notice)
+    history[-1] = first_turn(question, answer.passages)
+    if answer.passages:
+        print("\n\n" + translate("cli.commands", "Sources:"))
+        for p in answer.passages:
+            print(f"[{p.number}] {terminal_safe(p.label)}")
+    return answer
 
 
 def _chat_loop(client: WorkerClient, title: str, engine: str = "", model: str = "",
-               toolbox: Toolbox | None = None) -> int:
+               toolbox: Toolbox | None = None, attachments: Sequence[Attachment] = (), embedder: str = "") -> int:
     print(translate("cli.commands", "{model}. Empty line or Ctrl+D to leave. This terminal chat "
                     "is not saved.").format(model=title))
     history = [ChatMessage("system", SYSTEM_PROMPT)]
@@ -133,7 +165,9 @@ def _chat_loop(client: WorkerClient, title: str, engine: str = "", model: str = 
         print(translate("cli.commands", "model> "), end="", flush=True)
         try:
             params = SamplingParams(max_tokens=512)
-            answer = (answer_with_tools(client, tuple(history), params, toolbox) if toolbox is not None
+            first = attachments and len(history) == 2
+            answer = (_attached_answer(client, history, attachments, embedder, params) if first
+                      else answer_with_tools(client, tuple(history), params, toolbox) if toolbox is not None
                       else stream_answer(client, tuple(history), params, engine, model))
         except ClientError as exc:
             print("\n" + translate("cli.commands", "(error: {message})").format(message=exc))

@@ -67,7 +67,7 @@ def run(args: Any) -> int:
                 raise CommandError(token_in_arguments())
             return serve(args.host, args.port, read_api_token(getattr(args, "token_file", None)))
         if args.command == "chat":
-            return terminal_chat(args.engine, args.model, args.tools, args.tool_server)
+            return terminal_chat(args.engine, args.model, args.tools, args.tool_server, args.attach)
         if args.command == "engines":
             from cli.engines import run as engines_run
 

@@ -112,6 +112,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "cli.main", "let the model use Hearth's own tools (calculator, date, units)"))
     chat.add_argument("--tool-server", metavar="NAME", action="append", default=[], help=translate(
         "cli.main", "and this tool server's tools, each call asked first (again for more)"))
+    chat.add_argument("--attach", metavar="FILE", action="append", default=[], help=translate(
+        "cli.main", "a file for the first question (again for more): read here, as an import is, and "
+        "cited by page"))
     from cli.engines import add_parser as add_engine_parser
 
     add_engine_parser(commands)

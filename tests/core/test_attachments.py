@@ -1,0 +1,106 @@
+"""Files attached to a question (#39, first step): read in the isolated parser child as an
+import is (scans and images by text recognition), given to the model whole when short and
+searched for the question when long, cited "name (attached), page N"; a file that cannot
+be read is refused with one line saying why. Real files: a scanned PDF page made with
+Pillow, a PNG of Chinese text, a DOCX; the real starter and embedding models."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.attachments import (
+    MAX_ATTACHMENTS,
+    WHOLE_CHARACTERS,
+    Attachment,
+    AttachmentRefused,
+    first_turn,
+    passages,
+    read_all,
+)
+from storage.documents.reading import Section
+from tests import documents_corpus, scans
+
+ROOT = Path(__file__).resolve().parents[2]
+FUSE = "The spare heater fuse is kept in the blue tin on the top shelf of the potting shed."
+ZH = "应急基金的金额为三万五千元，由财务部保管。"
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("attach")
+    scans.scanned_pdf(folder / "greenhouse.pdf", [scans.page("Greenhouse manual. Watering twice a day."),
+                                                   scans.page(FUSE, seed=2)])
+    scans.page(ZH, chinese=True).save(folder / "fund.png")
+    documents_corpus.docx(folder / "permits.docx", [("Permits", "Hazardous cargo requires permit HRB-7731.")])
+    (folder / "empty.txt").write_text("   \n")
+    (folder / "binary.exe").write_bytes(b"MZ" + bytes(100))
+    (folder / "fake.png").write_bytes(b"%PDF-1.4 not an image at all")
+    return {p.stem: p for p in folder.iterdir()}
+
+
+@pytest.mark.slow
+def test_a_scan_an_image_and_a_document_are_read_as_an_import_reads_them(files: dict[str, Path]) -> None:
+    pdf, png, docx = read_all([files["greenhouse"], files["fund"], files["permits"]])
+    assert [s.page for s in pdf.sections] == [1, 2] and "fuse" in pdf.sections[1].text.lower()
+    assert any("text recognition" in note for note in pdf.notes)
+    assert "三万五千" in "".join(png.sections[0].text.split()) or "应急基金" in png.sections[0].text
+    assert "HRB-7731" in " ".join(s.text for s in docx.sections)
+    given = passages([pdf, png, docx], "Where is the spare fuse?")
+    labels = [p.label for p in given]
+    assert "greenhouse.pdf (attached), page 2" in labels and "fund.png (attached)" in labels
+    assert any(label.startswith("permits.docx (attached)") for label in labels)
+    assert [p.number for p in given] == list(range(1, len(given) + 1))
+    kept = first_turn("Where is the spare fuse?", given)
+    assert kept.plain == "Where is the spare fuse?" and "[2]" in kept.content  # a follow-up still has them
+
+
+@pytest.mark.parametrize(("name", "why"), [("empty", "no text"), ("binary", "does not read this kind"),
+                                           ("fake", "fake.png cannot be attached")])
+def test_a_file_that_cannot_be_read_is_refused_with_one_line(files: dict[str, Path], name: str, why: str) -> None:
+    with pytest.raises(AttachmentRefused) as refused:
+        read_all([files[name]])
+    assert why in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_a_missing_file_and_too_many_files_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(AttachmentRefused, match="gone.pdf cannot be attached"):
+        read_all([tmp_path / "gone.pdf"])
+    with pytest.raises(AttachmentRefused, match=f"At most {MAX_ATTACHMENTS}"):
+        read_all([tmp_path / f"{i}.txt" for i in range(MAX_ATTACHMENTS + 1)])
+
+
+def test_a_long_attachment_is_searched_for_the_question_and_given_in_its_order() -> None:
+    filler = [Section(f"Chapter {i}. " + "The harbour office opens at nine and closes at five. " * 12, i)
+              for i in range(1, 30)]
+    filler.insert(17, Section("Mooring costs 12 euros per metre per day, paid at the harbour office.", 18))
+    long = Attachment("harbour.pdf", tuple(filler))
+    given = passages([long], "How much does mooring cost per metre?")
+    assert sum(len(s.text) for s in filler) > WHOLE_CHARACTERS and len(given) <= 6
+    assert any("12 euros" in p.text for p in given)
+    assert [p.page for p in given] == sorted(p.page for p in given)  # the file's order
+    unrelated = passages([long], "Summarise it.")  # nothing matches: its first passages
+    assert unrelated and unrelated[0].page == 1
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_the_terminal_chat_answers_from_attachments_and_cites_their_pages(files: dict[str, Path],
+                                                                         data_dir: Path) -> None:
+    env = dict(os.environ, HEARTH_DATA_DIR=str(data_dir), LANG="C.UTF-8")
+    chat = subprocess.run([sys.executable, "-m", "app", "chat", "--attach", str(files["greenhouse"]),
+                           "--attach", str(files["permits"])], cwd=ROOT, env=env, input="Where is the spare "
+                          "heater fuse kept?\nAnd which permit does hazardous cargo need?\n\n", capture_output=True,
+                          text=True, timeout=600)
+    assert chat.returncode == 0, chat.stderr
+    assert "greenhouse.pdf: " in chat.stderr and "text recognition" in chat.stderr
+    sources = chat.stdout.split("Sources:")[1]
+    assert "greenhouse.pdf (attached), page 2" in sources and "permits.docx (attached)" in sources
+    refused = subprocess.run([sys.executable, "-m", "app", "chat", "--attach", str(files["binary"])], cwd=ROOT,
+                             env=env, input="\n", capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 1 and refused.stderr.strip().count("\n") == 0
+    assert "binary.exe cannot be attached" in refused.stderr
