@@ -15,17 +15,22 @@ first passages fill the rest: the model always sees some of what was attached.
 
 from __future__ import annotations
 
+import logging
 import stat
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from core.document_protocol import SEARCH_TIMEOUT
 from i18n import translate
+from inference.bundled import embedding_model
 from inference.embedder import profile
-from inference.protocol import ChatMessage
+from inference.protocol import ChatMessage, Embed
 from inference.rag import Passage, user_turn
 from storage.documents.chunking import MAX_TOKENS, Chunk, chunk_sections
 from storage.documents.isolation import OCR_MEMORY_LIMIT, IsolatedParser
@@ -33,11 +38,16 @@ from storage.documents.reading import ParseError, Section, supported
 from storage.documents.search import MIN_COSINE, SearchIndex
 from storage.documents.store import StoredChunk
 
+if TYPE_CHECKING:
+    from core.steps import Finder
+
+log = logging.getLogger(__name__)
 MAX_BYTES = 50 << 20  # one attachment
 MAX_ATTACHMENTS = 10  # one message
 OCR_PAGES = 20  # scanned pages read by text recognition, per attachment; the rest is said
 WHOLE_CHARACTERS = 6000  # all attachments together this short: given whole
 PASSAGES = 6  # otherwise: the best of them for the question
+ATTACHMENTS = "attachments"  # the key in a user message's stats
 
 
 class AttachmentRefused(Exception):
@@ -161,3 +171,117 @@ def first_turn(question: str, given: Sequence[Passage]) -> ChatMessage:
     """The question as the model saw it, with the passages it was given: what the
     conversation keeps, so that a follow-up question still has them."""
     return user_turn(question, [p.as_dict() for p in given])
+
+
+# Kept with the message ---------------------------------------------------------------------
+STORED_CHARACTERS = 2_000_000  # of one message's attachments' text; what is past it is said
+
+
+def to_stats(attachments: Sequence[Attachment]) -> list[dict[str, Any]]:
+    """The attachments as the user message keeps them, encrypted with it in the vault: the
+    files' names, notes and text (not their bytes: nothing else of a file is kept)."""
+    left = STORED_CHARACTERS
+    kept = []
+    for attachment in attachments:
+        sections, notes = [], list(attachment.notes)
+        for section in attachment.sections:
+            if left <= 0:
+                notes.append(translate("core.attachments", "the rest of it was too long to keep"))
+                break
+            text = section.text[:left]
+            left -= len(text)
+            sections.append([section.page, section.heading, text])
+        kept.append({"name": attachment.name, "notes": notes, "sections": sections})
+    return kept
+
+
+def from_stats(stats: Mapping[str, Any] | None) -> list[Attachment]:
+    """The attachments a stored user message keeps (none for one of an older shape)."""
+    found = []
+    for item in (stats or {}).get(ATTACHMENTS) or []:
+        try:
+            sections = tuple(Section(str(text), int(page) if page else None, str(heading) if heading else None)
+                             for page, heading, text in item["sections"])
+            found.append(Attachment(str(item["name"]), sections, tuple(str(n) for n in item.get("notes") or ())))
+        except (KeyError, TypeError, ValueError):
+            continue  # a damaged entry: left out, the others kept
+    return found
+
+
+def stored(attachments: Sequence[Attachment]) -> dict[str, Any] | None:
+    """A new user message's stats: its attachments, if any."""
+    return {ATTACHMENTS: to_stats(attachments)} if attachments else None
+
+
+def kept_by_edit(stats: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """What an edited question keeps of the old one's stats: its attachments."""
+    kept = (stats or {}).get(ATTACHMENTS)
+    return {ATTACHMENTS: kept} if kept else None
+
+
+def attached_names(stats: Mapping[str, Any] | None) -> list[str]:
+    """The names of the files attached to a stored user message, for the conversation."""
+    items = (stats or {}).get(ATTACHMENTS) or []
+    return [str(item.get("name") or "") for item in items if isinstance(item, dict)]
+
+
+# Found for a turn --------------------------------------------------------------------------
+EMBED_SECONDS = 60.0
+
+
+def _embedder(submit: Callable[[Any], None], model: str) -> Callable[[list[str]], Any]:
+    def embed(texts: list[str]) -> Any:
+        future: Future = Future()
+        submit(Embed(tuple(texts), future, model))
+        return future.result(timeout=EMBED_SECONDS)
+    return embed
+
+
+def _found(attachments: Sequence[Attachment], question: str, submit: Callable[[Any], None]) -> list[Passage]:
+    """The attachments' passages for ``question``: with the bundled embedding model if it
+    is loaded, else the one loaded last, else by keywords alone."""
+    for model in (embedding_model().sha256, ""):
+        try:
+            return passages(attachments, question, _embedder(submit, model), model)
+        except Exception as exc:  # not loaded, or none: the next way
+            log.info("attachments not searched with embedding model %r: %s", model[:12], exc)
+    return passages(attachments, question)
+
+
+def finder(attachments: Sequence[Attachment], collections: Finder | None,
+           submit: Callable[[Any], None]) -> Finder | None:
+    """A turn's ``Finder`` (``core.steps``): the attachments' passages first, then the
+    chat's collections' (``collections``), numbered on; without attachments, ``collections``."""
+    if not attachments:
+        return collections
+
+    def find(chat_id: int, question: str) -> Future:
+        result: Future = Future()
+        others = collections(chat_id, question) if collections is not None else None
+
+        def work() -> None:
+            try:
+                own = _found(attachments, question, submit)
+                more = list(others.result(timeout=SEARCH_TIMEOUT)) if others is not None else []
+                joined = [*own, *more]
+                result.set_result(tuple(replace(p, number=n) for n, p in enumerate(joined, start=1)))
+            except Exception as exc:
+                result.set_exception(exc)
+
+        threading.Thread(target=work, name="hearth-attachments", daemon=True).start()
+        return result
+
+    return find
+
+
+def attached(messages: Sequence[Any], until: int | None = None) -> list[Attachment]:
+    """The attachments of the user messages in ``messages`` (a chat's branch, as the store
+    gives it) before the one with id ``until`` (None: all): a later question about a file
+    attached earlier in the chat still finds it."""
+    found: list[Attachment] = []
+    for message in messages:
+        if message.id == until:
+            break
+        if message.role == "user":
+            found += from_stats(message.stats)
+    return found

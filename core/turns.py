@@ -1,25 +1,25 @@
 """The chat-turn state machine: one answer at a time, saved so that nothing is lost.
 
-The user's message is committed before anything else happens. The answer is written as
-a placeholder, runs as a loop of steps (``core.steps``: its passages found, then the
-model asked), is checkpointed about once a second while it streams, and ends complete,
-interrupted or failed (``core.endings``). Nothing is replaced: regenerate adds a version
-of the last answer and an edit a branch beside the old question (``storage.chats.Tree``),
-chosen by the vault only once written, so a crash leaves the chat showing what it showed.
-Continue resumes a cut-off answer in place. A full disk never raises out of here: it is
-said, and the write waits in order and is tried again (``core.writes``). No Qt: the
-window adapts the listener to signals; the terminal could drive it alike.
+The user's message is committed before anything else happens. The answer is written as a placeholder, runs as
+a loop of steps (``core.steps``: its passages found, then the model asked), is checkpointed about once a
+second while it streams, and ends complete, interrupted or failed (``core.endings``). Nothing is replaced:
+regenerate adds a version of the last answer and an edit a branch beside the old question
+(``storage.chats.Tree``), chosen by the vault only once written, so a crash leaves the chat showing what it
+showed. Continue resumes a cut-off answer in place. A full disk never raises out of here: it is said, and the
+write waits in order and is tried again (``core.writes``). No Qt: the window adapts the listener to signals;
+the terminal could drive it alike.
 """
 
 from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import replace
 from typing import Any
 
+from core import attachments as attaching
 from core.endings import Endings
 from core.history import continued, history, not_sent, route, title_from
 from core.steps import (
@@ -63,9 +63,8 @@ class TurnMachine:
     def __init__(self, listener: TurnListener, submit: Callable[[Any], None],
                  cancel: Callable[[int], None], clock: Callable[[], float] = time.monotonic,
                  deliver: Callable[[Any], None] | None = None) -> None:
-        """``deliver`` hands an event to ``on_event`` on the machine's own thread, from any
-        thread (the window's: the worker's event path); without it, on_event is called
-        where the passages were found."""
+        """``deliver`` hands an event to ``on_event`` on the machine's own thread, from any thread (the
+        window's: the worker's event path); without it, on_event is called where the passages were found."""
         self.listener = listener
         self._submit = submit
         self._cancel = cancel
@@ -90,12 +89,13 @@ class TurnMachine:
         return self.active is not None
 
     # Starting -----------------------------------------------------------------------
-    def save_user_message(self, chat_id: int, text: str) -> Message | None:
-        """Commit the user's message first. None (and a notice) if the disk refused it:
-        then nothing was sent, and the text is still the caller's to keep."""
+    def save_user_message(self, chat_id: int, text: str,
+                          attachments: Sequence[attaching.Attachment] = ()) -> Message | None:
+        """Commit the user's message (with its attachments' text) first. None (and a notice) if
+        the disk refused it: then nothing was sent, and the text is still the caller's."""
         assert self.store is not None
         try:
-            return self.store.add_message(chat_id, "user", text)
+            return self.store.add_message(chat_id, "user", text, stats=attaching.stored(attachments))
         except Exception as exc:
             self.environmental(exc, not_sent())
             return None
@@ -103,23 +103,24 @@ class TurnMachine:
     def start(self, chat_id: int, params: SamplingParams, retrieval_for: Finder | None,
               replaces: int | None = None) -> bool:
         """Write the answer's placeholder and ask the worker for it (``replaces``: as a new
-        version of that answer). False if not started."""
+        version of that answer), with the branch's attachments. False if not started."""
         store = self.store
         assert store is not None and self.active is None
         messages = history(store, store.get_chat(chat_id), chat_id, until=replaces)
         parent = None
+        shown = store.messages(chat_id)
         if replaces is not None:
-            old = next((m for m in store.messages(chat_id) if m.id == replaces), None)
+            old = next((m for m in shown if m.id == replaces), None)
             if old is None:
                 return False
             parent = old.parent
-        return self._begin(chat_id, messages, params, retrieval_for, parent, version_of=replaces)
+        found = attaching.finder(attaching.attached(shown, until=replaces), retrieval_for, self._submit)
+        return self._begin(chat_id, messages, params, found, parent, version_of=replaces)
 
     def edit(self, chat_id: int, message_id: int, text: str, params: SamplingParams,
              retrieval_for: Finder | None) -> bool:
-        """Ask again with an earlier question changed: the new question is a branch beside
-        the old one, which stays with everything after it. False (and a notice) if it did
-        not start."""
+        """Ask again with an earlier question changed: the new question is a branch beside the old one, which
+        stays with everything after it. False (and a notice) if it did not start."""
         store = self.store
         assert store is not None and self.active is None
         shown = store.messages(chat_id)
@@ -130,14 +131,17 @@ class TurnMachine:
         messages = history(store, chat, chat_id, until=message_id)
         if messages[-1].role == "user":  # a question left without its answer, just before
             messages = messages[:-1]
-        try:
-            edited = store.add_message(chat_id, "user", text, parent=question.parent, show=False)
+        try:  # the new question keeps the old one's attachments
+            edited = store.add_message(chat_id, "user", text, parent=question.parent, show=False,
+                                       stats=attaching.kept_by_edit(question.stats))
         except Exception as exc:
             self.environmental(exc, translate("core.turns",
                                               "The edit was not sent; your chat is as it was."))
             return False
-        if not self._begin(chat_id, (*messages, ChatMessage("user", text)), params, retrieval_for,
-                           edited.id, edited=edited.id):
+        found = attaching.finder([*attaching.attached(shown, until=message_id), *attaching.from_stats(edited.stats)],
+                                 retrieval_for, self._submit)
+        if not self._begin(chat_id, (*messages, ChatMessage("user", text)), params, found, edited.id,
+                           edited=edited.id):
             return False
         first = next((m for m in shown if m.role == "user"), None)
         if chat is not None and first is question and chat.title == title_from(question.content):
@@ -353,11 +357,10 @@ class TurnMachine:
 
     # Writes that may meet a full disk (core.writes) ----------------------------------
     def write(self, what: str, run: Callable[[], None], after: list[Callable[[], None]] | None = None,
-               outcome: str = "") -> None:
+              outcome: str = "") -> None:
         self._writes.write(what, run, after, outcome)
 
-    def retry_pending(self) -> bool:
-        """Try the writes a full disk refused again, in order. True when none is left."""
+    def retry_pending(self) -> bool:  # the writes a full disk refused, again in order: True if none left
         return self._writes.retry() if self.store is not None else not self._writes.unsaved
 
     @property

@@ -11,7 +11,7 @@ thread and says so with ``WorkerDied``. The local model's state is ``controller.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,6 +21,7 @@ from app.chat.bridge import TurnSignals, WorkerBridge
 from app.chat.chat_tools import ChatTools
 from app.chat.chats import Chats
 from app.chat.local_model import LocalModel
+from core.attachments import Attachment
 from core.drafts import Drafts
 from core.engines import EngineRecord, Engines
 from core.history import last_answer, not_sent, route
@@ -171,8 +172,9 @@ class ChatController(QObject):
         return self.turns.unsaved
 
     # Messages ---------------------------------------------------------------------
-    def send(self, text: str) -> bool:
-        """Save the user's message and ask for an answer. False (and a notice) if not sent."""
+    def send(self, text: str, attachments: Sequence[Attachment] = ()) -> bool:
+        """Save the user's message (with the files ``attachments`` read, ``core.attachments``)
+        and ask for an answer, from them too. False (and a notice) if not sent."""
         if not text.strip():
             self.notice.emit(translate("chat.controller", "Type a message first."))
             return False
@@ -190,7 +192,7 @@ class ChatController(QObject):
         except Exception as exc:
             self.turns.environmental(exc, not_sent())
             return False
-        message = self.turns.save_user_message(chat.id, text)  # committed before generating
+        message = self.turns.save_user_message(chat.id, text, attachments)  # committed before generating
         if message is None:
             return False
         self.message_added.emit(message)

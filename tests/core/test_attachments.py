@@ -22,8 +22,10 @@ from core.attachments import (
     passages,
     read_all,
 )
+from inference.protocol import SamplingParams
 from storage.documents.reading import Section
 from tests import documents_corpus, scans
+from tests.storage.conftest import store, vault_path  # noqa: F401 - the vault fixtures
 
 ROOT = Path(__file__).resolve().parents[2]
 FUSE = "The spare heater fuse is kept in the blue tin on the top shelf of the potting shed."
@@ -104,3 +106,51 @@ def test_the_terminal_chat_answers_from_attachments_and_cites_their_pages(files:
                              env=env, input="\n", capture_output=True, text=True, timeout=120)
     assert refused.returncode == 1 and refused.stderr.strip().count("\n") == 0
     assert "binary.exe cannot be attached" in refused.stderr
+
+
+def test_attachments_are_kept_with_the_question_and_given_again_in_every_turn(store, vault_path) -> None:
+    """Through the turn machine (a fake model, the real vault): the question keeps its
+    attachments' text, encrypted; the answer cites them; a regenerate, a follow-up and an
+    edit find them again; a restart reads them back; a collection's passages come after."""
+    from core.attachments import attached_names, from_stats
+    from inference.rag import Passage
+    from tests.core.test_turns import Rig, finding
+    from tests.fakes import FakeEngine
+    from tests.storage.conftest import reopen
+
+    manual = Attachment("greenhouse.pdf", (Section("Watering twice a day.", 1), Section(FUSE, 2)))
+    engine = FakeEngine()
+    rig = Rig(store, engine)
+    try:
+        chat = store.create_chat()
+        question = rig.turns.save_user_message(chat.id, "Where is the spare fuse?", [manual])
+        assert question is not None and attached_names(question.stats) == ["greenhouse.pdf"]
+        elsewhere = [Passage(1, "notes.md", "The shed key hangs by the door.", "notes.md")]
+        params = SamplingParams(max_tokens=32, temperature=0.0, seed=1)
+        assert rig.turns.start(chat.id, params, lambda _c, _q: finding(elsewhere))
+        rig.pump_until(lambda: not rig.turns.busy, 30)
+        answer = store.messages(chat.id)[-1]
+        labels = [s["label"] for s in answer.stats["sources"]]
+        assert labels == ["greenhouse.pdf (attached), page 1", "greenhouse.pdf (attached), page 2", "notes.md"]
+        assert FUSE in engine.calls[-1][-1].content
+        assert rig.turns.start(chat.id, params, None, replaces=answer.id)  # regenerate: found again
+        rig.pump_until(lambda: not rig.turns.busy, 30)
+        assert FUSE in engine.calls[-1][-1].content
+        assert rig.turns.save_user_message(chat.id, "And how often is it watered?") is not None
+        assert rig.turns.start(chat.id, params, None)  # a follow-up: still searched
+        rig.pump_until(lambda: not rig.turns.busy, 30)
+        assert "Watering twice a day." in engine.calls[-1][-1].content.split("Question:")[-2]
+        assert rig.turns.edit(chat.id, question.id, "Where is the fuse kept?", params, None)
+        rig.pump_until(lambda: not rig.turns.busy, 30)
+        edited = next(m for m in store.messages(chat.id) if m.content == "Where is the fuse kept?")
+        assert attached_names(edited.stats) == ["greenhouse.pdf"] and FUSE in engine.calls[-1][-1].content
+    finally:
+        rig.close()
+    store.close()
+    assert FUSE.encode() not in vault_path.read_bytes() and b"greenhouse.pdf" not in vault_path.read_bytes()
+    again = reopen(vault_path)
+    try:
+        kept = next(m for m in again.messages(chat.id) if m.role == "user")
+        assert from_stats(kept.stats)[0].sections[1].text == FUSE
+    finally:
+        again.close()
