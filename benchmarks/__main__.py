@@ -10,6 +10,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from benchmarks import (
+    attachments_bench,
     binding_bench,
     documents_bench,
     engine_bench,
@@ -26,7 +27,7 @@ from benchmarks import (
 SUITES = {"chat": perf_bench.run, "vault": vault_bench.run, "documents": documents_bench.run,
           "stall": stall_bench.run, "starter": starter_bench.run, "retrieval": retrieval_bench.run, "engines": engine_bench.run,
           "rag": rag_bench.run, "binding": binding_bench.run, "openmp": openmp_bench.run,
-          "tools": tools_bench.run}
+          "tools": tools_bench.run, "attachments": attachments_bench.run}
 
 
 def main() -> int:
