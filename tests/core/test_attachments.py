@@ -108,7 +108,7 @@ def test_the_terminal_chat_answers_from_attachments_and_cites_their_pages(files:
     assert "binary.exe cannot be attached" in refused.stderr
 
 
-def test_attachments_are_kept_with_the_question_and_given_again_in_every_turn(store, vault_path) -> None:
+def test_attachments_are_kept_with_the_question_and_given_again_in_every_turn(store, vault_path) -> None:  # noqa: F811
     """Through the turn machine (a fake model, the real vault): the question keeps its
     attachments' text, encrypted; the answer cites them; a regenerate, a follow-up and an
     edit find them again; a restart reads them back; a collection's passages come after."""
@@ -154,3 +154,84 @@ def test_attachments_are_kept_with_the_question_and_given_again_in_every_turn(st
         assert from_stats(kept.stats)[0].sections[1].text == FUSE
     finally:
         again.close()
+
+
+def _png_claiming(path: Path, width: int, height: int) -> Path:
+    """A small real PNG whose header claims ``width`` × ``height`` (a decompression bomb's)."""
+    import io
+    import struct
+    import zlib
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("L", (8, 8), 255).save(buffer, "PNG")
+    data = bytearray(buffer.getvalue())
+    body = struct.pack(">II", width, height) + bytes(data[24:29])
+    data[16:29] = body
+    data[29:33] = struct.pack(">I", zlib.crc32(b"IHDR" + body))
+    path.write_bytes(bytes(data))
+    return path
+
+
+def _tiff_of(path: Path, frames: int) -> Path:
+    """A TIFF of ``frames`` one-pixel pages, written directly (Pillow takes minutes for this)."""
+    import struct
+
+    entries = [(256, 3, 1, 1), (257, 3, 1, 1), (258, 3, 1, 8), (259, 3, 1, 1), (262, 3, 1, 1),
+               (273, 4, 1, 8), (278, 3, 1, 1), (279, 4, 1, 1)]  # the pixel is the byte at offset 8
+    ifd = 2 + 12 * len(entries) + 4
+    data = bytearray(b"II*\x00" + struct.pack("<I", 12) + b"\x80\x00\x00\x00")
+    for i in range(frames):
+        at = 12 + i * ifd
+        data += struct.pack("<H", len(entries))
+        for tag, kind, count, value in entries:
+            data += struct.pack("<HHII", tag, kind, count, value)
+        data += struct.pack("<I", at + ifd if i + 1 < frames else 0)
+    path.write_bytes(bytes(data))
+    return path
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("hostile")
+    made = {"bomb": _png_claiming(folder / "bomb.png", 50_000, 50_000)}
+    whole = folder / "whole.png"
+    scans.page("A page that was cut off in the middle.").save(whole)
+    (folder / "truncated.png").write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    made["truncated"] = folder / "truncated.png"
+    made["pages"] = _tiff_of(folder / "pages.tiff", 10_000)
+    (folder / "vector.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"><image href="https://example.com/x.png"/></svg>')
+    made["vector"] = folder / "vector.svg"
+    (folder / "archive.jpg").write_bytes(b"PK\x03\x04" + bytes(200))
+    made["archive"] = folder / "archive.jpg"
+    return made
+
+
+@pytest.mark.parametrize("name", ["bomb", "truncated", "pages", "vector", "archive"])
+def test_a_hostile_file_is_refused_with_a_message_and_nothing_attached(hostile: dict[str, Path], name: str) -> None:
+    """#39: decompression bombs, truncated and mislabelled files, 10,000 frames, an SVG with
+    an external reference: each is refused in one line naming it (read in the child, which
+    may die; Hearth does not)."""
+    path = hostile[name]
+    with pytest.raises(AttachmentRefused) as refused:
+        read_all([path])
+    said = str(refused.value)
+    assert said.startswith(f"{path.name} cannot be attached: ") and "\n" not in said and len(said) < 400
+
+
+@pytest.mark.slow
+def test_a_photos_location_is_not_kept(tmp_path: Path) -> None:
+    """Only the text a photo shows is kept with the message, never its metadata (EXIF)."""
+    import json
+
+    from core.attachments import to_stats
+
+    photo = scans.page(FUSE)
+    exif = photo.getexif()
+    exif[0x010E] = "Secret description 47.3769N 8.5417E"  # ImageDescription
+    exif[0x8825] = {1: "N", 2: (47.0, 22.0, 36.84), 3: "E", 4: (8.0, 32.0, 30.12)}  # GPS
+    photo.convert("RGB").save(tmp_path / "shed.jpg", exif=exif)
+    (attachment,) = read_all([tmp_path / "shed.jpg"])
+    kept = json.dumps(to_stats([attachment]))
+    assert "fuse" in kept.lower() and "47.3769" not in kept and "Secret" not in kept and "36.84" not in kept
