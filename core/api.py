@@ -36,6 +36,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from core.api_images import ImagesRefused, image_parts, image_passages
 from core.api_protocol import timed_protocol
 from core.api_tools import (
     ApiTools,
@@ -46,6 +47,7 @@ from core.api_tools import (
     read_tools,
     tool_calls,
 )
+from core.attachments import AttachmentRefused
 from core.tools.choice import ToolCall
 from i18n import translate
 from inference.protocol import (
@@ -56,6 +58,7 @@ from inference.protocol import (
     Event,
     Failed,
     Generate,
+    Passages,
     SamplingParams,
     Stopped,
     ToolChoice,
@@ -178,8 +181,16 @@ def create_app(backend: Backend, token: str, port: int | None = None) -> Starlet
         try:
             tools = read_tools(body)
             messages = read_messages(body["messages"])
-        except ToolsRefused as exc:
+            images = image_parts(body["messages"])
+        except (ToolsRefused, ImagesRefused) as exc:
             return error(400, str(exc))
+        found = None
+        if images:  # read here, in the isolated children, off the server's loop
+            question = next((m.content for m in reversed(messages) if m.role == "user"), "")
+            try:
+                found = Passages(tuple(await asyncio.to_thread(image_passages, images, question)))
+            except AttachmentRefused as exc:
+                return error(400, str(exc))
         try:
             params = SamplingParams(
                 max_tokens=int(body.get("max_tokens") or body.get("max_completion_tokens") or 512),
@@ -197,9 +208,10 @@ def create_app(backend: Backend, token: str, port: int | None = None) -> Starlet
                 return answer_calls(tool_calls(called, rid), rid, model, created, bool(body.get("stream")))
             rid = next(API_IDS)
         if body.get("stream"):
-            return StreamingResponse(stream(rid, messages, params, model, created), media_type="text/event-stream")
+            return StreamingResponse(stream(rid, messages, params, model, created, found),
+                                     media_type="text/event-stream")
         text, stats, failure = "", None, None
-        async for event in events(rid, messages, params):
+        async for event in events(rid, messages, params, retrieval=found):
             if isinstance(event, Chunk):
                 text += event.text
             elif isinstance(event, (Done, Stopped)):
@@ -246,13 +258,13 @@ def create_app(backend: Backend, token: str, port: int | None = None) -> Starlet
                                  media_type="text/event-stream")
 
     async def events(rid: int, messages: list[ChatMessage], params: SamplingParams,
-                     choice: ToolChoice | None = None) -> AsyncIterator[Event]:
+                     choice: ToolChoice | None = None, retrieval: Passages | None = None) -> AsyncIterator[Event]:
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Event] = asyncio.Queue()
         backend.router.register(rid, lambda e: loop.call_soon_threadsafe(queue.put_nowait, e))
         finished = False
         try:
-            backend.submit(Generate(rid, -1, tuple(messages), params, choice=choice))
+            backend.submit(Generate(rid, -1, tuple(messages), params, retrieval, choice=choice))
             while True:
                 event = await queue.get()
                 yield event
@@ -265,7 +277,7 @@ def create_app(backend: Backend, token: str, port: int | None = None) -> Starlet
             backend.router.unregister(rid)
 
     async def stream(rid: int, messages: list[ChatMessage], params: SamplingParams, model: str,
-                     created: int) -> AsyncIterator[str]:
+                     created: int, retrieval: Passages | None = None) -> AsyncIterator[str]:
         def chunk(delta: dict, finish: str | None = None) -> str:
             return "data: " + json.dumps({
                 "id": f"chatcmpl-{rid}", "object": "chat.completion.chunk", "created": created, "model": model,
@@ -273,7 +285,7 @@ def create_app(backend: Backend, token: str, port: int | None = None) -> Starlet
 
         yield chunk({"role": "assistant", "content": ""})
         text = ""
-        async for event in events(rid, messages, params):
+        async for event in events(rid, messages, params, retrieval=retrieval):
             if isinstance(event, Chunk):
                 text += event.text
                 yield chunk({"content": event.text})
