@@ -21,14 +21,12 @@ from core.tools.builtin import BUILTIN
 from core.tools.choice import Exchange, ToolCall, answer_request
 from core.tools.toolbox import AROUND_CHARACTERS, READ_AROUND, SEARCH, make_toolbox
 from inference.bundled import embedding_model
-from inference.embedder import LlamaEmbedder
-from inference.llama_engine import LlamaEngine
-from inference.protocol import ChatMessage, LoadEmbedder
+from inference.protocol import ChatMessage
 from inference.rag import Passage
 from inference.tool_grammar import usable_schema
-from inference.worker import InferenceWorker
 from storage.documents.store import DocumentStore
 from storage.vault import Vault
+from tests.core.test_document_import import worker  # noqa: F401 - the embedding worker fixture
 from tests.documents_corpus import pdf
 from tests.storage.conftest import FAST_KDF
 
@@ -65,20 +63,11 @@ def _page(number: int, topic: str) -> str:
     return "\n\n".join(paragraphs)
 
 
-@pytest.fixture(scope="module")
-def worker(embedding_model_path: Path):
-    w = InferenceWorker(LlamaEngine, lambda _event: None, embedder_factory=LlamaEmbedder)
-    w.start()
-    w.submit(LoadEmbedder(embedding_model_path, BUNDLED))
-    yield w
-    assert w.shutdown(5.0)
-
-
 class Library:
     """A started service with two collections: the chat's ("Manual") and another
     ("Private"), which holds a file of the same name."""
 
-    def __init__(self, vault: Vault, worker, folder: Path) -> None:
+    def __init__(self, vault: Vault, worker, folder: Path) -> None:  # noqa: F811
         self.vault = vault
         self.service = DocumentService(vault, worker.submit, BUNDLED, queue.Queue().put)
         self.service.start()
@@ -125,7 +114,7 @@ class Library:
 
 
 @pytest.fixture(scope="module")
-def library(worker, tmp_path_factory):
+def library(worker, tmp_path_factory):  # noqa: F811
     folder = tmp_path_factory.mktemp("read-around")
     vault = Vault.create(folder / "vault.db", "read around passphrase", FAST_KDF)
     made = Library(vault, worker, folder)
