@@ -1,15 +1,18 @@
 """The input box's side of the window: its unsent text is the draft of the chat it was typed
 for (None: no chat yet), kept in the vault while typing, on switching chats, on lock and on
-quit; sending it; the welcome's example prompts. An object the main window owns
-(``window.composer``)."""
+quit; sending it, with the files attached to it (the page's ``AttachmentBar``, and files
+dropped on the window: ``app.chat.attachment_bar``); the welcome's example prompts. An
+object the main window owns (``window.composer``)."""
 
 from __future__ import annotations
 
 from typing import Any, Protocol, cast
 
+import shiboken6
 from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtGui import QTextCursor
 
+from app.chat.attachment_bar import AttachmentBar, AttachmentDrops
 from core.records import Chat
 from i18n import translate
 
@@ -24,6 +27,9 @@ class ComposerWindow(Protocol):
     controller: Any
     input: Any
     notice: Any
+    chat_page: Any  # its attachment_bar
+    pages: Any
+    dialogs: Any
 
     def show_notice(self, text: str) -> None: ...
 
@@ -41,6 +47,19 @@ class Composer(QObject):
         self.draft_timer.setSingleShot(True)
         self.draft_timer.setInterval(DRAFT_SAVE_MS)
         self.draft_timer.timeout.connect(self.save_draft)
+        self._bar: AttachmentBar | None = None  # the page's, wired to the window's notices
+        self.drops = AttachmentDrops(window, self.attachments)
+
+    def attachments(self) -> AttachmentBar:
+        """The chat page's attachment bar. A page built again (another language) has a new
+        one: it is wired, and takes over the old one's files."""
+        bar: AttachmentBar = self.window.chat_page.attachment_bar
+        if bar is not self._bar:
+            bar.notice.connect(self.window.show_notice)
+            if self._bar is not None and shiboken6.isValid(self._bar):
+                bar.take_from(self._bar)
+            self._bar = bar
+        return bar
 
     @Slot(str)
     def use_example(self, prompt: str) -> None:
@@ -65,14 +84,22 @@ class Composer(QObject):
     @Slot()
     def send(self) -> None:
         box = self.window.input
+        bar = self.attachments()
+        if bar.reading():  # what was typed stays in the box
+            self.window.show_notice(translate("chat.attachments", "Wait until the attachments are "
+                                                                  "read, then send."))
+            return
+        attached = bar.ready()
         text = box.toPlainText()
         typed_for = self._draft_key
         self._sending = True
         try:
-            sent = self.controller.send(text)
+            sent = (self.controller.send(text, attachments=attached) if attached
+                    else self.controller.send(text))
         finally:
             self._sending = False
         if sent:
+            bar.clear()
             drafts = self.controller.drafts
             if typed_for is not _NO_DRAFT and typed_for != self._draft_key and drafts is not None:
                 drafts.save(cast(int | None, typed_for), "")  # sent from the empty window
@@ -84,6 +111,7 @@ class Composer(QObject):
     def chat_shown(self, chat: Chat | None) -> None:
         """Another chat is shown: the input's text is kept as the last one's draft, and the
         input holds the new one's."""
+        self.attachments()  # (wired: a page built again is shown through here)
         key = chat.id if chat is not None else None
         if key == self._draft_key:
             return
@@ -99,6 +127,8 @@ class Composer(QObject):
         self._draft_key = key
 
     def locked(self) -> None:
-        """Locked: the input holds no chat's draft (saved already, as the session's first step)."""
+        """Locked: the input holds no chat's draft (saved already, as the session's first
+        step), and no file stays attached (their text is not kept past the lock)."""
         self.draft_timer.stop()
+        self.attachments().clear()
         self._draft_key = _NO_DRAFT

@@ -3,7 +3,8 @@ a bubble per message (``app.chat.message``), and the input box."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QUrl, Signal, Slot
+from PySide6.QtCore import QMimeData, Qt, QUrl, Signal, Slot
+from PySide6.QtGui import QImage, QPixmap
 from PySide6.QtWidgets import (
     QApplication,
     QPushButton,
@@ -12,6 +13,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.chat.attachment_reading import attachable, local_files
 from app.chat.editing import EnterSends
 from app.chat.message import MessageWidget
 from app.chat.welcome import WelcomePanel
@@ -246,7 +248,30 @@ class ConversationView(QScrollArea):
 
 
 class ChatInput(EnterSends):
-    """Enter sends, Shift+Enter starts a new line (``app.chat.editing``)."""
+    """Enter sends, Shift+Enter starts a new line (``app.chat.editing``). Files pasted or
+    dropped into it, and a pasted image, are attached (``app.chat.attachment_bar``); text
+    pastes as plain text."""
+
+    files_pasted = Signal(list)  # the local files (Path) pasted or dropped
+    image_pasted = Signal(QImage)  # an image pasted without text
+
+    def canInsertFromMimeData(self, source: QMimeData) -> bool:  # noqa: N802 - Qt's name
+        files = local_files(source)
+        if files:  # a model or a folder among them: the drop is the window's (it splits it)
+            return all(attachable(f) for f in files)
+        return source.hasImage() or super().canInsertFromMimeData(source)
+
+    def insertFromMimeData(self, source: QMimeData) -> None:  # noqa: N802 - Qt's name
+        files = local_files(source)
+        if files:
+            self.files_pasted.emit(files)
+        elif source.hasImage() and not source.text().strip():
+            image = source.imageData()
+            if isinstance(image, QPixmap):
+                image = image.toImage()
+            self.image_pasted.emit(image if isinstance(image, QImage) else QImage())
+        else:
+            super().insertFromMimeData(source)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)

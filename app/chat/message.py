@@ -27,11 +27,13 @@ from app.shell.a11y import named
 from app.shell.style import shade
 from app.shell.text import plain
 from core.answers import shown
+from core.attachments import attached_names
 from core.protocol import SEARCHING, one_line
 from core.records import COMPLETE, FAILED, INTERRUPTED, STREAMING, Message
 from i18n import translate
 
 WRITER_LIMIT = 80  # characters of a model's or an engine's name in an answer's header
+ATTACHED_NAME_LIMIT = 120  # characters of an attached file's name under a question
 
 
 def writer(stats: dict) -> str:
@@ -113,6 +115,12 @@ class MessageWidget(QFrame):
         self.next_button.clicked.connect(lambda: self._step_version(1))
         layout.addLayout(header)
         layout.addWidget(self.body)
+        # A question's attached files, by name (a stranger's text: plain, one line each).
+        self.attached = plain(QLabel())
+        self.attached.setObjectName("info")
+        self.attached.setWordWrap(True)
+        self.attached.hide()
+        layout.addWidget(self.attached)
         self.editor: QuestionEditor | None = None
         if message.role == "user":  # a question is edited where it stands
             self.editor = QuestionEditor(self)
@@ -228,9 +236,17 @@ class MessageWidget(QFrame):
         # Citations that point at no passage it was given: struck through, "not a source".
         self.set_text(shown(message.content, sources) if isinstance(sources, list) else message.content)
         self.set_state(message.status, message.stats)
+        self._set_attached(message.stats if not answer else None)
         self.set_sources(sources if isinstance(sources, list) else None, message.stats.get("support"))
         self.caution_block.set_stats(message.stats if answer else {})
         self.tool_calls.set_steps(message.stats.get("steps") if answer else None)
+
+    def _set_attached(self, stats: dict | None) -> None:
+        names = [one_line(n, ATTACHED_NAME_LIMIT) for n in attached_names(stats) if n.strip()]
+        said = translate("chat.attachments", "Attached: {names}").format(names=", ".join(names))
+        self.attached.setText(f"📎 {said}" if names else "")
+        named(self.attached, said if names else "")
+        self.attached.setVisible(bool(names))
 
     def set_state(self, status: str, stats: dict) -> None:
         self.status = status

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.chat.attachment_bar import AttachmentBar
 from app.chat.conversation import ChatInput, ConversationView
 from app.chat.tool_calls import ToolApproval
 from app.shell.a11y import named
@@ -30,7 +31,7 @@ from i18n import translate
 # The parts the window (and its tests) reach by name.
 PARTS = ("new_chat_button", "search", "chat_list", "delete_chat_button", "chat_title", "model_picker",
          "documents_button", "documents_menu", "tools_button", "tools_menu", "conversation", "notice",
-         "tool_approval", "input", "send_button", "stop_button", "regenerate_button")
+         "tool_approval", "attachment_bar", "input", "send_button", "stop_button", "regenerate_button")
 
 
 class ChatPage(QSplitter):
@@ -83,7 +84,11 @@ class ChatPage(QSplitter):
         self.notice.setObjectName("notice")
         self.notice.setWordWrap(True)
         self.notice.hide()
+        self.attachment_bar = AttachmentBar()  # the files attached to the message being written
         self.input = ChatInput()
+        self.input.files_pasted.connect(self.attachment_bar.add_paths)
+        self.input.image_pasted.connect(self.attachment_bar.add_image)
+        self.attachment_bar.changed.connect(self.update_tab_order)
         self.send_button = QPushButton(translate("chat.page", "Send"))
         self.stop_button = QPushButton(translate("chat.page", "Stop"))
         self.stop_button.setToolTip(translate("chat.page", "Stop generating (Esc)"))
@@ -102,6 +107,7 @@ class ChatPage(QSplitter):
         right_layout.addWidget(self.notice)
         self.tool_approval = ToolApproval()  # a call waiting for the user's word
         right_layout.addWidget(self.tool_approval)
+        right_layout.addWidget(self.attachment_bar)
         right_layout.addLayout(input_row)
 
         self.addWidget(left)
@@ -139,12 +145,13 @@ class ChatPage(QSplitter):
     @Slot()
     def update_tab_order(self) -> None:
         """Tab goes as the page reads: the chats, the header, each message in turn (its
-        edit button, text and sources), then the input and its buttons."""
+        edit button, text and sources), then the input and its buttons, then "Attach
+        files…" and each attached file's remove button."""
         chain = [self.new_chat_button, self.search, self.chat_list, self.delete_chat_button,
                  self.documents_button, self.tools_button, self.model_picker, self.conversation,
                  *self.conversation.focus_chain(), self.tool_approval.once_button,
                  self.tool_approval.always_button, self.tool_approval.refuse_button,
                  self.tool_approval.arguments, self.input, self.send_button, self.stop_button,
-                 self.regenerate_button]
+                 self.regenerate_button, *self.attachment_bar.focus_chain()]
         for first, second in pairwise(chain):
             QWidget.setTabOrder(first, second)
