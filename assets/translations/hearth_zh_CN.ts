@@ -160,6 +160,87 @@ Send the token below as “Authorization: Bearer …”.</source>
     </message>
 </context>
 <context>
+    <name>chat.attachments</name>
+    <message>
+        <source>Remove {name}</source>
+        <translation>移除 {name}</translation>
+    </message>
+    <message>
+        <source>Takes this file off the message</source>
+        <translation>从消息中移除此文件</translation>
+    </message>
+    <message>
+        <source>reading…</source>
+        <translation>正在读取…</translation>
+    </message>
+    <message>
+        <source>Attached file {name}: {state}</source>
+        <translation>附加的文件 {name}：{state}</translation>
+    </message>
+    <message>
+        <source>📎 Attach files…</source>
+        <translation>📎 附加文件…</translation>
+    </message>
+    <message>
+        <source>Attach files to your message: Hearth reads them and answers from them. You can also drop or paste files into the message box.</source>
+        <translation>为消息附加文件：Hearth 会读取它们并据此回答。也可以把文件拖放或粘贴到消息框中。</translation>
+    </message>
+    <message>
+        <source>Attach files</source>
+        <translation>附加文件</translation>
+    </message>
+    <message>
+        <source>Pasted image {number}</source>
+        <translation>粘贴的图片 {number}</translation>
+    </message>
+    <message>
+        <source>The pasted image could not be attached: {reason}</source>
+        <translation>无法附加粘贴的图片：{reason}</translation>
+    </message>
+    <message>
+        <source>The pasted image could not be attached.</source>
+        <translation>无法附加粘贴的图片。</translation>
+    </message>
+    <message>
+        <source>At most {count} files can be attached to a message.</source>
+        <translation>一条消息最多可附加 {count} 个文件。</translation>
+    </message>
+    <message>
+        <source>{name} cannot be attached.</source>
+        <translation>无法附加 {name}。</translation>
+    </message>
+    <message>
+        <source>Files Hearth reads</source>
+        <translation>Hearth 可读取的文件</translation>
+    </message>
+    <message>
+        <source>All files</source>
+        <translation>所有文件</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n pages</source>
+        <translation>
+            <numerusform>%n 页</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>ready</source>
+        <translation>已就绪</translation>
+    </message>
+    <message>
+        <source>{name} could not be read; the log says why.</source>
+        <translation>无法读取 {name}，原因见日志。</translation>
+    </message>
+    <message>
+        <source>Wait until the attachments are read, then send.</source>
+        <translation>请等附件读取完成后再发送。</translation>
+    </message>
+    <message>
+        <source>Attached: {names}</source>
+        <translation>附件：{names}</translation>
+    </message>
+</context>
+<context>
     <name>chat.chat_list</name>
     <message>
         <source>Delete chat</source>
@@ -1446,6 +1527,14 @@ Nothing is sent until you send it there.</source>
         <translation>{reason}以上回答不完整。</translation>
     </message>
     <message>
+        <source>--attach works with the local model, without --engine and tools, for now.</source>
+        <translation>--attach 目前只能用于本地模型，不能与 --engine 和工具一起使用。</translation>
+    </message>
+    <message>
+        <source>{name}: {note}</source>
+        <translation>{name}：{note}</translation>
+    </message>
+    <message>
         <source>({message})</source>
         <translation>（{message}）</translation>
     </message>
@@ -1727,6 +1816,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>and this tool server&apos;s tools, each call asked first (again for more)</source>
         <translation>以及此工具服务器的工具，每次调用前先询问（可重复指定）</translation>
+    </message>
+    <message>
+        <source>a file for the first question (again for more): read here, as an import is, and cited by page</source>
+        <translation>用于第一个问题的文件（可重复给出多个）：在本机像导入一样读取，并按页引用</translation>
     </message>
     <message>
         <source>the model library</source>
@@ -2041,6 +2134,57 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>The local API only listens on this computer (127.0.0.1), not on {host}.</source>
         <translation>本地 API 只在这台电脑上监听（127.0.0.1），不会监听 {host}。</translation>
+    </message>
+</context>
+<context>
+    <name>core.attachments</name>
+    <message>
+        <source>{name} cannot be attached: {why}</source>
+        <translation>无法附加 {name}：{why}</translation>
+    </message>
+    <message>
+        <source>it is not a file.</source>
+        <translation>它不是文件。</translation>
+    </message>
+    <message>
+        <source>it is larger than {limit} MB.</source>
+        <translation>它大于 {limit} MB。</translation>
+    </message>
+    <message>
+        <source>Hearth does not read this kind of file.</source>
+        <translation>Hearth 不读取这种文件。</translation>
+    </message>
+    <message>
+        <source>{count} page(s) read by text recognition</source>
+        <translation>{count} 页通过文字识别读取</translation>
+    </message>
+    <message>
+        <source>{count} scanned page(s) left unread</source>
+        <translation>{count} 页扫描页未读取</translation>
+    </message>
+    <message>
+        <source>no text was found in it.</source>
+        <translation>其中没有找到文字。</translation>
+    </message>
+    <message>
+        <source>{name} (attached), page {page}</source>
+        <translation>{name}（附件），第 {page} 页</translation>
+    </message>
+    <message>
+        <source>{name} (attached), {section}</source>
+        <translation>{name}（附件），{section}</translation>
+    </message>
+    <message>
+        <source>{name} (attached)</source>
+        <translation>{name}（附件）</translation>
+    </message>
+    <message>
+        <source>At most {count} files can be attached to a message.</source>
+        <translation>一条消息最多可附加 {count} 个文件。</translation>
+    </message>
+    <message>
+        <source>the rest of it was too long to keep</source>
+        <translation>其余部分太长，未保存</translation>
     </message>
 </context>
 <context>
