@@ -21,7 +21,7 @@ from app.chat.bridge import TurnSignals, WorkerBridge
 from app.chat.chat_tools import ChatTools
 from app.chat.chats import Chats
 from app.chat.local_model import LocalModel
-from core.attachments import Attachment
+from core.attachments import Attachment, attached
 from core.drafts import Drafts
 from core.engines import EngineRecord, Engines
 from core.history import last_answer, not_sent, route
@@ -185,7 +185,7 @@ class ChatController(QObject):
             self.notice.emit(translate("chat.controller",
                                        "Wait for the current answer to finish, or stop it (Esc)."))
             return False
-        if not self._can_answer(self.current_chat):
+        if not self._can_answer(self.current_chat, bool(attachments)):
             return False
         try:
             chat = self.chats.for_message(text)
@@ -284,9 +284,10 @@ class ChatController(QObject):
             return None
         return chat if self._can_answer(chat) else None
 
-    def _can_answer(self, chat: Chat | None) -> bool:
+    def _can_answer(self, chat: Chat | None, attaching: bool = False) -> bool:
         """Whether the chat's model can answer now: the local one loaded, or its engine on
-        and, the first time, the user told what will leave the computer and agreeing."""
+        and, the first time, the user told what will leave the computer and agreeing (files'
+        passages too where the chat has collections or attached files, or ``attaching``)."""
         engine_name, _ = route(chat)
         if not engine_name:
             if not self.model.ready:
@@ -302,7 +303,8 @@ class ChatController(QObject):
             return False
         assert chat is not None
         disclosed = chat.settings.get("disclosed") or []
-        with_documents = bool(chat.settings.get("collections"))
+        with_documents = bool(chat.settings.get("collections")) or attaching or bool(
+            self._store is not None and attached(self._store.messages(chat.id)))
         # Consent covers this engine as it is now (where, whom Hearth trusts there) and
         # whether passages go too: a change of any of them asks again.
         key = record.consent_key(with_documents)

@@ -23,9 +23,9 @@ def disclosure_text(record: EngineRecord, documents: bool) -> str:
                      "answers so far and its instructions) to {name} at {where}, your organisation's "
                      "server.").format(name=record.name, where=record.where)
     if documents:
-        text += " " + translate("engines.window", "For document questions the passages Hearth finds are "
-                                "sent with them; the documents themselves and their index never leave "
-                                "this computer.")
+        text += " " + translate("engines.window", "For document questions and attached files, the passages "
+                                "Hearth finds are sent with them; the files themselves and the documents' "
+                                "index never leave this computer.")
     return text + " " + translate("engines.window", "The chat stays encrypted on this computer. Send?")
 
 

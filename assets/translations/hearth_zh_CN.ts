@@ -3182,8 +3182,8 @@ Nothing is sent until you send it there.</source>
         <translation>此对话会将对话内容（你的消息、目前为止的回答及其指令）发送到位于 {where} 的 {name}，即你所在组织的服务器。</translation>
     </message>
     <message>
-        <source>For document questions the passages Hearth finds are sent with them; the documents themselves and their index never leave this computer.</source>
-        <translation>对于文档问题，Hearth 找到的段落会随问题一起发送；文档本身及其索引绝不会离开这台电脑。</translation>
+        <source>For document questions and attached files, the passages Hearth finds are sent with them; the files themselves and the documents&apos; index never leave this computer.</source>
+        <translation>对于文档提问和附加的文件，Hearth 找到的段落会一并发送；文件本身和文档的索引永远不会离开这台电脑。</translation>
     </message>
     <message>
         <source>The chat stays encrypted on this computer. Send?</source>

@@ -229,3 +229,30 @@ def test_a_document_question_searches_here_and_sends_only_the_passages(
     vectors = [c.texts[0] for c in local if type(c).__name__ == "Embed"]
     assert vectors and vectors[0].endswith("What is the mooring fee per meter?")
     assert not any(type(c).__name__ == "Generate" for c in local)
+
+
+def test_an_attached_files_passages_go_to_an_engine_only_after_the_disclosure_names_them(
+        qtbot, make_window, engine, monkeypatch, embedding_model_path) -> None:
+    """#39: a chat that answers with an intranet engine asks again, naming the passages,
+    before a question with an attached file is sent; refused, nothing is sent."""
+    from core.attachments import Attachment
+    from storage.documents.reading import Section
+
+    window = make_window(embedder=embedding_model_path)
+    add_engine(qtbot, window, engine, monkeypatch)
+    chat = window.controller.chats.new()
+    window.controller.set_route(chat.id, "Corp", "corp-smollm2")
+    told: list[bool] = []
+    window.controller.disclose = lambda record, documents: told.append(documents) or True
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=6 * WAIT_MS):
+        assert window.controller.send("Hello")
+    assert told == [False]  # a plain chat: the conversation only
+    manual = Attachment("greenhouse.pdf", (Section("The spare fuse is in the blue tin.", 2),))
+    window.controller.disclose = lambda record, documents: told.append(documents) and False
+    assert not window.controller.send("Where is the fuse?", [manual])  # refused: not sent
+    assert told == [False, True] and len(window.controller.store.messages(chat.id)) == 2
+    window.controller.disclose = lambda record, documents: told.append(documents) or True
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=6 * WAIT_MS) as finished:
+        assert window.controller.send("Where is the fuse?", [manual])
+    assert told == [False, True, True]
+    assert finished.args[0].stats["sources"][0]["label"] == "greenhouse.pdf (attached), page 2"
