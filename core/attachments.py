@@ -100,6 +100,8 @@ def read(path: Path, parser: IsolatedParser, ocr: IsolatedParser) -> Attachment:
     if not any(s.text.strip() for s in found):
         raise _refused(name, translate("core.attachments", "no text was found in it."))
     found.sort(key=lambda s: s.page or 0)
+    if sum(len(s.text) for s in found) > WHOLE_CHARACTERS:  # said first: it is what the answer gets
+        notes.insert(0, translate("core.attachments", "long: the passages that match each question are used"))
     return Attachment(name, tuple(found), tuple(notes))
 
 

@@ -2167,6 +2167,10 @@ Nothing is sent until you send it there.</source>
         <translation>其中没有找到文字。</translation>
     </message>
     <message>
+        <source>long: the passages that match each question are used</source>
+        <translation>较长：每次提问时使用与问题相符的段落</translation>
+    </message>
+    <message>
         <source>{name} (attached), page {page}</source>
         <translation>{name}（附件），第 {page} 页</translation>
     </message>

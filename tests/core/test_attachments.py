@@ -76,13 +76,16 @@ def test_a_missing_file_and_too_many_files_are_refused(tmp_path: Path) -> None:
         read_all([tmp_path / f"{i}.txt" for i in range(MAX_ATTACHMENTS + 1)])
 
 
-def test_a_long_attachment_is_searched_for_the_question_and_given_in_its_order() -> None:
+def test_a_long_attachment_is_searched_for_the_question_and_given_in_its_order(tmp_path: Path) -> None:
     filler = [Section(f"Chapter {i}. " + "The harbour office opens at nine and closes at five. " * 12, i)
               for i in range(1, 30)]
     filler.insert(17, Section("Mooring costs 12 euros per metre per day, paid at the harbour office.", 18))
     long = Attachment("harbour.pdf", tuple(filler))
     given = passages([long], "How much does mooring cost per metre?")
     assert sum(len(s.text) for s in filler) > WHOLE_CHARACTERS and len(given) <= 6
+    long_file = tmp_path / "harbour.txt"
+    long_file.write_text("\n\n".join(s.text for s in filler))
+    assert read_all([long_file])[0].notes[0] == "long: the passages that match each question are used"
     assert any("12 euros" in p.text for p in given)
     assert [p.page for p in given] == sorted(p.page for p in given)  # the file's order
     unrelated = passages([long], "Summarise it.")  # nothing matches: its first passages
