@@ -163,6 +163,8 @@ def test_only_the_wrapper_makes_file_dialogs() -> None:
 
 
 DOC_FOLDER = "Privileged-Zanzibar-Files"
+ATTACHED_NAME = "witness-statement-5521.txt"
+ATTACHED_PHRASE = "the witness saw the blue van at 03:40"
 DOC_PHRASE = "the settlement figure is 4,718,000"
 
 
@@ -172,7 +174,7 @@ def test_no_plaintext_anywhere_under_the_data_folder(
 ) -> None:
     engine = FakeEngine(tokens=["Answer ", f"about {MARKER} ", "and more. " * 50])
     window = make_window(engine, embedder=embedding_model_path)
-    secrets = [MARKER, *TITLES, DOC_FOLDER, DOC_PHRASE, "memo-7741.md"]
+    secrets = [MARKER, *TITLES, DOC_FOLDER, DOC_PHRASE, "memo-7741.md", ATTACHED_NAME, ATTACHED_PHRASE]
     folder = tmp_path / DOC_FOLDER
     folder.mkdir()
     (folder / "memo-7741.md").write_text(f"# Memo\nIn confidence: {DOC_PHRASE}. Marker {MARKER}.\n")
@@ -195,6 +197,12 @@ def test_no_plaintext_anywhere_under_the_data_folder(
                                             else window.controller.chats.new().id,
                                             {"collections": [collection.id]})
         say(f"Long message {index} with {MARKER} inside. " + "Confidential detail. " * 300)
+        if index == 1:  # a file attached to a question (#39): its name and text, in the vault only
+            attached = tmp_path / ATTACHED_NAME
+            attached.write_text(f"Attached in confidence: {ATTACHED_PHRASE}.\n")
+            window.attachment_bar.add_paths([attached])
+            qtbot.waitUntil(lambda: len(window.attachment_bar.ready()) == 1, timeout=6 * WAIT_MS)
+            attached.unlink()
         say(f"Follow-up {MARKER} number {index}")
         if index == 0:  # a version and a branch: records of their own, encrypted like the rest
             with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
@@ -220,6 +228,9 @@ def test_no_plaintext_anywhere_under_the_data_folder(
     assert window.chat_list.count() == 2
     answer = window.controller.store.messages(window.controller.current_chat.id)[-1]
     assert answer.stats.get("sources")  # the documents were used, so their text was at risk
+    store = window.controller.store
+    kept = [m for c in store.list_chats() for m in store.messages(c.id) if m.role == "user"]
+    assert any(ATTACHED_PHRASE in str(m.stats) for m in kept)  # the attachment was kept, so at risk
     window.close()
 
     files = sorted(p.name for p in data_dir.rglob("*") if p.is_file())
