@@ -4,6 +4,7 @@ earlier question, regenerate or continue an answer. An object the main window ow
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Protocol, cast
 
 from PySide6.QtCore import QObject, Qt, QUrl, Slot
@@ -65,12 +66,13 @@ class ConversationActions(QObject):
             if shiboken6.isValid(viewer):  # the page may come after the viewer was closed
                 viewer.show_page(text)
 
-        asked = self.documents.surroundings(str(source.get("path") or ""),
-                                            page if isinstance(page, int) else None,
-                                            heading if isinstance(heading, str) else None, show)
-        if not asked:  # locked meanwhile, or documents off: the passage alone
-            viewer.show_page("")
         path = str(source.get("path") or "")
+        # An attached file's passage names the file alone: no document of Hearth's, nothing to
+        # look up or render (a file of that name where Hearth runs is not it).
+        asked = Path(path).is_absolute() and self.documents.surroundings(
+            path, page if isinstance(page, int) else None, heading if isinstance(heading, str) else None, show)
+        if not asked:  # locked meanwhile, documents off, or an attachment: the passage alone
+            viewer.show_page("")
         if asked and isinstance(page, int) and path.lower().endswith(".pdf"):
             def picture(found: dict | None) -> None:
                 if shiboken6.isValid(viewer):

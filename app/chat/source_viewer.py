@@ -99,8 +99,13 @@ class SourceViewer(QDialog):
         self.problem.setWordWrap(True)
         self.problem.hide()
         self.open_button = QPushButton(translate("chat.source_viewer", "Open file"))
-        self.open_button.setEnabled(bool(self.path) and Path(self.path).is_file())
-        if not self.open_button.isEnabled():
+        # Only a document's own place: an attached file's source names the file alone, and
+        # a file of that name in the folder Hearth runs in is not it.
+        on_disk = bool(self.path) and Path(self.path).is_absolute()
+        self.open_button.setEnabled(on_disk and Path(self.path).is_file())
+        if not on_disk:
+            self._say(translate("chat.source_viewer", "An attached file: Hearth kept its text, not the file."))
+        elif not self.open_button.isEnabled():
             self._say(translate("chat.source_viewer", "The file is no longer at {path}.").format(path=self.path))
         self.open_button.clicked.connect(self.open_file)
         close = QPushButton(translate("chat.source_viewer", "Close"))

@@ -915,6 +915,10 @@ Nothing is sent until you send it there.</source>
         <translation>打开文件</translation>
     </message>
     <message>
+        <source>An attached file: Hearth kept its text, not the file.</source>
+        <translation>这是附加的文件：Hearth 保存了它的文字，而不是文件本身。</translation>
+    </message>
+    <message>
         <source>The file is no longer at {path}.</source>
         <translation>文件已不在 {path}。</translation>
     </message>
