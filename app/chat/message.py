@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QPushButton,
     QVBoxLayout,
     QWidget,
 )
@@ -27,7 +28,7 @@ from app.shell.a11y import named
 from app.shell.style import shade
 from app.shell.text import plain
 from core.answers import shown
-from core.attachments import attached_names
+from core.attachments import attached_names, from_stats
 from core.protocol import SEARCHING, one_line
 from core.records import COMPLETE, FAILED, INTERRUPTED, STREAMING, Message
 from i18n import translate
@@ -120,7 +121,17 @@ class MessageWidget(QFrame):
         self.attached.setObjectName("info")
         self.attached.setWordWrap(True)
         self.attached.hide()
-        layout.addWidget(self.attached)
+        self.attached_button = QPushButton(translate("chat.attachments", "Show their text"))
+        self.attached_button.setFlat(True)
+        self.attached_button.hide()
+        self.attached_button.clicked.connect(self._open_attached)
+        named(self.attached_button, translate("chat.attachments", "Show the attached files' text"),
+              translate("chat.attachments", "What Hearth kept of each file, page by page"))
+        self._attached_stats: dict | None = None
+        attached_row = QHBoxLayout()
+        attached_row.addWidget(self.attached, 1)
+        attached_row.addWidget(self.attached_button)
+        layout.addLayout(attached_row)
         self.editor: QuestionEditor | None = None
         if message.role == "user":  # a question is edited where it stands
             self.editor = QuestionEditor(self)
@@ -247,6 +258,13 @@ class MessageWidget(QFrame):
         self.attached.setText(f"📎 {said}" if names else "")
         named(self.attached, said if names else "")
         self.attached.setVisible(bool(names))
+        self.attached_button.setVisible(bool(names))
+        self._attached_stats = stats if names else None
+
+    def _open_attached(self) -> None:
+        from app.chat.attachment_viewer import AttachmentViewer
+
+        AttachmentViewer(from_stats(self._attached_stats), self.window()).show()
 
     def set_state(self, status: str, stats: dict) -> None:
         self.status = status

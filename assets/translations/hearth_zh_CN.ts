@@ -236,8 +236,32 @@ Send the token below as “Authorization: Bearer …”.</source>
         <translation>请等附件读取完成后再发送。</translation>
     </message>
     <message>
+        <source>Show their text</source>
+        <translation>显示其文字</translation>
+    </message>
+    <message>
+        <source>Show the attached files&apos; text</source>
+        <translation>显示附加文件的文字</translation>
+    </message>
+    <message>
+        <source>What Hearth kept of each file, page by page</source>
+        <translation>Hearth 按页保存的每个文件的内容</translation>
+    </message>
+    <message>
         <source>Attached: {names}</source>
         <translation>附件：{names}</translation>
+    </message>
+    <message>
+        <source>— Page {page} —</source>
+        <translation>— 第 {page} 页 —</translation>
+    </message>
+    <message>
+        <source>Attached files</source>
+        <translation>附加的文件</translation>
+    </message>
+    <message>
+        <source>The text Hearth kept of {name}</source>
+        <translation>Hearth 保存的 {name} 的文字</translation>
     </message>
 </context>
 <context>

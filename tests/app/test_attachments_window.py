@@ -5,7 +5,6 @@ while they are read, handed to the controller with the message, and named under 
 
 from __future__ import annotations
 
-import inspect
 import os
 import stat
 import threading
@@ -17,7 +16,7 @@ from PySide6.QtGui import QColor, QDragEnterEvent, QDropEvent, QFont, QImage, QP
 from PySide6.QtWidgets import QApplication, QFileDialog
 
 from app.chat import attachment_reading
-from app.chat.controller import ChatController
+from app.chat.attachment_viewer import AttachmentViewer
 from app.chat.message import MessageWidget
 from core import attachments
 from core.attachments import MAX_ATTACHMENTS, Attachment, attached_names
@@ -351,10 +350,6 @@ def test_a_question_names_its_files_as_plain_text(qtbot) -> None:
     assert plain.attached.isHidden()
 
 
-CONTROLLER_TAKES_FILES = "attachments" in inspect.signature(ChatController.send).parameters
-
-
-@pytest.mark.skipif(not CONTROLLER_TAKES_FILES, reason="ChatController.send takes no attachments yet")
 def test_a_question_with_a_file_is_answered_from_it_and_keeps_its_name(qtbot, make_window, report) -> None:
     window = make_window(FakeEngine(tokens=["The fee is ", "42 euros [1]."]))
     window.attachment_bar.add_paths([report])
@@ -370,3 +365,10 @@ def test_a_question_with_a_file_is_answered_from_it_and_keeps_its_name(qtbot, ma
     assert any(label.startswith("report.pdf (attached)") for label in labels), labels
     widget = window.conversation.widget_for(question.id)
     assert widget is not None and widget.attached.text() == "📎 Attached: report.pdf"
+    # Opened afterwards: what Hearth kept of it, page by page (the file itself was not kept).
+    widget.attached_button.click()
+    viewer = next(w for w in QApplication.topLevelWidgets() if isinstance(w, AttachmentViewer) and w.isVisible())
+    assert viewer.tabs.count() == 1 and viewer.tabs.tabText(0) == "report.pdf"
+    text = viewer.tabs.widget(0).toPlainText()
+    assert "— Page 1 —" in text and "harbour" in text.lower()
+    viewer.close()
