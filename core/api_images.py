@@ -14,12 +14,12 @@ import base64
 import binascii
 import os
 import re
-import tempfile
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from core.attachments import MAX_ATTACHMENTS, passages, read_all
+from core.attachments import MAX_ATTACHMENTS, passages, private_folder, read_all
 from inference.rag import Passage
 
 _DATA_URI = re.compile(r"data:(image/(?:png|jpeg|jpg|tiff));base64,(.*)", re.DOTALL | re.IGNORECASE)
@@ -61,8 +61,8 @@ def image_parts(raw: Sequence[Any]) -> list[tuple[str, bytes]]:
 def image_passages(images: Sequence[tuple[str, bytes]], question: str) -> list[Passage]:
     """The images' text, as passages for ``question`` (AttachmentRefused for an image that
     cannot be read: a bomb, a broken file, one without text)."""
-    with tempfile.TemporaryDirectory(prefix="hearth-images-") as folder:
-        os.chmod(folder, 0o700)
+    folder = private_folder("hearth-images-")
+    try:
         paths = []
         for number, (suffix, data) in enumerate(images, start=1):
             path = Path(folder) / f"image-{number}{suffix}"
@@ -71,3 +71,5 @@ def image_passages(images: Sequence[tuple[str, bytes]], question: str) -> list[P
                 file.write(data)
             paths.append(path)
         return passages(read_all(paths), question)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

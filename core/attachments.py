@@ -16,7 +16,9 @@ first passages fill the rest: the model always sees some of what was attached.
 from __future__ import annotations
 
 import logging
+import os
 import stat
+import tempfile
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
@@ -287,3 +289,16 @@ def attached(messages: Sequence[Any], until: int | None = None) -> list[Attachme
         if message.role == "user":
             found += from_stats(message.stats)
     return found
+
+
+def private_folder(prefix: str) -> str:
+    """A new folder (0700) for bytes that exist only to be read (a pasted image, an API
+    client's): in memory where the system offers a place for it (the user's runtime
+    folder, /dev/shm), so they never reach the disk; otherwise the temporary folder."""
+    for place in (os.environ.get("XDG_RUNTIME_DIR", ""), "/dev/shm"):
+        if place and os.path.isdir(place) and os.access(place, os.W_OK | os.X_OK):
+            try:
+                return tempfile.mkdtemp(prefix=prefix, dir=place)
+            except OSError:
+                continue
+    return tempfile.mkdtemp(prefix=prefix)

@@ -10,7 +10,6 @@ import contextlib
 import logging
 import os
 import shutil
-import tempfile
 import threading
 from pathlib import Path
 
@@ -131,7 +130,7 @@ def write_pasted(image: QImage, name: str) -> Entry:
     if image.isNull() or not image.save(buffer, "PNG"):  # type: ignore[call-overload]
         raise ValueError("not an image")
     name = "".join(c for c in name if c not in "/\\:" and c.isprintable()).strip() or "image"
-    folder = Path(tempfile.mkdtemp(prefix="hearth-paste-"))  # 0700 already
+    folder = Path(attachments.private_folder("hearth-paste-"))  # 0700, in memory where it can be
     try:
         os.chmod(folder, 0o700)
         path = folder / f"{name}.png"

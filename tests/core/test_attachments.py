@@ -238,3 +238,17 @@ def test_a_photos_location_is_not_kept(tmp_path: Path) -> None:
     (attachment,) = read_all([tmp_path / "shed.jpg"])
     kept = json.dumps(to_stats([attachment]))
     assert "fuse" in kept.lower() and "47.3769" not in kept and "Secret" not in kept and "36.84" not in kept
+
+
+def test_bytes_that_exist_only_to_be_read_go_to_memory_where_the_system_offers_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.attachments import private_folder
+
+    runtime = tmp_path / "run-user"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    folder = Path(private_folder("hearth-paste-"))
+    assert folder.parent == runtime and (folder.stat().st_mode & 0o777) == 0o700
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "gone"))
+    elsewhere = Path(private_folder("hearth-paste-"))
+    assert elsewhere.parent != runtime and (elsewhere.stat().st_mode & 0o777) == 0o700
