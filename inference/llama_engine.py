@@ -44,7 +44,7 @@ from inference.llama_load import (
 from inference.lookup import Drafter, DraftPolicy
 from inference.protocol import ChatMessage, ModelSpec, SamplingParams
 from inference.state_cache import StateCache, clear_context
-from inference.tool_formats import ToolFormat, detect
+from inference.tool_formats import ToolFormat, detect, escaped
 
 log = logging.getLogger(__name__)
 
@@ -167,12 +167,14 @@ class LlamaEngine:
         assert self._template is not None
         escape = self._escaper.escape
         rendered = [{"role": m.role, "content": escape(m.content)} for m in messages]
-        limit = output_limit(self.n_ctx, sum(len(m["content"]) + len(m["role"]) for m in rendered))
+        tools = escaped(self._tools, escape)  # a stranger's names and schemas: no control token
+        limit = output_limit(self.n_ctx, sum(len(m["content"]) + len(m["role"]) for m in rendered)
+                             + len(self._tools_key))
         # An answer being continued is the last turn: the prompt opens the answer as for
         # a new one and its text so far follows, for the model to write on from there.
         go_on = rendered.pop()["content"] if len(rendered) > 1 and rendered[-1]["role"] == "assistant" else ""
         try:
-            prompt = self._template.render(rendered, max_chars=limit, tools=self._tools or None) + go_on
+            prompt = self._template.render(rendered, max_chars=limit, tools=tools or None) + go_on
         except TemplateRefused as exc:
             raise InferenceError(translate(
                 "inference.llama_engine",

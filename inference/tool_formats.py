@@ -19,10 +19,11 @@ read one format.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -80,11 +81,41 @@ def detect(template: Any) -> ToolFormat | None:
     return found if PROBE in rendered else None
 
 
+DESCRIPTION_LIMIT = 400  # characters of a tool's description, as Hearth's own request gives it
+SCHEMA_LIMIT = 2000  # characters of a tool's argument schema in the template's block; past it: its names
+
+
+def _shown_schema(schema: str) -> dict[str, Any]:
+    """A tool's schema as the template shows it: whole if short, else its arguments' names
+    and types only (the grammar still holds the call to the whole schema)."""
+    data = json.loads(schema)
+    if len(schema) <= SCHEMA_LIMIT or not isinstance(data, dict):
+        return data
+    found = data.get("properties")
+    properties: dict[str, Any] = found if isinstance(found, dict) else {}
+    return {"type": "object", "properties": {
+        str(name)[:64]: {"type": value.get("type", "string")} if isinstance(value, dict) else {}
+        for name, value in list(properties.items())[:32]}}
+
+
 def openai_tools(tools: Iterable[tuple[str, str, str]]) -> list[dict[str, Any]]:
-    """``ToolChoice.tools`` as the ``tools`` list that chat templates read."""
-    return [{"type": "function", "function": {"name": name, "description": description,
-                                              "parameters": json.loads(schema)}}
+    """``ToolChoice.tools`` as the ``tools`` list that chat templates read, each bounded."""
+    return [{"type": "function", "function": {"name": name, "description": description[:DESCRIPTION_LIMIT],
+                                              "parameters": _shown_schema(schema)}}
             for name, description, schema in tools]
+
+
+def escaped(value: Any, escape: Callable[[str], str]) -> Any:
+    """``value`` (a tools list: names, descriptions, schemas: a tool server's words) with
+    ``escape`` applied to every string in it, keys too, as to a message's content: none can
+    spell a control token once the template writes it into the prompt."""
+    if isinstance(value, str):
+        return escape(value)
+    if isinstance(value, dict):
+        return {escape(str(k)): escaped(v, escape) for k, v in value.items()}
+    if isinstance(value, list):
+        return [escaped(v, escape) for v in value]
+    return value
 
 
 def instructions(tools: Sequence[tuple[str, str, str]]) -> str:
@@ -126,7 +157,14 @@ def _calls(choice: ToolChoice, fmt: ToolFormat | None) -> list[ChatMessage]:
 def native_grammar(fmt: ToolFormat, tools: Sequence[tuple[str, dict[str, Any]]], required: bool = False) -> str:
     """GBNF for a call of one of ``tools`` in ``fmt``'s spelling or (unless ``required``)
     the first few characters of an answer, which then ends: no call, and the answer is
-    asked for on its own."""
+    asked for on its own. Made once for the same tools."""
+    return _native_grammar(fmt, json.dumps([[name, schema] for name, schema in tools], sort_keys=True), required)
+
+
+@functools.lru_cache(maxsize=32)
+def _native_grammar(fmt: ToolFormat, tools_json: str, required: bool) -> str:
+    tools = [(str(name), schema) for name, schema in json.loads(tools_json)]
+
     def made(schemas: list[dict[str, Any]]) -> str:
         alternatives = [{"type": "object", "properties": {"name": {"const": name}, fmt.arguments: schema},
                          "required": ["name", fmt.arguments]}
