@@ -209,7 +209,15 @@ class _Transport(httpx2.AsyncHTTPTransport):
         self._link = link
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        # Bytes as they are bounded: a compressed body would be bounded before it grows
+        # (4 MB of gzip is gigabytes); one the server compresses anyway is refused.
+        request.headers["Accept-Encoding"] = "identity"
         response = await super().handle_async_request(request)
+        if response.headers.get("content-encoding", "identity").strip().lower() != "identity":
+            await response.aclose()
+            self._link.fail(translate("core.tools", "{name} sent a compressed answer, which Hearth does not "
+                                      "take from a tool server; it was stopped.").format(name=self._link.record.name))
+            raise _TooLarge(self._link.problem)
         status = response.status_code
         if 300 <= status < 400:
             self._link.fail(translate("core.tools", "{name} answered with a redirect (HTTP {status}); Hearth "

@@ -62,11 +62,29 @@ async def front(scope, receive, send):
     if scope["type"] == "http":
         with open(options["log"], "a") as log:
             log.write(scope["method"] + " " + scope["path"] + "\\n")
+            log.write("accept-encoding: " + dict(scope["headers"]).get(b"accept-encoding", b"").decode() + "\\n")
         token = options.get("token")
         if token and dict(scope["headers"]).get(b"authorization") != b"Bearer " + token.encode():
             await send({"type": "http.response.start", "status": 401, "headers": [(b"content-length", b"0")]})
             await send({"type": "http.response.body", "body": b""})
             return
+    if options.get("gzip") == "force" and scope["type"] == "http":  # whatever the client asked for
+        import gzip
+        started, body = {}, []
+
+        async def keep(message):
+            if message["type"] == "http.response.start":
+                started.update(message)
+            else:
+                body.append(message.get("body", b""))
+
+        await app(scope, receive, keep)
+        packed = gzip.compress(b"".join(body))
+        headers = [(k, v) for k, v in started.get("headers", []) if k.lower() != b"content-length"]
+        await send({**started, "headers": headers + [(b"content-encoding", b"gzip"),
+                                                     (b"content-length", str(len(packed)).encode())]})
+        await send({"type": "http.response.body", "body": packed})
+        return
     await app(scope, receive, send)
 
 sock = socket.socket()
@@ -84,6 +102,9 @@ class Served:
         self.url = f"{scheme}://127.0.0.1:{port}/mcp"
 
     def requests(self) -> list[str]:
+        return [line for line in self.lines() if not line.startswith("accept-encoding:")]
+
+    def lines(self) -> list[str]:
         return self.log.read_text().splitlines() if self.log.exists() else []
 
 
@@ -234,6 +255,22 @@ def test_an_answer_larger_than_the_limit_stops_the_server(session: Session, tmp_
         assert not audit.running and "larger than 4 MB" in audit.problem
         assert audit.bytes_in < 2 * MESSAGE_LIMIT
         assert " tool: remote" not in admitted()
+
+
+def test_answers_come_uncompressed_and_a_compressed_one_stops_the_server(session: Session, tmp_path: Path) -> None:
+    """A limit on the bytes received means nothing for a compressed body (4 MB of gzip is
+    gigabytes once read): Hearth asks for none, and a server that compresses anyway is
+    stopped before its answer is read."""
+    with mcp_server(tmp_path, json="1") as served:
+        session.tool_servers.add_http("plain", served.url, Trust())
+        assert session.tools.call("plain", "add", {"a": 1, "b": 2}).text == "3.0"
+        assert {line for line in served.lines() if line.startswith("accept-encoding:")} == {
+            "accept-encoding: identity"}
+    with mcp_server(tmp_path, json="1", gzip="force") as served:
+        session.tool_servers.add_http("packed", served.url, Trust())
+        with pytest.raises(ToolError, match="sent a compressed answer"):
+            session.tools.call("packed", "add", {"a": 1, "b": 2})
+        assert " tool: packed" not in admitted()
 
 
 def test_a_certificate_that_is_not_the_pinned_one_is_refused(session: Session, tmp_path: Path) -> None:
