@@ -15,13 +15,16 @@ first passages fill the rest: the model always sees some of what was attached.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import stat
 import tempfile
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,7 +34,8 @@ import numpy as np
 from core.document_protocol import SEARCH_TIMEOUT
 from i18n import translate
 from inference.bundled import embedding_model
-from inference.embedder import profile
+from inference.embedder import EmbedderNotLoaded, profile
+from inference.errors import NoModelLoaded
 from inference.protocol import ChatMessage, Embed
 from inference.rag import Passage, user_turn
 from storage.documents.chunking import MAX_TOKENS, Chunk, chunk_sections
@@ -50,6 +54,7 @@ OCR_PAGES = 20  # scanned pages read by text recognition, per attachment; the re
 WHOLE_CHARACTERS = 6000  # all attachments together this short: given whole
 PASSAGES = 6  # otherwise: the best of them for the question
 ATTACHMENTS = "attachments"  # the key in a user message's stats
+STORED_CHARACTERS = 2_000_000  # of one message's attachments' text; what is past it is said
 
 
 class AttachmentRefused(Exception):
@@ -102,9 +107,22 @@ def read(path: Path, parser: IsolatedParser, ocr: IsolatedParser) -> Attachment:
     if not any(s.text.strip() for s in found):
         raise _refused(name, translate("core.attachments", "no text was found in it."))
     found.sort(key=lambda s: s.page or 0)
+    if sum(len(s.text) for s in found) > STORED_CHARACTERS:  # what a question can keep of it, and no more
+        found = _within(found, STORED_CHARACTERS)
+        notes.append(translate("core.attachments", "the rest of it was too long to keep"))
     if sum(len(s.text) for s in found) > WHOLE_CHARACTERS:  # said first: it is what the answer gets
         notes.insert(0, translate("core.attachments", "long: the passages that match each question are used"))
     return Attachment(name, tuple(found), tuple(notes))
+
+
+def _within(sections: Sequence[Section], characters: int) -> list[Section]:
+    kept = []
+    for section in sections:
+        if characters <= 0:
+            break
+        kept.append(Section(section.text[:characters], section.page, section.heading, section.role))
+        characters -= len(section.text)
+    return kept
 
 
 def label(name: str, page: int | None, heading: str | None) -> str:
@@ -143,8 +161,11 @@ def passages(attachments: Sequence[Attachment], question: str,
 def _best(chunks: list[tuple[int, Chunk]], attachments: Sequence[Attachment], question: str,
           embed: Callable[[list[str]], Any] | None, model: str, k: int) -> list[tuple[int, Chunk]]:
     shape = profile(model)
-    vectors = (np.asarray(embed([shape.passage(c.text) for _i, c in chunks] + [shape.query(question)]),
-                          dtype=np.float32) if embed is not None else None)
+    vectors = None
+    if embed is not None and len(chunks) <= EMBED_CHUNKS:  # more: keywords alone, never minutes of it
+        rows = [_embedded([shape.passage(c.text) for i, c in chunks if i == which], embed, model)
+                for which in sorted({i for i, _c in chunks})]
+        vectors = np.vstack([*rows, np.asarray(embed([shape.query(question)]), dtype=np.float32)])
     index = SearchIndex(int(vectors.shape[1]) if vectors is not None else 0, model, shape.min_cosine or MIN_COSINE)
     for at, (which, chunk) in enumerate(chunks):
         stored = StoredChunk(at, 0, which, chunk.text, attachments[which].name, chunk.page, chunk.heading,
@@ -178,7 +199,6 @@ def first_turn(question: str, given: Sequence[Passage]) -> ChatMessage:
 
 
 # Kept with the message ---------------------------------------------------------------------
-STORED_CHARACTERS = 2_000_000  # of one message's attachments' text; what is past it is said
 
 
 def to_stats(attachments: Sequence[Attachment]) -> list[dict[str, Any]]:
@@ -230,25 +250,53 @@ def attached_names(stats: Mapping[str, Any] | None) -> list[str]:
 
 
 # Found for a turn --------------------------------------------------------------------------
-EMBED_SECONDS = 60.0
+EMBED_SECONDS = 60.0  # for one batch
+EMBED_BATCH = 64  # passages a request to the worker: answers queued behind wait one batch at most
+EMBED_CHUNKS = 1200  # passages of a turn's attachments beyond which they are searched by keywords alone
+VECTORS_KEPT = 32  # attachments whose vectors are kept (in memory, this session) for the next turn
+_vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_vectors_lock = threading.Lock()
+
+
+def _embedded(texts: list[str], embed: Callable[[list[str]], Any], model: str) -> np.ndarray:
+    """One attachment's passage vectors: made once a session, in batches."""
+    key = (model, hashlib.sha256("\0".join(texts).encode("utf-8")).hexdigest())
+    with _vectors_lock:
+        if (kept := _vectors.get(key)) is not None:
+            _vectors.move_to_end(key)
+            return kept
+    matrix = np.vstack([np.asarray(embed(texts[at:at + EMBED_BATCH]), dtype=np.float32)
+                        for at in range(0, len(texts), EMBED_BATCH)])
+    with _vectors_lock:
+        _vectors[key] = matrix
+        while len(_vectors) > VECTORS_KEPT:
+            _vectors.popitem(last=False)
+    return matrix
 
 
 def _embedder(submit: Callable[[Any], None], model: str) -> Callable[[list[str]], Any]:
     def embed(texts: list[str]) -> Any:
         future: Future = Future()
         submit(Embed(tuple(texts), future, model))
-        return future.result(timeout=EMBED_SECONDS)
+        try:
+            return future.result(timeout=EMBED_SECONDS)
+        except FutureTimeout:
+            future.cancel()  # not begun: the worker skips it
+            raise
     return embed
 
 
 def _found(attachments: Sequence[Attachment], question: str, submit: Callable[[Any], None]) -> list[Passage]:
     """The attachments' passages for ``question``: with the bundled embedding model if it
-    is loaded, else the one loaded last, else by keywords alone."""
+    is loaded, else the one loaded last, else (none loaded, or too slow) by keywords alone."""
     for model in (embedding_model().sha256, ""):
         try:
             return passages(attachments, question, _embedder(submit, model), model)
-        except Exception as exc:  # not loaded, or none: the next way
-            log.info("attachments not searched with embedding model %r: %s", model[:12], exc)
+        except (EmbedderNotLoaded, NoModelLoaded) as exc:  # not loaded here: the next way
+            log.info("attachments not searched with embedding model %r: %s", model[:12], type(exc).__name__)
+        except Exception as exc:  # a time-out or a fault: keywords, not another long wait
+            log.info("attachments searched by keywords alone: %s", type(exc).__name__)
+            break
     return passages(attachments, question)
 
 

@@ -252,3 +252,31 @@ def test_bytes_that_exist_only_to_be_read_go_to_memory_where_the_system_offers_i
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "gone"))
     elsewhere = Path(private_folder("hearth-paste-"))
     assert elsewhere.parent != runtime and (elsewhere.stat().st_mode & 0o777) == 0o700
+
+
+def test_a_long_attachment_is_embedded_once_in_batches_and_a_huge_one_by_keywords(monkeypatch) -> None:
+    """#39 review: every turn of a chat searches its attachments; their vectors are made
+    once, in batches (answers queued behind wait one batch at most), and a file of more
+    passages than EMBED_CHUNKS is searched by keywords alone, never minutes of embedding."""
+    import numpy as np
+
+    from core import attachments as module
+
+    sections = tuple(Section(f"Chapter {i}. " + "The harbour office opens at nine. " * 12, i) for i in range(1, 60))
+    long = Attachment("harbour.pdf", sections)
+    batches: list[int] = []
+
+    def embed(texts: list[str]):
+        batches.append(len(texts))
+        return np.ones((len(texts), 4), dtype=np.float32)
+
+    monkeypatch.setattr(module, "EMBED_BATCH", 16)
+    module._vectors.clear()
+    assert passages([long], "When does the office open?", embed, "m")
+    first = list(batches)
+    assert max(first[:-1]) <= 16 and first[-1] == 1  # the passages in batches, then the question
+    passages([long], "And on Sundays?", embed, "m")
+    assert batches[len(first):] == [1]  # the next turn: the question alone
+    monkeypatch.setattr(module, "EMBED_CHUNKS", 10)
+    batches.clear()
+    assert passages([long], "When does the office open?", embed, "m") and batches == []
