@@ -38,9 +38,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _kernel_line(args) -> None:
-    """On Linux, while nothing needs TCP (the local API off, no intranet engine on, no
-    tool server at an address kept, the
-    command neither ``serve`` nor ``engines`` nor one ``--engine`` answers), the kernel
+    """On Linux, while nothing needs TCP (the local API off, no intranet engine on, the
+    command neither ``serve`` nor ``engines`` nor one ``--engine`` answers, and no tool
+    server at an address kept for the window or the commands that reach one), the kernel
     itself refuses every network socket for the whole process and its children
     (guard/seccomp.py). ``HEARTH_HOST_NETWORK=1`` leaves it out, for debugging."""
     if not sys.platform.startswith("linux") or os.environ.get("HEARTH_HOST_NETWORK"):
@@ -50,8 +50,11 @@ def _kernel_line(args) -> None:
     from core.settings import Settings
 
     settings = Settings.load()
-    if settings.api_enabled or settings.intranet_engines or settings.http_tools:
+    if settings.api_enabled or settings.intranet_engines:
         return
+    command = getattr(args, "command", None)
+    if settings.http_tools and (command in (None, "tools") or getattr(args, "tool_server", None)):
+        return  # the window, and the terminal commands that reach a tool server
     from guard import seccomp
 
     seccomp.restrict()

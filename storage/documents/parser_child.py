@@ -68,6 +68,11 @@ def setup(memory_limit: int) -> None:
         os.environ.pop(name, None)
 
     egress.install()  # the parser reads hostile files: it gets no network either
+    from guard import seccomp
+
+    # Nor from native code (PDFium, image decoders, OCR), on Linux: the kernel refuses it
+    # network sockets, whether or not Hearth itself runs under that line (an engine on).
+    seccomp.restrict()
     harden_process()  # and a crash in it writes no core file
     if sys.platform.startswith("linux"):
         import resource

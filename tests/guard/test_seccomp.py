@@ -94,7 +94,9 @@ def test_the_filter_program_refuses_other_abis_and_io_uring() -> None:
 
 @pytest.mark.parametrize("command, setting, restricted", [("docs", "", True), (None, "", True), ("serve", "", False),
                                                           (None, "api_enabled", False),
-                                                          ("tools", "http_tools", False)])
+                                                          ("tools", "http_tools", False),
+                                                          (None, "http_tools", False),
+                                                          ("docs", "http_tools", True)])
 def test_the_app_draws_the_kernel_line_only_while_nothing_needs_tcp(tmp_path, command, setting, restricted) -> None:
     import json
     import os
@@ -119,3 +121,32 @@ def test_the_app_draws_the_kernel_line_only_while_nothing_needs_tcp(tmp_path, co
     result = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == (["refused"] if restricted else ["made"])
+
+
+def test_the_document_reader_child_gets_no_network_socket_even_when_hearth_has_one() -> None:
+    """The parser and OCR children read hostile files with native code (PDFium, image
+    decoders, OCR): the kernel refuses them network sockets themselves, also when Hearth
+    runs without that line (an engine, the API or a tool server at an address on)."""
+    import os
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = textwrap.dedent("""
+        import socket
+        socket.socket(socket.AF_INET).close()  # the parent may make one
+        from storage.documents.parser_child import setup
+        setup(1 << 30)
+        try:
+            socket.socket(socket.AF_INET).close()
+            print("made")
+        except OSError:
+            print("refused")
+        import multiprocessing
+        a, b = multiprocessing.Pipe()  # its own line to Hearth still works
+        a.send("ok")
+        print(b.recv())
+    """)
+    env = {k: v for k, v in os.environ.items() if k != "HEARTH_HOST_NETWORK"}
+    result = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["refused", "ok"]
