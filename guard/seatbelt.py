@@ -146,9 +146,18 @@ def prefixes(argv: Sequence[str]) -> list[Path]:
     keg, a Python framework's version folder): its libraries and standard library live
     beside ``bin``, not in it, unlike on Linux where /usr holds them all."""
     found = []
-    for program in {Path(argv[0]), Path(argv[0]).resolve()}:
-        if program.parent.name == "bin" and len(program.parent.parent.parts) > 2:
-            found.append(program.parent.parent)
+    home = Path.home().resolve()
+    program = Path(argv[0]).resolve()  # where it really is: a link's place proves nothing
+    prefix = program.parent.parent
+    if program.parent.name != "bin" or len(prefix.parts) <= 2:
+        return found
+    # Under the home folder only a virtual environment is an installation of its own: a
+    # ~/.local, ~/.cargo or ~/projects holding a bin folder holds much else (credentials,
+    # other programs' data, a shell's history).
+    if prefix == home or home in prefix.parents:
+        if not (prefix / "pyvenv.cfg").is_file():
+            return found
+    found.append(prefix)
     return found
 
 

@@ -167,6 +167,26 @@ def test_a_program_in_a_bin_folder_brings_its_installation(tmp_path: Path) -> No
     assert seatbelt.prefixes(["/bin/sh"]) == []  # never the top of the disk
 
 
+def test_a_bin_folder_in_the_home_folder_brings_only_a_virtual_environment(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """~/.cargo/bin/x must not grant ~/.cargo (its credentials), nor ~/.local/bin/x all of
+    ~/.local; a virtual environment in the home folder is an installation of its own."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    for folder in (home / ".cargo", home / ".local", home / "work" / "env"):
+        (folder / "bin").mkdir(parents=True)
+        (folder / "bin" / "tool").write_text("")
+    (home / ".cargo" / "credentials.toml").write_text("token = 'secret'")
+    (home / "work" / "env" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    assert seatbelt.prefixes([str(home / ".cargo" / "bin" / "tool")]) == []
+    assert seatbelt.prefixes([str(home / ".local" / "bin" / "tool")]) == []
+    assert seatbelt.prefixes([str(home / "work" / "env" / "bin" / "tool")]) == [(home / "work" / "env").resolve()]
+    link = tmp_path / "opt" / "bin"
+    link.mkdir(parents=True)
+    (link / "tool").symlink_to(home / ".cargo" / "bin" / "tool")
+    assert seatbelt.prefixes([str(link / "tool")]) == []  # where it really is counts
+
+
 # Choosing per platform -----------------------------------------------------------------
 @pytest.fixture
 def darwin(monkeypatch: pytest.MonkeyPatch) -> None:
