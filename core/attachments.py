@@ -75,8 +75,11 @@ def _refused(name: str, why: str) -> AttachmentRefused:
 
 def read(path: Path, parser: IsolatedParser, ocr: IsolatedParser) -> Attachment:
     """``path`` read in the isolated child (``ocr``: the one with text recognition's
-    memory limit); AttachmentRefused says why it cannot be."""
+    memory limit); AttachmentRefused says why it cannot be. A link the user chose is
+    followed to its file, as an import follows one (the child then opens that file without
+    following links, and checks it is the one looked at); the name shown is the link's."""
     name = path.name
+    path = Path(os.path.realpath(path))
     try:
         info = path.stat()
     except OSError as exc:

@@ -145,7 +145,7 @@ def prefixes(argv: Sequence[str]) -> list[Path]:
     """For a program in a ``bin`` folder, the installation it belongs to (a Homebrew
     keg, a Python framework's version folder): its libraries and standard library live
     beside ``bin``, not in it, unlike on Linux where /usr holds them all."""
-    found = []
+    found: list[Path] = []
     home = Path.home().resolve()
     program = Path(argv[0]).resolve()  # where it really is: a link's place proves nothing
     prefix = program.parent.parent
@@ -154,9 +154,8 @@ def prefixes(argv: Sequence[str]) -> list[Path]:
     # Under the home folder only a virtual environment is an installation of its own: a
     # ~/.local, ~/.cargo or ~/projects holding a bin folder holds much else (credentials,
     # other programs' data, a shell's history).
-    if prefix == home or home in prefix.parents:
-        if not (prefix / "pyvenv.cfg").is_file():
-            return found
+    if (prefix == home or home in prefix.parents) and not (prefix / "pyvenv.cfg").is_file():
+        return found
     found.append(prefix)
     return found
 

@@ -128,8 +128,8 @@ def without_opening_markers(pieces: Iterable[str]) -> Iterator[str]:
                 continue
             opened = True
             yield text
-        if not opened and (rest := MARKER.sub("", held).strip()):
-            yield rest
+        if not opened and held.strip():  # markers and nothing else: the model's whole answer, as it is
+            yield held.strip()
     finally:
         close = getattr(pieces, "close", None)
         if close is not None:

@@ -35,7 +35,10 @@ def local_files(mime: QMimeData) -> list[Path]:
     """The local files (or folders) ``mime`` names: a drop's or a paste's."""
     if not mime.hasUrls():
         return []
-    return [Path(url.toLocalFile()) for url in mime.urls() if url.isLocalFile() and url.toLocalFile()]
+    # Not a file on another computer (file://host/share, a \\host\share path): looking at it
+    # would reach out over the network, outside Hearth's guard.
+    return [Path(url.toLocalFile()) for url in mime.urls() if url.isLocalFile() and not url.host()
+            and url.toLocalFile() and not url.toLocalFile().startswith(("//", "\\\\"))]
 
 
 def attachable(path: Path) -> bool:
@@ -99,6 +102,10 @@ def _read(entry: Entry, to: Relay) -> None:
     attachment: Attachment | None = None
     refusal = ""
     try:
+        # Looked at before taking a reading slot: a file on a mount that no longer answers
+        # holds this thread, not the slots every other attachment waits for.
+        with contextlib.suppress(OSError):
+            entry.path.stat()
         with _readers:
             if not entry.cancelled.is_set():
                 attachment = attachments.read_all([entry.path])[0]

@@ -124,6 +124,14 @@ class Composer(QObject):
                     "shell.main_window", "Your unsent text could not be saved with its chat, so it "
                     "stays in the box; copy it somewhere if you need it."))
             self.draft_timer.stop()
+            bar = self.attachments()
+            if bar.names() and self._draft_key is not _NO_DRAFT:
+                # Files attached for one chat do not go with a message of another (perhaps to
+                # an intranet engine): taken off, and said so.
+                bar.clear()
+                self.window.show_notice(translate("chat.attachments", "The files you attached were taken "
+                                                  "off: they were for the chat you left. Attach them again "
+                                                  "here if you want them."))
         self._draft_key = key
 
     def locked(self) -> None:

@@ -21,7 +21,7 @@ from app.chat.bridge import TurnSignals, WorkerBridge
 from app.chat.chat_tools import ChatTools
 from app.chat.chats import Chats
 from app.chat.local_model import LocalModel
-from core.attachments import Attachment, attached
+from core.attachments import Attachment, attached_names
 from core.drafts import Drafts
 from core.engines import EngineRecord, Engines
 from core.history import last_answer, not_sent, route
@@ -303,8 +303,9 @@ class ChatController(QObject):
             return False
         assert chat is not None
         disclosed = chat.settings.get("disclosed") or []
-        with_documents = bool(chat.settings.get("collections")) or attaching or bool(
-            self._store is not None and attached(self._store.messages(chat.id)))
+        store = self._store
+        with_documents = bool(chat.settings.get("collections")) or attaching or (
+            store is not None and any(attached_names(m.stats) for m in store.messages(chat.id)))
         # Consent covers this engine as it is now (where, whom Hearth trusts there) and
         # whether passages go too: a change of any of them asks again.
         key = record.consent_key(with_documents)

@@ -236,6 +236,10 @@ Send the token below as “Authorization: Bearer …”.</source>
         <translation>请等附件读取完成后再发送。</translation>
     </message>
     <message>
+        <source>The files you attached were taken off: they were for the chat you left. Attach them again here if you want them.</source>
+        <translation>你附加的文件已被移除：它们属于你离开的那个对话。如果需要，请在这里重新附加。</translation>
+    </message>
+    <message>
         <source>Show their text</source>
         <translation>显示其文字</translation>
     </message>
@@ -2710,6 +2714,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>Hearth&apos;s network guard refused it: {why}</source>
         <translation>Hearth 的网络防护拒绝了它：{why}</translation>
+    </message>
+    <message>
+        <source>{name} sent a compressed answer, which Hearth does not take from a tool server; it was stopped.</source>
+        <translation>{name} 发来了压缩的回答，Hearth 不接受工具服务器发来的压缩内容；该服务器已被停止。</translation>
     </message>
     <message>
         <source>{name} answered with a redirect (HTTP {status}); Hearth does not follow one. Use the address the server should be reached at.</source>

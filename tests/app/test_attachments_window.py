@@ -372,3 +372,27 @@ def test_a_question_with_a_file_is_answered_from_it_and_keeps_its_name(qtbot, ma
     text = viewer.tabs.widget(0).toPlainText()
     assert "— Page 1 —" in text and "harbour" in text.lower()
     viewer.close()
+
+
+def test_files_attached_for_one_chat_do_not_go_with_a_message_of_another(qtbot, make_window, tmp_path) -> None:
+    """#39 review: switching chats takes the attached files off, and says so (the next chat
+    may answer with an intranet engine)."""
+    window = make_window(FakeEngine())
+    first = window.controller.chats.new()
+    second = window.controller.chats.new()
+    window.controller.chats.select(first.id)
+    window.attachment_bar.add_paths([text_file(tmp_path, "notes.txt")])
+    wait_read(qtbot, window, 1)
+    window.controller.chats.select(second.id)
+    assert window.attachment_bar.names() == []
+    assert window.notice.isVisible() and "taken off" in window.notice.text()
+
+
+def test_a_file_on_another_computer_is_never_looked_at() -> None:
+    """A drop from a web page can name file://host/share/x: looking at it (is it a folder?)
+    would open a network connection outside Hearth's guard."""
+    from app.chat.attachment_reading import local_files
+
+    mime = QMimeData()
+    mime.setUrls([QUrl("file://fileserver.example/share/secret.pdf"), QUrl.fromLocalFile("/tmp/here.txt")])
+    assert local_files(mime) == [Path("/tmp/here.txt")]

@@ -280,3 +280,16 @@ def test_a_long_attachment_is_embedded_once_in_batches_and_a_huge_one_by_keyword
     monkeypatch.setattr(module, "EMBED_CHUNKS", 10)
     batches.clear()
     assert passages([long], "When does the office open?", embed, "m") and batches == []
+
+
+def test_a_link_the_user_chose_is_read_as_its_file_and_named_as_they_named_it(tmp_path: Path) -> None:
+    real = tmp_path / "real-notes.txt"
+    real.write_text("The harbour office opens at nine.")
+    link = tmp_path / "notes.txt"
+    link.symlink_to(real)
+    (attachment,) = read_all([link])
+    assert attachment.name == "notes.txt" and "opens at nine" in attachment.sections[0].text
+    fifo = tmp_path / "pipe.txt"
+    os.mkfifo(fifo)
+    with pytest.raises(AttachmentRefused, match="not a file"):
+        read_all([fifo])
