@@ -37,7 +37,7 @@ from core.tools.results import (
     untrusted,
 )
 from core.tools.servers import ToolError, ToolServerRecord, forbidden, missing_layers
-from guard import confine, sandbox
+from guard import confine, egress, sandbox
 from guard.text import one_line
 from i18n import translate
 
@@ -194,7 +194,8 @@ class Connection(BaseConnection):
                 with anyio.move_on_after(1.0, shield=True):
                     await self._process.wait()  # its exit code says more than a broken pipe
                 self.problem = self._ended_message(exc)
-            log.info("tool server %s ended: %s", self.record.name, self.problem)
+            # Its kind only: the message holds the server's name and what it wrote to stderr.
+            log.info("tool server %s ended (%s)", egress.log_tag(self.record.name), type(exc).__name__)
         finally:
             self._session = None
             self.kill()

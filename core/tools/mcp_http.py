@@ -334,7 +334,8 @@ class HttpConnection(BaseConnection):
         except Exception as exc:  # unreachable, refused, nonsense, the protocol broken
             if not self.problem:
                 self.problem = self._ended_message(exc)
-            log.info("tool server %s ended: %s", egress.log_tag(self.record.name), one_line(self.problem))
+            # Its kind only: the message holds the server's name, address and words.
+            log.info("tool server %s ended (%s)", egress.log_tag(self.record.name), type(exc).__name__)
         finally:
             self._session = None
             egress.revoke_destination(self.guard_name)

@@ -317,7 +317,9 @@ def test_records_round_trip_and_old_records_load_unchanged(session: Session) -> 
             ("http://tools.corp.example/mcp", Trust(), "unencrypted"),
             ("https://me:secret@tools.corp.example/mcp", Trust(), "user name"),
             ("ftp://tools.corp.example/mcp", Trust(), "https://"),
-            ("https://tools.corp.example/mcp", Trust(pin="not a pin"), "SHA-256")):
+            ("https://tools.corp.example/mcp", Trust(pin="not a pin"), "SHA-256"),
+            ("https://tools.corp.example/mcp?key=s3cret", Trust(), "query or fragment"),
+            ("https://tools.corp.example/mcp#key", Trust(), "query or fragment")):
         with pytest.raises(ToolError, match=said):
             servers.add_http("other", url, trust)
     with pytest.raises(ToolError, match="visible ASCII"):
@@ -419,3 +421,16 @@ def test_the_tools_dialog_adds_a_server_by_its_address(qtbot, session: Session, 
     shown = describe(record)
     assert "https://tools.corp.example:8443/mcp" in shown and "the pinned certificate" in shown
     assert "t0ken" not in shown
+
+
+def test_the_log_keeps_no_servers_name_address_or_words(session: Session, caplog) -> None:
+    """Logs hold no names, paths or messages (docs/privacy.md): a tool server that fails is
+    logged by the kind of its failure and a tag, not by what it is called or said."""
+    import logging
+
+    caplog.set_level(logging.INFO)
+    session.tool_servers.add_http("matter-Hargreaves-7741", "http://127.0.0.1:9/mcp", Trust())
+    with pytest.raises(ToolError):
+        session.tools.check("matter-Hargreaves-7741")
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "ended (" in logged and "Hargreaves" not in logged and "127.0.0.1:9" not in logged
