@@ -209,10 +209,11 @@ class AttachmentBar(QWidget):
         if fresh:
             self._changed()
 
-    @Slot(QImage)
-    def add_image(self, image: QImage) -> None:
-        """A pasted image, written as PNG to a private folder (this user's only) and read
-        from there; the folder goes once it has been read."""
+    @Slot(object)
+    def add_image(self, image: QImage | tuple[bytes, str]) -> None:
+        """A pasted image (its bytes as the clipboard held them, or a bitmap as PNG), written
+        to a private folder (this user's only) and read from there; the folder goes once it
+        has been read."""
         if len(self._entries) >= MAX_ATTACHMENTS:
             self._too_many()
             return

@@ -127,23 +127,43 @@ def start(entry: Entry) -> None:
     threading.Thread(target=_read, args=(entry, relay()), name="attachment", daemon=True).start()
 
 
-def write_pasted(image: QImage, name: str) -> Entry:
-    """``image`` as ``name``.png in a new private folder (0700, the file 0600), to be read
-    like any file; OSError if it cannot be written (the folder is gone then), ValueError
-    if it is no image."""
-    data = QByteArray()
-    buffer = QBuffer(data)
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    if image.isNull() or not image.save(buffer, "PNG"):  # type: ignore[call-overload]
-        raise ValueError("not an image")
+# The clipboard's own image formats, written as they come: decoded only in the isolated
+# child, never in Hearth's process (the clipboard may hold what a web page put there).
+RAW_IMAGES = (("image/png", ".png"), ("image/jpeg", ".jpg"), ("image/tiff", ".tiff"))
+
+
+def raw_image(mime: QMimeData) -> tuple[bytes, str] | None:
+    """A pasted image's bytes as the clipboard holds them, and their kind's suffix."""
+    for kind, suffix in RAW_IMAGES:
+        if mime.hasFormat(kind) and (data := bytes(mime.data(kind).data())):
+            return data, suffix
+    return None
+
+
+def write_pasted(image: QImage | tuple[bytes, str], name: str) -> Entry:
+    """A pasted image (its raw bytes and suffix, or a platform bitmap Qt decoded, saved
+    as PNG) as ``name`` in a new private folder (0700, the file 0600), to be read like any
+    file; OSError if it cannot be written (the folder is gone then), ValueError if it is no
+    image or larger than an attachment may be."""
+    if isinstance(image, tuple):
+        raw, suffix = image
+    else:
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        if image.isNull() or not image.save(buffer, "PNG"):  # type: ignore[call-overload]
+            raise ValueError("not an image")
+        raw, suffix = bytes(data.data()), ".png"
+    if not raw or len(raw) > attachments.MAX_BYTES:
+        raise ValueError("no image, or too large")
     name = "".join(c for c in name if c not in "/\\:" and c.isprintable()).strip() or "image"
     folder = Path(attachments.private_folder("hearth-paste-"))  # 0700, in memory where it can be
     try:
         os.chmod(folder, 0o700)
-        path = folder / f"{name}.png"
+        path = folder / f"{name}{suffix}"
         handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
         with os.fdopen(handle, "wb") as file:
-            file.write(bytes(data.data()))
+            file.write(raw)
     except OSError:
         shutil.rmtree(folder, ignore_errors=True)
         raise

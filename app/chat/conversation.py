@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.chat.attachment_reading import attachable, local_files
+from app.chat.attachment_reading import attachable, local_files, raw_image
 from app.chat.editing import EnterSends
 from app.chat.message import MessageWidget
 from app.chat.welcome import WelcomePanel
@@ -253,7 +253,7 @@ class ChatInput(EnterSends):
     pastes as plain text."""
 
     files_pasted = Signal(list)  # the local files (Path) pasted or dropped
-    image_pasted = Signal(QImage)  # an image pasted without text
+    image_pasted = Signal(object)  # an image pasted without text: (bytes, suffix), or a QImage
 
     def canInsertFromMimeData(self, source: QMimeData) -> bool:  # noqa: N802 - Qt's name
         files = local_files(source)
@@ -265,7 +265,9 @@ class ChatInput(EnterSends):
         files = local_files(source)
         if files:
             self.files_pasted.emit(files)
-        elif source.hasImage() and not source.text().strip():
+        elif (raw := raw_image(source)) is not None and not source.text().strip():
+            self.image_pasted.emit(raw)  # its bytes, decoded only in the isolated child
+        elif source.hasImage() and not source.text().strip():  # a platform bitmap Qt holds decoded
             image = source.imageData()
             if isinstance(image, QPixmap):
                 image = image.toImage()

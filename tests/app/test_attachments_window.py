@@ -396,3 +396,29 @@ def test_a_file_on_another_computer_is_never_looked_at() -> None:
     mime = QMimeData()
     mime.setUrls([QUrl("file://fileserver.example/share/secret.pdf"), QUrl.fromLocalFile("/tmp/here.txt")])
     assert local_files(mime) == [Path("/tmp/here.txt")]
+
+
+def test_a_pasted_images_bytes_are_decoded_only_in_the_isolated_child(qtbot, make_window, gate) -> None:
+    """#39 review: a clipboard image (which a web page may have put there) is written as its
+    bytes came, never decoded in Hearth's own process; the child reads it."""
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+
+    class NoDecoding(QMimeData):
+        def imageData(self):  # noqa: N802 - Qt's name
+            raise AssertionError("the image was decoded in Hearth's process")
+
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    words_image("The tide turns at noon").save(buffer, "PNG")
+    raw = bytes(data.data())
+    window = make_window()
+    mime = NoDecoding()
+    mime.setData("image/png", raw)
+    window.input.insertFromMimeData(mime)
+    entry = window.attachment_bar._entries[0]
+    assert gate.started.wait(10)
+    assert entry.path.read_bytes() == raw and entry.name == "Pasted image 1.png"
+    gate.release()
+    wait_read(qtbot, window, 1)
+    assert "tide" in " ".join(s.text for s in window.attachment_bar.ready()[0].sections).lower()
