@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import shutil
 import stat
 import tempfile
 import threading
@@ -342,14 +343,43 @@ def attached(messages: Sequence[Any], until: int | None = None) -> list[Attachme
     return found
 
 
+PRIVATE_PREFIXES = ("hearth-paste-", "hearth-images-")
+
+
+def _memory_places() -> list[str]:
+    return [place for place in (os.environ.get("XDG_RUNTIME_DIR", ""), "/dev/shm")
+            if place and os.path.isdir(place) and os.access(place, os.W_OK | os.X_OK)]
+
+
 def private_folder(prefix: str) -> str:
     """A new folder (0700) for bytes that exist only to be read (a pasted image, an API
     client's): in memory where the system offers a place for it (the user's runtime
-    folder, /dev/shm), so they never reach the disk; otherwise the temporary folder."""
-    for place in (os.environ.get("XDG_RUNTIME_DIR", ""), "/dev/shm"):
-        if place and os.path.isdir(place) and os.access(place, os.W_OK | os.X_OK):
-            try:
-                return tempfile.mkdtemp(prefix=prefix, dir=place)
-            except OSError:
-                continue
-    return tempfile.mkdtemp(prefix=prefix)
+    folder, /dev/shm), so they never reach the disk; otherwise the temporary folder. Its
+    name carries this process's id, so that one left by a crash is swept (``sweep``)."""
+    named = f"{prefix}{os.getpid()}-"
+    for place in _memory_places():
+        try:
+            return tempfile.mkdtemp(prefix=named, dir=place)
+        except OSError:
+            continue
+    return tempfile.mkdtemp(prefix=named)
+
+
+def sweep() -> int:
+    """Remove the private folders a Hearth that is gone (a crash, a power cut) left with
+    bytes in them; how many were removed."""
+    from guard.sandbox import owner_gone
+
+    removed = 0
+    for place in {*_memory_places(), tempfile.gettempdir()}:
+        try:
+            entries = list(Path(place).iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            prefix = next((p for p in PRIVATE_PREFIXES if entry.name.startswith(p)), None)
+            pid = entry.name[len(prefix):].split("-", 1)[0] if prefix else ""
+            if pid.isdigit() and owner_gone(int(pid)) and entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+                removed += not entry.exists()
+    return removed

@@ -62,6 +62,9 @@ class Session:
         self._documents_close = DOCUMENTS_CLOSE
         self._closers: dict[str, list[Stop]] = {stage: [] for stage in STAGES}
         self.closed = False
+        from core.attachments import sweep
+
+        sweep()  # bytes a Hearth that crashed left waiting to be read
 
     # Opening ------------------------------------------------------------------------
     @classmethod

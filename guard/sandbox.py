@@ -123,12 +123,15 @@ def prefix() -> str:
 
 def _owner_gone(name: str) -> bool:
     pid = name[len(PREFIX):].split("-", 1)[0]
-    if not pid.isdigit():
-        return False
+    return pid.isdigit() and owner_gone(int(pid))
+
+
+def owner_gone(pid: int) -> bool:
+    """Whether process ``pid`` is gone (a folder it named after itself is a leftover)."""
     if sys.platform == "win32":  # os.kill(pid, 0) there sends Ctrl+C rather than asking
-        return not winjob.process_alive(int(pid))
+        return not winjob.process_alive(pid)
     try:
-        os.kill(int(pid), 0)
+        os.kill(pid, 0)
     except ProcessLookupError:
         return True
     except OSError:

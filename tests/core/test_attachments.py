@@ -293,3 +293,21 @@ def test_a_link_the_user_chose_is_read_as_its_file_and_named_as_they_named_it(tm
     os.mkfifo(fifo)
     with pytest.raises(AttachmentRefused, match="not a file"):
         read_all([fifo])
+
+
+def test_bytes_left_by_a_hearth_that_crashed_are_swept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.attachments import private_folder, sweep
+
+    runtime = tmp_path / "run-user"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    mine = Path(private_folder("hearth-paste-"))
+    assert mine.name.startswith(f"hearth-paste-{os.getpid()}-")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    left = runtime / f"hearth-images-{int(dead.stdout)}-x1y2"
+    left.mkdir(mode=0o700)
+    (left / "image-1.png").write_bytes(b"\x89PNG a screenshot")
+    other = runtime / "someone-elses-folder"
+    other.mkdir()
+    assert sweep() >= 1
+    assert not left.exists() and mine.exists() and other.exists()
