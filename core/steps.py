@@ -8,9 +8,9 @@ on the machine's own thread. Each step that ends is recorded in the answer's ``s
 (its kind, how long it took, what it gave), stored encrypted with the answer, so that a
 regenerate or an edit, which make a new answer, have steps of their own.
 
-The steps are finding a document question's passages, the model's choice of a tool and
-the tool's run (``core.tool_steps``, with tools), and asking a model for the answer;
-an attachment's text joins the plan here next.
+The steps are finding a question's passages (its chat's attached files', then its
+collections': ``core.attachments``), the model's choice of a tool and the tool's run
+(``core.tool_steps``, with tools), and asking a model for the answer.
 """
 
 from __future__ import annotations
