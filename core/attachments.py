@@ -186,14 +186,30 @@ def _best(chunks: list[tuple[int, Chunk]], attachments: Sequence[Attachment], qu
     return [chunks[at] for at in sorted(chosen)]
 
 
-def read_all(paths: Sequence[Path]) -> list[Attachment]:
+def read_all(paths: Sequence[Path], stop: threading.Event | None = None) -> list[Attachment]:
     """Each of ``paths`` read in one isolated parser child, in order; AttachmentRefused for
-    the first that cannot be (nothing is attached then)."""
+    the first that cannot be (nothing is attached then). ``stop``, once set, ends a reading
+    under way at once (its children are killed): AttachmentRefused, "stopped"."""
     if len(paths) > MAX_ATTACHMENTS:
         raise AttachmentRefused(translate("core.attachments", "At most {count} files can be attached to "
                                           "a message.").format(count=MAX_ATTACHMENTS))
     with IsolatedParser() as parser, IsolatedParser(memory_limit=OCR_MEMORY_LIMIT) as ocr:
-        return [read(Path(path), parser, ocr) for path in paths]
+        done = threading.Event()
+
+        def watch() -> None:  # the remove button's word reaches the children, not only the result
+            assert stop is not None
+            while not done.wait(0.1):
+                if stop.is_set():
+                    parser.kill()
+                    ocr.kill()
+                    return
+
+        if stop is not None:
+            threading.Thread(target=watch, name="hearth-attachment-stop", daemon=True).start()
+        try:
+            return [read(Path(path), parser, ocr) for path in paths]
+        finally:
+            done.set()
 
 
 def first_turn(question: str, given: Sequence[Passage]) -> ChatMessage:

@@ -76,7 +76,7 @@ class Entry:
         self.path = path
         self.name = name
         self.folder = folder  # a pasted image's private folder, deleted once it is read
-        self.cancelled = threading.Event()  # removed before its reading began: not read
+        self.cancelled = threading.Event()  # removed: not read, or its reading stopped
         self.attachment: Attachment | None = None
 
 
@@ -107,8 +107,8 @@ def _read(entry: Entry, to: Relay) -> None:
         with contextlib.suppress(OSError):
             entry.path.stat()
         with _readers:
-            if not entry.cancelled.is_set():
-                attachment = attachments.read_all([entry.path])[0]
+            if not entry.cancelled.is_set():  # removed meanwhile: its children are stopped too
+                attachment = attachments.read_all([entry.path], entry.cancelled)[0]
     except AttachmentRefused as exc:
         refusal = str(exc)
     except Exception:  # a bug, or the machine's fault: logged (no file name), and said

@@ -311,3 +311,27 @@ def test_bytes_left_by_a_hearth_that_crashed_are_swept(tmp_path: Path, monkeypat
     other.mkdir()
     assert sweep() >= 1
     assert not left.exists() and mine.exists() and other.exists()
+
+
+@pytest.mark.slow
+def test_removing_a_file_while_it_is_read_stops_its_children(tmp_path: Path) -> None:
+    """#39: the remove button's word reaches the reading itself: the children are killed
+    and the reading ends, refused as stopped, instead of reading every page for nothing."""
+    import threading
+
+    scan = scans.scanned_pdf(tmp_path / "long-scan.pdf", [scans.page(FUSE, seed=i) for i in range(6)])
+    stop = threading.Event()
+    outcome: list[object] = []
+
+    def reading() -> None:
+        try:
+            outcome.append(read_all([scan], stop))
+        except AttachmentRefused as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=reading)
+    worker.start()
+    stop.set()
+    worker.join(120)
+    assert not worker.is_alive() and len(outcome) == 1
+    assert isinstance(outcome[0], AttachmentRefused) and "stopped" in str(outcome[0])
