@@ -40,11 +40,11 @@ class Gate:
         self.returned = threading.Event()
         monkeypatch.setattr(attachments, "read_all", self.read_all)
 
-    def read_all(self, paths):
+    def read_all(self, paths, stop=None):
         self.started.set()
         self.opened.wait(READ_MS / 1000)
         try:
-            return self.real(paths)
+            return self.real(paths, stop)
         finally:
             self.returned.set()
 
@@ -130,9 +130,9 @@ def test_files_are_attached_through_the_bar_and_read_off_the_ui_thread(
     threads: list[threading.Thread] = []
     real = attachments.read_all
 
-    def read_all(paths):
+    def read_all(paths, stop=None):
         threads.append(threading.current_thread())
-        return real(paths)
+        return real(paths, stop)
 
     monkeypatch.setattr(attachments, "read_all", read_all)
     dialog.filesSelected.emit([str(report)])  # as the dialog does when the user picks a file
