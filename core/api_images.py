@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import base64
 import binascii
-import os
 import re
 import shutil
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from core.attachments import MAX_ATTACHMENTS, passages, private_folder, read_all
+from core.attachments import MAX_ATTACHMENTS, passages, private_folder, read_all, write_private
 from inference.rag import Passage
 
 _DATA_URI = re.compile(r"data:(image/(?:png|jpeg|jpg|tiff));base64,(.*)", re.DOTALL | re.IGNORECASE)
@@ -63,13 +61,8 @@ def image_passages(images: Sequence[tuple[str, bytes]], question: str) -> list[P
     cannot be read: a bomb, a broken file, one without text)."""
     folder = private_folder("hearth-images-")
     try:
-        paths = []
-        for number, (suffix, data) in enumerate(images, start=1):
-            path = Path(folder) / f"image-{number}{suffix}"
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(descriptor, "wb") as file:
-                file.write(data)
-            paths.append(path)
+        paths = [write_private(folder, f"image-{number}{suffix}", data)
+                 for number, (suffix, data) in enumerate(images, start=1)]
         return passages(read_all(paths), question)
     finally:
         shutil.rmtree(folder, ignore_errors=True)

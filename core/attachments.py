@@ -381,6 +381,15 @@ def private_folder(prefix: str) -> str:
     return tempfile.mkdtemp(prefix=named)
 
 
+def write_private(folder: str | Path, name: str, data: bytes) -> Path:
+    """``data`` as a new file ``name`` (0600) in a folder from ``private_folder``."""
+    path = Path(folder) / name
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+    with os.fdopen(descriptor, "wb") as file:
+        file.write(data)
+    return path
+
+
 def sweep() -> int:
     """Remove the private folders a Hearth that is gone (a crash, a power cut) left with
     bytes in them; how many were removed."""

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import shutil
 import threading
 from pathlib import Path
@@ -159,11 +158,7 @@ def write_pasted(image: QImage | tuple[bytes, str], name: str) -> Entry:
     name = "".join(c for c in name if c not in "/\\:" and c.isprintable()).strip() or "image"
     folder = Path(attachments.private_folder("hearth-paste-"))  # 0700, in memory where it can be
     try:
-        os.chmod(folder, 0o700)
-        path = folder / f"{name}{suffix}"
-        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
-        with os.fdopen(handle, "wb") as file:
-            file.write(raw)
+        path = attachments.write_private(folder, f"{name}{suffix}", raw)
     except OSError:
         shutil.rmtree(folder, ignore_errors=True)
         raise
