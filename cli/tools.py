@@ -49,6 +49,9 @@ def describe(record: ToolServerRecord) -> str:
         lines.append(translate("cli.tools", "  may write: {folders}").format(folders=", ".join(record.write)))
     if record.env:
         lines.append(translate("cli.tools", "  variables: {names}").format(names=", ".join(sorted(record.env))))
+    if record.reach:
+        lines.append(translate("cli.tools", "  may reach: {where} (through Hearth's relay)").format(
+            where=", ".join(record.reach)))
     if record.unconfined_ok:
         lines.append(translate("cli.tools", "  may run where the sandbox is incomplete"))
     return "\n".join(lines)
@@ -77,15 +80,15 @@ def add(servers: Any, args: Any) -> ToolServerRecord:
         raise ToolError(translate("cli.tools", "Give either the program that starts the server (after --) "
                                   "or its address (--url), not both."))
     if args.url:
-        if args.read or args.write or args.env or args.unconfined:
-            raise ToolError(translate("cli.tools", "--read, --write, --env and --unconfined are for a program "
-                                      "started here; a server's address needs none."))
+        if args.read or args.write or args.env or args.unconfined or args.reach:
+            raise ToolError(translate("cli.tools", "--read, --write, --env, --reach and --unconfined are for a "
+                                      "program started here; a server's address needs none."))
         return servers.add_http(args.name, args.url, trust_from(args), token_from(args.token_env))
     if args.ca or args.pin or args.system_ca or args.allow_http or args.token_env:
         raise ToolError(translate("cli.tools", "--ca, --pin, --system-ca, --allow-http and --token-env are "
                                   "for a server's address (--url)."))
     return servers.add(args.name, args.server_command[0], args.server_command[1:], args.read or [],
-                       args.write or [], variables_from(args.env or []), args.unconfined)
+                       args.write or [], variables_from(args.env or []), args.unconfined, args.reach or [])
 
 
 def run(args: Any) -> int:
@@ -157,6 +160,9 @@ def add_parser(commands: Any) -> None:
         "cli.tools", "a folder the server may read and write (again for more)"))
     add.add_argument("--env", metavar="NAME", action="append", help=translate(
         "cli.tools", "pass this environment variable's value to the server (stored encrypted)"))
+    add.add_argument("--reach", metavar="HOST:PORT", action="append", help=translate(
+        "cli.tools", "an intranet address the server may reach through Hearth's relay, as an HTTP(S) "
+        "proxy (again for more); nothing else"))
     add.add_argument("--unconfined", action="store_true", help=translate(
         "cli.tools", "allow it to run where this computer cannot confine it fully"))
     sub.add_parser("list", help=translate("cli.tools", "the servers and what each may touch"))

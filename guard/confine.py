@@ -20,6 +20,11 @@ the server never sees. In order:
    io_uring;
 5. ``execve`` of the server with its own small environment.
 
+A server that may reach the intranet (plan "relay") first gets a network of its own
+(``own_network``, ``guard.netns``): only loopback, one port of which is handed to Hearth's
+relay; seccomp then allows it IP sockets (there is nothing else to reach in that network)
+and Landlock allows TCP connections to that port only.
+
 Where a layer is missing and the plan requires it, nothing is executed: it exits with
 126 and says which layer, on its standard error, which Hearth shows.
 
@@ -40,6 +45,7 @@ import json
 import os
 import platform
 import signal
+import socket
 import sys
 from pathlib import Path
 
@@ -177,17 +183,21 @@ def confine(plan: dict) -> list[str]:
             missing.append(f"process count (cgroup: {exc.strerror})")
     elif os.geteuid() == 0 and sys.platform.startswith("linux"):
         missing.append("process count (root, and no cgroup)")
+    ports, families = own_network(plan)
     if sys.platform.startswith("linux"):
         drop_capabilities()
     set_limits(plan.get("limits", {}))
     own = f"/proc/{os.getpid()}"  # the same process after exec: the server's own /proc entry
     try:
         landlock.restrict_self([Path(p) for p in [*plan.get("read", []), own]],
-                               [Path(p) for p in plan.get("write", [])])
+                               [Path(p) for p in plan.get("write", [])], ports)
     except OSError as exc:
+        if ports:  # the relay's port is the only thing holding its network in: never without
+            raise Refused(f"its intranet access cannot be bounded here (Landlock: {exc})") from None
         missing.append(f"files (Landlock: {exc})")
     arch = platform.machine()
-    problem = (seccomp.install(seccomp.program(arch, families=(), refused=seccomp.TOOL_REFUSED[arch], tool=True))
+    problem = (seccomp.install(seccomp.program(arch, families=families, refused=seccomp.TOOL_REFUSED[arch],
+                                               tool=True))
                if sys.platform.startswith("linux") and arch in seccomp.TOOL_REFUSED
                else f"no seccomp on {sys.platform}/{arch}")
     if problem:
@@ -197,13 +207,35 @@ def confine(plan: dict) -> list[str]:
     return missing
 
 
+def own_network(plan: dict) -> tuple[list[int], tuple[int, ...]]:
+    """For a server that may reach the intranet (plan "relay": the Unix socket to Hearth's
+    relay): a network of its own with only loopback, its listening socket handed to Hearth,
+    the proxy variables set (``guard.netns``). The TCP ports it may connect to and the
+    socket families it may make (none and none for any other server). Refused where the
+    system gives no network of its own: such a server is never started with the host's."""
+    if plan.get("relay") is None:
+        return [], ()
+    if not sys.platform.startswith("linux"):
+        raise Refused(f"a server reaches the intranet only on Linux, not on {sys.platform}")
+    from guard import netns
+
+    try:
+        netns.enter_empty()
+        port = netns.hand_over_listener(int(plan["relay"]))
+    except (OSError, ValueError) as exc:
+        raise Refused(f"its intranet access cannot be set up: {exc}") from None
+    plan.setdefault("env", {}).update(netns.proxy_environment(port))
+    return [port], (socket.AF_INET, socket.AF_INET6)
+
+
 def main() -> int:
     raw = os.environ.pop(PLAN_VARIABLE, "")
     try:
         plan = json.loads(raw)
         argv = [str(a) for a in plan["argv"]]
         env = {str(k): str(v) for k, v in plan.get("env", {}).items()}
-    except (ValueError, KeyError, TypeError):
+        plan["env"] = env
+    except (ValueError, KeyError, TypeError, AttributeError):
         print(PREFIX + "no plan was given", file=sys.stderr, flush=True)
         return REFUSED
     if plan.get("mode") == "job":  # Windows: no exec there; the launcher stays the parent

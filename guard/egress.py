@@ -23,8 +23,10 @@ refused before the C call (``localhost`` is rewritten to the loopback literal, s
 never looked up either). Sockets that would bypass IP altogether (AF_PACKET, raw IP
 sockets, vsock, Bluetooth, CAN and the like) are refused when they are made.
 
-On Linux ``guard.netns.isolate`` can add a line the kernel holds: a network namespace
-with nothing but loopback, for native code too.
+On Linux ``guard.seccomp`` adds a line the kernel holds for the whole process while
+nothing needs TCP; a tool server that may reach the intranet gets a network namespace of
+its own with nothing but loopback (``guard.netns``), whose one way out is Hearth's relay
+(``guard.relay``), which connects through this guard.
 
 Install it first thing: ``python -m app`` does so before importing anything else.
 """

@@ -25,6 +25,7 @@ from pathlib import Path
 _CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446
 _CREATE_RULESET_VERSION = 1
 _RULE_PATH_BENEATH = 1
+_RULE_NET_PORT = 2
 _O_PATH = getattr(os, "O_PATH", 0o10000000)
 
 # Rights on files (ABI 1 unless noted).
@@ -72,6 +73,10 @@ class _PathBeneathAttr(ctypes.Structure):
     _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
 
 
+class _NetPortAttr(ctypes.Structure):
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("port", ctypes.c_uint64)]
+
+
 def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
 
@@ -97,14 +102,18 @@ def handled_fs(version: int) -> int:
     return rights
 
 
-def restrict_self(read: Iterable[Path], write: Iterable[Path]) -> int:
+def restrict_self(read: Iterable[Path], write: Iterable[Path], connect_ports: Iterable[int] = ()) -> int:
     """Confine this process to reading (and executing) below ``read`` and reading and
-    writing below ``write``; no TCP, no signals or abstract sockets outside. Paths that do
-    not exist are skipped. Returns the ABI used; raises LandlockError where the kernel has
-    none or refuses. The caller must already have set PR_SET_NO_NEW_PRIVS."""
+    writing below ``write``; no TCP but connections to ``connect_ports``, no signals or
+    abstract sockets outside. Paths that do not exist are skipped. Returns the ABI used;
+    raises LandlockError where the kernel has none or refuses (or cannot bound TCP while
+    ports are named). The caller must already have set PR_SET_NO_NEW_PRIVS."""
     version = abi()
     if version < 1:
         raise LandlockError("this kernel offers no Landlock")
+    ports = sorted(set(int(p) for p in connect_ports))
+    if ports and version < 4:
+        raise LandlockError("this kernel's Landlock cannot hold a program to one port")
     fs = handled_fs(version)
     attr = _RulesetAttr(fs, (BIND_TCP | CONNECT_TCP) if version >= 4 else 0,
                         (SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL) if version >= 6 else 0)
@@ -118,6 +127,11 @@ def restrict_self(read: Iterable[Path], write: Iterable[Path]) -> int:
         for paths, rights in ((read, READ), (write, READ | WRITE)):
             for path in paths:
                 _add(libc, ruleset, Path(path), rights & fs)
+        for port in ports:
+            rule = _NetPortAttr(CONNECT_TCP, port)
+            if libc.syscall(ctypes.c_long(_ADD_RULE), ctypes.c_int(ruleset), ctypes.c_int(_RULE_NET_PORT),
+                            ctypes.byref(rule), ctypes.c_uint32(0)) != 0:
+                raise LandlockError(ctypes.get_errno(), f"landlock_add_rule refused for port {port}")
         if libc.syscall(ctypes.c_long(_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)) != 0:
             raise LandlockError(ctypes.get_errno(), "landlock_restrict_self refused")
     finally:

@@ -229,11 +229,15 @@ class Plan:
     # "job" (Windows: the launcher starts argv in a job object).
     mode: str = ""
     wrapper: list[str] = field(default_factory=list)
+    # A server that may reach the intranet: the launcher's end of the Unix socket to
+    # Hearth's relay (``guard.relay``; passed to the launcher, which gives the server a
+    # network of its own, ``guard.netns``). None for every other server: no network.
+    relay: int | None = None
 
     def spawn(self) -> tuple[list[str], dict[str, str]]:
         plan = {"argv": self.wrapper or self.argv, "env": self.env, "read": self.read, "write": self.write,
                 "limits": self.limits.__dict__, "cwd": self.private, "require": self.require,
-                "parent": os.getpid(), "cgroup": self.cgroup, "mode": self.mode}
+                "parent": os.getpid(), "cgroup": self.cgroup, "mode": self.mode, "relay": self.relay}
         environment = {"PATH": system_path(), confine.PLAN_VARIABLE: json.dumps(plan)}
         for name in (*LANGUAGE_VARIABLES, *(WINDOWS_VARIABLES if self.mode == "job" else ())):
             if name in os.environ:

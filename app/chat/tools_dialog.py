@@ -72,6 +72,9 @@ def describe(record: ToolServerRecord) -> str:
         lines.append(translate("chat.tools_dialog", "May write: {folders}").format(folders=", ".join(record.write)))
     if record.env:
         lines.append(translate("chat.tools_dialog", "Variables: {names}").format(names=", ".join(sorted(record.env))))
+    lines.append(translate("chat.tools_dialog", "May reach: {where}, through Hearth's relay (an HTTP proxy); "
+                           "nothing else.").format(where=", ".join(record.reach)) if record.reach else
+                 translate("chat.tools_dialog", "No network."))
     return printable("\n".join(lines))
 
 
@@ -93,6 +96,10 @@ class ToolServerForm(QDialog):
         self.write = QLineEdit()
         for field in (self.read, self.write):
             field.setPlaceholderText(translate("chat.tools_dialog", "folders, separated by ;"))
+        self.reach = QLineEdit()
+        self.reach.setPlaceholderText(translate("chat.tools_dialog", "none; or host:port, separated by ; "
+                                                "(through Hearth's relay only)"))
+        named(self.reach, translate("chat.tools_dialog", "Intranet addresses it may reach"))
         self.variables = QPlainTextEdit()
         self.variables.setPlaceholderText("TRACKER_TOKEN=…")
         self.variables.setMaximumHeight(self.fontMetrics().lineSpacing() * 5)
@@ -117,6 +124,7 @@ class ToolServerForm(QDialog):
         form.addRow(translate("chat.tools_dialog", "Arguments:"), self.arguments)
         form.addRow(translate("chat.tools_dialog", "May read:"), self.read)
         form.addRow(translate("chat.tools_dialog", "May read and write:"), self.write)
+        form.addRow(translate("chat.tools_dialog", "May reach:"), self.reach)
         form.addRow(translate("chat.tools_dialog", "Variables (NAME=value, stored encrypted):"), self.variables)
         form.addRow(translate("chat.tools_dialog", "Address:"), self.url)
         form.addRow(translate("chat.tools_dialog", "Token (stored encrypted):"), self.token)
@@ -165,7 +173,8 @@ class ToolServerForm(QDialog):
     @Slot()
     def _show_kind(self, *_args: object) -> None:
         remote = self.remote.isChecked()
-        local: tuple[QWidget, ...] = (self.program, self.arguments, self.read, self.write, self.variables)
+        local: tuple[QWidget, ...] = (self.program, self.arguments, self.read, self.write, self.reach,
+                                      self.variables)
         for widget in local:
             self.form.setRowVisible(widget, not remote)
         for widget in (self.url, self.token, self.system, self.ca_row, self.pin, self.allow_http):
@@ -210,9 +219,10 @@ class ToolServerForm(QDialog):
                     if not equals:
                         raise ToolError(translate("chat.tools_dialog", "Write each variable as NAME=value."))
                     variables[name.strip()] = value
-            folders = [[p.strip() for p in field.text().split(";") if p.strip()] for field in (self.read, self.write)]
+            folders = [[p.strip() for p in field.text().split(";") if p.strip()]
+                       for field in (self.read, self.write, self.reach)]
             self.record = self.servers.add(self.name.text(), self.program.text().strip(), args, folders[0], folders[1],
-                                           variables, self.unconfined.isChecked())
+                                           variables, self.unconfined.isChecked(), folders[2])
         except (ToolError, ValueError) as exc:
             self.problem.setText(str(exc))
             self.problem.show()

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from app.shell.a11y import named
 from core.engines import Engines
 from core.tools import missing_layers, sandbox_layers
-from core.tools.host import ToolHost
+from core.tools.host import Audit, ToolHost
 from core.vault import data_dir
 from guard import egress
 from i18n import translate
@@ -151,10 +151,25 @@ class PrivacyDialog(QDialog):
             rows.append("<li>" + translate(
                 "shell.privacy_dialog", "<b>{name}</b>: %n call(s), {sent} to it, {received} from it; {state}",
                 None, calls).format(name=html.escape(audit.server), sent=locale.formattedDataSize(audit.bytes_out),
-                                          received=locale.formattedDataSize(audit.bytes_in), state=state) + "</li>")
+                                          received=locale.formattedDataSize(audit.bytes_in), state=state)
+                + self._relay_words(locale, audit) + "</li>")
         return (translate("shell.privacy_dialog", "<h3>Tools</h3><p>{confined}</p>").format(confined=confined)
                 + ("<ul>" + "".join(rows) + "</ul>" if rows else translate(
                     "shell.privacy_dialog", "<p>No tool server has run since Hearth was unlocked.</p>")))
+
+    @staticmethod
+    def _relay_words(locale: QLocale, audit: Audit) -> str:
+        """For a server started here that may reach the intranet: what its relay let
+        through and what it refused."""
+        if not (audit.relayed or audit.relay_refused):
+            return ""
+        relayed, refused = audit.relayed, audit.relay_refused  # plain names, for pyside6-lupdate
+        return (translate("shell.privacy_dialog", "; through Hearth's relay to {where}: %n connection(s), "
+                          "{sent} out, {received} in", None, relayed).format(
+                              where=html.escape(audit.where), sent=locale.formattedDataSize(audit.relayed_out),
+                              received=locale.formattedDataSize(audit.relayed_in))
+                + (translate("shell.privacy_dialog", "; %n refused (not an address you gave it)", None, refused)
+                   if refused else ""))
 
     @Slot()
     def _delete(self) -> None:

@@ -45,7 +45,13 @@ class Audit:
     bytes_out: int
     running: bool
     problem: str
-    where: str = ""  # host:port of a server reached over HTTP; "" for one started here
+    where: str = ""  # host:port of a server reached over HTTP, or what one started here may reach
+    # A server started here that may reach the intranet: connections its relay let through
+    # and those it refused (to a destination not granted), bytes each way over them.
+    relayed: int = 0
+    relay_refused: int = 0
+    relayed_out: int = 0
+    relayed_in: int = 0
 
 
 def _connection(record: ToolServerRecord, check: bool = False) -> BaseConnection:
@@ -191,8 +197,14 @@ class ToolHost:
             self._wait(connection.stop, 5.0)
 
     def audit(self) -> list[Audit]:
-        return [Audit(c.record.name, c.calls, c.bytes_in, c.bytes_out, c.running, c.problem, c.record.where())
-                for c in list(self._connections.values())]
+        audits = []
+        for c in list(self._connections.values()):
+            relay = getattr(c, "relay", None)
+            counted = relay.counters if relay is not None else None
+            audits.append(Audit(c.record.name, c.calls, c.bytes_in, c.bytes_out, c.running, c.problem,
+                                c.record.where(), *((counted.connections, len(counted.refused), counted.sent,
+                                                     counted.received) if counted else ())))
+        return audits
 
     def close(self, timeout: float = 2.0) -> None:
         """Stop every server and the loop (the session's end). Idempotent."""

@@ -17,6 +17,7 @@ import contextlib
 import logging
 import os
 import signal
+import sys
 import time
 from typing import Any
 
@@ -38,6 +39,7 @@ from core.tools.results import (
 )
 from core.tools.servers import ToolError, ToolServerRecord, forbidden, missing_layers
 from guard import confine, egress, sandbox
+from guard.relay import Relay
 from guard.text import one_line
 from i18n import translate
 
@@ -143,6 +145,7 @@ class Connection(BaseConnection):
         self._stderr = b""
         self._process: anyio.abc.Process | None = None
         self._plan: sandbox.Plan | None = None
+        self.relay: Relay | None = None  # for a server that may reach the intranet
 
     # Starting -------------------------------------------------------------------------
     async def start(self, task_group: anyio.abc.TaskGroup) -> list[ToolInfo]:
@@ -158,6 +161,21 @@ class Connection(BaseConnection):
         except (ValueError, OSError) as exc:
             raise ToolError(translate("core.tools", "{name} cannot start: {problem}").format(
                 name=self.record.name, problem=one_line(str(exc)))) from None
+        if self.record.reach:
+            from guard import seccomp
+
+            if not sys.platform.startswith("linux"):  # its own network is made with Linux's namespaces
+                self._plan.close()
+                raise ToolError(translate("core.tools", "{name} may reach the intranet, which Hearth can confine "
+                                          "on Linux only for now: remove its addresses to run it here with no "
+                                          "network.").format(name=self.record.name))
+            if seccomp.RESTRICTION.active:
+                self._plan.close()
+                raise ToolError(translate("core.tools", "Hearth started with no network at all, as it does while "
+                                          "nothing needs it: {name} can reach the intranet once Hearth starts "
+                                          "again.").format(name=self.record.name))
+            self.relay = Relay(self.record.guard_name, list(self.record.reach))
+            self._plan.relay = self.relay.child_fd
         argv, env = self._plan.spawn()
         task_group.start_soon(self._lifetime, argv, env)
         with anyio.move_on_after(START_SECONDS):
@@ -172,14 +190,21 @@ class Connection(BaseConnection):
     async def _lifetime(self, argv: list[str], env: dict[str, str]) -> None:
         read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](16)
         write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](16)
+        relay = self.relay
         try:
-            self._process = await anyio.open_process(argv, env=env, start_new_session=True)
+            self._process = await anyio.open_process(argv, env=env, start_new_session=True,
+                                                     pass_fds=(relay.child_fd,) if relay else ())
         except OSError as exc:
             self.problem = translate("core.tools", "{name} cannot start: {problem}").format(
                 name=self.record.name, problem=exc.strerror)
+            if relay is not None:
+                relay.close()
             self._ready.set()
             self._ended.set()
             return
+        finally:
+            if relay is not None:
+                relay.started()  # the launcher has its end; Hearth's copy goes
         try:
             async with anyio.create_task_group() as group:
                 group.start_soon(self._read_stdout, read_writer)
@@ -208,6 +233,9 @@ class Connection(BaseConnection):
             if self._plan is not None:
                 with anyio.CancelScope(shield=True):
                     await anyio.to_thread.run_sync(self._plan.close)
+            if relay is not None:
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(relay.close)
             self._ended.set()
 
     def _ended_message(self, exc: BaseException | None = None) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from guard import egress
+from guard.relay import parse_destination
 from guard.sandbox import GrantRefused, Layers, check_grant, resolve_program
 from i18n import translate
 from inference.intranet import EngineError, Trust, normalise_pin, parse_url, valid_api_key
@@ -55,6 +56,9 @@ class ToolServerRecord:
     url: str = ""
     trust: Trust = field(default_factory=Trust)
     token: str = ""
+    # A server started here that may reach these intranet destinations ("host:port"),
+    # through Hearth's relay and nothing else (``guard.relay``); none: no network at all.
+    reach: tuple[str, ...] = ()
 
     @property
     def remote(self) -> bool:
@@ -69,6 +73,8 @@ class ToolServerRecord:
             "name": self.name, "command": self.command, "args": list(self.args), "read": list(self.read),
             "write": list(self.write), "env": dict(self.env), "unconfined_ok": self.unconfined_ok,
             "uid": self.uid}
+        if self.reach:
+            data["reach"] = list(self.reach)
         if self.url:
             data.update(url=self.url, token=self.token, system=self.trust.system, ca_pem=self.trust.ca_pem,
                         pin=self.trust.pin, allow_http=self.trust.allow_http)
@@ -89,10 +95,13 @@ class ToolServerRecord:
                       bool(data.get("allow_http", False)))
         return cls(data["name"], data["command"], strings("args"), strings("read"), strings("write"),
                    {str(k): str(v) for k, v in env.items()}, bool(data.get("unconfined_ok", False)),
-                   str(data.get("uid") or ""), url, trust, str(data.get("token") or ""))
+                   str(data.get("uid") or ""), url, trust, str(data.get("token") or ""), strings("reach"))
 
     def where(self) -> str:
-        """host:port of a server reached over HTTP ("" for one started here)."""
+        """host:port of a server reached over HTTP, or the intranet destinations a server
+        started here may reach ("" for one that reaches nothing)."""
+        if self.reach:
+            return ", ".join(self.reach)
         try:
             endpoint = parse_url(self.url, self.trust) if self.url else None
         except EngineError:
@@ -138,6 +147,21 @@ def _folders(paths: Sequence[str]) -> tuple[str, ...]:
     return tuple(kept)
 
 
+def _destinations(texts: Sequence[str]) -> tuple[str, ...]:
+    """The intranet destinations a server may reach, each ``host:port``, written one way."""
+    kept: list[str] = []
+    for text in texts:
+        try:
+            host, port = parse_destination(text)
+        except ValueError:
+            raise ToolError(translate("core.tools", "{text}: write a host name and port, such as "
+                                      "wiki.intranet:443.").format(text=text)) from None
+        spelled = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        if spelled not in kept:
+            kept.append(spelled)
+    return tuple(kept)
+
+
 class ToolServers:
     """The vault's tool servers; safe from any thread."""
 
@@ -166,7 +190,7 @@ class ToolServers:
         self._library.set_preference(PREFERENCE, [r.to_dict() for r in records.values()])
         with self._lock:
             self._records = dict(records)
-        remember_in_settings(any(r.url for r in records.values()))
+        remember_in_settings(any(r.url or r.reach for r in records.values()))
 
     def records(self) -> list[ToolServerRecord]:
         return sorted(self._load().values(), key=lambda r: r.name.casefold())
@@ -180,9 +204,10 @@ class ToolServers:
 
     def add(self, name: str, command: str, args: Sequence[str], read: Sequence[str] = (),
             write: Sequence[str] = (), env: dict[str, str] | None = None,
-            unconfined_ok: bool = False) -> ToolServerRecord:
+            unconfined_ok: bool = False, reach: Sequence[str] = ()) -> ToolServerRecord:
         """Keep a server (started by nobody yet). ToolError for a name taken, a program
-        that is not there, a folder that is not one or holds Hearth's data."""
+        that is not there, a folder that is not one or holds Hearth's data, a destination
+        that is not ``host:port``."""
         name, records = self._free(name)
         try:
             program = resolve_program(command)
@@ -191,7 +216,7 @@ class ToolServers:
                 command=command)) from None
         variables = {valid_variable(k): v for k, v in (env or {}).items()}
         record = ToolServerRecord(name, program, tuple(args), _folders(read), _folders(write), variables,
-                                  unconfined_ok, secrets.token_hex(8))
+                                  unconfined_ok, secrets.token_hex(8), reach=_destinations(reach))
         records[name] = record
         self._store(records)
         return record

@@ -23,7 +23,7 @@ from storage.paths import data_dir
 from tests.tools.conftest import needs_sandbox, server_args
 
 
-def add_hostile(session: Session, tmp_path: Path, port: int) -> dict[str, Path]:
+def add_hostile(session: Session, tmp_path: Path, port: int, reach: tuple[str, ...] = ()) -> dict[str, Path]:
     places = {"granted": tmp_path / "granted", "home": tmp_path / "home", "outside": tmp_path / "outside.txt"}
     places["granted"].mkdir()
     places["home"].mkdir()
@@ -33,7 +33,8 @@ def add_hostile(session: Session, tmp_path: Path, port: int) -> dict[str, Path]:
     command, args = server_args("hostile")
     session.tool_servers.add("hostile", command, args, write=[str(places["granted"])], env={
         "HOSTILE_PORT": str(port), "HOSTILE_VAULT": str(vault),
-        "HOSTILE_SECRET": str(places["home"] / "diary.txt"), "HOSTILE_OUTSIDE": str(places["outside"])})
+        "HOSTILE_SECRET": str(places["home"] / "diary.txt"), "HOSTILE_OUTSIDE": str(places["outside"])},
+        reach=reach)
     return places
 
 
