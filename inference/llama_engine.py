@@ -31,7 +31,13 @@ from inference.bundled import bundled_name
 from inference.chat_template import ChatTemplate, ControlTextEscaper, TemplateRefused, output_limit
 from inference.errors import InferenceError, ModelLoadError, PromptTooLong
 from inference.hardware import physical_cores
-from inference.llama_generate import evaluate_prompt, reuse_prefix, sampled_tokens, text_pieces
+from inference.llama_generate import (
+    decode,
+    evaluate_prompt,
+    reuse_prefix,
+    sampled_tokens,
+    text_pieces,
+)
 from inference.llama_load import (
     backend_name,
     check_model_file,
@@ -45,6 +51,9 @@ from inference.lookup import Drafter, DraftPolicy
 from inference.protocol import ChatMessage, ModelSpec, SamplingParams
 from inference.state_cache import StateCache, clear_context
 from inference.tool_formats import ToolFormat, detect, escaped
+from inference.vision import MARKER, Projector, Prompt
+
+PICTURE_BATCH = 512
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +79,8 @@ class LlamaEngine:
         self.states = StateCache()
         self.conversation: int | None = None  # whose state (chat_id) is in the context now
         self._last_prompt: tuple[tuple[tuple[ChatMessage, ...], str], list[int], list[str]] | None = None
+        self.projector: Projector | None = None  # a vision model's: it sees pictures
+        self._pictured: Prompt | None = None  # the last prompt with pictures, cut in chunks
         self._pieces: dict[int, bytes] = {}
         self._end_tokens: frozenset[int] = frozenset()
         self.last_drafter: Drafter | None = None  # the last answer's guesses, for the figures
@@ -114,7 +125,8 @@ class LlamaEngine:
             llm = construct_llama(
                 model_path=str(spec.path),
                 n_ctx=spec.n_ctx,
-                n_batch=spec.n_batch,
+                # A picture's tokens go in at once where its projector attends both ways.
+                n_batch=max(spec.n_batch, PICTURE_BATCH) if spec.projector else spec.n_batch,
                 n_threads=threads,
                 n_threads_batch=threads,
                 n_gpu_layers=spec.n_gpu_layers,
@@ -133,8 +145,12 @@ class LlamaEngine:
             ).format(name=spec.path.name, error=exc)) from exc
         try:
             self._template, self._stop_strings, self.chat_format_label = make_template(llm, spec)
-            self._escaper = ControlTextEscaper(control_texts(llm, self._template.source))
             self.tool_format = detect(self._template)
+            if spec.projector is not None:
+                self.projector = Projector(spec.projector, llm, threads, spec.n_gpu_layers != 0)
+            # A picture's marker in a message's text is broken like a control token's.
+            self._escaper = ControlTextEscaper([*control_texts(llm, self._template.source),
+                                                *([MARKER] if self.projector else [])])
         except ModelLoadError:
             llm.close()
             raise
@@ -152,6 +168,10 @@ class LlamaEngine:
             raise ModelLoadError(translate("inference.llama_engine", "No model is loaded."))
         return self._llm
 
+    @property
+    def sees_pictures(self) -> bool:
+        return self.projector is not None
+
     def _prompt_tokens(self, messages: Sequence[ChatMessage]) -> tuple[list[int], list[str]]:
         """Render and tokenize; the last result is kept, because the worker counts the
         prompt it fitted and then streams the very same messages."""
@@ -166,7 +186,11 @@ class LlamaEngine:
         llm = self._require()
         assert self._template is not None
         escape = self._escaper.escape
-        rendered = [{"role": m.role, "content": escape(m.content)} for m in messages]
+        pictures = [p for m in messages for p in m.pictures] if self.projector else []
+        # A message's pictures come first in its turn, one marker each, as llama.cpp's
+        # server places them; without a projector they are not given (their text is).
+        rendered = [{"role": m.role, "content": "".join(MARKER + "\n" for _ in m.pictures) * bool(pictures)
+                     + escape(m.content)} for m in messages]
         tools = escaped(self._tools, escape)  # a stranger's names and schemas: no control token
         limit = output_limit(self.n_ctx, sum(len(m["content"]) + len(m["role"]) for m in rendered)
                              + len(self._tools_key))
@@ -189,6 +213,12 @@ class LlamaEngine:
             ).format(kind=type(exc).__name__, error=exc)) from exc
         # special=True for the template's markers; content can no longer spell any (escaped
         # above). No BOS is added here: a template that wants one writes {{ bos_token }}.
+        if self._pictured is not None and self.projector is not None:
+            self.projector.free(self._pictured)
+            self._pictured = None
+        if pictures and self.projector is not None:
+            self._pictured = self.projector.tokenize(prompt, pictures)
+            return list(self._pictured.tokens), list(self._stop_strings)
         tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
         return tokens, list(self._stop_strings)
 
@@ -211,7 +241,12 @@ class LlamaEngine:
             raise PromptTooLong(len(tokens), n_ctx)
         # All but the last prompt token; the token loop evaluates that one before it samples.
         common = self.last_reused_tokens = reuse_prefix(llm, tokens)
-        if not evaluate_prompt(llm, tokens, common, should_stop, self._prompt_progress):
+        pictured = self._pictured if self._pictured is not None and self._pictured.tokens == tokens else None
+        if pictured is not None and self.projector is not None:
+            common = self.last_reused_tokens = llm.n_tokens = pictured.picture_start(common)
+            if not self.projector.evaluate(llm, pictured, common, should_stop, decode):
+                return
+        elif not evaluate_prompt(llm, tokens, common, should_stop, self._prompt_progress):
             return
         llm.set_seed(params.seed if params.seed is not None else random.randrange(2**31))
         max_tokens = min(params.max_tokens, n_ctx - len(tokens))
@@ -233,7 +268,9 @@ class LlamaEngine:
         # Guesses only on the CPU, whose batches of a token and two guesses have the logits of
         # one token at a time (tested). On a GPU they do not: on an H200 with CUDA, 11 of 25
         # drafted document answers changed, and a batch of three cost far more than a token.
+        # Never with pictures: their placeholders are no tokens a guess could be made of.
         drafter = (Drafter(prompt) if params.prompt_lookup and self.backend == "CPU" and not params.grammar
+                   and min(prompt, default=0) >= 0
                    else None)  # a grammar's state follows the tokens accepted, one at a time
         self.last_drafter = drafter
         return sampled_tokens(llm, prompt, params, max_tokens, drafter, self.draft_policy)
@@ -275,6 +312,11 @@ class LlamaEngine:
         self.conversation = None
         self._last_prompt = None
         self.last_drafter = None
+        if self.projector is not None:
+            self.projector.free(self._pictured)
+            self._pictured = None
+            self.projector.close()
+            self.projector = None
         if self._llm is not None:
             try:
                 self._llm.close()

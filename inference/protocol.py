@@ -7,10 +7,32 @@ leftovers of a request it has stopped or replaced.
 
 from __future__ import annotations
 
+import hashlib
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+MAX_PICTURE_SIDE = 1024  # pixels: what a picture is scaled down to before a model sees it
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A picture's pixels, decoded (RGB, 8 bits a channel) in the isolated child that read
+    its file; ``key``, its digest, says which picture it is (equal pictures are equal)."""
+
+    width: int
+    height: int
+    rgb: bytes = field(compare=False, repr=False)
+    key: str = ""
+
+    def __post_init__(self) -> None:
+        if not (0 < self.width <= MAX_PICTURE_SIDE and 0 < self.height <= MAX_PICTURE_SIDE) \
+                or len(self.rgb) != self.width * self.height * 3:
+            raise ValueError("a picture's pixels do not match its size")
+        if not self.key:
+            digest = hashlib.sha256(f"{self.width}x{self.height}:".encode() + self.rgb).hexdigest()
+            object.__setattr__(self, "key", digest)
 
 
 @dataclass(frozen=True)
@@ -20,6 +42,9 @@ class ChatMessage:
     # An earlier question given with document passages: the question alone, which takes
     # the passages' place when the context is short (``inference.prompt.fit_messages``).
     plain: str | None = None
+    # Pictures given with a question, for a model that sees images (the others get what
+    # text recognition read in them, as passages).
+    pictures: tuple[Picture, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -59,6 +84,8 @@ class ModelSpec:
     n_gpu_layers: int = -1  # all layers on the GPU when the build has one; ignored on CPU builds
     chat_format: str = "auto"  # or a name from inference.chat_formats
     display_name: str = ""
+    # A vision model's projector (mmproj) file: with it, the model sees pictures.
+    projector: Path | None = None
 
 
 # Commands -------------------------------------------------------------------------
