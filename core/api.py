@@ -36,7 +36,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from core.api_images import ImagesRefused, image_parts, image_passages
+from core.api_images import ImagesRefused, image_parts, image_passages, with_pictures
 from core.api_protocol import timed_protocol
 from core.api_tools import (
     ApiTools,
@@ -188,9 +188,10 @@ def create_app(backend: Backend, token: str, port: int | None = None) -> Starlet
         if images:  # read here, in the isolated children, off the server's loop
             question = next((m.content for m in reversed(messages) if m.role == "user"), "")
             try:
-                found = Passages(tuple(await asyncio.to_thread(image_passages, images, question)))
+                given, pictures = await asyncio.to_thread(image_passages, images, question)
             except AttachmentRefused as exc:
                 return error(400, str(exc))
+            found, messages = Passages(tuple(given)), with_pictures(messages, pictures)
         try:
             params = SamplingParams(
                 max_tokens=int(body.get("max_tokens") or body.get("max_completion_tokens") or 512),

@@ -2,7 +2,8 @@
 URI of a PNG, JPEG or TIFF is read as an attachment is (``core.attachments``: in the
 isolated children, its text by text recognition) and its text given to the model as
 passages; any other URL is refused, because Hearth fetches nothing from the network.
-Until a vision model is loaded, this is how a text model answers about a screenshot.
+This is how a text model answers about a screenshot; a model that sees pictures is also
+given their pixels (with the last question).
 
 The bytes go to a private temporary folder only for the child to read them, and are
 deleted at once; the request body's size limit bounds them first.
@@ -15,9 +16,11 @@ import binascii
 import re
 import shutil
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from core.attachments import MAX_ATTACHMENTS, passages, private_folder, read_all, write_private
+from inference.protocol import ChatMessage, Picture
 from inference.rag import Passage
 
 _DATA_URI = re.compile(r"data:(image/(?:png|jpeg|jpg|tiff));base64,(.*)", re.DOTALL | re.IGNORECASE)
@@ -56,13 +59,24 @@ def image_parts(raw: Sequence[Any]) -> list[tuple[str, bytes]]:
     return found
 
 
-def image_passages(images: Sequence[tuple[str, bytes]], question: str) -> list[Passage]:
-    """The images' text, as passages for ``question`` (AttachmentRefused for an image that
-    cannot be read: a bomb, a broken file, one without text)."""
+def image_passages(images: Sequence[tuple[str, bytes]], question: str) -> tuple[list[Passage], tuple[Picture, ...]]:
+    """The images' text, as passages for ``question``, and their pixels for a model that
+    sees pictures (AttachmentRefused for an image that cannot be read: a bomb, a broken
+    file; one without text only where the model cannot see it either)."""
     folder = private_folder("hearth-images-")
     try:
         paths = [write_private(folder, f"image-{number}{suffix}", data)
                  for number, (suffix, data) in enumerate(images, start=1)]
-        return passages(read_all(paths), question)
+        read = read_all(paths)
+        return passages(read, question), tuple(a.picture for a in read if a.picture is not None)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def with_pictures(messages: list[ChatMessage], pictures: tuple[Picture, ...]) -> list[ChatMessage]:
+    """The request's messages, its pictures given with its last question (a model that
+    does not see pictures is not given them: ``inference.llama_engine``)."""
+    last = max((i for i, m in enumerate(messages) if m.role == "user"), default=None)
+    if last is None or not pictures:
+        return messages
+    return [replace(m, pictures=pictures) if i == last else m for i, m in enumerate(messages)]

@@ -33,11 +33,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from core.document_protocol import SEARCH_TIMEOUT
+from core.pictures import from_stored, read_picture
+from core.pictures import stored as stored_picture
 from i18n import translate
 from inference.bundled import embedding_model
 from inference.embedder import EmbedderNotLoaded, profile
 from inference.errors import NoModelLoaded
-from inference.protocol import ChatMessage, Embed
+from inference.protocol import ChatMessage, Embed, Picture
 from inference.rag import Passage, user_turn
 from storage.documents.chunking import MAX_TOKENS, Chunk, chunk_sections
 from storage.documents.isolation import OCR_MEMORY_LIMIT, IsolatedParser
@@ -67,6 +69,7 @@ class Attachment:
     name: str
     sections: tuple[Section, ...]
     notes: tuple[str, ...] = ()  # what was left out or read by text recognition
+    picture: Picture | None = None  # an image's pixels, for a model that sees pictures (core.pictures)
 
 
 def _refused(name: str, why: str) -> AttachmentRefused:
@@ -99,6 +102,7 @@ def read(path: Path, parser: IsolatedParser, ocr: IsolatedParser) -> Attachment:
             text = ocr.recognise(path, page, (info.st_dev, info.st_ino))
             if text.strip():
                 found.append(Section(text, page if path.suffix.lower() == ".pdf" else None))
+        picture = read_picture(parser, path, (info.st_dev, info.st_ino))
     except ParseError as exc:
         raise _refused(name, str(exc)) from None
     notes = list(notes)
@@ -109,14 +113,16 @@ def read(path: Path, parser: IsolatedParser, ocr: IsolatedParser) -> Attachment:
         notes.append(translate("core.attachments", "{count} scanned page(s) left unread").format(
             count=len(scanned) - OCR_PAGES))
     if not any(s.text.strip() for s in found):
-        raise _refused(name, translate("core.attachments", "no text was found in it."))
+        if picture is None:
+            raise _refused(name, translate("core.attachments", "no text was found in it."))
+        notes.append(translate("core.attachments", "no text in it: only a model that sees pictures can use it"))
     found.sort(key=lambda s: s.page or 0)
     if sum(len(s.text) for s in found) > STORED_CHARACTERS:  # what a question can keep of it, and no more
         found = _within(found, STORED_CHARACTERS)
         notes.append(translate("core.attachments", "the rest of it was too long to keep"))
     if sum(len(s.text) for s in found) > WHOLE_CHARACTERS:  # said first: it is what the answer gets
         notes.insert(0, translate("core.attachments", "long: the passages that match each question are used"))
-    return Attachment(name, tuple(found), tuple(notes))
+    return Attachment(name, tuple(found), tuple(notes), picture)
 
 
 def _within(sections: Sequence[Section], characters: int) -> list[Section]:
@@ -223,7 +229,8 @@ def first_turn(question: str, given: Sequence[Passage]) -> ChatMessage:
 
 def to_stats(attachments: Sequence[Attachment]) -> list[dict[str, Any]]:
     """The attachments as the user message keeps them, encrypted with it in the vault: the
-    files' names, notes and text (not their bytes: nothing else of a file is kept)."""
+    files' names, notes and text, and an image's pixels (scaled down, nothing of its
+    metadata: ``core.pictures``); not their bytes: nothing else of a file is kept."""
     left = STORED_CHARACTERS
     kept = []
     for attachment in attachments:
@@ -235,7 +242,10 @@ def to_stats(attachments: Sequence[Attachment]) -> list[dict[str, Any]]:
             text = section.text[:left]
             left -= len(text)
             sections.append([section.page, section.heading, text])
-        kept.append({"name": attachment.name, "notes": notes, "sections": sections})
+        item: dict[str, Any] = {"name": attachment.name, "notes": notes, "sections": sections}
+        if attachment.picture is not None:
+            item["picture"] = stored_picture(attachment.picture)
+        kept.append(item)
     return kept
 
 
@@ -246,7 +256,8 @@ def from_stats(stats: Mapping[str, Any] | None) -> list[Attachment]:
         try:
             sections = tuple(Section(str(text), int(page) if page else None, str(heading) if heading else None)
                              for page, heading, text in item["sections"])
-            found.append(Attachment(str(item["name"]), sections, tuple(str(n) for n in item.get("notes") or ())))
+            found.append(Attachment(str(item["name"]), sections, tuple(str(n) for n in item.get("notes") or ()),
+                                    from_stored(item.get("picture")) if item.get("picture") else None))
         except (KeyError, TypeError, ValueError):
             continue  # a damaged entry: left out, the others kept
     return found

@@ -6,6 +6,9 @@ questions with the passages they were answered from), and its title. The turn ma
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from core.pictures import pictures_of
 from i18n import translate
 from inference.protocol import ChatMessage
 from inference.rag import user_turn
@@ -63,6 +66,8 @@ def history(store: ChatStore, chat: Chat | None, chat_id: int, until: int | None
             turn = user_turn(m.content, sources if isinstance(sources, list) and went_there else None)
         else:
             turn = ChatMessage(m.role, m.content)
+        if m.role == "user" and not engine:  # pictures go to the local model only (if it sees them)
+            turn = replace(turn, pictures=pictures_of(m.stats))
         if found[-1].role == "system" and turn.role == "assistant":
             continue  # an answer whose question was deleted, first in the chat: not a turn
         if found[-1].role == turn.role == "user":
@@ -73,6 +78,12 @@ def history(store: ChatStore, chat: Chat | None, chat_id: int, until: int | None
             turn = ChatMessage(turn.role, f"{found.pop().content}\n\n{turn.content}")
         found.append(turn)
     return tuple(found)
+
+
+def asked(chat: Chat | None, text: str, stats: dict | None) -> ChatMessage:
+    """A new question as the model is given it: with its attachments' pictures where the
+    local model answers (which uses them if it sees pictures)."""
+    return ChatMessage("user", text, pictures=() if route(chat)[0] else pictures_of(stats))
 
 
 def continued(store: ChatStore, chat: Chat | None, chat_id: int, answer: Message) -> tuple[ChatMessage, ...]:

@@ -11,6 +11,7 @@ import os
 import tempfile
 import threading
 from pathlib import Path
+from typing import Any
 
 from i18n import translate
 from inference import cpu_variant
@@ -148,3 +149,26 @@ def copy_with_hash(source: Path, folder: Path, cancel: threading.Event | None = 
         return target, sha
     finally:
         partial.unlink(missing_ok=True)
+
+
+def projector_beside(model: Path, text_width: int) -> tuple[Path | None, str]:
+    """A vision model's projector found beside ``model`` and checked
+    (``inference.projectors``): (its path, "") or (None, why it was not kept; "" when
+    there was none)."""
+    from inference.gguf import InvalidGGUF
+    from inference.projectors import check_projector, find_projector
+
+    found = find_projector(model)
+    if found is None:
+        return None, ""
+    try:
+        check_projector(found, text_width)
+    except InvalidGGUF as exc:
+        return None, str(exc)
+    return found, ""
+
+
+def projector_of(entry: Any) -> Path | None:
+    """A library entry's projector, if it has one and the file is there."""
+    kept = entry.info.get("projector")
+    return Path(kept) if isinstance(kept, str) and kept and Path(kept).is_file() else None

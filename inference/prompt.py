@@ -13,6 +13,7 @@ of changing a little further in at every turn.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from inference.errors import PromptTooLong
 from inference.protocol import ChatMessage
@@ -63,7 +64,7 @@ def _without_old_passages(system: list[ChatMessage], history: list[ChatMessage],
     trial = history
     for cut in range(STRIP_STEP, len(with_passages) + STRIP_STEP, STRIP_STEP):
         stripped = set(with_passages[:cut])
-        trial = [ChatMessage(m.role, m.plain or "") if i in stripped else m for i, m in enumerate(history)]
+        trial = [replace(m, content=m.plain or "", plain=None) if i in stripped else m for i, m in enumerate(history)]
         if count(system + trial + latest) <= budget:
             break
     return trial

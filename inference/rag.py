@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from inference.protocol import ChatMessage
 
@@ -127,7 +127,7 @@ def with_passages(messages: Sequence[ChatMessage], passages: Sequence[Passage],
     question = msgs[-1].content
     kept = list(passages)
     while True:
-        latest = ChatMessage("user", render(kept, question), plain=question)
+        latest = replace(msgs[-1], role="user", content=render(kept, question), plain=question)
         if count([*system, latest]) <= budget or not kept:
             return [*msgs[:-1], latest], kept
         kept.pop()  # the least relevant goes first

@@ -42,10 +42,10 @@ class ModelSettings:
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in (data or {}).items() if k in known})
 
-    def spec(self, path: Path, display_name: str = "") -> ModelSpec:
+    def spec(self, path: Path, display_name: str = "", projector: Path | None = None) -> ModelSpec:
         return ModelSpec(path=path, n_ctx=self.n_ctx, n_threads=self.n_threads or physical_cores(),
                          n_batch=self.n_batch, n_gpu_layers=self.n_gpu_layers,
-                         chat_format=self.chat_format, display_name=display_name)
+                         chat_format=self.chat_format, display_name=display_name, projector=projector)
 
     def sampling(self, overrides: dict[str, Any] | None = None) -> SamplingParams:
         values = {name: getattr(self, name) for name in SAMPLING_FIELDS}

@@ -24,6 +24,8 @@ from core.models import (
     copy_with_hash,
     file_signature,
     hash_file,
+    projector_beside,
+    projector_of,
     verify_reference,
 )
 from core.protocol import (
@@ -168,12 +170,19 @@ class ModelsController(QObject):
                 .format(file=source.name, problem=exc))
             return False
         folder, cancel = models_dir(), self._cancel
+        projector, projector_problem = projector_beside(source, info.embedding_length)
 
-        def work() -> tuple[Path, str, dict[str, int] | None]:
+        def work() -> tuple[Path, str, dict[str, int] | None, dict[str, str]]:
+            seeing = {"projector_problem": projector_problem} if projector_problem else {}
             if mode == COPY:
-                return (*copy_with_hash(source, folder, cancel), None)
+                if projector is not None:
+                    kept, projector_sha = copy_with_hash(projector, folder, cancel)
+                    seeing = {"projector": str(kept), "projector_sha256": projector_sha}
+                return (*copy_with_hash(source, folder, cancel), None, seeing)
             signature = file_signature(source)  # before hashing: a change during it shows later
-            return source.resolve(), hash_file(source, cancel), signature
+            if projector is not None:
+                seeing = {"projector": str(projector.resolve()), "projector_sha256": hash_file(projector, cancel)}
+            return source.resolve(), hash_file(source, cancel), signature, seeing
 
         key = str(source.resolve())
         self.pending.add(key)
@@ -182,9 +191,9 @@ class ModelsController(QObject):
         return True
 
     def _stored(self, key: str, source: Path, mode: str, info: ModelInfo,
-                result: tuple[Path, str, dict[str, int] | None]) -> None:
+                result: tuple[Path, str, dict[str, int] | None, dict[str, str]]) -> None:
         self.pending.discard(key)
-        path, sha, signature = result
+        path, sha, signature, seeing = result
         if self.library is None:
             return
         existing = self.library.find_sha256(sha)
@@ -194,7 +203,8 @@ class ModelsController(QObject):
                 .format(file=source.name, name=existing.name))
             return
         settings = ModelSettings.for_model(info.context_length)
-        facts = info.as_dict() if signature is None else {**info.as_dict(), SIGNATURE: signature}
+        facts = {**info.as_dict(), **seeing} if signature is None else {**info.as_dict(), **seeing,
+                                                                        SIGNATURE: signature}
         entry = self.library.add(info.name, str(path), mode, sha, facts, settings.as_dict())
         self.check(entry.id)  # first: whoever is told of the new entry sees it being checked
         self.imported.emit(entry)
@@ -292,7 +302,7 @@ class ModelsController(QObject):
                              "checked: Hearth is making sure it is still the same model, and loads "
                              "it if it is.").format(name=entry.name)
         settings = ModelSettings.from_dict(entry.settings)
-        self.chat.model.load(settings.spec(Path(entry.path), entry.name))
+        self.chat.model.load(settings.spec(Path(entry.path), entry.name, projector_of(entry)))
         self.chat.params = settings.sampling()
         assert self.library is not None
         self.library.set_preference("default_model", entry.id)
@@ -368,7 +378,7 @@ class ModelsController(QObject):
                     self._wanted = entry.id
                     self._verify(entry)  # reloaded with the saved settings once verified
                 else:
-                    self.chat.model.load(settings.spec(Path(entry.path), entry.name))
+                    self.chat.model.load(settings.spec(Path(entry.path), entry.name, projector_of(entry)))
             self.chat.params = settings.sampling()
         self.library_changed.emit()
 
@@ -386,6 +396,8 @@ class ModelsController(QObject):
         self.library.remove(entry.id)
         if entry.stored == COPY:
             Path(entry.path).unlink(missing_ok=True)
+            if entry.info.get("projector"):
+                Path(str(entry.info["projector"])).unlink(missing_ok=True)
         self.library_changed.emit()
         return None
 

@@ -90,6 +90,21 @@ def role_text(role: str) -> str:
             "embedding": translate("models.dialog", "embedding (for documents)")}.get(role, role)
 
 
+def seeing_lines(entry: LibraryEntry) -> list[str]:
+    """Whether the model sees pictures: its projector file, or why the one beside it was
+    not kept (escaped: file names and reasons are a stranger's text)."""
+    kept, problem = entry.info.get("projector"), entry.info.get("projector_problem")
+    if isinstance(kept, str) and kept:
+        if not Path(kept).is_file():
+            return [translate("models.dialog", "Sees pictures: no, its picture reader is missing ({name})").format(
+                name=escape(Path(kept).name))]
+        return [translate("models.dialog", "Sees pictures: yes (picture reader {name})").format(
+            name=escape(Path(kept).name))]
+    if isinstance(problem, str) and problem:
+        return [translate("models.dialog", "Sees pictures: no ({problem})").format(problem=escape(problem))]
+    return []
+
+
 def starter_hint() -> str:
     return translate("models.dialog", "The starter model that comes with Hearth is very small: "
                      "it answers short questions about your documents, best in English. A larger "
@@ -263,6 +278,7 @@ class ModelsDialog(QDialog):
                 license=e(info.license), role=e(role_text(info.role))),
             translate("models.dialog", "SHA-256: {sha256}").format(
                 sha256=f"<tt>{e(entry.sha256)}</tt>"),
+            *seeing_lines(entry),
             translate("models.dialog", "Status: {status}").format(
                 status=e(status_text(self.models, entry))),
             *([translate("models.dialog", "<b>This looks like a base model</b> (no chat template, "

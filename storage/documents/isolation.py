@@ -179,6 +179,15 @@ class IsolatedParser:
         in the child (``page_picture``); ParseError as ``parse``."""
         return self._request("picture", path, None, wake, on_wake, page, passage)
 
+    def pixels(self, path: Path, identity: Identity | None = None) -> tuple[int, int, bytes]:
+        """An image's first frame as RGB pixels, upright, at most ``pixels.MAX_SIDE`` on a
+        side, nothing of its metadata: (width, height, bytes), decoded in the child under
+        its limits; ParseError as ``parse``."""
+        import base64
+
+        reply = self._request("pixels", path, identity, None, None)
+        return int(reply["width"]), int(reply["height"]), base64.b64decode(reply["rgb"], validate=True)
+
     def digest(self, path: Path, identity: Identity | None = None, wake: Connection | None = None,
                on_wake: Callable[[], None] | None = None) -> str:
         """The sha256 of ``path``'s content, read in the child under the same limits and

@@ -96,6 +96,11 @@ def handle(request: dict[str, Any], memory_limit: int) -> dict[str, Any]:
 
             with parsers.open_regular(path, identity) as fh:
                 return {"status": "ok", "text": ocr.recognise_file(fh, path.suffix.lower(), int(request["page"]))}
+        if request["op"] == "pixels":
+            from storage.documents.pixels import pixels
+
+            with parsers.open_regular(path, identity) as fh:
+                return {"status": "ok", **pixels(fh, path.suffix.lower())}
         if request["op"] == "picture":
             from storage.documents.page_picture import page_picture
 

@@ -77,6 +77,14 @@ def checked(data: bytes, op: str) -> dict[str, Any]:
                                                            for v in m) for m in marks):
             raise Malformed("marks of the wrong shape")
         return reply
+    if op == "pixels":
+        from storage.documents.pixels import MAX_SIDE
+
+        width, height, rgb = (reply.get(k) for k in ("width", "height", "rgb"))
+        if not (type(width) is int and type(height) is int and 0 < width <= MAX_SIDE and 0 < height <= MAX_SIDE
+                and isinstance(rgb, str) and len(rgb) == 4 * width * height):
+            raise Malformed("pixels of the wrong size")
+        return reply
     if op == "ocr":
         from storage.documents.ocr import MAX_PAGE_CHARS
 
