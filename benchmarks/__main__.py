@@ -22,12 +22,14 @@ from benchmarks import (
     starter_bench,
     tools_bench,
     vault_bench,
+    vision_bench,
 )
 
 SUITES = {"chat": perf_bench.run, "vault": vault_bench.run, "documents": documents_bench.run,
           "stall": stall_bench.run, "starter": starter_bench.run, "retrieval": retrieval_bench.run, "engines": engine_bench.run,
           "rag": rag_bench.run, "binding": binding_bench.run, "openmp": openmp_bench.run,
-          "tools": tools_bench.run, "attachments": attachments_bench.run}
+          "tools": tools_bench.run, "attachments": attachments_bench.run,
+          "vision": vision_bench.run}
 
 
 def main() -> int:

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from cli.common import (
     JOB_TIMEOUT,
     CommandError,
-    local_model,
+    local_spec,
     notice,
     opened,
     show,
@@ -29,7 +30,6 @@ from core.models import resolve_embedding_model
 from core.protocol import (
     ChatMessage,
     InferenceError,
-    ModelSpec,
     Passages,
     SamplingParams,
     invented,
@@ -124,10 +124,10 @@ def terminal_chat(engine: str = "", model: str = "", tools: bool = False,
 
 
 def _local_chat(model: str, toolbox: Toolbox | None = None, attachments: Sequence[Attachment] = ()) -> int:
-    path = local_model(model)
+    spec = local_spec(model)
     with WorkerClient(with_embedder=bool(attachments)) as client:
         try:
-            loaded = client.load(ModelSpec(path))
+            loaded = client.load(spec)
             embedder = client.load_embedder(resolve_embedding_model()).model if attachments else ""
         except (InferenceError, ClientError) as exc:
             raise CommandError(str(exc)) from exc
@@ -139,9 +139,11 @@ def _attached_answer(client: WorkerClient, history: list[ChatMessage], attachmen
     """The first question's answer, from its attachments' passages (the question then
     keeps them, as the model saw it, for the questions after it); their sources after."""
     question = history[-1].content
+    pictures = tuple(a.picture for a in attachments if a.picture is not None)  # for a model that sees them
+    history[-1] = replace(history[-1], pictures=pictures)
     found = passages(attachments, question, client.embed, embedder)
     answer = client.generate(tuple(history), params, Passages(tuple(found)), on_chunk=show, on_notice=notice)
-    history[-1] = first_turn(question, answer.passages)
+    history[-1] = replace(first_turn(question, answer.passages), pictures=pictures)
     if answer.passages:
         print("\n\n" + translate("cli.commands", "Sources:"))
         for p in answer.passages:

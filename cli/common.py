@@ -24,7 +24,7 @@ from core.document_progress import Progress, Report
 from core.document_protocol import CollectionsChanged, DocumentsUnavailable, JobFailed
 from core.document_service import DocumentService
 from core.documents import Collection
-from core.models import resolve_embedding_model, resolve_model
+from core.models import projector_of, resolve_embedding_model, resolve_model
 from core.protocol import (
     ChatMessage,
     InferenceError,
@@ -140,10 +140,10 @@ def opened(chat: bool = False, engine: str = "", read_only: bool = False, model:
         try:
             if engine:
                 use_engine(client, session, engine)
-            chat_path = local_model(model, session) if chat and not engine else None  # also the CPU build
+            chat_spec = local_spec(model, session) if chat and not engine else None  # also the CPU build
             loaded = client.load_embedder(embedding_model_path(session))
-            if chat_path is not None:
-                client.load(ModelSpec(chat_path))
+            if chat_spec is not None:
+                client.load(chat_spec)
             events: queue.Queue[Any] = queue.Queue()
             # No re-embedding in the background here: a command does what it was asked (an
             # import re-embeds the collection it adds to first, if it was on another model).
@@ -158,23 +158,24 @@ def opened(chat: bool = False, engine: str = "", read_only: bool = False, model:
             raise CommandError(str(exc)) from exc
 
 
-def local_model(name: str, session: Session | None = None) -> Path:
-    """The local model a command asked for by ``--model``: the starter with none, else a
-    model of the library (checked, usable, for chat) by its name or its file's name, case
-    aside (``session``: the vault a command has open already). CommandError, saying where
-    the names are listed, for one it does not know."""
+def local_spec(name: str, session: Session | None = None) -> ModelSpec:
+    """The local model a command asked for by ``--model``, as the worker loads it (with its
+    projector where it sees pictures): the starter with none, else a model of the library
+    (checked, usable, for chat) by its name or its file's name, case aside (``session``:
+    the vault a command has open already). CommandError, saying where the names are
+    listed, for one it does not know."""
     if not name:
-        return resolve_model()
+        return ModelSpec(resolve_model())
     if session is None:
         with unlocked(read_only=True) as opened_now:
-            return local_model(name, opened_now)
+            return local_spec(name, opened_now)
     wanted = name.casefold()
     for entry in session.library.entries():
         names = {entry.name.casefold(), Path(entry.path).name.casefold(), Path(entry.path).stem.casefold()}
         if wanted in names and entry.usable and entry.info.get("role", "chat") == "chat":
-            return Path(entry.path)
+            return ModelSpec(Path(entry.path), projector=projector_of(entry))
     if wanted in {starter_model().name.casefold(), Path(starter_model().file).stem.casefold()}:
-        return resolve_model()
+        return ModelSpec(resolve_model())
     raise CommandError(translate("cli.commands", "No usable local chat model is called “{name}”; "
                                  "`models list` shows them.").format(name=name))
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import logging
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,9 +66,12 @@ class Projector:
     """A loaded projector, tied to one loaded text model."""
 
     def __init__(self, path: Path, llm: Any, threads: int, use_gpu: bool) -> None:
-        from llama_cpp import mtmd_cpp
+        from llama_cpp import _logger, mtmd_cpp
 
         self._m = mtmd_cpp
+        # libmtmd's messages go where llama.cpp's go: dropped below errors unless verbose
+        # (they name no content, but "decoding image batch" on every picture is noise).
+        mtmd_cpp.mtmd_helper_log_set(_logger.llama_log_callback, None)
         params = mtmd_cpp.mtmd_context_params_default()
         params.use_gpu = use_gpu
         params.n_threads = threads
@@ -91,6 +95,7 @@ class Projector:
                 "as Qwen's vision models do).").format(name=path.name))
         self.name = path.name
         self.encoded = 0  # pictures encoded since loading (a cached one is not)
+        self.seconds = 0.0  # spent encoding them and putting them in the context
 
     def tokenize(self, text: str, pictures: list[Picture]) -> Prompt:
         """``text`` (the rendered prompt, one marker per picture, in order) in chunks."""
@@ -171,8 +176,10 @@ class Projector:
             chunk = m.mtmd_input_chunks_get(prompt.chunks, index)
             reached = llm.n_tokens
             after = _pos(reached)  # libmtmd sets it for a picture (adds to it for text)
+            began = time.perf_counter()
             result = m.mtmd_helper_eval_chunk_single(self._ctx, llm._ctx.ctx, chunk, reached, 0,
                                                      int(llm.n_batch), False, ctypes.byref(after))
+            self.seconds += time.perf_counter() - began
             if result != 0:
                 raise InferenceError(translate("inference.vision", "The model could not take in a picture "
                                                "(libmtmd said {code}).").format(code=result))

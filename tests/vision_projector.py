@@ -17,8 +17,9 @@ TOKENS = (IMAGE_SIZE // PATCH_SIZE) ** 2  # picture tokens
 WIDTH, HEADS, FEED_FORWARD, BLOCKS, PROJECTED = 32, 4, 64, 2, 64  # feed-forward ≠ width (clip.cpp)
 
 
-def make_projector(path: Path, text_width: int = 576, seed: int = 0) -> Path:
-    """Write the projector to ``path`` (the same bytes for the same seed)."""
+def make_projector(path: Path, text_width: int = 576, seed: int = 0, image_size: int = IMAGE_SIZE) -> Path:
+    """Write the projector to ``path`` (the same bytes for the same seed); a picture is
+    (``image_size`` / 14)² tokens: 16 by default, 256 at 224 (as many as Gemma 3's)."""
     import gguf
 
     rng = np.random.default_rng(seed)
@@ -35,7 +36,7 @@ def make_projector(path: Path, text_width: int = 576, seed: int = 0) -> Path:
     writer.add_bool("clip.has_audio_encoder", False)
     writer.add_string("clip.projector_type", "mlp")
     writer.add_bool("clip.use_gelu", False)
-    for key, value in (("image_size", IMAGE_SIZE), ("patch_size", PATCH_SIZE), ("embedding_length", WIDTH),
+    for key, value in (("image_size", image_size), ("patch_size", PATCH_SIZE), ("embedding_length", WIDTH),
                        ("feed_forward_length", FEED_FORWARD), ("block_count", BLOCKS),
                        ("projection_dim", text_width), ("attention.head_count", HEADS)):
         writer.add_uint32(f"clip.vision.{key}", value)
@@ -44,7 +45,7 @@ def make_projector(path: Path, text_width: int = 576, seed: int = 0) -> Path:
     writer.add_array("clip.vision.image_std", [0.26862954, 0.26130258, 0.27577711])
     writer.add_tensor("v.patch_embd.weight", weights(WIDTH, 3, PATCH_SIZE, PATCH_SIZE))
     writer.add_tensor("v.patch_embd.bias", filled(0, WIDTH))
-    writer.add_tensor("v.position_embd.weight", weights(TOKENS, WIDTH))
+    writer.add_tensor("v.position_embd.weight", weights((image_size // PATCH_SIZE) ** 2, WIDTH))
     writer.add_tensor("v.pre_ln.weight", filled(1, WIDTH))
     writer.add_tensor("v.pre_ln.bias", filled(0, WIDTH))
     for block in range(BLOCKS):

@@ -237,6 +237,20 @@
             <numerusform>&lt;b&gt;{name}&lt;/b&gt;: %n calls, {sent} to it, {received} from it; {state}</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>; through Hearth&apos;s relay to {where}: %n connection(s), {sent} out, {received} in</source>
+        <translation>
+            <numerusform>; through Hearth&apos;s relay to {where}: %n connection, {sent} out, {received} in</numerusform>
+            <numerusform>; through Hearth&apos;s relay to {where}: %n connections, {sent} out, {received} in</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>; %n refused (not an address you gave it)</source>
+        <translation>
+            <numerusform>; %n refused (not an address you gave it)</numerusform>
+            <numerusform>; %n refused (not addresses you gave it)</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>storage.crypto</name>

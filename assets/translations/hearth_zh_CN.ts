@@ -1170,12 +1170,28 @@ Nothing is sent until you send it there.</source>
         <translation>环境变量：{names}</translation>
     </message>
     <message>
+        <source>May reach: {where}, through Hearth&apos;s relay (an HTTP proxy); nothing else.</source>
+        <translation>可访问：{where}，经由 Hearth 的中继（HTTP 代理）；除此之外不能访问任何地址。</translation>
+    </message>
+    <message>
+        <source>No network.</source>
+        <translation>无网络。</translation>
+    </message>
+    <message>
         <source>Add a tool server</source>
         <translation>添加工具服务器</translation>
     </message>
     <message>
         <source>folders, separated by ;</source>
         <translation>文件夹，用 ; 分隔</translation>
+    </message>
+    <message>
+        <source>none; or host:port, separated by ; (through Hearth&apos;s relay only)</source>
+        <translation>不填则无；或填写 主机:端口，用 ; 分隔（只经由 Hearth 的中继）</translation>
+    </message>
+    <message>
+        <source>Intranet addresses it may reach</source>
+        <translation>它可以访问的内网地址</translation>
     </message>
     <message>
         <source>Allow it to run although this computer cannot confine it fully</source>
@@ -1208,6 +1224,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>May read and write:</source>
         <translation>可读写：</translation>
+    </message>
+    <message>
+        <source>May reach:</source>
+        <translation>可访问：</translation>
     </message>
     <message>
         <source>Variables (NAME=value, stored encrypted):</source>
@@ -1994,6 +2014,10 @@ Nothing is sent until you send it there.</source>
         <translation>  环境变量：{names}</translation>
     </message>
     <message>
+        <source>  may reach: {where} (through Hearth&apos;s relay)</source>
+        <translation>  可访问：{where}（经由 Hearth 的中继）</translation>
+    </message>
+    <message>
         <source>  may run where the sandbox is incomplete</source>
         <translation>  允许在沙箱不完整时运行</translation>
     </message>
@@ -2006,8 +2030,8 @@ Nothing is sent until you send it there.</source>
         <translation>请给出启动服务器的程序（在 -- 之后）或它的地址（--url），不要两者都给。</translation>
     </message>
     <message>
-        <source>--read, --write, --env and --unconfined are for a program started here; a server&apos;s address needs none.</source>
-        <translation>--read、--write、--env 和 --unconfined 用于在本机启动的程序；服务器地址不需要这些。</translation>
+        <source>--read, --write, --env, --reach and --unconfined are for a program started here; a server&apos;s address needs none.</source>
+        <translation>--read、--write、--env、--reach 和 --unconfined 用于在本机启动的程序；通过地址访问的服务器不需要它们。</translation>
     </message>
     <message>
         <source>--ca, --pin, --system-ca, --allow-http and --token-env are for a server&apos;s address (--url).</source>
@@ -2084,6 +2108,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>pass this environment variable&apos;s value to the server (stored encrypted)</source>
         <translation>把此环境变量的值交给服务器（加密保存）</translation>
+    </message>
+    <message>
+        <source>an intranet address the server may reach through Hearth&apos;s relay, as an HTTP(S) proxy (again for more); nothing else</source>
+        <translation>服务器可经由 Hearth 的中继（作为 HTTP(S) 代理）访问的内网地址（可重复指定多个）；除此之外不能访问任何地址</translation>
     </message>
     <message>
         <source>allow it to run where this computer cannot confine it fully</source>
@@ -2197,6 +2225,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>no text was found in it.</source>
         <translation>其中没有找到文字。</translation>
+    </message>
+    <message>
+        <source>no text in it: only a model that sees pictures can use it</source>
+        <translation>其中没有文字：只有能看图的模型才能使用它</translation>
     </message>
     <message>
         <source>long: the passages that match each question are used</source>
@@ -2584,6 +2616,14 @@ Nothing is sent until you send it there.</source>
         <translation>{name} 无法启动：{problem}</translation>
     </message>
     <message>
+        <source>{name} may reach the intranet, which Hearth can confine on Linux only for now: remove its addresses to run it here with no network.</source>
+        <translation>{name} 可以访问内网，而 Hearth 目前只能在 Linux 上限制这类服务器：删除它的地址后，它可以在这里以无网络的方式运行。</translation>
+    </message>
+    <message>
+        <source>Hearth started with no network at all, as it does while nothing needs it: {name} can reach the intranet once Hearth starts again.</source>
+        <translation>Hearth 启动时完全没有网络，因为当时没有任何功能需要网络：重新启动 Hearth 后，{name} 才能访问内网。</translation>
+    </message>
+    <message>
         <source>{name} did not start within {seconds:.0f} s.</source>
         <translation>{name} 未能在 {seconds:.0f} 秒内启动。</translation>
     </message>
@@ -2642,6 +2682,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>A tool server named {name} exists already.</source>
         <translation>名为 {name} 的工具服务器已存在。</translation>
+    </message>
+    <message>
+        <source>{text}: write a host name and port, such as wiki.intranet:443.</source>
+        <translation>{text}：请写成主机名和端口，例如 wiki.intranet:443。</translation>
     </message>
     <message>
         <source>{command}: no such program.</source>
@@ -3872,6 +3916,21 @@ Nothing is sent until you send it there.</source>
     </message>
 </context>
 <context>
+    <name>inference.projectors</name>
+    <message>
+        <source>{name} is not a picture reader (projector): it is a {kind} file</source>
+        <translation>{name} 不是图片读取器（投影文件）：它是 {kind} 文件</translation>
+    </message>
+    <message>
+        <source>{name} reads no pictures (it has no vision encoder)</source>
+        <translation>{name} 不能读取图片（它没有视觉编码器）</translation>
+    </message>
+    <message>
+        <source>{name} is made for another model (it gives {width} values a token, this model takes {expected})</source>
+        <translation>{name} 是为另一个模型制作的（它每个词元给出 {width} 个值，而这个模型需要 {expected} 个）</translation>
+    </message>
+</context>
+<context>
     <name>inference.remote</name>
     <message>
         <source>The engine {name} did not list its models: is the URL an OpenAI-compatible API (…/v1)?</source>
@@ -3896,6 +3955,37 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>The request to the engine failed ({kind}). Details are in the log.</source>
         <translation>对引擎的请求失败（{kind}）。详细信息见日志。</translation>
+    </message>
+</context>
+<context>
+    <name>inference.vision</name>
+    <message>
+        <source>llama.cpp could not use {name} as the picture reader (projector) of this model: it is damaged, made for another model, or of a kind this version does not know.</source>
+        <translation>llama.cpp 无法把 {name} 用作这个模型的图片读取器（投影文件）：文件已损坏、是为另一个模型制作的，或是此版本不认识的类型。</translation>
+    </message>
+    <message>
+        <source>{name} reads sound, not pictures.</source>
+        <translation>{name} 读取的是声音，不是图片。</translation>
+    </message>
+    <message>
+        <source>{name} places pictures in a way Hearth does not support yet (M-RoPE, as Qwen&apos;s vision models do).</source>
+        <translation>{name} 放置图片的方式 Hearth 目前尚不支持（M-RoPE，Qwen 的视觉模型使用这种方式）。</translation>
+    </message>
+    <message>
+        <source>A picture could not be given to the model.</source>
+        <translation>无法把图片交给模型。</translation>
+    </message>
+    <message>
+        <source>The pictures could not be placed in the prompt (libmtmd said {code}).</source>
+        <translation>无法把图片放入提示中（libmtmd 返回 {code}）。</translation>
+    </message>
+    <message>
+        <source>The model&apos;s prompt held something other than text and the pictures given.</source>
+        <translation>模型的提示中含有文字和所给图片以外的内容。</translation>
+    </message>
+    <message>
+        <source>The model could not take in a picture (libmtmd said {code}).</source>
+        <translation>模型无法读入图片（libmtmd 返回 {code}）。</translation>
     </message>
 </context>
 <context>
@@ -4061,6 +4151,18 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
     <message>
         <source>embedding (for documents)</source>
         <translation>嵌入（用于文档）</translation>
+    </message>
+    <message>
+        <source>Sees pictures: no, its picture reader is missing ({name})</source>
+        <translation>能看图：否，它的图片读取器不见了（{name}）</translation>
+    </message>
+    <message>
+        <source>Sees pictures: yes (picture reader {name})</source>
+        <translation>能看图：是（图片读取器 {name}）</translation>
+    </message>
+    <message>
+        <source>Sees pictures: no ({problem})</source>
+        <translation>能看图：否（{problem}）</translation>
     </message>
     <message>
         <source>The starter model that comes with Hearth is very small: it answers short questions about your documents, best in English. A larger model (1 to 8 billion parameters, a .gguf file, for example a Qwen or Llama instruct model) gives much better answers, in Chinese too: choose Import… or drop the file here. Nothing is downloaded by Hearth; copy the file from wherever you got it.</source>
@@ -4844,6 +4946,18 @@ Nothing is copied, changed or sent.</source>
     <message>
         <source>&lt;p&gt;No tool server has run since Hearth was unlocked.&lt;/p&gt;</source>
         <translation>&lt;p&gt;自 Hearth 解锁以来，没有运行过工具服务器。&lt;/p&gt;</translation>
+    </message>
+    <message numerus="yes">
+        <source>; through Hearth&apos;s relay to {where}: %n connection(s), {sent} out, {received} in</source>
+        <translation>
+            <numerusform>；经由 Hearth 的中继访问 {where}：%n 个连接，发出 {sent}，收到 {received}</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>; %n refused (not an address you gave it)</source>
+        <translation>
+            <numerusform>；拒绝了 %n 个（不是你给它的地址）</numerusform>
+        </translation>
     </message>
     <message>
         <source>This deletes your chats, documents index, model library, backups, settings and logs from this computer. It cannot be undone.

@@ -18,6 +18,7 @@ from inference.projectors import check_projector, find_projector
 from storage.library import COPY, REFERENCE
 from tests.app.conftest import WAIT_MS
 from tests.inference import gguf_builder
+from tests.storage.conftest import store, vault_path  # noqa: F401 - the vault fixtures
 from tests.vision_projector import make_projector
 
 
@@ -99,3 +100,23 @@ def test_only_a_picture_reader_for_this_models_width_passes_the_check(tmp_path: 
     (tmp_path / "mmproj-junk.gguf").write_bytes(b"GGUF" + bytes(10))
     with pytest.raises(InvalidGGUF):
         check_projector(tmp_path / "mmproj-junk.gguf", 576)
+
+
+def test_the_terminal_loads_a_library_model_with_its_projector(store, tmp_path: Path) -> None:  # noqa: F811
+    from cli.common import local_spec
+    from core.session import Session
+
+    model = model_file(tmp_path / "SmolVLM.gguf")
+    projector = make_projector(tmp_path / "mmproj-SmolVLM.gguf")
+    session = Session(store)
+    try:
+        entry = session.library.add("SmolVLM 256M", str(model), REFERENCE, "ab" * 32,
+                                    {"role": "chat", "projector": str(projector)}, {})
+        session.library.save(replace(entry, probe={"ok": True, "reason": "", "key": probe_key()}))
+        spec = local_spec("smolvlm 256m", session)
+        assert (spec.path, spec.projector) == (model, projector)
+        projector.unlink()  # gone since: the model still loads, seeing nothing
+        assert local_spec("SmolVLM.gguf", session).projector is None
+        assert local_spec("", session).projector is None  # the starter
+    finally:
+        session.close()
