@@ -26,7 +26,8 @@ from benchmarks.common import Figure, median, percentile, spread
 from guard import egress
 from inference.intranet import Client, Trust, parse_url
 from inference.protocol import ChatMessage, Chunk, Done, Failed, Generate, SamplingParams, Stopped
-from inference.remote import RemoteRunner, discover
+from inference.remote import RemoteRunner
+from inference.remote_discovery import discover
 
 THREADS = 2  # the local worker's and llama-server's, alike
 QUESTION = "Write a short story about a lighthouse keeper and a storm, in about 150 words."

@@ -27,7 +27,8 @@ from inference.intranet import (
     valid_api_key,
 )
 from inference.protocol import Generate
-from inference.remote import EngineInfo, RemoteEngine, RemoteModel, discover
+from inference.remote import RemoteEngine
+from inference.remote_discovery import EngineInfo, RemoteModel, discover
 from storage.library import ModelLibrary
 
 PREFERENCE = "engines"

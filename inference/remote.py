@@ -24,7 +24,6 @@ import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from guard.egress import log_tag
@@ -34,7 +33,7 @@ from inference.citations import document_answer
 from inference.engine_tokens import control_spellings, escape_control_text
 from inference.errors import InferenceError
 from inference.generation import Sink, emit_safely, place_passages, stream_pieces
-from inference.intranet import Abort, Aborted, Client, EngineError, Overloaded, one_line
+from inference.intranet import Abort, Aborted, Client, EngineError, Overloaded
 from inference.prompt import answer_reserve, fit_messages
 from inference.protocol import (
     ChatMessage,
@@ -47,7 +46,9 @@ from inference.protocol import (
     Stats,
     Stopped,
 )
-from inference.tool_formats import hearths_request
+from inference.remote_discovery import RemoteModel, positive
+from inference.remote_tools import CallDeltas, engine_request
+from inference.tool_formats import escaped
 from inference.tool_grammar import grammar_fields
 
 log = logging.getLogger(__name__)
@@ -56,61 +57,7 @@ ESTIMATE_MARGIN = 1.1  # how much an estimated token count may fall short
 DEFAULT_CONTEXT = 4096  # an engine that does not say: a window every current model has
 PER_MESSAGE = 8  # a chat template's tokens around each message, counted generously
 RETRIES = 3
-MAX_MODELS = 200
 MAX_CHARS_PER_TOKEN = 32  # an answer's text beyond max_tokens × this is a server that will not stop
-@dataclass(frozen=True)
-class RemoteModel:
-    id: str
-    n_ctx: int = 0  # 0: the engine did not say
-
-
-@dataclass(frozen=True)
-class EngineInfo:
-    kind: str  # "vllm" | "sglang" | "llama.cpp" | "openai" (any other compatible server)
-    models: tuple[RemoteModel, ...]
-
-
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 10**8 else 0
-
-
-def discover(client: Client) -> EngineInfo:
-    """Which kind of server this is, its models and their context windows."""
-    data = client.get_json(client.endpoint.path + "/models")
-    items = data.get("data") if isinstance(data, dict) else None
-    if not isinstance(items, list):
-        raise EngineError(translate("inference.remote", "The engine {name} did not list its models: "
-                                    "is the URL an OpenAI-compatible API (…/v1)?").format(name=client.name))
-    models: list[RemoteModel] = []
-    owners = set()
-    for item in items[:MAX_MODELS]:
-        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
-            continue
-        model_id = one_line(item["id"], 200)
-        if not model_id:
-            continue
-        owners.add(str(item.get("owned_by", "")).lower())
-        meta = item.get("meta")
-        meta = meta if isinstance(meta, dict) else {}
-        models.append(RemoteModel(model_id, _int(item.get("max_model_len")) or _int(meta.get("n_ctx_train"))))
-    kind = ("vllm" if "vllm" in owners else "sglang" if "sglang" in owners
-            else "llama.cpp" if "llamacpp" in owners else "openai")
-    if kind == "llama.cpp":
-        # /v1/models gives the training length; the server's window (per parallel slot) is in /props.
-        try:
-            props = client.get_json(client.endpoint.root + "/props")
-            settings = props.get("default_generation_settings") if isinstance(props, dict) else None
-            n_ctx = _int(settings.get("n_ctx")) if isinstance(settings, dict) else 0
-        except EngineError:
-            n_ctx = 0
-        if n_ctx:
-            models = [RemoteModel(m.id, n_ctx) for m in models]
-    if not models:
-        raise EngineError(translate("inference.remote", "The engine {name} answers but offers no "
-                                    "model.").format(name=client.name))
-    return EngineInfo(kind, tuple(models))
-
-
 class RemoteEngine:
     """One model on one engine. Safe to use from several threads at once."""
 
@@ -201,7 +148,7 @@ class RemoteEngine:
             self.counted_exactly = False
             return None
         if isinstance(data, dict):
-            if _int(data.get("count")):
+            if positive(data.get("count")):
                 return int(data["count"])
             if isinstance(data.get("tokens"), list):
                 return len(data["tokens"])
@@ -209,7 +156,7 @@ class RemoteEngine:
 
     # The answer ---------------------------------------------------------------------
     def request_body(self, messages: Sequence[ChatMessage], params: SamplingParams, max_tokens: int,
-                     abort: Abort | None = None) -> dict[str, Any]:
+                     abort: Abort | None = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model.id, "stream": True, "max_tokens": max_tokens,
             "messages": [{"role": m.role, "content": self.escape(m.content, abort)} for m in messages],
@@ -228,13 +175,19 @@ class RemoteEngine:
         elif self.kind in ("vllm", "sglang"):
             body.update(top_k=params.top_k, min_p=params.min_p, repetition_penalty=params.repeat_penalty)
         body.update(grammar_fields(self.kind, params.grammar))  # a tool choice: the engine's sampler follows it
+        if extra and extra.get("tools"):  # a tool choice of an engine without a grammar
+            body.update(tools=escaped(extra["tools"], lambda text: self.escape(text, abort)),
+                        tool_choice=extra.get("tool_choice", "auto"))
         return body
 
     def stream(self, messages: Sequence[ChatMessage], params: SamplingParams, abort: Abort,
-               max_tokens: int, usage: dict[str, int], notice: Callable[[str], None]) -> Iterator[str]:
-        """The answer's text pieces as they arrive. Busy (429/503) is retried with back-off
+               max_tokens: int, usage: dict[str, int], notice: Callable[[str], None],
+               extra: dict[str, Any] | None = None) -> Iterator[str]:
+        """The answer's text pieces as they arrive (a tool call the engine parsed: Hearth's
+        JSON of it, last, in place of any text). Busy (429/503) is retried with back-off
         before the answer starts, each wait said through ``notice``."""
-        body = self.request_body(messages, params, max_tokens, abort)
+        body = self.request_body(messages, params, max_tokens, abort, extra)
+        calls = CallDeltas()
         for attempt in range(RETRIES + 1):
             try:
                 conn, response = self.client.open("POST", self.client.endpoint.path + "/chat/completions",
@@ -255,12 +208,15 @@ class RemoteEngine:
             for event in self.client.events(response, abort):
                 if isinstance(event.get("usage"), dict):
                     for key in ("prompt_tokens", "completion_tokens"):
-                        if _int(event["usage"].get(key)):
+                        if positive(event["usage"].get(key)):
                             usage[key] = event["usage"][key]
                 for choice in event.get("choices") or []:
                     delta = choice.get("delta") if isinstance(choice, dict) else None
                     content = delta.get("content") if isinstance(delta, dict) else None
-                    if isinstance(content, str) and content:
+                    if isinstance(delta, dict) and calls.add(delta.get("tool_calls")):
+                        yield ""  # a call's part: counted as a piece, said once whole
+                        continue
+                    if isinstance(content, str) and content and calls.text() is None:
                         sent += len(content)
                         if sent > most:  # a server that will not stop: only Stop would end it
                             raise EngineError(translate(
@@ -268,6 +224,9 @@ class RemoteEngine:
                                 "tokens asked for; Hearth stopped reading.").format(
                                     name=self.client.name, count=max_tokens))
                         yield content
+            called = calls.text()
+            if called is not None:
+                yield "\n" + called  # after any text: the choice reads the last JSON object
         finally:
             conn.close()
 
@@ -315,7 +274,7 @@ class RemoteRunner:
     def _run(self, command: Generate, abort: Abort) -> None:
         rid = command.request_id
         try:
-            self._answer(hearths_request(command), abort)
+            self._answer(command, abort)
         except Aborted:
             self._emit(Stopped(rid, Stats(0, 0, 0.0, 0.0)))
         except InferenceError as exc:
@@ -333,6 +292,7 @@ class RemoteRunner:
         if abort.is_set():
             raise Aborted()
         engine = self._engine_for(command)
+        command, extra = engine_request(command, engine.kind)
         n_ctx = engine.n_ctx
         budget = n_ctx - answer_reserve(n_ctx, command.params.max_tokens)
         exact = engine.counted_exactly
@@ -357,7 +317,7 @@ class RemoteRunner:
         def pieces() -> Iterator[str]:
             try:
                 yield from engine.stream(messages, command.params, abort, max_tokens, usage,
-                                         lambda text: self._emit(Notice(rid, text)))
+                                         lambda text: self._emit(Notice(rid, text)), extra)
             except Aborted:
                 return
             except EngineError as exc:  # a drop, or an error event: what came so far is kept

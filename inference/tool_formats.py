@@ -154,6 +154,12 @@ def _calls(choice: ToolChoice, fmt: ToolFormat | None) -> list[ChatMessage]:
     return said
 
 
+def calls_in_text(choice: ToolChoice) -> list[ChatMessage]:
+    """The calls so far as plain turns (Hearth's JSON, then the tool's words), for an engine
+    that is given the tools through the OpenAI field (``inference.remote_tools``)."""
+    return _calls(choice, None)
+
+
 def native_grammar(fmt: ToolFormat, tools: Sequence[tuple[str, dict[str, Any]]], required: bool = False) -> str:
     """GBNF for a call of one of ``tools`` in ``fmt``'s spelling or (unless ``required``)
     the first few characters of an answer, which then ends: no call, and the answer is
