@@ -54,13 +54,15 @@ class EngineRecord:
         return {"name": self.name, "url": self.url, "api_key": self.api_key, "enabled": self.enabled,
                 "system": self.trust.system, "ca_pem": self.trust.ca_pem, "pin": self.trust.pin,
                 "allow_http": self.trust.allow_http, "kind": self.kind, "checked_at": self.checked_at,
-                "models": [{"id": m.id, "n_ctx": m.n_ctx} for m in self.models]}
+                "models": [{"id": m.id, "n_ctx": m.n_ctx, **({"vision": True} if m.vision else {})}
+                           for m in self.models]}
 
-    def consent_key(self, with_documents: bool) -> str:
+    def consent_key(self, with_documents: bool, with_pictures: bool = False) -> str:
         """What a user's consent to send a chat to this engine covers: where it goes (the
         URL's scheme, host and port), whom Hearth trusts there (system CAs, the CA given,
-        the pin, plain HTTP allowed) and whether the documents' passages go too. A consent
-        given for another of these is not this one: the user is asked again (#38 item 6)."""
+        the pin, plain HTTP allowed) and whether the documents' passages go too, and
+        attached pictures. A consent given for another of these is not this one: the user
+        is asked again (#38 item 6)."""
         import hashlib
         from urllib.parse import urlsplit
 
@@ -68,14 +70,15 @@ class EngineRecord:
         trust = hashlib.sha256("\0".join((str(self.trust.system), self.trust.ca_pem, self.trust.pin,
                                            str(self.trust.allow_http))).encode()).hexdigest()[:16]
         where = f"{parts.scheme.lower()}://{(parts.hostname or '').lower()}:{parts.port or ''}"
-        return f"{self.name}|{where}|{trust}|{'documents' if with_documents else 'chat'}"
+        sent = "documents" if with_documents else "chat"
+        return f"{self.name}|{where}|{trust}|{sent}" + ("|pictures" if with_pictures else "")
 
     @classmethod
     def from_dict(cls, data: Any) -> EngineRecord | None:
         if not isinstance(data, dict) or not isinstance(data.get("name"), str) \
                 or not isinstance(data.get("url"), str):
             return None
-        models = tuple(RemoteModel(str(m["id"]), int(m.get("n_ctx") or 0))
+        models = tuple(RemoteModel(str(m["id"]), int(m.get("n_ctx") or 0), m.get("vision") is True)
                        for m in data.get("models") or [] if isinstance(m, dict) and "id" in m)
         trust = Trust(bool(data.get("system", True)), str(data.get("ca_pem") or ""),
                       str(data.get("pin") or ""), bool(data.get("allow_http", False)))
@@ -88,6 +91,13 @@ class EngineRecord:
         """host:port, for messages and the Privacy panel."""
         endpoint = parse_url(self.url, self.trust)
         return f"{endpoint.host}:{endpoint.port}"
+
+    def sees_pictures(self, model_id: str = "") -> bool:
+        """Whether the engine says this model sees pictures (False for one it no longer lists)."""
+        try:
+            return self.model(model_id).vision
+        except EngineError:
+            return False
 
     def model(self, model_id: str = "") -> RemoteModel:
         found = next((m for m in self.models if m.id == model_id), None)

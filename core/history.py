@@ -66,7 +66,7 @@ def history(store: ChatStore, chat: Chat | None, chat_id: int, until: int | None
             turn = user_turn(m.content, sources if isinstance(sources, list) and went_there else None)
         else:
             turn = ChatMessage(m.role, m.content)
-        if m.role == "user" and not engine:  # pictures go to the local model only (if it sees them)
+        if m.role == "user":  # given only to a model that sees them (an engine's: after the user agreed)
             turn = replace(turn, pictures=pictures_of(m.stats))
         if found[-1].role == "system" and turn.role == "assistant":
             continue  # an answer whose question was deleted, first in the chat: not a turn
@@ -80,10 +80,12 @@ def history(store: ChatStore, chat: Chat | None, chat_id: int, until: int | None
     return tuple(found)
 
 
-def asked(chat: Chat | None, text: str, stats: dict | None) -> ChatMessage:
-    """A new question as the model is given it: with its attachments' pictures where the
-    local model answers (which uses them if it sees pictures)."""
-    return ChatMessage("user", text, pictures=() if route(chat)[0] else pictures_of(stats))
+def asked(text: str, stats: dict | None) -> ChatMessage:
+    """A new question as the model is given it: with its attachments' pictures, which a
+    model that sees pictures is given (the local one; an engine's, once the user agreed:
+    ``app.chat.controller``), and any other is not (``inference.llama_engine``,
+    ``inference.remote``)."""
+    return ChatMessage("user", text, pictures=pictures_of(stats))
 
 
 def continued(store: ChatStore, chat: Chat | None, chat_id: int, answer: Message) -> tuple[ChatMessage, ...]:

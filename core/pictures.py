@@ -64,3 +64,8 @@ def pictures_of(stats: Mapping[str, Any] | None, key: str = "attachments") -> tu
         if picture is not None:
             found.append(picture)
     return tuple(found)
+
+
+def chat_has_pictures(store: Any, chat_id: int) -> bool:
+    """Whether any question of the chat keeps a picture (``store``: None, none)."""
+    return store is not None and any(pictures_of(m.stats) for m in store.messages(chat_id) if m.role == "user")

@@ -140,7 +140,7 @@ class TurnMachine:
             return False
         found = attaching.finder([*attaching.attached(shown, until=message_id), *attaching.from_stats(edited.stats)],
                                  retrieval_for, self._submit)
-        if not self._begin(chat_id, (*messages, asked(chat, text, edited.stats)), params, found, edited.id,
+        if not self._begin(chat_id, (*messages, asked(text, edited.stats)), params, found, edited.id,
                            edited=edited.id):
             return False
         first = next((m for m in shown if m.role == "user"), None)

@@ -47,6 +47,7 @@ from inference.protocol import (
     Stopped,
 )
 from inference.remote_discovery import RemoteModel, positive
+from inference.remote_pictures import data_uri
 from inference.remote_tools import CallDeltas, engine_request
 from inference.tool_formats import escaped
 from inference.tool_grammar import grammar_fields
@@ -57,6 +58,7 @@ ESTIMATE_MARGIN = 1.1  # how much an estimated token count may fall short
 DEFAULT_CONTEXT = 4096  # an engine that does not say: a window every current model has
 PER_MESSAGE = 8  # a chat template's tokens around each message, counted generously
 RETRIES = 3
+PICTURE_TOKENS = 1024  # what a picture may take of an engine's window (its own count is not asked)
 MAX_CHARS_PER_TOKEN = 32  # an answer's text beyond max_tokens × this is a server that will not stop
 class RemoteEngine:
     """One model on one engine. Safe to use from several threads at once."""
@@ -116,7 +118,9 @@ class RemoteEngine:
 
     # Token counts -------------------------------------------------------------------
     def count_tokens(self, messages: Sequence[ChatMessage], abort: Abort | None = None) -> int:
-        return 2 + sum(PER_MESSAGE + self._count(self.escape(m.content, abort), abort) for m in messages)
+        pictures = sum(len(m.pictures) for m in messages) if self.model.vision else 0
+        return 2 + pictures * PICTURE_TOKENS + sum(PER_MESSAGE + self._count(self.escape(m.content, abort), abort)
+                                                   for m in messages)
 
     def counter(self, abort: Abort) -> Callable[[Sequence[ChatMessage]], int]:
         """count_tokens for one request: its /tokenize calls stop with it."""
@@ -159,7 +163,7 @@ class RemoteEngine:
                      abort: Abort | None = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model.id, "stream": True, "max_tokens": max_tokens,
-            "messages": [{"role": m.role, "content": self.escape(m.content, abort)} for m in messages],
+            "messages": [{"role": m.role, "content": self._content(m, abort)} for m in messages],
             "temperature": params.temperature, "top_p": params.top_p,
             "stream_options": {"include_usage": True},
         }
@@ -179,6 +183,15 @@ class RemoteEngine:
             body.update(tools=escaped(extra["tools"], lambda text: self.escape(text, abort)),
                         tool_choice=extra.get("tool_choice", "auto"))
         return body
+
+    def _content(self, message: ChatMessage, abort: Abort | None) -> str | list[dict[str, Any]]:
+        """A message's content: its text, and for a model that says it sees pictures, the
+        pictures given with it (as ``image_url`` data URIs, after the text)."""
+        text = self.escape(message.content, abort)
+        if not (self.model.vision and message.pictures):
+            return text
+        return [{"type": "text", "text": text},
+                *({"type": "image_url", "image_url": {"url": data_uri(p)}} for p in message.pictures)]
 
     def stream(self, messages: Sequence[ChatMessage], params: SamplingParams, abort: Abort,
                max_tokens: int, usage: dict[str, int], notice: Callable[[str], None],

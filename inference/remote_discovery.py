@@ -15,6 +15,7 @@ MAX_MODELS = 200
 class RemoteModel:
     id: str
     n_ctx: int = 0  # 0: the engine did not say
+    vision: bool = False  # the engine says it sees pictures (llama-server's /props; others do not say)
 
 
 @dataclass(frozen=True)
@@ -49,15 +50,18 @@ def discover(client: Client) -> EngineInfo:
     kind = ("vllm" if "vllm" in owners else "sglang" if "sglang" in owners
             else "llama.cpp" if "llamacpp" in owners else "openai")
     if kind == "llama.cpp":
-        # /v1/models gives the training length; the server's window (per parallel slot) is in /props.
+        # /v1/models gives the training length; the server's window (per parallel slot) is in
+        # /props, and whether its model sees pictures (a projector loaded with --mmproj).
         try:
             props = client.get_json(client.endpoint.root + "/props")
-            settings = props.get("default_generation_settings") if isinstance(props, dict) else None
-            n_ctx = positive(settings.get("n_ctx")) if isinstance(settings, dict) else 0
         except EngineError:
-            n_ctx = 0
-        if n_ctx:
-            models = [RemoteModel(m.id, n_ctx) for m in models]
+            props = {}
+        props = props if isinstance(props, dict) else {}
+        settings = props.get("default_generation_settings")
+        n_ctx = positive(settings.get("n_ctx")) if isinstance(settings, dict) else 0
+        modalities = props.get("modalities")
+        vision = isinstance(modalities, dict) and modalities.get("vision") is True
+        models = [RemoteModel(m.id, n_ctx or m.n_ctx, vision) for m in models]
     if not models:
         raise EngineError(translate("inference.remote", "The engine {name} answers but offers no "
                                     "model.").format(name=client.name))

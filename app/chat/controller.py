@@ -25,6 +25,7 @@ from core.attachments import Attachment, attached_names
 from core.drafts import Drafts
 from core.engines import EngineRecord, Engines
 from core.history import last_answer, not_sent, route
+from core.pictures import chat_has_pictures
 from core.protocol import (
     ChatMessage,
     EngineError,
@@ -92,7 +93,7 @@ class ChatController(QObject):
         self.engines: Engines | None = None  # the unlocked vault's engines
         self.dispatch = self.runtime.use_engines(self._engine_for)
         # Asked before a chat first sends anything to an engine: (engine, with documents) -> go?
-        self.disclose: Callable[[EngineRecord, bool], bool] | None = None
+        self.disclose: Callable[[EngineRecord, bool, bool], bool] | None = None
         self.turns = TurnMachine(TurnSignals(self), self.dispatch.submit, self.dispatch.cancel, deliver=self.bridge.sink)
         self._retry = QTimer(self)
         self._retry.setInterval(RETRY_MS)
@@ -308,11 +309,12 @@ class ChatController(QObject):
             store is not None and any(attached_names(m.stats) for m in store.messages(chat.id)))
         # Consent covers this engine as it is now (where, whom Hearth trusts there) and
         # whether passages go too: a change of any of them asks again.
-        key = record.consent_key(with_documents)
-        covered = {key} if with_documents else {key, record.consent_key(True)}  # more covers less
-        if covered & set(disclosed):
+        with_pictures = record.sees_pictures(route(chat)[1]) and (attaching or chat_has_pictures(store, chat.id))
+        key = record.consent_key(with_documents, with_pictures)
+        covered = {record.consent_key(d, p) for d in (with_documents, True) for p in (with_pictures, True)}
+        if covered & set(disclosed):  # more covers less
             return True
-        if self.disclose is None or not self.disclose(record, with_documents):
+        if self.disclose is None or not self.disclose(record, with_documents, with_pictures):
             return False
         self.set_chat_settings(chat.id, {**chat.settings, "disclosed": [*disclosed, key]})
         return True

@@ -17,7 +17,7 @@ from guard import egress
 from i18n import translate
 
 
-def disclosure_text(record: EngineRecord, documents: bool) -> str:
+def disclosure_text(record: EngineRecord, documents: bool, pictures: bool = False) -> str:
     """What will leave this computer, in plain words, before the first byte does."""
     text = translate("engines.window", "This chat will send the conversation (your messages, the "
                      "answers so far and its instructions) to {name} at {where}, your organisation's "
@@ -26,6 +26,10 @@ def disclosure_text(record: EngineRecord, documents: bool) -> str:
         text += " " + translate("engines.window", "For document questions and attached files, the passages "
                                 "Hearth finds are sent with them; the files themselves and the documents' "
                                 "index never leave this computer.")
+    if pictures:
+        text += " " + translate("engines.window", "Its model sees pictures: the pictures attached to this chat "
+                                "are sent to it too, as pixels (scaled down, without the files' location or "
+                                "other details).")
     return text + " " + translate("engines.window", "The chat stays encrypted on this computer. Send?")
 
 
@@ -68,13 +72,13 @@ class EngineActions(QObject):
         self.window.header.refresh_models()
         self.update_guard_label()
 
-    def disclose(self, record: EngineRecord, documents: bool) -> bool:
+    def disclose(self, record: EngineRecord, documents: bool, pictures: bool = False) -> bool:
         """Asked once per chat and engine (the controller remembers the answer in the chat)."""
         box = QMessageBox(cast(QWidget, self.window))
         box.setIcon(QMessageBox.Icon.Information)
         box.setWindowTitle(translate("engines.window", "Send to {name}?").format(name=record.name))
         box.setTextFormat(Qt.TextFormat.PlainText)  # the name and address are not markup
-        box.setText(disclosure_text(record, documents))
+        box.setText(disclosure_text(record, documents, pictures))
         box.setStandardButtons(QMessageBox.StandardButton.Cancel)
         send = box.addButton(translate("engines.window", "Send"), QMessageBox.ButtonRole.AcceptRole)
         box.setDefaultButton(send)

@@ -3270,6 +3270,10 @@ Nothing is sent until you send it there.</source>
         <translation>对于文档提问和附加的文件，Hearth 找到的段落会一并发送；文件本身和文档的索引永远不会离开这台电脑。</translation>
     </message>
     <message>
+        <source>Its model sees pictures: the pictures attached to this chat are sent to it too, as pixels (scaled down, without the files&apos; location or other details).</source>
+        <translation>它的模型能看图：附加到这个对话的图片也会发送给它，以像素的形式（已缩小，不含文件的位置或其他信息）。</translation>
+    </message>
+    <message>
         <source>The chat stays encrypted on this computer. Send?</source>
         <translation>对话在这台电脑上仍保持加密。要发送吗？</translation>
     </message>

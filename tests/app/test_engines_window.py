@@ -68,7 +68,7 @@ def test_add_pick_disclose_stream_and_see_where_text_went(qtbot, make_window, en
 
     asked: list[str] = []
 
-    def refuse(record, documents):
+    def refuse(record, documents, pictures=False):
         asked.append(record.name)
         return False
 
@@ -80,7 +80,7 @@ def test_add_pick_disclose_stream_and_see_where_text_went(qtbot, make_window, en
 
     texts: list[str] = []
 
-    def agree(record, documents):
+    def agree(record, documents, pictures=False):
         from app.engines.window import disclosure_text
 
         texts.append(disclosure_text(record, documents))
@@ -213,7 +213,7 @@ def test_a_document_question_searches_here_and_sends_only_the_passages(
     next(a for a in window.documents_menu.actions() if a.text() == "Work").setChecked(True)
     window.controller.set_route(chat.id, "Corp", "corp-smollm2")
     told: list[bool] = []
-    window.controller.disclose = lambda record, documents: told.append(documents) or True
+    window.controller.disclose = lambda record, documents, pictures=False: told.append(documents) or True
     local: list = []  # what reaches the local worker through the dispatch (no answer should)
     real_submit = window.controller.worker.submit
     monkeypatch.setattr(window.controller.worker, "submit",
@@ -243,16 +243,52 @@ def test_an_attached_files_passages_go_to_an_engine_only_after_the_disclosure_na
     chat = window.controller.chats.new()
     window.controller.set_route(chat.id, "Corp", "corp-smollm2")
     told: list[bool] = []
-    window.controller.disclose = lambda record, documents: told.append(documents) or True
+    window.controller.disclose = lambda record, documents, pictures=False: told.append(documents) or True
     with qtbot.waitSignal(window.controller.answer_finished, timeout=6 * WAIT_MS):
         assert window.controller.send("Hello")
     assert told == [False]  # a plain chat: the conversation only
     manual = Attachment("greenhouse.pdf", (Section("The spare fuse is in the blue tin.", 2),))
-    window.controller.disclose = lambda record, documents: told.append(documents) and False
+    window.controller.disclose = lambda record, documents, pictures=False: told.append(documents) and False
     assert not window.controller.send("Where is the fuse?", [manual])  # refused: not sent
     assert told == [False, True] and len(window.controller.store.messages(chat.id)) == 2
-    window.controller.disclose = lambda record, documents: told.append(documents) or True
+    window.controller.disclose = lambda record, documents, pictures=False: told.append(documents) or True
     with qtbot.waitSignal(window.controller.answer_finished, timeout=6 * WAIT_MS) as finished:
         assert window.controller.send("Where is the fuse?", [manual])
     assert told == [False, True, True]
     assert finished.args[0].stats["sources"][0]["label"] == "greenhouse.pdf (attached), page 2"
+
+
+def test_pictures_go_to_an_engine_that_sees_only_after_the_disclosure_names_them(
+        qtbot, make_window, engine, monkeypatch, embedding_model_path) -> None:
+    """#39: where the engine says its model sees pictures, a question with a picture asks
+    again, naming the pictures; a consent given without them does not cover them."""
+    from app.engines.window import disclosure_text
+    from core.attachments import Attachment
+    from core.engines import EngineRecord
+    from inference.protocol import Picture
+    from storage.documents.reading import Section
+
+    window = make_window(embedder=embedding_model_path)
+    add_engine(qtbot, window, engine, monkeypatch)
+    monkeypatch.setattr(EngineRecord, "sees_pictures", lambda self, model_id="": True)
+    chat = window.controller.chats.new()
+    window.controller.set_route(chat.id, "Corp", "corp-smollm2")
+    told: list[tuple[bool, bool]] = []
+    window.controller.disclose = lambda record, documents, pictures=False: told.append((documents, pictures)) or True
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=6 * WAIT_MS):
+        assert window.controller.send("Hello")
+    assert told == [(False, False)]  # no picture in the chat yet: none named
+    photo = Attachment("shed.png", (Section("a shed", None),), (), Picture(4, 4, bytes(48)))
+    window.controller.disclose = lambda record, documents, pictures=False: told.append((documents, pictures)) and False
+    assert not window.controller.send("What is in it?", [photo])
+    assert told[-1] == (True, True) and len(window.controller.store.messages(chat.id)) == 2
+    window.controller.disclose = lambda record, documents, pictures=False: told.append((documents, pictures)) or True
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=6 * WAIT_MS):
+        assert window.controller.send("What is in it?", [photo])
+    asked = len(told)
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=6 * WAIT_MS):
+        assert window.controller.send("And its colour?")  # covered now: not asked again
+    assert len(told) == asked
+    record = window.controller.engines.get("Corp")
+    assert "sees pictures" in disclosure_text(record, True, True)
+    assert "pictures" not in disclosure_text(record, True, False)

@@ -153,7 +153,9 @@ def test_pictures_reach_the_model_in_every_turn_and_never_an_engine(store, vault
         again.close()
 
 
-def test_an_intranet_engine_is_given_no_picture(store, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+def test_every_question_keeps_its_pictures_whoever_answers(store, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """The history carries them; only a model that sees pictures is given them (the local
+    one, or an engine's once the user agreed: tests/core/test_engine_pictures.py)."""
     from core import history as history_module
     from core.attachments import Attachment
     from core.attachments import stored as stored_attachments
@@ -165,11 +167,9 @@ def test_an_intranet_engine_is_given_no_picture(store, monkeypatch: pytest.Monke
         [Attachment("cat.png", (Section("a cat", None),), (), seen)]))
     kept = stored_attachments([Attachment("c", (), (), seen)])
     local = history_module.history(store, store.get_chat(chat.id), chat.id)
-    assert local[-1].pictures == (seen,) and history_module.asked(None, "x", kept).pictures == (seen,)
+    assert local[-1].pictures == (seen,) and history_module.asked("x", kept).pictures == (seen,)
     monkeypatch.setattr(history_module, "route", lambda _chat: ("corp", "big-model"))
-    remote = history_module.history(store, store.get_chat(chat.id), chat.id)
-    assert remote[-1].pictures == () and remote[-1].content == "What is this?"
-    assert history_module.asked(None, "x", kept).pictures == ()
+    assert history_module.history(store, store.get_chat(chat.id), chat.id)[-1].pictures == (seen,)
 
 
 @pytest.mark.model
