@@ -151,6 +151,14 @@ def copy_with_hash(source: Path, folder: Path, cancel: threading.Event | None = 
         partial.unlink(missing_ok=True)
 
 
+def check_projector(path: Path, text_width: int) -> None:
+    """InvalidGGUF, in words, unless ``path`` is a projector of pictures for a model that
+    wide (``inference.projectors``)."""
+    from inference.projectors import check_projector as check
+
+    check(path, text_width)
+
+
 def projector_beside(model: Path, text_width: int) -> tuple[Path | None, str]:
     """A vision model's projector found beside ``model`` and checked
     (``inference.projectors``): (its path, "") or (None, why it was not kept; "" when

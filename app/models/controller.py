@@ -13,6 +13,7 @@ import threading
 from dataclasses import replace
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
@@ -21,6 +22,7 @@ from app.shell.background import run_in_background
 from core.models import (
     Cancelled,
     ModelChanged,
+    check_projector,
     copy_with_hash,
     file_signature,
     hash_file,
@@ -172,12 +174,12 @@ class ModelsController(QObject):
         folder, cancel = models_dir(), self._cancel
         projector, projector_problem = projector_beside(source, info.embedding_length)
 
-        def work() -> tuple[Path, str, dict[str, int] | None, dict[str, str]]:
-            seeing = {"projector_problem": projector_problem} if projector_problem else {}
+        def work() -> tuple[Path, str, dict[str, int] | None, dict[str, Any]]:
+            seeing: dict[str, Any] = {"projector_problem": projector_problem} if projector_problem else {}
             if mode == COPY:
                 if projector is not None:
                     kept, projector_sha = copy_with_hash(projector, folder, cancel)
-                    seeing = {"projector": str(kept), "projector_sha256": projector_sha}
+                    seeing = {"projector": str(kept), "projector_sha256": projector_sha, "projector_copied": True}
                 return (*copy_with_hash(source, folder, cancel), None, seeing)
             signature = file_signature(source)  # before hashing: a change during it shows later
             if projector is not None:
@@ -191,7 +193,7 @@ class ModelsController(QObject):
         return True
 
     def _stored(self, key: str, source: Path, mode: str, info: ModelInfo,
-                result: tuple[Path, str, dict[str, int] | None, dict[str, str]]) -> None:
+                result: tuple[Path, str, dict[str, int] | None, dict[str, Any]]) -> None:
         self.pending.discard(key)
         path, sha, signature, seeing = result
         if self.library is None:
@@ -382,6 +384,25 @@ class ModelsController(QObject):
             self.chat.params = settings.sampling()
         self.library_changed.emit()
 
+    def set_projector(self, entry_id: int, path: Path) -> str | None:
+        """Give a model the projector the user chose (used where it is, checked first);
+        the reason, in words, when it is not one for this model."""
+        entry = self.library.get(entry_id) if self.library else None
+        if entry is None:
+            return translate("models.controller", "That model is no longer in the library.")
+        try:
+            check_projector(Path(path), int(entry.info.get("embedding_length") or 0))
+            sha = hash_file(Path(path), self._cancel)
+        except (InvalidGGUF, OSError) as exc:
+            return translate("models.controller", "{file} was not kept: {problem}.").format(
+                file=Path(path).name, problem=exc)
+        info = {k: v for k, v in entry.info.items() if k not in ("projector_problem", "projector_copied")}
+        assert self.library is not None
+        self.library.save(replace(entry, info={**info, "projector": str(Path(path).resolve()),
+                                                "projector_sha256": sha}))
+        self.library_changed.emit()
+        return None
+
     def remove(self, entry_id: int) -> str | None:
         entry = self.library.get(entry_id) if self.library else None
         if entry is None:
@@ -396,8 +417,8 @@ class ModelsController(QObject):
         self.library.remove(entry.id)
         if entry.stored == COPY:
             Path(entry.path).unlink(missing_ok=True)
-            if entry.info.get("projector"):
-                Path(str(entry.info["projector"])).unlink(missing_ok=True)
+            if entry.info.get("projector") and entry.info.get("projector_copied") is True:
+                Path(str(entry.info["projector"])).unlink(missing_ok=True)  # Hearth's copy, not a chosen file
         self.library_changed.emit()
         return None
 

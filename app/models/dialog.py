@@ -130,6 +130,9 @@ class ModelsDialog(QDialog):
         self.documents_button.setToolTip(
             translate("models.dialog", "Index documents with this embedding model"))
         self.save_button = QPushButton(translate("models.dialog", "Save settings"))
+        self.projector_button = QPushButton(translate("models.dialog", "Picture reader…"))
+        named(self.projector_button, translate("models.dialog", "Choose the picture reader"),
+              translate("models.dialog", "Choose this model's projector file (mmproj), so that it sees pictures"))
         self.facts = QLabel()
         self.facts.setTextFormat(Qt.TextFormat.RichText)  # built of escaped parts (_show_selected)
         self.facts.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -167,6 +170,7 @@ class ModelsDialog(QDialog):
         actions.addWidget(self.use_button)
         actions.addWidget(self.documents_button)
         actions.addWidget(self.save_button)
+        actions.addWidget(self.projector_button)
         right.addLayout(actions)
         right.addWidget(self.message)
         right.addStretch(1)
@@ -181,6 +185,7 @@ class ModelsDialog(QDialog):
         self.use_button.clicked.connect(self._use)
         self.documents_button.clicked.connect(self._use_for_documents)
         self.save_button.clicked.connect(self._save)
+        self.projector_button.clicked.connect(self._choose_projector)
         models.library_changed.connect(self.refresh)
         models.import_failed.connect(self._say)
         models.refused.connect(self._say)
@@ -249,6 +254,7 @@ class ModelsDialog(QDialog):
         self.documents_button.setVisible(embedding)
         self.settings_box.setVisible(not embedding)  # chat settings mean nothing to an embedder
         self.save_button.setVisible(not embedding)  # nor a button that saves none
+        self.projector_button.setVisible(entry is not None and not embedding)
         self.fit_label.setVisible(not embedding)
         if entry is None:
             self.facts.setText(translate("models.dialog", "No model selected."))
@@ -371,6 +377,19 @@ class ModelsDialog(QDialog):
                       or translate("models.dialog", "Documents are indexed with “{name}” from now "
                                    "on; collections built by another model are indexed again.")
                       .format(name=entry.name))
+
+    @Slot()
+    def _choose_projector(self) -> None:
+        """Where the projector was not found beside the model: the user chooses it."""
+        entry = self.selected()
+        if entry is None:
+            return
+        path = dialogs.open_path(self, translate("models.dialog", "The picture reader (mmproj) of “{name}”").format(
+            name=entry.name), Path(entry.path).parent, translate("models.dialog", "GGUF files") + " (*.gguf)")
+        if path is not None:
+            self._say(self.models.set_projector(entry.id, path)
+                      or translate("models.dialog", "“{name}” sees pictures from now on (the next time it is "
+                                   "loaded).").format(name=entry.name))
 
     @Slot()
     def _save(self) -> None:

@@ -4086,6 +4086,10 @@ Nothing is sent until you send it there.</source>
         <translation>无法读取「{name}」，因此未加载。</translation>
     </message>
     <message>
+        <source>{file} was not kept: {problem}.</source>
+        <translation>{file} 未被保留：{problem}。</translation>
+    </message>
+    <message>
         <source>The bundled starter model stays: Hearth needs one model that always works.</source>
         <translation>内置的入门模型会保留：Hearth 需要一个始终可用的模型。</translation>
     </message>
@@ -4203,6 +4207,18 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
     <message>
         <source>Save settings</source>
         <translation>保存设置</translation>
+    </message>
+    <message>
+        <source>Picture reader…</source>
+        <translation>图片读取器…</translation>
+    </message>
+    <message>
+        <source>Choose the picture reader</source>
+        <translation>选择图片读取器</translation>
+    </message>
+    <message>
+        <source>Choose this model&apos;s projector file (mmproj), so that it sees pictures</source>
+        <translation>选择这个模型的投影文件（mmproj），让它能看图</translation>
     </message>
     <message>
         <source>all</source>
@@ -4415,6 +4431,18 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
     <message>
         <source>Documents are indexed with “{name}” from now on; collections built by another model are indexed again.</source>
         <translation>从现在起，文档将使用「{name}」进行索引；由其他模型构建的文档集将重新索引。</translation>
+    </message>
+    <message>
+        <source>The picture reader (mmproj) of “{name}”</source>
+        <translation>“{name}”的图片读取器（mmproj）</translation>
+    </message>
+    <message>
+        <source>GGUF files</source>
+        <translation>GGUF 文件</translation>
+    </message>
+    <message>
+        <source>“{name}” sees pictures from now on (the next time it is loaded).</source>
+        <translation>“{name}”从现在起能看图（下次加载时生效）。</translation>
     </message>
     <message>
         <source>Settings saved.</source>

@@ -120,3 +120,34 @@ def test_the_terminal_loads_a_library_model_with_its_projector(store, tmp_path: 
         assert local_spec("", session).projector is None  # the starter
     finally:
         session.close()
+
+
+def test_a_projector_the_user_chooses_is_checked_kept_and_never_deleted(qtbot, make_window, tmp_path: Path,
+                                                                       monkeypatch) -> None:
+    from app.shell import dialogs
+
+    window = make_window()
+    folder = tmp_path / "models"
+    folder.mkdir()
+    entry = imported(qtbot, window, model_file(folder / "plain.gguf"), COPY, monkeypatch)
+    assert "projector" not in entry.info  # none beside it
+    elsewhere = tmp_path / "downloads"
+    elsewhere.mkdir()
+    wrong = make_projector(elsewhere / "mmproj-big.gguf", text_width=1024)
+    mine = make_projector(elsewhere / "mmproj-plain.gguf")
+    dialog = ModelsDialog(window.models, window)
+    qtbot.addWidget(dialog)
+    dialog.model_list.setCurrentRow(next(i for i in range(dialog.model_list.count())
+                                         if entry.name in dialog.model_list.item(i).text()))
+    assert dialog.projector_button.isVisible() or not dialog.isVisible()
+    monkeypatch.setattr(dialogs, "open_path", lambda *_args: wrong)
+    dialog.projector_button.click()
+    assert "was not kept" in dialog.message.text() and "another model" in dialog.message.text()
+    monkeypatch.setattr(dialogs, "open_path", lambda *_args: mine)
+    dialog.projector_button.click()
+    assert "sees pictures from now on" in dialog.message.text()
+    kept = window.models.library.get(entry.id)
+    assert kept.info["projector"] == str(mine.resolve()) and "Sees pictures: yes" in dialog.facts.text()
+    monkeypatch.setattr(window.models, "_is_loaded", lambda _entry: False)
+    assert window.models.remove(entry.id) is None
+    assert mine.exists()  # the user's own file stays, though the model was Hearth's copy
