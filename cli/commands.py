@@ -76,6 +76,10 @@ def run(args: Any) -> int:
             from cli.tools import run as tools_run
 
             return tools_run(args)
+        if args.command == "chats":
+            from cli.chats import run as chats_run
+
+            return chats_run(args)
         if args.command == "models":
             return models_list()
         if args.command == "docs":

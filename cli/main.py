@@ -121,6 +121,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     from cli.tools import add_parser as add_tools_parser
 
     add_tools_parser(commands)
+    from cli.chats import add_parser as add_chats_parser
+
+    add_chats_parser(commands)
     models = commands.add_parser("models", help=translate("cli.main", "the model library"))
     models.add_subparsers(dest="models_command", required=True).add_parser("list")
     return parser.parse_args(argv)

@@ -76,6 +76,7 @@ class MainWindow(QMainWindow):
     new_chat_action: QAction
     import_model_action: QAction
     export_action: QAction
+    import_chats_action: QAction
     backup_action: QAction
     lock_action: QAction
     rename_action: QAction

@@ -29,6 +29,8 @@ def build_menus(self: Any) -> None:
                                        self.dialogs.import_models)
     self.export_action = _action(file_menu, translate("shell.menus", "Export chat (unencrypted)…"),
                                  self.vault.maintenance.export_chat)
+    self.import_chats_action = _action(file_menu, translate("shell.menus", "Import chats…"),
+                                       self.vault.maintenance.import_chats)
     file_menu.addSeparator()
     self.backup_action = _action(file_menu, translate("shell.menus", "Back up vault…"),
                                  self.vault.maintenance.backup)
@@ -89,8 +91,8 @@ def build_menus(self: Any) -> None:
                                   self.dialogs.show_privacy)
     _action(help_menu, translate("shell.menus", "Check vault"), self.vault.maintenance.check)
     _action(help_menu, translate("shell.menus", "About Hearth"), self.dialogs.show_about)
-    self.unlocked_only = [self.new_chat_action, self.export_action, self.backup_action,
-                          self.lock_action, self.rename_action, self.pin_action, self.delete_action,
+    self.unlocked_only = [self.new_chat_action, self.export_action, self.import_chats_action,
+                          self.backup_action, self.lock_action, self.rename_action, self.pin_action, self.delete_action,
                           self.chat_settings_action, self.models_action, self.import_model_action,
                           self.collections_action, self.api_action, self.find_action,
                           self.regenerate_action, self.engines_action, self.tools_action]

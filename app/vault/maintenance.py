@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QProgressDialog
 from app.shell import dialogs
 from app.shell.background import jobs, run_in_background
 from app.vault.damage import damaged_message
+from core import chat_import
 from core.passphrase import acceptable
 from core.session import Session
 from core.settings import Settings
@@ -185,6 +186,50 @@ class VaultMaintenance(QObject):
             dialogs.warn(self.parent_widget, title, translate(
                 "vault.flows", "The chat could not be written to {target}: {reason}.").format(
                     target=target, reason=exc.strerror))
+
+    @Slot()
+    def import_chats(self) -> None:
+        """Chats from ChatGPT, Open WebUI, LM Studio or Jan (``core.chat_import``), read and
+        written in the background; what came is said, and deleting the source offered."""
+        if self.controller.locked:
+            return
+        title = translate("vault.flows", "Import chats")
+        source = dialogs.open_path(self.parent_widget, title, Path.home(), translate(
+            "vault.flows", "Chat exports") + " (*.json *.jsonl);;" + translate("vault.flows", "All files") + " (*)")
+        if source is None:
+            return
+        store = self.controller.store
+
+        def work() -> str:
+            found = chat_import.read(source)
+            chat_import.save(store, found)
+            return chat_import.report(found)
+
+        self._background(work, lambda said: self._imported(source, said),
+                         lambda exc: self._import_failed(title, exc))
+
+    def _imported(self, source: Path, said: str) -> None:
+        self.controller.chats_changed.emit()
+        title = translate("vault.flows", "Import chats")
+        if dialogs.confirm(self.parent_widget, title, said + "\n\n" + translate(
+                "vault.flows", "The chats are in your vault now, encrypted. Delete the file they came from, "
+                "{name}? It holds them unencrypted. On an SSD, deleting a file does not erase its "
+                "content from the disk at once.").format(name=source.name), translate("vault.flows", "Delete it")):
+            try:
+                chat_import.delete_source(source)
+            except OSError as exc:
+                dialogs.warn(self.parent_widget, title, translate("vault.flows", "{name} was not deleted: "
+                                                                   "{reason}.").format(name=source.name,
+                                                                                       reason=exc.strerror or exc))
+
+    def _import_failed(self, title: str, exc: Exception) -> None:
+        if isinstance(exc, chat_import.ImportRefused):
+            dialogs.warn(self.parent_widget, title, str(exc))
+            return
+        log.error("chat import failed", exc_info=exc)
+        dialogs.warn(self.parent_widget, title, translate("vault.flows", "The chats could not be imported "
+                                                          "({kind}); nothing of them was kept. Details are in "
+                                                          "the log.").format(kind=type(exc).__name__))
 
     @Slot()
     def backup(self) -> None:

@@ -1459,6 +1459,33 @@ Nothing is sent until you send it there.</source>
     </message>
 </context>
 <context>
+    <name>cli.chats</name>
+    <message>
+        <source>The source was not deleted: {reason}.</source>
+        <translation>源文件未被删除：{reason}。</translation>
+    </message>
+    <message>
+        <source>The source file was deleted. On an SSD its content may remain on the disk until it is written over.</source>
+        <translation>源文件已删除。在 SSD 上，其内容可能会留在磁盘上，直到被覆盖为止。</translation>
+    </message>
+    <message>
+        <source>the vault&apos;s chats; bring chats from other apps</source>
+        <translation>保险库中的对话；从其他应用导入对话</translation>
+    </message>
+    <message>
+        <source>import chats: ChatGPT&apos;s conversations.json, Open WebUI&apos;s export, an LM Studio conversation file, or a Jan thread&apos;s folder</source>
+        <translation>导入对话：ChatGPT 的 conversations.json、Open WebUI 的导出、LM Studio 的对话文件，或 Jan 的线程文件夹</translation>
+    </message>
+    <message>
+        <source>delete the source file once its chats are in the vault</source>
+        <translation>对话存入保险库后删除源文件</translation>
+    </message>
+    <message>
+        <source>the chats, newest first</source>
+        <translation>对话列表，最新的在前</translation>
+    </message>
+</context>
+<context>
     <name>cli.commands</name>
     <message>
         <source>--token is not accepted: every user of this computer can read a program&apos;s arguments (ps). Put the token in {variable}, or in a file: --token-file PATH (--token-file - reads it from standard input). Without either, serve makes a new token and prints it.</source>
@@ -2253,6 +2280,45 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>the rest of it was too long to keep</source>
         <translation>其余部分太长，未保存</translation>
+    </message>
+</context>
+<context>
+    <name>core.chat_import</name>
+    <message>
+        <source>{name} is larger than {limit} MB.</source>
+        <translation>{name} 大于 {limit} MB。</translation>
+    </message>
+    <message>
+        <source>{name} cannot be read: {reason}.</source>
+        <translation>无法读取 {name}：{reason}。</translation>
+    </message>
+    <message>
+        <source>{name} is nested too deeply to be a chat export.</source>
+        <translation>{name} 嵌套层次太深，不可能是对话导出文件。</translation>
+    </message>
+    <message>
+        <source>{name} is not JSON: Hearth imports ChatGPT&apos;s conversations.json, Open WebUI&apos;s export, LM Studio&apos;s conversation files and Jan&apos;s threads.</source>
+        <translation>{name} 不是 JSON：Hearth 可以导入 ChatGPT 的 conversations.json、Open WebUI 的导出、LM Studio 的对话文件和 Jan 的线程。</translation>
+    </message>
+    <message>
+        <source>{name} is not a chat export Hearth knows: it imports ChatGPT&apos;s conversations.json, Open WebUI&apos;s export, LM Studio&apos;s conversation files and Jan&apos;s threads.</source>
+        <translation>{name} 不是 Hearth 认识的对话导出文件：它可以导入 ChatGPT 的 conversations.json、Open WebUI 的导出、LM Studio 的对话文件和 Jan 的线程。</translation>
+    </message>
+    <message>
+        <source>Imported {chats} chat(s) with {messages} message(s) from {source}.</source>
+        <translation>已从 {source} 导入 {chats} 个对话，共 {messages} 条消息。</translation>
+    </message>
+    <message>
+        <source>{count} message(s) longer than {limit} characters were cut there.</source>
+        <translation>有 {count} 条消息超过 {limit} 个字符，已在该处截断。</translation>
+    </message>
+    <message>
+        <source>{count} message(s) past Hearth&apos;s limits ({chat} a chat, {total} in all) were left out.</source>
+        <translation>有 {count} 条消息超出 Hearth 的限制（每个对话 {chat} 条，总共 {total} 条），未被导入。</translation>
+    </message>
+    <message>
+        <source>{count} item(s) that were not chats or messages were skipped.</source>
+        <translation>跳过了 {count} 个不是对话或消息的条目。</translation>
     </message>
 </context>
 <context>
@@ -4743,6 +4809,10 @@ Nothing is copied, changed or sent.</source>
         <translation>导出对话（未加密）…</translation>
     </message>
     <message>
+        <source>Import chats…</source>
+        <translation>导入对话…</translation>
+    </message>
+    <message>
         <source>Back up vault…</source>
         <translation>备份保险库…</translation>
     </message>
@@ -5537,6 +5607,34 @@ Details were written to {path}.</source>
     <message>
         <source>The chat could not be written to {target}: {reason}.</source>
         <translation>无法将对话写入 {target}：{reason}。</translation>
+    </message>
+    <message>
+        <source>Import chats</source>
+        <translation>导入对话</translation>
+    </message>
+    <message>
+        <source>Chat exports</source>
+        <translation>对话导出文件</translation>
+    </message>
+    <message>
+        <source>All files</source>
+        <translation>所有文件</translation>
+    </message>
+    <message>
+        <source>The chats are in your vault now, encrypted. Delete the file they came from, {name}? It holds them unencrypted. On an SSD, deleting a file does not erase its content from the disk at once.</source>
+        <translation>这些对话现在已加密存入你的保险库。要删除它们的来源文件 {name} 吗？该文件以未加密的形式保存着这些对话。在 SSD 上，删除文件并不会立即从磁盘上抹去其内容。</translation>
+    </message>
+    <message>
+        <source>Delete it</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>{name} was not deleted: {reason}.</source>
+        <translation>{name} 未被删除：{reason}。</translation>
+    </message>
+    <message>
+        <source>The chats could not be imported ({kind}); nothing of them was kept. Details are in the log.</source>
+        <translation>无法导入这些对话（{kind}）；没有保留其中任何内容。详情已写入日志。</translation>
     </message>
     <message>
         <source>Back up vault</source>

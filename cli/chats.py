@@ -1,0 +1,52 @@
+"""``python -m app chats import FILE``: chats from ChatGPT, Open WebUI, LM Studio and Jan
+into the vault (``core.chat_import``); ``chats list``: the vault's chats."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from cli.common import terminal_safe
+from cli.headless import HeadlessError, unlocked
+from core.chat_import import ImportRefused, delete_source, read, report, save
+from i18n import translate
+
+
+def run(args: Any) -> int:
+    try:
+        if args.chats_command == "import":
+            found = read(Path(args.file))
+            with unlocked() as session:
+                save(session.store, found)
+            print(terminal_safe(report(found)))
+            if args.delete_source:
+                try:
+                    delete_source(Path(args.file))
+                except OSError as exc:
+                    print(translate("cli.chats", "The source was not deleted: {reason}.").format(
+                        reason=exc.strerror or exc), file=sys.stderr)
+                    return 1
+                print(translate("cli.chats", "The source file was deleted. On an SSD its content may remain "
+                                "on the disk until it is written over."))
+            return 0
+        with unlocked(read_only=True) as session:
+            for chat in session.store.list_chats():
+                print(terminal_safe(f"{chat.id:>6}  {chat.title}"))
+        return 0
+    except (ImportRefused, HeadlessError) as exc:
+        print(terminal_safe(translate("cli.main", "error: {message}").format(message=exc)), file=sys.stderr)
+        return 1
+
+
+def add_parser(commands: Any) -> None:
+    chats = commands.add_parser("chats", help=translate("cli.chats", "the vault's chats; bring chats from "
+                                                        "other apps"))
+    sub = chats.add_subparsers(dest="chats_command", required=True)
+    imported = sub.add_parser("import", help=translate(
+        "cli.chats", "import chats: ChatGPT's conversations.json, Open WebUI's export, an LM Studio "
+        "conversation file, or a Jan thread's folder"))
+    imported.add_argument("file")
+    imported.add_argument("--delete-source", action="store_true", help=translate(
+        "cli.chats", "delete the source file once its chats are in the vault"))
+    sub.add_parser("list", help=translate("cli.chats", "the chats, newest first"))

@@ -1,0 +1,383 @@
+"""Chats brought from other apps (#40): ChatGPT's export (``conversations.json``), Open
+WebUI's export, LM Studio's conversation files and Jan's threads, read into Hearth's vault.
+
+An import file is a stranger's file like any document: it is read within bounds before
+anything of it is believed. Its size is bounded before it is parsed (``MAX_BYTES``), the
+JSON's nesting by the parser (a file nested past it is refused in words), and what it
+holds by counts: chats, messages a chat and in all, and characters a message (a longer
+message is cut, and the report says how many were). Items of the wrong shape are skipped
+and counted, never guessed at. Branches are kept where the source has them (ChatGPT's
+and Open WebUI's trees, LM Studio's versions), with the branch the source showed shown.
+
+Nothing is sent anywhere, and the source is left where it is: the window then offers to
+delete it (``delete_source``), saying that deleting a file on an SSD does not erase it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from i18n import translate
+
+MAX_BYTES = 256 << 20
+MAX_CHATS = 20_000
+MAX_MESSAGES = 500_000  # in all
+MAX_CHAT_MESSAGES = 20_000
+MAX_MESSAGE_CHARS = 1_000_000
+ROLES = {"user": "user", "human": "user", "assistant": "assistant", "gpt": "assistant", "model": "assistant",
+         "system": "system"}
+
+
+class ImportRefused(Exception):
+    """Why a file cannot be imported, in the user's words."""
+
+
+@dataclass
+class Turn:
+    key: str
+    parent: str | None  # None: the chat's first message
+    role: str
+    content: str
+    created_at: float = 0.0
+
+
+@dataclass
+class ImportedChat:
+    title: str
+    created_at: float
+    turns: list[Turn]
+    shown: str | None = None  # the last message of the branch the source showed
+
+
+@dataclass
+class Found:
+    """What a file held: its chats, and what was left out or cut, counted."""
+
+    source: str  # the format's name, as the report says it
+    chats: list[ImportedChat] = field(default_factory=list)
+    skipped: int = 0  # items of the wrong shape
+    cut: int = 0  # messages cut at MAX_MESSAGE_CHARS
+    over: int = 0  # messages past the count limits
+    messages: int = 0
+
+    def keep(self, chat: ImportedChat) -> None:
+        if not chat.turns:
+            self.skipped += 1
+            return
+        if len(self.chats) >= MAX_CHATS:
+            self.over += len(chat.turns)
+            return
+        room = min(MAX_CHAT_MESSAGES, MAX_MESSAGES - self.messages)
+        if len(chat.turns) > room:
+            self.over += len(chat.turns) - max(room, 0)
+            chat.turns = _closed(chat.turns[:max(room, 0)])
+            if chat.shown not in {t.key for t in chat.turns}:
+                chat.shown = chat.turns[-1].key if chat.turns else None
+        if chat.turns:
+            self.messages += len(chat.turns)
+            self.chats.append(chat)
+
+    def text(self, raw: Any) -> str:
+        """A message's text from the source: a string (a longer one cut and counted)."""
+        if not isinstance(raw, str):
+            return ""
+        if len(raw) > MAX_MESSAGE_CHARS:
+            self.cut += 1
+            return raw[:MAX_MESSAGE_CHARS]
+        return raw
+
+
+def _closed(turns: list[Turn]) -> list[Turn]:
+    """The turns whose parents are among them (a cut tree stays a tree)."""
+    kept: list[Turn] = []
+    keys: set[str] = set()
+    for turn in turns:
+        if turn.parent is None or turn.parent in keys:
+            kept.append(turn)
+            keys.add(turn.key)
+    return kept
+
+
+def read(path: Path) -> Found:
+    """The chats in ``path`` (a file, or Jan's thread folder), its format recognised from
+    its content; ImportRefused says why not."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "messages.jsonl"
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise ImportRefused(translate("core.chat_import", "{name} is larger than {limit} MB.").format(
+                name=path.name, limit=MAX_BYTES >> 20))
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise ImportRefused(translate("core.chat_import", "{name} cannot be read: {reason}.").format(
+            name=path.name, reason=exc.strerror or exc)) from None
+    if len(raw) > MAX_BYTES:
+        raise ImportRefused(translate("core.chat_import", "{name} is larger than {limit} MB.").format(
+            name=path.name, limit=MAX_BYTES >> 20))
+    text = raw.decode("utf-8", errors="replace")
+    if path.name.endswith(".jsonl"):
+        return _jan(path, text)
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise ImportRefused(translate("core.chat_import", "{name} is nested too deeply to be a chat "
+                                      "export.").format(name=path.name)) from None
+    except ValueError:
+        raise ImportRefused(translate("core.chat_import", "{name} is not JSON: Hearth imports ChatGPT's "
+                                      "conversations.json, Open WebUI's export, LM Studio's conversation "
+                                      "files and Jan's threads.").format(name=path.name)) from None
+    items = data if isinstance(data, list) else [data]
+    first = next((i for i in items if isinstance(i, dict)), {})
+    if "mapping" in first:
+        return _chatgpt(items)
+    if isinstance(first.get("chat"), dict) or isinstance(first.get("history"), dict):
+        return _open_webui(items)
+    if isinstance(first.get("messages"), list) and any(isinstance(m, dict) and "versions" in m
+                                                       for m in first["messages"][:50]):
+        return _lm_studio(items)
+    raise ImportRefused(translate("core.chat_import", "{name} is not a chat export Hearth knows: it imports "
+                                  "ChatGPT's conversations.json, Open WebUI's export, LM Studio's conversation "
+                                  "files and Jan's threads.").format(name=path.name))
+
+
+def _seconds(value: Any) -> float:
+    """A time as the sources write it (seconds, or milliseconds), 0 for anything else."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        return 0.0
+    return float(value) / 1000 if value > 1e11 else float(value)
+
+
+def _title(value: Any) -> str:
+    return " ".join(value.split())[:200] if isinstance(value, str) and value.strip() else ""
+
+
+def _tree(found: Found, nodes: dict[str, tuple[str | None, str, Any, float]]) -> list[Turn]:
+    """Turns from a source's tree (key: parent key, role, text, time), parents first;
+    a message without a known role or any text is left out, what follows it hung on its
+    parent. A node no root leads to (a loop in the source) is left out and counted."""
+    children: dict[str | None, list[str]] = {}
+    for key, (parent, _role, _content, _when) in nodes.items():
+        children.setdefault(parent if parent in nodes else None, []).append(key)
+    for keys in children.values():
+        keys.sort(key=lambda k: (nodes[k][3], k))  # siblings oldest first, as Hearth keeps them
+    turns: list[Turn] = []
+    stack: list[tuple[str, str | None]] = [(key, None) for key in reversed(children.get(None, []))]
+    visited = 0
+    while stack:
+        key, above = stack.pop()
+        visited += 1
+        _parent, role, content, when = nodes[key]
+        text = found.text(content) if role in ROLES else ""
+        if text.strip():
+            turns.append(Turn(key, above, ROLES[role], text, when))
+            above = key
+        stack.extend((child, above) for child in reversed(children.get(key, [])))
+    found.skipped += len(nodes) - visited
+    return turns
+
+
+def _chatgpt(items: list[Any]) -> Found:
+    found = Found("ChatGPT")
+    for item in _dicts(found, items):
+        mapping = item.get("mapping")
+        if not isinstance(mapping, dict):
+            found.skipped += 1
+            continue
+        nodes: dict[str, tuple[str | None, str, Any, float]] = {}
+        for key, node in list(mapping.items())[:MAX_CHAT_MESSAGES * 2]:
+            if not isinstance(node, dict) or not isinstance(key, str):
+                found.skipped += 1
+                continue
+            message = _dict(node.get("message"))
+            author = _dict(message.get("author"))
+            content = _dict(message.get("content"))
+            parts = _list(content.get("parts"))
+            text = "\n".join(p for p in parts if isinstance(p, str)) if content.get("content_type") in (
+                None, "text", "multimodal_text") else ""
+            parent = node.get("parent") if isinstance(node.get("parent"), str) else None
+            nodes[key] = (parent, str(author.get("role") or ""), text, _seconds(message.get("create_time")))
+        turns = _tree(found, nodes)
+        found.keep(ImportedChat(_title(item.get("title")), _seconds(item.get("create_time")), turns,
+                                _shown(turns, nodes, item.get("current_node"))))
+    return found
+
+
+def _shown(turns: list[Turn], nodes: dict[str, tuple[str | None, str, Any, float]], leaf: Any) -> str | None:
+    keys = {t.key for t in turns}
+    key = leaf if isinstance(leaf, str) else None
+    seen: set[str] = set()
+    while key is not None and key not in keys and key not in seen:
+        seen.add(key)
+        key = nodes[key][0] if key in nodes else None
+    return key if key in keys else (turns[-1].key if turns else None)
+
+
+def _open_webui(items: list[Any]) -> Found:
+    found = Found("Open WebUI")
+    for item in _dicts(found, items):
+        chat = _dict(item.get("chat")) or item
+        history = _dict(chat.get("history"))
+        messages = _dict(history.get("messages"))
+        nodes: dict[str, tuple[str | None, str, Any, float]] = {}
+        for key, message in list(messages.items())[:MAX_CHAT_MESSAGES * 2]:
+            if not isinstance(message, dict) or not isinstance(key, str):
+                found.skipped += 1
+                continue
+            parent = message.get("parentId") if isinstance(message.get("parentId"), str) else None
+            nodes[key] = (parent, str(message.get("role") or ""), message.get("content"),
+                          _seconds(message.get("timestamp")))
+        turns = _tree(found, nodes)
+        title = _title(item.get("title")) or _title(chat.get("title"))
+        found.keep(ImportedChat(title, _seconds(item.get("created_at") or chat.get("timestamp")), turns,
+                                _shown(turns, nodes, history.get("currentId"))))
+    return found
+
+
+def _lm_studio(items: list[Any]) -> Found:
+    """LM Studio: each message a list of versions, one of them selected; the versions
+    are siblings, and what follows hangs under the selected one."""
+    found = Found("LM Studio")
+    for item in _dicts(found, items):
+        turns: list[Turn] = []
+        parent: str | None = None
+        for index, slot in enumerate(item.get("messages", [])[:MAX_CHAT_MESSAGES]):
+            versions = slot.get("versions") if isinstance(slot, dict) else None
+            if not isinstance(versions, list) or not versions:
+                found.skipped += 1
+                continue
+            selected = slot.get("currentlySelected") if isinstance(slot.get("currentlySelected"), int) else 0
+            chosen: str | None = None
+            for number, version in enumerate(versions[:50]):
+                text = _lm_text(found, version)
+                role = version.get("role") if isinstance(version, dict) else None
+                if role not in ROLES or not text.strip():
+                    found.skipped += 1
+                    continue
+                key = f"{index}.{number}"
+                turns.append(Turn(key, parent, ROLES[role], text))
+                if number == selected or chosen is None:
+                    chosen = key
+            parent = chosen if chosen is not None else parent
+        found.keep(ImportedChat(_title(item.get("name")), _seconds(item.get("createdAt")), turns, parent))
+    return found
+
+
+def _lm_text(found: Found, version: Any) -> str:
+    if not isinstance(version, dict):
+        return ""
+    blocks = _list(version.get("content"))
+    for step in _list(version.get("steps")):
+        if isinstance(step, dict) and isinstance(step.get("content"), list):
+            blocks = [*blocks, *step["content"]]
+    return found.text("".join(b.get("text", "") for b in blocks[:10_000] if isinstance(b, dict)
+                              and isinstance(b.get("text"), str)))
+
+
+def _jan(path: Path, text: str) -> Found:
+    """Jan: a thread's messages.jsonl, one message a line (its title in thread.json beside it)."""
+    found = Found("Jan")
+    turns: list[Turn] = []
+    for number, line in enumerate(text.splitlines()):
+        if number >= MAX_CHAT_MESSAGES:
+            found.over += 1
+            continue
+        try:
+            message = json.loads(line) if line.strip() else None
+        except (ValueError, RecursionError):
+            message = None
+        if not isinstance(message, dict):
+            found.skipped += bool(line.strip())
+            continue
+        content = message.get("content")
+        parts = content if isinstance(content, list) else [{"text": {"value": content}}]
+        said = "".join(_jan_text(part) for part in parts[:10_000])
+        role = message.get("role")
+        said = found.text(said)
+        if role not in ROLES or not said.strip():
+            found.skipped += 1
+            continue
+        turns.append(Turn(str(number), turns[-1].key if turns else None, ROLES[role], said,
+                          _seconds(message.get("created_at") or message.get("created"))))
+    title = ""
+    try:
+        thread = json.loads((path.parent / "thread.json").read_text(encoding="utf-8", errors="replace")[:1 << 20])
+        title = _title(thread.get("title")) if isinstance(thread, dict) else ""
+    except (OSError, ValueError, RecursionError):
+        pass
+    found.keep(ImportedChat(title, turns[0].created_at if turns else 0.0, turns, turns[-1].key if turns else None))
+    return found
+
+
+def _jan_text(part: Any) -> str:
+    """One part of a Jan message: {"text": {"value": …}} (or {"text": …})."""
+    text = _dict(part).get("text")
+    value = _dict(text).get("value") if isinstance(text, dict) else text
+    return value if isinstance(value, str) else ""
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _dicts(found: Found, items: list[Any]) -> Iterator[dict[str, Any]]:
+    for item in items:
+        if isinstance(item, dict):
+            yield item
+        else:
+            found.skipped += 1
+
+
+def delete_source(path: Path) -> None:
+    """Remove the source file after an import (OSError as it comes). On an SSD this does
+    not erase its content: the window says so before it asks."""
+    os.remove(path)
+
+
+def untitled(chat: ImportedChat) -> str:
+    """A title for a chat the source left without one: its first question, or its date."""
+    first = next((t.content for t in chat.turns if t.role == "user"), "")
+    if first.strip():
+        return " ".join(first.split())[:60]
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(chat.created_at or time.time()))
+
+
+def save(store: Any, found: Found) -> list[int]:
+    """Write the chats found into the vault (each in one transaction); their ids."""
+    from storage.chat_bulk import Written, add_whole_chat
+
+    made = []
+    for chat in found.chats:
+        messages = [Written(t.key, t.parent, t.role, t.content, t.created_at, {"imported_from": found.source})
+                    for t in chat.turns]
+        made.append(add_whole_chat(store, chat.title or untitled(chat), chat.created_at, messages, chat.shown).id)
+    return made
+
+
+def report(found: Found) -> str:
+    """What an import did, in a few words for the user."""
+    said = translate("core.chat_import", "Imported {chats} chat(s) with {messages} message(s) from {source}.").format(
+        chats=len(found.chats), messages=found.messages, source=found.source)
+    if found.cut:
+        said += " " + translate("core.chat_import", "{count} message(s) longer than {limit} characters were "
+                                "cut there.").format(count=found.cut, limit=f"{MAX_MESSAGE_CHARS:,}")
+    if found.over:
+        said += " " + translate("core.chat_import", "{count} message(s) past Hearth's limits ({chat} a chat, "
+                                "{total} in all) were left out.").format(
+                                    count=found.over, chat=f"{MAX_CHAT_MESSAGES:,}", total=f"{MAX_MESSAGES:,}")
+    if found.skipped:
+        said += " " + translate("core.chat_import", "{count} item(s) that were not chats or messages were "
+                                "skipped.").format(count=found.skipped)
+    return said

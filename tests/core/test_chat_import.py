@@ -1,0 +1,199 @@
+"""Chats brought from other apps (#40): fixtures written by hand from each app's format
+(ChatGPT's conversations.json, Open WebUI's export, LM Studio's conversation file, Jan's
+thread folder), read into the real vault with their branches, encrypted; hostile files
+bounded with a message; the terminal's ``chats import``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core import chat_import
+from core.chat_import import ImportRefused, read, report, save
+from storage.chats import ChatStore
+from tests.storage.conftest import store, vault_path  # noqa: F401 - the vault fixtures
+
+
+def chatgpt_export(path: Path) -> Path:
+    """Two conversations; the first edited once (a branch), its later branch shown."""
+    def node(key, parent, role, text, when, children=()):
+        message = None if role is None else {
+            "id": key, "author": {"role": role}, "create_time": when,
+            "content": {"content_type": "text", "parts": [text]}}
+        return {"id": key, "message": message, "parent": parent, "children": list(children)}
+
+    first = {
+        "title": "Lease renewal", "create_time": 1700000000.0, "current_node": "a2",
+        "mapping": {
+            "root": node("root", None, None, "", 0, ["sys"]),
+            "sys": node("sys", "root", "system", "", 1700000000.5, ["q1", "q1b"]),  # empty: left out
+            "q1": node("q1", "sys", "user", "When does the lease end?", 1700000001, ["a1"]),
+            "a1": node("a1", "q1", "assistant", "On 30 June.", 1700000002),
+            "q1b": node("q1b", "sys", "user", "When does the lease of unit 4 end?", 1700000003, ["a2"]),
+            "a2": node("a2", "q1b", "assistant", "Unit 4's lease ends on 31 August.", 1700000004),
+        }}
+    second = {"title": "", "create_time": 1700001000.0, "current_node": "y", "mapping": {
+        "x": node("x", None, "user", "Translate 合同 to English.", 1700001001, ["y"]),
+        "y": node("y", "x", "assistant", "Contract.", 1700001002)}}
+    path.write_text(json.dumps([first, second, "not a conversation"]), encoding="utf-8")
+    return path
+
+
+def open_webui_export(path: Path) -> Path:
+    history = {"currentId": "m3", "messages": {
+        "m1": {"id": "m1", "parentId": None, "childrenIds": ["m2"], "role": "user", "content": "Summarise the memo.",
+               "timestamp": 1710000000},
+        "m2": {"id": "m2", "parentId": "m1", "childrenIds": ["m3"], "role": "assistant", "content": "It asks for a "
+               "budget of 30,000.", "timestamp": 1710000001},
+        "m3": {"id": "m3", "parentId": "m2", "childrenIds": [], "role": "user", "content": "Who signed it?",
+               "timestamp": 1710000002}}}
+    path.write_text(json.dumps([{"id": "c1", "title": "Memo", "created_at": 1710000000,
+                                 "chat": {"title": "Memo", "history": history}}]), encoding="utf-8")
+    return path
+
+
+def lm_studio_conversation(path: Path) -> Path:
+    data = {"name": "Dates and parties", "createdAt": 1720000000000, "messages": [
+        {"versions": [{"type": "singleStep", "role": "user", "content": [{"type": "text", "text": "List the parties."}]}],
+         "currentlySelected": 0},
+        {"versions": [
+            {"type": "multiStep", "role": "assistant", "steps": [{"type": "contentBlock", "content": [
+                {"type": "text", "text": "Acme Ltd and Borealis GmbH."}]}]},
+            {"type": "multiStep", "role": "assistant", "steps": [{"type": "contentBlock", "content": [
+                {"type": "text", "text": "The parties are Acme and Borealis."}]}]}],
+         "currentlySelected": 1},
+        {"versions": [{"type": "singleStep", "role": "user", "content": [{"type": "text", "text": "And the dates?"}]}],
+         "currentlySelected": 0}]}
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def jan_thread(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "thread.json").write_text(json.dumps({"id": "jan_1", "title": "Clinic rota"}), encoding="utf-8")
+    lines = [{"id": "1", "role": "user", "content": [{"type": "text", "text": {"value": "Who is on call Sunday?",
+                                                                                "annotations": []}}],
+              "created_at": 1730000000000},
+             {"id": "2", "role": "assistant", "content": [{"type": "text", "text": {"value": "Dr. Lin.",
+                                                                                     "annotations": []}}],
+              "created_at": 1730000001000}]
+    (folder / "messages.jsonl").write_text("\n".join(json.dumps(line) for line in lines) + "\nnot json\n",
+                                           encoding="utf-8")
+    return folder
+
+
+def shown(store: ChatStore, chat_id: int) -> list[tuple[str, str]]:  # noqa: F811
+    return [(m.role, m.content) for m in store.messages(chat_id)]
+
+
+def test_a_chatgpt_export_comes_with_its_branches(store: ChatStore, tmp_path: Path) -> None:  # noqa: F811
+    found = read(chatgpt_export(tmp_path / "conversations.json"))
+    assert found.source == "ChatGPT" and len(found.chats) == 2 and found.skipped == 1
+    first, second = save(store, found)
+    assert store.get_chat(first).title == "Lease renewal"
+    assert shown(store, first) == [("user", "When does the lease of unit 4 end?"),
+                                   ("assistant", "Unit 4's lease ends on 31 August.")]
+    question = store.messages(first)[0]
+    assert len(question.versions) == 2  # the other question is a branch beside it
+    assert store.get_chat(second).title == "Translate 合同 to English."  # named after its question
+    assert "Imported 2 chat(s) with 6 message(s) from ChatGPT." in report(found)
+
+
+def test_open_webui_lm_studio_and_jan_come_as_they_were(store: ChatStore, tmp_path: Path) -> None:  # noqa: F811
+    webui = read(open_webui_export(tmp_path / "webui.json"))
+    (memo,) = save(store, webui)
+    assert webui.source == "Open WebUI" and [c for _r, c in shown(store, memo)][-1] == "Who signed it?"
+    lm = read(lm_studio_conversation(tmp_path / "1720000000000.conversation.json"))
+    (dates,) = save(store, lm)
+    assert lm.source == "LM Studio" and store.get_chat(dates).title == "Dates and parties"
+    assert shown(store, dates) == [("user", "List the parties."), ("assistant", "The parties are Acme and Borealis."),
+                                   ("user", "And the dates?")]
+    assert len(store.messages(dates)[1].versions) == 2  # the other version, beside it
+    jan = read(jan_thread(tmp_path / "threads" / "jan_1"))
+    (rota,) = save(store, jan)
+    assert jan.source == "Jan" and jan.skipped == 1 and store.get_chat(rota).title == "Clinic rota"
+    assert shown(store, rota) == [("user", "Who is on call Sunday?"), ("assistant", "Dr. Lin.")]
+
+
+def test_imported_chats_are_encrypted_and_survive_a_restart(store: ChatStore, vault_path: Path,  # noqa: F811
+                                                            tmp_path: Path) -> None:
+    from tests.storage.conftest import reopen
+
+    (chat_id, _) = save(store, read(chatgpt_export(tmp_path / "conversations.json")))
+    store.close()
+    raw = vault_path.read_bytes()
+    assert b"Unit 4" not in raw and b"Lease renewal" not in raw
+    again = reopen(vault_path)
+    try:
+        assert [c for _r, c in shown(again, chat_id)][-1] == "Unit 4's lease ends on 31 August."
+        assert again.verify() == []  # every message listed, bound and in place
+    finally:
+        again.close()
+
+
+@pytest.mark.parametrize("case", ["huge", "deep", "types", "loop", "many", "long", "unknown"])
+def test_a_hostile_import_is_bounded_with_a_message(store: ChatStore, tmp_path: Path, case: str,  # noqa: F811
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "conversations.json"
+    if case == "huge":
+        monkeypatch.setattr(chat_import, "MAX_BYTES", 1 << 20)
+        path.write_bytes(b'[{"mapping": {}, "title": "' + b"x" * (2 << 20) + b'"}]')
+        with pytest.raises(ImportRefused, match="larger than 1 MB"):
+            read(path)
+        return
+    if case == "deep":
+        path.write_text("[" * 100_000 + "]" * 100_000)
+        with pytest.raises(ImportRefused, match="nested too deeply|not a chat export"):
+            read(path)
+        return
+    if case == "unknown":
+        path.write_text(json.dumps({"hello": "world"}))
+        with pytest.raises(ImportRefused, match="not a chat export Hearth knows"):
+            read(path)
+        return
+    if case == "types":
+        path.write_text(json.dumps([{"mapping": {"a": {"message": {"author": "me", "content": 5}, "parent": 7},
+                                                 "b": ["x"], 3: None}, "title": ["t"], "create_time": "soon"}]))
+        found = read(path)
+        assert found.chats == [] and found.skipped >= 1
+        return
+    if case == "loop":  # a tree that goes round: left out, the rest kept
+        def at(key, parent, role, text):
+            return {"message": {"author": {"role": role}, "content": {"parts": [text]}}, "parent": parent}
+
+        path.write_text(json.dumps([{"title": "t", "mapping": {
+            "a": at("a", None, "user", "hi"), "b": at("b", "a", "assistant", "hello"),
+            "c": at("c", "d", "user", "round"), "d": at("d", "c", "assistant", "and round")}}]))
+        found = read(path)
+        assert [t.content for t in found.chats[0].turns] == ["hi", "hello"] and found.skipped == 2
+        return
+    if case == "many":
+        monkeypatch.setattr(chat_import, "MAX_CHAT_MESSAGES", 50)
+        lines = [json.dumps({"role": "user" if i % 2 == 0 else "assistant", "content": f"m{i}"}) for i in range(10_000)]
+        (tmp_path / "t").mkdir()
+        (tmp_path / "t" / "messages.jsonl").write_text("\n".join(lines))
+        found = read(tmp_path / "t")
+        assert found.messages == 50 and found.over == 10_000 - 50
+        assert "left out" in report(found)
+        return
+    monkeypatch.setattr(chat_import, "MAX_MESSAGE_CHARS", 1000)  # "long"
+    path.write_text(json.dumps([{"title": "t", "mapping": {"a": {"message": {
+        "author": {"role": "user"}, "content": {"parts": ["y" * 5000]}}, "parent": None}}}]))
+    found = read(path)
+    assert len(found.chats[0].turns[0].content) == 1000 and found.cut == 1 and "were cut" in report(found)
+
+
+def test_the_terminal_imports_and_lists_and_may_delete_the_source(data_dir: Path, tmp_path: Path) -> None:
+    from tests.tools.test_cli_tools import hearth
+
+    source = chatgpt_export(tmp_path / "conversations.json")
+    done = hearth(data_dir, "chats", "import", str(source), "--delete-source")
+    assert done.returncode == 0, done.stderr
+    assert "Imported 2 chat(s) with 6 message(s) from ChatGPT." in done.stdout and "SSD" in done.stdout
+    assert not source.exists()
+    listed = hearth(data_dir, "chats", "list")
+    assert listed.returncode == 0 and "Lease renewal" in listed.stdout
+    bad = hearth(data_dir, "chats", "import", str(tmp_path / "missing.json"))
+    assert bad.returncode == 1 and "cannot be read" in bad.stderr
