@@ -23,13 +23,14 @@ from benchmarks import (
     tools_bench,
     vault_bench,
     vision_bench,
+    watched_bench,
 )
 
 SUITES = {"chat": perf_bench.run, "vault": vault_bench.run, "documents": documents_bench.run,
           "stall": stall_bench.run, "starter": starter_bench.run, "retrieval": retrieval_bench.run, "engines": engine_bench.run,
           "rag": rag_bench.run, "binding": binding_bench.run, "openmp": openmp_bench.run,
           "tools": tools_bench.run, "attachments": attachments_bench.run,
-          "vision": vision_bench.run}
+          "vision": vision_bench.run, "watched": watched_bench.run}
 
 
 def main() -> int:

@@ -98,8 +98,18 @@ class Documents:
     def add(self, collection: Collection, paths: list[Path],
             progress: Callable[[Progress], None]) -> Report:
         done: Future = Future()
-        done.add_done_callback(self.events.put)  # the end, in line behind the progress events
         self.service.add(collection.id, paths, done=done)
+        return self._follow(done, progress)
+
+    def sync(self, collection: Collection, progress: Callable[[Progress], None]) -> Report:
+        """The collection caught up with its sources (``docs sync``)."""
+        done: Future = Future()
+        self.service.sync(collection.id, done=done)
+        reports = self._follow(done, progress)
+        return reports[0] if reports else Report(collection_id=collection.id)
+
+    def _follow(self, done: Future, progress: Callable[[Progress], None]) -> Any:
+        done.add_done_callback(self.events.put)  # the end, in line behind the progress events
         while (event := self.events.get()) is not done:
             if isinstance(event, Progress):
                 progress(event)

@@ -24,8 +24,19 @@ def _status(status: str) -> str:
 
 
 def docs_add(name: str, paths: list[str]) -> int:
+    """Index ``paths`` into the collection ``name`` (made if new)."""
+    return _ingest(name, paths)
+
+
+def docs_sync(name: str) -> int:
+    """Catch the collection up with its files and folders: the new and changed indexed,
+    a renamed one's passages kept, the deleted dropped."""
+    return _ingest(name, None)
+
+
+def _ingest(name: str, paths: list[str] | None) -> int:
     with opened() as (documents, _client):
-        collection = documents.collection(name, create=True)
+        collection = documents.collection(name, create=paths is not None)
 
         def show(progress: Progress) -> None:
             eta = (translate("cli.commands", ", about {seconds:.0f} s left").format(
@@ -38,7 +49,8 @@ def docs_add(name: str, paths: list[str]) -> int:
                 chunks=translate("cli.commands", "%n chunks", None, chunks), eta=eta)
             print(f"\r{line}  ", end="", file=sys.stderr, flush=True)
 
-        report = documents.add(collection, [Path(p) for p in paths], show)
+        report = (documents.add(collection, [Path(p) for p in paths], show) if paths is not None
+                  else documents.sync(collection, show))
         print(file=sys.stderr)
         for path in report.indexed:
             print(translate("cli.commands", "indexed  {path}").format(path=path))

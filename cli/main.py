@@ -76,6 +76,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     add.add_argument("collection")
     add.add_argument("paths", nargs="+")
     docs_commands.add_parser("list", help=translate("cli.main", "collections and the state of each file"))
+    docs_commands.add_parser("sync", help=translate(
+        "cli.main", "catch a collection up with its files and folders (new, changed, renamed, deleted)")
+    ).add_argument("collection")
     search = docs_commands.add_parser("search", help=translate(
         "cli.main", "the passages that match a question"))
     search.add_argument("collection")

@@ -65,10 +65,11 @@ class Jobs:
         self._emit(self.snapshot())
         return report
 
-    def refresh(self, job: Job) -> list[Report]:
+    def refresh(self, job: Job, only: int = 0) -> list[Report]:
+        """Every collection caught up with its sources, or the one ``only`` names."""
         reports = []
         for collection in self._store.collections():
-            if not collection.sources:
+            if not collection.sources or (only and collection.id != only):
                 continue
             job.collection_id = collection.id
             report = self._ingestion.refresh(collection, job.model)

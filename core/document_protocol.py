@@ -52,6 +52,7 @@ class AddPaths:
 @dataclass(frozen=True, eq=False)
 class RefreshAll:
     done: Future | None = None  # a list of Reports
+    collection_id: int = 0  # one collection (a folder it follows changed; ``docs sync``); 0: all
 
 
 @dataclass(frozen=True, eq=False)
@@ -297,6 +298,10 @@ class DocumentCalls:
 
     def refresh_all(self, done: Future | None = None) -> None:
         self.post(RefreshAll(done))
+
+    def sync(self, collection_id: int, done: Future | None = None) -> None:
+        """Catch one collection up with its sources (files new, changed, moved or gone)."""
+        self.post(RefreshAll(done, collection_id))
 
     def create(self, name: str) -> Future:
         future: Future = Future()

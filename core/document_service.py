@@ -234,6 +234,12 @@ class DocumentService(DocumentCalls):
             self._drop(lambda p: isinstance(p, (AddPaths, RefreshAll)))
         elif isinstance(command, DeleteCollection):
             self._delete_soon(command)
+        elif isinstance(command, RefreshAll) and any(
+                isinstance(p, RefreshAll) and p.collection_id in (0, command.collection_id) for p in self._pending):
+            # A burst of changes (a checkout, an unzip) asks again and again: one catch-up
+            # already waiting covers them all.
+            if command.done is not None and command.done.set_running_or_notify_cancel():
+                command.done.set_result([])
         elif isinstance(command, JOBS):
             self._pending.append(command)
         else:
@@ -327,7 +333,7 @@ class DocumentService(DocumentCalls):
             if isinstance(command, AddPaths):
                 return self._jobs.add(job, command)
             if isinstance(command, RefreshAll):
-                return self._jobs.refresh(job)
+                return self._jobs.refresh(job, command.collection_id)
             if isinstance(command, Reembed):
                 return self._jobs.reembed(job)
             if isinstance(command, DeleteCollection):

@@ -238,6 +238,16 @@ class Ingestion:
             finish(FAILED, _said(exc), size=info.st_size, mtime=info.st_mtime)
             return
         twin = by_hash.get(sha)
+        if twin is not None and twin.path != path and not os.path.lexists(twin.path):
+            # The same file under another name (renamed or moved, its old place empty): its
+            # passages stay and say where it is now, read and embedded again for nothing.
+            moved = self.store.save_document(replace(twin, path=path, size=info.st_size, mtime=info.st_mtime))
+            self.indexes.move_document(twin.id, path)
+            known.pop(twin.path, None)
+            known[path] = by_hash[sha] = moved
+            report.skipped.append((path, translate("core.documents", "renamed or moved: its passages were "
+                                                   "kept")))
+            return
         if twin is not None and twin.path != path:
             twin_name = Path(twin.path).name
             finish(SKIPPED, parsers.reason(reading.SAME_CONTENT, {"name": twin_name}),
@@ -321,21 +331,29 @@ class Ingestion:
         return merged, notes
 
     def refresh(self, collection: Collection, model: str) -> Report:
-        """Notice changed, moved or deleted files: re-index the changed, drop the missing."""
+        """Catch up with the sources: index what is new or changed (unchanged files, by
+        size and time, are not read again), keep the passages of a file renamed or moved
+        (found by its content), then drop the files no longer there. Stopped at any point,
+        the index is whole: each file's passages change in one step."""
+        sources = [Path(s) for s in collection.sources if Path(s).exists()]
+        added = self.add(collection, sources, model) if sources else Report(collection_id=collection.id)
+        if added.cancelled:
+            return added
         gone: list[tuple[str, str]] = []
         try:
             for document in self.store.documents(collection.id):
-                if not Path(document.path).exists():
+                if not os.path.lexists(document.path):
                     self.steps.check()
                     self.store.delete_document(document.id)
                     self.indexes.remove_document(document.id)
                     gone.append((document.path, translate(
                         "core.documents", "no longer there: removed from the collection")))
+            current = self.store.get_collection(collection.id)
+            if current is not None:
+                self.store.update_collection(replace(current, caught_up=time.time()))
         except Stopped as stop:
             if stop.closing:
                 raise
-            return Report(skipped=gone, cancelled=True, collection_id=collection.id)
-        sources = [Path(s) for s in collection.sources if Path(s).exists()]
-        added = self.add(collection, sources, model) if sources else Report(collection_id=collection.id)
+            added.cancelled = True
         added.skipped = gone + added.skipped
         return added

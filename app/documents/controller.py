@@ -20,6 +20,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from app.chat.controller import ChatController
+from app.documents.watcher import FolderWatcher
 from core.document_progress import Progress
 from core.document_protocol import Busy, CollectionsChanged, Finished, JobFailed, Ready
 from core.document_service import DocumentService
@@ -77,6 +78,7 @@ class DocumentsController(QObject):
         self._timer = QTimer(self)
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self.refresh_all)
+        self.watcher = FolderWatcher(self.sync, self)  # the collections follow their folders
         chat.retrieval_for = self.retrieval_for  # type: ignore[assignment]
         chat.tools.collections_of = self.collections_of
         chat.tools.around_for = self.around_for
@@ -101,6 +103,7 @@ class DocumentsController(QObject):
     def detach(self, timeout: float = CLOSE_TIMEOUT) -> None:
         """Stop the service (cancel, kill a parse, join); the vault may close after this."""
         self._timer.stop()
+        self.watcher.stop()
         service, self.service = self.service, None
         self._generation += 1  # what the old service still reports is dropped
         if service is not None and not service.close(min(timeout, CLOSE_TIMEOUT)):
@@ -127,6 +130,7 @@ class DocumentsController(QObject):
         elif isinstance(event, CollectionsChanged):
             self._collections, self._documents = event.collections, event.documents
             self._load_previous_models(event.collections)
+            self.watcher.follow(event.collections)
             self.collections_changed.emit()
         elif isinstance(event, Ready):
             self._set_ready(True)
@@ -164,6 +168,11 @@ class DocumentsController(QObject):
     def refresh_all(self) -> None:
         if self.service is not None and not self.busy:
             self.service.refresh_all()
+
+    def sync(self, collection_id: int) -> None:
+        """One collection caught up with its folders (a change the watcher saw)."""
+        if self.service is not None:
+            self.service.sync(collection_id)
 
     @Slot()
     def cancel(self) -> None:

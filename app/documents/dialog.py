@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, Qt, Slot
+from PySide6.QtCore import QDateTime, QLocale, QPoint, Qt, Slot
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
@@ -195,9 +195,13 @@ class CollectionsDialog(QDialog):
             return
         chunks = sum(d.chunks for d in documents)
         passages = translate("documents.dialog", "%n passages", None, chunks)
-        self.summary.setText(translate("documents.dialog", "{indexed} of %n files indexed, "
-                                       "{passages}.", None, total)
-                             .format(indexed=indexed, passages=passages))
+        said = translate("documents.dialog", "{indexed} of %n files indexed, {passages}.", None, total).format(
+            indexed=indexed, passages=passages)
+        if collection.caught_up:  # when it last caught up with its folders (they are followed)
+            when = QDateTime.fromSecsSinceEpoch(int(collection.caught_up))
+            said += " " + translate("documents.dialog", "Follows its folders: caught up at {time}.").format(
+                time=QLocale().toString(when, QLocale.FormatType.ShortFormat))
+        self.summary.setText(said)
 
     def selected_documents(self) -> list[int]:
         return self.table.selected_documents()

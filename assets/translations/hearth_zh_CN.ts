@@ -1857,6 +1857,10 @@ Nothing is sent until you send it there.</source>
         <translation>文档集及其中每个文件的状态</translation>
     </message>
     <message>
+        <source>catch a collection up with its files and folders (new, changed, renamed, deleted)</source>
+        <translation>让文档集跟上它的文件和文件夹（新增、更改、重命名、删除）</translation>
+    </message>
+    <message>
         <source>the passages that match a question</source>
         <translation>与问题匹配的段落</translation>
     </message>
@@ -2404,6 +2408,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>unchanged since it was indexed</source>
         <translation>自索引以来未更改</translation>
+    </message>
+    <message>
+        <source>renamed or moved: its passages were kept</source>
+        <translation>已重命名或移动：保留了它的段落</translation>
     </message>
     <message>
         <source>the same content as {name}</source>
@@ -3078,6 +3086,10 @@ Nothing is sent until you send it there.</source>
         <translation>
             <numerusform>%n 个段落</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Follows its folders: caught up at {time}.</source>
+        <translation>跟随它的文件夹：已于 {time} 跟上。</translation>
     </message>
     <message>
         <source>New name:</source>

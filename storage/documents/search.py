@@ -15,7 +15,7 @@ import re
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -187,6 +187,12 @@ class SearchIndex:
             self._arrays = None
             self._posting_arrays.clear()
 
+    def move_document(self, document_id: int, path: str) -> None:
+        """A file renamed or moved: its passages stay, and say where it is now."""
+        with self._lock:
+            for index in self._by_document.get(document_id, []):
+                self.chunks[index] = replace(self.chunks[index], path=path)
+
     def remove_document(self, document_id: int) -> None:
         with self._lock:
             for index in self._by_document.pop(document_id, []):
@@ -344,6 +350,10 @@ class Indexes:
     def add(self, chunk: StoredChunk, vector: np.ndarray) -> None:
         """ValueError if the vector does not fit its model's index (another size)."""
         self.index(chunk.model).add(chunk, vector)
+
+    def move_document(self, document_id: int, path: str) -> None:
+        for index in self._by_model.values():
+            index.move_document(document_id, path)
 
     def remove_document(self, document_id: int) -> None:
         for index in self._by_model.values():

@@ -41,6 +41,7 @@ class Collection:
     created_at: float = 0.0
     # Files the user removed that a folder among the sources still holds: not added again.
     excluded: list[str] = field(default_factory=list)
+    caught_up: float = 0.0  # when its sources were last checked for changes, all the way
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,8 @@ class DocumentStore:
             try:
                 data = self._record(root, "collections", row_id, blob)
                 found.append(Collection(row_id, data["name"], data["sources"], data["embedding_model"],
-                                        data["created_at"], list(data.get("excluded") or [])))
+                                        data["created_at"], list(data.get("excluded") or []),
+                                        float(data.get("caught_up") or 0.0)))
             except DamagedVault:
                 found.append(Collection(row_id, translate("storage.documents.store", "⚠ Damaged collection")))
         return sorted(found, key=lambda c: c.name.casefold())
@@ -156,7 +158,7 @@ class DocumentStore:
     def _write_collection(self, conn: Any, collection: Collection) -> None:
         data = {"name": collection.name, "sources": collection.sources,
                 "embedding_model": collection.embedding_model, "created_at": collection.created_at,
-                "excluded": collection.excluded}
+                "excluded": collection.excluded, "caught_up": collection.caught_up}
         conn.execute(update(schema.collections).where(schema.collections.c.id == collection.id)
                      .values(payload=self._versions.seal(conn, "collections", collection.id, data)))
 

@@ -98,3 +98,24 @@ def test_ask_and_chat_pick_a_local_model_by_name(data_dir: Path, tmp_path: Path)
     assert named.returncode == 0, named.stderr
     unknown = hearth(data_dir, "ask", "work", "Mooring fee?", "--model", "no-such-model")
     assert unknown.returncode == 1 and "no-such-model" in unknown.stderr and "models list" in unknown.stderr
+
+
+def test_docs_sync_catches_a_collection_up_with_its_folder(data_dir: Path, tmp_path: Path) -> None:
+    """#40: `docs sync NAME` indexes the new and changed, keeps a renamed file's passages,
+    drops the deleted; an unknown collection exits 1."""
+    folder = tmp_path / "matter"
+    folder.mkdir()
+    (folder / "lease.md").write_text("The lease of unit 4 ends on 31 August.")
+    (folder / "old.md").write_text("An old note about the boiler.")
+    assert hearth(data_dir, "docs", "add", "matter", str(folder)).returncode == 0
+    (folder / "lease.md").rename(folder / "lease-unit-4.md")
+    (folder / "old.md").unlink()
+    (folder / "new.md").write_text("Dr. Lin is on call on Sunday.")
+    synced = hearth(data_dir, "docs", "sync", "matter")
+    assert synced.returncode == 0, synced.stderr
+    assert f"indexed  {folder / 'new.md'}" in synced.stdout
+    assert "renamed or moved: its passages were kept" in synced.stdout
+    assert "no longer there" in synced.stdout
+    listed = hearth(data_dir, "docs", "list").stdout
+    assert "lease-unit-4.md" in listed and "old.md" not in listed
+    assert hearth(data_dir, "docs", "sync", "no-such").returncode == 1

@@ -1,0 +1,95 @@
+"""Collections that follow their folders (#40): Qt's file system watcher on each folder a
+collection was made from (and the folders inside it), so that a file added, changed,
+renamed or deleted there is caught up with while Hearth runs.
+
+A burst of changes (a ``git checkout``, an unzip of thousands of files) is one catch-up:
+changes restart a short quiet period, and only after it does the document service catch
+the collection up (``DocumentCalls.sync``; a catch-up already waiting covers later asks).
+The catch-up itself compares each file by size and time, then by content, so what did
+not change is not read again, and a renamed file keeps its passages.
+
+The kernel bounds how many folders one program may watch (inotify's watches on Linux):
+at most ``MAX_FOLDERS`` are watched, the largest trees' deepest folders left to the
+periodic check (``controller.REFRESH_MS``), which also covers network drives, whose
+changes no watcher sees, and what changed while Hearth was closed (checked at unlock).
+Links are not followed, as an import does not follow them out of its folder.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Slot
+
+from core.documents import Collection
+
+MAX_FOLDERS = 2000
+QUIET_MS = 1500  # a burst's changes within this of each other are one catch-up
+
+
+class FolderWatcher(QObject):
+    """Watches the collections' folders; ``sync(collection_id)`` when one changed."""
+
+    def __init__(self, sync: Callable[[int], None], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._sync = sync
+        self._watcher = QFileSystemWatcher(self)
+        self._watcher.directoryChanged.connect(self._changed)
+        self._owners: dict[str, set[int]] = {}
+        self._changed_collections: set[int] = set()
+        self._quiet = QTimer(self)
+        self._quiet.setSingleShot(True)
+        self._quiet.setInterval(QUIET_MS)
+        self._quiet.timeout.connect(self._catch_up)
+
+    def follow(self, collections: Iterable[Collection]) -> None:
+        """Watch these collections' folders (and only these): called with each new list."""
+        owners: dict[str, set[int]] = {}
+        for collection in collections:
+            for source in collection.sources:
+                for folder in _folders(Path(source), MAX_FOLDERS - len(owners)):
+                    owners.setdefault(folder, set()).add(collection.id)
+        gone = [d for d in self._watcher.directories() if d not in owners]
+        if gone:
+            self._watcher.removePaths(gone)
+        new = [d for d in owners if d not in self._owners]
+        if new:
+            self._watcher.addPaths(new)  # a folder the kernel will not watch is left to the periodic check
+        self._owners = owners
+
+    def watched(self) -> list[str]:
+        return list(self._watcher.directories())
+
+    def stop(self) -> None:
+        self._quiet.stop()
+        self._changed_collections.clear()
+        self.follow(())
+
+    @Slot(str)
+    def _changed(self, folder: str) -> None:
+        self._changed_collections |= self._owners.get(folder, set())
+        self._quiet.start()  # again: the burst goes on
+
+    @Slot()
+    def _catch_up(self) -> None:
+        changed, self._changed_collections = self._changed_collections, set()
+        for collection_id in sorted(changed):
+            self._sync(collection_id)
+
+
+def _folders(source: Path, room: int) -> list[str]:
+    """``source`` and the folders inside it, links not followed, at most ``room``."""
+    if room <= 0 or source.is_symlink() or not source.is_dir():
+        return []
+    found = [str(source)]
+    for top, folders, _files in os.walk(source, followlinks=False):
+        for name in sorted(folders):
+            if len(found) >= room:
+                return found
+            path = os.path.join(top, name)
+            if not os.path.islink(path):
+                found.append(path)
+        folders[:] = [f for f in folders if not os.path.islink(os.path.join(top, f))]
+    return found

@@ -1,0 +1,69 @@
+"""Collections follow their folders in the window (#40): Qt's real file system watcher
+sees a file added, renamed or deleted and the collection catches up by itself; a burst of
+2,000 files is one catch-up; links are not followed; a collection gone is no longer
+watched."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from app.documents.watcher import QUIET_MS, FolderWatcher
+from core.documents import Collection
+from tests.app.test_documents_window import WAIT, _import, window  # noqa: F401 - fixtures
+from tests.fakes import FakeEngine
+
+
+@pytest.fixture
+def engine() -> FakeEngine:
+    return FakeEngine(tokens=["Noted."])
+
+
+def test_a_burst_of_changes_is_one_catch_up_and_links_are_not_followed(qtbot, tmp_path: Path) -> None:
+    asked: list[int] = []
+    watcher = FolderWatcher(asked.append)
+    folder = tmp_path / "matter"
+    (folder / "letters").mkdir(parents=True)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (folder / "link").symlink_to(outside, target_is_directory=True)
+    watcher.follow([Collection(7, "matter", [str(folder)]), Collection(8, "other", [str(tmp_path / "gone")])])
+    assert sorted(watcher.watched()) == sorted([str(folder), str(folder / "letters")])
+    for n in range(2000):
+        (folder / "letters" / f"letter-{n:04d}.txt").write_text(f"Letter {n}.")
+    qtbot.waitUntil(lambda: bool(asked), timeout=QUIET_MS * 10)
+    qtbot.wait(QUIET_MS * 2)  # and nothing more comes of the same burst
+    assert asked == [7]
+    (outside / "x.txt").write_text("not followed")
+    qtbot.wait(QUIET_MS * 2)
+    assert asked == [7]
+    watcher.follow([])
+    assert watcher.watched() == []
+    (folder / "after.txt").write_text("no longer watched")
+    qtbot.wait(QUIET_MS * 2)
+    assert asked == [7]
+
+
+def test_the_window_catches_a_collection_up_when_its_folder_changes(qtbot, window, tmp_path: Path) -> None:  # noqa: F811
+    qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)
+    folder = tmp_path / "clinic"
+    folder.mkdir()
+    (folder / "rota.md").write_text("Dr. Lin is on call on Sunday.")
+    (folder / "old.md").write_text("The old boiler note.")
+    collection, _report = _import(qtbot, window, folder, "Clinic")
+    docs = window.documents
+
+    def names() -> set[str]:
+        return {Path(d.path).name for d in docs.documents_of(collection.id)}
+
+    qtbot.waitUntil(lambda: str(folder) in docs.watcher.watched(), timeout=WAIT)
+    (folder / "fees.md").write_text("The consultation fee is 80 euros.")
+    os.rename(folder / "rota.md", folder / "rota-december.md")
+    (folder / "old.md").unlink()
+    qtbot.waitUntil(lambda: names() == {"fees.md", "rota-december.md"}, timeout=WAIT)
+    caught = next(c for c in docs.collections() if c.id == collection.id)
+    assert caught.caught_up > 0
+    window.dialogs.show_collections()
+    assert "Follows its folders: caught up at" in window.dialogs.collections_dialog.summary.text()
