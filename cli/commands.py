@@ -76,6 +76,10 @@ def run(args: Any) -> int:
             from cli.tools import run as tools_run
 
             return tools_run(args)
+        if args.command == "projects":
+            from cli.projects import run as projects_run
+
+            return projects_run(args)
         if args.command == "chats":
             from cli.chats import run as chats_run
 

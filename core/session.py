@@ -88,6 +88,13 @@ class Session:
     def vault(self) -> Vault:
         return self.store.vault
 
+    def collections(self) -> list[Any]:
+        """The document collections as the vault keeps them (their names and sources; for a
+        command that needs no search, without starting the document service)."""
+        from storage.documents.store import DocumentStore
+
+        return DocumentStore(self.vault).collections()
+
     @property
     def engines(self) -> Engines:
         """The intranet engines the user added (read from the vault at first use)."""

@@ -11,10 +11,12 @@ from PySide6.QtWidgets import QListWidgetItem, QMenu, QWidget
 
 from app.shell import dialogs
 from app.shell.text import tooltip
+from core.projects import Project, Projects, project_of
 from core.records import UNTITLED, Chat
 from i18n import translate
 
 PIN = "★ "
+PROJECT_MARK = "▸ "
 
 
 def shown_title(chat: Chat | None) -> str:
@@ -108,9 +110,32 @@ class ChatListActions(QObject):
         menu = QMenu(self._as_widget())
         menu.addAction(self.window.rename_action)
         menu.addAction(self.window.pin_action)
+        self.move_menu(menu)
         menu.addAction(self.window.export_action)
         menu.addAction(self.window.delete_action)
         menu.exec(chat_list.mapToGlobal(pos))
+
+    def projects(self) -> dict[str, Project]:
+        library = None if self.controller.locked else getattr(self.controller, "library", None)
+        return {p.id: p for p in Projects(library).all()} if library is not None else {}
+
+    def move_menu(self, menu: QMenu) -> QMenu:
+        """"Move to project ▸", with each project and "No project", for the open chat."""
+        chat = self.controller.current_chat
+        moving = menu.addMenu(translate("chat.chat_list", "Move to project"))
+        for project in [None, *self.projects().values()]:
+            name = project.name if project else translate("chat.chat_list", "No project")
+            action = moving.addAction(name)
+            action.setCheckable(True)
+            action.setChecked(chat is not None and project_of(chat) == (project.id if project else ""))
+            action.triggered.connect(lambda _on=False, chosen=project: self.move_current(chosen))
+        moving.setEnabled(chat is not None)
+        return moving
+
+    def move_current(self, project: Project | None) -> None:
+        chat = self.controller.current_chat
+        if chat is not None:
+            self.controller.chats.move(chat.id, project)
 
     @Slot()
     def refresh_chats(self) -> None:
@@ -128,13 +153,24 @@ class ChatListActions(QObject):
             chats = [c for c in chats if c.id in wanted]
         chat_list.blockSignals(True)
         chat_list.clear()
-        for chat in chats:
-            item = QListWidgetItem((PIN if chat.pinned else "") + shown_title(chat))
-            item.setData(Qt.ItemDataRole.UserRole, chat.id)
-            item.setToolTip(tooltip(shown_title(chat)))
-            chat_list.addItem(item)
-            if current and chat.id == current.id:
-                chat_list.setCurrentItem(item)
+        projects = self.projects()
+        groups: dict[str, list[Chat]] = {}
+        for chat in chats:  # the chats in no project first, then each project's under its name
+            groups.setdefault(project_of(chat) if project_of(chat) in projects else "", []).append(chat)
+        for key in ["", *sorted((k for k in groups if k), key=lambda k: projects[k].name.casefold())]:
+            if key:
+                header = QListWidgetItem(PROJECT_MARK + projects[key].name)
+                header.setFlags(Qt.ItemFlag.ItemIsEnabled)  # a heading: not a chat to open
+                header.setToolTip(tooltip(translate("chat.chat_list", "Project: {name}").format(
+                    name=projects[key].name)))
+                chat_list.addItem(header)
+            for chat in groups.get(key, []):
+                item = QListWidgetItem(("    " if key else "") + (PIN if chat.pinned else "") + shown_title(chat))
+                item.setData(Qt.ItemDataRole.UserRole, chat.id)
+                item.setToolTip(tooltip(shown_title(chat)))
+                chat_list.addItem(item)
+                if current and chat.id == current.id:
+                    chat_list.setCurrentItem(item)
         if query.strip() and not chats:  # say so, rather than show an empty list
             nothing = QListWidgetItem(translate("chat.chat_list", "No chat contains “{words}”").format(
                 words=" ".join(query.split())))

@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from core.history import route, title_from
+from core.projects import SETTING as PROJECT
+from core.projects import Project
 from core.records import UNTITLED, Chat
 from i18n import translate
 
@@ -42,13 +44,29 @@ class Chats:
         self._c.store.pin_chat(chat_id, pinned)
         self._c.chats_changed.emit()
 
-    def new(self) -> Chat:
+    def new(self, project: Project | None = None) -> Chat:
+        """A new chat, opened: in ``project`` (with its instructions, model, collections,
+        sampling and tools), or with the collections last chosen."""
         c = self._c
-        chat = c.store.create_chat(settings=c.new_chat_settings())
+        chat = c.store.create_chat(settings=project.chat_settings() if project else c.new_chat_settings())
         self._unnamed.add(chat.id)
         c.chats_changed.emit()
         self.select(chat.id)
         return chat
+
+    def move(self, chat_id: int, project: Project | None) -> None:
+        """Put a chat in ``project`` (None: in none); its own settings stay as they are."""
+        c = self._c
+        chat = c.store.get_chat(chat_id)
+        if chat is None:
+            return
+        settings = {k: v for k, v in chat.settings.items() if k != PROJECT}
+        if project is not None:
+            settings[PROJECT] = project.id
+        c.store.set_chat_settings(chat_id, settings)
+        if c.current_chat is not None and c.current_chat.id == chat_id:
+            c.current_chat = c.store.get_chat(chat_id)
+        c.chats_changed.emit()
 
     def select(self, chat_id: int | None) -> None:
         c = self._c

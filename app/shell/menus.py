@@ -19,12 +19,30 @@ def _action(menu: QMenu, text: str, slot: Any, shortcut: Any = None) -> QAction:
     return action
 
 
+def _fill_project_menu(self: Any) -> None:
+    """File ▸ New chat in project ▸: each project, and one to make or edit them."""
+    menu = self.project_chat_menu
+    menu.clear()
+    if self.controller.locked:
+        return
+    from core.projects import Projects
+
+    for project in Projects(self.controller.library).all():
+        menu.addAction(project.name).triggered.connect(
+            lambda _on=False, chosen=project: self.controller.chats.new(chosen))
+    if not menu.isEmpty():
+        menu.addSeparator()
+    menu.addAction(translate("shell.menus", "Projects…")).triggered.connect(self.dialogs.show_projects)
+
+
 def build_menus(self: Any) -> None:
     """Give ``self`` (the main window) its menus and the actions the tests and slots use."""
     bar = self.menuBar()
     file_menu = bar.addMenu(translate("shell.menus", "&File"))
     self.new_chat_action = _action(file_menu, translate("shell.menus", "New chat"),
                                    self.chat_list_actions.new_chat, QKeySequence.StandardKey.New)
+    self.project_chat_menu = file_menu.addMenu(translate("shell.menus", "New chat in project"))
+    self.project_chat_menu.aboutToShow.connect(lambda: _fill_project_menu(self))
     self.import_model_action = _action(file_menu, translate("shell.menus", "Import model…"),
                                        self.dialogs.import_models)
     self.export_action = _action(file_menu, translate("shell.menus", "Export chat (unencrypted)…"),
@@ -58,6 +76,7 @@ def build_menus(self: Any) -> None:
                                  self.dialogs.show_models, "Ctrl+M")
     self.collections_action = _action(settings_menu, translate("shell.menus", "Documents…"),
                                       self.dialogs.show_collections, "Ctrl+D")
+    self.projects_action = _action(settings_menu, translate("shell.menus", "Projects…"), self.dialogs.show_projects)
     self.engines_action = _action(settings_menu, translate("shell.menus", "Intranet engines…"),
                                   self.engine_actions.show_engines)
     self.api_action = _action(settings_menu, translate("shell.menus", "Local API…"), self.dialogs.show_api)
@@ -94,5 +113,5 @@ def build_menus(self: Any) -> None:
     self.unlocked_only = [self.new_chat_action, self.export_action, self.import_chats_action,
                           self.backup_action, self.lock_action, self.rename_action, self.pin_action, self.delete_action,
                           self.chat_settings_action, self.models_action, self.import_model_action,
-                          self.collections_action, self.api_action, self.find_action,
+                          self.collections_action, self.projects_action, self.api_action, self.find_action,
                           self.regenerate_action, self.engines_action, self.tools_action]

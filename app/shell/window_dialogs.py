@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol, cast
 
-from PySide6.QtCore import QObject, Slot
+from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QDialog, QWidget
 
@@ -42,6 +42,7 @@ class WindowDialogs(QObject):
         self.documents = window.documents
         self.models_dialog: ModelsDialog | None = None
         self.collections_dialog: CollectionsDialog | None = None
+        self.projects_dialog: QDialog | None = None
         self.privacy_dialog: PrivacyDialog | None = None
         self.help_dialog: QDialog | None = None  # Getting started or Keyboard shortcuts, the last shown
 
@@ -102,6 +103,16 @@ class WindowDialogs(QObject):
         self.collections_dialog.refresh()
         self.collections_dialog.show()
         self.collections_dialog.raise_()
+
+    @Slot()
+    def show_projects(self) -> None:
+        if self.controller.locked:
+            return
+        from app.chat.projects_dialog import ProjectsDialog
+
+        self.projects_dialog = ProjectsDialog(self.controller, self._widget())
+        self.projects_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.projects_dialog.show()
 
     @Slot()
     def import_models(self) -> None:

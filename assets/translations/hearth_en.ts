@@ -46,6 +46,23 @@
     </message>
 </context>
 <context>
+    <name>chat.projects_dialog</name>
+    <message numerus="yes">
+        <source>%n collection(s)</source>
+        <translation>
+            <numerusform>%n collection</numerusform>
+            <numerusform>%n collections</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tool server(s)</source>
+        <translation>
+            <numerusform>%n tool server</numerusform>
+            <numerusform>%n tool servers</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>chat.tools</name>
     <message numerus="yes">
         <source>Used %n tool call(s)</source>

@@ -291,6 +291,18 @@ Send the token below as “Authorization: Bearer …”.</source>
         <translation>名称：</translation>
     </message>
     <message>
+        <source>Move to project</source>
+        <translation>移到项目</translation>
+    </message>
+    <message>
+        <source>No project</source>
+        <translation>不属于任何项目</translation>
+    </message>
+    <message>
+        <source>Project: {name}</source>
+        <translation>项目：{name}</translation>
+    </message>
+    <message>
         <source>No chat contains “{words}”</source>
         <translation>没有包含“{words}”的聊天</translation>
     </message>
@@ -855,6 +867,109 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>Replace the last answer with a new one (Ctrl+R)</source>
         <translation>用新回答替换上一个回答（Ctrl+R）</translation>
+    </message>
+</context>
+<context>
+    <name>chat.projects_dialog</name>
+    <message>
+        <source>Projects</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>New project</source>
+        <translation>新建项目</translation>
+    </message>
+    <message>
+        <source>Remove project</source>
+        <translation>删除项目</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Start from…</source>
+        <translation>从现成指示开始…</translation>
+    </message>
+    <message>
+        <source>Ready-made instructions</source>
+        <translation>现成的指示</translation>
+    </message>
+    <message>
+        <source>Instructions</source>
+        <translation>指示</translation>
+    </message>
+    <message>
+        <source>Take the open chat&apos;s settings</source>
+        <translation>采用当前对话的设置</translation>
+    </message>
+    <message>
+        <source>Its model or engine, collections, sampling and tools: every new chat in the project starts with them</source>
+        <translation>它的模型或引擎、文档集、采样和工具：项目中的每个新对话都以这些开始</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>New chat in this project</source>
+        <translation>在此项目中新建对话</translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation>名称：</translation>
+    </message>
+    <message>
+        <source>Instructions:</source>
+        <translation>指示：</translation>
+    </message>
+    <message>
+        <source>No project yet: make one with New project.</source>
+        <translation>还没有项目：用“新建项目”创建一个。</translation>
+    </message>
+    <message>
+        <source>engine {name}</source>
+        <translation>引擎 {name}</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n collection(s)</source>
+        <translation>
+            <numerusform>%n 个文档集</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>its own sampling</source>
+        <translation>它自己的采样设置</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tool server(s)</source>
+        <translation>
+            <numerusform>%n 个工具服务器</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>New chats start with: {what}.</source>
+        <translation>新对话开始时使用：{what}。</translation>
+    </message>
+    <message>
+        <source>New chats start with the local model and no collections.</source>
+        <translation>新对话开始时使用本地模型，不带文档集。</translation>
+    </message>
+    <message>
+        <source>Remove the project “{name}”? Its chats stay, in no project.</source>
+        <translation>删除项目“{name}”？它的对话会保留，不再属于任何项目。</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>(Save to keep.)</source>
+        <translation>（保存后生效。）</translation>
+    </message>
+    <message>
+        <source>Saved. New chats in “{name}” start with this.</source>
+        <translation>已保存。“{name}”中的新对话会以此开始。</translation>
     </message>
 </context>
 <context>
@@ -1934,6 +2049,61 @@ Nothing is sent until you send it there.</source>
     </message>
 </context>
 <context>
+    <name>cli.projects</name>
+    <message>
+        <source>There are {count} ready-made instructions: --template 1 to {count}.</source>
+        <translation>现成的指示共有 {count} 条：--template 1 到 {count}。</translation>
+    </message>
+    <message>
+        <source>There is no collection named {name}.</source>
+        <translation>没有名为 {name} 的文档集。</translation>
+    </message>
+    <message>
+        <source>added {name}</source>
+        <translation>已添加 {name}</translation>
+    </message>
+    <message>
+        <source>There is no project named {name}.</source>
+        <translation>没有名为 {name} 的项目。</translation>
+    </message>
+    <message>
+        <source>removed {name} (its chats stay, in no project)</source>
+        <translation>已删除 {name}（它的对话保留，不再属于任何项目）</translation>
+    </message>
+    <message>
+        <source>ready-made {number}: {title}</source>
+        <translation>现成指示 {number}：{title}</translation>
+    </message>
+    <message>
+        <source>projects: a matter&apos;s chats, instructions and collections together</source>
+        <translation>项目：把一件事的对话、指示和文档集放在一起</translation>
+    </message>
+    <message>
+        <source>the projects (and the ready-made instructions)</source>
+        <translation>项目列表（以及现成的指示）</translation>
+    </message>
+    <message>
+        <source>make a project</source>
+        <translation>创建项目</translation>
+    </message>
+    <message>
+        <source>the instructions its chats start with (the system prompt)</source>
+        <translation>其对话开始时使用的指示（系统提示）</translation>
+    </message>
+    <message>
+        <source>start from ready-made instructions number N (projects list shows them)</source>
+        <translation>从第 N 条现成指示开始（projects list 会列出）</translation>
+    </message>
+    <message>
+        <source>a collection its chats start with (again for more)</source>
+        <translation>其对话开始时使用的文档集（可重复指定多个）</translation>
+    </message>
+    <message>
+        <source>remove a project (its chats stay)</source>
+        <translation>删除项目（其对话保留）</translation>
+    </message>
+</context>
+<context>
     <name>cli.selftest</name>
     <message>
         <source>the embedding model returned no vector</source>
@@ -2662,6 +2832,57 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>This passphrase is too easy to guess. {advice}</source>
         <translation>此密码短语太容易被猜到。{advice}</translation>
+    </message>
+</context>
+<context>
+    <name>core.projects</name>
+    <message>
+        <source>A project needs a name.</source>
+        <translation>项目需要一个名称。</translation>
+    </message>
+    <message>
+        <source>There is a project named {name} already.</source>
+        <translation>已经有一个名为 {name} 的项目。</translation>
+    </message>
+    <message>
+        <source>Summarise</source>
+        <translation>总结</translation>
+    </message>
+    <message>
+        <source>Summarise what you are given in a few short paragraphs: the main points first, then the details that matter. Quote figures, dates and names exactly. Say what is unclear or missing rather than guessing.</source>
+        <translation>用几段简短的文字总结给你的内容：先讲要点，再讲重要的细节。数字、日期和名称要准确引用。对不清楚或缺失的内容要直接说明，不要猜测。</translation>
+    </message>
+    <message>
+        <source>Translate between Chinese and English</source>
+        <translation>中英互译</translation>
+    </message>
+    <message>
+        <source>Translate what you are given: Chinese into English, English into Simplified Chinese. Keep the meaning, the tone and the layout; keep names, figures and terms of art exact, and give the original in brackets where a term has no settled translation.</source>
+        <translation>翻译给你的内容：中文译成英文，英文译成简体中文。保持原意、语气和版式；名称、数字和专业术语要准确，对没有公认译法的术语，在括号中附上原文。</translation>
+    </message>
+    <message>
+        <source>Draft a letter</source>
+        <translation>起草信函</translation>
+    </message>
+    <message>
+        <source>Draft clear, courteous letters from the notes you are given. Ask for the recipient, the purpose and any deadline if they are missing. Keep to one page unless asked otherwise, and mark anything you had to assume.</source>
+        <translation>根据给你的要点起草清楚、礼貌的信函。如果缺少收件人、目的或截止日期，请先询问。除非另有要求，篇幅不超过一页，并标出你不得不做出的假设。</translation>
+    </message>
+    <message>
+        <source>Extract dates and parties</source>
+        <translation>提取日期和当事方</translation>
+    </message>
+    <message>
+        <source>From the documents you are given, list every party (people and organisations, with their roles) and every date or deadline (with what happens then), each with the document and page it comes from. Do not add anything the documents do not say.</source>
+        <translation>从给你的文档中，列出每一个当事方（个人和机构，以及其角色）和每一个日期或期限（以及届时发生的事），每项都注明出自哪份文档的哪一页。不要添加文档中没有的内容。</translation>
+    </message>
+    <message>
+        <source>Compare two documents</source>
+        <translation>比较两份文档</translation>
+    </message>
+    <message>
+        <source>Compare the two documents you are given: what they agree on, where they differ (quote both), and what one has that the other lacks. Cite the page of each point. End with the differences that matter most.</source>
+        <translation>比较给你的两份文档：它们一致的地方、不同的地方（两边都要引用），以及一份有而另一份没有的内容。每一点都注明页码。最后列出最重要的差异。</translation>
     </message>
 </context>
 <context>
@@ -4805,12 +5026,20 @@ Nothing is copied, changed or sent.</source>
 <context>
     <name>shell.menus</name>
     <message>
+        <source>Projects…</source>
+        <translation>项目…</translation>
+    </message>
+    <message>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
         <source>New chat</source>
         <translation>新对话</translation>
+    </message>
+    <message>
+        <source>New chat in project</source>
+        <translation>在项目中新建对话</translation>
     </message>
     <message>
         <source>Import model…</source>

@@ -1,0 +1,212 @@
+"""Settings ▸ Projects… (#40): make, edit and remove projects, start a new chat in one.
+
+A project's instructions may start from a ready-made one (summarise, translate between
+Chinese and English, draft a letter, extract dates and parties, compare two documents),
+then be edited. Its model, collections, sampling and tools are taken from the chat that is
+open ("Take the open chat's settings"), so a matter is set up once, in a chat, and every
+new chat in it starts the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.shell import dialogs
+from app.shell.a11y import named
+from app.shell.text import plain
+from core.projects import Project, ProjectError, Projects, templates
+from i18n import translate
+
+
+class ProjectsDialog(QDialog):
+    def __init__(self, controller: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.setWindowTitle(translate("chat.projects_dialog", "Projects"))
+        self.resize(760, 480)
+        self.project_list = QListWidget()
+        named(self.project_list, translate("chat.projects_dialog", "Projects"))
+        self.new_button = QPushButton(translate("chat.projects_dialog", "New project"))
+        self.remove_button = QPushButton(translate("chat.projects_dialog", "Remove project"))
+        self.name = QLineEdit()
+        named(self.name, translate("chat.projects_dialog", "Name"))
+        self.template = QComboBox()
+        self.template.addItem(translate("chat.projects_dialog", "Start from…"), "")
+        for title, text in templates():
+            self.template.addItem(title, text)
+        named(self.template, translate("chat.projects_dialog", "Ready-made instructions"))
+        self.instructions = QPlainTextEdit()
+        named(self.instructions, translate("chat.projects_dialog", "Instructions"))
+        self.take_button = QPushButton(translate("chat.projects_dialog", "Take the open chat's settings"))
+        self.take_button.setToolTip(translate("chat.projects_dialog", "Its model or engine, collections, "
+                                              "sampling and tools: every new chat in the project starts with them"))
+        self.carried = plain(QLabel())
+        self.carried.setWordWrap(True)
+        self.save_button = QPushButton(translate("chat.projects_dialog", "Save"))
+        self.chat_button = QPushButton(translate("chat.projects_dialog", "New chat in this project"))
+        self.message = plain(QLabel())
+        self.message.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow(translate("chat.projects_dialog", "Name:"), self.name)
+        form.addRow(translate("chat.projects_dialog", "Instructions:"), self.template)
+        form.addRow("", self.instructions)
+        form.addRow("", self.take_button)
+        form.addRow("", self.carried)
+        left = QVBoxLayout()
+        left.addWidget(self.project_list, 1)
+        left.addWidget(self.new_button)
+        left.addWidget(self.remove_button)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.save_button)
+        buttons.addWidget(self.chat_button)
+        right = QVBoxLayout()
+        right.addLayout(form)
+        right.addLayout(buttons)
+        right.addWidget(self.message)
+        layout = QHBoxLayout(self)
+        layout.addLayout(left, 1)
+        layout.addLayout(right, 2)
+        self._taken: dict[str, Any] | None = None
+        self.project_list.currentItemChanged.connect(self._show)
+        self.new_button.clicked.connect(self._new)
+        self.remove_button.clicked.connect(self._remove)
+        self.template.activated.connect(self._use_template)
+        self.take_button.clicked.connect(self._take)
+        self.save_button.clicked.connect(self._save)
+        self.chat_button.clicked.connect(self._new_chat)
+        self.refresh()
+
+    def projects(self) -> Projects:
+        return Projects(self.controller.library)
+
+    def selected(self) -> Project | None:
+        item = self.project_list.currentItem()
+        return self.projects().get(item.data(Qt.ItemDataRole.UserRole)) if item is not None else None
+
+    def refresh(self, select: str | None = None) -> None:
+        current = self.selected()
+        keep = select or (current.id if current is not None else None)
+        self.project_list.blockSignals(True)
+        self.project_list.clear()
+        for project in self.projects().all():
+            item = QListWidgetItem(project.name)
+            item.setData(Qt.ItemDataRole.UserRole, project.id)
+            self.project_list.addItem(item)
+            if project.id == keep:
+                self.project_list.setCurrentItem(item)
+        if self.project_list.currentItem() is None and self.project_list.count():
+            self.project_list.setCurrentRow(0)
+        self.project_list.blockSignals(False)
+        self._show()
+
+    @Slot()
+    def _show(self, *_args: object) -> None:
+        project = self.selected()
+        self._taken = None
+        for widget in (self.name, self.instructions, self.template, self.take_button, self.save_button,
+                       self.chat_button, self.remove_button):
+            widget.setEnabled(project is not None)
+        self.name.setText(project.name if project else "")
+        self.instructions.setPlainText(project.instructions if project else "")
+        self.carried.setText(self._carried_text(project))
+
+    def _carried_text(self, project: Project | None) -> str:
+        if project is None:
+            return translate("chat.projects_dialog", "No project yet: make one with New project.")
+        parts = []
+        if project.engine:
+            parts.append(translate("chat.projects_dialog", "engine {name}").format(name=project.engine))
+        if project.collections:
+            count = len(project.collections)
+            parts.append(translate("chat.projects_dialog", "%n collection(s)", None, count))
+        if project.sampling:
+            parts.append(translate("chat.projects_dialog", "its own sampling"))
+        if project.tools:
+            tools = len(project.tools)
+            parts.append(translate("chat.projects_dialog", "%n tool server(s)", None, tools))
+        return (translate("chat.projects_dialog", "New chats start with: {what}.").format(what=", ".join(parts))
+                if parts else translate("chat.projects_dialog", "New chats start with the local model and "
+                                        "no collections."))
+
+    @Slot()
+    def _new(self) -> None:
+        base = translate("chat.projects_dialog", "New project")
+        names = {p.name.casefold() for p in self.projects().all()}
+        name = next(n for n in (base if i == 1 else f"{base} {i}" for i in range(1, 1000)) if n.casefold() not in names)
+        project = self.projects().add(name)
+        self.refresh(project.id)
+        self.name.setFocus()
+        self.name.selectAll()
+
+    @Slot()
+    def _remove(self) -> None:
+        project = self.selected()
+        if project is None or not dialogs.confirm(
+                self, translate("chat.projects_dialog", "Remove project"),
+                translate("chat.projects_dialog", "Remove the project “{name}”? Its chats stay, in no project.")
+                .format(name=project.name), translate("chat.projects_dialog", "Remove")):
+            return
+        self.projects().remove(project.id)
+        self.controller.chats_changed.emit()
+        self.refresh()
+
+    @Slot(int)
+    def _use_template(self, index: int) -> None:
+        text = self.template.itemData(index)
+        if text:
+            self.instructions.setPlainText(text)
+        self.template.setCurrentIndex(0)
+
+    @Slot()
+    def _take(self) -> None:
+        chat = self.controller.current_chat
+        settings = chat.settings if chat is not None else {}
+        self._taken = {"engine": settings.get("engine") or "", "engine_model": settings.get("engine_model") or "",
+                       "collections": tuple(settings.get("collections") or ()),
+                       "sampling": dict(settings.get("sampling") or {}), "tools": tuple(settings.get("tools") or ())}
+        project = self.selected()
+        if project is not None:
+            self.carried.setText(self._carried_text(replace(project, **self._taken)) + " " + translate(
+                "chat.projects_dialog", "(Save to keep.)"))
+
+    @Slot()
+    def _save(self) -> Project | None:
+        project = self.selected()
+        if project is None:
+            return None
+        changed = replace(project, name=self.name.text(), instructions=self.instructions.toPlainText(),
+                          **(self._taken or {}))
+        try:
+            saved = self.projects().save(changed)
+        except ProjectError as exc:
+            self.message.setText(str(exc))
+            return None
+        self.message.setText(translate("chat.projects_dialog", "Saved. New chats in “{name}” start with this.")
+                             .format(name=saved.name))
+        self.controller.chats_changed.emit()
+        self.refresh(saved.id)
+        return saved
+
+    @Slot()
+    def _new_chat(self) -> None:
+        project = self._save()
+        if project is not None:
+            self.controller.chats.new(project)
+            self.accept()

@@ -1,0 +1,96 @@
+"""Projects (#40): a project keeps a matter's instructions, model or engine, collections,
+sampling and tools; a new chat in it starts with them; the chat list groups chats by
+project; chats move between projects; a project removed leaves its chats. The real
+window on a real vault (dialogs answered by the test), and the terminal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.chat.projects_dialog import ProjectsDialog
+from core.projects import SETTING, Project, ProjectError, Projects, project_of, templates
+from tests.storage.conftest import store, vault_path  # noqa: F401 - the vault fixtures
+
+
+def test_projects_are_kept_encrypted_named_once_and_give_their_settings(store, vault_path: Path) -> None:  # noqa: F811
+    from storage.library import ModelLibrary
+
+    projects = Projects(ModelLibrary(store))
+    lease = projects.add("Lease dispute", "Answer as a careful paralegal.", collections=(3, 4),
+                         engine="corp", engine_model="llama-70b", sampling={"temperature": 0.2},
+                         tools=("tracker",))
+    with pytest.raises(ProjectError, match="already"):
+        projects.add("  lease   DISPUTE ")
+    with pytest.raises(ProjectError, match="needs a name"):
+        projects.add("   ")
+    assert lease.chat_settings() == {SETTING: lease.id, "system_prompt": "Answer as a careful paralegal.",
+                                     "engine": "corp", "engine_model": "llama-70b", "collections": [3, 4],
+                                     "sampling": {"temperature": 0.2}, "tools": ["tracker"]}
+    assert Projects(ModelLibrary(store)).get(lease.id) == lease
+    store.close()
+    assert b"paralegal" not in vault_path.read_bytes() and b"Lease dispute" not in vault_path.read_bytes()
+    assert Project.from_dict({"id": 1, "name": "x"}) is None
+    assert Project.from_dict({"id": "a", "name": "x", "collections": [1, "2", True], "tools": [3]}).collections == (1,)
+    assert len(templates()) == 5 and all(text for _name, text in templates())
+
+
+def test_a_new_chat_in_a_project_starts_with_it_and_the_list_groups_it(qtbot, make_window, monkeypatch) -> None:
+    window = make_window()
+    controller = window.controller
+    loose = controller.chats.new()
+    dialog = ProjectsDialog(controller, window)
+    qtbot.addWidget(dialog)
+    dialog.new_button.click()
+    dialog.name.setText("Clinic rota")
+    dialog.template.activated.emit(2)  # "Translate between Chinese and English"
+    assert "Simplified Chinese" in dialog.instructions.toPlainText()
+    controller.store.set_chat_settings(loose.id, {"collections": [7], "sampling": {"temperature": 0.1}})
+    controller.current_chat = controller.store.get_chat(loose.id)
+    dialog.take_button.click()
+    dialog.chat_button.click()  # saves, and starts a chat in it
+    project = Projects(controller.library).find("Clinic rota")
+    assert project is not None and project.collections == (7,) and project.sampling == {"temperature": 0.1}
+    chat = controller.current_chat
+    assert project_of(chat) == project.id and chat.settings["collections"] == [7]
+    assert "Simplified Chinese" in chat.settings["system_prompt"]
+    rows = [window.chat_list.item(i).text() for i in range(window.chat_list.count())]
+    assert "▸ Clinic rota" in rows and rows.index("▸ Clinic rota") < len(rows) - 1  # a heading, its chat under it
+    header = window.chat_list.item(rows.index("▸ Clinic rota"))
+    assert header.data(0x0100) is None  # not a chat to open
+    # Moved out of the project: grouped with the others; the project's removal leaves its chats.
+    window.chat_list_actions.move_current(None)
+    assert project_of(controller.store.get_chat(chat.id)) == ""
+    window.chat_list_actions.move_current(project)
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda *_a: True)
+    dialog.refresh(project.id)
+    dialog.remove_button.click()
+    assert Projects(controller.library).all() == [] and controller.store.get_chat(chat.id) is not None
+    rows = [window.chat_list.item(i).text() for i in range(window.chat_list.count())]
+    assert not any(r.startswith("▸ ") for r in rows)
+
+
+def test_the_file_menu_starts_a_chat_in_a_project(qtbot, make_window) -> None:
+    window = make_window()
+    project = Projects(window.controller.library).add("Memo", "Be brief.")
+    window.project_chat_menu.aboutToShow.emit()
+    action = next(a for a in window.project_chat_menu.actions() if a.text() == "Memo")
+    action.trigger()
+    assert project_of(window.controller.current_chat) == project.id
+    assert window.controller.current_chat.settings["system_prompt"] == "Be brief."
+
+
+def test_the_terminal_adds_lists_and_removes_projects(data_dir: Path, tmp_path: Path) -> None:
+    from tests.tools.test_cli_tools import hearth
+
+    listed = hearth(data_dir, "projects", "list")
+    assert listed.returncode == 0 and "ready-made 1: Summarise" in listed.stdout
+    added = hearth(data_dir, "projects", "add", "Lease dispute", "--template", "4")
+    assert added.returncode == 0 and "added Lease dispute" in added.stdout
+    assert "From the documents you are given" in hearth(data_dir, "projects", "list").stdout
+    wrong = hearth(data_dir, "projects", "add", "Other", "--collection", "no-such")
+    assert wrong.returncode == 1 and "no collection named no-such" in wrong.stderr
+    assert hearth(data_dir, "projects", "add", "lease DISPUTE").returncode == 1
+    removed = hearth(data_dir, "projects", "remove", "lease dispute")
+    assert removed.returncode == 0 and "its chats stay" in removed.stdout
