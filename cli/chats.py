@@ -3,6 +3,7 @@ into the vault (``core.chat_import``); ``chats list``: the vault's chats."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,12 +32,35 @@ def run(args: Any) -> int:
                                 "on the disk until it is written over."))
             return 0
         with unlocked(read_only=True) as session:
+            if args.chats_command == "export":
+                return _export(session.store, args.chat, Path(args.file))
             for chat in session.store.list_chats():
                 print(terminal_safe(f"{chat.id:>6}  {chat.title}"))
         return 0
     except (ImportRefused, HeadlessError) as exc:
         print(terminal_safe(translate("cli.main", "error: {message}").format(message=exc)), file=sys.stderr)
         return 1
+
+
+def _export(store: Any, wanted: str, target: Path) -> int:
+    """One chat (by its number in ``chats list``, or its title) to ``target``, unencrypted,
+    in the format its suffix names: .md, .html, .docx or .json."""
+    from core.vault import export
+
+    chats = store.list_chats()
+    chat = next((c for c in chats if wanted.isdigit() and c.id == int(wanted)), None) or next(
+        (c for c in chats if c.title.casefold() == wanted.casefold()), None)
+    if chat is None:
+        print(terminal_safe(translate("cli.chats", "error: no chat is numbered or named {chat}; `chats list` "
+                                      "shows them.").format(chat=wanted)), file=sys.stderr)
+        return 1
+    data = export.exported(chat, store.messages(chat.id), target.suffix)
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    print(terminal_safe(translate("cli.chats", "exported “{title}” to {file}, UNENCRYPTED: anyone who can read "
+                                  "that file can read the chat.").format(title=chat.title, file=target)))
+    return 0
 
 
 def add_parser(commands: Any) -> None:
@@ -50,3 +74,7 @@ def add_parser(commands: Any) -> None:
     imported.add_argument("--delete-source", action="store_true", help=translate(
         "cli.chats", "delete the source file once its chats are in the vault"))
     sub.add_parser("list", help=translate("cli.chats", "the chats, newest first"))
+    exporting = sub.add_parser("export", help=translate(
+        "cli.chats", "write one chat to a file, unencrypted: .md, .html, .docx or .json"))
+    exporting.add_argument("chat", help=translate("cli.chats", "its number in chats list, or its title"))
+    exporting.add_argument("file")

@@ -3,18 +3,26 @@ the window starts new chats in them."""
 
 from __future__ import annotations
 
+import getpass
+import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from cli.common import terminal_safe
 from cli.headless import HeadlessError, unlocked
+from core import project_files
+from core.chat_import import ImportRefused
+from core.passphrase import acceptable
 from core.projects import ProjectError, Projects, templates
 from i18n import translate
+
+EXPORT_VARIABLE = "HEARTH_EXPORT_PASSPHRASE"
 
 
 def run(args: Any) -> int:
     try:
-        with unlocked(read_only=args.projects_command == "list") as session:
+        with unlocked(read_only=args.projects_command in ("list", "export")) as session:
             projects = Projects(session.library)
             if args.projects_command == "add":
                 instructions = args.instructions or ""
@@ -42,6 +50,27 @@ def run(args: Any) -> int:
                 projects.remove(found.id)
                 print(terminal_safe(translate("cli.projects", "removed {name} (its chats stay, in no project)")
                                     .format(name=found.name)))
+            elif args.projects_command == "export":
+                chosen = projects.find(args.name)
+                if chosen is None:
+                    raise ProjectError(translate("cli.projects", "There is no project named {name}.").format(
+                        name=args.name))
+                secret = file_passphrase(confirm=True)
+                count = project_files.write(Path(args.file), session.store, session.library, chosen, secret,
+                                            {c.id: c.name for c in session.collections()})
+                print(terminal_safe(translate("cli.projects", "wrote {name} and %n chat(s) to {file}, encrypted",
+                                              None, count).format(name=chosen.name, file=args.file)))
+            elif args.projects_command == "import":
+                secret = file_passphrase(confirm=False)
+                made, found, missing = project_files.import_into(
+                    Path(args.file), secret, session.store, session.library,
+                    {c.name.casefold(): c.id for c in session.collections()})
+                chats = len(found.chats)
+                print(terminal_safe(translate("cli.projects", "imported {name} with %n chat(s)", None, chats).format(
+                    name=made.name)))
+                if missing:
+                    print(terminal_safe(translate("cli.projects", "its collections not here: {names}").format(
+                        names=", ".join(missing))), file=sys.stderr)
             else:
                 for project in projects.all():
                     first = project.instructions.strip().splitlines()[0][:70] if project.instructions.strip() else ""
@@ -51,9 +80,25 @@ def run(args: Any) -> int:
                         print(terminal_safe(translate("cli.projects", "ready-made {number}: {title}").format(
                             number=number, title=title)))
         return 0
-    except (ProjectError, HeadlessError) as exc:
+    except (ProjectError, HeadlessError, ImportRefused, OSError) as exc:
         print(terminal_safe(translate("cli.main", "error: {message}").format(message=exc)), file=sys.stderr)
         return 1
+
+
+def file_passphrase(confirm: bool) -> str:
+    """A project file's passphrase: HEARTH_EXPORT_PASSPHRASE (taken out of the environment,
+    so that no child inherits it), or asked on the terminal."""
+    secret = os.environ.pop(EXPORT_VARIABLE, None)
+    if secret is None:
+        if not sys.stdin.isatty():
+            raise ProjectError(translate("cli.projects", "Give the file's passphrase in {variable}, or run this "
+                                         "in a terminal to be asked.").format(variable=EXPORT_VARIABLE))
+        secret = getpass.getpass(translate("cli.projects", "The file's passphrase: "))
+        if confirm and getpass.getpass(translate("cli.projects", "Again: ")) != secret:
+            raise ProjectError(translate("cli.projects", "The passphrases differ; nothing was written."))
+    if confirm and (problem := acceptable(secret)) is not None:
+        raise ProjectError(problem)
+    return secret
 
 
 def add_parser(commands: Any) -> None:
@@ -70,3 +115,9 @@ def add_parser(commands: Any) -> None:
     add.add_argument("--collection", metavar="NAME", action="append", help=translate(
         "cli.projects", "a collection its chats start with (again for more)"))
     sub.add_parser("remove", help=translate("cli.projects", "remove a project (its chats stay)")).add_argument("name")
+    exporting = sub.add_parser("export", help=translate(
+        "cli.projects", "a project and all its chats to one file, encrypted with a passphrase for it "
+        "(HEARTH_EXPORT_PASSPHRASE, or asked)"))
+    exporting.add_argument("name")
+    exporting.add_argument("file")
+    sub.add_parser("import", help=translate("cli.projects", "a project file into this vault")).add_argument("file")

@@ -52,3 +52,76 @@ def to_json(chat: Chat, messages: list[Message]) -> str:
         ensure_ascii=False,
         indent=2,
     )
+
+
+def to_html(chat: Chat, messages: list[Message]) -> str:
+    """A page that needs nothing from anywhere (its policy forbids loading anything) and
+    shows every message's text as text: nothing of it is markup."""
+    import html
+
+    names = role_names()
+    exported = translate("storage.export", "Exported from Hearth on {date}").format(date=_when(time.time()))
+    parts = ['<!DOCTYPE html>\n<html><head><meta charset="utf-8">',
+             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+             f"<title>{html.escape(chat.title)}</title>",
+             "<style>body{font-family:sans-serif;max-width:48em;margin:2em auto;line-height:1.5}"
+             "pre{white-space:pre-wrap;font-family:inherit}h2{font-size:1em;color:#555}</style></head><body>",
+             f"<h1>{html.escape(chat.title)}</h1><p><em>{html.escape(exported)}</em></p>"]
+    for m in messages:
+        note = "" if m.status in ("complete", "streaming") else f" ({_status_text(m.status)})"
+        parts.append(f"<h2>{html.escape(names.get(m.role, m.role) + note)}</h2><pre>{html.escape(m.content)}</pre>")
+    parts.append("</body></html>\n")
+    return "\n".join(parts)
+
+
+def to_docx(chat: Chat, messages: list[Message]) -> bytes:
+    """A Word document (the smallest one Word and LibreOffice open): the title, then each
+    message under its author's name, every line a paragraph."""
+    import io
+    import zipfile
+    from xml.sax.saxutils import escape
+
+    def paragraph(text: str, bold: bool = False, size: int = 0) -> str:
+        props = ("<w:b/>" if bold else "") + (f'<w:sz w:val="{size}"/>' if size else "")
+        run_props = f"<w:rPr>{props}</w:rPr>" if props else ""
+        clean = "".join(ch for ch in text if ch in "\t" or ord(ch) >= 32)  # XML 1.0 allows no other controls
+        return f'<w:p><w:r>{run_props}<w:t xml:space="preserve">{escape(clean)}</w:t></w:r></w:p>'
+
+    names = role_names()
+    body = [paragraph(chat.title, bold=True, size=32),
+            paragraph(translate("storage.export", "Exported from Hearth on {date}").format(date=_when(time.time())))]
+    for m in messages:
+        note = "" if m.status in ("complete", "streaming") else f" ({_status_text(m.status)})"
+        body.append(paragraph(names.get(m.role, m.role) + note, bold=True))
+        body.extend(paragraph(line) for line in m.content.split("\n"))
+    word = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+            '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>'
+            + "".join(body) + "</w:body></w:document>")
+    types = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+             '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+             '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+             '<Default Extension="xml" ContentType="application/xml"/>'
+             '<Override PartName="/word/document.xml" ContentType="application/'
+             'vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>')
+    rels = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+            '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+            '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
+            'officeDocument" Target="word/document.xml"/></Relationships>')
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, text in (("[Content_Types].xml", types), ("_rels/.rels", rels), ("word/document.xml", word)):
+            info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
+            archive.writestr(info, text.encode("utf-8"), zipfile.ZIP_DEFLATED)
+    return buffer.getvalue()
+
+
+def exported(chat: Chat, messages: list[Message], suffix: str) -> bytes:
+    """The chat in the format its file's suffix names (.md when it names none known)."""
+    suffix = suffix.lower()
+    if suffix == ".json":
+        return to_json(chat, messages).encode("utf-8")
+    if suffix in (".html", ".htm"):
+        return to_html(chat, messages).encode("utf-8")
+    if suffix == ".docx":
+        return to_docx(chat, messages)
+    return to_markdown(chat, messages).encode("utf-8")

@@ -10,6 +10,7 @@ new chat in it starts the same way.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Slot
@@ -30,7 +31,10 @@ from PySide6.QtWidgets import (
 
 from app.shell import dialogs
 from app.shell.a11y import named
+from app.shell.background import run_in_background
 from app.shell.text import plain
+from core import project_files
+from core.passphrase import acceptable
 from core.projects import Project, ProjectError, Projects, templates
 from i18n import translate
 
@@ -61,6 +65,10 @@ class ProjectsDialog(QDialog):
         self.carried.setWordWrap(True)
         self.save_button = QPushButton(translate("chat.projects_dialog", "Save"))
         self.chat_button = QPushButton(translate("chat.projects_dialog", "New chat in this project"))
+        self.export_button = QPushButton(translate("chat.projects_dialog", "Export…"))
+        self.export_button.setToolTip(translate("chat.projects_dialog", "The project and all its chats as one "
+                                                "file, encrypted with a passphrase you choose for it"))
+        self.import_button = QPushButton(translate("chat.projects_dialog", "Import…"))
         self.message = plain(QLabel())
         self.message.setWordWrap(True)
         form = QFormLayout()
@@ -73,6 +81,8 @@ class ProjectsDialog(QDialog):
         left.addWidget(self.project_list, 1)
         left.addWidget(self.new_button)
         left.addWidget(self.remove_button)
+        left.addWidget(self.export_button)
+        left.addWidget(self.import_button)
         buttons = QHBoxLayout()
         buttons.addWidget(self.save_button)
         buttons.addWidget(self.chat_button)
@@ -91,6 +101,8 @@ class ProjectsDialog(QDialog):
         self.take_button.clicked.connect(self._take)
         self.save_button.clicked.connect(self._save)
         self.chat_button.clicked.connect(self._new_chat)
+        self.export_button.clicked.connect(self._export)
+        self.import_button.clicked.connect(self._import)
         self.refresh()
 
     def projects(self) -> Projects:
@@ -121,7 +133,7 @@ class ProjectsDialog(QDialog):
         project = self.selected()
         self._taken = None
         for widget in (self.name, self.instructions, self.template, self.take_button, self.save_button,
-                       self.chat_button, self.remove_button):
+                       self.chat_button, self.remove_button, self.export_button):
             widget.setEnabled(project is not None)
         self.name.setText(project.name if project else "")
         self.instructions.setPlainText(project.instructions if project else "")
@@ -210,3 +222,67 @@ class ProjectsDialog(QDialog):
         if project is not None:
             self.controller.chats.new(project)
             self.accept()
+
+    # One encrypted file ---------------------------------------------------------------
+    def _collections(self) -> list[Any]:
+        session = self.controller.session
+        return session.collections() if session is not None else []
+
+    @Slot()
+    def _export(self) -> None:
+        project = self.selected()
+        if project is None:
+            return
+        title = translate("chat.projects_dialog", "Export project")
+        target = dialogs.save_path(self, title, Path.home() / f"{project.name}{project_files.SUFFIX}",
+                                   translate("chat.projects_dialog", "Hearth project") + f" (*{project_files.SUFFIX})")
+        if target is None:
+            return
+        secret = dialogs.passphrase(self, title, translate(
+            "chat.projects_dialog", "A passphrase for this file (whoever imports it needs it):"))
+        if secret is None:
+            return
+        problem = acceptable(secret)
+        if problem is not None:
+            self.message.setText(problem)
+            return
+        if dialogs.passphrase(self, title, translate("chat.projects_dialog", "The passphrase again:")) != secret:
+            self.message.setText(translate("chat.projects_dialog", "The passphrases differ; nothing was written."))
+            return
+        names = {c.id: c.name for c in self._collections()}
+        store, library = self.controller.store, self.controller.library
+        run_in_background(lambda: project_files.write(target, store, library, project, secret, names), self,
+                          lambda count: self.message.setText(translate(
+                              "chat.projects_dialog", "“{name}” and %n chat(s) were written to {file}, encrypted.",
+                              None, count).format(name=project.name, file=target.name)),
+                          lambda exc: self.message.setText(translate(
+                              "chat.projects_dialog", "The project was not written: {reason}.").format(
+                                  reason=getattr(exc, "strerror", None) or exc)), name="project-export")
+
+    @Slot()
+    def _import(self) -> None:
+        title = translate("chat.projects_dialog", "Import project")
+        source = dialogs.open_path(self, title, Path.home(), translate("chat.projects_dialog", "Hearth project")
+                                   + f" (*{project_files.SUFFIX})")
+        if source is None:
+            return
+        secret = dialogs.passphrase(self, title, translate("chat.projects_dialog", "The file's passphrase:"))
+        if secret is None:
+            return
+        here = {c.name.casefold(): c.id for c in self._collections()}
+        store, library = self.controller.store, self.controller.library
+        run_in_background(lambda: project_files.import_into(source, secret, store, library, here), self,
+                          self._imported, lambda exc: self.message.setText(str(exc)), name="project-import")
+
+    def _imported(self, result: tuple[Project, Any, list[str]]) -> None:
+        project, found, missing = result
+        count = len(found.chats)  # a plain name: pyside6-lupdate skips a count that is an expression
+        said = translate("chat.projects_dialog", "Imported “{name}” with %n chat(s).", None, count).format(
+            name=project.name)
+        if missing:
+            said += " " + translate("chat.projects_dialog", "Its collections that are not here: {names}. Add their "
+                                    "files in Documents, then take them into the project.").format(
+                                        names=", ".join(missing))
+        self.message.setText(said)
+        self.controller.chats_changed.emit()
+        self.refresh(project.id)

@@ -172,16 +172,14 @@ class VaultMaintenance(QObject):
             or translate("vault.flows", "chat", "the file name of an exported chat without a title")
         # The formats' own names (and their patterns) stay as they are.
         target = dialogs.save_path(self.parent_widget, title, Path.home() / f"{safe}.md",
-                                   "Markdown (*.md);;JSON (*.json)")
+                                   "Markdown (*.md);;HTML (*.html);;Word (*.docx);;JSON (*.json)")
         if target is None:
             return
-        messages = self.controller.store.messages(chat.id)
-        text = export.to_json(chat, messages) if target.suffix.lower() == ".json" \
-            else export.to_markdown(chat, messages)
+        data = export.exported(chat, self.controller.store.messages(chat.id), target.suffix)
         try:
             fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
         except OSError as exc:
             dialogs.warn(self.parent_widget, title, translate(
                 "vault.flows", "The chat could not be written to {target}: {reason}.").format(

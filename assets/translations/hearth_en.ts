@@ -61,6 +61,20 @@
             <numerusform>%n tool servers</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>“{name}” and %n chat(s) were written to {file}, encrypted.</source>
+        <translation>
+            <numerusform>“{name}” and %n chat were written to {file}, encrypted.</numerusform>
+            <numerusform>“{name}” and %n chats were written to {file}, encrypted.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Imported “{name}” with %n chat(s).</source>
+        <translation>
+            <numerusform>Imported “{name}” with %n chat.</numerusform>
+            <numerusform>Imported “{name}” with %n chats.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>chat.tools</name>
@@ -107,6 +121,23 @@
         <translation>
             <numerusform>The token from {where} must be at least %n character, without spaces.</numerusform>
             <numerusform>The token from {where} must be at least %n characters, without spaces.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>cli.projects</name>
+    <message numerus="yes">
+        <source>wrote {name} and %n chat(s) to {file}, encrypted</source>
+        <translation>
+            <numerusform>wrote {name} and %n chat to {file}, encrypted</numerusform>
+            <numerusform>wrote {name} and %n chats to {file}, encrypted</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>imported {name} with %n chat(s)</source>
+        <translation>
+            <numerusform>imported {name} with %n chat</numerusform>
+            <numerusform>imported {name} with %n chats</numerusform>
         </translation>
     </message>
 </context>

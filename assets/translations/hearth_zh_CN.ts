@@ -916,6 +916,18 @@ Nothing is sent until you send it there.</source>
         <translation>在此项目中新建对话</translation>
     </message>
     <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>The project and all its chats as one file, encrypted with a passphrase you choose for it</source>
+        <translation>把项目及其所有对话写成一个文件，用你为它选择的密码短语加密</translation>
+    </message>
+    <message>
+        <source>Import…</source>
+        <translation>导入…</translation>
+    </message>
+    <message>
         <source>Name:</source>
         <translation>名称：</translation>
     </message>
@@ -970,6 +982,54 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>Saved. New chats in “{name}” start with this.</source>
         <translation>已保存。“{name}”中的新对话会以此开始。</translation>
+    </message>
+    <message>
+        <source>Export project</source>
+        <translation>导出项目</translation>
+    </message>
+    <message>
+        <source>Hearth project</source>
+        <translation>Hearth 项目</translation>
+    </message>
+    <message>
+        <source>A passphrase for this file (whoever imports it needs it):</source>
+        <translation>这个文件的密码短语（导入它的人需要它）：</translation>
+    </message>
+    <message>
+        <source>The passphrase again:</source>
+        <translation>再输入一次密码短语：</translation>
+    </message>
+    <message>
+        <source>The passphrases differ; nothing was written.</source>
+        <translation>两次输入的密码短语不同；没有写入任何内容。</translation>
+    </message>
+    <message numerus="yes">
+        <source>“{name}” and %n chat(s) were written to {file}, encrypted.</source>
+        <translation>
+            <numerusform>“{name}”及其 %n 个对话已加密写入 {file}。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The project was not written: {reason}.</source>
+        <translation>项目未写出：{reason}。</translation>
+    </message>
+    <message>
+        <source>Import project</source>
+        <translation>导入项目</translation>
+    </message>
+    <message>
+        <source>The file&apos;s passphrase:</source>
+        <translation>文件的密码短语：</translation>
+    </message>
+    <message numerus="yes">
+        <source>Imported “{name}” with %n chat(s).</source>
+        <translation>
+            <numerusform>已导入“{name}”，共 %n 个对话。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Its collections that are not here: {names}. Add their files in Documents, then take them into the project.</source>
+        <translation>这里没有的文档集：{names}。请在“文档”中添加它们的文件，再把它们纳入项目。</translation>
     </message>
 </context>
 <context>
@@ -1584,6 +1644,14 @@ Nothing is sent until you send it there.</source>
         <translation>源文件已删除。在 SSD 上，其内容可能会留在磁盘上，直到被覆盖为止。</translation>
     </message>
     <message>
+        <source>error: no chat is numbered or named {chat}; `chats list` shows them.</source>
+        <translation>错误：没有编号或名称为 {chat} 的对话；`chats list` 会列出它们。</translation>
+    </message>
+    <message>
+        <source>exported “{title}” to {file}, UNENCRYPTED: anyone who can read that file can read the chat.</source>
+        <translation>已将“{title}”导出到 {file}，**未加密**：任何能读取该文件的人都能读到这个对话。</translation>
+    </message>
+    <message>
         <source>the vault&apos;s chats; bring chats from other apps</source>
         <translation>保险库中的对话；从其他应用导入对话</translation>
     </message>
@@ -1598,6 +1666,14 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>the chats, newest first</source>
         <translation>对话列表，最新的在前</translation>
+    </message>
+    <message>
+        <source>write one chat to a file, unencrypted: .md, .html, .docx or .json</source>
+        <translation>把一个对话写入文件（未加密）：.md、.html、.docx 或 .json</translation>
+    </message>
+    <message>
+        <source>its number in chats list, or its title</source>
+        <translation>它在 chats list 中的编号，或它的标题</translation>
     </message>
 </context>
 <context>
@@ -2070,9 +2146,41 @@ Nothing is sent until you send it there.</source>
         <source>removed {name} (its chats stay, in no project)</source>
         <translation>已删除 {name}（它的对话保留，不再属于任何项目）</translation>
     </message>
+    <message numerus="yes">
+        <source>wrote {name} and %n chat(s) to {file}, encrypted</source>
+        <translation>
+            <numerusform>已将 {name} 及其 %n 个对话加密写入 {file}</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>imported {name} with %n chat(s)</source>
+        <translation>
+            <numerusform>已导入 {name}，共 %n 个对话</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>its collections not here: {names}</source>
+        <translation>这里没有的文档集：{names}</translation>
+    </message>
     <message>
         <source>ready-made {number}: {title}</source>
         <translation>现成指示 {number}：{title}</translation>
+    </message>
+    <message>
+        <source>Give the file&apos;s passphrase in {variable}, or run this in a terminal to be asked.</source>
+        <translation>请在 {variable} 中提供文件的密码短语，或在终端中运行以便询问。</translation>
+    </message>
+    <message>
+        <source>The file&apos;s passphrase: </source>
+        <translation>文件的密码短语：</translation>
+    </message>
+    <message>
+        <source>Again: </source>
+        <translation>再输入一次：</translation>
+    </message>
+    <message>
+        <source>The passphrases differ; nothing was written.</source>
+        <translation>两次输入的密码短语不同；没有写入任何内容。</translation>
     </message>
     <message>
         <source>projects: a matter&apos;s chats, instructions and collections together</source>
@@ -2101,6 +2209,14 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>remove a project (its chats stay)</source>
         <translation>删除项目（其对话保留）</translation>
+    </message>
+    <message>
+        <source>a project and all its chats to one file, encrypted with a passphrase for it (HEARTH_EXPORT_PASSPHRASE, or asked)</source>
+        <translation>把项目及其所有对话写成一个文件，用为它设的密码短语加密（HEARTH_EXPORT_PASSPHRASE，或询问）</translation>
+    </message>
+    <message>
+        <source>a project file into this vault</source>
+        <translation>把项目文件导入这个保险库</translation>
     </message>
 </context>
 <context>
@@ -2832,6 +2948,37 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>This passphrase is too easy to guess. {advice}</source>
         <translation>此密码短语太容易被猜到。{advice}</translation>
+    </message>
+</context>
+<context>
+    <name>core.project_files</name>
+    <message>
+        <source>{name} cannot be read: {reason}.</source>
+        <translation>无法读取 {name}：{reason}。</translation>
+    </message>
+    <message>
+        <source>{name} is not a Hearth project file.</source>
+        <translation>{name} 不是 Hearth 项目文件。</translation>
+    </message>
+    <message>
+        <source>{name} does not open with this passphrase (or it was changed since it was written).</source>
+        <translation>用这个密码短语打不开 {name}（或者它在写出后被改动过）。</translation>
+    </message>
+    <message>
+        <source>{name} is damaged.</source>
+        <translation>{name} 已损坏。</translation>
+    </message>
+    <message>
+        <source>{name} holds more than Hearth reads.</source>
+        <translation>{name} 中的内容超过 Hearth 能读取的上限。</translation>
+    </message>
+    <message>
+        <source>{name} (imported {number})</source>
+        <translation>{name}（导入 {number}）</translation>
+    </message>
+    <message>
+        <source>Imported chat</source>
+        <translation>导入的对话</translation>
     </message>
 </context>
 <context>

@@ -94,3 +94,23 @@ def test_the_terminal_adds_lists_and_removes_projects(data_dir: Path, tmp_path: 
     assert hearth(data_dir, "projects", "add", "lease DISPUTE").returncode == 1
     removed = hearth(data_dir, "projects", "remove", "lease dispute")
     assert removed.returncode == 0 and "its chats stay" in removed.stdout
+
+
+def test_the_projects_window_exports_and_imports_one_encrypted_file(qtbot, make_window, monkeypatch,
+                                                                    tmp_path: Path) -> None:
+    window = make_window()
+    controller = window.controller
+    project = Projects(controller.library).add("Memo", "Be brief.")
+    controller.chats.new(project)
+    dialog = ProjectsDialog(controller, window)
+    qtbot.addWidget(dialog)
+    target = tmp_path / "memo.hearth-project"
+    monkeypatch.setattr("app.shell.dialogs.save_path", lambda *_a: target)
+    monkeypatch.setattr("app.shell.dialogs.passphrase", lambda *_a: "a long file passphrase")
+    dialog.export_button.click()
+    qtbot.waitUntil(lambda: "encrypted" in dialog.message.text(), timeout=20_000)
+    assert target.exists() and b"Be brief" not in target.read_bytes()
+    monkeypatch.setattr("app.shell.dialogs.open_path", lambda *_a: target)
+    dialog.import_button.click()
+    qtbot.waitUntil(lambda: "Imported" in dialog.message.text(), timeout=20_000)
+    assert [p.name for p in Projects(controller.library).all()] == ["Memo", "Memo (imported 2)"]

@@ -1,0 +1,226 @@
+"""A project as one encrypted file (#40), to move a matter to another computer with
+Hearth: its settings and all its chats (their branches too), sealed with a passphrase
+chosen for the file (Argon2id, AES-256-GCM), never written anywhere in plaintext; the
+chats' pictures and documents' passages go as their messages keep them.
+
+A file from elsewhere is a stranger's file: its size, the key derivation it asks for, the
+compressed payload's size when inflated and the JSON's shape are all bounded before
+anything of it is believed, and its chats are read as an import reads them
+(``core.chat_import``): a damaged or tampered file does not open, and says so.
+
+Collections are not in the file (their documents are the user's files, on this
+computer): a project's collections are named, and those of the same name here are used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zlib
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from core.chat_import import MAX_BYTES, Found, ImportedChat, ImportRefused, Turn
+from core.projects import Project, ProjectError, Projects, project_of
+from i18n import translate
+from storage.crypto import DEFAULT_KDF, KDF_BOUNDS, KdfParams, derive_kek
+
+MAGIC = b"HEARTH-PROJECT 1\n"
+MAX_INFLATED = 1 << 30
+SUFFIX = ".hearth-project"
+
+
+def _ad(header: bytes) -> bytes:
+    return MAGIC + header
+
+
+def write(path: Path, store: Any, library: Any, project: Project, passphrase: str,
+          collections: dict[int, str], kdf: KdfParams = DEFAULT_KDF) -> int:
+    """Seal ``project`` and its chats into ``path`` (written whole or not at all); the
+    number of chats."""
+    chats = [c for c in store.list_chats() if project_of(c) == project.id]
+    payload = {"project": {**project.as_dict(), "collections": [collections[c] for c in project.collections
+                                                                 if c in collections]},
+               "chats": [_chat(store, chat) for chat in chats]}
+    salted = kdf.with_new_salt()
+    nonce = os.urandom(12)
+    header = json.dumps({"kdf": {"memory_kib": salted.memory_kib, "iterations": salted.iterations,
+                                 "lanes": salted.lanes, "salt": salted.salt.hex()},
+                         "nonce": nonce.hex()}).encode("ascii") + b"\n"
+    sealed = AESGCM(derive_kek(passphrase, salted)).encrypt(
+        nonce, zlib.compress(json.dumps(payload, ensure_ascii=False).encode("utf-8"), 6), _ad(header))
+    partial = path.with_name(path.name + ".partial")
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(MAGIC + header + sealed)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    return len(chats)
+
+
+def _chat(store: Any, chat: Any) -> dict[str, Any]:
+    """A chat with every message of its tree (each with its parent), the shown branch's
+    last message named."""
+    shown = store.messages(chat.id)
+    everything = _every_branch(store, chat.id, shown)
+    return {"title": chat.title, "created_at": chat.created_at,
+            "settings": {k: v for k, v in chat.settings.items() if k not in ("disclosed",)},
+            "shown": str(shown[-1].id) if shown else None,
+            "messages": [{"key": str(m.id), "parent": str(m.parent) if m.parent else None, "role": m.role,
+                          "content": m.content, "created_at": m.created_at, "stats": m.stats}
+                         for m in everything]}
+
+
+def _every_branch(store: Any, chat_id: int, shown: list[Any]) -> list[Any]:
+    """Every message of the chat, each branch's too (other versions, edited questions),
+    parents before children."""
+    seen = {m.id: m for m in shown}
+    frontier = list(shown)
+    while frontier:
+        found = []
+        for message in frontier:
+            for version in message.versions:
+                if version not in seen:
+                    for other in store.messages(chat_id, through=version):
+                        if other.id not in seen:
+                            seen[other.id] = other
+                            found.append(other)
+        frontier = found
+    return [seen[i] for i in sorted(seen)]
+
+
+Read = tuple[Project, list[tuple[ImportedChat, dict[str, Any]]], Found, list[str]]
+
+
+def read(path: Path, passphrase: str) -> Read:
+    """The project, its chats (each with its settings), what was left out and the names of
+    its collections; ImportRefused
+    in words for a file that is not one, too large, damaged, or another passphrase's."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise ImportRefused(translate("core.project_files", "{name} cannot be read: {reason}.").format(
+            name=path.name, reason=exc.strerror or exc)) from None
+    if not raw.startswith(MAGIC) or len(raw) > MAX_BYTES:
+        raise ImportRefused(translate("core.project_files", "{name} is not a Hearth project file.").format(
+            name=path.name))
+    header, newline, sealed = raw[len(MAGIC):].partition(b"\n")
+    try:
+        shape: Any = json.loads(header) if newline and len(header) < 4096 else None
+        kdf = _kdf(shape["kdf"])
+        nonce = bytes.fromhex(shape["nonce"])
+    except (ValueError, KeyError, TypeError):
+        raise ImportRefused(translate("core.project_files", "{name} is not a Hearth project file.").format(
+            name=path.name)) from None
+    try:
+        packed = AESGCM(derive_kek(passphrase, kdf)).decrypt(nonce, sealed, _ad(header + b"\n"))
+    except (InvalidTag, ValueError):
+        raise ImportRefused(translate("core.project_files", "{name} does not open with this passphrase (or it "
+                                      "was changed since it was written).").format(name=path.name)) from None
+    inflater = zlib.decompressobj()
+    try:
+        text = inflater.decompress(packed, MAX_INFLATED)
+    except zlib.error:
+        raise ImportRefused(translate("core.project_files", "{name} is damaged.").format(name=path.name)) from None
+    if inflater.unconsumed_tail:
+        raise ImportRefused(translate("core.project_files", "{name} holds more than Hearth reads.").format(
+            name=path.name))
+    try:
+        payload = json.loads(text)
+    except (ValueError, RecursionError):
+        raise ImportRefused(translate("core.project_files", "{name} is damaged.").format(name=path.name)) from None
+    return _payload(path, payload)
+
+
+def _kdf(data: Any) -> KdfParams:
+    params = KdfParams(int(data["memory_kib"]), int(data["iterations"]), int(data["lanes"]),
+                       bytes.fromhex(str(data["salt"])))
+    for key, (low, high) in KDF_BOUNDS.items():
+        if not low <= getattr(params, key) <= high:
+            raise ValueError(key)
+    if not 16 <= len(params.salt) <= 64:
+        raise ValueError("salt")
+    return params
+
+
+def _payload(path: Path, payload: Any) -> Read:
+    given = payload.get("project") if isinstance(payload, dict) else None
+    data: dict[str, Any] = given if isinstance(given, dict) else {}
+    project = Project.from_dict({**data, "collections": []})
+    if project is None:
+        raise ImportRefused(translate("core.project_files", "{name} is damaged.").format(name=path.name))
+    names = [n for n in data.get("collections") or [] if isinstance(n, str)]
+    found = Found("Hearth")
+    chats: list[tuple[ImportedChat, dict[str, Any]]] = []
+    for item in payload.get("chats") if isinstance(payload.get("chats"), list) else []:
+        if not isinstance(item, dict) or not isinstance(item.get("messages"), list):
+            found.skipped += 1
+            continue
+        turns = []
+        keys: set[str] = set()
+        for message in item["messages"]:
+            if not isinstance(message, dict) or message.get("role") not in ("user", "assistant", "system") \
+                    or not isinstance(message.get("key"), str):
+                found.skipped += 1
+                continue
+            parent = message.get("parent") if message.get("parent") in keys else None
+            turns.append(Turn(message["key"], parent, message["role"], found.text(message.get("content")),
+                              float(message["created_at"]) if isinstance(message.get("created_at"), (int, float))
+                              else 0.0))
+            keys.add(message["key"])
+        title = str(item["title"]) if isinstance(item.get("title"), str) else ""
+        shown = item.get("shown") if item.get("shown") in keys else (turns[-1].key if turns else None)
+        chat = ImportedChat(title, float(item.get("created_at") or 0) if isinstance(item.get("created_at"),
+                                                                                  (int, float)) else 0.0,
+                            turns, shown)
+        before = len(found.chats)
+        found.keep(chat)
+        if len(found.chats) > before:
+            settings: dict[str, Any] = dict(item["settings"]) if isinstance(item.get("settings"), dict) else {}
+            chats.append((chat, {**settings, "_stats": {m.get("key"): m.get("stats") for m in item["messages"]
+                                                         if isinstance(m, dict) and isinstance(m.get("stats"), dict)}}))
+    return replace(project, collections=()), chats, found, names
+
+
+def import_into(path: Path, passphrase: str, store: Any, library: Any,
+                collections: dict[str, int]) -> tuple[Project, Found, list[str]]:
+    """Read ``path`` and add its project (under a free name) and its chats to the vault;
+    the project, what was read, and the collection names not found here."""
+    from storage.chat_bulk import Written, add_whole_chat
+
+    project, chats, found, names = read(path, passphrase)
+    here = [collections[n.casefold()] for n in names if n.casefold() in collections]
+    missing = [n for n in names if n.casefold() not in collections]
+    projects = Projects(library)
+    name, number = project.name, 1
+    while True:
+        try:
+            kept = projects.add(name, project.instructions, engine=project.engine,
+                                engine_model=project.engine_model, collections=tuple(here),
+                                sampling=project.sampling, tools=project.tools)
+            break
+        except ProjectError:
+            number += 1
+            if number > 100:
+                raise
+            name = translate("core.project_files", "{name} (imported {number})").format(name=project.name,
+                                                                                      number=number)
+    for chat, settings in chats:
+        stats = settings.pop("_stats", {})
+        written = [Written(t.key, t.parent, t.role, t.content, t.created_at,
+                           stats.get(t.key) if isinstance(stats.get(t.key), dict) else {}) for t in chat.turns]
+        made = add_whole_chat(store, chat.title or translate("core.project_files", "Imported chat"),
+                              chat.created_at, written, chat.shown)
+        safe = {k: v for k, v in settings.items() if k in ("system_prompt", "sampling", "tools", "passages")}
+        store.set_chat_settings(made.id, {**safe, "project": kept.id, **({"collections": here} if here else {})})
+    return kept, found, missing
