@@ -55,6 +55,8 @@ def run(args: Any) -> int:
                 if chosen is None:
                     raise ProjectError(translate("cli.projects", "There is no project named {name}.").format(
                         name=args.name))
+                if args.unencrypted:
+                    return _export_text(session.store, chosen, Path(args.file))
                 secret = file_passphrase(confirm=True)
                 count = project_files.write(Path(args.file), session.store, session.library, chosen, secret,
                                             {c.id: c.name for c in session.collections()})
@@ -83,6 +85,20 @@ def run(args: Any) -> int:
     except (ProjectError, HeadlessError, ImportRefused, OSError) as exc:
         print(terminal_safe(translate("cli.main", "error: {message}").format(message=exc)), file=sys.stderr)
         return 1
+
+
+def _export_text(store: Any, project: Any, target: Path) -> int:
+    from core.projects import project_of
+    from core.vault import export
+
+    chats = [(c, store.messages(c.id)) for c in store.list_chats() if project_of(c) == project.id]
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(export.exported_many(project.name, chats, target.suffix))
+    count = len(chats)  # a plain name, for pyside6-lupdate
+    print(terminal_safe(translate("cli.projects", "wrote %n chat(s) of {name} to {file}, UNENCRYPTED", None,
+                                  count).format(name=project.name, file=target)))
+    return 0
 
 
 def file_passphrase(confirm: bool) -> str:
@@ -120,4 +136,7 @@ def add_parser(commands: Any) -> None:
         "(HEARTH_EXPORT_PASSPHRASE, or asked)"))
     exporting.add_argument("name")
     exporting.add_argument("file")
+    exporting.add_argument("--unencrypted", action="store_true", help=translate(
+        "cli.projects", "its chats as text instead, for reading or other tools: .md, .html, .docx or .json, "
+        "NOT encrypted"))
     sub.add_parser("import", help=translate("cli.projects", "a project file into this vault")).add_argument("file")

@@ -28,53 +28,68 @@ def _when(timestamp: float) -> str:
 
 
 def to_markdown(chat: Chat, messages: list[Message]) -> str:
-    exported = translate("storage.export", "Exported from Hearth on {date}").format(
-        date=_when(time.time()))
-    lines = [f"# {chat.title}", "", f"_{exported}_", ""]
-    names = role_names()
-    for m in messages:
-        note = "" if m.status in ("complete", "streaming") else f" ({_status_text(m.status)})"
-        lines += [f"## {names.get(m.role, m.role)}{note}", "", m.content, ""]
+    return _markdown(chat.title, [(chat, messages)])
+
+
+def _exported_on() -> str:
+    return translate("storage.export", "Exported from Hearth on {date}").format(date=_when(time.time()))
+
+
+def _heading(m: Message) -> str:
+    note = "" if m.status in ("complete", "streaming") else f" ({_status_text(m.status)})"
+    return role_names().get(m.role, m.role) + note
+
+
+def _markdown(title: str, chats: list[tuple[Chat, list[Message]]]) -> str:
+    """One chat (its title the document's) or a project's chats, each under its title."""
+    lines = [f"# {title}", "", f"_{_exported_on()}_", ""]
+    level = "##" if len(chats) == 1 and chats[0][0].title == title else "###"
+    for chat, messages in chats:
+        if level == "###":
+            lines += [f"## {chat.title}", ""]
+        for m in messages:
+            lines += [f"{level} {_heading(m)}", "", m.content, ""]
     return "\n".join(lines)
 
 
 def to_json(chat: Chat, messages: list[Message]) -> str:
-    return json.dumps(
-        {
-            "title": chat.title,
-            "created_at": chat.created_at,
-            "messages": [
-                {"role": m.role, "content": m.content, "status": m.status,
-                 "created_at": m.created_at, "stats": m.stats}
-                for m in messages
-            ],
-        },
-        ensure_ascii=False,
-        indent=2,
-    )
+    return json.dumps(_json(chat, messages), ensure_ascii=False, indent=2)
+
+
+def _json(chat: Chat, messages: list[Message]) -> dict:
+    return {"title": chat.title, "created_at": chat.created_at,
+            "messages": [{"role": m.role, "content": m.content, "status": m.status, "created_at": m.created_at,
+                          "stats": m.stats} for m in messages]}
 
 
 def to_html(chat: Chat, messages: list[Message]) -> str:
+    return _html(chat.title, [(chat, messages)])
+
+
+def _html(title: str, chats: list[tuple[Chat, list[Message]]]) -> str:
     """A page that needs nothing from anywhere (its policy forbids loading anything) and
     shows every message's text as text: nothing of it is markup."""
     import html
 
-    names = role_names()
-    exported = translate("storage.export", "Exported from Hearth on {date}").format(date=_when(time.time()))
     parts = ['<!DOCTYPE html>\n<html><head><meta charset="utf-8">',
              "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-             f"<title>{html.escape(chat.title)}</title>",
+             f"<title>{html.escape(title)}</title>",
              "<style>body{font-family:sans-serif;max-width:48em;margin:2em auto;line-height:1.5}"
-             "pre{white-space:pre-wrap;font-family:inherit}h2{font-size:1em;color:#555}</style></head><body>",
-             f"<h1>{html.escape(chat.title)}</h1><p><em>{html.escape(exported)}</em></p>"]
-    for m in messages:
-        note = "" if m.status in ("complete", "streaming") else f" ({_status_text(m.status)})"
-        parts.append(f"<h2>{html.escape(names.get(m.role, m.role) + note)}</h2><pre>{html.escape(m.content)}</pre>")
+             "pre{white-space:pre-wrap;font-family:inherit}h3{font-size:1em;color:#555}</style></head><body>",
+             f"<h1>{html.escape(title)}</h1><p><em>{html.escape(_exported_on())}</em></p>"]
+    for chat, messages in chats:
+        if len(chats) > 1 or chat.title != title:
+            parts.append(f"<h2>{html.escape(chat.title)}</h2>")
+        parts += [f"<h3>{html.escape(_heading(m))}</h3><pre>{html.escape(m.content)}</pre>" for m in messages]
     parts.append("</body></html>\n")
     return "\n".join(parts)
 
 
 def to_docx(chat: Chat, messages: list[Message]) -> bytes:
+    return _docx(chat.title, [(chat, messages)])
+
+
+def _docx(title: str, chats: list[tuple[Chat, list[Message]]]) -> bytes:
     """A Word document (the smallest one Word and LibreOffice open): the title, then each
     message under its author's name, every line a paragraph."""
     import io
@@ -87,13 +102,13 @@ def to_docx(chat: Chat, messages: list[Message]) -> bytes:
         clean = "".join(ch for ch in text if ch in "\t" or ord(ch) >= 32)  # XML 1.0 allows no other controls
         return f'<w:p><w:r>{run_props}<w:t xml:space="preserve">{escape(clean)}</w:t></w:r></w:p>'
 
-    names = role_names()
-    body = [paragraph(chat.title, bold=True, size=32),
-            paragraph(translate("storage.export", "Exported from Hearth on {date}").format(date=_when(time.time())))]
-    for m in messages:
-        note = "" if m.status in ("complete", "streaming") else f" ({_status_text(m.status)})"
-        body.append(paragraph(names.get(m.role, m.role) + note, bold=True))
-        body.extend(paragraph(line) for line in m.content.split("\n"))
+    body = [paragraph(title, bold=True, size=32), paragraph(_exported_on())]
+    for chat, messages in chats:
+        if len(chats) > 1 or chat.title != title:
+            body.append(paragraph(chat.title, bold=True, size=28))
+        for m in messages:
+            body.append(paragraph(_heading(m), bold=True))
+            body.extend(paragraph(line) for line in m.content.split("\n"))
     word = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
             '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>'
             + "".join(body) + "</w:body></w:document>")
@@ -117,11 +132,18 @@ def to_docx(chat: Chat, messages: list[Message]) -> bytes:
 
 def exported(chat: Chat, messages: list[Message], suffix: str) -> bytes:
     """The chat in the format its file's suffix names (.md when it names none known)."""
+    return exported_many(chat.title, [(chat, messages)], suffix, single=True)
+
+
+def exported_many(title: str, chats: list[tuple[Chat, list[Message]]], suffix: str, single: bool = False) -> bytes:
+    """A project's chats (or one chat) in the format the suffix names: .json, .html, .docx,
+    else Markdown."""
     suffix = suffix.lower()
     if suffix == ".json":
-        return to_json(chat, messages).encode("utf-8")
+        data = _json(*chats[0]) if single else {"project": title, "chats": [_json(c, m) for c, m in chats]}
+        return json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8")
     if suffix in (".html", ".htm"):
-        return to_html(chat, messages).encode("utf-8")
+        return _html(title, chats).encode("utf-8")
     if suffix == ".docx":
-        return to_docx(chat, messages)
-    return to_markdown(chat, messages).encode("utf-8")
+        return _docx(title, chats)
+    return _markdown(title, chats).encode("utf-8")

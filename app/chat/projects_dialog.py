@@ -9,6 +9,7 @@ new chat in it starts the same way.
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,8 @@ from app.shell.background import run_in_background
 from app.shell.text import plain
 from core import project_files
 from core.passphrase import acceptable
-from core.projects import Project, ProjectError, Projects, templates
+from core.projects import Project, ProjectError, Projects, project_of, templates
+from core.vault import export
 from i18n import translate
 
 
@@ -69,6 +71,9 @@ class ProjectsDialog(QDialog):
         self.export_button.setToolTip(translate("chat.projects_dialog", "The project and all its chats as one "
                                                 "file, encrypted with a passphrase you choose for it"))
         self.import_button = QPushButton(translate("chat.projects_dialog", "Import…"))
+        self.text_button = QPushButton(translate("chat.projects_dialog", "Export unencrypted…"))
+        self.text_button.setToolTip(translate("chat.projects_dialog", "Its chats as Markdown, HTML, Word or JSON, "
+                                              "for reading or for other tools: not encrypted"))
         self.message = plain(QLabel())
         self.message.setWordWrap(True)
         form = QFormLayout()
@@ -83,6 +88,7 @@ class ProjectsDialog(QDialog):
         left.addWidget(self.remove_button)
         left.addWidget(self.export_button)
         left.addWidget(self.import_button)
+        left.addWidget(self.text_button)
         buttons = QHBoxLayout()
         buttons.addWidget(self.save_button)
         buttons.addWidget(self.chat_button)
@@ -103,6 +109,7 @@ class ProjectsDialog(QDialog):
         self.chat_button.clicked.connect(self._new_chat)
         self.export_button.clicked.connect(self._export)
         self.import_button.clicked.connect(self._import)
+        self.text_button.clicked.connect(self._export_text)
         self.refresh()
 
     def projects(self) -> Projects:
@@ -133,7 +140,7 @@ class ProjectsDialog(QDialog):
         project = self.selected()
         self._taken = None
         for widget in (self.name, self.instructions, self.template, self.take_button, self.save_button,
-                       self.chat_button, self.remove_button, self.export_button):
+                       self.chat_button, self.remove_button, self.export_button, self.text_button):
             widget.setEnabled(project is not None)
         self.name.setText(project.name if project else "")
         self.instructions.setPlainText(project.instructions if project else "")
@@ -286,3 +293,31 @@ class ProjectsDialog(QDialog):
         self.message.setText(said)
         self.controller.chats_changed.emit()
         self.refresh(project.id)
+
+    @Slot()
+    def _export_text(self) -> None:
+        project = self.selected()
+        if project is None:
+            return
+        title = translate("chat.projects_dialog", "Export project unencrypted")
+        if not dialogs.confirm(self, title, translate(
+                "chat.projects_dialog", "This writes the project's chats to a file WITHOUT encryption. Anyone who "
+                "can read that file can read them."), translate("chat.projects_dialog", "Export unencrypted")):
+            return
+        target = dialogs.save_path(self, title, Path.home() / f"{project.name}.md",
+                                   "Markdown (*.md);;HTML (*.html);;Word (*.docx);;JSON (*.json)")
+        if target is None:
+            return
+        store = self.controller.store
+        chats = [(c, store.messages(c.id)) for c in store.list_chats() if project_of(c) == project.id]
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(export.exported_many(project.name, chats, target.suffix))
+        except OSError as exc:
+            self.message.setText(translate("chat.projects_dialog", "The project was not written: {reason}.").format(
+                reason=exc.strerror or exc))
+            return
+        count = len(chats)  # a plain name, for pyside6-lupdate
+        self.message.setText(translate("chat.projects_dialog", "%n chat(s) written to {file}, unencrypted.", None,
+                                       count).format(file=target.name))

@@ -75,6 +75,13 @@
             <numerusform>Imported “{name}” with %n chats.</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n chat(s) written to {file}, unencrypted.</source>
+        <translation>
+            <numerusform>%n chat written to {file}, unencrypted.</numerusform>
+            <numerusform>%n chats written to {file}, unencrypted.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>chat.tools</name>
@@ -138,6 +145,13 @@
         <translation>
             <numerusform>imported {name} with %n chat</numerusform>
             <numerusform>imported {name} with %n chats</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>wrote %n chat(s) of {name} to {file}, UNENCRYPTED</source>
+        <translation>
+            <numerusform>wrote %n chat of {name} to {file}, UNENCRYPTED</numerusform>
+            <numerusform>wrote %n chats of {name} to {file}, UNENCRYPTED</numerusform>
         </translation>
     </message>
 </context>

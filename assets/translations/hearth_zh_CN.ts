@@ -928,6 +928,14 @@ Nothing is sent until you send it there.</source>
         <translation>导入…</translation>
     </message>
     <message>
+        <source>Export unencrypted…</source>
+        <translation>不加密导出…</translation>
+    </message>
+    <message>
+        <source>Its chats as Markdown, HTML, Word or JSON, for reading or for other tools: not encrypted</source>
+        <translation>把它的对话导出为 Markdown、HTML、Word 或 JSON，供阅读或其他工具使用：不加密</translation>
+    </message>
+    <message>
         <source>Name:</source>
         <translation>名称：</translation>
     </message>
@@ -1030,6 +1038,24 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>Its collections that are not here: {names}. Add their files in Documents, then take them into the project.</source>
         <translation>这里没有的文档集：{names}。请在“文档”中添加它们的文件，再把它们纳入项目。</translation>
+    </message>
+    <message>
+        <source>Export project unencrypted</source>
+        <translation>不加密导出项目</translation>
+    </message>
+    <message>
+        <source>This writes the project&apos;s chats to a file WITHOUT encryption. Anyone who can read that file can read them.</source>
+        <translation>这会把项目的对话写入一个**不加密**的文件。任何能读取该文件的人都能读到它们。</translation>
+    </message>
+    <message>
+        <source>Export unencrypted</source>
+        <translation>不加密导出</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n chat(s) written to {file}, unencrypted.</source>
+        <translation>
+            <numerusform>已将 %n 个对话写入 {file}，未加密。</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2166,6 +2192,12 @@ Nothing is sent until you send it there.</source>
         <source>ready-made {number}: {title}</source>
         <translation>现成指示 {number}：{title}</translation>
     </message>
+    <message numerus="yes">
+        <source>wrote %n chat(s) of {name} to {file}, UNENCRYPTED</source>
+        <translation>
+            <numerusform>已将 {name} 的 %n 个对话写入 {file}，**未加密**</numerusform>
+        </translation>
+    </message>
     <message>
         <source>Give the file&apos;s passphrase in {variable}, or run this in a terminal to be asked.</source>
         <translation>请在 {variable} 中提供文件的密码短语，或在终端中运行以便询问。</translation>
@@ -2213,6 +2245,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>a project and all its chats to one file, encrypted with a passphrase for it (HEARTH_EXPORT_PASSPHRASE, or asked)</source>
         <translation>把项目及其所有对话写成一个文件，用为它设的密码短语加密（HEARTH_EXPORT_PASSPHRASE，或询问）</translation>
+    </message>
+    <message>
+        <source>its chats as text instead, for reading or other tools: .md, .html, .docx or .json, NOT encrypted</source>
+        <translation>改为把它的对话导出为文本，供阅读或其他工具使用：.md、.html、.docx 或 .json，**不加密**</translation>
     </message>
     <message>
         <source>a project file into this vault</source>

@@ -146,3 +146,27 @@ def _chatgpt(tmp_path: Path) -> Path:
     from tests.core.test_chat_import import chatgpt_export
 
     return chatgpt_export(tmp_path / "conversations.json")
+
+
+def test_a_projects_chats_export_as_text_only_when_asked_so(data_dir: Path, tmp_path: Path) -> None:
+    import docx
+
+    from tests.tools.test_cli_tools import hearth
+
+    assert hearth(data_dir, "projects", "add", "Memo").returncode == 0
+    target = tmp_path / "memo.docx"
+    written = hearth(data_dir, "projects", "export", "Memo", str(target), "--unencrypted")
+    assert written.returncode == 0 and "UNENCRYPTED" in written.stdout, written.stderr
+    assert docx.Document(str(target)).paragraphs[0].text == "Memo"
+    assert target.stat().st_mode & 0o077 == 0
+
+
+def test_a_projects_chats_in_one_text(store: ChatStore) -> None:  # noqa: F811
+    from storage import export
+
+    projects, project, chat_id = matter(store)
+    chats = [(store.get_chat(chat_id), store.messages(chat_id))]
+    text = export.exported_many("Lease dispute", chats, ".md").decode()
+    assert text.startswith("# Lease dispute") and "## Unit 4" in text and "### You" in text
+    data = json.loads(export.exported_many("Lease dispute", chats, ".json"))
+    assert data["project"] == "Lease dispute" and data["chats"][0]["title"] == "Unit 4"
