@@ -53,8 +53,45 @@ def api_key_from(variable: str | None) -> str:
     return value.strip()
 
 
+def compare(args: Any) -> int:
+    """``engines compare``: the local model and the engines (all switched on, or those
+    named) on the built-in workload at each number of chats at once; a table and a verdict,
+    kept in the vault."""
+    from cli.common import local_spec
+    from core import compare as comparing
+    from core.client import WorkerClient
+
+    levels = sorted({int(n) for n in args.levels.split(",") if n.strip().isdigit() and 0 < int(n) <= 64}) or [1]
+    with unlocked() as session:
+        engines = session.engines
+        wanted = [engines.require(name) for name in args.engine] if args.engine else \
+            [r for r in engines.records() if r.enabled]
+        with WorkerClient(with_embedder=False) as client:
+            targets = []
+            if not args.no_local:
+                loaded = client.load(local_spec(args.model, session))
+                targets.append(comparing.Target(translate("cli.engines", "local: {model}").format(model=loaded.name)))
+            if wanted:
+                client.use_engines(engines.engine_for)
+            for record in wanted:
+                model = record.model()
+                print(translate("cli.engines", "{name} at {where} is sent Hearth's built-in questions only.").format(
+                    name=record.name, where=record.where), file=sys.stderr)
+                targets.append(comparing.Target(f"{record.name} ▸ {model.id}", record.name, model.id))
+            if not targets:
+                raise EngineCommandError(translate("cli.engines", "Nothing to compare: no engine is on, and "
+                                                   "--no-local leaves out the local model."))
+            results = comparing.measure(client, targets, levels, args.max_tokens, rounds=args.rounds)
+        for line in comparing.table(results) + [""] + comparing.verdict(results, args.target):
+            print(line)
+        comparing.keep(session.library, results, args.target)
+    return 0
+
+
 def run(args: Any) -> int:
     try:
+        if args.engines_command == "compare":
+            return compare(args)
         with opened() as engines:
             command = args.engines_command
             if command == "add":
@@ -99,6 +136,20 @@ def add_parser(commands: Any) -> None:
     add.add_argument("--allow-http", action="store_true", help=translate(
         "cli.engines", "allow unencrypted http:// to a host that is not this computer"))
     sub.add_parser("list", help=translate("cli.engines", "the engines and their models"))
+    measure = sub.add_parser("compare", help=translate(
+        "cli.engines", "measure the local model and the engines at several chats at once, on built-in "
+        "questions (English and Chinese): tokens/s, first-token times, a verdict"))
+    measure.add_argument("--engine", metavar="NAME", action="append", help=translate(
+        "cli.engines", "this engine (again for more; default: every engine switched on)"))
+    measure.add_argument("--model", default="", help=translate("cli.engines", "the local model (default: the starter)"))
+    measure.add_argument("--no-local", action="store_true", help=translate("cli.engines", "leave out the local model"))
+    measure.add_argument("--levels", default="1,2,4,8", help=translate(
+        "cli.engines", "the numbers of chats at once, comma-separated (default 1,2,4,8)"))
+    measure.add_argument("--rounds", type=int, default=2, help=translate(
+        "cli.engines", "questions per chat at each level (default 2)"))
+    measure.add_argument("--max-tokens", type=int, default=64)
+    measure.add_argument("--target", type=float, default=2.0, help=translate(
+        "cli.engines", "the first-token time to serve within, in seconds (default 2)"))
     for name, text in (("check", translate("cli.engines", "reach an engine: exit 0 when reachable and trusted")),
                        ("remove", translate("cli.engines", "remove an engine"))):
         sub.add_parser(name, help=text).add_argument("name")

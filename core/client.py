@@ -175,3 +175,52 @@ class WorkerClient:
             else:
                 return Answer("".join(text), event.stats, isinstance(event, Stopped), passages,
                               event.reason if isinstance(event, Stopped) else "")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One request of ``WorkerClient.concurrently``: its time to first token and to the end
+    (from when it was sent), its tokens, or why it failed."""
+
+    ttft: float
+    seconds: float
+    tokens: int
+    error: str = ""
+
+
+def concurrently(client: WorkerClient, commands: list[Generate], at_once: int,
+                 timeout: float = ANSWER_TIMEOUT) -> list[Outcome]:
+    """Send ``commands`` keeping ``at_once`` of them in flight (the local worker answers one
+    at a time, so its queue is part of what is measured); their outcomes in order."""
+    pending = list(commands)
+    started: dict[int, float] = {}
+    first: dict[int, float] = {}
+    done: dict[int, Outcome] = {}
+    by_id = {c.request_id: i for i, c in enumerate(commands)}
+
+    def send() -> None:
+        while pending and len(started) - len(done) < at_once:
+            command = pending.pop(0)
+            started[command.request_id] = time.perf_counter()
+            client.runtime.submit(command)
+
+    send()
+    deadline = time.monotonic() + timeout
+    while len(done) < len(commands):
+        try:
+            event = client._events.get(timeout=max(0.1, deadline - time.monotonic()))
+        except queue.Empty:
+            raise TimeoutError(translate("inference.client", "the model did not answer in time")) from None
+        rid = getattr(event, "request_id", None)
+        if rid not in by_id or rid in done:
+            continue
+        now = time.perf_counter()
+        if isinstance(event, Chunk):
+            first.setdefault(rid, now)
+        elif isinstance(event, (Done, Stopped)):
+            done[rid] = Outcome(first.get(rid, now) - started[rid], now - started[rid], event.stats.tokens)
+            deadline = time.monotonic() + timeout
+        elif isinstance(event, Failed):
+            done[rid] = Outcome(0.0, now - started[rid], 0, event.reason)
+        send()
+    return [done[c.request_id] for c in commands]

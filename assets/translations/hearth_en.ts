@@ -176,6 +176,16 @@
     </message>
 </context>
 <context>
+    <name>core.compare</name>
+    <message numerus="yes">
+        <source>{setup}: serves %n people at once with the first word within {target:.1f} s.</source>
+        <translation>
+            <numerusform>{setup}: serves %n person at a time with the first word within {target:.1f} s.</numerusform>
+            <numerusform>{setup}: serves %n people at once with the first word within {target:.1f} s.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>core.documents</name>
     <message numerus="yes">
         <source>%n pages read by text recognition (OCR)</source>

@@ -1948,6 +1948,18 @@ Nothing is sent until you send it there.</source>
         <translation>未设置变量 {variable}：它应当包含 API 密钥。</translation>
     </message>
     <message>
+        <source>local: {model}</source>
+        <translation>本地：{model}</translation>
+    </message>
+    <message>
+        <source>{name} at {where} is sent Hearth&apos;s built-in questions only.</source>
+        <translation>发送给 {where} 上的 {name} 的只有 Hearth 内置的问题。</translation>
+    </message>
+    <message>
+        <source>Nothing to compare: no engine is on, and --no-local leaves out the local model.</source>
+        <translation>没有可比较的对象：没有开启的引擎，而 --no-local 又排除了本地模型。</translation>
+    </message>
+    <message>
         <source>added and checked: {engine}</source>
         <translation>已添加并检查：{engine}</translation>
     </message>
@@ -1994,6 +2006,34 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>the engines and their models</source>
         <translation>引擎及其模型</translation>
+    </message>
+    <message>
+        <source>measure the local model and the engines at several chats at once, on built-in questions (English and Chinese): tokens/s, first-token times, a verdict</source>
+        <translation>在多个对话同时进行的情况下，用内置问题（中英文）测量本地模型和各引擎：每秒词元数、首个词元时间，并给出结论</translation>
+    </message>
+    <message>
+        <source>this engine (again for more; default: every engine switched on)</source>
+        <translation>这个引擎（可重复指定多个；默认：所有已开启的引擎）</translation>
+    </message>
+    <message>
+        <source>the local model (default: the starter)</source>
+        <translation>本地模型（默认：入门模型）</translation>
+    </message>
+    <message>
+        <source>leave out the local model</source>
+        <translation>不测本地模型</translation>
+    </message>
+    <message>
+        <source>the numbers of chats at once, comma-separated (default 1,2,4,8)</source>
+        <translation>同时进行的对话数，用逗号分隔（默认 1,2,4,8）</translation>
+    </message>
+    <message>
+        <source>questions per chat at each level (default 2)</source>
+        <translation>每个级别下每个对话的问题数（默认 2）</translation>
+    </message>
+    <message>
+        <source>the first-token time to serve within, in seconds (default 2)</source>
+        <translation>首个词元需在多少秒内出现（默认 2）</translation>
     </message>
     <message>
         <source>reach an engine: exit 0 when reachable and trusted</source>
@@ -2645,6 +2685,27 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>{count} item(s) that were not chats or messages were skipped.</source>
         <translation>跳过了 {count} 个不是对话或消息的条目。</translation>
+    </message>
+</context>
+<context>
+    <name>core.compare</name>
+    <message numerus="yes">
+        <source>{setup}: serves %n people at once with the first word within {target:.1f} s.</source>
+        <translation>
+            <numerusform>{setup}：可同时服务 %n 人，首个词在 {target:.1f} 秒内出现。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>{setup}: not even one person at a time gets the first word within {target:.1f} s.</source>
+        <translation>{setup}：即使只有一人，首个词也无法在 {target:.1f} 秒内出现。</translation>
+    </message>
+    <message>
+        <source>For that load the measurements favour {setup}.</source>
+        <translation>就这样的负载而言，测量结果倾向于 {setup}。</translation>
+    </message>
+    <message>
+        <source>setup | chats at once | tokens/s in all | tokens/s a chat | first token p50 / p95 | errors</source>
+        <translation>配置 | 同时对话数 | 总词元/秒 | 每个对话词元/秒 | 首个词元 p50 / p95 | 错误</translation>
     </message>
 </context>
 <context>

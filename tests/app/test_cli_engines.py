@@ -130,3 +130,22 @@ def test_under_strace_every_connection_goes_to_the_engine_only(data_dir: Path, e
     assert destinations, trace  # the engine was reached over IP
     assert destinations <= {(ENGINE_HOST, engine.port)}, destinations
     assert "htons(53)" not in trace  # no name lookup left
+
+
+def test_engines_compare_measures_the_local_model_and_an_engine_and_says_which_serves_more(
+        data_dir: Path, engine) -> None:
+    """#42, first step: the built-in workload against the real starter model and the real
+    llama-server, at 1 and 2 chats at once: a row per setup and level, and a verdict."""
+    assert hearth(data_dir, "engines", "add", "Corp", engine.url, "--ca", str(engine.pki.ca_path)).returncode == 0
+    done = hearth(data_dir, "engines", "compare", "--levels", "1,2", "--rounds", "1", "--max-tokens", "8",
+                  "--target", "60")
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.count(" | ") == 5]
+    assert len(rows) == 1 + 4, done.stdout  # the header, then 2 setups × 2 levels
+    assert any(r.startswith("local: ") and " | 2 | " in r for r in rows)
+    assert any(r.startswith("Corp ▸ corp-smollm2 | 1 | ") for r in rows)
+    assert all(r.endswith(" | 0") for r in rows[1:]), done.stdout  # no errors
+    assert "serves 2 people at once" in done.stdout and "the measurements favour" in done.stdout
+    assert "built-in questions only" in done.stderr
+    refused = hearth(data_dir, "engines", "compare", "--no-local", "--engine", "nope")
+    assert refused.returncode == 1

@@ -1,0 +1,136 @@
+"""Compare engines on a workload (#42, first step): the local model and the organisation's
+intranet engines, each at 1, 2, 4, 8 chats at once, on a built-in set of questions in
+English and Chinese, measured, not assumed.
+
+Per setup and number of chats: the total tokens a second, the tokens a second each chat
+sees, the time to first token (median and p95) and the errors. The verdict says, for a
+first-token target the user picks (2 s by default), how many people at once each setup
+serves within it, and which setup the measurements favour for that load. Results are
+kept encrypted in the vault with when, on what hardware and with which versions they were
+measured (the last ``KEPT``).
+
+What leaves the computer to an engine is the built-in questions alone: nothing of the
+user's chats or documents.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import platform
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+from core.client import WorkerClient, concurrently
+from i18n import translate
+from inference.protocol import ChatMessage, Generate, SamplingParams
+
+PREFERENCE = "comparisons"
+KEPT = 20
+LEVELS = (1, 2, 4, 8)
+QUESTIONS = (
+    "Explain in three sentences what a lease's break clause is.",
+    "List four things to check before signing a contract with a new supplier.",
+    "Summarise the difference between a memo and a letter.",
+    "用三句话解释什么是合同中的不可抗力条款。",
+    "列出召开项目启动会议前需要准备的四件事。",
+    "简要说明会议纪要和备忘录的区别。",
+)
+
+
+@dataclass(frozen=True)
+class Target:
+    label: str  # as the table says it: "local: NAME" or "ENGINE ▸ MODEL"
+    engine: str = ""  # "" for the local model
+    model: str = ""
+
+
+@dataclass(frozen=True)
+class Result:
+    label: str
+    at_once: int
+    total_tps: float
+    chat_tps: float
+    ttft_p50: float
+    ttft_p95: float
+    errors: int
+
+
+def _percentile(values: Sequence[float], share: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return 0.0
+    return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))]
+
+
+def measure(client: WorkerClient, targets: Sequence[Target], levels: Sequence[int] = LEVELS,
+            max_tokens: int = 64, rounds: int = 2) -> list[Result]:
+    """Each target at each level: ``level × rounds`` requests, ``level`` in flight."""
+    ids = itertools.count(1_000_000)
+    results = []
+    for target in targets:
+        for level in levels:
+            commands = [Generate(next(ids), 0, (ChatMessage("user", QUESTIONS[n % len(QUESTIONS)]),),
+                                 SamplingParams(max_tokens=max_tokens, temperature=0.0, seed=n), None,
+                                 target.engine, target.model)
+                        for n in range(level * rounds)]
+            began = time.perf_counter()
+            outcomes = concurrently(client, commands, level)
+            wall = max(time.perf_counter() - began, 1e-6)
+            good = [o for o in outcomes if not o.error]
+            tokens = sum(o.tokens for o in good)
+            chat = [o.tokens / max(o.seconds - o.ttft, 1e-6) for o in good if o.tokens > 1]
+            results.append(Result(target.label, level, tokens / wall, sum(chat) / len(chat) if chat else 0.0,
+                                  _percentile([o.ttft for o in good], 0.5), _percentile([o.ttft for o in good], 0.95),
+                                  len(outcomes) - len(good)))
+    return results
+
+
+def served(results: Sequence[Result], label: str, target_s: float) -> int:
+    """How many chats at once ``label`` served with its p95 first token within target (0: none)."""
+    return max((r.at_once for r in results if r.label == label and not r.errors and r.ttft_p95 <= target_s),
+               default=0)
+
+
+def verdict(results: Sequence[Result], target_s: float) -> list[str]:
+    """The plain-words conclusion: each setup's load within the target, and the favoured one."""
+    labels = list(dict.fromkeys(r.label for r in results))
+    lines = []
+    for label in labels:
+        count = served(results, label, target_s)
+        lines.append(translate("core.compare", "{setup}: serves %n people at once with the first word within "
+                               "{target:.1f} s.", None, count).format(setup=label, target=target_s)
+                     if count else translate("core.compare", "{setup}: not even one person at a time gets the "
+                                             "first word within {target:.1f} s.").format(setup=label,
+                                                                                         target=target_s))
+    best = max(labels, key=lambda label: (served(results, label, target_s), max(
+        (r.total_tps for r in results if r.label == label), default=0.0)), default=None)
+    if best is not None and served(results, best, target_s):
+        lines.append(translate("core.compare", "For that load the measurements favour {setup}.").format(setup=best))
+    return lines
+
+
+def table(results: Sequence[Result]) -> list[str]:
+    header = translate("core.compare", "setup | chats at once | tokens/s in all | tokens/s a chat | first token "
+                       "p50 / p95 | errors")
+    return [header] + [f"{r.label} | {r.at_once} | {r.total_tps:.1f} | {r.chat_tps:.1f} | {r.ttft_p50:.2f} s / "
+                       f"{r.ttft_p95:.2f} s | {r.errors}" for r in results]
+
+
+def keep(library: object, results: Sequence[Result], target_s: float) -> None:
+    """The results, with when and on what they were measured, in the vault (the last KEPT)."""
+    from importlib import metadata
+
+    def version(name: str) -> str:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return ""
+
+    record = {"when": time.time(), "target_s": target_s, "results": [asdict(r) for r in results],
+              "hardware": {"machine": platform.machine(), "cores": os.cpu_count() or 0,
+                           "system": platform.system()},
+              "versions": {"hearth": version("hearth"), "llama_cpp_python": version("llama_cpp_python")}}
+    kept = library.preferences().get(PREFERENCE)  # type: ignore[attr-defined]
+    library.set_preference(PREFERENCE, [*(kept if isinstance(kept, list) else [])][-(KEPT - 1):] + [record])  # type: ignore[attr-defined]
