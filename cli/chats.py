@@ -3,7 +3,6 @@ into the vault (``core.chat_import``); ``chats list``: the vault's chats."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -55,9 +54,7 @@ def _export(store: Any, wanted: str, target: Path) -> int:
                                       "shows them.").format(chat=wanted)), file=sys.stderr)
         return 1
     data = export.exported(chat, store.messages(chat.id), target.suffix)
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
+    export.write(target, data)
     print(terminal_safe(translate("cli.chats", "exported “{title}” to {file}, UNENCRYPTED: anyone who can read "
                                   "that file can read the chat.").format(title=chat.title, file=target)))
     return 0

@@ -92,9 +92,7 @@ def _export_text(store: Any, project: Any, target: Path) -> int:
     from core.vault import export
 
     chats = [(c, store.messages(c.id)) for c in store.list_chats() if project_of(c) == project.id]
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(export.exported_many(project.name, chats, target.suffix))
+    export.write(target, export.exported_many(project.name, chats, target.suffix))
     count = len(chats)  # a plain name, for pyside6-lupdate
     print(terminal_safe(translate("cli.projects", "wrote %n chat(s) of {name} to {file}, UNENCRYPTED", None,
                                   count).format(name=project.name, file=target)))

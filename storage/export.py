@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import time
+from pathlib import Path
 
 from i18n import translate
 from storage.chats import DAMAGED, FAILED, INTERRUPTED, Chat, Message
@@ -147,3 +149,10 @@ def exported_many(title: str, chats: list[tuple[Chat, list[Message]]], suffix: s
     if suffix == ".docx":
         return _docx(title, chats)
     return _markdown(title, chats).encode("utf-8")
+
+
+def write(target: Path, data: bytes) -> None:
+    """An export's bytes to ``target``, readable by this user alone (OSError as it comes)."""
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)

@@ -9,7 +9,6 @@ new chat in it starts the same way.
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -311,9 +310,7 @@ class ProjectsDialog(QDialog):
         store = self.controller.store
         chats = [(c, store.messages(c.id)) for c in store.list_chats() if project_of(c) == project.id]
         try:
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(export.exported_many(project.name, chats, target.suffix))
+            export.write(target, export.exported_many(project.name, chats, target.suffix))
         except OSError as exc:
             self.message.setText(translate("chat.projects_dialog", "The project was not written: {reason}.").format(
                 reason=exc.strerror or exc))

@@ -6,7 +6,6 @@ UI thread; each outcome is said in a dialog. The unlock and lock are ``flows.Vau
 from __future__ import annotations
 
 import logging
-import os
 import time
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -177,9 +176,7 @@ class VaultMaintenance(QObject):
             return
         data = export.exported(chat, self.controller.store.messages(chat.id), target.suffix)
         try:
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
+            export.write(target, data)
         except OSError as exc:
             dialogs.warn(self.parent_widget, title, translate(
                 "vault.flows", "The chat could not be written to {target}: {reason}.").format(
