@@ -15,7 +15,9 @@ delete it (``delete_source``), saying that deleting a file on an SSD does not er
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import os
 import time
 from collections.abc import Iterator
@@ -30,6 +32,7 @@ MAX_CHATS = 20_000
 MAX_MESSAGES = 500_000  # in all
 MAX_CHAT_MESSAGES = 20_000
 MAX_MESSAGE_CHARS = 1_000_000
+LATEST = 4_102_444_800.0  # 2100-01-01: a later time is not a message's
 ROLES = {"user": "user", "human": "user", "assistant": "assistant", "gpt": "assistant", "model": "assistant",
          "system": "system"}
 
@@ -84,13 +87,14 @@ class Found:
             self.chats.append(chat)
 
     def text(self, raw: Any) -> str:
-        """A message's text from the source: a string (a longer one cut and counted)."""
+        """A message's text from the source: a string (a longer one cut and counted), its
+        lone surrogates (JSON's "\\ud83d" alone) replaced: they are no text."""
         if not isinstance(raw, str):
             return ""
         if len(raw) > MAX_MESSAGE_CHARS:
             self.cut += 1
-            return raw[:MAX_MESSAGE_CHARS]
-        return raw
+            raw = raw[:MAX_MESSAGE_CHARS]
+        return clean(raw)
 
 
 def _closed(turns: list[Turn]) -> list[Turn]:
@@ -149,15 +153,22 @@ def read(path: Path) -> Found:
                                   "files and Jan's threads.").format(name=path.name))
 
 
-def _seconds(value: Any) -> float:
-    """A time as the sources write it (seconds, or milliseconds), 0 for anything else."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+def clean(text: str) -> str:
+    """``text`` with what UTF-8 cannot hold (lone surrogates) replaced."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def seconds(value: Any) -> float:
+    """A time as the sources write it (seconds, or milliseconds), 0 for anything else: not a
+    number, infinite, before 1970 or after 2100."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
         return 0.0
-    return float(value) / 1000 if value > 1e11 else float(value)
+    value = float(value) / 1000 if value > 1e11 else float(value)
+    return value if value < LATEST else 0.0
 
 
 def _title(value: Any) -> str:
-    return " ".join(value.split())[:200] if isinstance(value, str) and value.strip() else ""
+    return clean(" ".join(value.split())[:200]) if isinstance(value, str) and value.strip() else ""
 
 
 def _tree(found: Found, nodes: dict[str, tuple[str | None, str, Any, float]]) -> list[Turn]:
@@ -204,9 +215,9 @@ def _chatgpt(items: list[Any]) -> Found:
             text = "\n".join(p for p in parts if isinstance(p, str)) if content.get("content_type") in (
                 None, "text", "multimodal_text") else ""
             parent = node.get("parent") if isinstance(node.get("parent"), str) else None
-            nodes[key] = (parent, str(author.get("role") or ""), text, _seconds(message.get("create_time")))
+            nodes[key] = (parent, str(author.get("role") or ""), text, seconds(message.get("create_time")))
         turns = _tree(found, nodes)
-        found.keep(ImportedChat(_title(item.get("title")), _seconds(item.get("create_time")), turns,
+        found.keep(ImportedChat(_title(item.get("title")), seconds(item.get("create_time")), turns,
                                 _shown(turns, nodes, item.get("current_node"))))
     return found
 
@@ -234,10 +245,10 @@ def _open_webui(items: list[Any]) -> Found:
                 continue
             parent = message.get("parentId") if isinstance(message.get("parentId"), str) else None
             nodes[key] = (parent, str(message.get("role") or ""), message.get("content"),
-                          _seconds(message.get("timestamp")))
+                          seconds(message.get("timestamp")))
         turns = _tree(found, nodes)
         title = _title(item.get("title")) or _title(chat.get("title"))
-        found.keep(ImportedChat(title, _seconds(item.get("created_at") or chat.get("timestamp")), turns,
+        found.keep(ImportedChat(title, seconds(item.get("created_at") or chat.get("timestamp")), turns,
                                 _shown(turns, nodes, history.get("currentId"))))
     return found
 
@@ -249,7 +260,7 @@ def _lm_studio(items: list[Any]) -> Found:
     for item in _dicts(found, items):
         turns: list[Turn] = []
         parent: str | None = None
-        for index, slot in enumerate(item.get("messages", [])[:MAX_CHAT_MESSAGES]):
+        for index, slot in enumerate(_list(item.get("messages"))[:MAX_CHAT_MESSAGES]):
             versions = slot.get("versions") if isinstance(slot, dict) else None
             if not isinstance(versions, list) or not versions:
                 found.skipped += 1
@@ -267,7 +278,7 @@ def _lm_studio(items: list[Any]) -> Found:
                 if number == selected or chosen is None:
                     chosen = key
             parent = chosen if chosen is not None else parent
-        found.keep(ImportedChat(_title(item.get("name")), _seconds(item.get("createdAt")), turns, parent))
+        found.keep(ImportedChat(_title(item.get("name")), seconds(item.get("createdAt")), turns, parent))
     return found
 
 
@@ -306,7 +317,7 @@ def _jan(path: Path, text: str) -> Found:
             found.skipped += 1
             continue
         turns.append(Turn(str(number), turns[-1].key if turns else None, ROLES[role], said,
-                          _seconds(message.get("created_at") or message.get("created"))))
+                          seconds(message.get("created_at") or message.get("created"))))
     title = ""
     try:
         thread = json.loads((path.parent / "thread.json").read_text(encoding="utf-8", errors="replace")[:1 << 20])
@@ -341,8 +352,12 @@ def _dicts(found: Found, items: list[Any]) -> Iterator[dict[str, Any]]:
 
 
 def delete_source(path: Path) -> None:
-    """Remove the source file after an import (OSError as it comes). On an SSD this does
-    not erase its content: the window says so before it asks."""
+    """Remove the source file after an import (OSError as it comes; a folder, Jan's thread,
+    is not removed: its other files are the user's to judge). On an SSD this does not
+    erase its content: the window says so before it asks."""
+    if Path(path).is_dir():
+        raise IsADirectoryError(21, translate("core.chat_import", "a folder is not deleted by Hearth: delete it "
+                                              "yourself if you want it gone"))
     os.remove(path)
 
 
@@ -358,11 +373,18 @@ def save(store: Any, found: Found) -> list[int]:
     """Write the chats found into the vault (each in one transaction); their ids."""
     from storage.chat_bulk import Written, add_whole_chat
 
-    made = []
-    for chat in found.chats:
-        messages = [Written(t.key, t.parent, t.role, t.content, t.created_at, {"imported_from": found.source})
-                    for t in chat.turns]
-        made.append(add_whole_chat(store, chat.title or untitled(chat), chat.created_at, messages, chat.shown).id)
+    made: list[int] = []
+    try:
+        for chat in found.chats:
+            messages = [Written(t.key, t.parent, t.role, t.content, t.created_at, {"imported_from": found.source})
+                        for t in chat.turns]
+            made.append(add_whole_chat(store, chat.title or untitled(chat), chat.created_at, messages,
+                                       chat.shown).id)
+    except BaseException:
+        for chat_id in made:  # all or nothing: an import that failed leaves no part of itself
+            with contextlib.suppress(Exception):
+                store.delete_chat(chat_id)
+        raise
     return made
 
 

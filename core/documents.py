@@ -238,9 +238,13 @@ class Ingestion:
             finish(FAILED, _said(exc), size=info.st_size, mtime=info.st_mtime)
             return
         twin = by_hash.get(sha)
-        if twin is not None and twin.path != path and not os.path.lexists(twin.path):
+        if twin is not None and twin.path != path and not os.path.exists(twin.path):
             # The same file under another name (renamed or moved, its old place empty): its
             # passages stay and say where it is now, read and embedded again for nothing.
+            overwritten = known.get(path)
+            if overwritten is not None and overwritten.id and overwritten.id != twin.id:
+                self.store.delete_document(overwritten.id)  # moved over another file: that one's passages go
+                self.indexes.remove_document(overwritten.id)
             moved = self.store.save_document(replace(twin, path=path, size=info.st_size, mtime=info.st_mtime))
             self.indexes.move_document(twin.id, path)
             known.pop(twin.path, None)
@@ -342,7 +346,7 @@ class Ingestion:
         gone: list[tuple[str, str]] = []
         try:
             for document in self.store.documents(collection.id):
-                if not os.path.lexists(document.path):
+                if not os.path.exists(document.path):  # a link whose file is gone is gone too
                     self.steps.check()
                     self.store.delete_document(document.id)
                     self.indexes.remove_document(document.id)

@@ -96,7 +96,7 @@ def continued(store: ChatStore, chat: Chat | None, chat_id: int, answer: Message
     if isinstance(sources, list) and messages[-1].role == "user" and (
             not route(chat)[0] or answer.stats.get("engine", "") == route(chat)[0]):
         question = messages[-1].plain if messages[-1].plain is not None else messages[-1].content
-        messages = (*messages[:-1], user_turn(question, sources))
+        messages = (*messages[:-1], replace(user_turn(question, sources), pictures=messages[-1].pictures))
     return messages
 
 

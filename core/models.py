@@ -177,6 +177,17 @@ def projector_beside(model: Path, text_width: int) -> tuple[Path | None, str]:
 
 
 def projector_of(entry: Any) -> Path | None:
-    """A library entry's projector, if it has one and the file is there."""
+    """A library entry's projector, if it has one, the file is there and it still reads as
+    a projector for this model (checked again at each load by the bounded GGUF reader: a
+    file changed in the user's folder since must not reach llama.cpp's own parser)."""
+    from inference.gguf import InvalidGGUF
+
     kept = entry.info.get("projector")
-    return Path(kept) if isinstance(kept, str) and kept and Path(kept).is_file() else None
+    if not (isinstance(kept, str) and kept and Path(kept).is_file()):
+        return None
+    try:
+        check_projector(Path(kept), int(entry.info.get("embedding_length") or 0))
+    except (InvalidGGUF, OSError, ValueError):
+        log.warning("a model's picture reader no longer reads as one; the model is loaded without it")
+        return None
+    return Path(kept)

@@ -67,5 +67,10 @@ def pictures_of(stats: Mapping[str, Any] | None, key: str = "attachments") -> tu
 
 
 def chat_has_pictures(store: Any, chat_id: int) -> bool:
-    """Whether any question of the chat keeps a picture (``store``: None, none)."""
-    return store is not None and any(pictures_of(m.stats) for m in store.messages(chat_id) if m.role == "user")
+    """Whether any question of the chat keeps a picture (``store``: None, none); the kept
+    pixels are not unpacked to tell."""
+    if store is None:
+        return False
+    return any(isinstance(item, dict) and item.get("picture")
+               for m in store.messages(chat_id) if m.role == "user"
+               for item in ((m.stats or {}).get("attachments") or []))

@@ -14,7 +14,9 @@ computer): a project's collections are named, and those of the same name here ar
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import os
 import zlib
 from dataclasses import replace
@@ -24,13 +26,28 @@ from typing import Any
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from core.chat_import import MAX_BYTES, Found, ImportedChat, ImportRefused, Turn
+from core.chat_import import (
+    MAX_BYTES,
+    MAX_CHAT_MESSAGES,
+    Found,
+    ImportedChat,
+    ImportRefused,
+    Turn,
+    clean,
+    seconds,
+)
 from core.projects import Project, ProjectError, Projects, project_of
 from i18n import translate
-from storage.crypto import DEFAULT_KDF, KDF_BOUNDS, KdfParams, derive_kek
+from storage.crypto import DEFAULT_KDF, KdfParams, derive_kek
 
 MAGIC = b"HEARTH-PROJECT 1\n"
-MAX_INFLATED = 1 << 30
+MAX_INFLATED = 256 << 20
+# What a file's key derivation may ask for: what Hearth writes (64 MiB, 3 passes), with room
+# to spare, not the terabyte a stranger's header could name.
+KDF_LIMITS = {"memory_kib": (8, 1 << 20), "iterations": (1, 16), "lanes": (1, 16)}
+STATS_KEPT = ("model", "engine", "sources", "attachments", "imported_from")
+SAMPLING_RANGES = {"temperature": (0.0, 5.0), "top_p": (0.0, 1.0), "top_k": (0, 1000), "min_p": (0.0, 1.0),
+                   "repeat_penalty": (0.5, 3.0), "max_tokens": (1, 100_000), "seed": (0, 2**31 - 1)}
 SUFFIX = ".hearth-project"
 
 
@@ -145,7 +162,7 @@ def read(path: Path, passphrase: str) -> Read:
 def _kdf(data: Any) -> KdfParams:
     params = KdfParams(int(data["memory_kib"]), int(data["iterations"]), int(data["lanes"]),
                        bytes.fromhex(str(data["salt"])))
-    for key, (low, high) in KDF_BOUNDS.items():
+    for key, (low, high) in KDF_LIMITS.items():
         if not low <= getattr(params, key) <= high:
             raise ValueError(key)
     if not 16 <= len(params.salt) <= 64:
@@ -168,28 +185,52 @@ def _payload(path: Path, payload: Any) -> Read:
             continue
         turns = []
         keys: set[str] = set()
-        for message in item["messages"]:
+        for message in item["messages"][:MAX_CHAT_MESSAGES]:
+            key = message.get("key") if isinstance(message, dict) else None
             if not isinstance(message, dict) or message.get("role") not in ("user", "assistant", "system") \
-                    or not isinstance(message.get("key"), str):
+                    or not isinstance(key, str) or key in keys:
                 found.skipped += 1
                 continue
-            parent = message.get("parent") if message.get("parent") in keys else None
-            turns.append(Turn(message["key"], parent, message["role"], found.text(message.get("content")),
-                              float(message["created_at"]) if isinstance(message.get("created_at"), (int, float))
-                              else 0.0))
-            keys.add(message["key"])
-        title = str(item["title"]) if isinstance(item.get("title"), str) else ""
-        shown = item.get("shown") if item.get("shown") in keys else (turns[-1].key if turns else None)
-        chat = ImportedChat(title, float(item.get("created_at") or 0) if isinstance(item.get("created_at"),
-                                                                                  (int, float)) else 0.0,
-                            turns, shown)
+            parent = message.get("parent")
+            turns.append(Turn(key, parent if isinstance(parent, str) and parent in keys else None,
+                              message["role"], found.text(message.get("content")), seconds(message.get("created_at"))))
+            keys.add(key)
+        title = clean(item["title"]) if isinstance(item.get("title"), str) else ""
+        wanted = item.get("shown")
+        shown = wanted if isinstance(wanted, str) and wanted in keys else (turns[-1].key if turns else None)
+        chat = ImportedChat(title, seconds(item.get("created_at")), turns, shown)
         before = len(found.chats)
         found.keep(chat)
         if len(found.chats) > before:
             settings: dict[str, Any] = dict(item["settings"]) if isinstance(item.get("settings"), dict) else {}
-            chats.append((chat, {**settings, "_stats": {m.get("key"): m.get("stats") for m in item["messages"]
-                                                         if isinstance(m, dict) and isinstance(m.get("stats"), dict)}}))
-    return replace(project, collections=()), chats, found, names
+            stats = {m["key"]: kept_stats(m["stats"]) for m in item["messages"][:MAX_CHAT_MESSAGES]
+                     if isinstance(m, dict) and isinstance(m.get("key"), str) and isinstance(m.get("stats"), dict)}
+            chats.append((chat, {**settings, "_stats": stats}))
+    # A stranger's settings are read as values of their kind and range; its tool servers,
+    # named on another computer, are not switched on here.
+    return (replace(project, name=clean(project.name), instructions=clean(project.instructions), collections=(),
+                    sampling=kept_sampling(project.sampling), tools=()), chats, found, names)
+
+
+def kept_stats(stats: dict[str, Any]) -> dict[str, Any]:
+    """What a message from a project file keeps of its figures: the answer's model and
+    engine, its sources (without the paths, which named files on the other computer: a
+    citation must not open a path a stranger chose) and its attachments' text and
+    pictures (read back as any message's are)."""
+    kept = {k: stats[k] for k in STATS_KEPT if k in stats}
+    if isinstance(kept.get("sources"), list):
+        kept["sources"] = [{k: v for k, v in s.items() if k != "path"} for s in kept["sources"] if isinstance(s, dict)]
+    return kept
+
+
+def kept_sampling(sampling: dict[str, Any]) -> dict[str, Any]:
+    kept: dict[str, Any] = {}
+    for key, (low, high) in SAMPLING_RANGES.items():
+        value = sampling.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) \
+                and low <= value <= high:
+            kept[key] = int(value) if isinstance(low, int) else float(value)
+    return kept
 
 
 def import_into(path: Path, passphrase: str, store: Any, library: Any,
@@ -215,12 +256,25 @@ def import_into(path: Path, passphrase: str, store: Any, library: Any,
                 raise
             name = translate("core.project_files", "{name} (imported {number})").format(name=project.name,
                                                                                       number=number)
-    for chat, settings in chats:
-        stats = settings.pop("_stats", {})
-        written = [Written(t.key, t.parent, t.role, t.content, t.created_at,
-                           stats.get(t.key) if isinstance(stats.get(t.key), dict) else {}) for t in chat.turns]
-        made = add_whole_chat(store, chat.title or translate("core.project_files", "Imported chat"),
-                              chat.created_at, written, chat.shown)
-        safe = {k: v for k, v in settings.items() if k in ("system_prompt", "sampling", "tools", "passages")}
-        store.set_chat_settings(made.id, {**safe, "project": kept.id, **({"collections": here} if here else {})})
+    made_ids: list[int] = []
+    try:
+        for chat, settings in chats:
+            stats = settings.pop("_stats", {})
+            written = [Written(t.key, t.parent, t.role, t.content, t.created_at,
+                               stats.get(t.key) if isinstance(stats.get(t.key), dict) else {}) for t in chat.turns]
+            made = add_whole_chat(store, chat.title or translate("core.project_files", "Imported chat"),
+                                  chat.created_at, written, chat.shown)
+            made_ids.append(made.id)
+            safe: dict[str, Any] = {"system_prompt": clean(settings["system_prompt"])} if isinstance(
+                settings.get("system_prompt"), str) else {}
+            if isinstance(settings.get("sampling"), dict) and kept_sampling(settings["sampling"]):
+                safe["sampling"] = kept_sampling(settings["sampling"])
+            store.set_chat_settings(made.id, {**safe, "project": kept.id, **({"collections": here} if here else {})})
+    except BaseException:
+        for chat_id in made_ids:  # all or nothing
+            with contextlib.suppress(Exception):
+                store.delete_chat(chat_id)
+        with contextlib.suppress(Exception):
+            projects.remove(kept.id)
+        raise
     return kept, found, missing

@@ -11,8 +11,8 @@ the server never sees. In order:
 1. the process dies with Hearth (PR_SET_PDEATHSIG), is its own process group's leader
    (Hearth started it in a new session) and may not leave it (seccomp refuses setsid and
    setpgid), so stopping the group stops everything the server started;
-2. resource limits: address space, CPU time, file size, open files, and processes (as
-   root the capabilities are dropped first, or the kernel would not count them);
+2. resource limits: address space, CPU time, file size, open files, and processes; then
+   (as root) every capability dropped, without which the kernel would not count them;
 3. Landlock: reads only below the granted folders, writes only below the writable ones,
    no TCP, no signals or abstract Unix sockets outside the sandbox;
 4. seccomp: no ``socket()`` of any family (pipes and ``socketpair`` still work), no
@@ -183,10 +183,13 @@ def confine(plan: dict) -> list[str]:
             missing.append(f"process count (cgroup: {exc.strerror})")
     elif os.geteuid() == 0 and sys.platform.startswith("linux"):
         missing.append("process count (root, and no cgroup)")
-    ports, families = own_network(plan)
+    # Before a namespace of its own: the kernel counts a user's processes per namespace, and
+    # a new one keeps the limit it started with, so the limit is set here, where it binds
+    # (the kernel checks it at each fork, once the capabilities are gone: below).
+    set_limits(plan.get("limits", {}))
+    ports, families = own_network(plan)  # as root, mapping root into it needs the capabilities still
     if sys.platform.startswith("linux"):
         drop_capabilities()
-    set_limits(plan.get("limits", {}))
     own = f"/proc/{os.getpid()}"  # the same process after exec: the server's own /proc entry
     try:
         landlock.restrict_self([Path(p) for p in [*plan.get("read", []), own]],

@@ -15,8 +15,11 @@ else is answered ``403`` and nothing leaves. A granted name is resolved by the e
 guard, once, the first time it is used (``allow_destination`` under the server's own
 guard name and the destination), so the connection goes through the guard like an
 engine's, and its bytes are counted for the Privacy panel. What the relay refuses is
-counted too. The request's head is bounded (16 KiB, 10 s) and so is the number of
-connections at once.
+counted too (the last few kept as examples, the rest a count). The request's head is
+bounded (16 KiB, 10 s in all) and so is the number of connections at once. A plain
+``http://`` request is one exchange: its head and its body (by its Content-Length; one
+without, chunked, is not relayed) go on with ``Connection: close``, and what the client
+sends after it on the same connection does not.
 """
 
 from __future__ import annotations
@@ -25,9 +28,12 @@ import contextlib
 import ipaddress
 import logging
 import re
+import secrets
 import socket
 import struct
 import threading
+import time
+from collections import deque
 from dataclasses import dataclass, field
 
 from guard import egress
@@ -39,6 +45,8 @@ HEAD_SECONDS = 10.0
 CONNECT_SECONDS = 10.0
 CONNECTIONS = 32
 CHUNK = 64 * 1024
+EXAMPLES = 20
+LOGGED = 20  # refusals logged one by one; after these, every hundredth
 HOST_NAME = re.compile(r"[a-z0-9_](?:[a-z0-9_.-]{0,251}[a-z0-9_])?")
 
 
@@ -70,7 +78,8 @@ class Counters:
     sent: int = 0
     received: int = 0
     connections: int = 0
-    refused: list[str] = field(default_factory=list)
+    refused: int = 0
+    examples: deque[str] = field(default_factory=lambda: deque(maxlen=EXAMPLES))  # the last few refused
 
 
 class Relay:
@@ -79,6 +88,7 @@ class Relay:
 
     def __init__(self, guard_name: str, granted: list[str]) -> None:
         self.guard_name = guard_name
+        self._tag = secrets.token_hex(4)  # this relay's admissions are its own: another's end cannot revoke them
         self.granted = {parse_destination(text) for text in granted}
         self.counters = Counters()
         self._lock = threading.Lock()
@@ -166,11 +176,14 @@ class Relay:
                 self.counters.connections += 1
             if forward is None:
                 client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
-            else:
-                self._send(name, upstream, forward)
-            if rest:
-                self._send(name, upstream, rest)
-            self._pump(name, client, upstream)
+                if rest:
+                    self._send(name, upstream, rest)
+                self._pump(name, client, upstream)
+            else:  # one exchange: the request and its body, then the answer, then the end
+                head_out, body = forward
+                self._send(name, upstream, head_out)
+                self._send_body(name, client, upstream, rest, body)
+                self._pump(name, client, upstream, client_done=True)
         except OSError:
             pass
         finally:
@@ -182,12 +195,18 @@ class Relay:
             self._slots.release()
 
     def _head(self, client: socket.socket) -> tuple[bytes, bytes] | None:
-        client.settimeout(HEAD_SECONDS)
+        """The request's head and what came after it, read within HEAD_LIMIT bytes and
+        HEAD_SECONDS in all (a client that trickles loses its slot)."""
+        deadline = time.monotonic() + HEAD_SECONDS
         data = b""
         while b"\r\n\r\n" not in data:
             if len(data) > HEAD_LIMIT:
                 self._refuse(client, "an oversized request", 431)
                 return None
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            client.settimeout(left)
             chunk = client.recv(4096)
             if not chunk:
                 return None
@@ -197,8 +216,9 @@ class Relay:
         return head, rest
 
     @staticmethod
-    def _request(head: bytes) -> tuple[tuple[str, int], bytes | None] | None:
-        """The destination and, for plain HTTP, the head to send on (origin form)."""
+    def _request(head: bytes) -> tuple[tuple[str, int], tuple[bytes, int] | None] | None:
+        """The destination and, for plain HTTP, the head to send on (origin form, the
+        connection closed after this one exchange) and the length of its body."""
         lines = head.split(b"\r\n")
         parts = lines[0].split(b" ")
         if len(parts) != 3 or not parts[2].startswith(b"HTTP/1."):
@@ -216,13 +236,19 @@ class Relay:
         except ValueError:
             return None
         first = f"{method} /{path} {version}".encode("latin-1")
-        kept = [line for line in lines[1:] if not line.lower().startswith((b"proxy-", b"keep-alive"))]
-        return destination, b"\r\n".join([first, *kept]) + b"\r\n\r\n"
+        kept = [line for line in lines[1:]
+                if not line.lower().startswith((b"proxy-", b"keep-alive", b"connection", b"te:", b"upgrade"))]
+        lengths = [line.split(b":", 1)[1].strip() for line in kept if line.lower().startswith(b"content-length:")]
+        if any(line.lower().startswith(b"transfer-encoding:") for line in kept) or len(set(lengths)) > 1 or \
+                (lengths and not lengths[0].isdigit()):
+            return None  # a body whose end the relay cannot see from its head: not relayed
+        size = int(lengths[0]) if lengths else 0
+        return destination, (b"\r\n".join([first, *kept, b"Connection: close"]) + b"\r\n\r\n", size)
 
     def _connect(self, host: str, port: int) -> tuple[socket.socket, str]:
         """A connection to a granted destination through the egress guard, its name resolved
         the first time (and admitted under this server's guard name for it), and that name."""
-        name = f"{self.guard_name} {host}:{port}"
+        name = f"{self.guard_name} {host}:{port} {self._tag}"
         with self._lock:
             admitted = (host, port) in self._admitted
         if not admitted:
@@ -250,15 +276,30 @@ class Relay:
             self.counters.received += received
         egress.count_traffic(name, sent, received)
 
-    def _pump(self, name: str, client: socket.socket, upstream: socket.socket) -> None:
+    def _send_body(self, name: str, client: socket.socket, upstream: socket.socket, rest: bytes, size: int) -> None:
+        """A plain request's body: exactly its Content-Length; what the client sends past it
+        (another request on the same connection) is not relayed."""
+        body = rest[:size]
+        if body:
+            self._send(name, upstream, body)
+        left = size - len(body)
+        while left > 0:
+            chunk = client.recv(min(CHUNK, left))
+            if not chunk:
+                break
+            self._send(name, upstream, chunk)
+            left -= len(chunk)
+
+    def _pump(self, name: str, client: socket.socket, upstream: socket.socket, client_done: bool = False) -> None:
         upstream.settimeout(None)
 
         def out() -> None:
             with contextlib.suppress(OSError):
-                while chunk := client.recv(CHUNK):
+                while not client_done and (chunk := client.recv(CHUNK)):
                     self._send(name, upstream, chunk)
             with contextlib.suppress(OSError):
-                upstream.shutdown(socket.SHUT_WR)
+                if not client_done:
+                    upstream.shutdown(socket.SHUT_WR)
 
         sender = threading.Thread(target=out, name="tool-relay-out", daemon=True)
         sender.start()
@@ -272,8 +313,12 @@ class Relay:
 
     def _refuse(self, client: socket.socket, what: str, status: int) -> None:
         with self._lock:
-            self.counters.refused.append(what)
-        log.warning("tool relay refused a connection for %s (%d)", egress.log_tag(self.guard_name), status)
+            self.counters.refused += 1
+            self.counters.examples.append(what)
+            count = self.counters.refused
+        if count <= LOGGED or count % 100 == 0:  # a server that loops on refusals does not fill the log
+            log.warning("tool relay refused a connection for %s (%d; %d so far)", egress.log_tag(self.guard_name),
+                        status, count)
         reason = {400: "Bad Request", 403: "Forbidden", 431: "Request Header Fields Too Large"}[status]
         body = f"Hearth lets this tool reach only the addresses you gave it ({status}).\n".encode()
         with contextlib.suppress(OSError):

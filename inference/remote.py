@@ -201,6 +201,9 @@ class RemoteEngine:
         before the answer starts, each wait said through ``notice``."""
         body = self.request_body(messages, params, max_tokens, abort, extra)
         calls = CallDeltas()
+        # A choice asked through the tools field is said once, whole, at the end: the call
+        # the engine parsed, or else the text (which is then no call).
+        held: list[str] | None = [] if extra and extra.get("tools") else None
         for attempt in range(RETRIES + 1):
             try:
                 conn, response = self.client.open("POST", self.client.endpoint.path + "/chat/completions",
@@ -227,19 +230,21 @@ class RemoteEngine:
                     delta = choice.get("delta") if isinstance(choice, dict) else None
                     content = delta.get("content") if isinstance(delta, dict) else None
                     if isinstance(delta, dict) and calls.add(delta.get("tool_calls")):
-                        yield ""  # a call's part: counted as a piece, said once whole
                         continue
-                    if isinstance(content, str) and content and calls.text() is None:
+                    if isinstance(content, str) and content:
                         sent += len(content)
                         if sent > most:  # a server that will not stop: only Stop would end it
                             raise EngineError(translate(
                                 "inference.remote", "The engine {name} sent far more than the {count} "
                                 "tokens asked for; Hearth stopped reading.").format(
                                     name=self.client.name, count=max_tokens))
-                        yield content
-            called = calls.text()
-            if called is not None:
-                yield "\n" + called  # after any text: the choice reads the last JSON object
+                        if held is not None:
+                            held.append(content)
+                        else:
+                            yield content
+            if held is not None:
+                called = calls.text()
+                yield called if called is not None else "".join(held)
         finally:
             conn.close()
 

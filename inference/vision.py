@@ -12,7 +12,7 @@ is not encoded again. ``Projector.evaluate`` evaluates what is not in the contex
 text with the engine's own ``decode``, a picture through libmtmd.
 
 Pixels come decoded (RGB, 8 bits a channel) from the isolated child that read the file
-(``storage.documents.pictures``): nothing here opens an image file. The marker that
+(``storage.documents.pixels``): nothing here opens an image file. The marker that
 stands for a picture in the prompt is libmtmd's; the engine breaks it in any text that is
 not the template's own, as it does control tokens, so a message cannot ask for a picture
 that is not there.

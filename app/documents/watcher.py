@@ -54,7 +54,8 @@ class FolderWatcher(QObject):
         gone = [d for d in self._watcher.directories() if d not in owners]
         if gone:
             self._watcher.removePaths(gone)
-        new = [d for d in owners if d not in self._owners]
+        watched = set(self._watcher.directories())  # Qt forgets a folder that was deleted: one made again is new
+        new = [d for d in owners if d not in watched]
         if new:
             self._watcher.addPaths(new)  # a folder the kernel will not watch is left to the periodic check
         self._owners = owners

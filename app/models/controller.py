@@ -392,14 +392,13 @@ class ModelsController(QObject):
             return translate("models.controller", "That model is no longer in the library.")
         try:
             check_projector(Path(path), int(entry.info.get("embedding_length") or 0))
-            sha = hash_file(Path(path), self._cancel)
         except (InvalidGGUF, OSError) as exc:
             return translate("models.controller", "{file} was not kept: {problem}.").format(
                 file=Path(path).name, problem=exc)
-        info = {k: v for k, v in entry.info.items() if k not in ("projector_problem", "projector_copied")}
+        info = {k: v for k, v in entry.info.items()
+                if k not in ("projector_problem", "projector_copied", "projector_sha256")}
         assert self.library is not None
-        self.library.save(replace(entry, info={**info, "projector": str(Path(path).resolve()),
-                                                "projector_sha256": sha}))
+        self.library.save(replace(entry, info={**info, "projector": str(Path(path).resolve())}))
         self.library_changed.emit()
         return None
 

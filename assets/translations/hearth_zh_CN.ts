@@ -2671,6 +2671,10 @@ Nothing is sent until you send it there.</source>
         <translation>{name} 不是 Hearth 认识的对话导出文件：它可以导入 ChatGPT 的 conversations.json、Open WebUI 的导出、LM Studio 的对话文件和 Jan 的线程。</translation>
     </message>
     <message>
+        <source>a folder is not deleted by Hearth: delete it yourself if you want it gone</source>
+        <translation>Hearth 不会删除文件夹：如需删除，请自行删除</translation>
+    </message>
+    <message>
         <source>Imported {chats} chat(s) with {messages} message(s) from {source}.</source>
         <translation>已从 {source} 导入 {chats} 个对话，共 {messages} 条消息。</translation>
     </message>
@@ -5678,6 +5682,10 @@ Details were written to {path}.</source>
     <message>
         <source>the file holds more text than Hearth can take in one piece</source>
         <translation>文件包含的文本超出 Hearth 一次能处理的量</translation>
+    </message>
+    <message>
+        <source>the reader&apos;s answer was damaged</source>
+        <translation>读取进程的回答已损坏</translation>
     </message>
     <message>
         <source>reading the file took longer than {seconds:.0f} s and was stopped</source>

@@ -123,12 +123,8 @@ def parse_choice(text: str, specs: Sequence[ToolSpec]) -> ToolCall | None:
     of ``specs`` (a model stopped mid-way, an engine without the grammar)."""
     try:
         data = json.loads(text.strip())
-    except ValueError:  # an engine's parsed call comes last, after any text (inference.remote_tools)
-        last = text.strip().rpartition("\n")[2]
-        try:
-            data = json.loads(last) if last.startswith("{") else None
-        except ValueError:
-            return None
+    except ValueError:
+        return None
     if not isinstance(data, dict) or data.get("tool") in (None, NO_TOOL):
         return None
     spec = next((s for s in specs if s.name == data.get("tool")), None)

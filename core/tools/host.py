@@ -202,7 +202,7 @@ class ToolHost:
             relay = getattr(c, "relay", None)
             counted = relay.counters if relay is not None else None
             audits.append(Audit(c.record.name, c.calls, c.bytes_in, c.bytes_out, c.running, c.problem,
-                                c.record.where(), *((counted.connections, len(counted.refused), counted.sent,
+                                c.record.where(), *((counted.connections, counted.refused, counted.sent,
                                                      counted.received) if counted else ())))
         return audits
 

@@ -186,7 +186,11 @@ class IsolatedParser:
         import base64
 
         reply = self._request("pixels", path, identity, None, None)
-        return int(reply["width"]), int(reply["height"]), base64.b64decode(reply["rgb"], validate=True)
+        width, height = int(reply["width"]), int(reply["height"])
+        rgb = base64.b64decode(reply["rgb"], validate=True)
+        if len(rgb) != width * height * 3:  # padding that passed the length check: not an honest reply
+            raise ParseError(translate("storage.documents.isolation", "the reader's answer was damaged"))
+        return width, height, rgb
 
     def digest(self, path: Path, identity: Identity | None = None, wake: Connection | None = None,
                on_wake: Callable[[], None] | None = None) -> str:

@@ -151,3 +151,15 @@ def test_a_projector_the_user_chooses_is_checked_kept_and_never_deleted(qtbot, m
     monkeypatch.setattr(window.models, "_is_loaded", lambda _entry: False)
     assert window.models.remove(entry.id) is None
     assert mine.exists()  # the user's own file stays, though the model was Hearth's copy
+
+
+def test_a_projector_changed_on_disk_since_is_not_given_to_llama_cpp(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from core.models import projector_of
+
+    projector = make_projector(tmp_path / "mmproj-x.gguf")
+    entry = SimpleNamespace(info={"projector": str(projector), "embedding_length": 576})
+    assert projector_of(entry) == projector
+    model_file(projector)  # replaced in the user's folder by a file that is no projector
+    assert projector_of(entry) is None

@@ -67,3 +67,19 @@ def test_the_window_catches_a_collection_up_when_its_folder_changes(qtbot, windo
     assert caught.caught_up > 0
     window.dialogs.show_collections()
     assert "Follows its folders: caught up at" in window.dialogs.collections_dialog.summary.text()
+
+
+def test_a_folder_deleted_and_made_again_is_watched_again(qtbot, tmp_path: Path) -> None:
+    import shutil
+
+    asked: list[int] = []
+    watcher = FolderWatcher(asked.append)
+    folder = tmp_path / "checkout"
+    folder.mkdir()
+    matter = [Collection(3, "checkout", [str(folder)])]
+    watcher.follow(matter)
+    shutil.rmtree(folder)
+    qtbot.waitUntil(lambda: bool(asked), timeout=QUIET_MS * 10)
+    folder.mkdir()  # as a checkout does
+    watcher.follow(matter)  # the collections' next snapshot
+    assert str(folder) in watcher.watched()

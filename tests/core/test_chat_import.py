@@ -197,3 +197,47 @@ def test_the_terminal_imports_and_lists_and_may_delete_the_source(data_dir: Path
     assert listed.returncode == 0 and "Lease renewal" in listed.stdout
     bad = hearth(data_dir, "chats", "import", str(tmp_path / "missing.json"))
     assert bad.returncode == 1 and "cannot be read" in bad.stderr
+
+
+def test_odd_values_a_file_may_hold_are_read_safely(store: ChatStore, tmp_path: Path) -> None:  # noqa: F811
+    """Lone surrogates, infinite or absurd times, a later item of the wrong shape: read,
+    saved and exported without an error."""
+    from storage import export
+
+    path = tmp_path / "conversations.json"
+    path.write_text('[{"title": "bad \\ud83d title", "create_time": Infinity, "mapping": {"a": {"message": '
+                    '{"author": {"role": "user"}, "create_time": 1e300, "content": {"parts": ["half \\ud83d emoji"]}},'
+                    ' "parent": null}}}]')
+    found = read(path)
+    (chat_id,) = save(store, found)
+    chat = store.get_chat(chat_id)
+    assert "?" in chat.title and chat.created_at > 0
+    export.exported(chat, store.messages(chat_id), ".docx")  # no UnicodeEncodeError
+    lm = tmp_path / "x.conversation.json"
+    lm.write_text(json.dumps([{"name": "a", "messages": [{"versions": [{"role": "user", "content": [
+        {"type": "text", "text": "hi"}]}]}]}, {"name": "b", "messages": {"not": "a list"}}]))
+    assert [c.title for c in read(lm).chats] == ["a"]
+
+
+def test_an_import_that_fails_midway_leaves_nothing_and_a_folder_is_not_deleted(
+        store: ChatStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    from storage import chat_bulk
+
+    found = read(chatgpt_export(tmp_path / "conversations.json"))
+    before = len(store.list_chats())
+    real = chat_bulk.add_whole_chat
+    calls: list[int] = []
+
+    def failing(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(chat_bulk, "add_whole_chat", failing)
+    with pytest.raises(OSError):
+        save(store, found)
+    assert len(store.list_chats()) == before
+    with pytest.raises(IsADirectoryError):
+        chat_import.delete_source(jan_thread(tmp_path / "thread"))
+    assert (tmp_path / "thread" / "messages.jsonl").exists()

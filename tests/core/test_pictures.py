@@ -228,3 +228,22 @@ def test_the_local_apis_images_go_with_its_last_question_for_a_model_that_sees()
              ChatMessage("user", "What is this?")]
     placed = with_pictures(asked, pictures)
     assert [m.pictures for m in placed] == [(), (), (), pictures] and with_pictures(asked, ()) == asked
+
+
+def test_continuing_an_answer_keeps_the_questions_pictures(store) -> None:  # noqa: F811
+    from core.attachments import Attachment
+    from core.attachments import stored as stored_attachments
+    from core.history import continued
+
+    seen = Picture(8, 8, bytes(range(192)))
+    chat = store.create_chat()
+    store.add_message(chat.id, "user", "What is this?", stats=stored_attachments([Attachment("c.png", (), (), seen)]))
+    answer = store.add_message(chat.id, "assistant", "A ca", stats={"sources": []})
+    assert continued(store, store.get_chat(chat.id), chat.id, answer)[-1].pictures == (seen,)
+
+
+def test_a_readers_pixels_that_do_not_add_up_are_refused(monkeypatch, tmp_path: Path) -> None:
+    parser = IsolatedParser()
+    monkeypatch.setattr(parser, "_request", lambda *_a: {"width": 2, "height": 1, "rgb": "AAAAAA=="})
+    with pytest.raises(ParseError):
+        parser.pixels(tmp_path / "x.png")

@@ -170,3 +170,24 @@ def test_a_projects_chats_in_one_text(store: ChatStore) -> None:  # noqa: F811
     assert text.startswith("# Lease dispute") and "## Unit 4" in text and "### You" in text
     data = json.loads(export.exported_many("Lease dispute", chats, ".json"))
     assert data["project"] == "Lease dispute" and data["chats"][0]["title"] == "Unit 4"
+
+
+def test_a_project_files_values_are_read_as_their_kind_and_its_paths_dropped(store: ChatStore, tmp_path: Path,  # noqa: F811
+                                                                             monkeypatch) -> None:
+    """A stranger's file: a source's path (which a citation would open), sampling of the
+    wrong kind, tool servers by name and duplicate keys are not taken as they are."""
+    payload = {"project": {"id": "p", "name": "Odd", "sampling": {"temperature": "hot", "top_p": 0.5, "top_k": 1e9},
+                           "tools": ["tracker"], "collections": []},
+               "chats": [{"title": "c", "settings": {"sampling": {"max_tokens": -5}, "tools": ["tracker"]},
+                          "messages": [
+                              {"key": "1", "role": "user", "content": "q", "parent": ["x"]},
+                              {"key": "1", "role": "user", "content": "again"},
+                              {"key": "2", "role": "assistant", "content": "a", "parent": "1",
+                               "stats": {"sources": [{"label": "x", "path": "/etc/passwd"}], "evil": 1}}]}]}
+    monkeypatch.setattr(project_files, "read", lambda _p, _s: project_files._payload(Path("odd"), payload))
+    made, found, _missing = project_files.import_into(Path("odd"), "x", store, ModelLibrary(store), {})
+    assert made.sampling == {"top_p": 0.5} and made.tools == () and found.skipped == 1
+    (chat,) = [c for c in store.list_chats() if project_of(c) == made.id]
+    assert "sampling" not in chat.settings and "tools" not in chat.settings
+    answer = store.messages(chat.id)[-1]
+    assert answer.stats == {"sources": [{"label": "x"}]}

@@ -140,3 +140,23 @@ def test_what_changed_while_hearth_was_closed_is_caught_up_at_the_next_start(vau
         assert set(indexed(vault, collection.id)) == {"b.md"}
     finally:
         assert service.service.close(5.0)
+
+
+def test_a_file_moved_over_another_leaves_no_stale_passages(vault: Vault, worker, tmp_path: Path) -> None:  # noqa: F811
+    folder = tmp_path / "drafts"
+    folder.mkdir()
+    (folder / "a.md").write_text("Alpha: the boiler was serviced in March.")
+    (folder / "b.md").write_text("Beta: the old fee was 30 euros.")
+    service = Service(vault, worker.submit, BUNDLED)
+    try:
+        collection = service.create("drafts")
+        service.add(collection.id, [folder]).result(timeout=PROMPT)
+        before = indexed(vault, collection.id)
+        os.replace(folder / "a.md", folder / "b.md")  # mv a.md b.md
+        sync(service, collection.id)
+        after = indexed(vault, collection.id)
+        assert set(after) == {"b.md"} and after["b.md"] == before["a.md"]
+        text = "\n".join(chunk.text for chunk, _ in DocumentStore(vault).iter_chunks())
+        assert "boiler" in text and "30 euros" not in text
+    finally:
+        assert service.service.close(5.0)

@@ -61,7 +61,7 @@ def test_a_server_reaches_only_what_it_was_granted_through_the_relay(
     assert report.splitlines() == ["direct: refused PermissionError", "dns: refused gaierror"], report
     with pytest.raises(BlockingIOError):
         other.accept()  # nothing reached the destination nobody granted
-    counted = {d.name: d for d in egress.destinations()}[f" tool: reaching 127.0.0.1:{intranet}"]
+    (counted,) = [d for d in egress.destinations() if d.name.startswith(f" tool: reaching 127.0.0.1:{intranet} ")]
     assert counted.bytes_sent > 0 and counted.bytes_received > 0  # the guard's own count
     audit = tools.audit()[0]
     assert audit.where == f"127.0.0.1:{intranet}"
@@ -94,10 +94,13 @@ def test_destinations_are_host_and_port(session: Session) -> None:
 
 @pytest.mark.parametrize(("head", "expected"), [
     (b"CONNECT wiki.intranet:443 HTTP/1.1\r\nHost: x", (("wiki.intranet", 443), None)),
-    (b"GET http://Wiki.Intranet/a?b HTTP/1.1\r\nHost: wiki\r\nProxy-Authorization: x",
-     (("wiki.intranet", 80), b"GET /a?b HTTP/1.1\r\nHost: wiki\r\n\r\n")),
-    (b"GET http://me:pw@wiki:8080 HTTP/1.0", (("wiki", 8080), b"GET / HTTP/1.0\r\n\r\n")),
-    (b"GET http://[fd00::1]:81/x HTTP/1.1", (("fd00::1", 81), b"GET /x HTTP/1.1\r\n\r\n")),
+    (b"GET http://Wiki.Intranet/a?b HTTP/1.1\r\nHost: wiki\r\nProxy-Authorization: x\r\nConnection: keep-alive",
+     (("wiki.intranet", 80), (b"GET /a?b HTTP/1.1\r\nHost: wiki\r\nConnection: close\r\n\r\n", 0))),
+    (b"GET http://me:pw@wiki:8080 HTTP/1.0", (("wiki", 8080), (b"GET / HTTP/1.0\r\nConnection: close\r\n\r\n", 0))),
+    (b"POST http://[fd00::1]:81/x HTTP/1.1\r\nContent-Length: 12",
+     (("fd00::1", 81), (b"POST /x HTTP/1.1\r\nContent-Length: 12\r\nConnection: close\r\n\r\n", 12))),
+    (b"POST http://wiki/x HTTP/1.1\r\nTransfer-Encoding: chunked", None),  # its end is not in its head
+    (b"POST http://wiki/x HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4", None),
     (b"GET https://wiki/ HTTP/1.1", None),  # TLS is tunnelled with CONNECT, not asked of the relay
     (b"GET /relative HTTP/1.1", None),
     (b"GET http://wiki?x=1 HTTP/1.1", None),
@@ -195,3 +198,54 @@ def test_a_hostile_server_given_the_intranet_is_refused_everything_else(
     assert len(lines) == 24 and all(": refused" in line for line in lines), report
     with pytest.raises(BlockingIOError):
         sock.accept()
+
+
+def relay_for(granted: list[str]) -> tuple[Relay, int]:
+    """A relay as a launcher would start it: a loopback listener handed over the socket pair."""
+    from guard.netns import hand_over_listener
+
+    relay = Relay(" tool: unit", granted)
+    port = hand_over_listener(relay.child_fd)  # in this process: the relay accepts on it all the same
+    relay.started()
+    return relay, port
+
+
+def exchange(port: int, data: bytes) -> bytes:
+    import socket as socket_module
+
+    with socket_module.create_connection(("127.0.0.1", port), 10) as sock:
+        sock.sendall(data)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return answer
+
+
+def test_a_plain_request_is_one_exchange_and_what_follows_it_is_not_relayed(intranet: int) -> None:
+    other = listener()
+    relay, port = relay_for([f"127.0.0.1:{intranet}"])
+    try:
+        pipelined = (f"GET http://127.0.0.1:{intranet}/first HTTP/1.1\r\nHost: a\r\nConnection: keep-alive\r\n\r\n"
+                     f"GET http://127.0.0.1:{other.getsockname()[1]}/second HTTP/1.1\r\nHost: b\r\n\r\n").encode()
+        answer = exchange(port, pipelined)
+        assert answer.count(b"HTTP/1.") == 1 and b"intranet page at /first" in answer
+        with pytest.raises(BlockingIOError):
+            other.accept()  # the second request went nowhere
+    finally:
+        relay.close()
+
+
+def test_refusals_are_counted_without_keeping_or_logging_each(caplog) -> None:
+    import logging
+
+    relay, port = relay_for(["wiki.intranet:443"])
+    try:
+        with caplog.at_level(logging.WARNING, logger="hearth.tools"):
+            for n in range(60):
+                assert exchange(port, f"CONNECT elsewhere:{n + 1} HTTP/1.1\r\n\r\n".encode()).startswith(
+                    b"HTTP/1.1 403")
+        assert relay.counters.refused == 60 and len(relay.counters.examples) <= 20
+        assert len([r for r in caplog.records if "refused" in r.getMessage()]) <= 21
+        assert "elsewhere" not in caplog.text  # destinations are not logged, only the server's tag
+    finally:
+        relay.close()
