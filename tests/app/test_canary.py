@@ -231,6 +231,19 @@ def test_no_plaintext_anywhere_under_the_data_folder(
     store = window.controller.store
     kept = [m for c in store.list_chats() for m in store.messages(c.id) if m.role == "user"]
     assert any(ATTACHED_PHRASE in str(m.stats) for m in kept)  # the attachment was kept, so at risk
+    # A project moved to another computer (#40): its one file, and whatever was written on
+    # the way to it, hold nothing in plaintext; imported back, it stays in the vault only.
+    from core import project_files
+    from core.projects import Projects
+    from tests.storage.conftest import FAST_KDF
+
+    projects = Projects(window.controller.library)
+    matter = projects.add(f"Matter {MARKER}", f"Instructions {MARKER}")
+    window.controller.chats.move(window.controller.current_chat.id, matter)
+    exported = private_home / "matter.hearth-project"
+    assert project_files.write(exported, store, window.controller.library, matter, "canary file passphrase", {},
+                               kdf=FAST_KDF) == 1
+    project_files.import_into(exported, "canary file passphrase", store, window.controller.library, {})
     window.close()
 
     files = sorted(p.name for p in data_dir.rglob("*") if p.is_file())
