@@ -82,7 +82,13 @@ def compare(args: Any) -> int:
                 raise EngineCommandError(translate("cli.engines", "Nothing to compare: no engine is on, and "
                                                    "--no-local leaves out the local model."))
             results = comparing.measure(client, targets, levels, args.max_tokens, rounds=args.rounds)
-        for line in comparing.table(results) + [""] + comparing.verdict(results, args.target):
+            checks: list[str] = []
+            for record in wanted if args.migration else []:
+                model = record.model()
+                checks += ["", translate("cli.engines", "Moving to {name} ▸ {model}:").format(
+                    name=record.name, model=model.id)]
+                checks += [f"  {line}" for line in comparing.migration(client, record.name, model.id, model.n_ctx)]
+        for line in comparing.table(results) + [""] + comparing.verdict(results, args.target) + checks:
             print(line)
         comparing.keep(session.library, results, args.target)
     return 0
@@ -148,6 +154,8 @@ def add_parser(commands: Any) -> None:
     measure.add_argument("--rounds", type=int, default=2, help=translate(
         "cli.engines", "questions per chat at each level (default 2)"))
     measure.add_argument("--max-tokens", type=int, default=64)
+    measure.add_argument("--migration", action="store_true", help=translate(
+        "cli.engines", "also check what differs when moving from the local model to each engine"))
     measure.add_argument("--target", type=float, default=2.0, help=translate(
         "cli.engines", "the first-token time to serve within, in seconds (default 2)"))
     for name, text in (("check", translate("cli.engines", "reach an engine: exit 0 when reachable and trusted")),

@@ -134,3 +134,46 @@ def keep(library: object, results: Sequence[Result], target_s: float) -> None:
               "versions": {"hearth": version("hearth"), "llama_cpp_python": version("llama_cpp_python")}}
     kept = library.preferences().get(PREFERENCE)  # type: ignore[attr-defined]
     library.set_preference(PREFERENCE, [*(kept if isinstance(kept, list) else [])][-(KEPT - 1):] + [record])  # type: ignore[attr-defined]
+
+
+SAMPLE = "Write one sentence about why a contract should name its parties. 用一句话说明合同为什么要写明当事方。"
+LONG = " ".join(f"Clause {n}: the tenant keeps the premises in good repair and returns them as found."
+                for n in range(1, 80))
+
+
+def migration(client: WorkerClient, engine: str, model_id: str, n_ctx: int) -> list[str]:
+    """What differs when a workload moves from the local model (loaded in ``client``) to
+    ``engine``'s ``model_id``, measured on both (#42's migration check): the context
+    window, whether the prompt counts agree (the same tokenizer and template), whether the
+    length limit is kept, the greedy answers' agreement, and whether a repeated long
+    prompt is served from the engine's cache."""
+    greedy = SamplingParams(max_tokens=24, temperature=0.0, top_p=1.0, top_k=1, min_p=0.0, repeat_penalty=1.0,
+                            seed=1)
+    asked = (ChatMessage("user", SAMPLE),)
+    there = client.generate(asked, greedy, engine=engine, model=model_id)
+    here = client.generate(asked, greedy) if client.model is not None else None
+    lines = [translate("core.compare", "context window: {there} tokens there, {here} here").format(
+        there=n_ctx or "?", here=client.model.n_ctx if client.model is not None else "-")]
+    lines.append(translate("core.compare", "length limit kept: {answer} ({tokens} of {limit} tokens)").format(
+        answer=translate("core.compare", "yes") if there.stats.tokens <= greedy.max_tokens
+        else translate("core.compare", "no"), tokens=there.stats.tokens, limit=greedy.max_tokens))
+    if here is not None:
+        same = here.stats.prompt_tokens == there.stats.prompt_tokens
+        lines.append(translate("core.compare", "prompt counted alike (tokenizer and template): {answer} ({there} "
+                               "tokens there, {here} here)").format(
+                                   answer=translate("core.compare", "yes") if same else translate("core.compare", "no"),
+                                   there=there.stats.prompt_tokens, here=here.stats.prompt_tokens))
+        common = next((i for i, (a, b) in enumerate(zip(here.text, there.text, strict=False)) if a != b),
+                      min(len(here.text), len(there.text)))
+        share = common / max(len(here.text), len(there.text), 1)
+        lines.append(translate("core.compare", "greedy answers agree for {share:.0%} of their text").format(share=share))
+    long = (ChatMessage("user", LONG + "\n\nWhich clause comes first?"),)
+    once = SamplingParams(max_tokens=1, temperature=0.0, seed=1)
+    first = client.generate(long, once, engine=engine, model=model_id).stats.ttft_seconds
+    again = client.generate(long, once, engine=engine, model=model_id).stats.ttft_seconds
+    lines.append(translate("core.compare", "a repeated long prompt's first token: {ratio:.2f} of the first time's "
+                           "({cached})").format(ratio=again / first if first > 0 else 0.0,
+                                                cached=translate("core.compare", "served from its cache")
+                                                if first > 0 and again / first < 0.5
+                                                else translate("core.compare", "not served from a cache")))
+    return lines

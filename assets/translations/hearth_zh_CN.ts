@@ -1960,6 +1960,10 @@ Nothing is sent until you send it there.</source>
         <translation>没有可比较的对象：没有开启的引擎，而 --no-local 又排除了本地模型。</translation>
     </message>
     <message>
+        <source>Moving to {name} ▸ {model}:</source>
+        <translation>迁移到 {name} ▸ {model}：</translation>
+    </message>
+    <message>
         <source>added and checked: {engine}</source>
         <translation>已添加并检查：{engine}</translation>
     </message>
@@ -2030,6 +2034,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>questions per chat at each level (default 2)</source>
         <translation>每个级别下每个对话的问题数（默认 2）</translation>
+    </message>
+    <message>
+        <source>also check what differs when moving from the local model to each engine</source>
+        <translation>同时检查从本地模型迁移到各引擎时有哪些不同</translation>
     </message>
     <message>
         <source>the first-token time to serve within, in seconds (default 2)</source>
@@ -2710,6 +2718,42 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>setup | chats at once | tokens/s in all | tokens/s a chat | first token p50 / p95 | errors</source>
         <translation>配置 | 同时对话数 | 总词元/秒 | 每个对话词元/秒 | 首个词元 p50 / p95 | 错误</translation>
+    </message>
+    <message>
+        <source>context window: {there} tokens there, {here} here</source>
+        <translation>上下文窗口：那边 {there} 个词元，这里 {here} 个</translation>
+    </message>
+    <message>
+        <source>length limit kept: {answer} ({tokens} of {limit} tokens)</source>
+        <translation>遵守长度限制：{answer}（{tokens}/{limit} 个词元）</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>prompt counted alike (tokenizer and template): {answer} ({there} tokens there, {here} here)</source>
+        <translation>提示的计数一致（分词器和模板）：{answer}（那边 {there} 个词元，这里 {here} 个）</translation>
+    </message>
+    <message>
+        <source>greedy answers agree for {share:.0%} of their text</source>
+        <translation>贪心解码的回答有 {share:.0%} 的文字一致</translation>
+    </message>
+    <message>
+        <source>a repeated long prompt&apos;s first token: {ratio:.2f} of the first time&apos;s ({cached})</source>
+        <translation>重复的长提示的首个词元：为第一次的 {ratio:.2f}（{cached}）</translation>
+    </message>
+    <message>
+        <source>served from its cache</source>
+        <translation>由其缓存提供</translation>
+    </message>
+    <message>
+        <source>not served from a cache</source>
+        <translation>未由缓存提供</translation>
     </message>
 </context>
 <context>

@@ -138,7 +138,7 @@ def test_engines_compare_measures_the_local_model_and_an_engine_and_says_which_s
     llama-server, at 1 and 2 chats at once: a row per setup and level, and a verdict."""
     assert hearth(data_dir, "engines", "add", "Corp", engine.url, "--ca", str(engine.pki.ca_path)).returncode == 0
     done = hearth(data_dir, "engines", "compare", "--levels", "1,2", "--rounds", "1", "--max-tokens", "8",
-                  "--target", "60")
+                  "--target", "60", "--migration")
     assert done.returncode == 0, done.stderr
     rows = [line for line in done.stdout.splitlines() if line.count(" | ") == 5]
     assert len(rows) == 1 + 4, done.stdout  # the header, then 2 setups × 2 levels
@@ -147,5 +147,9 @@ def test_engines_compare_measures_the_local_model_and_an_engine_and_says_which_s
     assert all(r.endswith(" | 0") for r in rows[1:]), done.stdout  # no errors
     assert "serves 2 people at once" in done.stdout and "the measurements favour" in done.stdout
     assert "built-in questions only" in done.stderr
+    # The migration check: the same starter model on both sides, so they agree.
+    assert "Moving to Corp ▸ corp-smollm2:" in done.stdout
+    assert "length limit kept: yes" in done.stdout and "prompt counted alike" in done.stdout
+    assert "greedy answers agree for" in done.stdout and "a repeated long prompt's first token" in done.stdout
     refused = hearth(data_dir, "engines", "compare", "--no-local", "--engine", "nope")
     assert refused.returncode == 1
