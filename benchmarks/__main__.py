@@ -18,6 +18,7 @@ from benchmarks import (
     perf_bench,
     rag_bench,
     retrieval_bench,
+    speech_bench,
     stall_bench,
     starter_bench,
     tools_bench,
@@ -30,7 +31,8 @@ SUITES = {"chat": perf_bench.run, "vault": vault_bench.run, "documents": documen
           "stall": stall_bench.run, "starter": starter_bench.run, "retrieval": retrieval_bench.run, "engines": engine_bench.run,
           "rag": rag_bench.run, "binding": binding_bench.run, "openmp": openmp_bench.run,
           "tools": tools_bench.run, "attachments": attachments_bench.run,
-          "vision": vision_bench.run, "watched": watched_bench.run}
+          "vision": vision_bench.run, "watched": watched_bench.run,
+          "speech": speech_bench.run}
 
 
 def main() -> int:

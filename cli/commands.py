@@ -76,6 +76,10 @@ def run(args: Any) -> int:
             from cli.tools import run as tools_run
 
             return tools_run(args)
+        if args.command == "transcribe":
+            from cli.transcribe import run as transcribe_run
+
+            return transcribe_run(args)
         if args.command == "projects":
             from cli.projects import run as projects_run
 

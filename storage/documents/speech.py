@@ -1,0 +1,97 @@
+"""Speech to text in the isolated child (#41): Whisper through faster-whisper (CTranslate2),
+the audio decoded by PyAV, there and nowhere else.
+
+A recording is a stranger's file like any document: it is opened in the child, under the
+child's memory and time limits, with no network. Its audio is decoded frame by frame,
+resampled to 16 kHz mono, and counted as it comes: past ``MAX_SECONDS`` the reading stops
+and the file is refused, whatever its header claimed (a header may say one minute over
+twenty hours of sound; 96 kHz, eight channels or a large cover picture cost nothing
+more). Silence is skipped by the voice-activity filter, so it costs nothing to
+transcribe. What leaves the child is the segments: start, end, text, bounded.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from storage.documents.reading import AUDIO_TOO_LONG, NO_SPEECH_MODEL, NOT_AUDIO, refused
+
+MAX_SECONDS = 3600.0  # an hour of sound a file
+MAX_TEXT = 400_000  # characters of transcript a file
+RATE = 16_000
+
+
+def _pcm(path: str, limit: float = MAX_SECONDS) -> Any:
+    """The file's first audio stream as 16 kHz mono float32, decoded as it comes and
+    bounded by ``limit`` seconds of output; ParseError for what is not audio, or too long."""
+    import av
+    import numpy as np
+
+    try:
+        container = av.open(path, metadata_errors="ignore")
+    except (av.error.FFmpegError, OSError, ValueError, UnicodeDecodeError) as exc:
+        raise refused(NOT_AUDIO, error=type(exc).__name__) from None
+    chunks: list[Any] = []
+    total = 0
+    try:
+        if not container.streams.audio:
+            raise refused(NOT_AUDIO, error="no audio stream")
+        stream = container.streams.audio[0]
+        resampler = av.AudioResampler(format="s16", layout="mono", rate=RATE)
+        for frame in container.decode(stream):
+            for out in resampler.resample(frame):
+                data = out.to_ndarray().reshape(-1)
+                total += data.shape[0]
+                if total > limit * RATE:
+                    raise refused(AUDIO_TOO_LONG, minutes=round(limit / 60, 2))
+                chunks.append(data)
+    except (av.error.FFmpegError, ValueError, MemoryError) as exc:
+        if not chunks:
+            raise refused(NOT_AUDIO, error=type(exc).__name__) from None
+        # A file cut off midway: what could be decoded is transcribed.
+    finally:
+        container.close()
+    if not chunks:
+        return np.zeros(0, dtype=np.float32)
+    return np.concatenate(chunks).astype(np.float32) / 32768.0
+
+
+def transcribe(path: str, options: str) -> dict[str, Any]:
+    """{"segments": [[start, end, text], ...], "language", "seconds"} of the file at ``path``;
+    ``options`` is JSON: {"model": the model's folder, "language": "en" | "zh" | "", and
+    "max_seconds", which may lower MAX_SECONDS, never raise it}."""
+    try:
+        wanted = json.loads(options) if options else {}
+    except ValueError:
+        wanted = {}
+    try:
+        limit = min(MAX_SECONDS, float(wanted.get("max_seconds") or MAX_SECONDS))
+    except (TypeError, ValueError):
+        limit = MAX_SECONDS
+    audio = _pcm(path, limit)
+    seconds = float(audio.shape[0]) / RATE
+    if seconds < 0.1:
+        return {"segments": [], "language": "", "seconds": seconds}
+    try:
+        from faster_whisper import WhisperModel
+    except ImportError:
+        raise refused(NO_SPEECH_MODEL) from None
+    model_dir = str(wanted.get("model") or "")
+    try:
+        model = WhisperModel(model_dir, device="cpu", compute_type="int8", cpu_threads=2)
+    except (RuntimeError, OSError, ValueError):
+        raise refused(NO_SPEECH_MODEL) from None
+    language = wanted.get("language") if wanted.get("language") in ("en", "zh") else None
+    segments, info = model.transcribe(audio, language=language, vad_filter=True, beam_size=1,
+                                      condition_on_previous_text=False)
+    found, size = [], 0
+    for segment in segments:
+        text = " ".join(str(segment.text).split())
+        if not text:
+            continue
+        size += len(text)
+        if size > MAX_TEXT:
+            break
+        found.append([round(float(segment.start), 2), round(float(segment.end), 2), text])
+    return {"segments": found, "language": str(info.language or ""), "seconds": round(seconds, 2)}
