@@ -32,13 +32,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from core import speech
 from core.document_protocol import SEARCH_TIMEOUT
 from core.pictures import from_stored, read_picture
 from core.pictures import stored as stored_picture
 from i18n import translate
 from inference.bundled import embedding_model
 from inference.embedder import EmbedderNotLoaded, profile
-from inference.errors import NoModelLoaded
+from inference.errors import ModelLoadError, NoModelLoaded
 from inference.protocol import ChatMessage, Embed, Picture
 from inference.rag import Passage, user_turn
 from storage.documents.chunking import MAX_TOKENS, Chunk, chunk_sections
@@ -95,6 +96,15 @@ def read(path: Path, parser: IsolatedParser, ocr: IsolatedParser) -> Attachment:
             limit=MAX_BYTES >> 20))
     if not supported(path):
         raise _refused(name, translate("core.attachments", "Hearth does not read this kind of file."))
+    if path.suffix.lower() in speech.AUDIO_SUFFIXES:  # a recording: its speech, by its time
+        try:
+            heard = speech.transcribe(path, identity=(info.st_dev, info.st_ino))
+        except (ParseError, ModelLoadError) as exc:
+            raise _refused(name, str(exc)) from None
+        if not heard.segments:
+            raise _refused(name, translate("core.attachments", "no speech was heard in it."))
+        return Attachment(name, tuple(speech.sections(heard)), (translate(
+            "core.attachments", "its speech, recognised here"),))
     try:
         sections, notes, scanned = parser.parse_document(path, (info.st_dev, info.st_ino))
         found = list(sections)

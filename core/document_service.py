@@ -62,6 +62,7 @@ from core.document_protocol import (
 from core.document_steps import ServiceSteps
 from core.documents import Ingestion
 from core.retrieval import find, passages
+from core.speech import SPEECH_MEMORY_LIMIT, SPEECH_TIMEOUT
 from i18n import translate
 from inference.embedder import profile
 from inference.protocol import CountTokens, Embed
@@ -96,11 +97,13 @@ class DocumentService(DocumentCalls):
         self._parser = parser or IsolatedParser()
         # Text recognition in a child of its own (more memory; started at the first scan).
         self._ocr = IsolatedParser(memory_limit=OCR_MEMORY_LIMIT)
+        # Speech recognition for recordings, likewise (#41: more memory, a longer time limit).
+        self._speech = IsolatedParser(timeout=SPEECH_TIMEOUT, memory_limit=SPEECH_MEMORY_LIMIT)
         self._inbox = Inbox()
         self._closing = threading.Event()
         steps = ServiceSteps(lambda command: self._submit(command), self._inbox, self._take,
                              self._check, self.post, self._emit, self._closing, self._parser,
-                             self._ocr, read_ahead)
+                             self._ocr, read_ahead, self._speech)
         self._ingestion = Ingestion(self._store, self._indexes, steps)
         self._jobs = Jobs(self._store, self._ingestion, self._emit)
         # Searches, surroundings and page pictures (in a child of their own).
@@ -154,6 +157,7 @@ class DocumentService(DocumentCalls):
         self._closing.set()
         self._parser.kill()
         self._ocr.kill()
+        self._speech.kill()
         self._lookups.pictures.kill()
         self.post(Close())
         if self._thread.is_alive() and threading.current_thread() is not self._thread:
@@ -185,7 +189,7 @@ class DocumentService(DocumentCalls):
                 "core.document_service", "Hearth's document search stopped after an internal "
                 "error; details are in the log. Lock and unlock Hearth to restart it.")))
         finally:
-            for child in (self._parser, self._ocr):
+            for child in (self._parser, self._ocr, self._speech):
                 child.kill()
                 child.close()
             for command in [*self._inbox.close(), *self._pending, *self._lookups.waiting]:
@@ -321,6 +325,7 @@ class DocumentService(DocumentCalls):
             if not self._closing.is_set():
                 self._parser.close()  # no idle child between jobs
                 self._ocr.close()
+                self._speech.close()
         if job.again:
             self._pending.insert(min(1, len(self._pending)), command)
 

@@ -22,11 +22,14 @@ from typing import Any
 
 import numpy as np
 
+from core import speech
 from core.document_progress import Progress, Stopped
 from core.document_protocol import WAKE, Inbox
+from i18n import translate
+from inference.errors import ModelLoadError
 from inference.protocol import CountTokens, Embed
 from storage.documents.isolation import IsolatedParser, ParseStopped
-from storage.documents.parsers import Identity, Section
+from storage.documents.parsers import Identity, ParseError, Section
 
 log = logging.getLogger(__name__)
 WORKER_TIMEOUT = 600.0  # one embedding batch, however busy the worker is with answers
@@ -43,7 +46,7 @@ class ServiceSteps:
                  take: Callable[[Any], None], check: Callable[[], None],
                  post: Callable[[object], None], emit: Callable[[object], None],
                  closing: threading.Event, parser: IsolatedParser, ocr: IsolatedParser,
-                 read_ahead: bool = True) -> None:
+                 read_ahead: bool = True, speech: IsolatedParser | None = None) -> None:
         self._submit = submit
         self._inbox = inbox
         self._take = take
@@ -53,6 +56,7 @@ class ServiceSteps:
         self._closing = closing
         self._parser = parser
         self._ocr = ocr
+        self._speech = speech
         self._read_ahead = read_ahead
 
     def _result(self, future: Future) -> Any:
@@ -94,10 +98,27 @@ class ServiceSteps:
             raise Stopped(closing=self._closing.is_set()) from None
 
     def parse(self, path: Path, identity: Identity) -> tuple[list[Section], list[str], list[int]]:
+        """A document's sections; a recording's, by speech recognition in a child of its own
+        (passages headed by their time: ``core.speech.sections``)."""
         try:
+            if path.suffix.lower() in speech.AUDIO_SUFFIXES and self._speech is not None:
+                return self._transcribed(path, identity)
             return self._parser.parse_document(path, identity, wake=self._inbox.wake, on_wake=self._check)
         except ParseStopped:
             raise Stopped(closing=self._closing.is_set()) from None
+
+    def _transcribed(self, path: Path, identity: Identity) -> tuple[list[Section], list[str], list[int]]:
+        try:
+            heard = speech.transcribe(path, parser=self._speech, identity=identity, wake=self._inbox.wake,
+                                      on_wake=self._check)
+        except ModelLoadError as exc:
+            raise ParseError(str(exc)) from None
+        found = speech.sections(heard)
+        if not found:
+            raise ParseError(translate("core.document_steps", "no speech was heard in it"))
+        minutes = round(heard.seconds / 60, 1)  # a plain name, for pyside6-lupdate
+        return found, [translate("core.document_steps", "{minutes} minutes of speech, recognised here").format(
+            minutes=minutes)], []
 
     def recognise(self, path: Path, identity: Identity, page: int) -> str:
         """One scanned page by OCR; a cancel or close stops it as it stops a parse."""

@@ -19,19 +19,23 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from i18n import translate
 from inference.bundled import assets_dir
 from inference.errors import ModelLoadError
 from storage.documents.isolation import IsolatedParser
-from storage.documents.reading import ParseError
+from storage.documents.reading import AUDIO_SUFFIXES as READING_AUDIO
+from storage.documents.reading import ParseError, Section
 from storage.paths import models_dir
 
-__all__ = ["AUDIO_SUFFIXES", "ParseError", "Segment", "Transcript", "as_srt", "clock", "speech_model", "transcribe"]
+__all__ = ["AUDIO_SUFFIXES", "ParseError", "Segment", "Transcript", "as_srt", "clock", "sections", "speech_model",
+           "transcribe"]
 
 SPEECH_MEMORY_LIMIT = 3 << 30
 SPEECH_TIMEOUT = 1800.0  # the hour of sound a file may hold, at a quarter of real time, and then some
-AUDIO_SUFFIXES = frozenset({".wav", ".mp3", ".m4a", ".ogg", ".opus", ".flac", ".mp4", ".mkv", ".webm", ".aac"})
+AUDIO_SUFFIXES = frozenset(READING_AUDIO)
+SECTION_SECONDS = 45.0  # a recording's passages are cut here, each headed by its time
 
 
 @dataclass(frozen=True)
@@ -104,14 +108,15 @@ def speech_model() -> Path:
 
 
 def transcribe(path: Path, language: str = "", parser: IsolatedParser | None = None,
-               max_seconds: float = 0) -> Transcript:
+               max_seconds: float = 0, identity: tuple[int, int] | None = None, wake: Any = None,
+               on_wake: Any = None) -> Transcript:
     """``path``'s speech, in timed segments (ParseError for a file that is not a recording
     Hearth reads, or too long; ModelLoadError when the model is not installed)."""
     model = speech_model()
     own = parser is None
     child = parser or IsolatedParser(timeout=SPEECH_TIMEOUT, memory_limit=SPEECH_MEMORY_LIMIT)
     try:
-        reply = child.transcribe(Path(path), model, language, max_seconds)
+        reply = child.transcribe(Path(path), model, language, max_seconds, identity, wake, on_wake)
     finally:
         if own:
             child.close()
@@ -132,3 +137,20 @@ def as_srt(transcript: Transcript) -> str:
     blocks = [f"{n}\n{clock(s.start, True)} --> {clock(s.end, True)}\n{s.text}\n"
               for n, s in enumerate(transcript.segments, start=1)]
     return "\n".join(blocks)
+
+
+def sections(transcript: Transcript) -> list[Section]:
+    """A recording as passages: its segments in stretches of about SECTION_SECONDS, each
+    headed by the time it starts ("12:34"), which its citations say."""
+    found: list[Section] = []
+    start, texts = 0.0, []  # type: tuple[float, list[str]]
+    for segment in transcript.segments:
+        if texts and segment.start - start >= SECTION_SECONDS:
+            found.append(Section(" ".join(texts), None, clock(start)))
+            texts = []
+        if not texts:
+            start = segment.start
+        texts.append(segment.text)
+    if texts:
+        found.append(Section(" ".join(texts), None, clock(start)))
+    return found

@@ -2639,6 +2639,14 @@ Nothing is sent until you send it there.</source>
         <translation>Hearth 不读取这种文件。</translation>
     </message>
     <message>
+        <source>no speech was heard in it.</source>
+        <translation>其中没有听到语音。</translation>
+    </message>
+    <message>
+        <source>its speech, recognised here</source>
+        <translation>其中的语音，在本机识别</translation>
+    </message>
+    <message>
         <source>{count} page(s) read by text recognition</source>
         <translation>{count} 页通过文字识别读取</translation>
     </message>
@@ -2847,6 +2855,17 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>its collection was deleted</source>
         <translation>其所在的文档集已被删除</translation>
+    </message>
+</context>
+<context>
+    <name>core.document_steps</name>
+    <message>
+        <source>no speech was heard in it</source>
+        <translation>其中没有听到语音</translation>
+    </message>
+    <message>
+        <source>{minutes} minutes of speech, recognised here</source>
+        <translation>{minutes} 分钟的语音，在本机识别</translation>
     </message>
 </context>
 <context>

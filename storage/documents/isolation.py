@@ -192,11 +192,13 @@ class IsolatedParser:
             raise ParseError(translate("storage.documents.isolation", "the reader's answer was damaged"))
         return width, height, rgb
 
-    def transcribe(self, path: Path, model: Path, language: str = "", max_seconds: float = 0) -> dict[str, Any]:
+    def transcribe(self, path: Path, model: Path, language: str = "", max_seconds: float = 0,
+                   identity: Identity | None = None, wake: Connection | None = None,
+                   on_wake: Callable[[], None] | None = None) -> dict[str, Any]:
         """The recording's speech as text, in timed segments, recognised in the child
         (``storage.documents.speech``) under its limits; ParseError as ``parse``."""
         options = json.dumps({"model": str(model), "language": language, "max_seconds": max_seconds})
-        return self._request("transcribe", path, None, None, None, 0, options)
+        return self._request("transcribe", path, identity, wake, on_wake, 0, options)
 
     def digest(self, path: Path, identity: Identity | None = None, wake: Connection | None = None,
                on_wake: Callable[[], None] | None = None) -> str:

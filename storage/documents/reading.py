@@ -28,6 +28,8 @@ MAX_BYTES = {"pdf": 200 << 20, "docx": 100 << 20, "epub": 100 << 20, "pptx": 100
 MAX_PARTS = 5000  # chapters of an EPUB, slides of a presentation, sheets of a workbook
 MAX_BYTES.update({"png": 50 << 20, "jpg": 50 << 20, "jpeg": 50 << 20, "tif": 100 << 20,
                   "tiff": 100 << 20})
+MAX_BYTES.update({suffix: 2 << 30 for suffix in ("wav", "mp3", "m4a", "ogg", "opus", "flac", "mp4", "mkv", "webm",
+                                                 "aac")})  # read as it is decoded; the hour of sound is the bound
 # A PDF page whose text layer has fewer characters than this (besides spaces) is a scan:
 # it is read by text recognition (``storage.documents.ocr``), its stray characters left out.
 MIN_LAYER_CHARS = 8
@@ -47,8 +49,10 @@ CODE_SUFFIXES = {".py", ".js", ".ts", ".tsx", ".jsx", ".java", ".c", ".h", ".cpp
                  ".yaml", ".yml", ".toml", ".json", ".ini", ".cfg", ".r", ".m", ".lua", ".pl"}
 PACKAGES = {".docx": "DOCX", ".epub": "EPUB", ".pptx": "PPTX", ".xlsx": "XLSX"}  # zip packages
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".tif", ".tiff"}  # read by text recognition only
+# Recordings, and the sound of films: read by speech recognition only (storage.documents.speech).
+AUDIO_SUFFIXES = {".wav", ".mp3", ".m4a", ".ogg", ".opus", ".flac", ".mp4", ".mkv", ".webm", ".aac"}
 SUPPORTED = ({".pdf"} | set(PACKAGES) | IMAGE_SUFFIXES | TEXT_SUFFIXES | MARKDOWN_SUFFIXES | RST_SUFFIXES | HTML_SUFFIXES
-             | CODE_SUFFIXES)
+             | CODE_SUFFIXES | AUDIO_SUFFIXES)
 
 
 # O_NOFOLLOW: a link at the last step is refused (ELOOP); O_NONBLOCK: opening a FIFO or a

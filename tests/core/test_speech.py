@@ -137,3 +137,49 @@ def test_the_terminal_prints_a_transcript_or_subtitles(data_dir: Path, recording
 def test_times_are_written_as_people_read_them() -> None:
     assert clock(754.5) == "12:34" and clock(3723.2) == "1:02:03" and clock(1.234, srt=True) == "00:00:01,234"
     assert as_srt(speech.Transcript((speech.Segment(0, 1.5, "Hi"),), "en", 1.5)) == "1\n00:00:00,000 --> 00:00:01,500\nHi\n"
+
+
+def test_a_recording_in_a_collection_is_found_by_a_question_and_cited_by_its_time(
+        recordings: dict[str, Path], tmp_path: Path, embedding_model_path: Path, data_dir: Path) -> None:
+    from concurrent.futures import Future
+
+    from core.document_progress import label
+    from inference.embedder import LlamaEmbedder
+    from inference.llama_engine import LlamaEngine
+    from inference.protocol import Embed, LoadEmbedder
+    from inference.worker import InferenceWorker
+    from storage.vault import Vault
+    from tests.core.test_document_import import BUNDLED, PROMPT
+    from tests.core.test_document_service import Service
+    from tests.storage.conftest import FAST_KDF
+
+    folder = tmp_path / "recordings"
+    folder.mkdir()
+    shutil.copy(recordings["mp3"], folder / "shed-note.mp3")
+    (folder / "memo.md").write_text("The budget for the greenhouse is 400 euros.")
+    worker = InferenceWorker(LlamaEngine, lambda _event: None, embedder_factory=LlamaEmbedder)
+    worker.start()
+    worker.submit(LoadEmbedder(embedding_model_path, BUNDLED))
+    vault = Vault.create(tmp_path / "vault" / "vault.db", "speech passphrase", FAST_KDF)
+    service = Service(vault, worker.submit, BUNDLED)
+    try:
+        collection = service.create("garden")
+        report = service.add(collection.id, [folder]).result(timeout=PROMPT * 4)
+        assert sorted(Path(p).name for p in report.indexed) == ["memo.md", "shed-note.mp3"], report
+        question = "Where is the spare heater fuse?"
+        vector: Future = Future()
+        worker.submit(Embed((question,), vector, BUNDLED))
+        hits = service.search(question, {BUNDLED: vector.result(timeout=60)[0]}, [collection.id])
+        assert label(hits[0].chunk) == "shed-note.mp3, 0:00" and "heater fuse" in hits[0].chunk.text
+    finally:
+        service.service.close(5.0)
+        vault.close()
+        worker.shutdown(5.0)
+
+
+def test_a_recording_attached_to_a_question_is_read_as_its_speech(recordings: dict[str, Path], data_dir: Path) -> None:
+    from core.attachments import read_all
+
+    (recording,) = read_all([recordings["ogg"]])
+    assert recording.sections[0].heading == "0:00" and "heater" in recording.sections[0].text.lower()
+    assert any("recognised here" in note for note in recording.notes)
