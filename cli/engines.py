@@ -59,7 +59,8 @@ def compare(args: Any) -> int:
     kept in the vault."""
     from cli.common import local_spec
     from core import compare as comparing
-    from core.client import WorkerClient
+    from core.client import ClientError, WorkerClient
+    from core.protocol import InferenceError
 
     levels = sorted({int(n) for n in args.levels.split(",") if n.strip().isdigit() and 0 < int(n) <= 64}) or [1]
     with unlocked() as session:
@@ -81,23 +82,37 @@ def compare(args: Any) -> int:
             if not targets:
                 raise EngineCommandError(translate("cli.engines", "Nothing to compare: no engine is on, and "
                                                    "--no-local leaves out the local model."))
-            results = comparing.measure(client, targets, levels, args.max_tokens, rounds=args.rounds)
-            checks: list[str] = []
+            try:
+                results = comparing.measure(client, targets, levels, args.max_tokens, rounds=max(1, args.rounds))
+            except (ClientError, TimeoutError, InferenceError) as exc:
+                raise EngineCommandError(translate("cli.engines", "The comparison stopped: {reason}").format(
+                    reason=exc)) from None
+            for line in comparing.table(results) + [""] + comparing.verdict(results, args.target):
+                print(line, flush=True)
+            comparing.keep(session.library, results, args.target)  # kept before anything else can fail
             for record in wanted if args.migration else []:
                 model = record.model()
-                checks += ["", translate("cli.engines", "Moving to {name} ▸ {model}:").format(
-                    name=record.name, model=model.id)]
-                checks += [f"  {line}" for line in comparing.migration(client, record.name, model.id, model.n_ctx)]
-        for line in comparing.table(results) + [""] + comparing.verdict(results, args.target) + checks:
-            print(line)
-        comparing.keep(session.library, results, args.target)
+                print("\n" + translate("cli.engines", "Moving to {name} ▸ {model}:").format(
+                    name=record.name, model=model.id))
+                try:
+                    lines = comparing.migration(client, record.name, model.id, model.n_ctx)
+                except (ClientError, TimeoutError, InferenceError) as exc:
+                    lines = [translate("cli.engines", "not checked: {reason}").format(reason=exc)]
+                for line in lines:
+                    print(f"  {line}")
     return 0
 
 
 def run(args: Any) -> int:
     try:
         if args.engines_command == "compare":
-            return compare(args)
+            from core.client import ClientError
+            from core.protocol import InferenceError
+
+            try:
+                return compare(args)
+            except (ClientError, TimeoutError, InferenceError) as exc:  # the local model did not load, say
+                raise EngineCommandError(str(exc)) from None
         with opened() as engines:
             command = args.engines_command
             if command == "add":

@@ -78,7 +78,7 @@ def _refused(name: str, why: str) -> AttachmentRefused:
         name=name, why=why))
 
 
-def read(path: Path, parser: IsolatedParser, ocr: IsolatedParser) -> Attachment:
+def read(path: Path, parser: IsolatedParser, ocr: IsolatedParser, hearing: IsolatedParser | None = None) -> Attachment:
     """``path`` read in the isolated child (``ocr``: the one with text recognition's
     memory limit); AttachmentRefused says why it cannot be. A link the user chose is
     followed to its file, as an import follows one (the child then opens that file without
@@ -98,13 +98,17 @@ def read(path: Path, parser: IsolatedParser, ocr: IsolatedParser) -> Attachment:
         raise _refused(name, translate("core.attachments", "Hearth does not read this kind of file."))
     if path.suffix.lower() in speech.AUDIO_SUFFIXES:  # a recording: its speech, by its time
         try:
-            heard = speech.transcribe(path, identity=(info.st_dev, info.st_ino))
+            heard = speech.transcribe(path, identity=(info.st_dev, info.st_ino), parser=hearing)
         except (ParseError, ModelLoadError) as exc:
             raise _refused(name, str(exc)) from None
         if not heard.segments:
             raise _refused(name, translate("core.attachments", "no speech was heard in it."))
-        return Attachment(name, tuple(speech.sections(heard)), (translate(
-            "core.attachments", "its speech, recognised here"),))
+        heard_notes = [translate("core.attachments", "its speech, recognised here")]
+        if heard.cut:
+            heard_notes.append(translate("core.attachments", "the recording is damaged midway: what came before it"))
+        if sum(len(s.text) for s in heard.segments) > WHOLE_CHARACTERS:
+            heard_notes.insert(0, translate("core.attachments", "long: the passages that match each question are used"))
+        return Attachment(name, tuple(speech.sections(heard)), tuple(heard_notes))
     try:
         sections, notes, scanned = parser.parse_document(path, (info.st_dev, info.st_ino))
         found = list(sections)
@@ -209,7 +213,8 @@ def read_all(paths: Sequence[Path], stop: threading.Event | None = None) -> list
     if len(paths) > MAX_ATTACHMENTS:
         raise AttachmentRefused(translate("core.attachments", "At most {count} files can be attached to "
                                           "a message.").format(count=MAX_ATTACHMENTS))
-    with IsolatedParser() as parser, IsolatedParser(memory_limit=OCR_MEMORY_LIMIT) as ocr:
+    with IsolatedParser() as parser, IsolatedParser(memory_limit=OCR_MEMORY_LIMIT) as ocr, \
+            IsolatedParser(timeout=speech.SPEECH_TIMEOUT, memory_limit=speech.SPEECH_MEMORY_LIMIT) as hearing:
         done = threading.Event()
 
         def watch() -> None:  # the remove button's word reaches the children, not only the result
@@ -218,12 +223,13 @@ def read_all(paths: Sequence[Path], stop: threading.Event | None = None) -> list
                 if stop.is_set():
                     parser.kill()
                     ocr.kill()
+                    hearing.kill()
                     return
 
         if stop is not None:
             threading.Thread(target=watch, name="hearth-attachment-stop", daemon=True).start()
         try:
-            return [read(Path(path), parser, ocr) for path in paths]
+            return [read(Path(path), parser, ocr, hearing) for path in paths]
         finally:
             done.set()
 

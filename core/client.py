@@ -205,22 +205,35 @@ def concurrently(client: WorkerClient, commands: list[Generate], at_once: int,
             client.runtime.submit(command)
 
     send()
-    deadline = time.monotonic() + timeout
-    while len(done) < len(commands):
-        try:
-            event = client._events.get(timeout=max(0.1, deadline - time.monotonic()))
-        except queue.Empty:
-            raise TimeoutError(translate("inference.client", "the model did not answer in time")) from None
-        rid = getattr(event, "request_id", None)
-        if rid not in by_id or rid in done:
-            continue
-        now = time.perf_counter()
-        if isinstance(event, Chunk):
-            first.setdefault(rid, now)
-        elif isinstance(event, (Done, Stopped)):
-            done[rid] = Outcome(first.get(rid, now) - started[rid], now - started[rid], event.stats.tokens)
-            deadline = time.monotonic() + timeout
-        elif isinstance(event, Failed):
-            done[rid] = Outcome(0.0, now - started[rid], 0, event.reason)
-        send()
+    deadline = time.monotonic() + timeout  # since the last request ended
+    try:
+        while len(done) < len(commands):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(translate("inference.client", "the model did not answer in time"))
+            try:
+                event = client._events.get(timeout=left)
+            except queue.Empty:
+                continue
+            if isinstance(event, WorkerDied):
+                raise ClientError(event.reason)
+            rid = getattr(event, "request_id", None)
+            if rid not in by_id or rid in done:
+                continue
+            now = time.perf_counter()
+            if isinstance(event, Chunk):
+                first.setdefault(rid, now)
+            elif isinstance(event, (Done, Stopped)):
+                reason = getattr(event, "reason", "") if isinstance(event, Stopped) else ""
+                done[rid] = Outcome(first.get(rid, now) - started[rid], now - started[rid], event.stats.tokens,
+                                    reason)  # an answer stopped by a broken connection is no success
+                deadline = time.monotonic() + timeout
+            elif isinstance(event, Failed):
+                done[rid] = Outcome(0.0, now - started[rid], 0, event.reason)
+                deadline = time.monotonic() + timeout
+            send()
+    finally:
+        for rid in started:
+            if rid not in done:
+                client.runtime.cancel(rid)  # nothing goes on answering nobody
     return [done[c.request_id] for c in commands]

@@ -80,7 +80,8 @@ def measure(client: WorkerClient, targets: Sequence[Target], levels: Sequence[in
             wall = max(time.perf_counter() - began, 1e-6)
             good = [o for o in outcomes if not o.error]
             tokens = sum(o.tokens for o in good)
-            chat = [o.tokens / max(o.seconds - o.ttft, 1e-6) for o in good if o.tokens > 1]
+            # Each chat's decode speed, where it had one to measure (an answer in one piece has none).
+            chat = [(o.tokens - 1) / (o.seconds - o.ttft) for o in good if o.tokens > 1 and o.seconds - o.ttft > 0.05]
             results.append(Result(target.label, level, tokens / wall, sum(chat) / len(chat) if chat else 0.0,
                                   _percentile([o.ttft for o in good], 0.5), _percentile([o.ttft for o in good], 0.95),
                                   len(outcomes) - len(good)))

@@ -117,8 +117,11 @@ class ServiceSteps:
         if not found:
             raise ParseError(translate("core.document_steps", "no speech was heard in it"))
         minutes = round(heard.seconds / 60, 1)  # a plain name, for pyside6-lupdate
-        return found, [translate("core.document_steps", "{minutes} minutes of speech, recognised here").format(
-            minutes=minutes)], []
+        notes = [translate("core.document_steps", "{minutes} minutes of speech, recognised here").format(
+            minutes=minutes)]
+        if heard.cut:
+            notes.append(translate("core.document_steps", "the recording is damaged midway: what came before it"))
+        return found, notes, []
 
     def recognise(self, path: Path, identity: Identity, page: int) -> str:
         """One scanned page by OCR; a cancel or close stops it as it stops a parse."""

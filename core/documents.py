@@ -88,6 +88,11 @@ def _screen(file: Candidate, record: Document) -> os.stat_result | tuple[str, st
     if record.status == INDEXED and record.size == info.st_size and record.mtime == info.st_mtime \
             and record.reader == parsers.READER_VERSION:
         return _UNCHANGED, translate("core.documents", "unchanged since it was indexed"), {}
+    if record.status == FAILED and file.path.suffix.lower() in reading.AUDIO_SUFFIXES and \
+            record.size == info.st_size and record.mtime == info.st_mtime and record.reader == parsers.READER_VERSION:
+        # A recording that could not be recognised is not recognised again at every check
+        # (half an hour of work each time): only once it changes.
+        return _UNCHANGED, translate("core.documents", "unchanged since it could not be read"), {}
     limit = parsers.size_limit(file.path)
     if info.st_size > limit:
         return FAILED, parsers.too_large(info.st_size, limit), {"size": info.st_size, "mtime": info.st_mtime}
@@ -262,7 +267,8 @@ class Ingestion:
             if scanned:
                 sections, notes = self._recognise(file, sections, notes, scanned, state)
         except ParseError as exc:
-            finish(FAILED, _said(exc), size=info.st_size, mtime=info.st_mtime, sha256=sha)
+            finish(FAILED, _said(exc), size=info.st_size, mtime=info.st_mtime, sha256=sha,
+                   reader=parsers.READER_VERSION)
             return
         if after is not None:  # the parser reads the next file while this one is embedded
             nxt = known.get(str(after.path)) or Document(0, collection.id, str(after.path), PENDING)

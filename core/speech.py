@@ -4,7 +4,7 @@ packages, and a recording transcribed in the isolated child (``storage.documents
 The model (multilingual, MIT, CTranslate2 format for faster-whisper) comes in two registry
 packages, each half of its ``model.bin``; the halves are joined into the models folder the
 first time speech is recognised, and the result is checked against the sha256 pinned in
-``assets/models/speech/whisper-base.json`` before it is used. The recognition runs in the
+``assets/models/speech/whisper-base.json`` as it is joined. The recognition runs in the
 isolated child with a larger memory limit than a parser's and a time limit that grows
 with the recording.
 """
@@ -33,7 +33,7 @@ __all__ = ["AUDIO_SUFFIXES", "ParseError", "Segment", "Transcript", "as_srt", "c
            "transcribe"]
 
 SPEECH_MEMORY_LIMIT = 3 << 30
-SPEECH_TIMEOUT = 1800.0  # the hour of sound a file may hold, at a quarter of real time, and then some
+SPEECH_TIMEOUT = 3600.0  # the half hour of sound a file may hold, at half of real time (a busy machine), and more
 AUDIO_SUFFIXES = frozenset(READING_AUDIO)
 SECTION_SECONDS = 45.0  # a recording's passages are cut here, each headed by its time
 
@@ -50,6 +50,7 @@ class Transcript:
     segments: tuple[Segment, ...]
     language: str
     seconds: float
+    cut: bool = False  # the file was damaged midway: this is what came before
 
     @property
     def text(self) -> str:
@@ -70,8 +71,21 @@ def _package_file(relative: str) -> Path | None:
 
 
 def speech_model() -> Path:
-    """The Whisper model's folder in the models folder, placed and verified (the first time
-    it is needed); ModelLoadError in words when its packages are not installed."""
+    """The Whisper model's folder in the models folder, placed the first time it is needed
+    (the halves joined and checked against the pinned sha256, each file written aside and
+    put in place whole, model.bin last); ModelLoadError in words when its packages are not
+    installed or it cannot be placed (a full disk, a folder that cannot be written)."""
+    try:
+        return _placed()
+    except OSError as exc:
+        raise ModelLoadError(translate("core.speech", "The speech model could not be placed in the models folder "
+                                       "({reason}).").format(reason=exc.strerror or exc)) from None
+    except (ValueError, KeyError, TypeError):
+        raise ModelLoadError(translate("core.speech", "The speech model's manifest is damaged; install Hearth "
+                                       "again.")) from None
+
+
+def _placed() -> Path:
     manifest = _manifest()
     target = models_dir() / manifest["folder"]
     model_bin = target / "model.bin"
@@ -85,6 +99,14 @@ def speech_model() -> Path:
                                        "from the README again (it installs the packages {packages}).").format(
                                            packages=", ".join(manifest["packages"])))
     target.mkdir(parents=True, exist_ok=True)
+    for stale in target.glob(".joining-*.partial"):  # what a joiner killed midway left
+        stale.unlink(missing_ok=True)
+    for file_name, source in files.items():
+        assert source is not None
+        handle, aside = tempfile.mkstemp(dir=target, prefix=".joining-", suffix=".partial")
+        os.close(handle)
+        shutil.copyfile(source, aside)
+        os.replace(aside, target / file_name)
     handle, name = tempfile.mkstemp(dir=target, prefix=".joining-", suffix=".partial")
     digest = hashlib.sha256()
     try:
@@ -98,10 +120,7 @@ def speech_model() -> Path:
         if digest.hexdigest() != manifest["sha256"]:
             raise ModelLoadError(translate("core.speech", "The speech model's parts do not make the model Hearth "
                                            "expects; install them again."))
-        for file_name, source in files.items():
-            assert source is not None
-            shutil.copyfile(source, target / file_name)
-        os.replace(name, model_bin)
+        os.replace(name, model_bin)  # last: its size in place says the folder is whole
     finally:
         Path(name).unlink(missing_ok=True)
     return target
@@ -121,7 +140,7 @@ def transcribe(path: Path, language: str = "", parser: IsolatedParser | None = N
         if own:
             child.close()
     segments = tuple(Segment(float(a), float(b), str(t)) for a, b, t in reply["segments"])
-    return Transcript(segments, str(reply["language"]), float(reply["seconds"]))
+    return Transcript(segments, str(reply["language"]), float(reply["seconds"]), bool(reply.get("cut", False)))
 
 
 def clock(seconds: float, srt: bool = False) -> str:

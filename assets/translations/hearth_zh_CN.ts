@@ -1960,8 +1960,16 @@ Nothing is sent until you send it there.</source>
         <translation>没有可比较的对象：没有开启的引擎，而 --no-local 又排除了本地模型。</translation>
     </message>
     <message>
+        <source>The comparison stopped: {reason}</source>
+        <translation>比较已停止：{reason}</translation>
+    </message>
+    <message>
         <source>Moving to {name} ▸ {model}:</source>
         <translation>迁移到 {name} ▸ {model}：</translation>
+    </message>
+    <message>
+        <source>not checked: {reason}</source>
+        <translation>未检查：{reason}</translation>
     </message>
     <message>
         <source>added and checked: {engine}</source>
@@ -2647,6 +2655,10 @@ Nothing is sent until you send it there.</source>
         <translation>其中的语音，在本机识别</translation>
     </message>
     <message>
+        <source>the recording is damaged midway: what came before it</source>
+        <translation>录音在中途损坏：只包含此前的部分</translation>
+    </message>
+    <message>
         <source>{count} page(s) read by text recognition</source>
         <translation>{count} 页通过文字识别读取</translation>
     </message>
@@ -2867,6 +2879,10 @@ Nothing is sent until you send it there.</source>
         <source>{minutes} minutes of speech, recognised here</source>
         <translation>{minutes} 分钟的语音，在本机识别</translation>
     </message>
+    <message>
+        <source>the recording is damaged midway: what came before it</source>
+        <translation>录音在中途损坏：只包含此前的部分</translation>
+    </message>
 </context>
 <context>
     <name>core.documents</name>
@@ -2881,6 +2897,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>unchanged since it was indexed</source>
         <translation>自索引以来未更改</translation>
+    </message>
+    <message>
+        <source>unchanged since it could not be read</source>
+        <translation>自无法读取以来没有变化</translation>
     </message>
     <message>
         <source>renamed or moved: its passages were kept</source>
@@ -3228,6 +3248,14 @@ Nothing is sent until you send it there.</source>
 </context>
 <context>
     <name>core.speech</name>
+    <message>
+        <source>The speech model could not be placed in the models folder ({reason}).</source>
+        <translation>无法把语音模型放入模型文件夹（{reason}）。</translation>
+    </message>
+    <message>
+        <source>The speech model&apos;s manifest is damaged; install Hearth again.</source>
+        <translation>语音模型的清单已损坏；请重新安装 Hearth。</translation>
+    </message>
     <message>
         <source>The speech model is not installed. Run the install command from the README again (it installs the packages {packages}).</source>
         <translation>语音模型未安装。请再次运行 README 中的安装命令（它会安装软件包 {packages}）。</translation>

@@ -198,7 +198,7 @@ class IsolatedParser:
         """The recording's speech as text, in timed segments, recognised in the child
         (``storage.documents.speech``) under its limits; ParseError as ``parse``."""
         options = json.dumps({"model": str(model), "language": language, "max_seconds": max_seconds})
-        return self._request("transcribe", path, identity, wake, on_wake, 0, options)
+        return self._request("transcribe", path, identity, wake, on_wake, 0, "", options)
 
     def digest(self, path: Path, identity: Identity | None = None, wake: Connection | None = None,
                on_wake: Callable[[], None] | None = None) -> str:
@@ -225,18 +225,20 @@ class IsolatedParser:
             self._stop(kill=True)  # the remains of a child that died between files
             self._start()
 
-    def _send(self, op: str, path: Path, identity: Identity | None, page: int = 0, passage: str = "") -> _Key:
+    def _send(self, op: str, path: Path, identity: Identity | None, page: int = 0, passage: str = "",
+              options: str = "") -> _Key:
         conn = self._conn
         assert conn is not None
         key = _key(op, path, identity)
         request = {"op": op, "path": key[1], "identity": list(key[2]) if key[2] else None, "page": page,
-                   "passage": passage[:2000]}
+                   "passage": passage[:2000], "options": options}
         with contextlib.suppress(OSError):  # the child is gone (killed): the recv says so
             conn.send_bytes(json.dumps(request).encode())
         return key
 
     def _request(self, op: str, path: Path, identity: Identity | None, wake: Connection | None,
-                 on_wake: Callable[[], None] | None, page: int = 0, passage: str = "") -> dict[str, Any]:
+                 on_wake: Callable[[], None] | None, page: int = 0, passage: str = "",
+                 options: str = "") -> dict[str, Any]:
         with self._lock:
             killed, self._kill_requested = self._kill_requested, False
         if killed:
@@ -256,7 +258,7 @@ class IsolatedParser:
             self._ahead.popleft()  # the reply to this very request is on its way
         else:
             self._ensure_child()
-            self._send(op, path, identity, page, passage)
+            self._send(op, path, identity, page, passage, options)
         return self._receive(op, wake, on_wake)
 
     def _receive(self, op: str, wake: Connection | None, on_wake: Callable[[], None] | None,

@@ -99,9 +99,8 @@ def handle(request: dict[str, Any], memory_limit: int) -> dict[str, Any]:
         if request["op"] == "transcribe":
             from storage.documents.speech import transcribe
 
-            with parsers.open_regular(path, identity) as _fh:  # the same checks as any file; av opens it by name
-                pass
-            return {"status": "ok", **transcribe(str(path), str(request.get("passage") or ""))}
+            with parsers.open_regular(path, identity) as fh:  # the file checked is the file decoded
+                return {"status": "ok", **transcribe(fh, str(request.get("options") or ""))}
         if request["op"] == "pixels":
             from storage.documents.pixels import pixels
 

@@ -78,16 +78,20 @@ def checked(data: bytes, op: str) -> dict[str, Any]:
             raise Malformed("marks of the wrong shape")
         return reply
     if op == "transcribe":
-        from storage.documents.speech import MAX_SECONDS, MAX_TEXT
+        from storage.documents.speech import MAX_SECONDS, MAX_SEGMENTS, MAX_TEXT
 
         segments = reply.get("segments")
-        if not isinstance(segments, list) or not isinstance(reply.get("language"), str) \
-                or not isinstance(reply.get("seconds"), (int, float)) or not 0 <= reply["seconds"] <= MAX_SECONDS + 1:
+        seconds: Any = reply.get("seconds")
+        if not isinstance(segments, list) or len(segments) > MAX_SEGMENTS or not isinstance(reply.get("language"), str) \
+                or type(seconds) not in (int, float) or not 0 <= seconds <= MAX_SECONDS + 1 \
+                or type(reply.get("cut", False)) is not bool:
             raise Malformed("no segments")
-        if sum(len(s[2]) for s in segments if isinstance(s, list) and len(s) == 3 and isinstance(s[2], str)) \
-                > MAX_TEXT or not all(isinstance(s, list) and len(s) == 3 and isinstance(s[2], str)
-                                      and all(isinstance(t, (int, float)) and 0 <= t <= MAX_SECONDS + 1 for t in s[:2])
-                                      for s in segments):
+
+        def honest(s: object) -> bool:
+            return (isinstance(s, list) and len(s) == 3 and isinstance(s[2], str) and bool(s[2].strip())
+                    and all(type(t) in (int, float) and 0 <= t <= MAX_SECONDS + 1 for t in s[:2]) and s[0] <= s[1])
+
+        if not all(honest(s) for s in segments) or sum(len(s[2]) for s in segments) > MAX_TEXT:
             raise Malformed("segments of the wrong shape")
         return reply
     if op == "pixels":

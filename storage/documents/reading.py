@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import importlib.util
 import os
 import stat
 from collections.abc import Mapping
@@ -51,8 +52,11 @@ PACKAGES = {".docx": "DOCX", ".epub": "EPUB", ".pptx": "PPTX", ".xlsx": "XLSX"} 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".tif", ".tiff"}  # read by text recognition only
 # Recordings, and the sound of films: read by speech recognition only (storage.documents.speech).
 AUDIO_SUFFIXES = {".wav", ".mp3", ".m4a", ".ogg", ".opus", ".flac", ".mp4", ".mkv", ".webm", ".aac"}
+# Recordings count only where speech recognition is installed (the installers leave it out
+# for now): elsewhere they are files Hearth does not read, as before.
+SPEECH_INSTALLED = all(importlib.util.find_spec(name) is not None for name in ("av", "faster_whisper"))
 SUPPORTED = ({".pdf"} | set(PACKAGES) | IMAGE_SUFFIXES | TEXT_SUFFIXES | MARKDOWN_SUFFIXES | RST_SUFFIXES | HTML_SUFFIXES
-             | CODE_SUFFIXES | AUDIO_SUFFIXES)
+             | CODE_SUFFIXES | (AUDIO_SUFFIXES if SPEECH_INSTALLED else set()))
 
 
 # O_NOFOLLOW: a link at the last step is refused (ELOOP); O_NONBLOCK: opening a FIFO or a

@@ -17,50 +17,65 @@ from typing import Any
 
 from storage.documents.reading import AUDIO_TOO_LONG, NO_SPEECH_MODEL, NOT_AUDIO, refused
 
-MAX_SECONDS = 3600.0  # an hour of sound a file
+MAX_SECONDS = 1800.0  # half an hour of sound a file
+WINDOW_SECONDS = 600.0  # recognised ten minutes at a time: Whisper's features for a window, not the whole file
 MAX_TEXT = 400_000  # characters of transcript a file
+MAX_SEGMENTS = 20_000
 RATE = 16_000
 
 
-def _pcm(path: str, limit: float = MAX_SECONDS) -> Any:
-    """The file's first audio stream as 16 kHz mono float32, decoded as it comes and
-    bounded by ``limit`` seconds of output; ParseError for what is not audio, or too long."""
+def _pcm(source: Any, limit: float = MAX_SECONDS) -> tuple[Any, bool]:
+    """The first audio stream of ``source`` (an open file) as 16 kHz mono float32, decoded
+    as it comes and bounded by ``limit`` seconds of output, and whether it was cut short
+    (damaged midway: what came before is kept); ParseError for what is not audio, or too
+    long. A change of rate or channels midway (joined files) starts a new resampler."""
     import av
     import numpy as np
 
     try:
-        container = av.open(path, metadata_errors="ignore")
+        container = av.open(source, metadata_errors="ignore")
     except (av.error.FFmpegError, OSError, ValueError, UnicodeDecodeError) as exc:
         raise refused(NOT_AUDIO, error=type(exc).__name__) from None
     chunks: list[Any] = []
-    total = 0
+    total, cut = 0, False
+
+    def keep(frames: Any) -> None:
+        nonlocal total
+        for out in frames:
+            data = out.to_ndarray().reshape(-1)
+            total += data.shape[0]
+            if total > limit * RATE:
+                raise refused(AUDIO_TOO_LONG, minutes=round(limit / 60, 2))
+            chunks.append(data)
+
     try:
         if not container.streams.audio:
             raise refused(NOT_AUDIO, error="no audio stream")
         stream = container.streams.audio[0]
         resampler = av.AudioResampler(format="s16", layout="mono", rate=RATE)
         for frame in container.decode(stream):
-            for out in resampler.resample(frame):
-                data = out.to_ndarray().reshape(-1)
-                total += data.shape[0]
-                if total > limit * RATE:
-                    raise refused(AUDIO_TOO_LONG, minutes=round(limit / 60, 2))
-                chunks.append(data)
+            try:
+                keep(resampler.resample(frame))
+            except ValueError:  # the frame's format changed: flush, and go on with a new resampler
+                keep(resampler.resample(None))
+                resampler = av.AudioResampler(format="s16", layout="mono", rate=RATE)
+                keep(resampler.resample(frame))
+        keep(resampler.resample(None))
     except (av.error.FFmpegError, ValueError, MemoryError) as exc:
         if not chunks:
             raise refused(NOT_AUDIO, error=type(exc).__name__) from None
-        # A file cut off midway: what could be decoded is transcribed.
+        cut = True  # a file cut off midway: what could be decoded is transcribed, and it is said
     finally:
         container.close()
     if not chunks:
-        return np.zeros(0, dtype=np.float32)
-    return np.concatenate(chunks).astype(np.float32) / 32768.0
+        return np.zeros(0, dtype=np.float32), cut
+    return np.concatenate(chunks).astype(np.float32) / 32768.0, cut
 
 
-def transcribe(path: str, options: str) -> dict[str, Any]:
-    """{"segments": [[start, end, text], ...], "language", "seconds"} of the file at ``path``;
-    ``options`` is JSON: {"model": the model's folder, "language": "en" | "zh" | "", and
-    "max_seconds", which may lower MAX_SECONDS, never raise it}."""
+def transcribe(source: Any, options: str) -> dict[str, Any]:
+    """{"segments": [[start, end, text], ...], "language", "seconds", "cut"} of ``source``
+    (an open file); ``options`` is JSON: {"model": the model's folder, "language": "en" |
+    "zh" | "", and "max_seconds", which may lower MAX_SECONDS, never raise it}."""
     try:
         wanted = json.loads(options) if options else {}
     except ValueError:
@@ -69,29 +84,36 @@ def transcribe(path: str, options: str) -> dict[str, Any]:
         limit = min(MAX_SECONDS, float(wanted.get("max_seconds") or MAX_SECONDS))
     except (TypeError, ValueError):
         limit = MAX_SECONDS
-    audio = _pcm(path, limit)
-    seconds = float(audio.shape[0]) / RATE
-    if seconds < 0.1:
-        return {"segments": [], "language": "", "seconds": seconds}
     try:
+        import av  # noqa: F401 - both or neither: without them there is no speech recognition here
         from faster_whisper import WhisperModel
     except ImportError:
         raise refused(NO_SPEECH_MODEL) from None
+    audio, cut = _pcm(source, limit)
+    seconds = float(audio.shape[0]) / RATE
+    if seconds < 0.1:
+        return {"segments": [], "language": "", "seconds": seconds, "cut": cut}
     model_dir = str(wanted.get("model") or "")
     try:
         model = WhisperModel(model_dir, device="cpu", compute_type="int8", cpu_threads=2)
     except (RuntimeError, OSError, ValueError):
         raise refused(NO_SPEECH_MODEL) from None
     language = wanted.get("language") if wanted.get("language") in ("en", "zh") else None
-    segments, info = model.transcribe(audio, language=language, vad_filter=True, beam_size=1,
-                                      condition_on_previous_text=False)
-    found, size = [], 0
-    for segment in segments:
-        text = " ".join(str(segment.text).split())
-        if not text:
-            continue
-        size += len(text)
-        if size > MAX_TEXT:
-            break
-        found.append([round(float(segment.start), 2), round(float(segment.end), 2), text])
-    return {"segments": found, "language": str(info.language or ""), "seconds": round(seconds, 2)}
+    found: list[list[Any]] = []
+    size, heard = 0, ""
+    window = int(WINDOW_SECONDS * RATE)
+    for offset in range(0, audio.shape[0], window):
+        segments, info = model.transcribe(audio[offset:offset + window], language=language, vad_filter=True,
+                                          beam_size=1, condition_on_previous_text=False)
+        heard = heard or str(info.language or "")
+        shift = offset / RATE
+        for segment in segments:
+            text = " ".join(str(segment.text).split())
+            if not text:
+                continue
+            size += len(text)
+            if size > MAX_TEXT or len(found) >= MAX_SEGMENTS:
+                break
+            start = round(float(segment.start) + shift, 2)
+            found.append([start, max(start, round(float(segment.end) + shift, 2)), text])
+    return {"segments": found, "language": heard, "seconds": round(seconds, 2), "cut": cut}

@@ -183,3 +183,39 @@ def test_a_recording_attached_to_a_question_is_read_as_its_speech(recordings: di
     (recording,) = read_all([recordings["ogg"]])
     assert recording.sections[0].heading == "0:00" and "heater" in recording.sections[0].text.lower()
     assert any("recognised here" in note for note in recording.notes)
+
+
+def test_a_recording_damaged_midway_is_read_as_far_as_it_goes_and_says_so(data_dir: Path,
+                                                                          recordings: dict[str, Path], child,
+                                                                          tmp_path: Path) -> None:
+    """Two MP3s of different rates joined byte for byte: FFmpeg's decoder gives up at the
+    seam. What came before is heard, and the transcript says it was cut."""
+    slow = encode(recordings["wav"], tmp_path / "slow.mp3", "libmp3lame")  # 22.05 kHz
+    import av
+
+    fast = tmp_path / "fast.mp3"
+    with av.open(str(recordings["wav"])) as inp, av.open(str(fast), "w") as out:
+        stream = out.add_stream("libmp3lame", rate=44100)
+        stream.layout = "stereo"
+        resampler = av.AudioResampler(format=stream.format.name, layout="stereo", rate=44100)
+        for frame in inp.decode(audio=0):
+            for piece in resampler.resample(frame):
+                out.mux(stream.encode(piece))
+        out.mux(stream.encode(None))
+    joined = tmp_path / "joined.mp3"
+    joined.write_bytes(slow.read_bytes() + fast.read_bytes())
+    heard = transcribe(joined, "en", parser=child)
+    assert heard.cut and 3.5 < heard.seconds < 6 and "heater" in heard.text.lower(), heard
+
+
+def test_a_readers_segments_are_believed_only_in_their_honest_shape() -> None:
+    import json as json_module
+
+    from storage.documents.parser_replies import Malformed, checked
+
+    good = {"status": "ok", "peak": 1, "segments": [[0.0, 1.0, "Hello"]], "language": "en", "seconds": 1.0}
+    assert checked(json_module.dumps(good).encode(), "transcribe")["segments"]
+    for wrong in ({"segments": [[2.0, 1.0, "backwards"]]}, {"segments": [[0, 1, "   "]]},
+                  {"segments": [[True, 1, "x"]]}, {"seconds": 10 ** 9}, {"cut": "yes"}):
+        with pytest.raises(Malformed):
+            checked(json_module.dumps({**good, **wrong}).encode(), "transcribe")
