@@ -1,5 +1,6 @@
 """Chats brought from other apps (#40): ChatGPT's export (``conversations.json``), Open
-WebUI's export, LM Studio's conversation files and Jan's threads, read into Hearth's vault.
+WebUI's export, LM Studio's conversation files, Jan's threads and GPT4All's chat files
+(``core.gpt4all_chat``; one file, or its folder with all of them), read into Hearth's vault.
 
 An import file is a stranger's file like any document: it is read within bounds before
 anything of it is believed. Its size is bounded before it is parsed (``MAX_BYTES``), the
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import math
 import os
 import time
@@ -25,7 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core import gpt4all_chat
 from i18n import translate
+
+log = logging.getLogger(__name__)
 
 MAX_BYTES = 256 << 20
 MAX_CHATS = 20_000
@@ -109,24 +114,17 @@ def _closed(turns: list[Turn]) -> list[Turn]:
 
 
 def read(path: Path) -> Found:
-    """The chats in ``path`` (a file, or Jan's thread folder), its format recognised from
-    its content; ImportRefused says why not."""
+    """The chats in ``path`` (a file, Jan's thread folder or a folder of GPT4All's chats),
+    its format recognised from its content; ImportRefused says why not."""
     path = Path(path)
     if path.is_dir():
+        chats = sorted(f for f in path.glob("gpt4all-*.chat") if f.is_file() and not f.is_symlink())
+        if chats:
+            return _gpt4all(path, chats)
         path = path / "messages.jsonl"
-    try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise ImportRefused(translate("core.chat_import", "{name} is larger than {limit} MB.").format(
-                name=path.name, limit=MAX_BYTES >> 20))
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise ImportRefused(translate("core.chat_import", "{name} cannot be read: {reason}.").format(
-            name=path.name, reason=exc.strerror or exc)) from None
-    if len(raw) > MAX_BYTES:
-        raise ImportRefused(translate("core.chat_import", "{name} is larger than {limit} MB.").format(
-            name=path.name, limit=MAX_BYTES >> 20))
+    raw = _bounded(path)
+    if gpt4all_chat.is_chat(raw):
+        return _gpt4all(path.parent, [path], {path: raw})
     text = raw.decode("utf-8", errors="replace")
     if path.name.endswith(".jsonl"):
         return _jan(path, text)
@@ -138,7 +136,7 @@ def read(path: Path) -> Found:
     except ValueError:
         raise ImportRefused(translate("core.chat_import", "{name} is not JSON: Hearth imports ChatGPT's "
                                       "conversations.json, Open WebUI's export, LM Studio's conversation "
-                                      "files and Jan's threads.").format(name=path.name)) from None
+                                      "files, Jan's threads and GPT4All's chats.").format(name=path.name)) from None
     items = data if isinstance(data, list) else [data]
     first = next((i for i in items if isinstance(i, dict)), {})
     if "mapping" in first:
@@ -150,7 +148,69 @@ def read(path: Path) -> Found:
         return _lm_studio(items)
     raise ImportRefused(translate("core.chat_import", "{name} is not a chat export Hearth knows: it imports "
                                   "ChatGPT's conversations.json, Open WebUI's export, LM Studio's conversation "
-                                  "files and Jan's threads.").format(name=path.name))
+                                  "files, Jan's threads and GPT4All's chats.").format(name=path.name))
+
+
+def _bounded(path: Path, limit: int | None = None) -> bytes:
+    """A file's bytes, refused in words when it cannot be read or holds more than ``limit``
+    (MAX_BYTES unless said)."""
+    limit = MAX_BYTES if limit is None else limit
+    try:
+        if path.stat().st_size > limit:
+            raise ImportRefused(translate("core.chat_import", "{name} is larger than {limit} MB.").format(
+                name=path.name, limit=limit >> 20))
+        with open(path, "rb") as fh:
+            raw = fh.read(limit + 1)
+    except OSError as exc:
+        raise ImportRefused(translate("core.chat_import", "{name} cannot be read: {reason}.").format(
+            name=path.name, reason=exc.strerror or exc)) from None
+    if len(raw) > limit:
+        raise ImportRefused(translate("core.chat_import", "{name} is larger than {limit} MB.").format(
+            name=path.name, limit=limit >> 20))
+    return raw
+
+
+def _gpt4all(folder: Path, files: list[Path], read_already: dict[Path, bytes] | None = None) -> Found:
+    """GPT4All: one chat a file. A file that is not one, or breaks partway, is skipped
+    and counted; the files together are bounded like one export."""
+    found = Found("GPT4All")
+    left = MAX_BYTES
+    for file in files[:MAX_CHATS]:
+        raw = (read_already or {}).get(file)
+        if raw is None:
+            try:
+                raw = _bounded(file, left)
+            except ImportRefused:
+                if left < MAX_BYTES:  # the folder's chats together are past the bound
+                    raise ImportRefused(translate("core.chat_import", "The chats in {name} are larger than {limit} "
+                                                  "MB together: import them a few at a time.").format(
+                                                      name=folder.name, limit=MAX_BYTES >> 20)) from None
+                raise
+        left -= len(raw)
+        try:
+            chat = gpt4all_chat.read(raw)
+        except gpt4all_chat.Broken as exc:
+            log.warning("GPT4All chat %s skipped: %s", file.name, exc)
+            if len(files) == 1:
+                raise ImportRefused(translate("core.chat_import", "{name} is a GPT4All chat that Hearth cannot read: "
+                                              "it is damaged, or from a GPT4All newer than Hearth knows. Nothing "
+                                              "was imported.").format(name=file.name)) from None
+            found.skipped += 1
+            continue
+        turns: list[Turn] = []
+        for number, item in enumerate(chat.items):
+            role = {"Prompt: ": "user", "Response: ": "assistant"}.get(item.name)
+            content = found.text(gpt4all_chat.said(item)) if role else ""
+            if not content.strip():
+                found.skipped += 1
+                continue
+            turns.append(Turn(str(number), turns[-1].key if turns else None, role or "", content,
+                              seconds(chat.created)))
+        found.keep(ImportedChat(_title(chat.name), seconds(chat.created), turns,
+                                turns[-1].key if turns else None))
+    if not found.chats and not found.skipped and len(files) == 1:
+        raise ImportRefused(translate("core.chat_import", "{name} holds no chat.").format(name=files[0].name))
+    return found
 
 
 def clean(text: str) -> str:

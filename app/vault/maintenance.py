@@ -184,13 +184,13 @@ class VaultMaintenance(QObject):
 
     @Slot()
     def import_chats(self) -> None:
-        """Chats from ChatGPT, Open WebUI, LM Studio or Jan (``core.chat_import``), read and
+        """Chats from ChatGPT, Open WebUI, LM Studio, Jan or GPT4All (``core.chat_import``), read and
         written in the background; what came is said, and deleting the source offered."""
         if self.controller.locked:
             return
         title = translate("vault.flows", "Import chats")
         source = dialogs.open_path(self.parent_widget, title, Path.home(), translate(
-            "vault.flows", "Chat exports") + " (*.json *.jsonl);;" + translate("vault.flows", "All files") + " (*)")
+            "vault.flows", "Chat exports") + " (*.json *.jsonl *.chat);;" + translate("vault.flows", "All files") + " (*)")
         if source is None:
             return
         store = self.controller.store

@@ -1682,8 +1682,8 @@ Nothing is sent until you send it there.</source>
         <translation>保险库中的对话；从其他应用导入对话</translation>
     </message>
     <message>
-        <source>import chats: ChatGPT&apos;s conversations.json, Open WebUI&apos;s export, an LM Studio conversation file, or a Jan thread&apos;s folder</source>
-        <translation>导入对话：ChatGPT 的 conversations.json、Open WebUI 的导出、LM Studio 的对话文件，或 Jan 的线程文件夹</translation>
+        <source>import chats: ChatGPT&apos;s conversations.json, Open WebUI&apos;s export, an LM Studio conversation file, a Jan thread&apos;s folder, or a GPT4All chat file or the folder with GPT4All&apos;s chats</source>
+        <translation>导入对话：ChatGPT 的 conversations.json、Open WebUI 的导出、LM Studio 的对话文件、Jan 的对话线程文件夹，或 GPT4All 的对话文件及存放这些对话的文件夹</translation>
     </message>
     <message>
         <source>delete the source file once its chats are in the vault</source>
@@ -2714,12 +2714,24 @@ Nothing is sent until you send it there.</source>
         <translation>{name} 嵌套层次太深，不可能是对话导出文件。</translation>
     </message>
     <message>
-        <source>{name} is not JSON: Hearth imports ChatGPT&apos;s conversations.json, Open WebUI&apos;s export, LM Studio&apos;s conversation files and Jan&apos;s threads.</source>
-        <translation>{name} 不是 JSON：Hearth 可以导入 ChatGPT 的 conversations.json、Open WebUI 的导出、LM Studio 的对话文件和 Jan 的线程。</translation>
+        <source>{name} is not JSON: Hearth imports ChatGPT&apos;s conversations.json, Open WebUI&apos;s export, LM Studio&apos;s conversation files, Jan&apos;s threads and GPT4All&apos;s chats.</source>
+        <translation>{name} 不是 JSON 文件：Hearth 可以导入 ChatGPT 的 conversations.json、Open WebUI 的导出、LM Studio 的对话文件、Jan 的对话线程和 GPT4All 的对话。</translation>
     </message>
     <message>
-        <source>{name} is not a chat export Hearth knows: it imports ChatGPT&apos;s conversations.json, Open WebUI&apos;s export, LM Studio&apos;s conversation files and Jan&apos;s threads.</source>
-        <translation>{name} 不是 Hearth 认识的对话导出文件：它可以导入 ChatGPT 的 conversations.json、Open WebUI 的导出、LM Studio 的对话文件和 Jan 的线程。</translation>
+        <source>{name} is not a chat export Hearth knows: it imports ChatGPT&apos;s conversations.json, Open WebUI&apos;s export, LM Studio&apos;s conversation files, Jan&apos;s threads and GPT4All&apos;s chats.</source>
+        <translation>{name} 不是 Hearth 认识的对话导出文件：它可以导入 ChatGPT 的 conversations.json、Open WebUI 的导出、LM Studio 的对话文件、Jan 的对话线程和 GPT4All 的对话。</translation>
+    </message>
+    <message>
+        <source>The chats in {name} are larger than {limit} MB together: import them a few at a time.</source>
+        <translation>{name} 中的对话合计超过 {limit} MB：请分几次导入。</translation>
+    </message>
+    <message>
+        <source>{name} is a GPT4All chat that Hearth cannot read: it is damaged, or from a GPT4All newer than Hearth knows. Nothing was imported.</source>
+        <translation>{name} 是 Hearth 无法读取的 GPT4All 对话：文件已损坏，或来自比 Hearth 所知更新的 GPT4All 版本。没有导入任何内容。</translation>
+    </message>
+    <message>
+        <source>{name} holds no chat.</source>
+        <translation>{name} 中没有对话。</translation>
     </message>
     <message>
         <source>a folder is not deleted by Hearth: delete it yourself if you want it gone</source>

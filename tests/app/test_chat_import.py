@@ -41,3 +41,17 @@ def test_a_file_that_is_no_export_is_refused_in_words(qtbot, make_window, monkey
     window.import_chats_action.trigger()
     qtbot.waitUntil(lambda: bool(warned), timeout=10_000)
     assert "not a chat export Hearth knows" in warned[0]
+
+
+def test_a_gpt4all_chat_file_is_imported_from_the_window(qtbot, make_window, monkeypatch, tmp_path: Path) -> None:
+    from tests.core.test_gpt4all_import import a_chat, gpt4all_file
+
+    window = make_window()
+    source = gpt4all_file(tmp_path / "gpt4all-1b2c.chat", a_chat(), name="Notice period")
+    asked: list[str] = []
+    monkeypatch.setattr("app.shell.dialogs.open_path", lambda *_a: source)
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda _p, _t, text, _a: asked.append(text) and False)
+    window.import_chats_action.trigger()
+    qtbot.waitUntil(lambda: bool(asked), timeout=10_000)
+    assert "Imported 1 chat(s) with 4 message(s) from GPT4All." in asked[0]
+    assert "Notice period" in [c.title for c in window.controller.store.list_chats()] and source.exists()
