@@ -90,6 +90,7 @@ def compare(args: Any) -> int:
             for line in comparing.table(results) + [""] + comparing.verdict(results, args.target):
                 print(line, flush=True)
             comparing.keep(session.library, results, args.target)  # kept before anything else can fail
+            written(args, results)
             for record in wanted if args.migration else []:
                 model = record.model()
                 print("\n" + translate("cli.engines", "Moving to {name} ▸ {model}:").format(
@@ -101,6 +102,28 @@ def compare(args: Any) -> int:
                 for line in lines:
                     print(f"  {line}")
     return 0
+
+
+def written(args: Any, results: list[Any]) -> None:
+    """``--json`` and ``--csv``: the figures, readable by this user alone (figures only:
+    nothing of a chat or a document is in them)."""
+    import json
+    from pathlib import Path
+
+    from core import compare as comparing
+    from storage.export import write
+
+    figures = [{"setup": r.label, "chats_at_once": r.at_once, "tokens_per_s": round(r.total_tps, 3),
+                "tokens_per_s_per_chat": round(r.chat_tps, 3), "ttft_p50_s": round(r.ttft_p50, 4),
+                "ttft_p95_s": round(r.ttft_p95, 4), "errors": r.errors} for r in results]
+    for target, data in ((args.json, json.dumps({"results": figures}, ensure_ascii=False, indent=1)),
+                         (args.csv, comparing.csv_text(results))):
+        if target:
+            try:
+                write(Path(target), data.encode("utf-8"))
+            except OSError as exc:
+                raise EngineCommandError(translate("cli.engines", "{file} could not be written: {reason}.").format(
+                    file=target, reason=exc.strerror or exc)) from None
 
 
 def run(args: Any) -> int:
@@ -173,6 +196,11 @@ def add_parser(commands: Any) -> None:
         "cli.engines", "also check what differs when moving from the local model to each engine"))
     measure.add_argument("--target", type=float, default=2.0, help=translate(
         "cli.engines", "the first-token time to serve within, in seconds (default 2)"))
+    measure.add_argument("--json", metavar="FILE", help=translate(
+        "cli.engines", "also write the figures to FILE as JSON (per setup and chats at once: tokens_per_s, "
+        "ttft_p50_s, ttft_p95_s, errors)"))
+    measure.add_argument("--csv", metavar="FILE", help=translate("cli.engines", "also write the figures to FILE "
+                                                                 "as CSV"))
     for name, text in (("check", translate("cli.engines", "reach an engine: exit 0 when reachable and trusted")),
                        ("remove", translate("cli.engines", "remove an engine"))):
         sub.add_parser(name, help=text).add_argument("name")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import queue
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -188,10 +189,31 @@ class Outcome:
     error: str = ""
 
 
-def concurrently(client: WorkerClient, commands: list[Generate], at_once: int,
-                 timeout: float = ANSWER_TIMEOUT) -> list[Outcome]:
+class Cancelled(Exception):
+    """The one who asked stopped the requests (``concurrently``'s ``stop``)."""
+
+
+class Routed:
+    """Requests sent through someone else's runtime (the window's), their events claimed
+    from its router by request id and heard here; its other events still go where they
+    went. What ``concurrently`` needs of a client, like a ``WorkerClient``'s own."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self._events: queue.Queue[Event] = queue.Queue()
+
+    def claim(self, request_id: int) -> None:
+        self.runtime.router.register(request_id, self._events.put)
+
+    def release(self, request_id: int) -> None:
+        self.runtime.router.unregister(request_id)
+
+
+def concurrently(client: WorkerClient | Routed, commands: list[Generate], at_once: int,
+                 timeout: float = ANSWER_TIMEOUT, stop: threading.Event | None = None) -> list[Outcome]:
     """Send ``commands`` keeping ``at_once`` of them in flight (the local worker answers one
-    at a time, so its queue is part of what is measured); their outcomes in order."""
+    at a time, so its queue is part of what is measured); their outcomes in order. ``stop``
+    set: every request still running is cancelled, and Cancelled raised."""
     pending = list(commands)
     started: dict[int, float] = {}
     first: dict[int, float] = {}
@@ -202,17 +224,21 @@ def concurrently(client: WorkerClient, commands: list[Generate], at_once: int,
         while pending and len(started) - len(done) < at_once:
             command = pending.pop(0)
             started[command.request_id] = time.perf_counter()
+            if isinstance(client, Routed):
+                client.claim(command.request_id)
             client.runtime.submit(command)
 
     send()
     deadline = time.monotonic() + timeout  # since the last request ended
     try:
         while len(done) < len(commands):
+            if stop is not None and stop.is_set():
+                raise Cancelled()
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError(translate("inference.client", "the model did not answer in time"))
             try:
-                event = client._events.get(timeout=left)
+                event = client._events.get(timeout=min(left, 0.1) if stop is not None else left)
             except queue.Empty:
                 continue
             if isinstance(event, WorkerDied):
@@ -236,4 +262,7 @@ def concurrently(client: WorkerClient, commands: list[Generate], at_once: int,
         for rid in started:
             if rid not in done:
                 client.runtime.cancel(rid)  # nothing goes on answering nobody
+        if isinstance(client, Routed):
+            for rid in started:
+                client.release(rid)
     return [done[c.request_id] for c in commands]

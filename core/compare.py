@@ -18,17 +18,19 @@ from __future__ import annotations
 import itertools
 import os
 import platform
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
-from core.client import WorkerClient, concurrently
+from core.client import Routed, WorkerClient, concurrently
 from i18n import translate
 from inference.protocol import ChatMessage, Generate, SamplingParams
 
 PREFERENCE = "comparisons"
 KEPT = 20
 LEVELS = (1, 2, 4, 8)
+_IDS = itertools.count(500_000_000)  # between the window's request ids and the local API's
 QUESTIONS = (
     "Explain in three sentences what a lease's break clause is.",
     "List four things to check before signing a contract with a new supplier.",
@@ -64,19 +66,22 @@ def _percentile(values: Sequence[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))]
 
 
-def measure(client: WorkerClient, targets: Sequence[Target], levels: Sequence[int] = LEVELS,
-            max_tokens: int = 64, rounds: int = 2) -> list[Result]:
-    """Each target at each level: ``level × rounds`` requests, ``level`` in flight."""
-    ids = itertools.count(1_000_000)
+def measure(client: WorkerClient | Routed, targets: Sequence[Target], levels: Sequence[int] = LEVELS,
+            max_tokens: int = 64, rounds: int = 2, stop: threading.Event | None = None,
+            progress: Callable[[Target, int], None] | None = None) -> list[Result]:
+    """Each target at each level: ``level × rounds`` requests, ``level`` in flight
+    (``progress`` told before each; ``stop`` set: Cancelled, every request cancelled)."""
     results = []
     for target in targets:
         for level in levels:
-            commands = [Generate(next(ids), 0, (ChatMessage("user", QUESTIONS[n % len(QUESTIONS)]),),
+            if progress is not None:
+                progress(target, level)
+            commands = [Generate(next(_IDS), 0, (ChatMessage("user", QUESTIONS[n % len(QUESTIONS)]),),
                                  SamplingParams(max_tokens=max_tokens, temperature=0.0, seed=n), None,
                                  target.engine, target.model)
                         for n in range(level * rounds)]
             began = time.perf_counter()
-            outcomes = concurrently(client, commands, level)
+            outcomes = concurrently(client, commands, level, stop=stop)
             wall = max(time.perf_counter() - began, 1e-6)
             good = [o for o in outcomes if not o.error]
             tokens = sum(o.tokens for o in good)
@@ -135,6 +140,36 @@ def keep(library: object, results: Sequence[Result], target_s: float) -> None:
               "versions": {"hearth": version("hearth"), "llama_cpp_python": version("llama_cpp_python")}}
     kept = library.preferences().get(PREFERENCE)  # type: ignore[attr-defined]
     library.set_preference(PREFERENCE, [*(kept if isinstance(kept, list) else [])][-(KEPT - 1):] + [record])  # type: ignore[attr-defined]
+
+
+def kept(library: object) -> list[tuple[float, list[Result]]]:
+    """The runs kept in the vault, newest first: when, and its results (a record of the
+    wrong shape is passed over: the vault is ours, but a value is read as its kind)."""
+    runs = []
+    records = library.preferences().get(PREFERENCE)  # type: ignore[attr-defined]
+    for record in records if isinstance(records, list) else []:
+        try:
+            results = [Result(str(r["label"]), int(r["at_once"]), float(r["total_tps"]), float(r["chat_tps"]),
+                              float(r["ttft_p50"]), float(r["ttft_p95"]), int(r["errors"])) for r in record["results"]]
+            runs.append((float(record["when"]), results))
+        except (KeyError, TypeError, ValueError):
+            continue
+    return runs[::-1]
+
+
+def csv_text(results: Sequence[Result]) -> str:
+    """The figures as CSV, with the names the terminal's JSON uses."""
+    import csv
+    import io
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["setup", "chats_at_once", "tokens_per_s", "tokens_per_s_per_chat", "ttft_p50_s", "ttft_p95_s",
+                     "errors"])
+    for r in results:
+        writer.writerow([r.label, r.at_once, f"{r.total_tps:.2f}", f"{r.chat_tps:.2f}", f"{r.ttft_p50:.3f}",
+                         f"{r.ttft_p95:.3f}", r.errors])
+    return out.getvalue()
 
 
 SAMPLE = "Write one sentence about why a contract should name its parties. 用一句话说明合同为什么要写明当事方。"

@@ -180,6 +180,7 @@ class EngineForm(QDialog):
 
 class EnginesDialog(QDialog):
     changed = Signal()
+    compare_asked = Signal()  # Compare…: the window opens the comparison (it has the worker)
 
     def __init__(self, engines: Engines, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -200,8 +201,12 @@ class EnginesDialog(QDialog):
         self.switch_button = QPushButton(translate("engines.dialog", "Switch off"))
         self.remove_button = QPushButton(translate("engines.dialog", "Remove…"))
         self.remove_button.setObjectName("danger")
+        self.compare_button = QPushButton(translate("engines.dialog", "Compare…"))
+        self.compare_button.setToolTip(translate("engines.dialog", "Measure the local model and the engines on "
+                                                 "the same questions, with several chats at once"))
         row = QHBoxLayout()
-        for button in (self.add_button, self.edit_button, self.check_button, self.switch_button):
+        for button in (self.add_button, self.edit_button, self.check_button, self.switch_button,
+                       self.compare_button):
             row.addWidget(button)
         row.addStretch(1)
         row.addWidget(self.remove_button)
@@ -218,6 +223,7 @@ class EnginesDialog(QDialog):
         self.check_button.clicked.connect(self.check)
         self.switch_button.clicked.connect(self.switch)
         self.remove_button.clicked.connect(self.remove)
+        self.compare_button.clicked.connect(self.compare_asked)
         self.list.currentRowChanged.connect(self._selection_changed)
         self.refresh()
 

@@ -10,6 +10,7 @@ from typing import Any, Protocol, cast
 from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from app.engines.compare_dialog import CompareDialog
 from app.engines.dialog import EnginesDialog
 from core.engines import EngineRecord
 from core.history import route
@@ -49,6 +50,7 @@ class EngineActions(QObject):
         self.window = window
         self.controller = window.controller
         self.engines_dialog: EnginesDialog | None = None
+        self.compare_dialog: CompareDialog | None = None
 
     @Slot()
     def show_engines(self) -> None:
@@ -58,9 +60,33 @@ class EngineActions(QObject):
         if self.engines_dialog is None:
             self.engines_dialog = EnginesDialog(engines, cast(QWidget, self.window))
             self.engines_dialog.changed.connect(self._engines_changed)
+            self.engines_dialog.compare_asked.connect(self.show_compare)
         self.engines_dialog.refresh()
         self.engines_dialog.show()
         self.engines_dialog.raise_()
+
+    def close_dialogs(self) -> None:
+        """Close the engines and comparison dialogs (they hold this unlock's engines: names,
+        addresses); a comparison running is stopped."""
+        for dialog in (self.compare_dialog, self.engines_dialog):
+            if dialog is not None:
+                dialog.close()  # the comparison's reject stops its run
+                dialog.deleteLater()
+        self.compare_dialog = self.engines_dialog = None
+
+    @Slot()
+    def show_compare(self) -> None:
+        """Settings ▸ Intranet engines ▸ Compare…: one dialog, kept for the session's
+        unlock (its runs are in the vault)."""
+        if self.controller.engines is None:
+            return
+        if self.compare_dialog is None:
+            parent = self.engines_dialog if self.engines_dialog is not None else cast(QWidget, self.window)
+            self.compare_dialog = CompareDialog(self.controller, parent)
+        if self.compare_dialog.job is None:
+            self.compare_dialog.refresh()
+        self.compare_dialog.show()
+        self.compare_dialog.raise_()
 
     @Slot()
     def _engines_changed(self) -> None:

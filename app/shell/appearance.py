@@ -86,13 +86,12 @@ class Appearance(QObject):
         sizes = w.chat_page.sizes()
         notice = (w.notice.text(), w.notice.isVisible(), w.model_notice)
         dialogs, engines = w.dialogs, w.engine_actions
-        for dialog in (dialogs.models_dialog, dialogs.collections_dialog, dialogs.privacy_dialog,
-                       engines.engines_dialog):
+        for dialog in (dialogs.models_dialog, dialogs.collections_dialog, dialogs.privacy_dialog):
             if dialog is not None:
                 dialog.close()
                 dialog.deleteLater()
         dialogs.models_dialog = dialogs.collections_dialog = dialogs.privacy_dialog = None
-        engines.engines_dialog = None
+        engines.close_dialogs()
         w.rebuild()
         w.chat_page.setSizes(sizes)
         locked = w.controller.locked

@@ -183,11 +183,7 @@ class VaultFlows(QObject):
             if dialog is not None:
                 dialog.close()
         # The engines dialog holds this unlock's engines (names, addresses): it goes with it.
-        engines = self.window.engine_actions
-        if engines.engines_dialog is not None:
-            engines.engines_dialog.close()
-            engines.engines_dialog.deleteLater()
-            engines.engines_dialog = None
+        self.window.engine_actions.close_dialogs()
         self.end_session()
         self.controller.locked_out()
         self.window.lock_screen.show_unlock()

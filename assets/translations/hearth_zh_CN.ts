@@ -1972,6 +1972,10 @@ Nothing is sent until you send it there.</source>
         <translation>未检查：{reason}</translation>
     </message>
     <message>
+        <source>{file} could not be written: {reason}.</source>
+        <translation>无法写入 {file}：{reason}。</translation>
+    </message>
+    <message>
         <source>added and checked: {engine}</source>
         <translation>已添加并检查：{engine}</translation>
     </message>
@@ -2050,6 +2054,14 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>the first-token time to serve within, in seconds (default 2)</source>
         <translation>首个词元需在多少秒内出现（默认 2）</translation>
+    </message>
+    <message>
+        <source>also write the figures to FILE as JSON (per setup and chats at once: tokens_per_s, ttft_p50_s, ttft_p95_s, errors)</source>
+        <translation>同时把数据以 JSON 写入 FILE（按配置和同时对话数：tokens_per_s、ttft_p50_s、ttft_p95_s、errors）</translation>
+    </message>
+    <message>
+        <source>also write the figures to FILE as CSV</source>
+        <translation>同时把数据以 CSV 写入 FILE</translation>
     </message>
     <message>
         <source>reach an engine: exit 0 when reachable and trusted</source>
@@ -3775,6 +3787,192 @@ Nothing is sent until you send it there.</source>
     </message>
 </context>
 <context>
+    <name>engines.chart</name>
+    <message>
+        <source>chats at once</source>
+        <translation>同时对话数</translation>
+    </message>
+    <message>
+        <source>target</source>
+        <translation>目标</translation>
+    </message>
+</context>
+<context>
+    <name>engines.compare</name>
+    <message>
+        <source>Compare engines</source>
+        <translation>比较推理引擎</translation>
+    </message>
+    <message>
+        <source>The same questions (Hearth&apos;s own, in English and Chinese; nothing of your chats or documents) to each setup, with 1, 2, 4 and 8 chats at once, measured here.</source>
+        <translation>向每个配置发送相同的问题（Hearth 自带的中英文问题，不含你的任何对话或文档），分别在同时 1、2、4、8 个对话下，在这里实测。</translation>
+    </message>
+    <message>
+        <source>Setups to compare</source>
+        <translation>要比较的配置</translation>
+    </message>
+    <message>
+        <source>At most this many chats at once</source>
+        <translation>最多同时这么多个对话</translation>
+    </message>
+    <message>
+        <source>First word within</source>
+        <translation>首个词的时间上限</translation>
+    </message>
+    <message>
+        <source>Earlier run to compare with</source>
+        <translation>用于对照的上一次测量</translation>
+    </message>
+    <message>
+        <source>Setups:</source>
+        <translation>配置：</translation>
+    </message>
+    <message>
+        <source>At most, chats at once:</source>
+        <translation>最多同时对话数：</translation>
+    </message>
+    <message>
+        <source>First word within:</source>
+        <translation>首个词的时间上限：</translation>
+    </message>
+    <message>
+        <source>Beside an earlier run:</source>
+        <translation>对照以前的测量：</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Export figures…</source>
+        <translation>导出数据…</translation>
+    </message>
+    <message>
+        <source>Export charts…</source>
+        <translation>导出图表…</translation>
+    </message>
+    <message>
+        <source>Setup</source>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <source>Chats at once</source>
+        <translation>同时对话数</translation>
+    </message>
+    <message>
+        <source>Tokens/s in all</source>
+        <translation>总 tokens/秒</translation>
+    </message>
+    <message>
+        <source>Tokens/s a chat</source>
+        <translation>每个对话 tokens/秒</translation>
+    </message>
+    <message>
+        <source>First word p50 / p95</source>
+        <translation>首个词 p50 / p95</translation>
+    </message>
+    <message>
+        <source>Errors</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>Measurements</source>
+        <translation>测量结果</translation>
+    </message>
+    <message>
+        <source>Tokens a second, in all</source>
+        <translation>每秒 token 总数</translation>
+    </message>
+    <message>
+        <source>tokens/s</source>
+        <translation>tokens/秒</translation>
+    </message>
+    <message>
+        <source>First word, p95</source>
+        <translation>首个词，p95</translation>
+    </message>
+    <message>
+        <source>s</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <source>local: {model}</source>
+        <translation>本地：{model}</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Nothing to compare yet: load a model, or switch an intranet engine on.</source>
+        <translation>还没有可比较的对象：请加载一个模型，或开启一个内网引擎。</translation>
+    </message>
+    <message>
+        <source>{engines}: each is sent Hearth&apos;s built-in questions only, nothing of your chats or documents. Measure?</source>
+        <translation>{engines}：每个只会收到 Hearth 自带的问题，不含你的任何对话或文档。开始测量？</translation>
+    </message>
+    <message>
+        <source>Measure</source>
+        <translation>测量</translation>
+    </message>
+    <message>
+        <source>Measuring {setup} with {count} chat(s) at once…</source>
+        <translation>正在测量 {setup}，同时 {count} 个对话…</translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <source>Measured, but not kept in the vault: {reason}</source>
+        <translation>已测量，但未能保存到保险库：{reason}</translation>
+    </message>
+    <message>
+        <source>Measured. The figures are kept in your vault.</source>
+        <translation>测量完成。数据已保存在你的保险库中。</translation>
+    </message>
+    <message>
+        <source>Stopped: nothing was kept.</source>
+        <translation>已停止：没有保存任何数据。</translation>
+    </message>
+    <message>
+        <source>The comparison stopped: {reason}</source>
+        <translation>比较已中止：{reason}</translation>
+    </message>
+    <message>
+        <source>(earlier)</source>
+        <translation>（以前）</translation>
+    </message>
+    <message>
+        <source>Export figures</source>
+        <translation>导出数据</translation>
+    </message>
+    <message>
+        <source>CSV</source>
+        <translation>CSV</translation>
+    </message>
+    <message>
+        <source>Export charts</source>
+        <translation>导出图表</translation>
+    </message>
+    <message>
+        <source>PNG picture</source>
+        <translation>PNG 图片</translation>
+    </message>
+    <message>
+        <source>{file} could not be written: {reason}.</source>
+        <translation>无法写入 {file}：{reason}。</translation>
+    </message>
+    <message>
+        <source>Written to {file}.</source>
+        <translation>已写入 {file}。</translation>
+    </message>
+</context>
+<context>
     <name>engines.dialog</name>
     <message>
         <source>The check failed ({kind}); details are in the log.</source>
@@ -3903,6 +4101,14 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>Remove…</source>
         <translation>移除…</translation>
+    </message>
+    <message>
+        <source>Compare…</source>
+        <translation>比较…</translation>
+    </message>
+    <message>
+        <source>Measure the local model and the engines on the same questions, with several chats at once</source>
+        <translation>用相同的问题、在多个对话同时进行时，测量本地模型和各个引擎</translation>
     </message>
     <message>
         <source>on</source>
