@@ -10,6 +10,7 @@ prompt) and run the same worker, engine, embedder and pipeline, without Qt
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 from cli.answers import ask, terminal_chat
@@ -58,6 +59,60 @@ def models_list() -> int:
     return 0
 
 
+def models_quantize(args: Any) -> int:
+    """``models quantize``: a smaller copy, made and measured in a child process, kept in
+    the library unless ``--discard``; Ctrl+C leaves nothing behind."""
+    from core import quantize
+    from core.protocol import InvalidGGUF, read_info
+    from core.vault import models_dir
+
+    text = quantize.SAMPLE
+    if args.measure:
+        try:
+            text = Path(args.measure).read_text(encoding="utf-8", errors="replace")[:200_000]
+        except OSError as exc:
+            raise CommandError(translate("cli.commands", "{file} cannot be read: {reason}.").format(
+                file=args.measure, reason=exc.strerror or exc)) from None
+    with unlocked() as session:
+        entry = next((e for e in session.library.entries() if e.name == args.model), None)
+        source = Path(entry.path) if entry is not None else Path(args.model)
+        try:
+            info = read_info(source)
+        except (InvalidGGUF, OSError) as exc:
+            raise CommandError(translate("cli.commands", "{model} is neither a model in the library nor a GGUF "
+                                         "file Hearth can read: {reason}").format(model=args.model,
+                                                                                  reason=exc)) from None
+        target = quantize.target_for(source, args.type, models_dir())
+        last = [0]
+
+        def progress(done: int, total: int) -> None:
+            if done * 20 // total != last[0] or done == total:
+                last[0] = done * 20 // total
+                print("\r" + translate("cli.commands", "Quantizing to {kind}: {done} of {total} tensors").format(
+                    kind=args.type, done=done, total=total), end="", file=sys.stderr, flush=True)
+
+        try:
+            quantize.quantize(source, info.quantization, args.type, target, progress=progress)
+            print(file=sys.stderr)
+            print(translate("cli.commands", "Measuring the copy against the original…"), file=sys.stderr)
+            quality = quantize.measure(source, target, text)
+        except quantize.QuantizeError as exc:
+            target.unlink(missing_ok=True)
+            raise CommandError(str(exc)) from None
+        except BaseException:
+            target.unlink(missing_ok=True)  # Ctrl+C: nothing of the copy stays
+            raise
+        for line in quality.lines():
+            print(line)
+        if args.discard:
+            target.unlink(missing_ok=True)
+            print(translate("cli.commands", "The copy was deleted (--discard)."))
+            return 0
+        kept = quantize.keep(session.library, target, args.type, entry)
+        print(translate("cli.commands", "Kept in the library as “{name}”.").format(name=getattr(kept, "name", "")))
+    return 0
+
+
 def run(args: Any) -> int:
     try:
         if args.command == "check-vault":
@@ -89,7 +144,7 @@ def run(args: Any) -> int:
 
             return chats_run(args)
         if args.command == "models":
-            return models_list()
+            return models_quantize(args) if args.models_command == "quantize" else models_list()
         if args.command == "docs":
             if args.docs_command == "add":
                 return docs_add(args.collection, args.paths)

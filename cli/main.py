@@ -134,7 +134,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
     add_transcribe_parser(commands)
     models = commands.add_parser("models", help=translate("cli.main", "the model library"))
-    models.add_subparsers(dest="models_command", required=True).add_parser("list")
+    models_sub = models.add_subparsers(dest="models_command", required=True)
+    models_sub.add_parser("list")
+    quantizing = models_sub.add_parser("quantize", help=translate(
+        "cli.main", "make a smaller copy of a model in F32, F16, BF16 or Q8_0, measure what it costs, keep it "
+        "in the library"))
+    quantizing.add_argument("model", help=translate("cli.main", "the model's name in the library, or a GGUF file"))
+    quantizing.add_argument("--type", default="Q4_K_M", choices=("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M"))
+    quantizing.add_argument("--measure", metavar="FILE", help=translate(
+        "cli.main", "measure the quality loss on this text file (default: a built-in English and Chinese text)"))
+    quantizing.add_argument("--discard", action="store_true", help=translate(
+        "cli.main", "measure only: delete the copy afterwards instead of keeping it"))
     return parser.parse_args(argv)
 
 

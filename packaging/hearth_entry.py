@@ -20,6 +20,10 @@ if __name__ == "__main__":
         from inference.probe_child import main as probe_main
 
         sys.exit(probe_main(sys.argv[2:]))
+    if len(sys.argv) > 1 and sys.argv[1] == "--quantize-model":
+        from inference.quantize_child import main as quantize_main
+
+        sys.exit(quantize_main(sys.argv[2:]))
     from app.__main__ import main
 
     sys.exit(main())

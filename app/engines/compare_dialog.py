@@ -41,8 +41,8 @@ from app.shell.text import plain
 from core import compare
 from core.client import Cancelled, Routed
 from core.jobs import Job
+from core.vault import export
 from i18n import translate
-from storage.export import write
 
 ANSWER_TOKENS = 64
 ROUNDS = 2
@@ -300,7 +300,7 @@ class CompareDialog(QDialog):
         if target is None:
             return
         try:
-            write(target, data())
+            export.write(target, data())
         except OSError as exc:
             dialogs.warn(self, title, translate("engines.compare", "{file} could not be written: {reason}.").format(
                 file=target.name, reason=exc.strerror or exc))

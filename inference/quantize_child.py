@@ -1,0 +1,104 @@
+"""The quantizer's child process (#42): llama.cpp's quantizer, and the measure of what a
+quantization cost, each in a process of its own so that a crash, a full disk or a Cancel
+ends only it, and the worker thread that serves the chats never waits on either.
+
+It reads one JSON line from its standard input (the paths are not put on the command
+line, which every user of the computer can read), writes llama.cpp's progress lines
+("[ 12/ 272] blk.3.attn_k.weight …") to its standard error as the quantizer prints
+them, and ends with one line on its standard output: ``RESULT {json}``.
+
+- ``{"op": "quantize", "source", "target", "type"}``: ``target`` written (whole or not
+  at all is the parent's concern: it names a partial file and renames it).
+- ``{"op": "measure", "original", "quantized", "text", "n_ctx"}``: both models read the
+  same tokens; the KL divergence of the quantized model's next-token distributions from
+  the original's (mean, and the 99th percentile), how often their most likely next
+  token agrees, each one's perplexity, and each one's prompt speed.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import math
+import os
+import sys
+import time
+from typing import Any
+
+RESULT_PREFIX = "RESULT "
+FILE_TYPES = {"Q8_0": 7, "Q6_K": 18, "Q5_K_M": 17, "Q4_K_M": 15}  # llama_ftype
+
+
+def quantize(source: str, target: str, kind: str) -> dict[str, Any]:
+    import llama_cpp
+
+    params = llama_cpp.llama_model_quantize_default_params()
+    params.ftype = FILE_TYPES[kind]
+    params.nthread = max(1, (os.cpu_count() or 2))
+    params.allow_requantize = True  # Q8_0 is a source too: the parent refuses what is already small
+    code = llama_cpp.llama_model_quantize(os.fsencode(source), os.fsencode(target), ctypes.byref(params))
+    if code != 0:
+        return {"error": f"llama.cpp's quantizer ended with {code}"}
+    return {"size": os.path.getsize(target)}
+
+
+def _read(path: str, text: str, n_ctx: int) -> tuple[list[int], Any, float]:
+    """The tokens of ``text`` (at most ``n_ctx``), the model's log-probabilities of the next
+    token after each, and its prompt speed (tokens a second)."""
+    import numpy as np
+    from llama_cpp import Llama
+
+    model = Llama(model_path=path, n_ctx=n_ctx, n_batch=n_ctx, n_ubatch=n_ctx, logits_all=True, verbose=False,
+                  n_threads=max(1, os.cpu_count() or 2))
+    try:
+        tokens = model.tokenize(text.encode("utf-8"), add_bos=True)[:n_ctx]
+        began = time.perf_counter()
+        model.eval(tokens)
+        seconds = max(time.perf_counter() - began, 1e-9)
+        logits = np.array(model.scores[:len(tokens)], dtype=np.float64)
+    finally:
+        model.close()
+    top = logits.max(axis=1, keepdims=True)
+    logp = logits - (top + np.log(np.exp(logits - top).sum(axis=1, keepdims=True)))
+    return tokens, logp, len(tokens) / seconds
+
+
+def measure(original: str, quantized: str, text: str, n_ctx: int) -> dict[str, Any]:
+    import numpy as np
+
+    tokens, before, speed_before = _read(original, text, n_ctx)
+    tokens_after, after, speed_after = _read(quantized, text, n_ctx)
+    if tokens != tokens_after or before.shape != after.shape:
+        return {"error": "the two models do not read the text alike: they are not the same model"}
+    if len(tokens) < 2:
+        return {"error": "the text is too short to measure"}
+    before, after = before[:-1], after[:-1]  # the last token has no next one to predict
+    kl = (np.exp(before) * (before - after)).sum(axis=1)
+    following = np.array(tokens[1:])
+    rows = np.arange(len(following))
+    return {
+        "tokens": len(tokens),
+        "kl_mean": float(kl.mean()),
+        "kl_p99": float(np.percentile(kl, 99)),
+        "top1_agreement": float((before.argmax(axis=1) == after.argmax(axis=1)).mean()),
+        "perplexity_original": float(math.exp(-before[rows, following].mean())),
+        "perplexity_quantized": float(math.exp(-after[rows, following].mean())),
+        "speed_original": speed_before,
+        "speed_quantized": speed_after,
+        "size_original": os.path.getsize(original),
+        "size_quantized": os.path.getsize(quantized),
+    }
+
+
+def main(_argv: list[str] | None = None) -> int:
+    asked = json.loads(sys.stdin.readline())
+    if asked.get("op") == "quantize":
+        result = quantize(asked["source"], asked["target"], asked["type"])
+    else:
+        result = measure(asked["original"], asked["quantized"], asked["text"], int(asked.get("n_ctx", 512)))
+    print(RESULT_PREFIX + json.dumps(result), flush=True)
+    return 1 if "error" in result else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

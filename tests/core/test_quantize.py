@@ -1,0 +1,102 @@
+"""A smaller copy of a model, made by llama.cpp's real quantizer in a child process and
+measured against its original (#42): from an F16 GGUF made here out of the starter
+model's own weights (``tests/precise_model.py``), to Q8_0 and Q4_K_M; Cancel and a full
+disk leave nothing behind; the terminal keeps the copy in the library."""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+
+import pytest
+
+from core import quantize
+from inference.modelinfo import read_info
+from tests.app.test_cli_engines import hearth
+from tests.precise_model import f16_copy
+
+pytestmark = [pytest.mark.model, pytest.mark.slow]
+
+
+@pytest.fixture(scope="session")
+def f16_model(starter_model_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    made = f16_copy(starter_model_path, tmp_path_factory.mktemp("precise") / "SmolLM2-135M-Instruct-F16.gguf")
+    assert read_info(made).quantization == "F16"
+    return made
+
+
+@pytest.mark.timeout(600)
+def test_q8_0_costs_less_than_q4_k_m_and_both_are_smaller(f16_model: Path, tmp_path: Path) -> None:
+    measured = {}
+    for kind in ("Q8_0", "Q4_K_M"):
+        seen: list[tuple[int, int]] = []
+        target = quantize.target_for(f16_model, kind, tmp_path)
+        assert target.name == f"SmolLM2-135M-Instruct.{kind}.gguf"
+        made = quantize.quantize(f16_model, "F16", kind, target, progress=lambda done, total, seen=seen:
+                                 seen.append((done, total)))
+        assert made == target and read_info(made).quantization == kind
+        assert seen[-1][0] == seen[-1][1] > 100  # every tensor, counted as llama.cpp went
+        assert not list(tmp_path.glob("*.partial"))
+        measured[kind] = quantize.measure(f16_model, made)
+    q8, q4 = measured["Q8_0"], measured["Q4_K_M"]
+    assert 0 <= q8.kl_mean < q4.kl_mean and q8.top1_agreement > q4.top1_agreement
+    assert q8.top1_agreement > 0.8 and q8.tokens > 200
+    assert q4.size_quantized < q8.size_quantized < q8.size_original
+    assert q8.perplexity_original == pytest.approx(q4.perplexity_original, rel=1e-6)  # the same original, read alike
+    assert any("Next-token agreement" in line for line in q8.lines())
+
+
+def test_what_is_already_small_or_not_smaller_is_refused_in_words(starter_model_path: Path) -> None:
+    assert "already quantized (Q4_1)" in str(quantize.refusal("Q4_1", "Q4_K_M"))
+    assert "would not be smaller" in str(quantize.refusal("Q8_0", "Q8_0"))
+    assert quantize.refusal("BF16", "Q6_K") is None
+    with pytest.raises(quantize.QuantizeError, match="already quantized"):
+        quantize.quantize(starter_model_path, read_info(starter_model_path).quantization, "Q4_K_M",
+                          starter_model_path.with_name("x.gguf"))
+
+
+def test_cancel_stops_the_child_and_leaves_nothing(f16_model: Path, tmp_path: Path) -> None:
+    cancel = threading.Event()
+    target = tmp_path / "copy.Q8_0.gguf"
+
+    def heard(done: int, _total: int) -> None:
+        if done >= 3:
+            cancel.set()
+
+    with pytest.raises(quantize.QuantizeCancelled):
+        quantize.quantize(f16_model, "F16", "Q8_0", target, cancel=cancel, progress=heard)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_full_disk_before_or_during_gets_the_full_disk_message(f16_model: Path, make_small_disk,
+                                                                  monkeypatch) -> None:
+    disk = make_small_disk(100)
+    with pytest.raises(quantize.QuantizeError, match="The disk is full") as refused:
+        quantize.quantize(f16_model, "F16", "Q8_0", disk.path / "copy.Q8_0.gguf")
+    assert "nothing was written" in str(refused.value)
+    # An estimate that was wrong: the disk fills while llama.cpp writes.
+    monkeypatch.setattr(quantize, "expected_size", lambda *_a: 0)
+    with pytest.raises(quantize.QuantizeError, match="The disk is full"):
+        quantize.quantize(f16_model, "F16", "Q8_0", disk.path / "copy.Q8_0.gguf")
+    assert list(disk.path.iterdir()) == []
+
+
+@pytest.mark.timeout(600)
+def test_the_terminal_quantizes_measures_and_keeps_the_copy(data_dir: Path, f16_model: Path, tmp_path: Path,
+                                                            starter_model_path: Path) -> None:
+    text = tmp_path / "sample.txt"
+    text.write_text("The parties agree that the notice period is three months. " * 20, encoding="utf-8")
+    done = hearth(data_dir, "models", "quantize", str(f16_model), "--type", "Q8_0", "--measure", str(text))
+    assert done.returncode == 0, done.stderr
+    assert "Next-token agreement with the original" in done.stdout and "KL divergence" in done.stdout
+    kept = re.search(r"Kept in the library as “(.+ \(Q8_0\))”", done.stdout)
+    assert kept, done.stdout
+    listed = hearth(data_dir, "models", "list")
+    assert kept.group(1) in listed.stdout and " Q8_0 " in listed.stdout
+    again = hearth(data_dir, "models", "quantize", kept.group(1), "--type", "Q4_K_M", "--discard")
+    assert again.returncode == 0, again.stderr  # a Q8_0 model is a source too, here named from the library
+    assert "The copy was deleted (--discard)." in again.stdout
+    assert "(Q4_K_M)" not in hearth(data_dir, "models", "list").stdout
+    refused = hearth(data_dir, "models", "quantize", str(starter_model_path))
+    assert refused.returncode == 1 and "already quantized (Q4_1)" in refused.stderr
