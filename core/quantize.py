@@ -230,7 +230,7 @@ def measure(original: Path, quantized: Path, text: str = SAMPLE, n_ctx: int = 51
             reason=exc)) from None
 
 
-def keep(library: object, path: Path, kind: str, original: object) -> object:
+def keep(library: object, path: Path, kind: str, original: object, sha: str | None = None) -> object:
     """The copy, hashed, in the library beside its ``original`` entry (stored as a copy
     Hearth made: removing it from the library deletes the file; a picture reader the
     original has is the copy's too, but stays the original's to delete); its entry."""
@@ -239,7 +239,7 @@ def keep(library: object, path: Path, kind: str, original: object) -> object:
     from core.records import COPY
 
     info = read_info(path)
-    sha = hash_file(path)
+    sha = sha or hash_file(path)
     existing = library.find_sha256(sha)  # type: ignore[attr-defined]
     if existing is not None:
         return existing

@@ -99,6 +99,18 @@ def starter_model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def f16_model(starter_model_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The starter model's own weights as an F16 GGUF (tests/precise_model.py), for the
+    quantizer's tests."""
+    from inference.modelinfo import read_info
+    from tests.precise_model import f16_copy
+
+    made = f16_copy(starter_model_path, tmp_path_factory.mktemp("precise") / "SmolLM2-135M-Instruct-F16.gguf")
+    assert read_info(made).quantization == "F16"
+    return made
+
+
+@pytest.fixture(scope="session")
 def intranet_engine(starter_model_path: Path, tmp_path_factory: pytest.TempPathFactory):
     """A real intranet engine for the session: llama-server with the starter model on
     127.0.0.2, behind TLS with a CA made for the run (tests/intranet.py)."""

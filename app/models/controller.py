@@ -156,6 +156,27 @@ class ModelsController(QObject):
         info = ModelInfo.from_dict(entry.info)
         return fit(info, settings.n_ctx, available_memory(), gpu_offload=gpu_offload())
 
+    def fit_report_for(self, info: ModelInfo, like: LibraryEntry) -> FitReport:
+        """How a model not in the library yet (a smaller copy of ``like``) fits here, with
+        ``like``'s settings."""
+        settings = ModelSettings.from_dict(like.settings)
+        return fit(info, settings.n_ctx, available_memory(), gpu_offload=gpu_offload())
+
+    def keep_quantized(self, path: Path, kind: str, original: LibraryEntry, sha: str) -> LibraryEntry | None:
+        """A smaller copy made of ``original`` (``core.quantize``), in the library beside it
+        and checked like an import."""
+        if self.library is None:
+            path.unlink(missing_ok=True)
+            return None
+        from core import quantize
+
+        entry = quantize.keep(self.library, path, kind, original, sha)
+        assert isinstance(entry, LibraryEntry)
+        self.check(entry.id)
+        self.imported.emit(entry)
+        self.library_changed.emit()
+        return entry
+
     # Import -----------------------------------------------------------------------
     def import_file(self, source: Path, mode: str) -> bool:
         """Validate now; copy or reference, hash and probe in the background."""

@@ -18,10 +18,12 @@ from PySide6.QtWidgets import (
 )
 
 from app.models.controller import ModelsController
+from app.models.quantize_dialog import QuantizeDialog
 from app.models.settings_form import ModelSettingsForm
 from app.shell import dialogs
 from app.shell.a11y import announce, named
 from app.shell.text import escape, plain
+from core import quantize
 from core.protocol import MIB, ModelInfo, ModelSettings
 from core.records import BUNDLED, COPY, REFERENCE, LibraryEntry
 from i18n import translate
@@ -131,6 +133,9 @@ class ModelsDialog(QDialog):
             translate("models.dialog", "Index documents with this embedding model"))
         self.save_button = QPushButton(translate("models.dialog", "Save settings"))
         self.projector_button = QPushButton(translate("models.dialog", "Picture reader…"))
+        self.smaller_button = QPushButton(translate("models.dialog", "Make a smaller copy…"))
+        self.smaller_button.setToolTip(translate("models.dialog", "Quantize this model to Q8_0, Q6_K, Q5_K_M or "
+                                                 "Q4_K_M, and see what it costs before you keep it"))
         named(self.projector_button, translate("models.dialog", "Choose the picture reader"),
               translate("models.dialog", "Choose this model's projector file (mmproj), so that it sees pictures"))
         self.facts = QLabel()
@@ -171,6 +176,7 @@ class ModelsDialog(QDialog):
         actions.addWidget(self.documents_button)
         actions.addWidget(self.save_button)
         actions.addWidget(self.projector_button)
+        actions.addWidget(self.smaller_button)
         right.addLayout(actions)
         right.addWidget(self.message)
         right.addStretch(1)
@@ -186,6 +192,8 @@ class ModelsDialog(QDialog):
         self.documents_button.clicked.connect(self._use_for_documents)
         self.save_button.clicked.connect(self._save)
         self.projector_button.clicked.connect(self._choose_projector)
+        self.smaller_button.clicked.connect(self._make_smaller)
+        self.quantize_dialog: QuantizeDialog | None = None
         models.library_changed.connect(self.refresh)
         models.import_failed.connect(self._say)
         models.refused.connect(self._say)
@@ -255,6 +263,8 @@ class ModelsDialog(QDialog):
         self.settings_box.setVisible(not embedding)  # chat settings mean nothing to an embedder
         self.save_button.setVisible(not embedding)  # nor a button that saves none
         self.projector_button.setVisible(entry is not None and not embedding)
+        self.smaller_button.setVisible(entry is not None and not embedding and str(
+            entry.info.get("quantization", "")).upper() in quantize.SOURCES)
         self.fit_label.setVisible(not embedding)
         if entry is None:
             self.facts.setText(translate("models.dialog", "No model selected."))
@@ -377,6 +387,24 @@ class ModelsDialog(QDialog):
                       or translate("models.dialog", "Documents are indexed with “{name}” from now "
                                    "on; collections built by another model are indexed again.")
                       .format(name=entry.name))
+
+    def reject(self) -> None:
+        """Closed (by the user, a lock or a language switch): a copy being made is
+        cancelled and one not kept yet deleted, with the smaller-copy dialog."""
+        if self.quantize_dialog is not None:
+            self.quantize_dialog.reject()
+        super().reject()
+
+    @Slot()
+    def _make_smaller(self) -> None:
+        entry = self.selected()
+        if entry is None or (self.quantize_dialog is not None and self.quantize_dialog.isVisible()):
+            return
+        self.quantize_dialog = QuantizeDialog(self.models, entry, self)
+        self.quantize_dialog.kept.connect(lambda kept: kept is not None and self._say(translate(
+            "models.dialog", "“{name}” is in your library now.").format(name=kept.name)))
+        self.quantize_dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        self.quantize_dialog.show()
 
     @Slot()
     def _choose_projector(self) -> None:

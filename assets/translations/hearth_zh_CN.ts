@@ -1855,6 +1855,30 @@ Nothing is sent until you send it there.</source>
         </translation>
     </message>
     <message>
+        <source>{file} cannot be read: {reason}.</source>
+        <translation>无法读取 {file}：{reason}。</translation>
+    </message>
+    <message>
+        <source>{model} is neither a model in the library nor a GGUF file Hearth can read: {reason}</source>
+        <translation>{model} 既不是模型库中的模型，也不是 Hearth 能读取的 GGUF 文件：{reason}</translation>
+    </message>
+    <message>
+        <source>Quantizing to {kind}: {done} of {total} tensors</source>
+        <translation>正在量化为 {kind}：第 {done} 个张量，共 {total} 个</translation>
+    </message>
+    <message>
+        <source>Measuring the copy against the original…</source>
+        <translation>正在将副本与原模型对比测量…</translation>
+    </message>
+    <message>
+        <source>The copy was deleted (--discard).</source>
+        <translation>副本已删除（--discard）。</translation>
+    </message>
+    <message>
+        <source>Kept in the library as “{name}”.</source>
+        <translation>已保存到模型库，名为“{name}”。</translation>
+    </message>
+    <message>
         <source>error: {message}</source>
         <translation>错误：{message}</translation>
     </message>
@@ -2192,6 +2216,22 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>the model library</source>
         <translation>模型库</translation>
+    </message>
+    <message>
+        <source>make a smaller copy of a model in F32, F16, BF16 or Q8_0, measure what it costs, keep it in the library</source>
+        <translation>为 F32、F16、BF16 或 Q8_0 格式的模型制作一个更小的副本，测量其代价，并保存到模型库</translation>
+    </message>
+    <message>
+        <source>the model&apos;s name in the library, or a GGUF file</source>
+        <translation>模型库中模型的名称，或一个 GGUF 文件</translation>
+    </message>
+    <message>
+        <source>measure the quality loss on this text file (default: a built-in English and Chinese text)</source>
+        <translation>用这个文本文件测量质量损失（默认：内置的中英文文本）</translation>
+    </message>
+    <message>
+        <source>measure only: delete the copy afterwards instead of keeping it</source>
+        <translation>只测量：之后删除副本，不保存</translation>
     </message>
     <message>
         <source>stopped</source>
@@ -3261,6 +3301,73 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>Compare the two documents you are given: what they agree on, where they differ (quote both), and what one has that the other lacks. Cite the page of each point. End with the differences that matter most.</source>
         <translation>比较给你的两份文档：它们一致的地方、不同的地方（两边都要引用），以及一份有而另一份没有的内容。每一点都注明页码。最后列出最重要的差异。</translation>
+    </message>
+</context>
+<context>
+    <name>core.quantize</name>
+    <message>
+        <source>Measured on {tokens} tokens of text.</source>
+        <translation>在 {tokens} 个词元的文本上测量。</translation>
+    </message>
+    <message>
+        <source>Next-token agreement with the original: {share:.1%} of the most likely next tokens are the same.</source>
+        <translation>与原模型的下一词元一致率：{share:.1%} 的最可能下一词元相同。</translation>
+    </message>
+    <message>
+        <source>KL divergence from the original: {mean:.4f} on average, {p99:.4f} at the 99th percentile (0 is identical).</source>
+        <translation>与原模型的 KL 散度：平均 {mean:.4f}，第 99 百分位 {p99:.4f}（0 表示完全相同）。</translation>
+    </message>
+    <message>
+        <source>Perplexity: {before:.2f} for the original, {after:.2f} for the copy (lower is better).</source>
+        <translation>困惑度：原模型 {before:.2f}，副本 {after:.2f}（越低越好）。</translation>
+    </message>
+    <message>
+        <source>Reading speed: {before:.0f} tokens/s for the original, {after:.0f} for the copy.</source>
+        <translation>读取速度：原模型每秒 {before:.0f} 个词元，副本 {after:.0f} 个。</translation>
+    </message>
+    <message>
+        <source>Size: {before:.0f} MB for the original, {after:.0f} MB for the copy.</source>
+        <translation>大小：原模型 {before:.0f} MB，副本 {after:.0f} MB。</translation>
+    </message>
+    <message>
+        <source>{kind} is not one of the types Hearth makes: {types}.</source>
+        <translation>{kind} 不是 Hearth 能制作的类型：{types}。</translation>
+    </message>
+    <message>
+        <source>This model is already quantized ({quantization}): quantizing it again loses more than quantizing its original. Hearth makes smaller copies of models in F32, F16, BF16 or Q8_0.</source>
+        <translation>这个模型已经量化过（{quantization}）：再次量化的损失比量化它的原始模型更大。Hearth 只为 F32、F16、BF16 或 Q8_0 格式的模型制作更小的副本。</translation>
+    </message>
+    <message>
+        <source>{kind} would not be smaller than this model&apos;s {quantization}.</source>
+        <translation>{kind} 不会比这个模型的 {quantization} 更小。</translation>
+    </message>
+    <message>
+        <source>llama.cpp did not finish within {hours:.0f} hour(s).</source>
+        <translation>llama.cpp 未能在 {hours:.0f} 小时内完成。</translation>
+    </message>
+    <message>
+        <source>llama.cpp stopped without finishing (exit {code}): {detail}</source>
+        <translation>llama.cpp 未完成就停止了（退出码 {code}）：{detail}</translation>
+    </message>
+    <message>
+        <source>{file} is there already.</source>
+        <translation>{file} 已经存在。</translation>
+    </message>
+    <message>
+        <source>The copy needs about {needed:.0f} MB and {free:.0f} MB are free; nothing was written.</source>
+        <translation>副本大约需要 {needed:.0f} MB，而可用空间为 {free:.0f} MB；没有写入任何内容。</translation>
+    </message>
+    <message>
+        <source>The copy was not made; nothing of it was left behind.</source>
+        <translation>副本没有制作成功；没有留下任何残余文件。</translation>
+    </message>
+    <message>
+        <source>llama.cpp could not quantize {file}: {reason}.</source>
+        <translation>llama.cpp 无法量化 {file}：{reason}。</translation>
+    </message>
+    <message>
+        <source>The copy could not be measured: {reason}.</source>
+        <translation>无法测量副本：{reason}。</translation>
     </message>
 </context>
 <context>
@@ -5103,6 +5210,14 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
         <translation>图片读取器…</translation>
     </message>
     <message>
+        <source>Make a smaller copy…</source>
+        <translation>制作更小的副本…</translation>
+    </message>
+    <message>
+        <source>Quantize this model to Q8_0, Q6_K, Q5_K_M or Q4_K_M, and see what it costs before you keep it</source>
+        <translation>把这个模型量化为 Q8_0、Q6_K、Q5_K_M 或 Q4_K_M，并在保存前看看代价</translation>
+    </message>
+    <message>
         <source>Choose the picture reader</source>
         <translation>选择图片读取器</translation>
     </message>
@@ -5323,6 +5438,10 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
         <translation>从现在起，文档将使用「{name}」进行索引；由其他模型构建的文档集将重新索引。</translation>
     </message>
     <message>
+        <source>“{name}” is in your library now.</source>
+        <translation>“{name}”现已在你的模型库中。</translation>
+    </message>
+    <message>
         <source>The picture reader (mmproj) of “{name}”</source>
         <translation>“{name}”的图片读取器（mmproj）</translation>
     </message>
@@ -5396,6 +5515,105 @@ Nothing is copied, changed or sent.</source>
     <message>
         <source>No models were found there that are not in your library already.</source>
         <translation>那里没有找到尚未在你的模型库中的模型。</translation>
+    </message>
+</context>
+<context>
+    <name>models.quantize</name>
+    <message>
+        <source>Make a smaller copy</source>
+        <translation>制作更小的副本</translation>
+    </message>
+    <message>
+        <source>{name} is in {quantization}. A smaller copy needs less memory and answers faster, and is a little less exact; Hearth measures how much before you keep it. The original stays.</source>
+        <translation>{name} 的格式是 {quantization}。更小的副本占用内存更少、回答更快，但精确度略低；Hearth 会在你保存之前测量差多少。原模型会保留。</translation>
+    </message>
+    <message>
+        <source>Type of the copy</source>
+        <translation>副本的类型</translation>
+    </message>
+    <message>
+        <source>Hearth&apos;s sample (English and Chinese)</source>
+        <translation>Hearth 的示例文本（中英文）</translation>
+    </message>
+    <message>
+        <source>Choose a text file…</source>
+        <translation>选择文本文件…</translation>
+    </message>
+    <message>
+        <source>Type:</source>
+        <translation>类型：</translation>
+    </message>
+    <message>
+        <source>Measured on:</source>
+        <translation>测量文本：</translation>
+    </message>
+    <message>
+        <source>Progress</source>
+        <translation>进度</translation>
+    </message>
+    <message>
+        <source>Make the copy</source>
+        <translation>制作副本</translation>
+    </message>
+    <message>
+        <source>Keep it</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Discard it</source>
+        <translation>丢弃</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Text to measure on</source>
+        <translation>用于测量的文本</translation>
+    </message>
+    <message>
+        <source>Text</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <source>All files</source>
+        <translation>所有文件</translation>
+    </message>
+    <message>
+        <source>Making the {kind} copy…</source>
+        <translation>正在制作 {kind} 副本…</translation>
+    </message>
+    <message>
+        <source>Measuring the copy against the original…</source>
+        <translation>正在将副本与原模型对比测量…</translation>
+    </message>
+    <message>
+        <source>On this computer: {fit}.</source>
+        <translation>在这台电脑上：{fit}。</translation>
+    </message>
+    <message>
+        <source>Keep the copy in your library?</source>
+        <translation>把副本保存到模型库吗？</translation>
+    </message>
+    <message>
+        <source>Cancelled: nothing was left behind.</source>
+        <translation>已取消：没有留下任何残余文件。</translation>
+    </message>
+    <message>
+        <source>The text could not be read: {reason}.</source>
+        <translation>无法读取文本：{reason}。</translation>
+    </message>
+    <message>
+        <source>The copy could not be made: {reason}.</source>
+        <translation>无法制作副本：{reason}。</translation>
+    </message>
+    <message>
+        <source>Adding the copy to your library…</source>
+        <translation>正在把副本加入模型库…</translation>
+    </message>
+    <message>
+        <source>The copy could not be added: {reason}.</source>
+        <translation>无法把副本加入模型库：{reason}。</translation>
     </message>
 </context>
 <context>

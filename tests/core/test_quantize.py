@@ -14,16 +14,8 @@ import pytest
 from core import quantize
 from inference.modelinfo import read_info
 from tests.app.test_cli_engines import hearth
-from tests.precise_model import f16_copy
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
-
-
-@pytest.fixture(scope="session")
-def f16_model(starter_model_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    made = f16_copy(starter_model_path, tmp_path_factory.mktemp("precise") / "SmolLM2-135M-Instruct-F16.gguf")
-    assert read_info(made).quantization == "F16"
-    return made
 
 
 @pytest.mark.timeout(600)
