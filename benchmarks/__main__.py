@@ -15,6 +15,7 @@ from benchmarks import (
     documents_bench,
     engine_bench,
     openmp_bench,
+    peers_bench,
     perf_bench,
     rag_bench,
     retrieval_bench,
@@ -32,7 +33,7 @@ SUITES = {"chat": perf_bench.run, "vault": vault_bench.run, "documents": documen
           "rag": rag_bench.run, "binding": binding_bench.run, "openmp": openmp_bench.run,
           "tools": tools_bench.run, "attachments": attachments_bench.run,
           "vision": vision_bench.run, "watched": watched_bench.run,
-          "speech": speech_bench.run}
+          "speech": speech_bench.run, "peers": peers_bench.run}
 
 
 def main() -> int:

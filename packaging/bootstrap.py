@@ -197,6 +197,7 @@ def main(argv: list[str]) -> int:
     # mostly download: it runs beside the build).
     import threading
 
+    from gpt4all_engine import install as install_gpt4all
     from llama_tools import ensure as ensure_llama_tools
     from vllm_engine import install as install_vllm
 
@@ -205,8 +206,9 @@ def main(argv: list[str]) -> int:
     def vllm() -> None:
         try:
             install_vllm()
+            install_gpt4all()  # GPT4All's own engine, for the peer benchmark (240 MB, half a minute)
         except (subprocess.CalledProcessError, OSError) as exc:
-            failures.append(f"installing vLLM failed: {exc}")
+            failures.append(f"installing vLLM or GPT4All's engine failed: {exc}")
 
     beside = threading.Thread(target=vllm)
     beside.start()

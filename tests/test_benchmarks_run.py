@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # 5 s, tools 12 s, stall 14 s, starter 20 s, retrieval 26 s, documents 45 s, chat 49 s,
 # engines 53 s, rag 53 s, binding 54 s, openmp 61 s, vision about 5 s.
 QUICK_SUITES = ("vault", "stall", "starter", "engines", "openmp", "tools", "chat", "binding", "documents",
-                "retrieval", "rag", "attachments", "vision", "watched", "speech")
+                "retrieval", "rag", "attachments", "vision", "watched", "speech", "peers")
 
 
 @pytest.mark.timeout(900)
@@ -33,6 +33,11 @@ def test_a_benchmark_suite_completes_and_writes_its_figures(suite: str, tmp_path
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     figures = json.loads(out.read_text())["results"][suite]
     assert figures and all(isinstance(f["value"], (int, float)) for f in figures)
+    if suite == "peers":  # all three engines ran, and decoded exactly the same number of tokens
+        names = {f["name"] for f in figures}
+        assert {"peers: decode tok/s, Hearth ÷ llama-server", "peers: decode tok/s, Hearth ÷ GPT4All"} <= names
+        sides = next(f["detail"] for f in figures if f["detail"])
+        assert {side["decoded"] for side in sides.values()} == {96} and len(sides) == 3
 
 
 def test_every_suite_runs_in_the_test_command() -> None:
