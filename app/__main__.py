@@ -26,15 +26,23 @@ def main(argv: list[str] | None = None) -> int:
 
     args = terminal.parse_args(argv)
     terminal.setup(args.verbose)
-    _kernel_line(args)
-    if not terminal.wants_window(args):
-        return terminal.run(args)
-    from app import lean_pyside
+    from core import crash
 
-    lean_pyside(load=True)  # before the window's imports
-    from app.shell.startup import run_gui
+    try:
+        _kernel_line(args)
+        if not terminal.wants_window(args):
+            return terminal.run(args)
+        from app import lean_pyside
 
-    return run_gui()
+        lean_pyside(load=True)  # before the window's imports
+        from app.shell.startup import run_gui
+
+        return run_gui()
+    except Exception as exc:  # escaped everything: a report, then the usual traceback
+        crash.record(exc)
+        raise
+    finally:
+        crash.disarm()
 
 
 def _kernel_line(args) -> None:

@@ -149,13 +149,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def setup(verbose: bool) -> None:
-    """Process-wide measures every entry takes: no core dumps, the log file, logged bugs."""
+    """Process-wide measures every entry takes: no core dumps, the log file, logged bugs,
+    crash reports kept here."""
     from core.logs import install_hooks, setup_logging
     from guard.hardening import harden_process
 
     harden_process()
     setup_logging(verbose)
     install_hooks()
+    from core import crash
+
+    crash.arm()  # a death in native code leaves a local report (core.crash)
 
 
 def wants_window(args: argparse.Namespace) -> bool:

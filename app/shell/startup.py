@@ -11,7 +11,7 @@ from types import TracebackType
 from PySide6.QtWidgets import QApplication
 
 from app.chat.controller import ChatController, default_model_spec
-from app.shell import dialogs, language
+from app.shell import crash_notice, dialogs, language
 from app.shell.main_window import MainWindow
 from app.shell.restart import RESTART_WAIT_ENV
 from app.shell.single_instance import ActivationServer, ask_first_instance_to_show
@@ -89,6 +89,7 @@ def run_gui() -> int:
     server.activate_requested.connect(window.bring_forward)
     load_default_model(window)  # loads while the user types the passphrase
     window.show()
+    crash_notice.offer(window)  # a report the last run left, if it crashed (kept here, never sent)
     code = app.exec()
     window.close()  # staged shutdown if the loop ended another way
     lock.release()

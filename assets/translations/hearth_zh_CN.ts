@@ -5644,6 +5644,33 @@ Nothing is copied, changed or sent.</source>
     </message>
 </context>
 <context>
+    <name>shell.crash</name>
+    <message>
+        <source>Hearth closed unexpectedly</source>
+        <translation>Hearth 意外关闭了</translation>
+    </message>
+    <message>
+        <source>Hearth closed unexpectedly the last time it ran. A report was kept on this computer: where in Hearth&apos;s code it happened, and the versions. It holds nothing you wrote and no file names, and nothing was sent anywhere. If you want it looked at, copy it and pass it on yourself.</source>
+        <translation>Hearth 上次运行时意外关闭了。这台电脑上保存了一份报告：问题出在 Hearth 代码中的什么位置，以及各组件的版本。报告中没有你写的任何内容，也没有文件名，而且没有发送到任何地方。如果你希望有人查看，请复制它并自行转交。</translation>
+    </message>
+    <message>
+        <source>Crash report</source>
+        <translation>崩溃报告</translation>
+    </message>
+    <message>
+        <source>Show report</source>
+        <translation>显示报告</translation>
+    </message>
+    <message>
+        <source>Copy report</source>
+        <translation>复制报告</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>已复制</translation>
+    </message>
+</context>
+<context>
     <name>shell.help</name>
     <message>
         <source>Send the message</source>
