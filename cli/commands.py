@@ -9,6 +9,7 @@ prompt) and run the same worker, engine, embedder and pipeline, without Qt
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -63,8 +64,12 @@ def models_quantize(args: Any) -> int:
     """``models quantize``: a smaller copy, made and measured in a child process, kept in
     the library unless ``--discard``; Ctrl+C leaves nothing behind."""
     from core import quantize
-    from core.protocol import InvalidGGUF, read_info
+    from core.models import resolve_model
+    from core.protocol import InferenceError, InvalidGGUF, read_info
     from core.vault import models_dir
+
+    with contextlib.suppress(InferenceError):
+        resolve_model()  # the llama.cpp build this CPU runs (cpu_variant), for the child to use too
 
     text = quantize.SAMPLE
     if args.measure:
@@ -91,24 +96,27 @@ def models_quantize(args: Any) -> int:
                 print("\r" + translate("cli.commands", "Quantizing to {kind}: {done} of {total} tensors").format(
                     kind=args.type, done=done, total=total), end="", file=sys.stderr, flush=True)
 
+        made: Path | None = None
         try:
-            quantize.quantize(source, info.quantization, args.type, target, progress=progress)
+            made = quantize.quantize(source, info.quantization, args.type, target, progress=progress)
             print(file=sys.stderr)
             print(translate("cli.commands", "Measuring the copy against the original…"), file=sys.stderr)
-            quality = quantize.measure(source, target, text)
+            quality = quantize.measure(source, made, text)
+            for line in quality.lines():
+                print(line)
+            if args.discard:
+                made.unlink(missing_ok=True)
+                print(translate("cli.commands", "The copy was deleted (--discard)."))
+                return 0
+            kept = quantize.keep(session.library, made, args.type, entry)
         except quantize.QuantizeError as exc:
-            target.unlink(missing_ok=True)
+            if made is not None:  # only what this run made: never a file that was there before
+                made.unlink(missing_ok=True)
             raise CommandError(str(exc)) from None
         except BaseException:
-            target.unlink(missing_ok=True)  # Ctrl+C: nothing of the copy stays
+            if made is not None:
+                made.unlink(missing_ok=True)  # Ctrl+C: nothing of this copy stays
             raise
-        for line in quality.lines():
-            print(line)
-        if args.discard:
-            target.unlink(missing_ok=True)
-            print(translate("cli.commands", "The copy was deleted (--discard)."))
-            return 0
-        kept = quantize.keep(session.library, target, args.type, entry)
         print(translate("cli.commands", "Kept in the library as “{name}”.").format(name=getattr(kept, "name", "")))
     return 0
 

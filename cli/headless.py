@@ -19,6 +19,7 @@ from core.vault import (
     BadPassphrase,
     DamagedVault,
     InstanceLock,
+    NewerVault,
     Vault,
     WrongPassphrase,
     data_dir,
@@ -39,7 +40,7 @@ CLOSE_TIMEOUT = 15.0
 
 
 # Why open_session() did not open the vault, each said in the user's words by its message.
-OPENING_FAILED = (WrongPassphrase, BadPassphrase, DamagedVault, AlreadyRunning, HeadlessError)
+OPENING_FAILED = (WrongPassphrase, BadPassphrase, DamagedVault, NewerVault, AlreadyRunning, HeadlessError)
 
 
 def take_environment_passphrase() -> str | None:

@@ -179,18 +179,27 @@ def _gpt4all(folder: Path, files: list[Path], read_already: dict[Path, bytes] | 
         raw = (read_already or {}).get(file)
         if raw is None:
             try:
+                size = file.stat().st_size
+            except OSError:  # gone meanwhile (GPT4All saves a chat by replacing its file)
+                found.skipped += 1
+                continue
+            if size > left:
+                raise ImportRefused(translate(
+                    "core.chat_import", "The chats in {name} are larger than {limit} MB together: import them a "
+                    "few at a time.").format(name=folder.name, limit=MAX_BYTES >> 20))
+            try:
                 raw = _bounded(file, left)
-            except ImportRefused:
-                if left < MAX_BYTES:  # the folder's chats together are past the bound
-                    raise ImportRefused(translate("core.chat_import", "The chats in {name} are larger than {limit} "
-                                                  "MB together: import them a few at a time.").format(
-                                                      name=folder.name, limit=MAX_BYTES >> 20)) from None
-                raise
+            except ImportRefused:  # not readable (permissions): the others still come
+                if len(files) == 1:
+                    raise
+                log.warning("a GPT4All chat could not be read; skipped")
+                found.skipped += 1
+                continue
         left -= len(raw)
         try:
             chat = gpt4all_chat.read(raw)
         except gpt4all_chat.Broken as exc:
-            log.warning("GPT4All chat %s skipped: %s", file.name, exc)
+            log.warning("a GPT4All chat was skipped: %s", exc)  # where it broke, not its name
             if len(files) == 1:
                 raise ImportRefused(translate("core.chat_import", "{name} is a GPT4All chat that Hearth cannot read: "
                                               "it is damaged, or from a GPT4All newer than Hearth knows. Nothing "

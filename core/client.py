@@ -205,6 +205,13 @@ class Routed:
     def claim(self, request_id: int) -> None:
         self.runtime.router.register(request_id, self._events.put)
 
+    def listen(self) -> None:
+        """Hear the worker's death too (an event of no request, which the window also gets)."""
+        self.runtime.router.watch(self._events.put)
+
+    def stop_listening(self) -> None:
+        self.runtime.router.unwatch(self._events.put)
+
     def release(self, request_id: int) -> None:
         self.runtime.router.unregister(request_id)
 
@@ -219,6 +226,8 @@ def concurrently(client: WorkerClient | Routed, commands: list[Generate], at_onc
     first: dict[int, float] = {}
     done: dict[int, Outcome] = {}
     by_id = {c.request_id: i for i, c in enumerate(commands)}
+    if isinstance(client, Routed):
+        client.listen()
 
     def send() -> None:
         while pending and len(started) - len(done) < at_once:
@@ -263,6 +272,7 @@ def concurrently(client: WorkerClient | Routed, commands: list[Generate], at_onc
             if rid not in done:
                 client.runtime.cancel(rid)  # nothing goes on answering nobody
         if isinstance(client, Routed):
+            client.stop_listening()
             for rid in started:
                 client.release(rid)
     return [done[c.request_id] for c in commands]

@@ -32,7 +32,8 @@ from storage.paths import logs_dir, open_private, private_dir
 KEPT = 5
 UNSEEN = ".new"
 _FRAME = re.compile(r'^\s+File "(?P<file>[^"\n]*)", line (?P<line>\d+) in (?P<function>[\w<>.]+)$')
-_HEADER = re.compile(r"^(Fatal Python error: [\w ]+|(Current thread|Thread) 0x[0-9a-f]+( \(most recent call first\))?:"
+_HEADER = re.compile(r"^(Fatal Python error: [\w ]+|Windows fatal exception: [\w ]+"
+                     r"|(Current thread|Thread) 0x[0-9a-f]+( \(most recent call first\))?:"
                      r"|  <no Python frame>|\s+\.\.\.|Extension modules: .*|<Cannot show all threads while the GIL "
                      r"is disabled>|Python runtime state: \w+)$")
 _armed: IO[bytes] | None = None
@@ -61,11 +62,12 @@ def clean(text: str) -> str:
     """Only the lines of faulthandler's own forms, paths under the home folder as "~", the
     rest of a frame's path kept only for code (site-packages, the app's own folders)."""
     home = str(Path.home())
+    mine = re.compile(re.escape(home), re.IGNORECASE if sys.platform in ("win32", "darwin") else 0)
     kept = []
     for line in text.splitlines()[:2000]:
         frame = _FRAME.match(line)
         if frame:
-            file = frame["file"].replace(home, "~") if home and home != "/" else frame["file"]
+            file = mine.sub("~", frame["file"]) if home and home != "/" else frame["file"]
             kept.append(f'  File "{file}", line {frame["line"]} in {frame["function"]}')
         elif _HEADER.match(line):
             kept.append(line[:300])
@@ -110,22 +112,25 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def collect() -> list[Path]:
+def collect(own: bool = False) -> list[Path]:
     """Reports made from the fault files of processes that are gone (empty ones, of a
-    process that ended well, are removed)."""
+    process that ended well, are removed). ``own``: this process's file too (at start: a
+    crashed run that had this process id before, after a reboot, say)."""
     made = []
     for fault in logs_dir().glob("fault-*.txt"):
         try:
             pid = int(fault.stem.split("-", 1)[1])
         except ValueError:
             continue
-        if _alive(pid):
+        if _alive(pid) and not (own and pid == os.getpid()):
             continue
         with contextlib.suppress(OSError):
             text = fault.read_text(encoding="utf-8", errors="replace")[:200_000]
             if text.strip():
-                first = next((ln for ln in text.splitlines() if ln.startswith("Fatal Python error")), "")
-                kind = first.removeprefix("Fatal Python error: ") or "the process ended in native code"
+                first = next((ln for ln in text.splitlines()
+                              if ln.startswith(("Fatal Python error", "Windows fatal exception"))), "")
+                kind = (first.removeprefix("Fatal Python error: ").removeprefix("Windows fatal exception: ")
+                        or "the process ended in native code")
                 made.append(_write(kind, clean(text), fault.stat().st_mtime))
             fault.unlink()
     return made
@@ -140,7 +145,7 @@ def arm() -> None:
     if _armed is not None:
         return
     with contextlib.suppress(OSError):
-        collect()
+        collect(own=True)
     _before = faulthandler.is_enabled()
     try:
         fd = open_private(logs_dir() / f"fault-{os.getpid()}.txt")

@@ -126,27 +126,33 @@ def _command() -> list[str]:
 
 def _run(asked: dict[str, object], cancel: threading.Event | None, timeout: float,
          on_line: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """The child's one result, or an error; its standard error read line by line."""
+    """The child's one result, or an error; its standard error read line by line. Its
+    standard input stays open until it is done: it ends by itself should this process die."""
     child = subprocess.Popen(_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True, errors="replace", env=child_environment(),
                              cwd=Path(__file__).resolve().parent.parent)
     assert child.stdin is not None and child.stdout is not None and child.stderr is not None
-    tail: list[str] = []
+    out: list[str] = []
 
     def read_errors() -> None:
         assert child.stderr is not None
         for line in child.stderr:
-            tail[:] = [*tail[-20:], line.rstrip()]
             if on_line is not None:
                 on_line(line)
 
-    reader = threading.Thread(target=read_errors, name="hearth-quantize-log", daemon=True)
-    reader.start()
-    with contextlib.suppress(BrokenPipeError):
-        child.stdin.write(json.dumps(asked) + "\n")
-        child.stdin.close()
-    deadline = time.monotonic() + timeout
+    def read_out() -> None:
+        assert child.stdout is not None
+        out.append(child.stdout.read())
+
+    readers = [threading.Thread(target=read_errors, name="hearth-quantize-log", daemon=True),
+               threading.Thread(target=read_out, name="hearth-quantize-out", daemon=True)]
+    for reader in readers:
+        reader.start()
     try:
+        with contextlib.suppress(BrokenPipeError, OSError):
+            child.stdin.write(json.dumps(asked) + "\n")
+            child.stdin.flush()
+        deadline = time.monotonic() + timeout
         while child.poll() is None:
             if cancel is not None and cancel.is_set():
                 raise QuantizeCancelled()
@@ -157,18 +163,30 @@ def _run(asked: dict[str, object], cancel: threading.Event | None, timeout: floa
     finally:
         if child.poll() is None:
             child.kill()
-            child.wait()
-    reader.join(2.0)
-    out = child.stdout.read()
-    line = next((ln for ln in out.splitlines() if ln.startswith(RESULT_PREFIX)), None)
+        child.wait()
+        for reader in readers:
+            reader.join(2.0)
+        for pipe in (child.stdin, child.stdout, child.stderr):
+            with contextlib.suppress(OSError):
+                pipe.close()
+    line = next((ln for ln in "".join(out).splitlines() if ln.startswith(RESULT_PREFIX)), None)
     if line is None:
-        raise QuantizeError(translate("core.quantize", "llama.cpp stopped without finishing (exit {code}): "
-                                      "{detail}").format(code=child.returncode, detail=" ".join(tail[-2:]) or "-"))
+        code = child.returncode
+        how = translate("core.quantize", "it was ended by the system (signal {signal}; often: not enough "
+                        "memory)").format(signal=_signal_name(-code)) if code < 0 else translate(
+                            "core.quantize", "exit {code}").format(code=code)
+        raise QuantizeError(translate("core.quantize", "llama.cpp stopped without finishing: {how}.").format(how=how))
     result = json.loads(line[len(RESULT_PREFIX):])
-    result = result if isinstance(result, dict) else {"error": "no result"}
-    if "error" in result and tail:  # llama.cpp's own last words say why
-        result["error"] = f"{result['error']} ({tail[-1][:300]})"
-    return result
+    return result if isinstance(result, dict) else {"error": "no result"}
+
+
+def _signal_name(number: int) -> str:
+    import signal
+
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
 
 
 def quantize(source: Path, quantization: str, kind: str, target: Path, cancel: threading.Event | None = None,
@@ -178,8 +196,9 @@ def quantize(source: Path, quantization: str, kind: str, target: Path, cancel: t
     why = refusal(quantization, kind)
     if why is not None:
         raise QuantizeError(why)
-    if target.exists():
-        raise QuantizeError(translate("core.quantize", "{file} is there already.").format(file=target.name))
+    if target.exists() or target.resolve() == source.resolve():
+        raise QuantizeError(translate("core.quantize", "{file} is there already (a copy made before?): remove it "
+                                      "from the library first, or choose another type.").format(file=target.name))
     needed = expected_size(source, quantization, kind)
     free = shutil.disk_usage(target.parent).free
     if free < needed + (64 << 20):
@@ -241,7 +260,9 @@ def keep(library: object, path: Path, kind: str, original: object, sha: str | No
     info = read_info(path)
     sha = sha or hash_file(path)
     existing = library.find_sha256(sha)  # type: ignore[attr-defined]
-    if existing is not None:
+    if existing is not None:  # the same bytes are in the library already: this copy is not needed
+        if Path(existing.path) != path:
+            path.unlink(missing_ok=True)
         return existing
     settings = ModelSettings.for_model(info.context_length)
     name = re.sub(r"\s*\((F32|F16|BF16|Q8_0)\)$", "", str(getattr(original, "name", "") or info.name))
@@ -249,3 +270,15 @@ def keep(library: object, path: Path, kind: str, original: object, sha: str | No
               if k in ("projector", "projector_sha256")}
     return library.add(f"{name} ({kind})", str(path), COPY, sha,  # type: ignore[attr-defined]
                        {**info.as_dict(), **seeing, "quantized_from": name}, settings.as_dict())
+
+
+def sweep(folder: Path, older_than: float = 3600.0) -> int:
+    """Partial copies a quantizer that was killed left in ``folder`` (untouched for
+    ``older_than`` seconds: one being written now is not), removed; how many."""
+    removed = 0
+    for partial in folder.glob("*.gguf.partial"):
+        with contextlib.suppress(OSError):
+            if time.time() - partial.stat().st_mtime > older_than:
+                partial.unlink()
+                removed += 1
+    return removed

@@ -70,7 +70,7 @@ class Session:
     @classmethod
     def open(cls, path: Path, passphrase: str) -> Session:
         """Unlock the vault at ``path`` (WrongPassphrase, DamagedVault, VaultMissing…)."""
-        return cls(ChatStore(Vault.open(path, passphrase)))
+        return cls(ChatStore(Vault.open_live(path, passphrase)))
 
     @classmethod
     def create(cls, path: Path, passphrase: str, kdf: KdfParams = DEFAULT_KDF) -> Session:

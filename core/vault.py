@@ -4,7 +4,14 @@ cli/ import core, never storage or inference). Re-exports only; the code is in s
 from __future__ import annotations
 
 from storage import checkup, export
-from storage.crypto import DEFAULT_KDF, BadPassphrase, DamagedVault, KdfParams, WrongPassphrase
+from storage.crypto import (
+           DEFAULT_KDF,
+           BadPassphrase,
+           DamagedVault,
+           KdfParams,
+           NewerVault,
+           WrongPassphrase,
+)
 from storage.db import VaultClosed
 from storage.erase import erase_everything
 from storage.errors import causes, trouble
@@ -13,6 +20,6 @@ from storage.paths import backups_dir, data_dir, logs_dir, models_dir, vault_pat
 from storage.vault import PassphraseChanged, Vault, VaultMissing
 
 __all__ = ["AlreadyRunning", "BadPassphrase", "DEFAULT_KDF", "DamagedVault", "InstanceLock",
-           "KdfParams", "PassphraseChanged", "SOCKET_FILE", "Vault", "VaultClosed", "VaultMissing",
+           "KdfParams", "NewerVault", "PassphraseChanged", "SOCKET_FILE", "Vault", "VaultClosed", "VaultMissing",
            "WrongPassphrase", "backups_dir", "causes", "checkup", "data_dir", "erase_everything",
            "export", "logs_dir", "models_dir", "trouble", "vault_path"]

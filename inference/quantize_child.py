@@ -29,8 +29,21 @@ RESULT_PREFIX = "RESULT "
 FILE_TYPES = {"Q8_0": 7, "Q6_K": 18, "Q5_K_M": 17, "Q4_K_M": 15}  # llama_ftype
 
 
+def _load_llama() -> Any:
+    """llama.cpp's libraries, loaded the way the app loads them: the C++ runtime shared
+    first (the CUDA build's, see ``cpu_variant.share_cxx_runtime``), before NumPy is, and
+    OpenMP's settings in place while they load."""
+    from inference import cpu_variant, openmp
+
+    if "llama_cpp" not in sys.modules:
+        cpu_variant.share_cxx_runtime()
+    with openmp.while_loading():
+        import llama_cpp
+    return llama_cpp
+
+
 def quantize(source: str, target: str, kind: str) -> dict[str, Any]:
-    import llama_cpp
+    llama_cpp = _load_llama()
 
     params = llama_cpp.llama_model_quantize_default_params()
     params.ftype = FILE_TYPES[kind]
@@ -45,21 +58,27 @@ def quantize(source: str, target: str, kind: str) -> dict[str, Any]:
 def _read(path: str, text: str, n_ctx: int) -> tuple[list[int], Any, float]:
     """The tokens of ``text`` (at most ``n_ctx``), the model's log-probabilities of the next
     token after each, and its prompt speed (tokens a second)."""
+    _load_llama()  # before NumPy (the C++ runtime, above)
     import numpy as np
-    from llama_cpp import Llama
 
-    model = Llama(model_path=path, n_ctx=n_ctx, n_batch=n_ctx, n_ubatch=n_ctx, logits_all=True, verbose=False,
-                  n_threads=max(1, os.cpu_count() or 2))
+    from inference.llama_load import construct_llama
+
+    # The metadata's chat templates are hidden while it loads (construct_llama): a template
+    # is a stranger's code, and this needs none.
+    model = construct_llama(model_path=path, n_ctx=n_ctx, n_batch=n_ctx, n_ubatch=n_ctx, logits_all=True,
+                            verbose=False, n_threads=max(1, os.cpu_count() or 2))
     try:
         tokens = model.tokenize(text.encode("utf-8"), add_bos=True)[:n_ctx]
         began = time.perf_counter()
         model.eval(tokens)
         seconds = max(time.perf_counter() - began, 1e-9)
-        logits = np.array(model.scores[:len(tokens)], dtype=np.float64)
+        logp = np.empty((len(tokens), model.n_vocab()), dtype=np.float32)
+        for row in range(len(tokens)):  # one row at a time: a 150,000-word vocabulary stays small
+            logits = np.asarray(model.scores[row], dtype=np.float64)
+            top = logits.max()
+            logp[row] = logits - (top + np.log(np.exp(logits - top).sum()))
     finally:
         model.close()
-    top = logits.max(axis=1, keepdims=True)
-    logp = logits - (top + np.log(np.exp(logits - top).sum(axis=1, keepdims=True)))
     return tokens, logp, len(tokens) / seconds
 
 
@@ -73,7 +92,8 @@ def measure(original: str, quantized: str, text: str, n_ctx: int) -> dict[str, A
     if len(tokens) < 2:
         return {"error": "the text is too short to measure"}
     before, after = before[:-1], after[:-1]  # the last token has no next one to predict
-    kl = (np.exp(before) * (before - after)).sum(axis=1)
+    kl = np.array([float((np.exp(b.astype(np.float64)) * (b.astype(np.float64) - a.astype(np.float64))).sum())
+                   for b, a in zip(before, after, strict=True)])
     following = np.array(tokens[1:])
     rows = np.arange(len(following))
     return {
@@ -90,15 +110,37 @@ def measure(original: str, quantized: str, text: str, n_ctx: int) -> dict[str, A
     }
 
 
+def _end_with_parent() -> None:
+    """The parent keeps this process's standard input open until it has its result; when
+    it closes (the parent died, or gave up), this process ends at once rather than going
+    on for hours with every core."""
+    import threading
+
+    def watch() -> None:
+        sys.stdin.read()
+        os._exit(3)
+
+    threading.Thread(target=watch, name="hearth-parent-watch", daemon=True).start()
+
+
 def main(_argv: list[str] | None = None) -> int:
     asked = json.loads(sys.stdin.readline())
-    if asked.get("op") == "quantize":
-        result = quantize(asked["source"], asked["target"], asked["type"])
-    else:
-        result = measure(asked["original"], asked["quantized"], asked["text"], int(asked.get("n_ctx", 512)))
+    _end_with_parent()
+    try:
+        if asked.get("op") == "quantize":
+            result = quantize(asked["source"], asked["target"], asked["type"])
+        else:
+            result = measure(asked["original"], asked["quantized"], asked["text"], int(asked.get("n_ctx", 512)))
+    except MemoryError:
+        result = {"error": "not enough memory"}
+    except Exception as exc:  # said to the parent as a reason, not a traceback (no path in it)
+        result = {"error": type(exc).__name__}
     print(RESULT_PREFIX + json.dumps(result), flush=True)
     return 1 if "error" in result else 0
 
 
 if __name__ == "__main__":
+    from guard import egress
+
+    egress.install()  # a child is guarded like the app: no connection leaves it
     sys.exit(main())

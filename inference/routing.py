@@ -21,15 +21,29 @@ class RequestRouter:
         self.fallback = fallback
         self._lock = threading.Lock()
         self._routes: dict[int, Callable[[Event], object]] = {}
+        self._watchers: list[Callable[[Event], object]] = []
 
     def sink(self, event: Event) -> None:
         rid = getattr(event, "request_id", None)
         with self._lock:
             route = self._routes.get(rid) if rid is not None else None
+            watchers = list(self._watchers) if rid is None else []
+        for watcher in watchers:  # an event of no request (the worker died): theirs too
+            watcher(event)
         if route is not None:
             route(event)
         elif self.fallback is not None:
             self.fallback(event)
+
+    def watch(self, watcher: Callable[[Event], object]) -> None:
+        """``watcher`` hears the events that belong to no request, besides whoever else does."""
+        with self._lock:
+            self._watchers.append(watcher)
+
+    def unwatch(self, watcher: Callable[[Event], object]) -> None:
+        with self._lock:
+            if watcher in self._watchers:
+                self._watchers.remove(watcher)
 
     def register(self, request_id: int, route: Callable[[Event], object]) -> None:
         with self._lock:

@@ -47,6 +47,15 @@ class DamagedVault(Exception):
     """The vault's files were changed outside Hearth or damaged. The message is for the user."""
 
 
+class NewerVault(Exception):
+    """The vault was written by a newer Hearth than this one: it is left exactly as it is."""
+
+
+def newer_vault_message(what: str) -> str:
+    return translate("storage.crypto", "This vault was written by a newer version of Hearth ({what}). Install that "
+                     "version, or a later one, to open it; this one left it exactly as it was.").format(what=what)
+
+
 class BadPassphrase(ValueError):
     """A passphrase that cannot be used (empty, too long). The message is for the user."""
 
@@ -140,6 +149,8 @@ class Envelope:
                            str(data.get("vault_id", "")), int(data.get("format", LEGACY_FORMAT)))
             if len(envelope.nonce) != NONCE_BYTES or len(envelope.wrapped_key) != KEY_BYTES + 16:
                 raise ValueError("wrapped key of the wrong size")
+            if envelope.format > FORMAT_VERSION:
+                raise NewerVault(newer_vault_message(f"format {envelope.format}"))
             if envelope.format not in (LEGACY_FORMAT, FORMAT_VERSION):
                 raise ValueError(f"unknown format {envelope.format}")
             if envelope.format != LEGACY_FORMAT and len(bytes.fromhex(envelope.vault_id)) != VAULT_ID_BYTES:

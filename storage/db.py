@@ -147,6 +147,15 @@ def _recorded_revision(engine: Engine) -> str | None:
     return rows[0][0] if len(rows) == 1 else None
 
 
+def known_revisions() -> set[str]:
+    """The schema revisions this Hearth has migrations for (their files' names)."""
+    return {path.stem for path in (MIGRATIONS / "versions").glob("[0-9]*.py")}
+
+
+def recorded_revision(engine: Engine) -> str | None:
+    return _recorded_revision(engine)
+
+
 def migrate(engine: Engine, revision: str = "head") -> None:
     """Bring the schema to ``revision`` through the versioned migrations (nothing to do,
     and alembic not even imported, when it is at the head already)."""

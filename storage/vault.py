@@ -52,6 +52,7 @@ from storage.vault_file import (
     ENVELOPE_KEY,
     VaultExists,
     VaultMissing,
+    keep_before_upgrade,
     open_engine,
     read_envelope,
     write_envelope,
@@ -136,13 +137,27 @@ class Vault:
 
     @classmethod
     def open(cls, path: Path, passphrase: str) -> Vault:
+        """A copy (a backup being checked, restored or re-keyed): upgraded as it opens."""
+        return cls._open(path, passphrase, keep_copy=False)
+
+    @classmethod
+    def open_live(cls, path: Path, passphrase: str) -> Vault:
+        """The user's vault: an upgrade (of its schema, or of format 1) keeps a copy of it as it
+        was in its backups folder first (``storage.vault_file.keep_before_upgrade``); a vault
+        from a newer Hearth is refused (NewerVault) and left exactly as it is."""
+        return cls._open(path, passphrase, keep_copy=True)
+
+    @classmethod
+    def _open(cls, path: Path, passphrase: str, keep_copy: bool) -> Vault:
         path = Path(path)
         check_passphrase(passphrase)
-        engine = open_engine(path)
+        engine = open_engine(path, keep_copy)
         try:
             envelope = read_envelope(engine, path)
             data_key = open_envelope(passphrase, envelope)  # WrongPassphrase
             if envelope.format == LEGACY_FORMAT:
+                if keep_copy:
+                    keep_before_upgrade(path, "format-1")
                 envelope = cls._migrate_format(engine, passphrase, envelope, data_key)
         except BaseException:
             engine.dispose()

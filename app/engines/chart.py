@@ -23,6 +23,11 @@ class Series:
     label: str
     points: tuple[tuple[int, float], ...]  # (chats at once, value)
     dashed: bool = False  # an earlier run, for comparison
+    setup_name: str = ""  # the setup it measures (its colour), when the label says more
+
+    @property
+    def setup(self) -> str:
+        return self.setup_name or self.label
 
 
 def nice_top(value: float) -> float:
@@ -99,8 +104,9 @@ class LineChart(QWidget):
             painter.drawText(QRectF(plot.left() + 4, y - line - 1, plot.width() - 8, line),
                              Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom,
                              translate("engines.chart", "target"))
+        setups = list(dict.fromkeys(s.setup for s in self.series))  # a setup's lines share a colour
         for number, series in enumerate(self.series):
-            colour = QColor(COLOURS[number % len(COLOURS)])
+            colour = QColor(COLOURS[setups.index(series.setup) % len(COLOURS)])
             pen = QPen(colour, 2)
             if series.dashed:
                 pen.setStyle(Qt.PenStyle.DashLine)

@@ -275,8 +275,8 @@ class CompareDialog(QDialog):
     def _series(results: list[compare.Result], value: Any, dashed: bool) -> list[Series]:
         labels = list(dict.fromkeys(r.label for r in results))
         suffix = " " + translate("engines.compare", "(earlier)") if dashed else ""
-        return [Series(label + suffix, tuple((r.at_once, value(r)) for r in results if r.label == label), dashed)
-                for label in labels]
+        return [Series(label + suffix, tuple((r.at_once, value(r)) for r in results if r.label == label), dashed,
+                       label) for label in labels]
 
     # Exports ---------------------------------------------------------------------------
     def chart_png(self) -> bytes:

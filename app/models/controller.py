@@ -99,6 +99,9 @@ class ModelsController(QObject):
     def attach(self, session: Session) -> None:
         self.library = session.library
         self._ensure_bundled()
+        from core import quantize
+
+        quantize.sweep(models_dir())  # what a quantizer killed with Hearth left half-written
         preferences = self.library.preferences()  # one decryption of the row at unlock
         embedder = self.library.get(preferences.get("embedding_model") or -1)
         if embedder is not None and embedder.usable and Path(embedder.path).is_file():

@@ -12,6 +12,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -106,6 +107,9 @@ class QuantizeDialog(QDialog):
         self.keep_button.clicked.connect(self.keep)
         self.discard_button.clicked.connect(self.discard)
         self.cancel_button.clicked.connect(self.reject)
+        application = QApplication.instance()
+        if application is not None:  # quitting while a copy waits to be kept: it goes
+            application.aboutToQuit.connect(self.reject)
         self._buttons()
 
     def _buttons(self) -> None:
@@ -138,13 +142,20 @@ class QuantizeDialog(QDialog):
         def work(cancel: Any) -> tuple[Path, quantize.Quality]:
             text = quantize.SAMPLE
             if text_file is not None:
-                text = text_file.read_text(encoding="utf-8", errors="replace")[:200_000]
+                try:
+                    text = text_file.read_text(encoding="utf-8", errors="replace")[:200_000]
+                except OSError as exc:
+                    raise quantize.QuantizeError(translate("models.quantize", "The text could not be read: "
+                                                           "{reason}.").format(reason=exc.strerror or exc)) from None
             made = quantize.quantize(source, quantization, kind, target, cancel, lambda done, total:
                                      tensors.emit(done, total))
             try:
-                return made, quantize.measure(source, made, text, cancel=cancel)
+                quality = quantize.measure(source, made, text, cancel=cancel)
+                if cancel.is_set():
+                    raise quantize.QuantizeCancelled()
+                return made, quality
             except BaseException:
-                made.unlink(missing_ok=True)  # not measured: not offered
+                made.unlink(missing_ok=True)  # not measured, or not wanted any more: not offered
                 raise
 
         self.progress.setVisible(True)
@@ -162,6 +173,10 @@ class QuantizeDialog(QDialog):
 
     def _done(self, outcome: tuple[Path, quantize.Quality]) -> None:
         self.job = None
+        if self.isHidden():  # closed meanwhile: the copy is nobody's
+            outcome[0].unlink(missing_ok=True)
+            self.finished_work.emit()
+            return
         self.made, quality = outcome
         self.progress.setVisible(False)
         fit = self.models.fit_report_for(read_info(self.made), self.entry)
@@ -176,9 +191,8 @@ class QuantizeDialog(QDialog):
         self.progress.setVisible(False)
         if isinstance(exc, quantize.QuantizeCancelled):
             self.status.setText(translate("models.quantize", "Cancelled: nothing was left behind."))
-        elif isinstance(exc, (quantize.QuantizeError, OSError)):
-            self.status.setText(str(exc) if isinstance(exc, quantize.QuantizeError) else translate(
-                "models.quantize", "The text could not be read: {reason}.").format(reason=exc.strerror or exc))
+        elif isinstance(exc, quantize.QuantizeError):
+            self.status.setText(str(exc))
         else:
             self.status.setText(translate("models.quantize", "The copy could not be made: {reason}.").format(
                 reason=exc))

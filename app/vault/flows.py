@@ -23,6 +23,7 @@ from core.vault import (
     BadPassphrase,
     DamagedVault,
     KdfParams,
+    NewerVault,
     Vault,
     VaultMissing,
     WrongPassphrase,
@@ -158,6 +159,8 @@ class VaultFlows(QObject):
             screen.show_error(translate("vault.flows", "Wrong passphrase. Try again."))
         elif isinstance(exc, BadPassphrase):
             screen.show_error(str(exc))
+        elif isinstance(exc, NewerVault):
+            screen.show_error(str(exc))  # nothing to restore: it is whole, and this Hearth is older
         elif isinstance(exc, DamagedVault):
             screen.show_error(damaged_message(exc), offer_restore=True)
         elif isinstance(exc, VaultMissing):

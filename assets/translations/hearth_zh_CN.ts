@@ -3346,12 +3346,20 @@ Nothing is sent until you send it there.</source>
         <translation>llama.cpp 未能在 {hours:.0f} 小时内完成。</translation>
     </message>
     <message>
-        <source>llama.cpp stopped without finishing (exit {code}): {detail}</source>
-        <translation>llama.cpp 未完成就停止了（退出码 {code}）：{detail}</translation>
+        <source>it was ended by the system (signal {signal}; often: not enough memory)</source>
+        <translation>它被系统终止了（信号 {signal}；通常是内存不足）</translation>
     </message>
     <message>
-        <source>{file} is there already.</source>
-        <translation>{file} 已经存在。</translation>
+        <source>exit {code}</source>
+        <translation>退出码 {code}</translation>
+    </message>
+    <message>
+        <source>llama.cpp stopped without finishing: {how}.</source>
+        <translation>llama.cpp 未完成就停止了：{how}。</translation>
+    </message>
+    <message>
+        <source>{file} is there already (a copy made before?): remove it from the library first, or choose another type.</source>
+        <translation>{file} 已经存在（之前制作过副本？）：请先从模型库中移除它，或选择另一种类型。</translation>
     </message>
     <message>
         <source>The copy needs about {needed:.0f} MB and {free:.0f} MB are free; nothing was written.</source>
@@ -6218,6 +6226,10 @@ Details were written to {path}.</source>
     <message>
         <source>Wrong passphrase.</source>
         <translation>密码短语错误。</translation>
+    </message>
+    <message>
+        <source>This vault was written by a newer version of Hearth ({what}). Install that version, or a later one, to open it; this one left it exactly as it was.</source>
+        <translation>这个保险库是由更新版本的 Hearth 写入的（{what}）。请安装那个版本或更新的版本来打开它；当前版本没有对它做任何改动。</translation>
     </message>
     <message>
         <source>The passphrase cannot be empty.</source>

@@ -166,7 +166,7 @@ def test_a_gpt4all_chat_comes_with_its_questions_attachments_and_answers(store: 
     assert report(found) == "Imported 1 chat(s) with 4 message(s) from GPT4All."
 
 
-@pytest.mark.parametrize("version", [1, 2, 3, 5, 6, 7, 8, 9, 10, 11])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
 def test_every_earlier_gpt4all_format_is_read(tmp_path: Path, version: int) -> None:
     found = read(gpt4all_file(tmp_path / "gpt4all-old.chat", a_chat(version), version=version))
     (chat,) = found.chats
@@ -218,3 +218,16 @@ def test_the_reader_never_reads_past_the_end_whatever_the_cut(tmp_path: Path) ->
     for end in range(0, len(good), 7):
         with pytest.raises(gpt4all_chat.Broken):
             gpt4all_chat.read(good[:end])
+
+
+def test_a_folder_of_chats_past_the_bound_together_is_refused_in_words(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from core import chat_import
+
+    folder = tmp_path / "GPT4All"
+    folder.mkdir()
+    one = gpt4all_file(folder / "gpt4all-a.chat", a_chat())
+    gpt4all_file(folder / "gpt4all-b.chat", a_chat())
+    monkeypatch.setattr(chat_import, "MAX_BYTES", one.stat().st_size + 10)  # room for one of the two
+    with pytest.raises(ImportRefused, match="larger than 0 MB together: import them a few at a time"):
+        read(folder)

@@ -90,5 +90,8 @@ def test_the_terminal_quantizes_measures_and_keeps_the_copy(data_dir: Path, f16_
     assert again.returncode == 0, again.stderr  # a Q8_0 model is a source too, here named from the library
     assert "The copy was deleted (--discard)." in again.stdout
     assert "(Q4_K_M)" not in hearth(data_dir, "models", "list").stdout
+    twice = hearth(data_dir, "models", "quantize", str(f16_model), "--type", "Q8_0")  # its copy is there
+    assert twice.returncode == 1 and "is there already" in twice.stderr
+    assert (data_dir / "models" / "SmolLM2-135M-Instruct.Q8_0.gguf").is_file()  # the kept copy was not touched
     refused = hearth(data_dir, "models", "quantize", str(starter_model_path))
     assert refused.returncode == 1 and "already quantized (Q4_1)" in refused.stderr

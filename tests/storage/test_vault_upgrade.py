@@ -1,0 +1,110 @@
+"""Opening a vault of another Hearth (#43): one from an older Hearth upgrades in place with a
+copy of it as it was kept first in its backups folder (a full disk stops the upgrade, the
+vault unchanged); one from a newer Hearth (a newer key-record format, or a schema this one
+has no migration for) is refused in words and left exactly as it is, byte for byte."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from storage import db
+from storage.chats import ChatStore
+from storage.crypto import NewerVault
+from storage.vault import Vault
+from tests.storage.conftest import FAST_KDF, PASSPHRASE
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def vault_with_a_chat(path: Path) -> Path:
+    store = ChatStore(Vault.create(path, PASSPHRASE, FAST_KDF))
+    store.add_message(store.create_chat("kept").id, "user", "the words of an older Hearth")
+    store.close()
+    return path
+
+
+def edit(path: Path, statement: str, *values: object) -> None:
+    """Change the file as another Hearth would have written it (SQLite, outside the vault)."""
+    conn = sqlite3.connect(path)
+    conn.execute(statement, values)
+    conn.commit()
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+
+
+@pytest.mark.parametrize("newer", ["format", "schema"])
+def test_a_vault_from_a_newer_hearth_is_refused_and_left_as_it_is(tmp_path: Path, newer: str) -> None:
+    path = vault_with_a_chat(tmp_path / "vault.db")
+    if newer == "format":
+        conn = sqlite3.connect(path)
+        outer = json.loads(conn.execute("SELECT value FROM vault_meta WHERE key = 'envelope'").fetchone()[0])
+        conn.close()
+        body = json.dumps({**json.loads(outer["envelope"]), "format": 3}, sort_keys=True)  # as a newer one writes it
+        record = json.dumps({"envelope": body, "sha256": hashlib.sha256(body.encode()).hexdigest()})
+        edit(path, "UPDATE vault_meta SET value = ? WHERE key = 'envelope'", record)
+    else:
+        edit(path, "UPDATE alembic_version SET version_num = '0009_future'")
+    before = digest(path)
+    with pytest.raises(NewerVault, match="written by a newer version of Hearth") as refused:
+        Vault.open_live(path, PASSPHRASE)
+    assert ("format 3" if newer == "format" else "schema 0009_future") in str(refused.value)
+    assert digest(path) == before and not (tmp_path / "backups").exists()
+
+
+def test_an_older_schema_upgrades_in_place_after_a_copy_of_it_is_kept(tmp_path: Path) -> None:
+    from alembic import command
+
+    path = vault_with_a_chat(tmp_path / "vault.db")
+    engine = db.make_engine(path)
+    with engine.begin() as conn:  # back to the second schema, as an older Hearth left it
+        command.downgrade(db.alembic_config(conn), "0002_models")
+    engine.dispose()
+    before = digest(path)
+    store = ChatStore(Vault.open_live(path, PASSPHRASE))
+    assert db.current_revision(store.vault.engine) == db.HEAD
+    assert [m.content for m in store.messages(store.list_chats()[0].id)] == ["the words of an older Hearth"]
+    store.close()
+    (copy,) = (tmp_path / "backups").glob("vault-*-before-upgrade-0002_models.db")
+    assert digest(copy) == before or db.current_revision(db.make_engine(copy)) == "0002_models"
+    assert copy.stat().st_mode & 0o077 == 0
+    old = ChatStore(Vault.open(copy, PASSPHRASE))  # the copy opens with the same passphrase
+    assert [m.content for m in old.messages(old.list_chats()[0].id)] == ["the words of an older Hearth"]
+    old.close()
+    reopened = ChatStore(Vault.open_live(path, PASSPHRASE))  # at the head now: no second copy
+    reopened.close()
+    assert len(list((tmp_path / "backups").glob("*before-upgrade*"))) == 1
+
+
+def test_a_full_disk_stops_the_upgrade_before_it_changes_anything(tmp_path: Path, make_small_disk) -> None:
+    import os
+
+    from alembic import command
+
+    from storage.errors import trouble
+
+    disk = make_small_disk(4)
+    path = disk.path / "vault.db"
+    store = ChatStore(Vault.create(path, PASSPHRASE, FAST_KDF))
+    store.add_message(store.create_chat("large").id, "user", "a long letter " * 40_000)  # a vault of ~600 KB
+    store.close()
+    engine = db.make_engine(path)
+    with engine.begin() as conn:
+        command.downgrade(db.alembic_config(conn), "0002_models")
+    engine.dispose()
+    before = digest(path)
+    disk.fill()
+    filler = disk.path / ".filler"
+    os.truncate(filler, filler.stat().st_size - 160 * 1024)  # room for SQLite's own files, not for a copy
+    with pytest.raises(Exception) as stopped:  # noqa: PT011 - what matters is what it is said to be
+        Vault.open_live(path, PASSPHRASE)
+    found = trouble(stopped.value)
+    assert found is not None and found.kind == "full", stopped.value
+    assert digest(path) == before and db.current_revision(db.make_engine(path)) == "0002_models"
+    assert not [p for p in (disk.path / "backups").glob("*") if p.stat().st_size]
