@@ -147,6 +147,10 @@ def ensure_test_tools() -> None:
         missing.append("fonts-wqy-microhei")  # (5 MB) Chinese text for the scanned test pages
     if not shutil.which("espeak-ng"):
         missing.append("espeak-ng")  # (3 MB) speech made for the speech-to-text tests
+    if not shutil.which("pulseaudio") or not shutil.which("paplay"):
+        # (7 MB) a real sound server with a silent output and a microphone that hears it:
+        # the dictation tests speak into it (tests/conftest.py, sound_server)
+        missing += ["pulseaudio", "pulseaudio-utils"]
     if not missing or not (shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0):
         fetch_evaluation_corpus(updated=False)
         return

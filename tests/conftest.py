@@ -225,3 +225,46 @@ def make_small_disk(tmp_path: Path):
     yield make
     for mount in mounted:
         subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+@pytest.fixture(scope="session")
+def sound_server(tmp_path_factory: pytest.TempPathFactory):
+    """A real sound server for the session: PulseAudio (installed by the test command) with a
+    silent output, ``hearth_test``, and a microphone, "HearthTestMic", that hears whatever
+    plays into that output; the default input and output of this process from now on."""
+    import shutil
+    import subprocess
+    import time
+
+    if shutil.which("pulseaudio") is None or shutil.which("pactl") is None:
+        pytest.fail("PulseAudio is not installed: the test command installs it (packaging/bootstrap.py)")
+    runtime = tmp_path_factory.mktemp("pulse")
+    socket = runtime / "native"
+    env = dict(os.environ, PULSE_RUNTIME_PATH=str(runtime), HOME=str(runtime), PULSE_SERVER=f"unix:{socket}")
+    server = subprocess.Popen(
+        ["pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "--log-target=stderr",
+         "--resample-method=speex-float-10",
+         f"--load=module-native-protocol-unix socket={socket}", "--load=module-null-sink sink_name=hearth_test",
+         "--load=module-remap-source master=hearth_test.monitor source_name=hearth_mic "
+         "source_properties=device.description=HearthTestMic"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while not socket.exists() and server.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not socket.exists():
+        server.kill()
+        pytest.fail(f"PulseAudio did not start (exit {server.poll()})")
+    for command in (["pactl", "set-default-source", "hearth_mic"], ["pactl", "set-default-sink", "hearth_test"]):
+        subprocess.run(command, env=env, check=True, capture_output=True, timeout=30)
+    previous = os.environ.get("PULSE_SERVER")
+    os.environ["PULSE_SERVER"] = env["PULSE_SERVER"]
+    yield env
+    if previous is None:
+        os.environ.pop("PULSE_SERVER", None)
+    else:
+        os.environ["PULSE_SERVER"] = previous
+    server.terminate()
+    try:
+        server.wait(10)
+    except subprocess.TimeoutExpired:
+        server.kill()

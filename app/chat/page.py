@@ -31,7 +31,18 @@ from i18n import translate
 # The parts the window (and its tests) reach by name.
 PARTS = ("new_chat_button", "search", "chat_list", "delete_chat_button", "chat_title", "model_picker",
          "documents_button", "documents_menu", "tools_button", "tools_menu", "conversation", "notice",
-         "tool_approval", "attachment_bar", "input", "send_button", "stop_button", "regenerate_button")
+         "tool_approval", "attachment_bar", "input", "send_button", "stop_button", "regenerate_button",
+         "dictate_button")
+
+
+def dictate_text(state: str, seconds: int = 0) -> str:
+    """The dictation button's words for its state (``app.chat.dictation``)."""
+    if state == "listening":
+        return translate("chat.page", "■ Stop ({minutes}:{seconds:02d})").format(minutes=seconds // 60,
+                                                                               seconds=seconds % 60)
+    if state == "recognising":
+        return translate("chat.page", "Recognising…")
+    return translate("chat.page", "🎤 Dictate")
 
 
 class ChatPage(QSplitter):
@@ -93,8 +104,9 @@ class ChatPage(QSplitter):
         self.stop_button = QPushButton(translate("chat.page", "Stop"))
         self.stop_button.setToolTip(translate("chat.page", "Stop generating (Esc)"))
         self.regenerate_button = QPushButton(translate("chat.page", "Regenerate"))
+        self.dictate_button = QPushButton(dictate_text("idle"))
         buttons = QVBoxLayout()
-        for button in (self.send_button, self.stop_button, self.regenerate_button):
+        for button in (self.send_button, self.stop_button, self.regenerate_button, self.dictate_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
         input_row = QHBoxLayout()
@@ -138,6 +150,10 @@ class ChatPage(QSplitter):
         named(self.send_button, translate("chat.page", "Send"), send)
         self.send_button.setToolTip(send)
         named(self.stop_button, translate("chat.page", "Stop"), self.stop_button.toolTip())
+        dictate = translate("chat.page", "Speak your message: press to start, again to stop; the words go into "
+                            "the message box, recognised on this computer (Ctrl+Shift+M)")
+        named(self.dictate_button, translate("chat.page", "Dictate"), dictate)
+        self.dictate_button.setToolTip(dictate)
         regenerate = translate("chat.page", "Replace the last answer with a new one (Ctrl+R)")
         named(self.regenerate_button, translate("chat.page", "Regenerate"), regenerate)
         self.regenerate_button.setToolTip(regenerate)
@@ -152,6 +168,6 @@ class ChatPage(QSplitter):
                  *self.conversation.focus_chain(), self.tool_approval.once_button,
                  self.tool_approval.always_button, self.tool_approval.refuse_button,
                  self.tool_approval.arguments, self.input, self.send_button, self.stop_button,
-                 self.regenerate_button, *self.attachment_bar.focus_chain()]
+                 self.regenerate_button, self.dictate_button, *self.attachment_bar.focus_chain()]
         for first, second in pairwise(chain):
             QWidget.setTabOrder(first, second)

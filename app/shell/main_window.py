@@ -27,8 +27,9 @@ from app.chat.chat_tools import ToolsMenu
 from app.chat.composer import Composer
 from app.chat.controller import ChatController
 from app.chat.conversation import ChatInput, ConversationView
+from app.chat.dictation import Dictation
 from app.chat.header import ChatHeader
-from app.chat.page import PARTS, ChatPage
+from app.chat.page import PARTS, ChatPage, dictate_text
 from app.documents.controller import DocumentsController
 from app.engines.window import EngineActions
 from app.models.controller import ModelsController
@@ -72,6 +73,7 @@ class MainWindow(QMainWindow):
     send_button: QPushButton
     stop_button: QPushButton
     regenerate_button: QPushButton
+    dictate_button: QPushButton
     # Set by app.shell.menus.build_menus.
     new_chat_action: QAction
     import_model_action: QAction
@@ -81,6 +83,7 @@ class MainWindow(QMainWindow):
     lock_action: QAction
     rename_action: QAction
     regenerate_action: QAction
+    dictate_action: QAction
     theme_actions: list[QAction]
     find_action: QAction
     pin_action: QAction
@@ -107,6 +110,7 @@ class MainWindow(QMainWindow):
         self.chat_list_actions = ChatListActions(self)
         self.conversation_actions = ConversationActions(self)
         self.composer = Composer(self)
+        self.dictation = Dictation(self)  # the microphone, recognised here (app.chat.dictation)
         self.dialogs = WindowDialogs(self)
         self.engine_actions = EngineActions(self)
         self.chat_tools = ToolsMenu(self)  # the header's Tools menu and the approval panel
@@ -179,6 +183,8 @@ class MainWindow(QMainWindow):
         self.send_button.clicked.connect(composer.send)
         self.stop_button.clicked.connect(self.controller.stop)
         self.regenerate_button.clicked.connect(actions.regenerate)
+        self.dictate_button.clicked.connect(self.dictation.toggle)
+        self._dictation_state(self.dictation.state)
         self.conversation.link_requested.connect(actions.open_link)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self.chat_page, self.controller.stop)
         # Delete deletes a chat only from the chat list: not while reading a message.
@@ -196,6 +202,11 @@ class MainWindow(QMainWindow):
 
     def _wire(self) -> None:
         """The controllers' signals: once, to the window's slots and its objects'."""
+        self.dictation.state_changed.connect(self._dictation_state)
+        self.dictation.elapsed.connect(lambda seconds: self.dictate_button.setText(
+            dictate_text("listening", seconds)))
+        self.dictation.heard.connect(self._dictated)
+        self.dictation.failed.connect(self.show_notice)
         c, header = self.controller, self.header
         c.chats_changed.connect(self.chat_list_actions.refresh_chats)
         c.chat_selected.connect(self._show_chat)
@@ -307,9 +318,24 @@ class MainWindow(QMainWindow):
             # After the turn has finished its work (this signal comes from inside it).
             QTimer.singleShot(0, self.appearance.apply_pending)
 
+    @Slot(str)
+    def _dictation_state(self, state: str) -> None:
+        self.dictate_button.setText(dictate_text(state))
+        self.dictate_button.setEnabled(state != "recognising")
+
+    @Slot(str)
+    def _dictated(self, text: str) -> None:
+        """The words, at the cursor in the message box (a space apart from what is there)."""
+        cursor = self.input.textCursor()
+        before = self.input.toPlainText()[:cursor.position()]
+        cursor.insertText((" " if before and not before[-1].isspace() else "") + text)
+        self.input.setTextCursor(cursor)
+        self.input.setFocus()
+
     @Slot(bool)
     def _locked_changed(self, locked: bool) -> None:
         if locked:
+            self.dictation.discard()  # what was heard goes with the unlock
             self.composer.locked()
             # The source viewer was closed by the lock: nothing of its text is kept.
             self.conversation_actions.source_viewer = None

@@ -62,6 +62,8 @@ def build_menus(self: Any) -> None:
                                self.chat_list_actions.find_chats, QKeySequence.StandardKey.Find)
     self.regenerate_action = _action(chat_menu, translate("shell.menus", "Regenerate answer"),
                                      self.conversation_actions.regenerate, "Ctrl+R")
+    self.dictate_action = _action(chat_menu, translate("shell.menus", "Dictate"), self.dictation.toggle,
+                                  "Ctrl+Shift+M")
     chat_menu.addSeparator()
     self.rename_action = _action(chat_menu, translate("shell.menus", "Rename…"),
                                  self.chat_list_actions.rename_current_chat, "F2")
@@ -114,4 +116,4 @@ def build_menus(self: Any) -> None:
                           self.backup_action, self.lock_action, self.rename_action, self.pin_action, self.delete_action,
                           self.chat_settings_action, self.models_action, self.import_model_action,
                           self.collections_action, self.projects_action, self.api_action, self.find_action,
-                          self.regenerate_action, self.engines_action, self.tools_action]
+                          self.regenerate_action, self.dictate_action, self.engines_action, self.tools_action]

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
 import threading
 from types import TracebackType
+from typing import NoReturn
 
 from PySide6.QtWidgets import QApplication
 
@@ -93,16 +95,27 @@ def run_gui() -> int:
     code = app.exec()
     window.close()  # staged shutdown if the loop ended another way
     lock.release()
-    _exit_if_stuck(code)
-    return code
+    end_process(code)
 
 
-def _exit_if_stuck(code: int) -> None:
-    """Never a windowless process: the staged shutdown had its two seconds; a thread that
-    outlived it (a copy blocked on a hung drive) must not keep Hearth running unseen."""
+def end_process(code: int) -> NoReturn:
+    """The window's process ends here, not in Python's finalization. The staged shutdown
+    has closed the vault (checkpointed), stopped the worker and cancelled the jobs; what
+    is left (Qt's objects, a job's daemon thread still returning from a cancelled copy, a
+    thread blocked on a hung drive) is the system's to reclaim. Letting the interpreter
+    tear Qt down under threads that were still running ended the process with SIGSEGV
+    once in a while (#43: the quit test, after its event loop had ended), which now also
+    leaves a crash report; and a thread that outlived the shutdown must never keep a
+    windowless Hearth running unseen."""
     stuck = [t.name for t in threading.enumerate()
              if t is not threading.main_thread() and t.is_alive() and not t.daemon]
     if stuck:
         log.error("threads still running at exit, ending the process: %s", ", ".join(stuck))
-        logging.shutdown()
-        os._exit(code)
+    from core import crash
+
+    logging.shutdown()
+    crash.disarm()  # a clean end: no report
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)

@@ -606,6 +606,37 @@ Send the token below as “Authorization: Bearer …”.</source>
     </message>
 </context>
 <context>
+    <name>chat.dictation</name>
+    <message>
+        <source>Dictation needs speech recognition, which this build of Hearth does not have yet.</source>
+        <translation>听写需要语音识别，而这个版本的 Hearth 还没有这项功能。</translation>
+    </message>
+    <message>
+        <source>Dictation needs Qt Multimedia, which this build of Hearth does not have.</source>
+        <translation>听写需要 Qt Multimedia，而这个版本的 Hearth 没有包含它。</translation>
+    </message>
+    <message>
+        <source>No microphone was found. Connect one, or allow Hearth to use it in your system&apos;s privacy settings.</source>
+        <translation>没有找到麦克风。请连接一个麦克风，或在系统的隐私设置中允许 Hearth 使用它。</translation>
+    </message>
+    <message>
+        <source>The microphone could not be opened.</source>
+        <translation>无法打开麦克风。</translation>
+    </message>
+    <message>
+        <source>Nothing was heard.</source>
+        <translation>没有听到任何声音。</translation>
+    </message>
+    <message>
+        <source>No words were recognised.</source>
+        <translation>没有识别出任何词语。</translation>
+    </message>
+    <message>
+        <source>What you said could not be recognised: {reason}</source>
+        <translation>无法识别你说的话：{reason}</translation>
+    </message>
+</context>
+<context>
     <name>chat.editing</name>
     <message>
         <source>Enter asks again, Shift+Enter makes a new line, Esc cancels. The question as it was stays, with its answers, as the other version (‹ 1/2 ›).</source>
@@ -773,6 +804,18 @@ Nothing is sent until you send it there.</source>
 <context>
     <name>chat.page</name>
     <message>
+        <source>■ Stop ({minutes}:{seconds:02d})</source>
+        <translation>■ 停止（{minutes}:{seconds:02d}）</translation>
+    </message>
+    <message>
+        <source>Recognising…</source>
+        <translation>正在识别…</translation>
+    </message>
+    <message>
+        <source>🎤 Dictate</source>
+        <translation>🎤 听写</translation>
+    </message>
+    <message>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
@@ -863,6 +906,14 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>Send the message (Enter)</source>
         <translation>发送消息（Enter）</translation>
+    </message>
+    <message>
+        <source>Speak your message: press to start, again to stop; the words go into the message box, recognised on this computer (Ctrl+Shift+M)</source>
+        <translation>说出你的消息：按一下开始，再按一下停止；识别在这台电脑上完成，文字会填入消息框（Ctrl+Shift+M）</translation>
+    </message>
+    <message>
+        <source>Dictate</source>
+        <translation>听写</translation>
     </message>
     <message>
         <source>Replace the last answer with a new one (Ctrl+R)</source>
@@ -5924,6 +5975,10 @@ Nothing is copied, changed or sent.</source>
     <message>
         <source>Regenerate answer</source>
         <translation>重新生成回答</translation>
+    </message>
+    <message>
+        <source>Dictate</source>
+        <translation>听写</translation>
     </message>
     <message>
         <source>Rename…</source>

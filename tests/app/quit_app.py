@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.chat.controller import ChatController, default_model_spec
 from app.shell.main_window import MainWindow
-from app.shell.startup import _exit_if_stuck
+from app.shell.startup import end_process
 from storage.library import COPY
 from tests.app.crash_app import create_vault_when_ready
 from tests.fakes import FakeEngine
@@ -53,7 +53,7 @@ def main(work: Path) -> None:
     window.show()
     code = app.exec()
     print(f"loop ended {time.monotonic()}", flush=True)
-    _exit_if_stuck(code)
+    end_process(code)  # as the app ends (app.shell.startup.run_gui)
 
 
 if __name__ == "__main__":

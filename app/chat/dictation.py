@@ -1,0 +1,218 @@
+"""Dictation (#41): speak a message instead of typing it. The microphone is recorded by Qt
+Multimedia into memory while the user speaks (at most ``MAX_SECONDS``), then recognised by
+the bundled Whisper model in the isolated child (``core.speech``), and the words are put
+into the message box at the cursor, to be read and sent by the user. Nothing is sent on
+its own.
+
+The sound never reaches the vault or the disk as a recording: it goes to the child through
+a private file in memory where the system offers one (``core.attachments.private_folder``,
+0600), removed as soon as it was read. Locking or quitting while listening throws it away.
+Qt Multimedia comes with PySide6's add-ons; where it is missing (a build without it) the
+button says so instead of listening.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import shutil
+import time
+import wave
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
+
+from app.shell.background import start_job
+from core.jobs import Job
+from i18n import translate
+
+log = logging.getLogger(__name__)
+MAX_SECONDS = 300
+RATE = 16_000
+
+
+def available() -> str | None:
+    """Why dictation cannot listen here (None: it can)."""
+    import importlib.util
+
+    if importlib.util.find_spec("faster_whisper") is None:
+        return translate("chat.dictation", "Dictation needs speech recognition, which this build of Hearth does not "
+                         "have yet.")
+    try:
+        from PySide6.QtMultimedia import QMediaDevices
+    except ImportError:
+        return translate("chat.dictation", "Dictation needs Qt Multimedia, which this build of Hearth does not have.")
+    if QMediaDevices.defaultAudioInput().isNull():
+        return translate("chat.dictation", "No microphone was found. Connect one, or allow Hearth to use it in your "
+                         "system's privacy settings.")
+    return None
+
+
+def wav_bytes(pcm: bytes, rate: int, channels: int, sample_format: str) -> bytes:
+    """What was heard as a WAV file (16-bit; float samples converted), mono."""
+    import numpy as np
+
+    if sample_format == "float":
+        samples = np.frombuffer(pcm[:len(pcm) - len(pcm) % 4], dtype=np.float32)
+        samples = (np.clip(samples, -1.0, 1.0) * 32767).astype(np.int16)
+    elif sample_format == "int32":
+        samples = (np.frombuffer(pcm[:len(pcm) - len(pcm) % 4], dtype=np.int32) >> 16).astype(np.int16)
+    elif sample_format == "uint8":
+        samples = ((np.frombuffer(pcm, dtype=np.uint8).astype(np.int16) - 128) << 8).astype(np.int16)
+    else:
+        samples = np.frombuffer(pcm[:len(pcm) - len(pcm) % 2], dtype=np.int16)
+    if channels > 1:
+        samples = samples[:len(samples) - len(samples) % channels].reshape(-1, channels).mean(axis=1).astype(np.int16)
+    out = io.BytesIO()
+    with wave.open(out, "wb") as file:
+        file.setnchannels(1)
+        file.setsampwidth(2)
+        file.setframerate(rate)
+        file.writeframes(samples.tobytes())
+    return out.getvalue()
+
+
+def recognise(wav: bytes, language: str = "") -> str:
+    """The words in a WAV recording (in the isolated child); the file is gone after."""
+    from core import speech
+    from core.attachments import private_folder, write_private
+
+    folder = private_folder("hearth-paste-")
+    try:
+        path = write_private(folder, "dictation.wav", wav)
+        transcript = speech.transcribe(path, language)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return " ".join(segment.text.strip() for segment in transcript.segments if segment.text.strip())
+
+
+class Dictation(QObject):
+    """One dictation at a time: ``toggle`` starts listening, and again stops and recognises."""
+
+    state_changed = Signal(str)  # "idle", "listening", "recognising"
+    heard = Signal(str)  # the words, for the message box
+    failed = Signal(str)  # why not, in the user's words
+    elapsed = Signal(int)  # seconds listened so far
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state = "idle"
+        self._source: Any = None
+        self._device: Any = None
+        self._pcm = bytearray()
+        self._format: tuple[int, int, str] = (RATE, 1, "int16")
+        self._began = 0.0
+        self._job: Job | None = None
+        self._dropped = False  # locked while recognising: the words are nobody's
+        self._ticker = QTimer(self)
+        self._ticker.setInterval(500)
+        self._ticker.timeout.connect(self._tick)
+
+    def _set(self, state: str) -> None:
+        self.state = state
+        self.state_changed.emit(state)
+
+    @Slot()
+    def toggle(self) -> None:
+        if self.state == "idle":
+            self.start()
+        elif self.state == "listening":
+            self.finish()
+
+    def start(self) -> None:
+        why = available()
+        if why is not None:
+            self.failed.emit(why)
+            return
+        from PySide6.QtMultimedia import QAudioFormat, QAudioSource, QMediaDevices
+
+        device = QMediaDevices.defaultAudioInput()
+        wanted = QAudioFormat()
+        wanted.setSampleRate(RATE)
+        wanted.setChannelCount(1)
+        wanted.setSampleFormat(QAudioFormat.SampleFormat.Int16)
+        chosen = wanted if device.isFormatSupported(wanted) else device.preferredFormat()
+        kinds = {QAudioFormat.SampleFormat.Int16: "int16", QAudioFormat.SampleFormat.Float: "float",
+                 QAudioFormat.SampleFormat.Int32: "int32", QAudioFormat.SampleFormat.UInt8: "uint8"}
+        self._format = (chosen.sampleRate(), chosen.channelCount(), kinds.get(chosen.sampleFormat(), "int16"))
+        self._pcm = bytearray()
+        self._source = QAudioSource(device, chosen, self)
+        self._device = self._source.start()
+        if self._device is None:
+            self._source = None
+            self.failed.emit(translate("chat.dictation", "The microphone could not be opened."))
+            return
+        self._device.readyRead.connect(self._read)
+        self._began = time.monotonic()
+        self._ticker.start()
+        self._set("listening")
+
+    @Slot()
+    def _read(self) -> None:
+        if self._device is None:
+            return
+        self._pcm += bytes(self._device.readAll().data())
+
+    @Slot()
+    def _tick(self) -> None:
+        seconds = int(time.monotonic() - self._began)
+        self.elapsed.emit(seconds)
+        if seconds >= MAX_SECONDS:
+            self.finish()
+
+    def _close_source(self) -> None:
+        self._ticker.stop()
+        if self._source is not None:
+            self._read()
+            self._source.stop()
+            self._source.deleteLater()
+        self._source = self._device = None
+
+    def finish(self) -> None:
+        """Stop listening and recognise what was heard."""
+        if self.state != "listening":
+            return
+        self._close_source()
+        rate, channels, kind = self._format
+        pcm, self._pcm = bytes(self._pcm), bytearray()
+        if len(pcm) < rate * channels // 4:  # under a quarter of a second: nothing was said
+            self._set("idle")
+            self.failed.emit(translate("chat.dictation", "Nothing was heard."))
+            return
+        self._set("recognising")
+        self._dropped = False
+
+        def work(_cancel: Any) -> str:
+            return recognise(wav_bytes(pcm, rate, channels, kind))
+
+        self._job = start_job("dictation", work, self, self._recognised, self._not_recognised)
+
+    def _recognised(self, text: str) -> None:
+        self._job = None
+        self._set("idle")
+        if self._dropped:
+            return
+        if text:
+            self.heard.emit(text)
+        else:
+            self.failed.emit(translate("chat.dictation", "No words were recognised."))
+
+    def _not_recognised(self, exc: Exception) -> None:
+        self._job = None
+        self._set("idle")
+        if self._dropped:
+            return
+        log.warning("dictation not recognised: %s", type(exc).__name__)
+        self.failed.emit(translate("chat.dictation", "What you said could not be recognised: {reason}").format(
+            reason=exc))
+
+    def discard(self) -> None:
+        """Locked or quitting: what was heard is thrown away, and nothing is recognised."""
+        if self.state == "listening":
+            self._close_source()
+            self._pcm = bytearray()
+            self._set("idle")
+        elif self._job is not None:
+            self._dropped = True
+            self._job.cancel.set()
+
