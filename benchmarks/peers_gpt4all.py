@@ -11,7 +11,6 @@ tokens of a count that does not end), the follow-up turn's first token in a chat
 from __future__ import annotations
 
 import json
-import resource
 import sys
 import time
 
@@ -28,6 +27,16 @@ def _stream(model, prompt: str, tokens: int) -> tuple[float, float, int]:
     return first, time.perf_counter() - began, count
 
 
+def _peak() -> int:
+    """This process's peak resident memory: VmHWM (ru_maxrss would carry the parent's
+    peak across the fork and exec that started it)."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
 def main() -> int:
     asked = json.loads(sys.stdin.readline())
     from gpt4all import GPT4All
@@ -40,7 +49,7 @@ def main() -> int:
     with model.chat_session():
         _stream(model, asked["long"] + "\n\n" + asked["question"], 8)
         again, _, _ = _stream(model, asked["again"], 1)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    peak = _peak()
     print(json.dumps({"prefill_s": prefill, "decode_first_s": first, "decode_total_s": total,
                       "decode_tokens": produced, "followup_ttft_s": again, "peak_rss": peak}), flush=True)
     return 0

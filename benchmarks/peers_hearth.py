@@ -6,9 +6,18 @@ prompt's token counts as the worker reports them."""
 from __future__ import annotations
 
 import json
-import resource
 import sys
 from pathlib import Path
+
+
+def _peak() -> int:
+    """This process's peak resident memory: VmHWM (ru_maxrss would carry the parent's
+    peak across the fork and exec that started it)."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return 0
 
 
 def main() -> int:
@@ -29,7 +38,7 @@ def main() -> int:
         answer = client.generate(turn, SamplingParams(max_tokens=8, **greedy)).text
         again = client.generate((*turn, ChatMessage("assistant", answer), ChatMessage("user", asked["again"])),
                                 SamplingParams(max_tokens=1, **greedy)).stats
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    peak = _peak()
     print(json.dumps({"prefill_s": prefill.ttft_seconds, "prefill_tokens": prefill.prompt_tokens,
                       "decode_first_s": decode.ttft_seconds, "decode_total_s": decode.total_seconds,
                       "decode_tokens": decode.tokens, "followup_ttft_s": again.ttft_seconds,
