@@ -29,8 +29,8 @@ from storage.documents.reading import AUDIO_SUFFIXES as READING_AUDIO
 from storage.documents.reading import ParseError, Section
 from storage.paths import models_dir
 
-__all__ = ["AUDIO_SUFFIXES", "ParseError", "Segment", "Transcript", "as_srt", "clock", "sections", "speech_model",
-           "transcribe"]
+__all__ = ["AUDIO_SUFFIXES", "ParseError", "Segment", "Transcript", "as_srt", "clock", "listen", "seconds_of",
+           "sections", "speech_model", "transcribe"]
 
 SPEECH_MEMORY_LIMIT = 3 << 30
 SPEECH_TIMEOUT = 3600.0  # the half hour of sound a file may hold, at half of real time (a busy machine), and more
@@ -141,6 +141,25 @@ def transcribe(path: Path, language: str = "", parser: IsolatedParser | None = N
             child.close()
     segments = tuple(Segment(float(a), float(b), str(t)) for a, b, t in reply["segments"])
     return Transcript(segments, str(reply["language"]), float(reply["seconds"]), bool(reply.get("cut", False)))
+
+
+def listen(path: Path, start: float, seconds: float = 60.0) -> bytes:
+    """``seconds`` of the recording at ``path`` from ``start``, as 16 kHz mono 16-bit samples,
+    decoded in the isolated child (the window plays samples, never the file itself)."""
+    with IsolatedParser(timeout=SPEECH_TIMEOUT, memory_limit=SPEECH_MEMORY_LIMIT) as child:
+        return child.listen(Path(path), start, seconds)
+
+
+def seconds_of(clock_text: str) -> float | None:
+    """12:34 (or 1:02:03) as seconds; None for anything else."""
+    parts = clock_text.strip().split(":")
+    if not 2 <= len(parts) <= 3 or not all(p.isdigit() and len(p) <= 2 for p in parts[1:]) \
+            or not parts[0].isdigit() or len(parts[0]) > 3:
+        return None
+    value = 0.0
+    for part in parts:
+        value = value * 60 + int(part)
+    return value
 
 
 def clock(seconds: float, srt: bool = False) -> str:

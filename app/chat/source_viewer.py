@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QRect, Qt, QUrl, Slot
+from PySide6.QtCore import QRect, Qt, QTimer, QUrl, Slot
 from PySide6.QtGui import (
     QColor,
     QDesktopServices,
@@ -44,6 +44,34 @@ from core.documents import terms
 from i18n import translate
 
 AROUND = 20_000  # characters shown on each side of the passage (a file with no pages is one section)
+
+
+def listen_text(moment: float, playing: bool) -> str:
+    from core.speech import clock
+
+    if playing:
+        return translate("chat.source_viewer", "■ Stop listening")
+    return translate("chat.source_viewer", "▶ Listen from {time}").format(time=clock(moment))
+
+
+def _converted(pcm: bytes, target: Any) -> tuple[Any, bytes]:
+    """16 kHz mono 16-bit samples at ``target``'s rate and channels (16-bit, or float)."""
+    import numpy as np
+    from PySide6.QtMultimedia import QAudioFormat
+
+    samples = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0
+    rate, channels = target.sampleRate() or 48_000, max(1, target.channelCount())
+    positions = np.arange(0, len(samples), 16_000 / rate)
+    resampled = np.interp(positions, np.arange(len(samples)), samples).astype(np.float32)
+    frames = np.repeat(resampled[:, None], channels, axis=1).reshape(-1)
+    out = QAudioFormat()
+    out.setSampleRate(rate)
+    out.setChannelCount(channels)
+    if target.sampleFormat() == QAudioFormat.SampleFormat.Float:
+        out.setSampleFormat(QAudioFormat.SampleFormat.Float)
+        return out, frames.astype("<f4").tobytes()
+    out.setSampleFormat(QAudioFormat.SampleFormat.Int16)
+    return out, (np.clip(frames, -1.0, 1.0) * 32767).astype("<i2").tobytes()
 
 
 def _utf16(text: str, index: int) -> int:
@@ -117,8 +145,20 @@ class SourceViewer(QDialog):
         named(self.open_button, translate("chat.source_viewer", "Open the file"),
               translate("chat.source_viewer", "With the program this computer opens it with"))
         named(close, translate("chat.source_viewer", "Close the source"))
+        self.moment = self._cited_moment()
+        self.listen_button = QPushButton(listen_text(self.moment or 0.0, False))
+        self.listen_button.setVisible(self.moment is not None)
+        self.listen_button.clicked.connect(self.listen)
+        named(self.listen_button, translate("chat.source_viewer", "Listen"),
+              translate("chat.source_viewer", "Play the recording from the cited moment, a minute at a time"))
+        self._sink: Any = None
+        self._sound: Any = None
+        self.played = 0.0  # seconds of sound the last listening gave the speaker
+        self._watch: QTimer | None = None
+        self._job: Any = None
         buttons = QHBoxLayout()
         buttons.addWidget(self.open_button)
+        buttons.addWidget(self.listen_button)
         buttons.addStretch(1)
         buttons.addWidget(close)
         layout = QVBoxLayout(self)
@@ -206,6 +246,97 @@ class SourceViewer(QDialog):
             self.page.centerCursor()
         marks += shade(self.page, word_spans(text, self.question), style.current().word)
         self.page.setExtraSelections(marks)
+
+    # A recording: the cited moment, heard -------------------------------------------------
+    def _cited_moment(self) -> float | None:
+        """Where a recording's passage starts (its heading, "12:34"), if this is a recording
+        on disk this Hearth can decode; None otherwise."""
+        import importlib.util
+
+        from core.speech import AUDIO_SUFFIXES, seconds_of
+
+        heading = self.source.get("heading")
+        if not (isinstance(heading, str) and Path(self.path).is_absolute()
+                and Path(self.path).suffix.lower() in AUDIO_SUFFIXES):
+            return None
+        if importlib.util.find_spec("av") is None:  # the decoder (with speech: not in the installers yet)
+            return None
+        return seconds_of(heading)
+
+    @Slot()
+    def listen(self) -> None:
+        """Play a minute of the recording from the cited moment (again: stop). The file is
+        decoded in the isolated child; the window gets samples, never the file."""
+        if self._sink is not None or self._job is not None:
+            self.stop_listening()
+            return
+        from app.shell.background import start_job
+        from core import speech
+
+        path, start = Path(self.path), self.moment or 0.0
+        self.listen_button.setText(translate("chat.source_viewer", "Getting the recording…"))
+        self._job = start_job("listen", lambda _cancel: speech.listen(path, start), self, self._play, self._not_played)
+
+    def _not_played(self, exc: Exception) -> None:
+        self._job = None
+        self.listen_button.setText(listen_text(self.moment or 0.0, False))
+        self._say(translate("chat.source_viewer", "The recording could not be played: {reason}").format(reason=exc))
+
+    def _play(self, pcm: bytes) -> None:
+        self._job = None
+        try:
+            from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+            from PySide6.QtMultimedia import QAudioFormat, QAudioSink, QMediaDevices
+        except ImportError:
+            self._not_played(RuntimeError(translate("chat.source_viewer", "this build has no Qt Multimedia")))
+            return
+        device = QMediaDevices.defaultAudioOutput()
+        if device.isNull():
+            self._not_played(RuntimeError(translate("chat.source_viewer", "no speaker or headphones were found")))
+            return
+        wanted = QAudioFormat()
+        wanted.setSampleRate(16_000)
+        wanted.setChannelCount(1)
+        wanted.setSampleFormat(QAudioFormat.SampleFormat.Int16)
+        if not device.isFormatSupported(wanted):  # played at the device's own rate and channels
+            wanted, pcm = _converted(pcm, device.preferredFormat())
+        self._sound = QBuffer(self)
+        self._sound.setData(QByteArray(pcm))
+        self._sound.open(QIODevice.OpenModeFlag.ReadOnly)
+        self._sink = QAudioSink(device, wanted, self)
+        self._sink.start(self._sound)
+        # Its end is watched, not signalled: PySide cannot hand QAudio.State to Python here.
+        self._watch = QTimer(self)
+        self._watch.setInterval(100)
+        self._watch.timeout.connect(self._sink_state)
+        self._watch.start()
+        self.listen_button.setText(listen_text(self.moment or 0.0, True))
+
+    @Slot()
+    def _sink_state(self) -> None:
+        # By name: the state is QtAudio.State in Qt 6.7 and later, QAudio.State before.
+        if self._sink is not None and self._sink.state().name in ("IdleState", "StoppedState"):
+            self.stop_listening()  # played to its end (or the device went away)
+
+    def stop_listening(self) -> None:
+        if self._job is not None:
+            self._job.cancel.set()
+            self._job = None
+        if self._watch is not None:
+            self._watch.stop()
+        if self._sink is not None:
+            self.played = self._sink.processedUSecs() / 1e6  # how much reached the speaker
+            self._sink.stop()
+            self._sink.deleteLater()
+            self._sink = None
+        if self._sound is not None:
+            self._sound.close()
+            self._sound = None
+        self.listen_button.setText(listen_text(self.moment or 0.0, False))
+
+    def done(self, result: int) -> None:
+        self.stop_listening()  # closing the source ends its sound
+        super().done(result)
 
     @Slot()
     def open_file(self) -> bool:

@@ -1179,6 +1179,14 @@ Nothing is sent until you send it there.</source>
 <context>
     <name>chat.source_viewer</name>
     <message>
+        <source>■ Stop listening</source>
+        <translation>■ 停止播放</translation>
+    </message>
+    <message>
+        <source>▶ Listen from {time}</source>
+        <translation>▶ 从 {time} 开始听</translation>
+    </message>
+    <message>
         <source>Source [{number}]: {label}</source>
         <translation>来源 [{number}]：{label}</translation>
     </message>
@@ -1231,6 +1239,14 @@ Nothing is sent until you send it there.</source>
         <translation>关闭来源</translation>
     </message>
     <message>
+        <source>Listen</source>
+        <translation>收听</translation>
+    </message>
+    <message>
+        <source>Play the recording from the cited moment, a minute at a time</source>
+        <translation>从引用的时间点开始播放录音，每次一分钟</translation>
+    </message>
+    <message>
         <source>Text</source>
         <translation>文本</translation>
     </message>
@@ -1249,6 +1265,22 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>The rest of the page is no longer in your documents (removed or re-indexed since).</source>
         <translation>这一页的其余内容已不在你的文档中（之后已被移除或重新索引）。</translation>
+    </message>
+    <message>
+        <source>Getting the recording…</source>
+        <translation>正在读取录音…</translation>
+    </message>
+    <message>
+        <source>The recording could not be played: {reason}</source>
+        <translation>无法播放这段录音：{reason}</translation>
+    </message>
+    <message>
+        <source>this build has no Qt Multimedia</source>
+        <translation>这个版本没有 Qt Multimedia</translation>
+    </message>
+    <message>
+        <source>no speaker or headphones were found</source>
+        <translation>没有找到扬声器或耳机</translation>
     </message>
     <message>
         <source>No program on this computer opened {name}; the passage and its page are shown here.</source>

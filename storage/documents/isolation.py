@@ -200,6 +200,15 @@ class IsolatedParser:
         options = json.dumps({"model": str(model), "language": language, "max_seconds": max_seconds})
         return self._request("transcribe", path, identity, wake, on_wake, 0, "", options)
 
+    def listen(self, path: Path, start: float, seconds: float) -> bytes:
+        """``seconds`` of the recording from ``start``, decoded in the child: 16 kHz mono
+        16-bit samples (``storage.documents.speech.listen``); ParseError as ``parse``."""
+        import base64
+
+        options = json.dumps({"start": start, "seconds": seconds})
+        reply = self._request("listen", path, None, None, None, 0, "", options)
+        return base64.b64decode(reply["pcm"], validate=True)
+
     def digest(self, path: Path, identity: Identity | None = None, wake: Connection | None = None,
                on_wake: Callable[[], None] | None = None) -> str:
         """The sha256 of ``path``'s content, read in the child under the same limits and

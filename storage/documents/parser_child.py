@@ -101,6 +101,11 @@ def handle(request: dict[str, Any], memory_limit: int) -> dict[str, Any]:
 
             with parsers.open_regular(path, identity) as fh:  # the file checked is the file decoded
                 return {"status": "ok", **transcribe(fh, str(request.get("options") or ""))}
+        if request["op"] == "listen":
+            from storage.documents.speech import listen
+
+            with parsers.open_regular(path, identity) as fh:
+                return {"status": "ok", **listen(fh, str(request.get("options") or ""))}
         if request["op"] == "pixels":
             from storage.documents.pixels import pixels
 

@@ -94,6 +94,15 @@ def checked(data: bytes, op: str) -> dict[str, Any]:
         if not all(honest(s) for s in segments) or sum(len(s[2]) for s in segments) > MAX_TEXT:
             raise Malformed("segments of the wrong shape")
         return reply
+    if op == "listen":
+        from storage.documents.speech import LISTEN_SECONDS, MAX_SECONDS, RATE
+
+        pcm, start = reply.get("pcm"), reply.get("start")
+        if not (reply.get("rate") == RATE and isinstance(start, (int, float)) and not isinstance(start, bool)
+                and 0 <= start <= MAX_SECONDS
+                and isinstance(pcm, str) and len(pcm) <= 4 * ((int(2 * RATE * LISTEN_SECONDS) + 2) // 3)):
+            raise Malformed("sound of the wrong shape")
+        return reply
     if op == "pixels":
         from storage.documents.pixels import MAX_SIDE
 

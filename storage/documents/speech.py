@@ -24,11 +24,16 @@ MAX_SEGMENTS = 20_000
 RATE = 16_000
 
 
-def _pcm(source: Any, limit: float = MAX_SECONDS) -> tuple[Any, bool]:
+class _Enough(Exception):
+    """As much sound as was asked for (``_pcm``'s ``stop``)."""
+
+
+def _pcm(source: Any, limit: float = MAX_SECONDS, stop: bool = False) -> tuple[Any, bool]:
     """The first audio stream of ``source`` (an open file) as 16 kHz mono float32, decoded
     as it comes and bounded by ``limit`` seconds of output, and whether it was cut short
     (damaged midway: what came before is kept); ParseError for what is not audio, or too
-    long. A change of rate or channels midway (joined files) starts a new resampler."""
+    long (``stop``: the first ``limit`` seconds instead, a longer file being no fault). A
+    change of rate or channels midway (joined files) starts a new resampler."""
     import av
     import numpy as np
 
@@ -45,6 +50,9 @@ def _pcm(source: Any, limit: float = MAX_SECONDS) -> tuple[Any, bool]:
             data = out.to_ndarray().reshape(-1)
             total += data.shape[0]
             if total > limit * RATE:
+                if stop:
+                    chunks.append(data[:max(0, data.shape[0] - (total - int(limit * RATE)))])
+                    raise _Enough()
                 raise refused(AUDIO_TOO_LONG, minutes=round(limit / 60, 2))
             chunks.append(data)
 
@@ -61,6 +69,8 @@ def _pcm(source: Any, limit: float = MAX_SECONDS) -> tuple[Any, bool]:
                 resampler = av.AudioResampler(format="s16", layout="mono", rate=RATE)
                 keep(resampler.resample(frame))
         keep(resampler.resample(None))
+    except _Enough:
+        pass
     except (av.error.FFmpegError, ValueError, MemoryError) as exc:
         if not chunks:
             raise refused(NOT_AUDIO, error=type(exc).__name__) from None
@@ -70,6 +80,25 @@ def _pcm(source: Any, limit: float = MAX_SECONDS) -> tuple[Any, bool]:
     if not chunks:
         return np.zeros(0, dtype=np.float32), cut
     return np.concatenate(chunks).astype(np.float32) / 32768.0, cut
+
+
+LISTEN_SECONDS = 60.0  # of a recording played from a cited moment, at a time
+
+
+def listen(source: Any, options: str) -> dict[str, Any]:
+    """``LISTEN_SECONDS`` of a recording from ``start`` (seconds), as 16 kHz mono 16-bit
+    samples, base64: the window plays these and never decodes the stranger's file itself."""
+    import base64
+
+    import numpy as np
+
+    asked = json.loads(options or "{}")
+    start = min(max(float(asked.get("start", 0.0)), 0.0), MAX_SECONDS)
+    seconds = min(max(float(asked.get("seconds", LISTEN_SECONDS)), 0.0), LISTEN_SECONDS)
+    audio, _cut = _pcm(source, start + seconds, stop=True)
+    part = audio[int(start * RATE):int((start + seconds) * RATE)]
+    samples = (np.clip(part, -1.0, 1.0) * 32767).astype("<i2")
+    return {"rate": RATE, "start": start, "pcm": base64.b64encode(samples.tobytes()).decode("ascii")}
 
 
 def transcribe(source: Any, options: str) -> dict[str, Any]:
