@@ -151,6 +151,8 @@ def ensure_test_tools() -> None:
         # (7 MB) a real sound server with a silent output and a microphone that hears it:
         # the dictation tests speak into it (tests/conftest.py, sound_server)
         missing += ["pulseaudio", "pulseaudio-utils"]
+    if not shutil.which("speech-dispatcher"):
+        missing += ["speech-dispatcher", "speech-dispatcher-espeak-ng"]  # (2 MB) read-aloud's voice
     if not missing or not (shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0):
         fetch_evaluation_corpus(updated=False)
         return

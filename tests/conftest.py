@@ -256,13 +256,31 @@ def sound_server(tmp_path_factory: pytest.TempPathFactory):
         pytest.fail(f"PulseAudio did not start (exit {server.poll()})")
     for command in (["pactl", "set-default-source", "hearth_mic"], ["pactl", "set-default-sink", "hearth_test"]):
         subprocess.run(command, env=env, check=True, capture_output=True, timeout=30)
-    previous = os.environ.get("PULSE_SERVER")
-    os.environ["PULSE_SERVER"] = env["PULSE_SERVER"]
+    # The system's speech service (Qt Text to Speech's on Linux), its own for the session,
+    # speaking into this sound server rather than one a previous run left behind.
+    speaker = None
+    if shutil.which("speech-dispatcher"):
+        speechd = runtime / "speechd.sock"
+        speaker = subprocess.Popen(["speech-dispatcher", "-s", "-t", "0", "-c", "unix_socket", "-S", str(speechd),
+                                    "-P", str(runtime / "speechd.pid")], env=env, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+        while not speechd.exists() and speaker.poll() is None and time.monotonic() < deadline + 30:
+            time.sleep(0.05)
+        env["SPEECHD_ADDRESS"] = f"unix_socket:{speechd}"
+    previous = {name: os.environ.get(name) for name in ("PULSE_SERVER", "SPEECHD_ADDRESS")}
+    os.environ.update({name: env[name] for name in previous if name in env})
     yield env
-    if previous is None:
-        os.environ.pop("PULSE_SERVER", None)
-    else:
-        os.environ["PULSE_SERVER"] = previous
+    for name, value in previous.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    if speaker is not None:
+        speaker.terminate()
+        try:
+            speaker.wait(10)
+        except subprocess.TimeoutExpired:
+            speaker.kill()
     server.terminate()
     try:
         server.wait(10)

@@ -32,6 +32,7 @@ class ConversationView(QScrollArea):
     delete_requested = Signal(int)
     version_requested = Signal(int)
     continue_requested = Signal(int)
+    read_requested = Signal(int, str)
     focus_chain_changed = Signal()  # messages came or went: the tab order needs them placed
     prompt_chosen = Signal(str)  # an example prompt of the welcome, for the input
 
@@ -129,6 +130,7 @@ class ConversationView(QScrollArea):
         widget.delete_requested.connect(self.delete_requested)
         widget.version_requested.connect(self.version_requested)
         widget.continue_requested.connect(self.continue_requested)
+        widget.read_requested.connect(self.read_requested)
         if self._query:
             widget.highlight(self._query)
         self._layout.insertWidget(index, widget)
@@ -219,6 +221,13 @@ class ConversationView(QScrollArea):
         for widget in self._widgets.values():
             chain += widget.focus_chain()
         return chain
+
+    @Slot(int)
+    def reading(self, message_id: int) -> None:
+        """The answer being read aloud says "Stop reading" (0: none is)."""
+        for widget_id, widget in self._widgets.items():
+            widget.read_button.setText(translate("chat.conversation", "■ Stop reading") if widget_id == message_id
+                                       else translate("chat.conversation", "Read aloud"))
 
     def widget_for(self, message_id: int) -> MessageWidget | None:
         return self._widgets.get(message_id)

@@ -58,6 +58,7 @@ class MessageWidget(QFrame):
     delete_requested = Signal(int)  # this message's id
     version_requested = Signal(int)  # the id of the version (or branch) to show instead
     continue_requested = Signal(int)  # this answer's id: write on from where it was cut off
+    read_requested = Signal(int, str)  # this answer's id and text: read it aloud (again: stop)
 
     def __init__(self, message: Message, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -112,6 +113,8 @@ class MessageWidget(QFrame):
             self.edit_button.clicked.connect(self._edit)
         self.delete_button.clicked.connect(lambda: self.delete_requested.emit(self.message_id))
         self.continue_button.clicked.connect(lambda: self.continue_requested.emit(self.message_id))
+        self.read_button = self.header_actions.read_button
+        self.read_button.clicked.connect(lambda: self.read_requested.emit(self.message_id, self.text()))
         self.previous_button.clicked.connect(lambda: self._step_version(-1))
         self.next_button.clicked.connect(lambda: self._step_version(1))
         layout.addLayout(header)

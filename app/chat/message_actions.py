@@ -44,6 +44,11 @@ class MessageActions:
             header, translate("chat.conversation", "Delete"),
             translate("chat.conversation", "Delete this message; the rest of the chat stays"),
             translate("chat.conversation", "Delete this message"))
+        self.read_button = _header_button(
+            header, translate("chat.conversation", "Read aloud"),
+            translate("chat.conversation", "Read this answer aloud with your system's voice (again to stop)"),
+            translate("chat.conversation", "Read this answer aloud"))
+        self.read_button.setVisible(not question)
         self.continue_button = _header_button(
             header, translate("chat.conversation", "Continue"),
             translate("chat.conversation", "Go on writing this answer from where it stopped"),

@@ -30,6 +30,7 @@ from app.chat.conversation import ChatInput, ConversationView
 from app.chat.dictation import Dictation
 from app.chat.header import ChatHeader
 from app.chat.page import PARTS, ChatPage, dictate_text
+from app.chat.read_aloud import ReadAloud
 from app.documents.controller import DocumentsController
 from app.engines.window import EngineActions
 from app.models.controller import ModelsController
@@ -111,6 +112,7 @@ class MainWindow(QMainWindow):
         self.conversation_actions = ConversationActions(self)
         self.composer = Composer(self)
         self.dictation = Dictation(self)  # the microphone, recognised here (app.chat.dictation)
+        self.read_aloud = ReadAloud(self)  # answers spoken by the system's voice (app.chat.read_aloud)
         self.dialogs = WindowDialogs(self)
         self.engine_actions = EngineActions(self)
         self.chat_tools = ToolsMenu(self)  # the header's Tools menu and the approval panel
@@ -199,6 +201,8 @@ class MainWindow(QMainWindow):
         self.conversation.version_requested.connect(actions.show_version)
         self.conversation.continue_requested.connect(actions.continue_answer)
         self.conversation.delete_requested.connect(actions.delete_message)
+        self.conversation.read_requested.connect(self.read_aloud.toggle)
+        self.read_aloud.speaking.connect(self.conversation.reading)  # (this page's: again after a rebuild)
 
     def _wire(self) -> None:
         """The controllers' signals: once, to the window's slots and its objects'."""
@@ -207,6 +211,8 @@ class MainWindow(QMainWindow):
             dictate_text("listening", seconds)))
         self.dictation.heard.connect(self._dictated)
         self.dictation.failed.connect(self.show_notice)
+        self.read_aloud.failed.connect(self.show_notice)
+
         c, header = self.controller, self.header
         c.chats_changed.connect(self.chat_list_actions.refresh_chats)
         c.chat_selected.connect(self._show_chat)
@@ -336,6 +342,7 @@ class MainWindow(QMainWindow):
     def _locked_changed(self, locked: bool) -> None:
         if locked:
             self.dictation.discard()  # what was heard goes with the unlock
+            self.read_aloud.stop()
             self.composer.locked()
             # The source viewer was closed by the lock: nothing of its text is kept.
             self.conversation_actions.source_viewer = None

@@ -487,6 +487,14 @@ Send the token below as “Authorization: Bearer …”.</source>
         <translation>删除这条消息</translation>
     </message>
     <message>
+        <source>Read this answer aloud with your system&apos;s voice (again to stop)</source>
+        <translation>用系统的语音朗读这个回答（再按一次停止）</translation>
+    </message>
+    <message>
+        <source>Read this answer aloud</source>
+        <translation>朗读这个回答</translation>
+    </message>
+    <message>
         <source>Continue</source>
         <translation>继续</translation>
     </message>
@@ -591,6 +599,14 @@ Send the token below as “Authorization: Bearer …”.</source>
         <translation>
             <numerusform>显示更早的 %n 条消息（共 {hidden} 条未显示）</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>■ Stop reading</source>
+        <translation>■ 停止朗读</translation>
+    </message>
+    <message>
+        <source>Read aloud</source>
+        <translation>朗读</translation>
     </message>
     <message>
         <source>Message the model privately — Enter to send, Shift+Enter for a new line</source>
@@ -1107,6 +1123,17 @@ Nothing is sent until you send it there.</source>
         <translation>
             <numerusform>已将 %n 个对话写入 {file}，未加密。</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>chat.read_aloud</name>
+    <message>
+        <source>The speech service stopped: {reason}</source>
+        <translation>语音服务停止了：{reason}</translation>
+    </message>
+    <message>
+        <source>Reading aloud needs the system&apos;s speech service (speech-dispatcher on Linux), which was not found.</source>
+        <translation>朗读需要系统的语音服务（Linux 上是 speech-dispatcher），但没有找到它。</translation>
     </message>
 </context>
 <context>
