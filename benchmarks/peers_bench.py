@@ -86,8 +86,8 @@ def _server_side(base: str, pid: int) -> dict[str, Any]:
 
 
 def _peak_rss(pid: int) -> int:
-    """A process's peak resident memory (VmHWM, as ``ru_maxrss`` is for the other two
-    sides); its present one where the system keeps no peak."""
+    """A process's peak resident memory (VmHWM, as the other two sides read their own);
+    its present one where the system keeps no peak."""
     import psutil
 
     try:

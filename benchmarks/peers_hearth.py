@@ -13,10 +13,13 @@ from pathlib import Path
 def _peak() -> int:
     """This process's peak resident memory: VmHWM (ru_maxrss would carry the parent's
     peak across the fork and exec that started it)."""
-    with open("/proc/self/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:  # no /proc (macOS, Windows): not measured
+        pass
     return 0
 
 

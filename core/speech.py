@@ -11,12 +11,15 @@ with the recording.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import json
 import os
 import shutil
 import tempfile
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +32,8 @@ from storage.documents.reading import AUDIO_SUFFIXES as READING_AUDIO
 from storage.documents.reading import ParseError, Section
 from storage.paths import models_dir
 
-__all__ = ["AUDIO_SUFFIXES", "ParseError", "Segment", "Transcript", "as_srt", "clock", "listen", "seconds_of",
+__all__ = ["AUDIO_SUFFIXES", "ParseError", "Segment", "Transcript", "as_srt", "clock", "listen", "recognise_now",
+           "seconds_of",
            "sections", "speech_model", "transcribe"]
 
 SPEECH_MEMORY_LIMIT = 3 << 30
@@ -143,18 +147,46 @@ def transcribe(path: Path, language: str = "", parser: IsolatedParser | None = N
     return Transcript(segments, str(reply["language"]), float(reply["seconds"]), bool(reply.get("cut", False)))
 
 
-def listen(path: Path, start: float, seconds: float = 60.0) -> bytes:
+@contextlib.contextmanager
+def _child(cancel: threading.Event | None) -> Iterator[IsolatedParser]:
+    """A speech child of its own; ``cancel`` set from any thread kills it at once (its
+    request then ends with ParseStopped), so a lock or a Stop never waits on Whisper."""
+    child = IsolatedParser(timeout=SPEECH_TIMEOUT, memory_limit=SPEECH_MEMORY_LIMIT)
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            if cancel is not None and cancel.wait(0.1):
+                child.kill()
+                return
+
+    if cancel is not None:
+        threading.Thread(target=watch, name="hearth-speech-stop", daemon=True).start()
+    try:
+        yield child
+    finally:
+        done.set()
+        child.close()
+
+
+def listen(path: Path, start: float, seconds: float = 60.0, cancel: threading.Event | None = None) -> bytes:
     """``seconds`` of the recording at ``path`` from ``start``, as 16 kHz mono 16-bit samples,
     decoded in the isolated child (the window plays samples, never the file itself)."""
-    with IsolatedParser(timeout=SPEECH_TIMEOUT, memory_limit=SPEECH_MEMORY_LIMIT) as child:
+    with _child(cancel) as child:
         return child.listen(Path(path), start, seconds)
+
+
+def recognise_now(path: Path, language: str = "", cancel: threading.Event | None = None) -> Transcript:
+    """``transcribe`` in a child of its own that ``cancel`` kills (dictation)."""
+    with _child(cancel) as child:
+        return transcribe(path, language, parser=child)
 
 
 def seconds_of(clock_text: str) -> float | None:
     """12:34 (or 1:02:03) as seconds; None for anything else."""
     parts = clock_text.strip().split(":")
-    if not 2 <= len(parts) <= 3 or not all(p.isdigit() and len(p) <= 2 for p in parts[1:]) \
-            or not parts[0].isdigit() or len(parts[0]) > 3:
+    if not 2 <= len(parts) <= 3 or not all(p.isascii() and p.isdecimal() for p in parts) \
+            or not all(len(p) == 2 for p in parts[1:]) or len(parts[0]) > 3:
         return None
     value = 0.0
     for part in parts:

@@ -134,6 +134,8 @@ class Envelope:
             if not hmac.compare_digest(hashlib.sha256(body.encode()).hexdigest(), outer["sha256"]):
                 raise ValueError("checksum mismatch")
             data = json.loads(body)
+            if int(data.get("format", LEGACY_FORMAT)) > FORMAT_VERSION:  # first: a newer Hearth may change the rest
+                raise NewerVault(newer_vault_message(f"format {int(data['format'])}"))
             kdf = data["kdf"]
             params = KdfParams(
                 int(kdf["memory_kib"]), int(kdf["iterations"]), int(kdf["lanes"]),
@@ -149,8 +151,6 @@ class Envelope:
                            str(data.get("vault_id", "")), int(data.get("format", LEGACY_FORMAT)))
             if len(envelope.nonce) != NONCE_BYTES or len(envelope.wrapped_key) != KEY_BYTES + 16:
                 raise ValueError("wrapped key of the wrong size")
-            if envelope.format > FORMAT_VERSION:
-                raise NewerVault(newer_vault_message(f"format {envelope.format}"))
             if envelope.format not in (LEGACY_FORMAT, FORMAT_VERSION):
                 raise ValueError(f"unknown format {envelope.format}")
             if envelope.format != LEGACY_FORMAT and len(bytes.fromhex(envelope.vault_id)) != VAULT_ID_BYTES:

@@ -55,6 +55,7 @@ from storage.vault_file import (
     keep_before_upgrade,
     open_engine,
     read_envelope,
+    upgrade_label,
     write_envelope,
 )
 
@@ -151,13 +152,15 @@ class Vault:
     def _open(cls, path: Path, passphrase: str, keep_copy: bool) -> Vault:
         path = Path(path)
         check_passphrase(passphrase)
-        engine = open_engine(path, keep_copy)
+        if keep_copy and path.is_file():
+            label = upgrade_label(path)  # schema and format alike: one copy, before anything changes
+            if label is not None:
+                keep_before_upgrade(path, label)
+        engine = open_engine(path)
         try:
             envelope = read_envelope(engine, path)
             data_key = open_envelope(passphrase, envelope)  # WrongPassphrase
             if envelope.format == LEGACY_FORMAT:
-                if keep_copy:
-                    keep_before_upgrade(path, "format-1")
                 envelope = cls._migrate_format(engine, passphrase, envelope, data_key)
         except BaseException:
             engine.dispose()

@@ -45,6 +45,9 @@ def keep_before_upgrade(path: Path, label: str) -> Path:
     opens with the same passphrase, is offered by Restore, and is retired with them). An
     upgrade goes ahead only once the copy is whole (a full disk stops it, unchanged)."""
     folder = private_dir(path.parent / "backups")
+    earlier = sorted(folder.glob(f"vault-*-before-upgrade-{label}.db"))
+    if earlier:  # an upgrade that failed after its copy: that copy is the vault as it was
+        return earlier[-1]
     target = folder / time.strftime(f"vault-%Y%m%d-%H%M%S-before-upgrade-{label}.db")
     partial = target.with_name(target.name + ".partial")
     copy_or_clean_up(path, partial)
@@ -52,14 +55,41 @@ def keep_before_upgrade(path: Path, label: str) -> Path:
     return target
 
 
+def upgrade_label(path: Path) -> str | None:
+    """What an upgrade of the vault at ``path`` would change, read without changing it:
+    its schema revision (when older than this Hearth's), "format-1" (a key record from
+    before the vault id), both, or None. A file that cannot be read so is left to the open,
+    which says what is wrong with it."""
+    import json
+    import sqlite3
+
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            revision = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+            record = conn.execute("SELECT value FROM vault_meta WHERE key = ?", (ENVELOPE_KEY,)).fetchone()
+        finally:
+            conn.close()
+        outer = json.loads(record[0]) if record else {}
+        old_format = int(json.loads(outer["envelope"]).get("format", 1)) == 1 if "envelope" in outer else False
+    except (sqlite3.Error, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    parts = []
+    if revision and revision[0] != db.HEAD and revision[0] in db.known_revisions():
+        parts.append(str(revision[0]))
+    if old_format:
+        parts.append("format-1")
+    return "-".join(parts) or None
+
+
 def write_envelope(conn: Connection, envelope: Envelope) -> None:
     conn.execute(update(schema.vault_meta).where(schema.vault_meta.c.key == ENVELOPE_KEY)
                  .values(value=envelope.to_json()))
 
 
-def open_engine(path: Path, keep_copy: bool = False) -> Engine:
-    """The vault file checked and at the current schema. ``keep_copy``: an upgrade keeps a
-    copy of it as it was first (the live vault; not a backup being checked or re-keyed)."""
+def open_engine(path: Path) -> Engine:
+    """The vault file checked and at the current schema (a copy of it as it was is the
+    caller's to keep first: ``upgrade_label``, ``keep_before_upgrade``)."""
     if not path.is_file():
         raise VaultMissing(translate("storage.vault", "There is no vault at {path}.")
                            .format(path=path))
@@ -79,8 +109,6 @@ def open_engine(path: Path, keep_copy: bool = False) -> Engine:
         recorded = db.recorded_revision(engine)
         if recorded is not None and recorded not in db.known_revisions():
             raise NewerVault(newer_vault_message(f"schema {recorded}"))  # nothing migrated, nothing written
-        if keep_copy and recorded is not None and recorded != db.HEAD:
-            keep_before_upgrade(path, recorded)
         db.migrate(engine)
     except DatabaseError as exc:
         engine.dispose()

@@ -72,15 +72,16 @@ def wav_bytes(pcm: bytes, rate: int, channels: int, sample_format: str) -> bytes
     return out.getvalue()
 
 
-def recognise(wav: bytes, language: str = "") -> str:
-    """The words in a WAV recording (in the isolated child); the file is gone after."""
+def recognise(wav: bytes, language: str = "", cancel: Any = None) -> str:
+    """The words in a WAV recording (in the isolated child, which ``cancel`` kills); the
+    file is gone after."""
     from core import speech
     from core.attachments import private_folder, write_private
 
     folder = private_folder("hearth-paste-")
     try:
         path = write_private(folder, "dictation.wav", wav)
-        transcript = speech.transcribe(path, language)
+        transcript = speech.recognise_now(path, language, cancel)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return " ".join(segment.text.strip() for segment in transcript.segments if segment.text.strip())
@@ -182,8 +183,8 @@ class Dictation(QObject):
         self._set("recognising")
         self._dropped = False
 
-        def work(_cancel: Any) -> str:
-            return recognise(wav_bytes(pcm, rate, channels, kind))
+        def work(cancel: Any) -> str:
+            return recognise(wav_bytes(pcm, rate, channels, kind), cancel=cancel)
 
         self._job = start_job("dictation", work, self, self._recognised, self._not_recognised)
 

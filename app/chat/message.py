@@ -291,6 +291,7 @@ class MessageWidget(QFrame):
         self.info.setProperty("failed", status == FAILED)
         self.info.setVisible(bool(info))
         self.delete_button.setVisible(status != STREAMING)  # not while it is being written
+        self.read_button.setVisible(self.role == "assistant" and status != STREAMING)  # read once written
         self._update_continue()
 
     def text(self) -> str:

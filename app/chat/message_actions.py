@@ -48,7 +48,7 @@ class MessageActions:
             header, translate("chat.conversation", "Read aloud"),
             translate("chat.conversation", "Read this answer aloud with your system's voice (again to stop)"),
             translate("chat.conversation", "Read this answer aloud"))
-        self.read_button.setVisible(not question)
+        self.read_button.setVisible(False)  # an answer's, once written (MessageWidget.set_state)
         self.continue_button = _header_button(
             header, translate("chat.conversation", "Continue"),
             translate("chat.conversation", "Go on writing this answer from where it stopped"),

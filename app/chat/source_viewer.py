@@ -154,6 +154,7 @@ class SourceViewer(QDialog):
         self._sink: Any = None
         self._sound: Any = None
         self.played = 0.0  # seconds of sound the last listening gave the speaker
+        self.dropped = 0  # recordings that came after their Stop, and were not played
         self._watch: QTimer | None = None
         self._job: Any = None
         buttons = QHBoxLayout()
@@ -275,7 +276,22 @@ class SourceViewer(QDialog):
 
         path, start = Path(self.path), self.moment or 0.0
         self.listen_button.setText(translate("chat.source_viewer", "Getting the recording…"))
-        self._job = start_job("listen", lambda _cancel: speech.listen(path, start), self, self._play, self._not_played)
+        job: Any = None
+
+        def played(pcm: bytes) -> None:
+            if job is self._job:  # not stopped meanwhile
+                self._play(pcm)
+            else:
+                self.dropped += 1
+
+        def failed(exc: Exception) -> None:
+            if job is self._job:
+                self._not_played(exc)
+            else:
+                self.dropped += 1
+
+        job = start_job("listen", lambda cancel: speech.listen(path, start, cancel=cancel), self, played, failed)
+        self._job = job
 
     def _not_played(self, exc: Exception) -> None:
         self._job = None

@@ -324,6 +324,15 @@ class MainWindow(QMainWindow):
             # After the turn has finished its work (this signal comes from inside it).
             QTimer.singleShot(0, self.appearance.apply_pending)
 
+    def end_speech(self) -> None:
+        """Dictation's sound thrown away (its recognition's child killed), a reading stopped,
+        a recording's playback stopped: before a lock or a quit waits on the session's jobs."""
+        self.dictation.discard()
+        self.read_aloud.stop()
+        viewer = self.conversation_actions.source_viewer
+        if viewer is not None and hasattr(viewer, "stop_listening"):
+            viewer.stop_listening()
+
     @Slot(str)
     def _dictation_state(self, state: str) -> None:
         self.dictate_button.setText(dictate_text(state))
@@ -428,6 +437,7 @@ class MainWindow(QMainWindow):
             # API, model jobs, documents, the answer, then the vault (core.session), then
             # the worker frees the model: about two seconds in all (QUIT_TIMEOUT).
             deadline = time.monotonic() + QUIT_TIMEOUT
+            self.end_speech()
             self.vault.end_session(QUIT_TIMEOUT - WORKER_TIMEOUT)
             self.vault.stop_auto_lock()
             self.controller.shutdown(max(0.2, deadline - time.monotonic()))

@@ -111,8 +111,13 @@ def end_process(code: int) -> NoReturn:
              if t is not threading.main_thread() and t.is_alive() and not t.daemon]
     if stuck:
         log.error("threads still running at exit, ending the process: %s", ", ".join(stuck))
+    import multiprocessing
+
     from core import crash
 
+    for child in multiprocessing.active_children():  # a reader still busy: it must not outlive Hearth
+        with contextlib.suppress(Exception):
+            child.kill()
     logging.shutdown()
     crash.disarm()  # a clean end: no report
     for stream in (sys.stdout, sys.stderr):

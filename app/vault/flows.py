@@ -48,6 +48,7 @@ class VaultHost(Protocol):
 
     def _locked_changed(self, locked: bool) -> None: ...
     def show_notice(self, text: str) -> None: ...
+    def end_speech(self) -> None: ...
 
 log = logging.getLogger(__name__)
 
@@ -187,6 +188,7 @@ class VaultFlows(QObject):
                 dialog.close()
         # The engines dialog holds this unlock's engines (names, addresses): it goes with it.
         self.window.engine_actions.close_dialogs()
+        self.window.end_speech()  # the microphone's sound and a reading go first: no wait on Whisper
         self.end_session()
         self.controller.locked_out()
         self.window.lock_screen.show_unlock()

@@ -207,7 +207,10 @@ class IsolatedParser:
 
         options = json.dumps({"start": start, "seconds": seconds})
         reply = self._request("listen", path, None, None, None, 0, "", options)
-        return base64.b64decode(reply["pcm"], validate=True)
+        samples = base64.b64decode(reply["pcm"], validate=True)
+        if len(samples) % 2:
+            raise ParseError(translate("storage.documents.isolation", "the reader's answer was damaged"))
+        return samples
 
     def digest(self, path: Path, identity: Identity | None = None, wake: Connection | None = None,
                on_wake: Callable[[], None] | None = None) -> str:

@@ -85,3 +85,22 @@ def test_without_a_microphone_it_says_why() -> None:
     stereo_float = (b"\x00\x00\x80\x3f" * 2) * 100  # 1.0 on both channels
     pcm = dictation.wav_bytes(stereo_float, 8_000, 2, "float")
     assert pcm[-2:] == (32767).to_bytes(2, "little", signed=True)
+
+
+@pytest.mark.timeout(300)
+def test_a_lock_while_recognising_kills_it_and_keeps_no_words(qtbot, make_window, sound_server,
+                                                              tmp_path: Path) -> None:
+    wav = tmp_path / "said.wav"
+    subprocess.run(["espeak-ng", "-w", str(wav), SAID], check=True, capture_output=True, timeout=60)
+    window = make_window()
+    notices: list[str] = []
+    window.dictation.failed.connect(notices.append)
+    heard: list[str] = []
+    window.dictation.heard.connect(heard.append)
+    window.dictate_button.click()
+    play(qtbot, sound_server, wav)
+    window.dictate_button.click()
+    assert window.dictation.state == "recognising"
+    window.vault.lock()  # at once: Whisper's child is killed, what it heard goes
+    qtbot.waitUntil(lambda: window.dictation.state == "idle", timeout=30_000)
+    assert heard == [] and notices == []

@@ -41,6 +41,19 @@ def test_the_cited_moment_is_played_to_its_end(qtbot, sound_server, recording: P
     assert viewer.played == pytest.approx(length - 1.0, abs=0.3)  # from 0:01 to its end, all of it
 
 
+def test_stop_while_the_recording_is_fetched_plays_nothing(qtbot, sound_server, recording: Path) -> None:
+    viewer = SourceViewer({"path": str(recording), "heading": "0:00", "text": "fuse"}, "")
+    qtbot.addWidget(viewer)
+    viewer.show()
+    viewer.listen_button.click()
+    assert viewer.listen_button.text() == "Getting the recording…"
+    job = viewer._job
+    viewer.listen_button.click()  # Stop, before a sample came
+    assert viewer.listen_button.text() == "▶ Listen from 0:00" and job.cancel.is_set()
+    qtbot.waitUntil(lambda: viewer.dropped == 1, timeout=60_000)  # what came after the Stop
+    assert viewer._sink is None and viewer.listen_button.text() == "▶ Listen from 0:00"
+
+
 def test_stop_and_close_end_the_sound_and_other_passages_have_no_button(qtbot, sound_server, recording: Path,
                                                                         tmp_path: Path) -> None:
     viewer = SourceViewer({"path": str(recording), "heading": "0:00", "text": "fuse"}, "")

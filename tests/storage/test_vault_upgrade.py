@@ -66,13 +66,14 @@ def test_an_older_schema_upgrades_in_place_after_a_copy_of_it_is_kept(tmp_path: 
     with engine.begin() as conn:  # back to the second schema, as an older Hearth left it
         command.downgrade(db.alembic_config(conn), "0002_models")
     engine.dispose()
-    before = digest(path)
     store = ChatStore(Vault.open_live(path, PASSPHRASE))
     assert db.current_revision(store.vault.engine) == db.HEAD
     assert [m.content for m in store.messages(store.list_chats()[0].id)] == ["the words of an older Hearth"]
     store.close()
     (copy,) = (tmp_path / "backups").glob("vault-*-before-upgrade-0002_models.db")
-    assert digest(copy) == before or db.current_revision(db.make_engine(copy)) == "0002_models"
+    conn = sqlite3.connect(copy)
+    assert conn.execute("SELECT version_num FROM alembic_version").fetchone()[0] == "0002_models"  # as it was
+    conn.close()
     assert copy.stat().st_mode & 0o077 == 0
     old = ChatStore(Vault.open(copy, PASSPHRASE))  # the copy opens with the same passphrase
     assert [m.content for m in old.messages(old.list_chats()[0].id)] == ["the words of an older Hearth"]
@@ -108,3 +109,35 @@ def test_a_full_disk_stops_the_upgrade_before_it_changes_anything(tmp_path: Path
     assert found is not None and found.kind == "full", stopped.value
     assert digest(path) == before and db.current_revision(db.make_engine(path)) == "0002_models"
     assert not [p for p in (disk.path / "backups").glob("*") if p.stat().st_size]
+
+
+def test_a_format_1_vault_at_an_older_schema_gets_one_copy_as_it_was(tmp_path: Path) -> None:
+    import shutil
+
+    from alembic import command
+
+    from storage.crypto import LEGACY_FORMAT, Envelope
+
+    path = tmp_path / "vault.db"
+    shutil.copyfile(Path(__file__).resolve().parents[1] / "fixtures" / "vaults" / "format1-8562a25.db", path)
+    engine = db.make_engine(path)
+    with engine.begin() as conn:
+        command.downgrade(db.alembic_config(conn), "0002_models")
+    engine.dispose()
+    ChatStore(Vault.open_live(path, "fixture vault of an older Hearth")).close()
+    (copy,) = (tmp_path / "backups").glob("*before-upgrade*")
+    assert copy.name.endswith("-before-upgrade-0002_models-format-1.db")
+    conn = sqlite3.connect(copy)
+    revision = conn.execute("SELECT version_num FROM alembic_version").fetchone()[0]
+    record = conn.execute("SELECT value FROM vault_meta WHERE key = 'envelope'").fetchone()[0]
+    conn.close()
+    assert revision == "0002_models" and Envelope.from_json(record).format == LEGACY_FORMAT  # both, as they were
+
+
+def test_every_migration_file_is_named_by_its_revision() -> None:
+    """``known_revisions`` reads the files' names: a vault is refused as newer by them."""
+    import re
+
+    for migration in (db.MIGRATIONS / "versions").glob("[0-9]*.py"):
+        found = re.search(r'^revision = "([^"]+)"', migration.read_text(), re.M)
+        assert found and found.group(1) == migration.stem, migration.name
