@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 import re
 import threading
-from collections import defaultdict
+from array import array
+from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -94,13 +95,17 @@ _CJK_CHAR = re.compile(f"[{_CJK}]")
 
 
 def letters(text: str) -> tuple[int, int]:
-    """(CJK characters, letters of any script) in ``text``."""
-    return len(_CJK_CHAR.findall(text)), len(_LETTER.findall(text))
+    """(CJK characters, letters of any script) in ``text``: counted by what removing them
+    takes away (in C, where a list of every letter was made before)."""
+    return len(text) - len(_CJK_CHAR.sub("", text)), len(text) - len(_LETTER.sub("", text))
 
 
 def terms(text: str) -> list[str]:
+    folded = text.casefold()
+    if not _CJK_CHAR.search(folded):  # no CJK: the words, less the stop words
+        return [word for word in _WORD.findall(folded) if word not in STOPWORDS]
     found: list[str] = []
-    for word in _WORD.findall(text.casefold()):
+    for word in _WORD.findall(folded):
         for i, part in enumerate(_CJK_RUN.split(word)):
             if not part:
                 continue
@@ -120,6 +125,11 @@ class Hit:
 
 
 class SearchIndex:
+    """Columns of numpy arrays that grow by doubling (a row written in place per passage, a
+    view of the filled rows per search: nothing is copied or rebuilt when a passage comes or
+    goes), and postings per word as packed arrays (six bytes a posting, where a dict of
+    dicts took about fifty)."""
+
     def __init__(self, dimensions: int = 0, model: str = "", min_cosine: float = MIN_COSINE) -> None:
         self.model = model  # the embedding model's sha256, for messages
         # Below this, and without a shared word, a passage is not relevant: the model's own
@@ -127,15 +137,17 @@ class SearchIndex:
         self.min_cosine = min_cosine
         self._lock = threading.RLock()
         self.chunks: list[StoredChunk] = []
-        self._vectors: list[np.ndarray] = []
-        self._lengths: list[int] = []
-        self._letters: list[tuple[int, int]] = []  # (CJK characters, all letters) of each chunk
-        self._postings: dict[str, dict[int, int]] = defaultdict(dict)
-        self._alive: list[bool] = []
-        self._matrix: np.ndarray | None = None
         self._dim = dimensions
-        # numpy views of the lists above, rebuilt only after a change
-        self._arrays: dict[str, np.ndarray] | None = None
+        self._capacity = 0
+        self._vectors = np.zeros((0, dimensions or 1), dtype=np.float32)  # normalised, one row each
+        self._alive = np.zeros(0, dtype=bool)
+        self._owners = np.zeros(0, dtype=np.int64)  # each chunk's collection
+        self._lengths = np.zeros(0, dtype=np.float64)  # its words, for BM25
+        self._weights = np.zeros(0, dtype=np.float64)  # its page role's weight
+        self._letters = np.zeros((0, 2), dtype=np.int64)  # its (CJK characters, all letters)
+        # word -> (chunk indices, term frequencies), appended in place; numpy copies of those
+        # a search used, dropped for a word when a chunk holding it comes.
+        self._postings: dict[str, tuple[array, array]] = {}
         self._posting_arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         # Where each document's and collection's chunks sit, so removing one is not a scan
         # of the whole index (an import replaces documents one by one).
@@ -144,12 +156,13 @@ class SearchIndex:
 
     def __len__(self) -> int:
         with self._lock:
-            return sum(self._alive)
+            return int(self._alive[:len(self.chunks)].sum())
 
     def count(self, collection_id: int) -> int:
         """Live chunks of one collection."""
         with self._lock:
-            return sum(self._alive[i] for i in self._by_collection.get(collection_id, []))
+            held = self._by_collection.get(collection_id)
+            return int(self._alive[np.array(held, dtype=np.int64)].sum()) if held else 0
 
     @property
     def dimensions(self) -> int:
@@ -164,28 +177,58 @@ class SearchIndex:
                              f"whose vectors have {self._dim} dimensions")
         return v
 
+    def _grow(self) -> None:
+        """Room for one more row: the columns doubled (np.empty: pages not yet written cost
+        no memory), the filled rows copied once."""
+        if len(self.chunks) < self._capacity:
+            return
+        capacity = max(1024, self._capacity * 2)
+        n = len(self.chunks)
+
+        def grown(old: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+            new = np.empty(shape, dtype=old.dtype)
+            new[:n] = old[:n]
+            return new
+
+        self._vectors = grown(self._vectors, (capacity, self._dim))
+        self._alive = grown(self._alive, (capacity,))
+        self._owners = grown(self._owners, (capacity,))
+        self._lengths = grown(self._lengths, (capacity,))
+        self._weights = grown(self._weights, (capacity,))
+        self._letters = grown(self._letters, (capacity, 2))
+        self._capacity = capacity
+
     def add(self, chunk: StoredChunk, vector: np.ndarray) -> None:
         with self._lock:
             v = self._check(vector)
+            self._dim = v.shape[0]
+            self._grow()
             index = len(self.chunks)
+            norm = float(np.linalg.norm(v)) or 1.0
+            self._vectors[index] = v / norm
+            words = terms(chunk.text + " " + (chunk.heading or ""))
+            self._lengths[index] = len(words)
+            self._letters[index] = letters(chunk.text)
+            self._owners[index] = chunk.collection_id
+            self._weights[index] = ROLE_WEIGHTS.get(chunk.role, 1.0)
+            self._alive[index] = True
+            counts = Counter(words)
+            if len(words) > 65535:  # a term frequency is kept in two bytes
+                counts = Counter({word: min(count, 65535) for word, count in counts.items()})
+            postings = self._postings
+            for word, count in counts.items():
+                posting = postings.get(word)
+                if posting is None:
+                    postings[word] = (array("i", (index,)), array("H", (count,)))
+                else:
+                    posting[0].append(index)
+                    posting[1].append(count)
+            if self._posting_arrays:  # a search cached some: those of these words are stale
+                for word in counts.keys() & self._posting_arrays.keys():
+                    del self._posting_arrays[word]
             self.chunks.append(chunk)
             self._by_document[chunk.document_id].append(index)
             self._by_collection[chunk.collection_id].append(index)
-            norm = float(np.linalg.norm(v)) or 1.0
-            self._vectors.append(v / norm)
-            self._dim = v.shape[0]
-            words = terms(chunk.text + " " + (chunk.heading or ""))
-            self._lengths.append(len(words))
-            self._letters.append(letters(chunk.text))
-            counts: dict[str, int] = defaultdict(int)
-            for word in words:
-                counts[word] += 1
-            for word, count in counts.items():
-                self._postings[word][index] = count
-            self._alive.append(True)
-            self._matrix = None
-            self._arrays = None
-            self._posting_arrays.clear()
 
     def move_document(self, document_id: int, path: str) -> None:
         """A file renamed or moved: its passages stay, and say where it is now."""
@@ -197,26 +240,18 @@ class SearchIndex:
         with self._lock:
             for index in self._by_document.pop(document_id, []):
                 self._alive[index] = False
-            self._arrays = None
 
     def remove_collection(self, collection_id: int) -> None:
         with self._lock:
-            for index in self._by_collection.pop(collection_id, []):
-                self._alive[index] = False
-            self._arrays = None
+            held = self._by_collection.pop(collection_id, [])
+            if held:
+                self._alive[np.array(held, dtype=np.int64)] = False
 
     def _arrays_now(self) -> dict[str, np.ndarray]:
-        if self._arrays is None:
-            self._arrays = {
-                "alive": np.array(self._alive, dtype=bool),
-                "owners": np.fromiter((c.collection_id for c in self.chunks), dtype=np.int64,
-                                      count=len(self.chunks)),
-                "lengths": np.array(self._lengths, dtype=np.float64),
-                "weights": np.fromiter((ROLE_WEIGHTS.get(c.role, 1.0) for c in self.chunks),
-                                       dtype=np.float64, count=len(self.chunks)),
-                "letters": np.array(self._letters, dtype=np.int64).reshape(-1, 2),
-            }
-        return self._arrays
+        """Views of the filled rows of each column."""
+        n = len(self.chunks)
+        return {"alive": self._alive[:n], "owners": self._owners[:n], "lengths": self._lengths[:n],
+                "weights": self._weights[:n], "letters": self._letters[:n]}
 
     def _posting(self, word: str) -> tuple[np.ndarray, np.ndarray] | None:
         cached = self._posting_arrays.get(word)
@@ -224,16 +259,12 @@ class SearchIndex:
             posting = self._postings.get(word)
             if not posting:
                 return None
-            cached = (np.fromiter(posting.keys(), dtype=np.int64, count=len(posting)),
-                      np.fromiter(posting.values(), dtype=np.float64, count=len(posting)))
+            cached = (np.array(posting[0], dtype=np.int64), np.array(posting[1], dtype=np.float64))
             self._posting_arrays[word] = cached
         return cached
 
     def _matrix_now(self) -> np.ndarray:
-        if self._matrix is None:
-            self._matrix = (np.vstack(self._vectors) if self._vectors
-                            else np.zeros((0, self._dim or 1), dtype=np.float32))
-        return self._matrix
+        return self._vectors[:len(self.chunks)]
 
     def _mask(self, collection_ids: list[int] | None) -> np.ndarray:
         arrays = self._arrays_now()

@@ -30,6 +30,7 @@ from storage.vault import Vault
 from storage.versions import Root, RowVersions
 
 INDEXED, PENDING, SKIPPED, FAILED = "indexed", "pending", "skipped", "failed"
+READ_BATCH = 2000  # chunk rows read at a time by ``iter_chunks``
 
 
 @dataclass(frozen=True)
@@ -329,23 +330,36 @@ class DocumentStore:
         with snapshot(self._engine) as conn:
             root = self._versions.load(conn)
             recorded = self._recorded_models(conn, root)
-            rows = conn.execute(query).all()
             d = schema.documents.c
             for row_id, document_collection, blob in conn.execute(select(d.id, d.collection_id, d.payload)).all():
                 try:
                     paths[row_id] = self._record(root, "documents", row_id, blob, (document_collection,))["path"]
                 except DamagedVault:
                     paths[row_id] = ""
-        for row_id, collection_id, document_id, payload, vector in rows:
-            bind = (collection_id, document_id)
-            try:
-                data = self._open("chunks", "payload", row_id, payload, bind)
-                raw = self._cipher.decrypt(vector, "chunks", "vector", row_id, bind)
-            except DamagedVault:
-                continue
-            yield (StoredChunk(row_id, collection_id, document_id, data["text"],
-                               paths.get(document_id, ""), data["page"], data["heading"],
-                               data["start"], data["end"],
-                               data.get("model") or recorded.get(collection_id, ""),
-                               _role(data.get("role"))),
-                   np.frombuffer(raw, dtype=np.float32))
+        # The rows a batch at a time, by id: a million passages' ciphertexts are never all
+        # in memory at once (2.5 GB), and no read transaction stays open while the caller
+        # indexes them.
+        # One copy of each model's name and each heading, not one per passage (a million
+        # copies of a 64-character digest are 110 MB).
+        same: dict[str, str] = {}
+        last = 0
+        while True:
+            with self._engine.connect() as conn:
+                rows = conn.execute(query.where(c.id > last).order_by(c.id).limit(READ_BATCH)).all()
+            if not rows:
+                return
+            last = rows[-1][0]
+            for row_id, collection_id, document_id, payload, vector in rows:
+                bind = (collection_id, document_id)
+                try:
+                    data = self._open("chunks", "payload", row_id, payload, bind)
+                    raw = self._cipher.decrypt(vector, "chunks", "vector", row_id, bind)
+                except DamagedVault:
+                    continue
+                heading, model = data["heading"], data.get("model") or recorded.get(collection_id, "")
+                yield (StoredChunk(row_id, collection_id, document_id, data["text"],
+                                   paths.get(document_id, ""), data["page"],
+                                   same.setdefault(heading, heading) if isinstance(heading, str) else heading,
+                                   data["start"], data["end"], same.setdefault(model, model),
+                                   _role(data.get("role"))),
+                       np.frombuffer(raw, dtype=np.float32))
