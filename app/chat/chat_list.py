@@ -4,19 +4,27 @@ it works on the window's chat list, search field and title through the window's 
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Protocol, cast
 
-from PySide6.QtCore import QObject, Qt, Slot
+from PySide6.QtCore import QEvent, QObject, Qt, Slot
+from PySide6.QtGui import QFocusEvent
 from PySide6.QtWidgets import QListWidgetItem, QMenu, QWidget
 
 from app.shell import dialogs
+from app.shell.background import start_job
 from app.shell.text import tooltip
 from core.projects import Project, Projects, project_of
 from core.records import UNTITLED, Chat
 from i18n import translate
 
+log = logging.getLogger(__name__)
+
 PIN = "★ "
 PROJECT_MARK = "▸ "
+# The user came to the search box (not a focus the window gave it by itself).
+_USER_FOCUS = (Qt.FocusReason.MouseFocusReason, Qt.FocusReason.TabFocusReason,
+               Qt.FocusReason.BacktabFocusReason, Qt.FocusReason.ShortcutFocusReason)
 
 
 def shown_title(chat: Chat | None) -> str:
@@ -49,6 +57,27 @@ class ChatListActions(QObject):
         super().__init__(cast(QObject, window))
         self.window = window
         self.controller = window.controller
+        self._preparing: Any = None  # the job reading the chats' texts for search
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if (event.type() == QEvent.Type.FocusIn and watched is self.window.search
+                and cast(QFocusEvent, event).reason() in _USER_FOCUS):
+            self.prepare_search()
+        return False
+
+    def prepare_search(self) -> None:
+        """Decrypt the chats' texts off the UI thread when the user comes to the search box,
+        once an unlock: a year of chats is a million messages, ten seconds that the first
+        search would otherwise spend with the window frozen. A lock cancels it."""
+        session = self.controller.session
+        if session is None or session.store.search.ready or (
+                self._preparing is not None and not self._preparing.done.is_set()):
+            return
+        job = start_job("chat-search", session.store.search.warm, self, lambda _ready: None,
+                        lambda exc: log.info("the chats' texts were not read ahead: %s", type(exc).__name__))
+        self._preparing = job
+        # The first stage, before the jobs are waited for: a lock need not wait for it.
+        session.on_close("requests", lambda _left: job.cancel.set())
 
     def _as_widget(self) -> QWidget:
         """The window, as the parent of the dialogs these slots open."""

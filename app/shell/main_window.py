@@ -179,6 +179,7 @@ class MainWindow(QMainWindow):
         self.chat_list.customContextMenuRequested.connect(chats.chat_menu)
         self.search.textChanged.connect(chats.refresh_chats)
         self.search.textChanged.connect(self.conversation.highlight)
+        self.search.installEventFilter(chats)
         self.input.textChanged.connect(composer.draft_timer.start)
         self.conversation.prompt_chosen.connect(composer.use_example)
         self.input.submitted.connect(composer.send)
