@@ -1,8 +1,10 @@
 """Vault figures: unlock time, opening a large vault, and the cost of encryption per write.
 
-The large vault (1,000 chats, 100,000 messages) is filled in bulk with the same
-payload format the store writes, so it is built in seconds rather than one fsync per
-message.
+The large vault (1,000 chats, 100,000 messages) is filled a chat at a time as an import
+writes one (``storage.chat_bulk``: sealed and bound as the store seals them), so it is
+built in seconds rather than one fsync per message. (Until 2026-12-05 it was filled with
+messages sealed without their binding, which every read found damaged: the first search
+figure measured the damage path, not the decryption.)
 """
 
 from __future__ import annotations
@@ -24,22 +26,16 @@ PASSPHRASE = "benchmark passphrase"
 
 
 def fill(store: ChatStore, chats: int, per_chat: int) -> None:
-    cipher = store.vault.cipher
+    """Whole chats written as an import writes them (one transaction each, every message
+    sealed and bound to its chat and place as the store seals it)."""
+    from storage.chat_bulk import Written, add_whole_chat
+
     now = time.time()
-    with store.vault.engine.begin() as conn:
-        for c in range(chats):
-            chat_id = conn.execute(insert(schema.chats).values(payload=b"")).inserted_primary_key[0]
-            data = {"title": f"Chat {c}", "created_at": now, "updated_at": now + c, "pinned": False}
-            conn.execute(update(schema.chats).where(schema.chats.c.id == chat_id).values(
-                payload=cipher.encrypt(json.dumps(data).encode(), "chats", "payload", chat_id)))
-            for p in range(per_chat):
-                message_id = conn.execute(insert(schema.messages).values(
-                    chat_id=chat_id, position=p + 1, payload=b"")).inserted_primary_key[0]
-                body = {"role": "user" if p % 2 == 0 else "assistant",
-                        "content": f"message {p} of chat {c} " + "lorem ipsum " * 20,
-                        "status": "complete", "stats": {}, "created_at": now}
-                conn.execute(update(schema.messages).where(schema.messages.c.id == message_id).values(
-                    payload=cipher.encrypt(json.dumps(body).encode(), "messages", "payload", message_id)))
+    for c in range(chats):
+        add_whole_chat(store, f"Chat {c}", now, [
+            Written(str(p), str(p - 1) if p else None, "user" if p % 2 == 0 else "assistant",
+                    f"message {p} of chat {c} " + "lorem ipsum " * 20, now)
+            for p in range(per_chat)])
 
 
 class PlainStore:
