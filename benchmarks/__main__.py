@@ -19,6 +19,7 @@ from benchmarks import (
     perf_bench,
     rag_bench,
     retrieval_bench,
+    scale_bench,
     speech_bench,
     stall_bench,
     starter_bench,
@@ -33,7 +34,8 @@ SUITES = {"chat": perf_bench.run, "vault": vault_bench.run, "documents": documen
           "rag": rag_bench.run, "binding": binding_bench.run, "openmp": openmp_bench.run,
           "tools": tools_bench.run, "attachments": attachments_bench.run,
           "vision": vision_bench.run, "watched": watched_bench.run,
-          "speech": speech_bench.run, "peers": peers_bench.run}
+          "speech": speech_bench.run, "peers": peers_bench.run,
+          "scale": scale_bench.run}
 
 
 def main() -> int:

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # 5 s, tools 12 s, stall 14 s, starter 20 s, retrieval 26 s, documents 45 s, chat 49 s,
 # engines 53 s, rag 53 s, binding 54 s, openmp 61 s, vision about 5 s.
 QUICK_SUITES = ("vault", "stall", "starter", "engines", "openmp", "tools", "chat", "binding", "documents",
-                "retrieval", "rag", "attachments", "vision", "watched", "speech", "peers")
+                "retrieval", "rag", "attachments", "vision", "watched", "speech", "peers", "scale")
 
 
 @pytest.mark.timeout(900)
