@@ -26,6 +26,7 @@ from storage.documents.store import StoredChunk
 K1, B = 1.5, 0.75
 RRF_K = 60
 CANDIDATES = 50
+CACHED_POSTINGS = 4_000_000  # postings kept as numpy arrays between searches (6 bytes each)
 MIN_COSINE = 0.2  # below this, and without a shared word, a passage is not relevant
 # A keyword match is evidence of relevance only if it covers this share of the question's
 # weight (idf): a passage that shares one common word with the question is none. A hit of
@@ -149,6 +150,7 @@ class SearchIndex:
         # a search used, dropped for a word when a chunk holding it comes.
         self._postings: dict[str, tuple[array, array]] = {}
         self._posting_arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._cached = 0  # postings in that cache
         # Where each document's and collection's chunks sit, so removing one is not a scan
         # of the whole index (an import replaces documents one by one).
         self._by_document: dict[int, list[int]] = defaultdict(list)
@@ -171,7 +173,7 @@ class SearchIndex:
 
     def _check(self, vector: np.ndarray) -> np.ndarray:
         v = np.asarray(vector, dtype=np.float32)
-        if v.ndim != 1 or (self._dim and v.shape[0] != self._dim):
+        if v.ndim != 1 or not v.shape[0] or (self._dim and v.shape[0] != self._dim):
             model = f" of model {self.model[:12]}" if self.model else ""
             raise ValueError(f"a vector of shape {v.shape} does not fit this index{model}, "
                              f"whose vectors have {self._dim} dimensions")
@@ -201,20 +203,26 @@ class SearchIndex:
     def add(self, chunk: StoredChunk, vector: np.ndarray) -> None:
         with self._lock:
             v = self._check(vector)
-            self._dim = v.shape[0]
-            self._grow()
-            index = len(self.chunks)
+            # Everything that can fail before anything is written: a passage is in every
+            # column and posting, or in none.
             norm = float(np.linalg.norm(v)) or 1.0
-            self._vectors[index] = v / norm
             words = terms(chunk.text + " " + (chunk.heading or ""))
-            self._lengths[index] = len(words)
-            self._letters[index] = letters(chunk.text)
-            self._owners[index] = chunk.collection_id
-            self._weights[index] = ROLE_WEIGHTS.get(chunk.role, 1.0)
-            self._alive[index] = True
             counts = Counter(words)
             if len(words) > 65535:  # a term frequency is kept in two bytes
                 counts = Counter({word: min(count, 65535) for word, count in counts.items()})
+            found_letters = letters(chunk.text)
+            self._dim = v.shape[0]
+            self._grow()
+            index = len(self.chunks)
+            self._vectors[index] = v / norm
+            self._lengths[index] = len(words)
+            self._letters[index] = found_letters
+            self._owners[index] = chunk.collection_id
+            self._weights[index] = ROLE_WEIGHTS.get(chunk.role, 1.0)
+            self._alive[index] = True
+            self.chunks.append(chunk)
+            self._by_document[chunk.document_id].append(index)
+            self._by_collection[chunk.collection_id].append(index)
             postings = self._postings
             for word, count in counts.items():
                 posting = postings.get(word)
@@ -225,10 +233,7 @@ class SearchIndex:
                     posting[1].append(count)
             if self._posting_arrays:  # a search cached some: those of these words are stale
                 for word in counts.keys() & self._posting_arrays.keys():
-                    del self._posting_arrays[word]
-            self.chunks.append(chunk)
-            self._by_document[chunk.document_id].append(index)
-            self._by_collection[chunk.collection_id].append(index)
+                    self._cached -= self._posting_arrays.pop(word)[0].size
 
     def move_document(self, document_id: int, path: str) -> None:
         """A file renamed or moved: its passages stay, and say where it is now."""
@@ -254,13 +259,20 @@ class SearchIndex:
                 "weights": self._weights[:n], "letters": self._letters[:n]}
 
     def _posting(self, word: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """A word's postings as numpy arrays (int32 indices, uint16 frequencies), kept for the
+        next search up to CACHED_POSTINGS in all (then the cache starts again)."""
         cached = self._posting_arrays.get(word)
         if cached is None:
             posting = self._postings.get(word)
             if not posting:
                 return None
-            cached = (np.array(posting[0], dtype=np.int64), np.array(posting[1], dtype=np.float64))
+            cached = (np.frombuffer(posting[0], dtype=np.int32).copy(),
+                      np.frombuffer(posting[1], dtype=np.uint16).copy())
+            if self._cached + cached[0].size > CACHED_POSTINGS:
+                self._posting_arrays.clear()
+                self._cached = 0
             self._posting_arrays[word] = cached
+            self._cached += cached[0].size
         return cached
 
     def _matrix_now(self) -> np.ndarray:
