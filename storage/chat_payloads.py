@@ -48,10 +48,11 @@ class Payloads:
         return sealed
 
     def unseal(self, table: str, row_id: int, blob: bytes,
-               places: list[str] | None = None, bind: Binding = ()) -> dict[str, Any] | None:
+               places: list[str] | None = None, bind: Binding = (), keep: bool = True) -> dict[str, Any] | None:
+        """``keep``: a chat or message row's plaintext kept beside its bytes (the default)."""
         try:
             if table in KEPT_TABLES:
-                return json.loads(self._plain(table, row_id, blob, bind))
+                return json.loads(self._plain(table, row_id, blob, bind, keep))
             return json.loads(self._cipher.decrypt(blob, table, "payload", row_id, bind))
         except DamagedVault as exc:
             place = str(exc)
@@ -60,13 +61,14 @@ class Payloads:
                 found.append(place)
             return None
 
-    def _plain(self, table: str, row_id: int, blob: bytes, bind: Binding = ()) -> bytes:
+    def _plain(self, table: str, row_id: int, blob: bytes, bind: Binding = (), keep: bool = True) -> bytes:
         with self._rows_lock:
             known = self._rows.get((table, row_id))
         if known is not None and known[0] == blob and known[1] == tuple(bind):
             return known[2]
         plain = self._cipher.decrypt(blob, table, "payload", row_id, bind)
-        self._keep(table, row_id, blob, plain, bind)
+        if keep:
+            self._keep(table, row_id, blob, plain, bind)
         return plain
 
     def _keep(self, table: str, row_id: int, blob: bytes, plain: bytes, bind: Binding = ()) -> None:

@@ -66,7 +66,9 @@ class ChatStore:
         # Sealing and unsealing, the plaintext of rows read kept (a send reads the chat row
         # and the conversation many times); a payload that does not decrypt is noted here.
         self.payloads = Payloads(vault.cipher, self.damaged_places)
-        self.search = ChatSearch(self._engine, self.list_chats, self._message)
+        # The search reads every message once: it does not fill the row cache (which keeps
+        # the shown chat's rows), nor put plaintext back in it after a close.
+        self.search = ChatSearch(self._engine, self.list_chats, self._searched)
 
     # Rows as records --------------------------------------------------------------
     def _chat(self, row_id: int, blob: bytes, places: list[str] | None = None) -> Chat:
@@ -77,11 +79,17 @@ class ChatStore:
         return Chat(row_id, data["title"], data["created_at"], data["updated_at"],
                     data.get("pinned", False), False, data.get("settings") or {})
 
+    def _searched(self, row_id: int, chat_id: int, position: int, blob: bytes) -> Message:
+        """A message row read for the search: its plaintext not kept in the row cache."""
+        return self._message(row_id, chat_id, position, blob, keep=False)
+
     def _message(self, row_id: int, chat_id: int, position: int, blob: bytes,
-                 places: list[str] | None = None, listed: dict[str, int] | None = None) -> Message:
+                 places: list[str] | None = None, listed: dict[str, int] | None = None,
+                 keep: bool = True) -> Message:
         """``listed``: the chat's list of message versions; a message at another version
-        (put back from a backup) or not on it reads as damaged, its place noted."""
-        data = self.payloads.unseal("messages", row_id, blob, places, (chat_id, position))
+        (put back from a backup) or not on it reads as damaged, its place noted. ``keep``:
+        its plaintext kept in the row cache."""
+        data = self.payloads.unseal("messages", row_id, blob, places, (chat_id, position), keep=keep)
         if data is not None and listed is not None and listed.get(str(row_id)) != data.get("version", 1):
             found = self.damaged_places if places is None else places
             place = (older_copy(row_id, chat_id) if str(row_id) in listed

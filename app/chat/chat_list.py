@@ -22,6 +22,10 @@ log = logging.getLogger(__name__)
 
 PIN = "★ "
 PROJECT_MARK = "▸ "
+# Up to this many messages a search reads their texts itself, at once (about 11 µs each: a
+# fifth of a second); past it they are read in the background while the list shows the chats
+# whose titles match, and the search runs again once they are in.
+SEARCH_AT_ONCE = 20_000
 # The user came to the search box (not a focus the window gave it by itself).
 _USER_FOCUS = (Qt.FocusReason.MouseFocusReason, Qt.FocusReason.TabFocusReason,
                Qt.FocusReason.BacktabFocusReason, Qt.FocusReason.ShortcutFocusReason)
@@ -57,7 +61,7 @@ class ChatListActions(QObject):
         super().__init__(cast(QObject, window))
         self.window = window
         self.controller = window.controller
-        self._preparing: Any = None  # the job reading the chats' texts for search
+        self._preparing: tuple[Any, Any] | None = None  # (the store, the job reading its texts)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
         if (event.type() == QEvent.Type.FocusIn and watched is self.window.search
@@ -70,13 +74,21 @@ class ChatListActions(QObject):
         once an unlock: a year of chats is a million messages, ten seconds that the first
         search would otherwise spend with the window frozen. A lock cancels it."""
         session = self.controller.session
-        if session is None or session.store.search.ready or (
-                self._preparing is not None and not self._preparing.done.is_set()):
+        if session is None or session.store.search.ready:
             return
-        job = start_job("chat-search", session.store.search.warm, self, lambda _ready: None,
+        store = session.store
+        if self._preparing is not None and self._preparing[0] is store and not self._preparing[1].done.is_set():
+            return  # already reading this unlock's texts
+
+        def ready(done: bool) -> None:
+            if done and self.controller.session is not None and self.controller.session.store is store \
+                    and self.window.search.text().strip():
+                self.refresh_chats()  # the search asked meanwhile, now over the messages too
+
+        job = start_job("chat-search", store.search.warm, self, ready,
                         lambda exc: log.info("the chats' texts were not read ahead: %s", type(exc).__name__))
-        self._preparing = job
-        # The first stage, before the jobs are waited for: a lock need not wait for it.
+        self._preparing = (store, job)
+        # The first stage, so the reading stops at once (between two batches of a thousand).
         session.on_close("requests", lambda _left: job.cancel.set())
 
     def _as_widget(self) -> QWidget:
@@ -177,8 +189,16 @@ class ChatListActions(QObject):
         current = self.controller.current_chat
         query = self.window.search.text()
         chats = self.controller.chats.all()
+        searching = False
         if query.strip():
-            wanted = set(self.controller.store.search.chats(query))
+            store = self.controller.store
+            if store.search.ready or store.message_count() <= SEARCH_AT_ONCE:
+                wanted = set(store.search.chats(query))
+            else:  # never wait here for a year of chats: the titles now, the messages soon
+                self.prepare_search()
+                searching = True
+                needle = query.casefold().strip()
+                wanted = {c.id for c in chats if needle in c.title.casefold()}
             chats = [c for c in chats if c.id in wanted]
         chat_list.blockSignals(True)
         chat_list.clear()
@@ -200,7 +220,11 @@ class ChatListActions(QObject):
                 chat_list.addItem(item)
                 if current and chat.id == current.id:
                     chat_list.setCurrentItem(item)
-        if query.strip() and not chats:  # say so, rather than show an empty list
+        if searching:  # the messages are still being read: say so, not "no chat"
+            reading = QListWidgetItem(translate("chat.chat_list", "Searching the messages…"))
+            reading.setFlags(Qt.ItemFlag.NoItemFlags)
+            chat_list.addItem(reading)
+        elif query.strip() and not chats:  # say so, rather than show an empty list
             nothing = QListWidgetItem(translate("chat.chat_list", "No chat contains “{words}”").format(
                 words=" ".join(query.split())))
             nothing.setFlags(Qt.ItemFlag.NoItemFlags)

@@ -293,8 +293,9 @@ class MainWindow(QMainWindow):
         self.conversation.show_messages(messages)
         query = self.search.text()
         # A chat found by search: where it says so, in the version that says it (#36 item 4).
-        if not self.conversation.highlight(query) and chat is not None and query.strip():
-            hidden = self.controller.store.search.matching_message(chat.id, query)
+        search = self.controller.store.search
+        if not self.conversation.highlight(query) and chat is not None and query.strip() and search.ready:
+            hidden = search.matching_message(chat.id, query)
             if hidden is not None and all(m.id != hidden for m in messages) \
                     and self.controller.show_version(hidden):
                 self.conversation.highlight(query)

@@ -303,6 +303,10 @@ Send the token below as “Authorization: Bearer …”.</source>
         <translation>项目：{name}</translation>
     </message>
     <message>
+        <source>Searching the messages…</source>
+        <translation>正在搜索消息…</translation>
+    </message>
+    <message>
         <source>No chat contains “{words}”</source>
         <translation>没有包含“{words}”的聊天</translation>
     </message>

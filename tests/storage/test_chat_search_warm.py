@@ -51,6 +51,7 @@ def test_what_is_written_while_the_texts_are_read_is_found(store: ChatStore,
     ids = _fill(store)
     gone = store.add_message(ids[2], "user", "a sentence about the harbour")
     changed = store.messages(ids[0])[0]
+    already_read = store.messages(ids[1])[0]  # read in the second batch, before the change
     store.search.clear()
     monkeypatch.setattr(chat_search, "READ_BATCH", 4)
     read = store.search._read
@@ -62,6 +63,7 @@ def test_what_is_written_while_the_texts_are_read_is_found(store: ChatStore,
             store.add_message(ids[1], "assistant", "the lighthouse keeper's answer")
             store.update_message(changed.id, content="an edited question about tides")
             store.delete_message(gone.id)
+            store.delete_message(already_read.id)
             store.delete_chat(ids[2])
         return read(*row)
 
@@ -73,6 +75,10 @@ def test_what_is_written_while_the_texts_are_read_is_found(store: ChatStore,
     assert store.search.chats("note 0 of chat 0") == []  # the edit replaced it
     assert store.search.chats("harbour") == []
     assert store.search.chats("of chat 2") == []
+    texts = store.search._texts
+    assert texts is not None and already_read.id not in texts and gone.id not in texts
+    assert store.search.chats("note 0 of chat 1") == [] and store.search.chats("note 1 of chat 1") == [ids[1]]
+    assert not {k for k, (chat, _t) in texts.items() if chat == ids[2]}
 
 
 def test_a_cancel_keeps_nothing_and_the_next_search_still_reads(store: ChatStore) -> None:
@@ -96,7 +102,7 @@ def test_texts_being_read_when_the_store_closes_are_dropped(store: ChatStore,
         return read(*row)
 
     monkeypatch.setattr(store.search, "_read", reading)
-    store.search.warm()
+    assert not store.search.warm()
     assert store.search._texts is None
 
 
@@ -105,22 +111,42 @@ def test_a_search_waits_for_the_texts_another_thread_is_reading(store: ChatStore
     ids = _fill(store)
     store.search.clear()
     read = store.search._read
-    started, go_on = threading.Event(), threading.Event()
+    started, go_on, searcher_waits = threading.Event(), threading.Event(), threading.Event()
+    problems: list[str] = []
 
     def reading(*row):
         started.set()
-        assert go_on.wait(30)
+        if not go_on.wait(30):
+            problems.append("the reader was never let go")
         return read(*row)
 
+    wait = store.search._lock.wait
+
+    def waiting(*args, **kwargs):
+        searcher_waits.set()  # the search is waiting for the reader, not reading itself
+        return wait(*args, **kwargs)
+
     monkeypatch.setattr(store.search, "_read", reading)
+    monkeypatch.setattr(store.search._lock, "wait", waiting)
     warming = threading.Thread(target=store.search.warm)
     warming.start()
     assert started.wait(30)
     found: list[list[int]] = []
     searching = threading.Thread(target=lambda: found.append(store.search.chats("note 3 of chat 0")))
     searching.start()
+    assert searcher_waits.wait(30)
     go_on.set()
     warming.join(30)
     searching.join(30)
-    assert found == [[ids[0]]]
+    assert found == [[ids[0]]] and problems == []
     assert not warming.is_alive() and not searching.is_alive()
+
+
+def test_the_search_does_not_fill_the_row_cache(store: ChatStore) -> None:
+    """The row cache keeps the shown chat's rows (and is emptied at a close): reading every
+    message for search must neither evict them nor put plaintext back after a close."""
+    _fill(store)
+    store.payloads.clear()
+    store.search.clear()
+    assert store.search.warm()
+    assert not [key for key in store.payloads._rows if key[0] == "messages"]
