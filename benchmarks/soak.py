@@ -218,6 +218,17 @@ class Soak:
         next(a for a in self.window.documents_menu.actions() if a.text() == name).setChecked(True)
         self.ask("Who collects the mooring fees?" if round_ % 2 else "押金是多少？")
 
+    def search(self, words: str) -> None:
+        """Type in the search box (as a user comes to it) and clear it again."""
+        from PySide6.QtCore import QEvent, Qt
+        from PySide6.QtGui import QFocusEvent
+
+        box = self.window.search
+        self.app.sendEvent(box, QFocusEvent(QEvent.Type.FocusIn, Qt.FocusReason.MouseFocusReason))
+        box.setText(words)
+        self.wait(lambda: self.window.chat_list.count() > 0, "the search's list")
+        box.clear()
+
     def language_and_theme(self, round_: int) -> None:
         settings = self.window.vault.settings
         settings.language = "zh_CN" if round_ % 2 else "en"
@@ -298,6 +309,9 @@ def run(seconds: float, out: Path | None, chart: Path | None) -> dict[str, Any]:
             soak.step("regenerate, then the first version", soak.regenerate_and_back)
             soak.step("edit the question", lambda r=round_: soak.edit_question(f"Round {r}: one more time, briefly."))
             soak.step("stop and continue", soak.stop_and_continue)
+            soak.step("search the chats", lambda q=question: soak.search(q.split()[0]))
+            # Answered before a lock or a model load (which would refuse a request in flight).
+            soak.step("the local API's answer", lambda c=client: soak.wait(lambda: not c.is_alive(), "the API"))
             kind = round_ % 4
             if kind == 0:
                 soak.step("a document question", lambda r=round_: soak.documents(r))
@@ -307,7 +321,6 @@ def run(seconds: float, out: Path | None, chart: Path | None) -> dict[str, Any]:
                 soak.step("lock and unlock", soak.lock_and_unlock)
             else:
                 soak.step("the model again", soak.load_model)
-            soak.step("the local API's answer", lambda c=client: soak.wait(lambda: not c.is_alive(), "the API"))
             cycle = soak.stalls[stalls_before:]
             samples.append({"t_s": time.monotonic() - started, **_process(),
                             "stall_p99_ms": percentile(cycle, 99) if cycle else 0.0})
@@ -342,7 +355,7 @@ def draw(samples: list[dict[str, float]], path: Path) -> None:
     layout = QVBoxLayout(page)
     for key, title, unit in (("rss_mb", "Resident memory", "MB"), ("fds", "Open file descriptors", ""),
                              ("threads", "Threads", "")):
-        chart = LineChart(title, unit)
+        chart = LineChart(title, unit, x_label="minutes")
         chart.set_series([Series(title, tuple((int(s["t_s"] // 60), s[key]) for s in samples))])
         layout.addWidget(chart)
     page.resize(640, 900)

@@ -39,10 +39,11 @@ def nice_top(value: float) -> float:
 
 
 class LineChart(QWidget):
-    def __init__(self, title: str, unit: str, parent: QWidget | None = None) -> None:
+    def __init__(self, title: str, unit: str, parent: QWidget | None = None, x_label: str = "") -> None:
         super().__init__(parent)
         self.title = title
         self.unit = unit
+        self.x_label = x_label  # the axis under the plot ("chats at once" when empty)
         self.series: list[Series] = []
         self.threshold: float | None = None  # a target drawn across the plot (the first word's)
         self.setMinimumSize(280, 220)
@@ -74,7 +75,7 @@ class LineChart(QWidget):
                                             -12, -(line * (legend_rows + 2.2)))
         painter.setPen(text)
         painter.drawText(QRectF(0, 0, self.width(), line * 1.4), Qt.AlignmentFlag.AlignCenter,
-                         f"{self.title} ({self.unit})")
+                         f"{self.title} ({self.unit})" if self.unit else self.title)
         top = nice_top(max([y for s in self.series for _, y in s.points] + [self.threshold or 0.0]))
         for step in range(5):  # the value axis, in fifths
             value = top * step / 4
@@ -96,7 +97,7 @@ class LineChart(QWidget):
             painter.drawText(QRectF(x_of(level) - 30, plot.bottom() + 2, 60, line), Qt.AlignmentFlag.AlignCenter,
                              str(level))
         painter.drawText(QRectF(plot.left(), plot.bottom() + line, plot.width(), line), Qt.AlignmentFlag.AlignCenter,
-                         translate("engines.chart", "chats at once"))
+                         self.x_label or translate("engines.chart", "chats at once"))
         if self.threshold is not None:
             y = plot.bottom() - plot.height() * min(self.threshold / top, 1.0)
             painter.setPen(QPen(text, 1, Qt.PenStyle.DotLine))
