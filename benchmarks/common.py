@@ -21,6 +21,23 @@ class Figure:
         return f"{self.name:<62} {self.value:>10.3f} {self.unit:<8} {self.target}"
 
 
+def process_status(pid: int | str = "self") -> dict[str, int]:
+    """The numeric fields of a process's ``/proc/PID/status`` (VmRSS and VmHWM in kB,
+    Threads…); empty where there is no /proc (macOS, Windows). Standard library only: the
+    GPT4All side of the peers benchmark imports it in GPT4All's own environment."""
+    found: dict[str, int] = {}
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                key, _, value = line.partition(":")
+                first = value.split()[:1]
+                if first and first[0].isdigit():
+                    found[key] = int(first[0])
+    except OSError:
+        pass
+    return found
+
+
 def timed(fn: Callable[[], Any]) -> float:
     started = time.perf_counter()
     fn()

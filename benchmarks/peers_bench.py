@@ -33,7 +33,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import Figure, median
+from benchmarks.common import Figure, median, process_status
 
 ROOT = Path(__file__).resolve().parent.parent
 THREADS = 2
@@ -90,13 +90,8 @@ def _peak_rss(pid: int) -> int:
     its present one where the system keeps no peak."""
     import psutil
 
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return int(psutil.Process(pid).memory_info().rss)
+    peak = process_status(pid).get("VmHWM")
+    return peak * 1024 if peak else int(psutil.Process(pid).memory_info().rss)
 
 
 def _decode_rate(side: dict[str, Any]) -> float:

@@ -27,19 +27,6 @@ def _stream(model, prompt: str, tokens: int) -> tuple[float, float, int]:
     return first, time.perf_counter() - began, count
 
 
-def _peak() -> int:
-    """This process's peak resident memory: VmHWM (ru_maxrss would carry the parent's
-    peak across the fork and exec that started it)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:  # no /proc (macOS, Windows): not measured
-        pass
-    return 0
-
-
 def main() -> int:
     asked = json.loads(sys.stdin.readline())
     from gpt4all import GPT4All
@@ -52,7 +39,10 @@ def main() -> int:
     with model.chat_session():
         _stream(model, asked["long"] + "\n\n" + asked["question"], 8)
         again, _, _ = _stream(model, asked["again"], 1)
-    peak = _peak()
+    from common import process_status  # benchmarks/common.py, beside this script (stdlib only)
+
+    # This process's own peak (ru_maxrss would carry the parent's across fork and exec).
+    peak = process_status().get("VmHWM", 0) * 1024
     print(json.dumps({"prefill_s": prefill, "decode_first_s": first, "decode_total_s": total,
                       "decode_tokens": produced, "followup_ttft_s": again, "peak_rss": peak}), flush=True)
     return 0

@@ -10,19 +10,6 @@ import sys
 from pathlib import Path
 
 
-def _peak() -> int:
-    """This process's peak resident memory: VmHWM (ru_maxrss would carry the parent's
-    peak across the fork and exec that started it)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:  # no /proc (macOS, Windows): not measured
-        pass
-    return 0
-
-
 def main() -> int:
     asked = json.loads(sys.stdin.readline())
     from core.client import WorkerClient
@@ -41,7 +28,10 @@ def main() -> int:
         answer = client.generate(turn, SamplingParams(max_tokens=8, **greedy)).text
         again = client.generate((*turn, ChatMessage("assistant", answer), ChatMessage("user", asked["again"])),
                                 SamplingParams(max_tokens=1, **greedy)).stats
-    peak = _peak()
+    from benchmarks.common import process_status
+
+    # This process's own peak (ru_maxrss would carry the parent's across fork and exec).
+    peak = process_status().get("VmHWM", 0) * 1024
     print(json.dumps({"prefill_s": prefill.ttft_seconds, "prefill_tokens": prefill.prompt_tokens,
                       "decode_first_s": decode.ttft_seconds, "decode_total_s": decode.total_seconds,
                       "decode_tokens": decode.tokens, "followup_ttft_s": again.ttft_seconds,

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.common import Figure, percentile
+from benchmarks.common import Figure, percentile, process_status
 
 PASSPHRASE = "benchmark passphrase"
 PER_DOCUMENT = 100
@@ -105,12 +105,9 @@ def build(path: Path, passages: int) -> None:
 
 
 def _memory() -> dict[str, float]:
-    found = {}
-    for line in Path("/proc/self/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        if key in ("VmRSS", "VmHWM"):
-            found[key] = int(value.split()[0]) / 1024
-    return found
+    """This process's resident memory and its peak, in MB."""
+    status = process_status()
+    return {key: status.get(key, 0) / 1024 for key in ("VmRSS", "VmHWM")}
 
 
 class _Steps:

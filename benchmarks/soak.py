@@ -36,7 +36,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import percentile, wait_in_event_loop
+from benchmarks.common import percentile, process_status, wait_in_event_loop
 
 PASSPHRASE = "a day of use in compressed time"
 ANSWER_TOKENS = 96
@@ -46,14 +46,9 @@ QUESTIONS = ("Name three things a harbour master does.", "What is a good way to 
 
 
 def _process() -> dict[str, float]:
-    found = {"fds": float(len(os.listdir("/proc/self/fd")))}
-    for line in Path("/proc/self/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        if key == "VmRSS":
-            found["rss_mb"] = int(value.split()[0]) / 1024
-        elif key == "Threads":
-            found["threads"] = float(value.split()[0])
-    return found
+    status = process_status()
+    return {"fds": float(len(os.listdir("/proc/self/fd"))), "rss_mb": status.get("VmRSS", 0) / 1024,
+            "threads": float(status.get("Threads", 0))}
 
 
 def growth(samples: list[dict[str, float]], key: str) -> float | None:
