@@ -202,10 +202,15 @@ def test_a_hostile_server_given_the_intranet_is_refused_everything_else(
 
 def relay_for(granted: list[str]) -> tuple[Relay, int]:
     """A relay as a launcher would start it: a loopback listener handed over the socket pair."""
+    import os
+
     from guard.netns import hand_over_listener
 
     relay = Relay(" tool: unit", granted)
-    port = hand_over_listener(relay.child_fd)  # in this process: the relay accepts on it all the same
+    # The launcher gets its own copy of the socket pair's end (pass_fds); here a dup plays that
+    # copy. Handing over Hearth's own number instead closed it twice: ``started`` then closed
+    # whatever had taken the number meanwhile, the relay's listener at times (CI, stop 50).
+    port = hand_over_listener(os.dup(relay.child_fd))
     relay.started()
     return relay, port
 
