@@ -180,6 +180,7 @@ class DocumentService(DocumentCalls):
                     self._run_job(self._pending.popleft())
                     continue
                 self._set_busy(False)
+                self._save_index()
                 self._take(self._inbox.get())
         except Stopped:
             pass
@@ -194,6 +195,35 @@ class DocumentService(DocumentCalls):
                 child.close()
             for command in [*self._inbox.close(), *self._pending, *self._lookups.waiting]:
                 refuse(command)
+
+    def _save_index(self) -> None:
+        """Seal the index into its file when enough has changed since the last time, while
+        nothing else is to do: searches are answered meanwhile, and a job that comes, a lock
+        or a quit stops the save (the file that was there stays whole)."""
+        if not self._lookups.loaded or not self._ingestion.index_due():
+            return
+
+        def check() -> None:
+            self._pump()
+            if self._closing.is_set():
+                raise Stopped(closing=True)
+            if self._pending:
+                raise Stopped()
+
+        try:
+            size = self._ingestion.save_index(check)
+            log.info("search index saved (%d passages, %.1f MB)", len(self._indexes), size / 1e6)
+        except Stopped as stop:
+            if stop.closing:
+                raise
+        except VaultClosed as exc:
+            raise Stopped(closing=True) from exc
+        except Exception as exc:  # a full disk, say: the next unlock reads the vault instead
+            if self._closing.is_set():
+                raise Stopped(closing=True) from exc
+            log.warning("the search index was not saved (%s: %s); the next unlock reads the vault",
+                        type(exc).__name__, getattr(exc, "strerror", None) or "", exc_info=not isinstance(exc, OSError))
+            self._ingestion.saved_now()  # not again until as much has changed again
 
     def _set_busy(self, busy: bool) -> None:
         if busy != self._busy:

@@ -46,6 +46,7 @@ from storage.crypto import (
     new_vault_id,
     open_envelope,
 )
+from storage.documents import index_file
 from storage.files import new_private_file
 from storage.reseal import add_message_lists, reseal
 from storage.vault_file import (
@@ -222,6 +223,9 @@ class Vault:
                 self.cipher.unstage()
                 raise
             self.cipher.promote()
+        # The saved search index is under the old key, and every row it matched was
+        # written again: it goes, and the next save seals the index under the new key.
+        index_file.remove(self.path)
         backup = None
         if backups is not None and not self._closed:
             try:  # under a new name, without rotating: the old ones are erased below

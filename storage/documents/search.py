@@ -15,12 +15,14 @@ import re
 import threading
 from array import array
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from storage.documents.index_file import Item
+from storage.documents.pages import ROLES
 from storage.documents.store import StoredChunk
 
 K1, B = 1.5, 0.75
@@ -54,11 +56,18 @@ STOPWORDS = frozenset(
 
 
 def top(values: np.ndarray, count: int) -> np.ndarray:
-    """Indices of the ``count`` largest values, largest first (partial sort: O(n))."""
-    if len(values) <= count:
-        return np.argsort(-values)
-    part = np.argpartition(-values, count)[:count]
-    return part[np.argsort(-values[part])]
+    """Indices of the ``count`` largest values, largest first (partial sort: O(n)); equal
+    values in the order of their indices, so that the same passages rank the same however
+    the index was put together (built at once, or loaded and caught up)."""
+    n = len(values)
+    if n <= count:
+        return np.argsort(-values, kind="stable")
+    if np.isnan(values).any():  # a vector gone wrong: NaN ranks last (partition puts it first)
+        values = np.nan_to_num(values, nan=-np.inf)
+    threshold = np.partition(values, n - count)[n - count]  # the count-th largest
+    above = np.flatnonzero(values > threshold)
+    part = np.concatenate([above, np.flatnonzero(values == threshold)[:count - len(above)]])
+    return part[np.argsort(-values[part], kind="stable")]
 
 
 # Chinese (and Japanese kana) has no spaces: ``\w+`` would make a whole clause one "word"
@@ -125,6 +134,40 @@ class Hit:
     bm25: float
 
 
+NO_PAGE = -(1 << 62)  # a passage without a page, in a sealed index file
+
+
+def _texts(name: str, encoded: list[bytes]) -> list[Item]:
+    """Strings as two items: their UTF-8 bytes one after another, and where each ends."""
+    return [(f"{name}_ends", np.dtype(np.int64), (len(encoded),), [np.cumsum([len(e) for e in encoded], dtype=np.int64)]),
+            (name, np.dtype(np.uint8), (sum(len(e) for e in encoded),), [b"".join(encoded)])]
+
+
+def _strings(data: np.ndarray, ends: np.ndarray) -> list[str]:
+    raw = data.tobytes()
+    stops = ends.tolist()
+    return [raw[a:b].decode() for a, b in zip([0, *stops][:len(stops)], stops, strict=True)]
+
+
+def same_rows(ids: np.ndarray, nonces: np.ndarray, ids_now: np.ndarray, nonces_now: np.ndarray) -> np.ndarray:
+    """Which of ``ids`` are rows now (``ids_now``, sorted) with the same nonces."""
+    if not len(ids_now):
+        return np.zeros(len(ids), dtype=bool)
+    at = np.minimum(np.searchsorted(ids_now, ids), len(ids_now) - 1)
+    return (ids_now[at] == ids) & (nonces_now[at] == nonces).all(axis=1)
+
+
+def nonces_of(ids: np.ndarray, ids_now: np.ndarray, nonces_now: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each of ``ids``: whether it is a row now, and its nonces (zero where not)."""
+    found = np.zeros(len(ids), dtype=bool)
+    out = np.zeros((len(ids), 24), dtype=np.uint8)
+    if len(ids_now):
+        at = np.minimum(np.searchsorted(ids_now, ids), len(ids_now) - 1)
+        found = ids_now[at] == ids
+        out[found] = nonces_now[at[found]]
+    return found, out
+
+
 class SearchIndex:
     """Columns of numpy arrays that grow by doubling (a row written in place per passage, a
     view of the filled rows per search: nothing is copied or rebuilt when a passage comes or
@@ -149,12 +192,22 @@ class SearchIndex:
         # word -> (chunk indices, term frequencies), appended in place; numpy copies of those
         # a search used, dropped for a word when a chunk holding it comes.
         self._postings: dict[str, tuple[array, array]] = {}
+        # The postings an index loaded from its file came with, as one array of rows and one
+        # of frequencies (a word's are a slice: ``_base[word]`` is its slot), where a pair of
+        # arrays for each of millions of words would take seconds to make; the words'
+        # postings added since go into ``_postings`` as above.
+        self._base: dict[str, int] = {}
+        self._base_starts = np.zeros(0, dtype=np.int64)
+        self._base_sizes = np.zeros(0, dtype=np.int64)
+        self._base_rows = np.zeros(0, dtype=np.int32)
+        self._base_tf = np.zeros(0, dtype=np.uint16)
         self._posting_arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._cached = 0  # postings in that cache
         # Where each document's and collection's chunks sit, so removing one is not a scan
         # of the whole index (an import replaces documents one by one).
         self._by_document: dict[int, list[int]] = defaultdict(list)
         self._by_collection: dict[int, list[int]] = defaultdict(list)
+        self.changes = 0  # passages added and taken out since it was made (when to save it)
 
     def __len__(self) -> int:
         with self._lock:
@@ -221,6 +274,7 @@ class SearchIndex:
             self._weights[index] = ROLE_WEIGHTS.get(chunk.role, 1.0)
             self._alive[index] = True
             self.chunks.append(chunk)
+            self.changes += 1
             self._by_document[chunk.document_id].append(index)
             self._by_collection[chunk.collection_id].append(index)
             postings = self._postings
@@ -235,6 +289,135 @@ class SearchIndex:
                 for word in counts.keys() & self._posting_arrays.keys():
                     self._cached -= self._posting_arrays.pop(word)[0].size
 
+    # Kept sealed between unlocks (``storage.documents.index_file``) ---------------------
+    def live(self) -> list[StoredChunk]:
+        """The passages that answer (not those taken out), in the index's order."""
+        with self._lock:
+            return [self.chunks[i] for i in np.flatnonzero(self._alive[:len(self.chunks)])]
+
+    def ids(self) -> np.ndarray:
+        """The row ids of the live passages, in the index's order."""
+        return np.fromiter((c.id for c in self.live()), dtype=np.int64)
+
+    def export(self, prefix: str, nonces: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+               ) -> tuple[dict[str, Any], list[Item]]:
+        """This index as the items of a sealed file: its live passages whose row still has
+        its nonces (``nonces(ids)``: a mask of those found and their 24 bytes), compacted,
+        with their postings renumbered. Called on the thread that alone changes the index,
+        so the columns stay as they are while the items are written."""
+        with self._lock:
+            n = len(self.chunks)
+            ids = np.fromiter((c.id for c in self.chunks), dtype=np.int64, count=n)
+            found, row_nonces = nonces(ids)
+            keep = self._alive[:n] & found
+            rows = np.flatnonzero(keep)
+            renumber = np.cumsum(keep, dtype=np.int64) - 1
+            chunks = [self.chunks[i] for i in rows]
+            headings = sorted({c.heading for c in chunks if c.heading is not None})
+            heading_ids = {text: i for i, text in enumerate(headings)}
+            texts = [c.text.encode() for c in chunks]
+            words = [*self._base, *(word for word in self._postings if word not in self._base)]
+            counts = np.zeros(len(words), dtype=np.int64)
+            everything = bool(keep.all())
+            for w, word in enumerate(words):
+                idx = self._word_postings(word)[0]
+                counts[w] = len(idx) if everything else np.count_nonzero(keep[idx])
+        m = len(rows)
+
+        def column(values: list[Any], dtype: Any) -> list[np.ndarray]:
+            return [np.asarray(values, dtype=dtype)]
+
+        def blocks(array_: np.ndarray) -> Iterator[np.ndarray]:
+            for start in range(0, m, 65536):
+                yield array_[rows[start:start + 65536]]
+
+        def kept_postings(part: int) -> Iterator[np.ndarray]:
+            for word in words:
+                idx, tf = self._word_postings(word)
+                values = idx if part == 0 else tf
+                if not everything:
+                    values = values[keep[idx]]
+                yield renumber[values].astype(np.int32) if part == 0 and not everything else values
+
+        def joined(parts: list[bytes]) -> Iterator[bytes]:
+            for start in range(0, len(parts), 4096):
+                yield b"".join(parts[start:start + 4096])
+
+        word_blob = "\n".join(words).encode()  # a word is \w+: never a line break
+        encoded_headings = [h.encode() for h in headings]
+        dim = self._dim or 1
+        items: list[Item] = [
+            (f"{prefix}ids", np.dtype(np.int64), (m,), [ids[rows]]),
+            (f"{prefix}nonces", np.dtype(np.uint8), (m, 24), [row_nonces[rows]]),
+            (f"{prefix}collection", np.dtype(np.int64), (m,), column([c.collection_id for c in chunks], np.int64)),
+            (f"{prefix}document", np.dtype(np.int64), (m,), column([c.document_id for c in chunks], np.int64)),
+            (f"{prefix}page", np.dtype(np.int64), (m,),
+             column([NO_PAGE if c.page is None else c.page for c in chunks], np.int64)),
+            (f"{prefix}start", np.dtype(np.int64), (m,), column([c.start for c in chunks], np.int64)),
+            (f"{prefix}end", np.dtype(np.int64), (m,), column([c.end for c in chunks], np.int64)),
+            (f"{prefix}role", np.dtype(np.uint8), (m,),
+             column([ROLES.index(c.role) if c.role in ROLES else 0 for c in chunks], np.uint8)),
+            (f"{prefix}heading", np.dtype(np.int32), (m,),
+             column([-1 if c.heading is None else heading_ids[c.heading] for c in chunks], np.int32)),
+            *_texts(f"{prefix}headings", encoded_headings),
+            (f"{prefix}text_ends", np.dtype(np.int64), (m,),
+             [np.cumsum([len(t) for t in texts], dtype=np.int64)]),
+            (f"{prefix}texts", np.dtype(np.uint8), (sum(len(t) for t in texts),), joined(texts)),
+            (f"{prefix}vectors", np.dtype(np.float32), (m, dim), blocks(self._vectors[:n])),
+            (f"{prefix}lengths", np.dtype(np.float64), (m,), blocks(self._lengths[:n])),
+            (f"{prefix}weights", np.dtype(np.float64), (m,), blocks(self._weights[:n])),
+            (f"{prefix}letters", np.dtype(np.int64), (m, 2), blocks(self._letters[:n])),
+            (f"{prefix}words", np.dtype(np.uint8), (len(word_blob),), [word_blob]),
+            (f"{prefix}counts", np.dtype(np.int64), (len(words),), [counts]),
+            (f"{prefix}posting_rows", np.dtype(np.int32), (int(counts.sum()),), kept_postings(0)),
+            (f"{prefix}posting_counts", np.dtype(np.uint16), (int(counts.sum()),), kept_postings(1)),
+        ]
+        return {"model": self.model, "min_cosine": self.min_cosine, "dimensions": self._dim, "passages": m}, items
+
+    @classmethod
+    def restore(cls, described: Mapping[str, Any], arrays: Mapping[str, np.ndarray], prefix: str,
+                paths: Mapping[int, str], rows_now: tuple[np.ndarray, np.ndarray]) -> SearchIndex:
+        """An index from what ``export`` wrote, each passage given its document's path now.
+        A passage whose row is gone, or was written again (other nonces: ``rows_now`` is
+        the rows' sorted ids and their nonces), is left out: only the row tells what it is."""
+        model = str(described["model"])
+        index = cls(int(described["dimensions"]), model, float(described["min_cosine"]))
+
+        def get(name: str) -> np.ndarray:
+            return arrays[prefix + name]
+
+        ids = get("ids")
+        m = len(ids)
+        headings = _strings(get("headings"), get("headings_ends"))
+        ends = get("text_ends")
+        texts = get("texts").data
+        starts = np.concatenate([[0], ends[:-1]]) if m else ends
+        chunks = index.chunks
+        roles = [ROLES[r] if r < len(ROLES) else "" for r in get("role").tolist()]
+        for i, (row_id, collection, document, page, start, end, heading, a, b) in enumerate(zip(
+                ids.tolist(), get("collection").tolist(), get("document").tolist(), get("page").tolist(),
+                get("start").tolist(), get("end").tolist(), get("heading").tolist(),
+                starts.tolist(), ends.tolist(), strict=True)):
+            chunks.append(StoredChunk(row_id, collection, document, str(texts[a:b], "utf-8"),
+                                      paths.get(document, ""), None if page == NO_PAGE else page,
+                                      None if heading < 0 else headings[heading], start, end, model, roles[i]))
+            index._by_document[document].append(i)
+            index._by_collection[collection].append(i)
+        index._capacity = m
+        index._vectors = get("vectors").reshape(m, index._dim or 1) if m else index._vectors
+        index._alive = same_rows(ids, get("nonces"), *rows_now)
+        index._owners = get("collection")
+        index._lengths, index._weights, index._letters = get("lengths"), get("weights"), get("letters")
+        words = get("words").tobytes().decode().split("\n") if len(get("words")) else []
+        sizes = get("counts")
+        if len(words) != len(sizes) or int(sizes.sum()) != len(get("posting_rows")):
+            raise ValueError("the postings do not match their words")
+        index._base = dict(zip(words, range(len(words)), strict=True))
+        index._base_sizes = sizes
+        index._base_starts = np.cumsum(sizes) - sizes
+        index._base_rows, index._base_tf = get("posting_rows"), get("posting_counts")
+        return index
+
     def move_document(self, document_id: int, path: str) -> None:
         """A file renamed or moved: its passages stay, and say where it is now."""
         with self._lock:
@@ -243,12 +426,15 @@ class SearchIndex:
 
     def remove_document(self, document_id: int) -> None:
         with self._lock:
-            for index in self._by_document.pop(document_id, []):
+            held = self._by_document.pop(document_id, [])
+            self.changes += len(held)
+            for index in held:
                 self._alive[index] = False
 
     def remove_collection(self, collection_id: int) -> None:
         with self._lock:
             held = self._by_collection.pop(collection_id, [])
+            self.changes += len(held)
             if held:
                 self._alive[np.array(held, dtype=np.int64)] = False
 
@@ -258,16 +444,34 @@ class SearchIndex:
         return {"alive": self._alive[:n], "owners": self._owners[:n], "lengths": self._lengths[:n],
                 "weights": self._weights[:n], "letters": self._letters[:n]}
 
+    def _word_postings(self, word: str) -> tuple[np.ndarray, np.ndarray]:
+        """A word's postings (rows int32, frequencies uint16): those it was loaded with and
+        those added since, copied out of the arrays that grow."""
+        rows, tfs = [], []
+        slot = self._base.get(word)
+        if slot is not None:
+            start = int(self._base_starts[slot])
+            end = start + int(self._base_sizes[slot])
+            rows.append(self._base_rows[start:end])
+            tfs.append(self._base_tf[start:end])
+        posting = self._postings.get(word)
+        if posting:
+            rows.append(np.frombuffer(posting[0], dtype=np.int32).copy())
+            tfs.append(np.frombuffer(posting[1], dtype=np.uint16).copy())
+        if len(rows) == 1:
+            return rows[0], tfs[0]
+        if not rows:
+            return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.uint16)
+        return np.concatenate(rows), np.concatenate(tfs)
+
     def _posting(self, word: str) -> tuple[np.ndarray, np.ndarray] | None:
         """A word's postings as numpy arrays (int32 indices, uint16 frequencies), kept for the
         next search up to CACHED_POSTINGS in all (then the cache starts again)."""
         cached = self._posting_arrays.get(word)
         if cached is None:
-            posting = self._postings.get(word)
-            if not posting:
+            cached = self._word_postings(word)
+            if not len(cached[0]):
                 return None
-            cached = (np.frombuffer(posting[0], dtype=np.int32).copy(),
-                      np.frombuffer(posting[1], dtype=np.uint16).copy())
             if self._cached + cached[0].size > CACHED_POSTINGS:
                 self._posting_arrays.clear()
                 self._cached = 0
@@ -389,6 +593,42 @@ class Indexes:
         model = self.models.get(collection_id)
         index = self._by_model.get(model) if model is not None else None
         return index.count(collection_id) if index is not None else 0
+
+    def clear(self) -> None:
+        self._by_model.clear()
+
+    @property
+    def changes(self) -> int:
+        return sum(index.changes for index in self._by_model.values())
+
+    def ids(self) -> np.ndarray:
+        """The row ids of every live passage."""
+        found = [index.ids() for index in self._by_model.values()]
+        return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+
+    def export(self, rows_now: tuple[np.ndarray, np.ndarray]) -> tuple[dict[str, Any], list[Item]]:
+        """Every index as the items of a sealed file (``SearchIndex.export``)."""
+        described: list[dict[str, Any]] = []
+        items: list[Item] = []
+        for i, index in enumerate(self._by_model.values()):
+            said, its = index.export(f"{i}.", lambda ids: nonces_of(ids, *rows_now))
+            described.append(said)
+            items += its
+        return {"indexes": described}, items
+
+    def restore(self, header: Mapping[str, Any], arrays: Mapping[str, np.ndarray], paths: Mapping[int, str],
+                rows_now: tuple[np.ndarray, np.ndarray]) -> None:
+        """The indexes a sealed file held, less what is not so in the rows now and the
+        passages of a model their collection no longer answers with."""
+        restored = [SearchIndex.restore(said, arrays, f"{i}.", paths, rows_now)
+                    for i, said in enumerate(header["indexes"])]
+        for index in restored:
+            index.min_cosine = self._floor(index.model)  # today's floor for the model
+            for collection_id in list(index._by_collection):
+                if self.models.get(collection_id) != index.model:
+                    index.remove_collection(collection_id)
+            index.changes = len(index.chunks) - len(index)  # left out: a save drops them
+            self._by_model[index.model] = index
 
     def add(self, chunk: StoredChunk, vector: np.ndarray) -> None:
         """ValueError if the vector does not fit its model's index (another size)."""

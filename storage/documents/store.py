@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -21,8 +21,9 @@ from sqlalchemy import delete, insert, select, update
 
 from i18n import translate
 from storage import schema
-from storage.crypto import Binding, DamagedVault
+from storage.crypto import NONCE_BYTES, Binding, DamagedVault
 from storage.db import inserted_id, snapshot
+from storage.documents import index_file
 from storage.documents.chunking import Chunk
 from storage.documents.pages import ROLES
 from storage.documents.reading import say_again
@@ -31,6 +32,7 @@ from storage.versions import Root, RowVersions
 
 INDEXED, PENDING, SKIPPED, FAILED = "indexed", "pending", "skipped", "failed"
 READ_BATCH = 2000  # chunk rows read at a time by ``iter_chunks``
+ID_BATCH = 500  # rows named at a time when ``iter_chunks`` reads some by id
 
 
 @dataclass(frozen=True)
@@ -315,9 +317,52 @@ class DocumentStore:
             self._write_collection(conn, switched)
         return switched
 
-    def iter_chunks(self, collection_ids: list[int] | None = None
+    def _paths(self, conn: Any, root: Root) -> dict[int, str]:
+        paths: dict[int, str] = {}
+        d = schema.documents.c
+        for row_id, document_collection, blob in conn.execute(select(d.id, d.collection_id, d.payload)).all():
+            try:
+                paths[row_id] = self._record(root, "documents", row_id, blob, (document_collection,))["path"]
+            except DamagedVault:
+                paths[row_id] = ""
+        return paths
+
+    def document_paths(self) -> dict[int, str]:
+        """Each document's path ("" where its record does not decrypt)."""
+        with snapshot(self._engine) as conn:
+            return self._paths(conn, self._versions.load(conn))
+
+    def chunk_nonces(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every chunk row's id (ascending) and the nonces of its payload and vector (24
+        bytes): a row written again has other nonces (``index_file``)."""
+        ids: list[int] = []
+        nonces = bytearray()
+        with snapshot(self._engine) as conn:
+            cursor = conn.exec_driver_sql(
+                f"SELECT id, substr(payload, 2, {NONCE_BYTES}), substr(vector, 2, {NONCE_BYTES}) "
+                "FROM chunks ORDER BY id")
+            while rows := cursor.fetchmany(50_000):
+                for row_id, payload, vector in rows:
+                    if len(payload) == len(vector) == NONCE_BYTES:  # else not a ciphertext: never kept
+                        ids.append(row_id)
+                        nonces += payload
+                        nonces += vector
+        return (np.asarray(ids, dtype=np.int64),
+                np.frombuffer(bytes(nonces), dtype=np.uint8).reshape(len(ids), 2 * NONCE_BYTES))
+
+    def saved_index(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """What the sealed index file holds (``index_file.UnusableIndexFile`` if nothing usable)."""
+        return index_file.read(self.vault.path, self._cipher)
+
+    def save_index(self, header: dict[str, Any], items: list[index_file.Item],
+                   check: Callable[[], None] = lambda: None) -> int:
+        """Seal the index into its file beside the vault; its size."""
+        return index_file.write(self.vault.path, self._cipher, header, items, check)
+
+    def iter_chunks(self, collection_ids: list[int] | None = None, ids: list[int] | None = None
                     ) -> Iterator[tuple[StoredChunk, np.ndarray]]:
-        """Every chunk with its vector, decrypted, for building the in-memory index.
+        """Every chunk with its vector (or those of ``ids``), decrypted, for building the
+        in-memory index.
 
         Each carries its model; a row without one counts as its collection's recorded
         model. Rows of every model come out: the caller keeps those it wants.
@@ -326,16 +371,10 @@ class DocumentStore:
         query = select(c.id, c.collection_id, c.document_id, c.payload, c.vector)
         if collection_ids is not None:
             query = query.where(c.collection_id.in_(collection_ids))
-        paths: dict[int, str] = {}
         with snapshot(self._engine) as conn:
             root = self._versions.load(conn)
             recorded = self._recorded_models(conn, root)
-            d = schema.documents.c
-            for row_id, document_collection, blob in conn.execute(select(d.id, d.collection_id, d.payload)).all():
-                try:
-                    paths[row_id] = self._record(root, "documents", row_id, blob, (document_collection,))["path"]
-                except DamagedVault:
-                    paths[row_id] = ""
+            paths = self._paths(conn, root)
         # The rows a batch at a time, by id: a million passages' ciphertexts are never all
         # in memory at once (2.5 GB), and no read transaction stays open while the caller
         # indexes them.
@@ -343,10 +382,17 @@ class DocumentStore:
         # copies of a 64-character digest are 110 MB).
         same: dict[str, str] = {}
         last = 0
+        wanted = sorted(ids) if ids is not None else None
         while True:
             with self._engine.connect() as conn:
-                rows = conn.execute(query.where(c.id > last).order_by(c.id).limit(READ_BATCH)).all()
+                if wanted is None:
+                    rows = conn.execute(query.where(c.id > last).order_by(c.id).limit(READ_BATCH)).all()
+                else:
+                    batch, wanted = wanted[:ID_BATCH], wanted[ID_BATCH:]
+                    rows = conn.execute(query.where(c.id.in_(batch)).order_by(c.id)).all() if batch else []
             if not rows:
+                if wanted:
+                    continue  # a batch of rows deleted meanwhile
                 return
             last = rows[-1][0]
             for row_id, collection_id, document_id, payload, vector in rows:

@@ -379,3 +379,54 @@ def test_an_index_never_loads_two_models_together(vault: Vault, worker, narrow, 
     hits = loaded.search("secret word", {BUNDLED: embed(worker, BUNDLED, "secret word")}, [work.id])
     assert hits and {h.chunk.model for h in hits} == {BUNDLED}
     assert loaded.service.close(CLOSE_WAIT)
+
+
+def _until_exists(path: Path) -> None:
+    """Wait for the service to write the file in its idle time (a bounded wait for
+    something that must happen, not a sleep before checking that nothing did)."""
+    waited = threading.Event()
+    for _ in range(int(WAIT * 10)):
+        if path.exists():
+            return
+        waited.wait(0.1)
+    raise AssertionError(f"{path.name} was not written")
+
+
+def test_the_index_is_saved_when_idle_and_the_next_unlock_loads_it_reading_only_new_rows(
+        vault: Vault, worker, corpus: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """#43: an unlock no longer decrypts and tokenises every passage; what it loads answers
+    as the index built from the rows did."""
+    import logging
+
+    from storage.documents import index_file
+
+    s = Service(vault, worker.submit, BUNDLED)
+    work = s.create("work")
+    assert s.add(work.id, [corpus]).result(timeout=WAIT).indexed
+    saved = index_file.path_for(vault.path)
+    _until_exists(saved)
+    vector = embed(worker, BUNDLED, QUESTION)
+    before = s.search(QUESTION, {BUNDLED: vector}, [work.id])
+    assert s.service.close(CLOSE_WAIT)
+    stored = sum(1 for _ in DocumentStore(vault).iter_chunks())
+
+    with caplog.at_level(logging.INFO, logger="core.documents"):
+        again = Service(vault, worker.submit, BUNDLED)
+    assert again.chunks == stored
+    assert f"{stored} passages from the saved index, 0 rows read" in caplog.text
+    after = again.search(QUESTION, {BUNDLED: vector}, [work.id])
+    assert [(h.chunk.id, h.chunk.path, h.chunk.page, h.score) for h in after] == \
+        [(h.chunk.id, h.chunk.path, h.chunk.page, h.score) for h in before]
+    assert Path(after[0].chunk.path).name == "harbor.pdf" and after[0].chunk.page == 3
+    # A file added now is in the next unlock's index: read from its rows alone.
+    (tmp_path / "owls.md").write_text("# Owls\nBarn owls hunt at night over the harbor.\n")
+    assert again.add(work.id, [tmp_path / "owls.md"]).result(timeout=WAIT).indexed
+    assert again.service.close(CLOSE_WAIT)
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="core.documents"):
+        third = Service(vault, worker.submit, BUNDLED)
+    assert third.chunks == stored + 1
+    assert f"{stored} passages from the saved index, 1 rows read" in caplog.text
+    owls = third.search("barn owls hunt", {BUNDLED: embed(worker, BUNDLED, "barn owls hunt")}, [work.id])
+    assert Path(owls[0].chunk.path).name == "owls.md"
+    assert third.service.close(CLOSE_WAIT)

@@ -1,0 +1,321 @@
+"""The search index sealed beside the vault (#43): an unlock loads it instead of reading
+every row, reads only the rows it does not hold, and trusts nothing in it that the rows
+do not say now. Real vault files; the file is attacked as a thief or a bad disk would."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from sqlalchemy import update
+
+from core.documents import Ingestion
+from storage import schema
+from storage.documents import index_file
+from storage.documents.chunking import Chunk
+from storage.documents.search import Indexes
+from storage.documents.store import INDEXED, Document, DocumentStore, StoredChunk
+from storage.vault import Vault
+from tests.storage.conftest import FAST_KDF, PASSPHRASE
+
+MODEL = "e5"
+WORDS = ["owl", "heron", "falcon", "otter", "badger", "lynx", "marten", "kestrel", "curlew", "plover", "猫头鹰", "苍鹭", "游隼", "水獭", "獾", "猞猁", "貂", "红隼", "杓鹬", "鸻"]
+
+
+class _Steps:
+    def check(self) -> None:
+        pass
+
+
+def _text(rng: np.random.Generator, n: int) -> str:
+    return f"passage {n}: " + " ".join(rng.choice(WORDS, size=12))
+
+
+def _add(store: DocumentStore, collection_id: int, path: str, rng: np.random.Generator, count: int = 5,
+         page: int | None = 1, heading: str | None = "Birds") -> Document:
+    document = store.save_document(Document(0, collection_id, path, INDEXED, chunks=count))
+    texts = [_text(rng, n) for n in range(count)]
+    chunks = [Chunk(t, 0, page, heading if n % 2 else None, 0, len(t), "nav" if n == 3 else "")
+              for n, t in enumerate(texts)]
+    store.replace_chunks(document, chunks, rng.standard_normal((count, 8)).astype(np.float32), MODEL)
+    return document
+
+
+@pytest.fixture
+def vault(tmp_path: Path):
+    v = Vault.create(tmp_path / "vault.db", PASSPHRASE, FAST_KDF)
+    yield v
+    if not v.closed:
+        v.close()
+
+
+def _filled(vault: Vault, documents: int = 6) -> tuple[DocumentStore, int]:
+    store = DocumentStore(vault)
+    collection = store.create_collection("birds")
+    store.update_collection(type(collection)(collection.id, "birds", [], MODEL, 0.0))
+    rng = np.random.default_rng(3)
+    for d in range(documents):
+        _add(store, collection.id, f"/notes/{d}.md", rng, page=None if d == 2 else d + 1)
+    return store, collection.id
+
+
+class _Counting(DocumentStore):
+    """The store, counting the rows an unlock reads and tokenises."""
+
+    def __init__(self, vault: Vault) -> None:
+        super().__init__(vault)
+        self.read: list[int] = []
+
+    def iter_chunks(self, collection_ids: list[int] | None = None, ids: list[int] | None = None) -> Any:
+        for chunk, vector in super().iter_chunks(collection_ids, ids):
+            self.read.append(chunk.id)
+            yield chunk, vector
+
+
+def _unlock(vault: Vault) -> tuple[_Counting, Ingestion]:
+    store = _Counting(vault)
+    ingestion = Ingestion(store, Indexes(), _Steps())  # type: ignore[arg-type]
+    ingestion.load()
+    return store, ingestion
+
+
+def _everything(indexes: Indexes) -> list[tuple[Any, ...]]:
+    """Every live passage as the index holds it, and the order of a few searches."""
+    found = sorted((c.id, c.text, c.path, c.page, c.heading, c.start, c.end, c.role, c.collection_id,
+                    c.document_id) for c in indexes.index(MODEL).live())
+    vector = np.linspace(-1, 1, 8).astype(np.float32)
+    # Every hit (k above the passages' number): passages of equal score come in the order
+    # they were added, which a catch-up changes, so they are compared sorted.
+    searches = [sorted((-round(h.score, 9), h.chunk.id, round(h.cosine, 5), round(h.bm25, 5))
+                       for h in indexes.search(q, {MODEL: vector}, list(indexes.models), k=1000))
+                for q in ("heron otter", "猫头鹰 水獭", "kestrel")]
+    return [*found, *searches]
+
+
+def _fresh(vault: Vault) -> list[tuple[Any, ...]]:
+    """What an index built from every row holds."""
+    index_file.remove(vault.path)
+    return _everything(_unlock(vault)[1].indexes)
+
+
+def test_an_unlock_loads_the_saved_index_and_reads_no_row_again(vault: Vault) -> None:
+    store, _ = _filled(vault)
+    first, ingestion = _unlock(vault)
+    assert len(first.read) == 30 and ingestion.index_due()
+    ingestion.save_index(lambda: None)
+    assert not ingestion.index_due()
+    again, restored = _unlock(vault)
+    assert again.read == []  # nothing decrypted and tokenised row by row
+    assert _everything(restored.indexes) == _everything(ingestion.indexes) == _fresh(vault)
+    assert restored.indexes.index(MODEL).min_cosine == ingestion.indexes.index(MODEL).min_cosine
+
+
+def test_rows_added_removed_and_moved_since_the_save_are_caught_up(vault: Vault) -> None:
+    store, collection_id = _filled(vault)
+    _, ingestion = _unlock(vault)
+    ingestion.save_index(lambda: None)
+    rng = np.random.default_rng(9)
+    added = _add(store, collection_id, "/notes/new.md", rng, count=3)
+    gone = next(d for d in store.documents(collection_id) if d.path == "/notes/1.md")
+    store.replace_chunks(gone, [Chunk("rewritten otter text", 0, 2, None, 0, 20)],
+                         np.ones((1, 8), np.float32), MODEL)  # the same document read again
+    moved = next(d for d in store.documents(collection_id) if d.path == "/notes/4.md")
+    store.save_document(Document(moved.id, collection_id, "/archive/4.md", INDEXED, chunks=5))
+    store.delete_document(next(d for d in store.documents(collection_id) if d.path == "/notes/5.md").id)
+    again, restored = _unlock(vault)
+    new_rows = {c.id for c in restored.indexes.index(MODEL).live() if c.document_id in (added.id, gone.id)}
+    assert set(again.read) == new_rows and len(new_rows) == 4
+    assert _everything(restored.indexes) == _fresh(vault)
+    assert any(row[2] == "/archive/4.md" for row in _everything(restored.indexes)[:-3])
+    # Saved again, with postings it was loaded with and postings added since: the same.
+    restored.save_index(lambda: None)
+    third, last = _unlock(vault)
+    assert third.read == [] and _everything(last.indexes) == _fresh(vault)
+
+
+def test_a_row_written_again_under_its_own_id_is_read_from_the_row(vault: Vault) -> None:
+    """A backup put back and written to again reuses ids: the file must not answer for them."""
+    store, collection_id = _filled(vault)
+    _, ingestion = _unlock(vault)
+    ingestion.save_index(lambda: None)
+    row_id, document_id = 7, next(iter(store.documents(collection_id))).id
+    with vault.engine.begin() as conn:
+        doc = conn.execute(schema.chunks.select().where(schema.chunks.c.id == row_id)).one()
+        payload = {"text": "a different passage about lynx", "page": 1, "heading": None, "start": 0,
+                   "end": 30, "section": 0, "model": MODEL, "role": ""}
+        bind = (doc.collection_id, doc.document_id)
+        conn.execute(update(schema.chunks).where(schema.chunks.c.id == row_id).values(
+            payload=vault.cipher.encrypt(json.dumps(payload).encode(), "chunks", "payload", row_id, bind),
+            vector=vault.cipher.encrypt(np.ones(8, np.float32).tobytes(), "chunks", "vector", row_id, bind)))
+    again, restored = _unlock(vault)
+    assert again.read == [row_id] and document_id
+    texts = {c.id: c.text for c in restored.indexes.index(MODEL).live()}
+    assert texts[row_id] == "a different passage about lynx"
+    assert _everything(restored.indexes) == _fresh(vault)
+
+
+@pytest.mark.parametrize("damage", ["flip", "cut", "append", "swap", "empty"])
+def test_a_damaged_file_is_not_used_and_the_index_is_built_from_the_rows(
+        vault: Vault, damage: str, caplog: pytest.LogCaptureFixture) -> None:
+    _filled(vault, documents=40)
+    _, ingestion = _unlock(vault)
+    ingestion.save_index(lambda: None)
+    path = index_file.path_for(vault.path)
+    data = bytearray(path.read_bytes())
+    assert len(data) > 50_000
+    if damage == "flip":
+        data[len(data) // 2] ^= 1
+    elif damage == "cut":
+        del data[-100:]
+    elif damage == "append":
+        data += data[-200:]
+    elif damage == "swap":
+        data[40:80], data[80:120] = data[80:120], data[40:80]
+    else:
+        data = bytearray()
+    path.write_bytes(bytes(data))
+    with caplog.at_level(logging.INFO):
+        again, restored = _unlock(vault)
+    assert len(again.read) == 200 and "is not used" in caplog.text
+    assert _everything(restored.indexes) == _fresh(vault)
+
+
+def test_another_vault_s_file_does_not_open_here(tmp_path: Path, vault: Vault) -> None:
+    _filled(vault)
+    _, ingestion = _unlock(vault)
+    ingestion.save_index(lambda: None)
+    other = Vault.create(tmp_path / "other.db", PASSPHRASE, FAST_KDF)
+    try:
+        _filled(other)
+        index_file.path_for(vault.path).replace(index_file.path_for(other.path))
+        again, _ = _unlock(other)
+        assert len(again.read) == 30
+    finally:
+        other.close()
+
+
+def test_the_file_holds_no_passage_in_plaintext_and_is_the_owner_s_alone(vault: Vault) -> None:
+    store, collection_id = _filled(vault)
+    document = store.save_document(Document(0, collection_id, "/notes/canary.md", INDEXED, chunks=1))
+    canary = "CANARY-ZEBRA-7731 金丝雀七七三一"
+    store.replace_chunks(document, [Chunk(canary, 0, 1, "CANARY-HEADING", 0, len(canary))],
+                         np.ones((1, 8), np.float32), MODEL)
+    _, ingestion = _unlock(vault)
+    ingestion.save_index(lambda: None)
+    path = index_file.path_for(vault.path)
+    data = path.read_bytes()
+    for secret in (canary, "CANARY", "金丝雀", "otter", "CANARY-HEADING"):
+        assert secret.encode() not in data
+    assert path.stat().st_mode & 0o077 == 0
+    assert not list(path.parent.glob("*.partial"))
+
+
+def test_a_passphrase_change_removes_the_file_under_the_old_key(vault: Vault) -> None:
+    _filled(vault)
+    _, ingestion = _unlock(vault)
+    ingestion.save_index(lambda: None)
+    vault.change_passphrase(PASSPHRASE, "another long passphrase 42", FAST_KDF)
+    assert not index_file.path_for(vault.path).exists()
+    again, _ = _unlock(vault)
+    assert len(again.read) == 30
+
+
+def test_a_stopped_save_leaves_the_file_that_was_there(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
+    store, collection_id = _filled(vault, documents=40)
+    _, ingestion = _unlock(vault)
+    ingestion.save_index(lambda: None)
+    before = index_file.path_for(vault.path).read_bytes()
+    _add(store, collection_id, "/notes/more.md", np.random.default_rng(1), count=2)
+    _, ingestion = _unlock(vault)
+    monkeypatch.setattr(index_file, "FRAME", 4096)  # a check between frames comes early
+
+    def stop() -> None:
+        raise KeyboardInterrupt  # a lock, a job, a quit: anything that ends it midway
+
+    with pytest.raises(KeyboardInterrupt):
+        ingestion.save_index(stop)
+    assert index_file.path_for(vault.path).read_bytes() == before
+    assert not list(vault.path.parent.glob("*.partial"))
+
+
+def test_a_collection_on_another_model_now_answers_from_its_own_rows(vault: Vault) -> None:
+    store, collection_id = _filled(vault)
+    _, ingestion = _unlock(vault)
+    ingestion.save_index(lambda: None)
+    collection = store.get_collection(collection_id)
+    assert collection is not None
+    # The collection recorded another model without the rows of the old one being gone.
+    store.update_collection(type(collection)(collection.id, "birds", [], "minilm", 0.0))
+    again, restored = _unlock(vault)
+    # Its rows are read and left out, as an unlock without the file leaves them.
+    assert restored.indexes.count(collection_id) == 0 and len(again.read) == 30
+    assert restored.indexes.index(MODEL).live() == []
+
+
+def test_a_stored_chunk_without_a_page_or_heading_comes_back_so(vault: Vault) -> None:
+    _filled(vault)
+    _, ingestion = _unlock(vault)
+    ingestion.save_index(lambda: None)
+    _, restored = _unlock(vault)
+    chunks = restored.indexes.index(MODEL).chunks
+    assert any(c.page is None for c in chunks) and any(c.heading is None for c in chunks)
+    assert any(c.role == "nav" for c in chunks)
+    assert all(isinstance(c, StoredChunk) and c.model == MODEL for c in chunks)
+
+
+def test_an_index_without_headings_and_one_emptied_come_back(vault: Vault) -> None:
+    store = DocumentStore(vault)
+    collection = store.create_collection("plain")
+    store.update_collection(type(collection)(collection.id, "plain", [], MODEL, 0.0))
+    _add(store, collection.id, "/plain.txt", np.random.default_rng(5), count=4, heading=None)
+    _, ingestion = _unlock(vault)
+    ingestion.save_index(lambda: None)
+    again, restored = _unlock(vault)
+    assert again.read == [] and len(restored.indexes) == 4
+    assert _everything(restored.indexes) == _fresh(vault)
+    store.delete_collection(collection.id)
+    _, emptied = _unlock(vault)
+    emptied.save_index(lambda: None)  # an index of nothing is a file too
+    last, restored = _unlock(vault)
+    assert last.read == [] and len(restored.indexes) == 0
+
+
+def test_a_full_disk_stops_the_save_and_leaves_the_vault_and_the_last_file(
+        make_small_disk, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real full disk (tmpfs): the save fails with ENOSPC, no partial file stays, the file
+    that was there still loads, and the index answers from the rows it did not hold."""
+    import errno
+
+    disk = make_small_disk(8)
+    vault = Vault.create(disk.path / "vault.db", PASSPHRASE, FAST_KDF)
+    try:
+        store, collection_id = _filled(vault, documents=10)
+        _, ingestion = _unlock(vault)
+        ingestion.save_index(lambda: None)
+        before = index_file.path_for(vault.path).read_bytes()
+        _add(store, collection_id, "/notes/late.md", np.random.default_rng(2), count=150)
+        _, ingestion = _unlock(vault)
+        assert ingestion.index_due()
+        # The rows' nonces read before the disk fills (SQLite's own reads need room in its
+        # shared-memory file; the app meets that as a failed save too, logged alike).
+        rows_now = ingestion.store.chunk_nonces()
+        monkeypatch.setattr(ingestion.store, "chunk_nonces", lambda: rows_now)
+        disk.fill()
+        with pytest.raises(OSError) as failed:
+            ingestion.save_index(lambda: None)
+        assert failed.value.errno == errno.ENOSPC
+        assert not list(disk.path.glob("*.partial"))
+        assert index_file.path_for(vault.path).read_bytes() == before
+        monkeypatch.undo()
+        disk.free()
+        again, restored = _unlock(vault)
+        assert len(again.read) == 150 and len(restored.indexes) == 200
+        restored.save_index(lambda: None)
+        third, _ = _unlock(vault)
+        assert third.read == []
+    finally:
+        vault.close()
