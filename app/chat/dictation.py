@@ -16,11 +16,21 @@ from __future__ import annotations
 import io
 import logging
 import shutil
+import sys
 import time
 import wave
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal, Slot
+from PySide6.QtCore import (
+    QCoreApplication,
+    QMicrophonePermission,
+    QObject,
+    QPermission,
+    Qt,
+    QTimer,
+    Signal,
+    Slot,
+)
 
 from app.shell.background import start_job
 from core.jobs import Job
@@ -46,6 +56,19 @@ def available() -> str | None:
         return translate("chat.dictation", "No microphone was found. Connect one, or allow Hearth to use it in your "
                          "system's privacy settings.")
     return None
+
+
+def refused_message(platform: str = sys.platform) -> str:
+    """What to do when the system refused Hearth the microphone, for this system."""
+    if platform == "darwin":
+        return translate("chat.dictation", "Hearth may not use the microphone. Allow it in System Settings ▸ "
+                         "Privacy & Security ▸ Microphone, then dictate again.")
+    if platform == "win32":
+        return translate("chat.dictation", "Hearth may not use the microphone. Allow it in Settings ▸ Privacy & "
+                         "security ▸ Microphone (\u201cLet desktop apps access your microphone\u201d), then "
+                         "dictate again.")
+    return translate("chat.dictation", "Hearth may not use the microphone. Allow it in your system's sound or "
+                     "privacy settings (or the sandbox's permissions, for a Flatpak), then dictate again.")
 
 
 def wav_bytes(pcm: bytes, rate: int, channels: int, sample_format: str) -> bytes:
@@ -125,6 +148,28 @@ class Dictation(QObject):
         if why is not None:
             self.failed.emit(why)
             return
+        # macOS (and Windows' packaged apps) ask the user once; elsewhere Qt says Granted.
+        status = QCoreApplication.instance().checkPermission(QMicrophonePermission())  # type: ignore[union-attr]
+        if status == Qt.PermissionStatus.Denied:
+            self.failed.emit(refused_message())
+            return
+        if status == Qt.PermissionStatus.Undetermined:
+            self._set("asking")
+            QCoreApplication.instance().requestPermission(  # type: ignore[union-attr]
+                QMicrophonePermission(), self, self._answered)
+            return
+        self._listen()
+
+    def _answered(self, permission: QPermission) -> None:
+        if self.state != "asking":
+            return  # locked meanwhile
+        self._set("idle")
+        if permission.status() == Qt.PermissionStatus.Granted:
+            self._listen()
+        else:
+            self.failed.emit(refused_message())
+
+    def _listen(self) -> None:
         from PySide6.QtMultimedia import QAudioFormat, QAudioSource, QMediaDevices
 
         device = QMediaDevices.defaultAudioInput()
@@ -209,7 +254,9 @@ class Dictation(QObject):
 
     def discard(self) -> None:
         """Locked or quitting: what was heard is thrown away, and nothing is recognised."""
-        if self.state == "listening":
+        if self.state == "asking":
+            self._set("idle")  # the system's answer, when it comes, starts nothing
+        elif self.state == "listening":
             self._close_source()
             self._pcm = bytearray()
             self._set("idle")

@@ -42,6 +42,8 @@ def dictate_text(state: str, seconds: int = 0) -> str:
                                                                                seconds=seconds % 60)
     if state == "recognising":
         return translate("chat.page", "Recognising…")
+    if state == "asking":
+        return translate("chat.page", "Asking for the microphone…")
     return translate("chat.page", "🎤 Dictate")
 
 

@@ -338,7 +338,7 @@ class MainWindow(QMainWindow):
     @Slot(str)
     def _dictation_state(self, state: str) -> None:
         self.dictate_button.setText(dictate_text(state))
-        self.dictate_button.setEnabled(state != "recognising")
+        self.dictate_button.setEnabled(state not in ("recognising", "asking"))
 
     @Slot(str)
     def _dictated(self, text: str) -> None:

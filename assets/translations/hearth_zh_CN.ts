@@ -640,6 +640,18 @@ Send the token below as “Authorization: Bearer …”.</source>
         <translation>没有找到麦克风。请连接一个麦克风，或在系统的隐私设置中允许 Hearth 使用它。</translation>
     </message>
     <message>
+        <source>Hearth may not use the microphone. Allow it in System Settings ▸ Privacy &amp; Security ▸ Microphone, then dictate again.</source>
+        <translation>Hearth 没有使用麦克风的权限。请在“系统设置 ▸ 隐私与安全性 ▸ 麦克风”中允许，然后再次听写。</translation>
+    </message>
+    <message>
+        <source>Hearth may not use the microphone. Allow it in Settings ▸ Privacy &amp; security ▸ Microphone (“Let desktop apps access your microphone”), then dictate again.</source>
+        <translation>Hearth 没有使用麦克风的权限。请在“设置 ▸ 隐私和安全性 ▸ 麦克风”中允许（“允许桌面应用访问你的麦克风”），然后再次听写。</translation>
+    </message>
+    <message>
+        <source>Hearth may not use the microphone. Allow it in your system&apos;s sound or privacy settings (or the sandbox&apos;s permissions, for a Flatpak), then dictate again.</source>
+        <translation>Hearth 没有使用麦克风的权限。请在系统的声音或隐私设置中允许（如果是 Flatpak，则在沙盒的权限中允许），然后再次听写。</translation>
+    </message>
+    <message>
         <source>The microphone could not be opened.</source>
         <translation>无法打开麦克风。</translation>
     </message>
@@ -830,6 +842,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>Recognising…</source>
         <translation>正在识别…</translation>
+    </message>
+    <message>
+        <source>Asking for the microphone…</source>
+        <translation>正在请求麦克风权限…</translation>
     </message>
     <message>
         <source>🎤 Dictate</source>
