@@ -208,6 +208,9 @@ class SearchIndex:
         self._by_document: dict[int, list[int]] = defaultdict(list)
         self._by_collection: dict[int, list[int]] = defaultdict(list)
         self.changes = 0  # passages added and taken out since it was made (when to save it)
+        # Per collection, over its live passages: CJK characters, letters, words, passages
+        # (what a search would otherwise sum over every passage each time).
+        self._stats: dict[int, np.ndarray] = {}
 
     def __len__(self) -> int:
         with self._lock:
@@ -273,6 +276,7 @@ class SearchIndex:
             self._owners[index] = chunk.collection_id
             self._weights[index] = ROLE_WEIGHTS.get(chunk.role, 1.0)
             self._alive[index] = True
+            self._count(chunk.collection_id, found_letters[0], found_letters[1], len(words), 1)
             self.chunks.append(chunk)
             self.changes += 1
             self._by_document[chunk.document_id].append(index)
@@ -408,6 +412,7 @@ class SearchIndex:
         index._alive = same_rows(ids, get("nonces"), *rows_now)
         index._owners = get("collection")
         index._lengths, index._weights, index._letters = get("lengths"), get("weights"), get("letters")
+        index._recount()
         words = get("words").tobytes().decode().split("\n") if len(get("words")) else []
         sizes = get("counts")
         if len(words) != len(sizes) or int(sizes.sum()) != len(get("posting_rows")):
@@ -429,11 +434,15 @@ class SearchIndex:
             held = self._by_document.pop(document_id, [])
             self.changes += len(held)
             for index in held:
+                if self._alive[index]:
+                    cjk, total = self._letters[index]
+                    self._count(int(self._owners[index]), -cjk, -total, -self._lengths[index], -1)
                 self._alive[index] = False
 
     def remove_collection(self, collection_id: int) -> None:
         with self._lock:
             held = self._by_collection.pop(collection_id, [])
+            self._stats.pop(collection_id, None)
             self.changes += len(held)
             if held:
                 self._alive[np.array(held, dtype=np.int64)] = False
@@ -482,13 +491,38 @@ class SearchIndex:
     def _matrix_now(self) -> np.ndarray:
         return self._vectors[:len(self.chunks)]
 
+    def _count(self, collection_id: int, cjk: float, total: float, words: float, passages: int) -> None:
+        stats = self._stats.get(collection_id)
+        if stats is None:
+            stats = self._stats[collection_id] = np.zeros(4, dtype=np.float64)
+        stats += (cjk, total, words, passages)
+
+    def _recount(self) -> None:
+        """The per-collection sums from the columns (after a load)."""
+        n = len(self.chunks)
+        alive = self._alive[:n]
+        owners = self._owners[:n][alive]
+        self._stats = {}
+        if not len(owners):
+            return
+        found, at = np.unique(owners, return_inverse=True)
+        sums = np.zeros((len(found), 4), dtype=np.float64)
+        np.add.at(sums, at, np.column_stack([self._letters[:n][alive], self._lengths[:n][alive], np.ones(len(owners))]))
+        self._stats = {int(cid): sums[i] for i, cid in enumerate(found.tolist())}
+
+    def _sums(self, collection_ids: list[int] | None) -> np.ndarray:
+        """CJK characters, letters, words and passages of the searched collections."""
+        chosen = self._stats.values() if collection_ids is None else \
+            [self._stats[c] for c in set(collection_ids) if c in self._stats]
+        return np.sum(list(chosen), axis=0) if chosen else np.zeros(4)
+
     def _mask(self, collection_ids: list[int] | None) -> np.ndarray:
         arrays = self._arrays_now()
-        if collection_ids is None:
+        if collection_ids is None or not set(self._by_collection) - set(collection_ids):
             return arrays["alive"]
         return arrays["alive"] & np.isin(arrays["owners"], np.array(collection_ids, dtype=np.int64))
 
-    def _bm25(self, query: str, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _bm25(self, query: str, mask: np.ndarray, sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """BM25 scores, and how much of the question's idf weight each chunk matches.
 
         A CJK pair that no chunk of the searched collections holds does not count in the
@@ -501,8 +535,8 @@ class SearchIndex:
         if not n:
             return scores, covered
         lengths = self._arrays_now()["lengths"]
-        live = max(1, int(mask.sum()))
-        average = float(lengths[mask].mean()) if mask.any() else 1.0
+        live = max(1, int(sums[3]))
+        average = float(sums[2] / sums[3]) if sums[3] else 1.0
         unseen = math.log(1 + (live + 0.5) / 0.5)
         total = 0.0
         for word in set(terms(query)):
@@ -523,11 +557,12 @@ class SearchIndex:
         scores[~mask] = 0.0
         return scores, covered / total if total else covered
 
-    def _cross_script(self, query: str, mask: np.ndarray) -> bool:
+    @staticmethod
+    def _cross_script(query: str, sums: np.ndarray) -> bool:
         """Whether the question is written in a script the searched chunks hardly hold."""
         cjk, total = letters(query)
         question = total > 0 and cjk / total >= CJK_QUESTION
-        counts = self._arrays_now()["letters"][mask].sum(axis=0)
+        counts = sums[:2]
         collection = counts[1] > 0 and counts[0] / counts[1] >= CJK_COLLECTION
         return bool(question != collection)
 
@@ -540,8 +575,9 @@ class SearchIndex:
             if not self.chunks:
                 return []
             mask = self._mask(collection_ids)
+            sums = self._sums(collection_ids)
             if mode in ("bm25", "hybrid"):
-                bm25, coverage = self._bm25(query, mask)
+                bm25, coverage = self._bm25(query, mask, sums)
             else:
                 bm25 = coverage = np.zeros(len(self.chunks))
             if vector is not None and mode in ("vector", "hybrid"):
@@ -556,8 +592,8 @@ class SearchIndex:
             if mode in ("bm25", "hybrid"):
                 order = top(bm25, CANDIDATES)
                 order = order[bm25[order] > 0]
-                if mode == "hybrid" and (int(mask.sum()) < SMALL_COLLECTION
-                                         or self._cross_script(query, mask)):
+                if mode == "hybrid" and (int(sums[3]) < SMALL_COLLECTION
+                                         or self._cross_script(query, sums)):
                     order = order[coverage[order] >= MIN_COVERAGE]
                 fused[order] += 1.0 / (RRF_K + np.arange(1, len(order) + 1))
             if mode in ("vector", "hybrid"):

@@ -39,7 +39,7 @@ def _index(fillers: int) -> SearchIndex:
 
 def test_the_question_covers_less_than_half_with_its_keywords() -> None:
     index = _index(search.SMALL_COLLECTION)
-    _scores, coverage = index._bm25(QUESTION, index._mask(None))
+    _scores, coverage = index._bm25(QUESTION, index._mask(None), index._sums(None))
     assert 0 < coverage[0] < search.MIN_COVERAGE
 
 
@@ -60,8 +60,8 @@ def test_a_question_in_another_script_is_told_apart() -> None:
     # Chinese, with the two English words the passage holds: it matches them, but the
     # collection is English and the question is not.
     question = "disk 和 failing 是什么意思，我的硬盘会不会在我不知道的情况下坏掉？"
-    assert index._cross_script(question, index._mask(None))
-    assert not index._cross_script(QUESTION, index._mask(None))
+    assert index._cross_script(question, index._sums(None))
+    assert not index._cross_script(QUESTION, index._sums(None))
 
 
 def test_no_evidence_no_hit_whatever_the_size() -> None:
@@ -76,5 +76,5 @@ def test_a_chinese_collection_is_cjk_despite_its_latin_commands() -> None:
     index.add(_chunk(1, "在编译软件之前，先使用 apt-get install build-essential 安装基本的编译工具，"
                         "然后在源代码目录中运行 make 命令；编译器 gcc 会随这个软件包一起安装。"),
               _unit(1.0, 0.0))
-    assert index._cross_script("How do I install the compilers?", index._mask(None))
-    assert not index._cross_script("怎样安装编译工具？", index._mask(None))
+    assert index._cross_script("How do I install the compilers?", index._sums(None))
+    assert not index._cross_script("怎样安装编译工具？", index._sums(None))

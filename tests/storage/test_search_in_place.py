@@ -74,3 +74,36 @@ def test_a_passage_added_after_a_search_is_found_by_the_next() -> None:
               np.array([0.0, 1.0, 0.0], dtype=np.float32))
     assert [h.chunk.id for h in index.search("orchid", None, mode="bm25")] == [999, 7]
     assert index.search("", np.array([0.0, 1.0, 0.0], dtype=np.float32), mode="vector")[0].chunk.id == 999
+
+
+def test_the_collections_sums_follow_adds_and_removals_as_a_recount_would() -> None:
+    """A search reads each collection's letters, words and passages from sums kept as
+    passages come and go (not from every passage each time): they must be what counting
+    the live passages says, and what a loaded index recounts."""
+    import numpy as np
+
+    from storage.documents.search import SearchIndex, letters, terms
+    from storage.documents.store import StoredChunk
+
+    rng = np.random.default_rng(4)
+    index = SearchIndex(4)
+    words = ["harbour", "fee", "mooring", "港口", "费用", "泊位", "the", "night"]
+    for i in range(300):
+        text = " ".join(rng.choice(words, size=int(rng.integers(1, 12))))
+        index.add(StoredChunk(i + 1, 1 + i % 4, i // 10, text, "/x", None, None, 0, len(text)), rng.random(4) + 0.1)
+    for document in (3, 7, 7, 12):
+        index.remove_document(document)
+    index.remove_collection(2)
+
+    def counted(ids: list[int] | None) -> list[float]:
+        live = [c for c in index.live() if ids is None or c.collection_id in ids]
+        cjk = sum(letters(c.text)[0] for c in live)
+        total = sum(letters(c.text)[1] for c in live)
+        return [cjk, total, sum(len(terms(c.text)) for c in live), len(live)]
+
+    for ids in (None, [1], [1, 3], [2], [2, 4], [9]):
+        assert index._sums(ids).tolist() == counted(ids)
+    kept = {cid: stats.copy() for cid, stats in index._stats.items()}
+    index._recount()
+    assert {cid: stats.tolist() for cid, stats in index._stats.items()} == \
+        {cid: stats.tolist() for cid, stats in kept.items()}

@@ -94,7 +94,7 @@ def test_cjk_pairs_found_nowhere_do_not_fail_the_coverage_rule() -> None:
     found = set(terms(GARBAGE) + terms(FUEL) + terms(BOOMS))
     asked = terms(GARBAGE_QUESTION)
     assert {"码头", "垃圾", "每天"} <= set(asked) and len(set(asked) - found) >= 5
-    scores, coverage = index._bm25(GARBAGE_QUESTION, index._mask(None))
+    scores, coverage = index._bm25(GARBAGE_QUESTION, index._mask(None), index._sums(None))
     assert coverage[0] == pytest.approx(1.0)
     assert coverage[1] < search.MIN_COVERAGE and coverage[2] == 0.0  # no 垃圾: still refused
     hits = index.search(GARBAGE_QUESTION, None, mode="hybrid")
@@ -106,7 +106,7 @@ def test_a_cjk_pair_of_another_collection_counts_as_found_nowhere() -> None:
     index.add(_chunk(4, "头的的垃圾每天几点收", collection=2), _unit(0.0, 1.0))
     hits = index.search(GARBAGE_QUESTION, None, collection_ids=[1], mode="hybrid")
     assert [h.chunk.id for h in hits] == [1]
-    _scores, coverage = index._bm25(GARBAGE_QUESTION, index._mask([1]))
+    _scores, coverage = index._bm25(GARBAGE_QUESTION, index._mask([1]), index._sums([1]))
     assert coverage[0] == pytest.approx(1.0)
 
 
