@@ -152,6 +152,10 @@ def run(args: Any) -> int:
 
             return chats_run(args)
         if args.command == "models":
+            if args.models_command in ("speech", "import-speech", "use-speech", "remove-speech"):
+                from cli.speech_models import run as speech_models_run
+
+                return speech_models_run(args)
             return models_quantize(args) if args.models_command == "quantize" else models_list()
         if args.command == "docs":
             if args.docs_command == "add":

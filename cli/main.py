@@ -145,6 +145,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "cli.main", "measure the quality loss on this text file (default: a built-in English and Chinese text)"))
     quantizing.add_argument("--discard", action="store_true", help=translate(
         "cli.main", "measure only: delete the copy afterwards instead of keeping it"))
+    from cli.speech_models import add_parsers as add_speech_parsers
+
+    add_speech_parsers(models_sub)
     return parser.parse_args(argv)
 
 

@@ -31,6 +31,7 @@ class Settings:
     # no-network line (guard.seccomp) then stays off at start-up, as for the local API.
     intranet_engines: bool = False
     http_tools: bool = False  # a tool server at an address is kept: the same, for it
+    speech_model: str = ""  # an imported speech model's name (core.speech_models); "": the bundled one
 
     @classmethod
     def load(cls, path: Path | None = None) -> Settings:
@@ -45,7 +46,8 @@ class Settings:
                        language=_language(data.get("language")),
                        theme=data.get("theme") if data.get("theme") in THEMES else "system",
                        intranet_engines=bool(data.get("intranet_engines", False)),
-                       http_tools=bool(data.get("http_tools", False)))
+                       http_tools=bool(data.get("http_tools", False)),
+                       speech_model=str(data.get("speech_model") or "")[:80])
         except FileNotFoundError:
             return cls()
         except (OSError, ValueError, TypeError, AttributeError):

@@ -75,10 +75,16 @@ def _package_file(relative: str) -> Path | None:
 
 
 def speech_model() -> Path:
-    """The Whisper model's folder in the models folder, placed the first time it is needed
+    """The folder of the speech model chosen (``core.speech_models``), or else the bundled
+    Whisper model's folder in the models folder, placed the first time it is needed
     (the halves joined and checked against the pinned sha256, each file written aside and
     put in place whole, model.bin last); ModelLoadError in words when its packages are not
     installed or it cannot be placed (a full disk, a folder that cannot be written)."""
+    from core.speech_models import chosen
+
+    other = chosen()
+    if other is not None:
+        return other.path
     try:
         return _placed()
     except OSError as exc:

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from app.models.controller import ModelsController
 from app.models.quantize_dialog import QuantizeDialog
 from app.models.settings_form import ModelSettingsForm
+from app.models.speech_dialog import SpeechModelsDialog
 from app.shell import dialogs
 from app.shell.a11y import announce, named
 from app.shell.text import escape, plain
@@ -134,6 +135,8 @@ class ModelsDialog(QDialog):
         self.save_button = QPushButton(translate("models.dialog", "Save settings"))
         self.projector_button = QPushButton(translate("models.dialog", "Picture reader…"))
         self.smaller_button = QPushButton(translate("models.dialog", "Make a smaller copy…"))
+        self.speech_button = QPushButton(translate("models.dialog", "Speech models…"))
+        self.speech_dialog: SpeechModelsDialog | None = None
         self.smaller_button.setToolTip(translate("models.dialog", "Quantize this model to Q8_0, Q6_K, Q5_K_M or "
                                                  "Q4_K_M, and see what it costs before you keep it"))
         named(self.projector_button, translate("models.dialog", "Choose the picture reader"),
@@ -160,6 +163,7 @@ class ModelsDialog(QDialog):
         row.addWidget(self.remove_button)
         left.addLayout(row)
         left.addWidget(self.find_button)
+        left.addWidget(self.speech_button)
         left.addWidget(QLabel(translate("models.dialog", "Drop .gguf files here to import them.")))
         # Said plainly, whatever is bundled: measured in benchmarks/starter_bench.py.
         self.larger_hint = QLabel(starter_hint())
@@ -193,6 +197,7 @@ class ModelsDialog(QDialog):
         self.save_button.clicked.connect(self._save)
         self.projector_button.clicked.connect(self._choose_projector)
         self.smaller_button.clicked.connect(self._make_smaller)
+        self.speech_button.clicked.connect(self._speech_models)
         self.quantize_dialog: QuantizeDialog | None = None
         models.library_changed.connect(self.refresh)
         models.import_failed.connect(self._say)
@@ -393,7 +398,17 @@ class ModelsDialog(QDialog):
         cancelled and one not kept yet deleted, with the smaller-copy dialog."""
         if self.quantize_dialog is not None:
             self.quantize_dialog.reject()
+        if self.speech_dialog is not None:
+            self.speech_dialog.reject()  # an import under way is cancelled, and leaves nothing
         super().reject()
+
+    @Slot()
+    def _speech_models(self) -> None:
+        if self.speech_dialog is None:
+            self.speech_dialog = SpeechModelsDialog(self)
+            self.speech_dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        self.speech_dialog.refresh()
+        self.speech_dialog.show()
 
     @Slot()
     def _make_smaller(self) -> None:

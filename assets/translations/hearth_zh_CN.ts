@@ -2559,6 +2559,49 @@ Nothing is sent until you send it there.</source>
     </message>
 </context>
 <context>
+    <name>cli.speech_models</name>
+    <message>
+        <source>Checking and loading the model in the isolated reader…</source>
+        <translation>正在检查模型，并在隔离的读取进程中载入…</translation>
+    </message>
+    <message>
+        <source>Cancelled; nothing was kept.</source>
+        <translation>已取消；什么都没有保留。</translation>
+    </message>
+    <message>
+        <source>“{name}” imported ({size:.0f} MB). Use it with: models use-speech &quot;{name}&quot;</source>
+        <translation>已导入“{name}”（{size:.0f} MB）。要使用它，请运行：models use-speech &quot;{name}&quot;</translation>
+    </message>
+    <message>
+        <source>Speech is recognised with “{name}” from now on.</source>
+        <translation>从现在起，语音由“{name}”识别。</translation>
+    </message>
+    <message>
+        <source>“{name}” was removed.</source>
+        <translation>“{name}”已删除。</translation>
+    </message>
+    <message>
+        <source>the speech models (* the one in use)</source>
+        <translation>语音模型（* 为正在使用的）</translation>
+    </message>
+    <message>
+        <source>import another Whisper model in CTranslate2 form from a folder</source>
+        <translation>从文件夹导入另一个 CTranslate2 格式的 Whisper 模型</translation>
+    </message>
+    <message>
+        <source>its name here (default: the folder&apos;s)</source>
+        <translation>它在这里的名称（默认为文件夹名）</translation>
+    </message>
+    <message>
+        <source>recognise speech with this model (&quot;bundled&quot;: Whisper base)</source>
+        <translation>用这个模型识别语音（&quot;bundled&quot;：内置的 Whisper base）</translation>
+    </message>
+    <message>
+        <source>delete an imported speech model</source>
+        <translation>删除一个导入的语音模型</translation>
+    </message>
+</context>
+<context>
     <name>cli.tools</name>
     <message>
         <source>the system&apos;s certificates</source>
@@ -3532,6 +3575,65 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>The speech model&apos;s parts do not make the model Hearth expects; install them again.</source>
         <translation>语音模型的各部分拼不成 Hearth 预期的模型；请重新安装。</translation>
+    </message>
+</context>
+<context>
+    <name>core.speech_models</name>
+    <message>
+        <source>Whisper base (bundled)</source>
+        <translation>Whisper base（内置）</translation>
+    </message>
+    <message>
+        <source>There is no speech model called “{name}”.</source>
+        <translation>没有名为“{name}”的语音模型。</translation>
+    </message>
+    <message>
+        <source>This folder is not a speech model Hearth can use: {why}</source>
+        <translation>这个文件夹不是 Hearth 能使用的语音模型：{why}</translation>
+    </message>
+    <message>
+        <source>it is not a folder.</source>
+        <translation>它不是文件夹。</translation>
+    </message>
+    <message>
+        <source>{name} is not a plain file.</source>
+        <translation>{name} 不是普通文件。</translation>
+    </message>
+    <message>
+        <source>{name} is larger than a Whisper model&apos;s.</source>
+        <translation>{name} 比 Whisper 模型的文件还大。</translation>
+    </message>
+    <message>
+        <source>a Whisper model in CTranslate2 form has model.bin, config.json, tokenizer.json and vocabulary.txt (or .json), as CTranslate2&apos;s converter writes them with --copy_files tokenizer.json.</source>
+        <translation>CTranslate2 格式的 Whisper 模型包含 model.bin、config.json、tokenizer.json 和 vocabulary.txt（或 .json），即 CTranslate2 转换器加上 --copy_files tokenizer.json 时写出的文件。</translation>
+    </message>
+    <message>
+        <source>model.bin is not a CTranslate2 Whisper model.</source>
+        <translation>model.bin 不是 CTranslate2 格式的 Whisper 模型。</translation>
+    </message>
+    <message>
+        <source>config.json does not read as a model&apos;s settings.</source>
+        <translation>config.json 无法作为模型设置读取。</translation>
+    </message>
+    <message>
+        <source>A speech model called “{name}” is there already.</source>
+        <translation>已经有一个名为“{name}”的语音模型。</translation>
+    </message>
+    <message>
+        <source>The import was cancelled; nothing was kept.</source>
+        <translation>导入已取消；什么都没有保留。</translation>
+    </message>
+    <message>
+        <source>The model in this folder did not load: {reason}</source>
+        <translation>这个文件夹中的模型无法载入：{reason}</translation>
+    </message>
+    <message>
+        <source>The disk is full: the speech model was not imported, and nothing of it was kept.</source>
+        <translation>磁盘已满：语音模型没有导入，也没有保留它的任何部分。</translation>
+    </message>
+    <message>
+        <source>The speech model could not be imported ({reason}); nothing of it was kept.</source>
+        <translation>语音模型无法导入（{reason}）；没有保留它的任何部分。</translation>
     </message>
 </context>
 <context>
@@ -5352,6 +5454,10 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
         <translation>制作更小的副本…</translation>
     </message>
     <message>
+        <source>Speech models…</source>
+        <translation>语音模型…</translation>
+    </message>
+    <message>
         <source>Quantize this model to Q8_0, Q6_K, Q5_K_M or Q4_K_M, and see what it costs before you keep it</source>
         <translation>把这个模型量化为 Q8_0、Q6_K、Q5_K_M 或 Q4_K_M，并在保存前看看代价</translation>
     </message>
@@ -5752,6 +5858,69 @@ Nothing is copied, changed or sent.</source>
     <message>
         <source>The copy could not be added: {reason}.</source>
         <translation>无法把副本加入模型库：{reason}。</translation>
+    </message>
+</context>
+<context>
+    <name>models.speech</name>
+    <message>
+        <source>Speech models</source>
+        <translation>语音模型</translation>
+    </message>
+    <message>
+        <source>Import a folder…</source>
+        <translation>导入文件夹…</translation>
+    </message>
+    <message>
+        <source>Use for speech</source>
+        <translation>用于语音</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Cancel import</source>
+        <translation>取消导入</translation>
+    </message>
+    <message>
+        <source>Another Whisper size in CTranslate2 form (a folder with model.bin, config.json, tokenizer.json and vocabulary.txt) recognises dictation and recordings once you use it. It is checked and loaded in the isolated reader before it is kept.</source>
+        <translation>其他尺寸的 CTranslate2 格式 Whisper 模型（一个包含 model.bin、config.json、tokenizer.json 和 vocabulary.txt 的文件夹）在你选用后会用于识别听写和录音。保留之前，它会先经过检查，并在隔离的读取进程中载入。</translation>
+    </message>
+    <message>
+        <source> — in use</source>
+        <translation> — 正在使用</translation>
+    </message>
+    <message>
+        <source>A Whisper model&apos;s folder</source>
+        <translation>Whisper 模型的文件夹</translation>
+    </message>
+    <message>
+        <source>Checking “{name}” and loading it in the isolated reader…</source>
+        <translation>正在检查“{name}”，并在隔离的读取进程中载入…</translation>
+    </message>
+    <message>
+        <source>“{name}” is imported. Choose it and Use for speech to recognise with it.</source>
+        <translation>已导入“{name}”。选中它并点击“用于语音”，即可用它识别。</translation>
+    </message>
+    <message>
+        <source>The model could not be imported ({reason}); nothing of it was kept.</source>
+        <translation>模型无法导入（{reason}）；没有保留它的任何部分。</translation>
+    </message>
+    <message>
+        <source>Speech is recognised with “{name}” from now on.</source>
+        <translation>从现在起，语音由“{name}”识别。</translation>
+    </message>
+    <message>
+        <source>Remove speech model</source>
+        <translation>删除语音模型</translation>
+    </message>
+    <message>
+        <source>Delete “{name}” from the models folder?</source>
+        <translation>要从模型文件夹中删除“{name}”吗？</translation>
+    </message>
+    <message>
+        <source>“{name}” was removed.</source>
+        <translation>“{name}”已删除。</translation>
     </message>
 </context>
 <context>
