@@ -77,6 +77,9 @@ def run_self_test(out: TextIO = sys.stdout) -> int:
         loaded, text, stats = load_and_generate(client, ModelSpec(path=path))
         embedded = _embed_a_sentence(client)
         recognised, seconds = _read_a_scan()
+        from core.speech import check_loads
+
+        heard_in = check_loads()
     except TimeoutError:
         print(_failed(translate("cli.selftest", "the model did not answer in time")), file=out)
         return 1
@@ -111,8 +114,17 @@ def run_self_test(out: TextIO = sys.stdout) -> int:
         model=resolve_embedding_model().name), file=out)
     print(translate("cli.selftest", "text recognition: {text!r} in {seconds:.1f} s").format(
         text=recognised.strip()[:80], seconds=seconds), file=out)
+    print(translate("cli.selftest", "speech recognition: {model} loads in {seconds:.1f} s").format(
+        model=speech_model_name(), seconds=heard_in), file=out)
     print(translate("cli.selftest", "self-test OK"), file=out)
     return 0
+
+
+def speech_model_name() -> str:
+    from core.speech_models import bundled_name, chosen
+
+    other = chosen()
+    return other.name if other is not None else bundled_name()
 
 
 def _failed(reason: object) -> str:

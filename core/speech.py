@@ -19,6 +19,8 @@ import os
 import shutil
 import tempfile
 import threading
+import time
+import wave
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,6 +136,27 @@ def _placed() -> Path:
     finally:
         Path(name).unlink(missing_ok=True)
     return target
+
+
+def silence_wav(path: Path, seconds: float = 1.0) -> None:
+    """A WAV file of silence (16 kHz mono): what makes a model load without a recording."""
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(16_000)
+        out.writeframes(b"\0\0" * int(16_000 * seconds))
+
+
+def check_loads() -> float:
+    """The speech model in use placed and loaded in the isolated reader (a second of
+    silence recognised), as the self-test asks; the seconds it took. ModelLoadError or
+    ParseError say why not."""
+    began = time.monotonic()
+    with tempfile.TemporaryDirectory() as folder:
+        sample = Path(folder) / "silence.wav"
+        silence_wav(sample)
+        transcribe(sample)
+    return time.monotonic() - began
 
 
 def transcribe(path: Path, language: str = "", parser: IsolatedParser | None = None,

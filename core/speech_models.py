@@ -21,7 +21,6 @@ import shutil
 import stat
 import struct
 import threading
-import wave
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -168,19 +167,11 @@ def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip(".-")[:60] or "speech-model"
 
 
-def _silence(path: Path) -> None:
-    with wave.open(str(path), "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(16_000)
-        out.writeframes(b"\0\0" * 16_000)
-
-
 def import_folder(folder: Path, name: str = "", cancel: threading.Event | None = None,
                   child: IsolatedParser | None = None) -> SpeechModel:
     """Copy the model in ``folder`` into the models folder under ``name`` (the folder's
     name by default), after checking it and loading it in the isolated child."""
-    from core.speech import SPEECH_MEMORY_LIMIT, SPEECH_TIMEOUT
+    from core.speech import SPEECH_MEMORY_LIMIT, SPEECH_TIMEOUT, silence_wav
 
     files = check_folder(folder)
     name = " ".join((name or folder.name).split())[:80] or "Whisper"
@@ -209,7 +200,7 @@ def import_folder(folder: Path, name: str = "", cancel: threading.Event | None =
                     if file_name == "model.bin":
                         digest.update(block)
                     out.write(block)
-        _silence(aside / ".silence.wav")
+        silence_wav(aside / ".silence.wav")
         own = child is None
         runner = child or IsolatedParser(timeout=SPEECH_TIMEOUT, memory_limit=SPEECH_MEMORY_LIMIT)
         try:

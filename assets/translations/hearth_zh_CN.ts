@@ -2550,6 +2550,10 @@ Nothing is sent until you send it there.</source>
         <translation>文字识别：{text!r}，用时 {seconds:.1f} 秒</translation>
     </message>
     <message>
+        <source>speech recognition: {model} loads in {seconds:.1f} s</source>
+        <translation>语音识别：{model} 载入用时 {seconds:.1f} 秒</translation>
+    </message>
+    <message>
         <source>self-test OK</source>
         <translation>自检通过</translation>
     </message>

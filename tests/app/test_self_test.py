@@ -24,9 +24,11 @@ def test_self_test_prints_figures_and_exits_0(data_dir: Path) -> None:
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    for figure in ("load time:", "time to first token:", "tokens/s:", "tokens: 16", "self-test OK"):
+    for figure in ("load time:", "time to first token:", "tokens/s:", "tokens: 16", "self-test OK",
+                   "speech recognition: Whisper base (bundled) loads in"):
         assert figure in result.stdout
     assert (data_dir / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf").is_file()
+    assert (data_dir / "models" / "whisper-base" / "model.bin").is_file()  # placed from its halves
 
 
 def test_self_test_without_any_model_says_why_and_fails(monkeypatch: pytest.MonkeyPatch) -> None:
