@@ -71,8 +71,8 @@ def refused_message(platform: str = sys.platform) -> str:
                      "privacy settings (or the sandbox's permissions, for a Flatpak), then dictate again.")
 
 
-def wav_bytes(pcm: bytes, rate: int, channels: int, sample_format: str) -> bytes:
-    """What was heard as a WAV file (16-bit; float samples converted), mono."""
+def mono16(pcm: bytes, channels: int, sample_format: str) -> Any:
+    """The samples as 16-bit mono (a NumPy array): float, 32-bit and 8-bit converted."""
     import numpy as np
 
     if sample_format == "float":
@@ -86,6 +86,23 @@ def wav_bytes(pcm: bytes, rate: int, channels: int, sample_format: str) -> bytes
         samples = np.frombuffer(pcm[:len(pcm) - len(pcm) % 2], dtype=np.int16)
     if channels > 1:
         samples = samples[:len(samples) - len(samples) % channels].reshape(-1, channels).mean(axis=1).astype(np.int16)
+    return samples
+
+
+def level(pcm: bytes, channels: int, sample_format: str) -> float:
+    """How loud ``pcm`` is, 0 to 1: its RMS from -60 dBFS (0) to full scale (1)."""
+    import numpy as np
+
+    samples = mono16(pcm, channels, sample_format)
+    if not len(samples):
+        return 0.0
+    rms = float(np.sqrt(np.mean(np.square(samples.astype(np.float64))))) / 32768.0
+    return 0.0 if rms <= 1e-3 else min(1.0, (20.0 * np.log10(rms) + 60.0) / 60.0)
+
+
+def wav_bytes(pcm: bytes, rate: int, channels: int, sample_format: str) -> bytes:
+    """What was heard as a WAV file (16-bit; float samples converted), mono."""
+    samples = mono16(pcm, channels, sample_format)
     out = io.BytesIO()
     with wave.open(out, "wb") as file:
         file.setnchannels(1)
@@ -117,6 +134,7 @@ class Dictation(QObject):
     heard = Signal(str)  # the words, for the message box
     failed = Signal(str)  # why not, in the user's words
     elapsed = Signal(int)  # seconds listened so far
+    loudness = Signal(float)  # the microphone's level now, 0 to 1 (``level``)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -197,7 +215,10 @@ class Dictation(QObject):
     def _read(self) -> None:
         if self._device is None:
             return
-        self._pcm += bytes(self._device.readAll().data())
+        chunk = bytes(self._device.readAll().data())
+        self._pcm += chunk
+        _rate, channels, sample_format = self._format
+        self.loudness.emit(level(chunk, channels, sample_format))
 
     @Slot()
     def _tick(self) -> None:

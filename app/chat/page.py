@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QMenu,
+    QProgressBar,
     QPushButton,
     QSplitter,
     QToolButton,
@@ -32,7 +33,7 @@ from i18n import translate
 PARTS = ("new_chat_button", "search", "chat_list", "delete_chat_button", "chat_title", "model_picker",
          "documents_button", "documents_menu", "tools_button", "tools_menu", "conversation", "notice",
          "tool_approval", "attachment_bar", "input", "send_button", "stop_button", "regenerate_button",
-         "dictate_button")
+         "dictate_button", "dictate_level")
 
 
 def dictate_text(state: str, seconds: int = 0) -> str:
@@ -107,8 +108,15 @@ class ChatPage(QSplitter):
         self.stop_button.setToolTip(translate("chat.page", "Stop generating (Esc)"))
         self.regenerate_button = QPushButton(translate("chat.page", "Regenerate"))
         self.dictate_button = QPushButton(dictate_text("idle"))
+        # How loud the microphone hears the user, while dictating (so silence is seen).
+        self.dictate_level = named(QProgressBar(), translate("chat.page", "Microphone level"))
+        self.dictate_level.setRange(0, 100)
+        self.dictate_level.setTextVisible(False)
+        self.dictate_level.setMaximumHeight(8)
+        self.dictate_level.hide()
         buttons = QVBoxLayout()
-        for button in (self.send_button, self.stop_button, self.regenerate_button, self.dictate_button):
+        for button in (self.send_button, self.stop_button, self.regenerate_button, self.dictate_button,
+                       self.dictate_level):
             buttons.addWidget(button)
         buttons.addStretch(1)
         input_row = QHBoxLayout()

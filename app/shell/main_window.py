@@ -75,6 +75,7 @@ class MainWindow(QMainWindow):
     stop_button: QPushButton
     regenerate_button: QPushButton
     dictate_button: QPushButton
+    dictate_level: QProgressBar
     # Set by app.shell.menus.build_menus.
     new_chat_action: QAction
     import_model_action: QAction
@@ -211,6 +212,7 @@ class MainWindow(QMainWindow):
         self.dictation.elapsed.connect(lambda seconds: self.dictate_button.setText(
             dictate_text("listening", seconds)))
         self.dictation.heard.connect(self._dictated)
+        self.dictation.loudness.connect(lambda loud: self.dictate_level.setValue(round(loud * 100)))
         self.dictation.failed.connect(self.show_notice)
         self.read_aloud.failed.connect(self.show_notice)
 
@@ -339,6 +341,8 @@ class MainWindow(QMainWindow):
     def _dictation_state(self, state: str) -> None:
         self.dictate_button.setText(dictate_text(state))
         self.dictate_button.setEnabled(state not in ("recognising", "asking"))
+        self.dictate_level.setValue(0)
+        self.dictate_level.setVisible(state == "listening")
 
     @Slot(str)
     def _dictated(self, text: str) -> None:

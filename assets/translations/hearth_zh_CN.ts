@@ -900,6 +900,10 @@ Nothing is sent until you send it there.</source>
         <translation>重新生成</translation>
     </message>
     <message>
+        <source>Microphone level</source>
+        <translation>麦克风音量</translation>
+    </message>
+    <message>
         <source>Start a new chat (Ctrl+N)</source>
         <translation>开始新对话（Ctrl+N）</translation>
     </message>

@@ -52,8 +52,13 @@ def test_spoken_words_land_in_the_message_box_and_nothing_is_sent(qtbot, make_wi
     window.input.moveCursor(window.input.textCursor().MoveOperation.End)
     window.dictate_button.click()
     assert window.dictation.state == "listening" and window.dictate_button.text().startswith("■ Stop")
+    assert window.dictate_level.isVisible() and window.dictate_level.value() == 0
+    heard_levels: list[int] = []
+    window.dictate_level.valueChanged.connect(heard_levels.append)
     play(qtbot, sound_server, wav)
+    assert max(heard_levels) > 30, heard_levels[-20:]  # the speech was seen as it was heard
     window.dictate_button.click()
+    assert not window.dictate_level.isVisible()
     assert window.dictation.state == "recognising" and not window.dictate_button.isEnabled()
     qtbot.waitUntil(lambda: window.dictation.state == "idle", timeout=120_000)
     text = window.input.toPlainText()
@@ -78,6 +83,17 @@ def test_silence_says_so_and_a_lock_throws_the_sound_away(qtbot, make_window, so
     window.dictate_button.click()
     window.vault.lock()
     assert window.dictation.state == "idle" and window.input.toPlainText() == ""
+
+
+def test_the_level_is_silence_at_0_and_full_scale_at_1_whatever_the_format() -> None:
+    import numpy as np
+
+    quiet = np.zeros(1600, dtype=np.int16).tobytes()
+    loud = (np.sin(np.linspace(0, 200, 1600)) * 32767).astype(np.int16).tobytes()
+    assert dictation.level(quiet, 1, "int16") == 0.0 and dictation.level(b"", 1, "int16") == 0.0
+    assert dictation.level(loud, 1, "int16") > 0.9  # a full-scale sine: -3 dBFS
+    half = (np.sin(np.linspace(0, 200, 3200)) * 0.03).astype(np.float32).tobytes()  # about -33 dBFS
+    assert 0.3 < dictation.level(half, 2, "float") < 0.6
 
 
 def test_without_a_microphone_it_says_why() -> None:
