@@ -34,7 +34,7 @@ from storage.documents.reading import AUDIO_SUFFIXES as READING_AUDIO
 from storage.documents.reading import ParseError, Section
 from storage.paths import models_dir
 
-__all__ = ["AUDIO_SUFFIXES", "ParseError", "Segment", "Transcript", "as_srt", "clock", "listen", "recognise_now",
+__all__ = ["AUDIO_SUFFIXES", "ParseError", "Segment", "Transcript", "as_srt", "clock", "listen", "recognise_recording",
            "seconds_of",
            "sections", "speech_model", "transcribe"]
 
@@ -205,10 +205,15 @@ def listen(path: Path, start: float, seconds: float = 60.0, cancel: threading.Ev
         return child.listen(Path(path), start, seconds)
 
 
-def recognise_now(path: Path, language: str = "", cancel: threading.Event | None = None) -> Transcript:
-    """``transcribe`` in a child of its own that ``cancel`` kills (dictation)."""
+def recognise_recording(recording: bytes, language: str = "", cancel: threading.Event | None = None) -> Transcript:
+    """The speech in a recording held in memory (a WAV file's bytes: dictation), recognised
+    in a child of its own that ``cancel`` kills; the recording reaches it through the pipe,
+    and no file is written anywhere."""
+    model = speech_model()
     with _child(cancel) as child:
-        return transcribe(path, language, parser=child)
+        reply = child.transcribe_bytes(recording, model, language)
+    segments = tuple(Segment(float(a), float(b), str(t)) for a, b, t in reply["segments"])
+    return Transcript(segments, str(reply["language"]), float(reply["seconds"]), bool(reply.get("cut", False)))
 
 
 def seconds_of(clock_text: str) -> float | None:

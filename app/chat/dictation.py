@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import io
 import logging
-import shutil
 import sys
 import time
 import wave
@@ -113,17 +112,11 @@ def wav_bytes(pcm: bytes, rate: int, channels: int, sample_format: str) -> bytes
 
 
 def recognise(wav: bytes, language: str = "", cancel: Any = None) -> str:
-    """The words in a WAV recording (in the isolated child, which ``cancel`` kills); the
-    file is gone after."""
+    """The words in a WAV recording, recognised in the isolated child (which ``cancel``
+    kills); the recording goes to it through the pipe: no file, on any system."""
     from core import speech
-    from core.attachments import private_folder, write_private
 
-    folder = private_folder("hearth-paste-")
-    try:
-        path = write_private(folder, "dictation.wav", wav)
-        transcript = speech.recognise_now(path, language, cancel)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    transcript = speech.recognise_recording(wav, language, cancel)
     return " ".join(segment.text.strip() for segment in transcript.segments if segment.text.strip())
 
 

@@ -6599,6 +6599,10 @@ Details were written to {path}.</source>
         <translation>读取进程的回答已损坏</translation>
     </message>
     <message>
+        <source>the recording is too long to recognise</source>
+        <translation>录音太长，无法识别</translation>
+    </message>
+    <message>
         <source>reading the file took longer than {seconds:.0f} s and was stopped</source>
         <translation>读取文件超过 {seconds:.0f} 秒，已停止</translation>
     </message>

@@ -51,6 +51,7 @@ MEMORY_LIMIT = 1536 << 20  # address space of the parser process
 # 200-dpi A4 page peaks near 0.9 GB resident and fails under a 1.5 GB address space.
 OCR_MEMORY_LIMIT = 2560 << 20
 MAX_REASON = 500
+MAX_RECORDING = 64 << 20  # a recording sent through the pipe (five minutes of dictation at 48 kHz: 29 MB)
 
 
 class ParseStopped(ParseError):
@@ -200,6 +201,17 @@ class IsolatedParser:
         options = json.dumps({"model": str(model), "language": language, "max_seconds": max_seconds})
         return self._request("transcribe", path, identity, wake, on_wake, 0, "", options)
 
+    def transcribe_bytes(self, recording: bytes, model: Path, language: str = "") -> dict[str, Any]:
+        """``transcribe`` for a recording held in memory (dictation): it goes to the child
+        through the pipe, and no file is written anywhere."""
+        import base64
+
+        if len(recording) > MAX_RECORDING:
+            raise ParseError(translate("storage.documents.isolation", "the recording is too long to recognise"))
+        options = json.dumps({"model": str(model), "language": language, "max_seconds": 0})
+        return self._request("transcribe", Path("recording.wav"), None, None, None, 0, "", options,
+                             base64.b64encode(recording).decode("ascii"))
+
     def listen(self, path: Path, start: float, seconds: float) -> bytes:
         """``seconds`` of the recording from ``start``, decoded in the child: 16 kHz mono
         16-bit samples (``storage.documents.speech.listen``); ParseError as ``parse``."""
@@ -238,19 +250,19 @@ class IsolatedParser:
             self._start()
 
     def _send(self, op: str, path: Path, identity: Identity | None, page: int = 0, passage: str = "",
-              options: str = "") -> _Key:
+              options: str = "", data: str = "") -> _Key:
         conn = self._conn
         assert conn is not None
         key = _key(op, path, identity)
         request = {"op": op, "path": key[1], "identity": list(key[2]) if key[2] else None, "page": page,
-                   "passage": passage[:2000], "options": options}
+                   "passage": passage[:2000], "options": options, "data": data}
         with contextlib.suppress(OSError):  # the child is gone (killed): the recv says so
             conn.send_bytes(json.dumps(request).encode())
         return key
 
     def _request(self, op: str, path: Path, identity: Identity | None, wake: Connection | None,
                  on_wake: Callable[[], None] | None, page: int = 0, passage: str = "",
-                 options: str = "") -> dict[str, Any]:
+                 options: str = "", data: str = "") -> dict[str, Any]:
         with self._lock:
             killed, self._kill_requested = self._kill_requested, False
         if killed:
@@ -270,7 +282,7 @@ class IsolatedParser:
             self._ahead.popleft()  # the reply to this very request is on its way
         else:
             self._ensure_child()
-            self._send(op, path, identity, page, passage, options)
+            self._send(op, path, identity, page, passage, options, data)
         return self._receive(op, wake, on_wake)
 
     def _receive(self, op: str, wake: Connection | None, on_wake: Callable[[], None] | None,

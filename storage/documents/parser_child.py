@@ -99,6 +99,12 @@ def handle(request: dict[str, Any], memory_limit: int) -> dict[str, Any]:
         if request["op"] == "transcribe":
             from storage.documents.speech import transcribe
 
+            if request.get("data"):  # a recording held in memory (dictation): never a file
+                import base64
+                import io
+
+                recording = io.BytesIO(base64.b64decode(str(request["data"]), validate=True))
+                return {"status": "ok", **transcribe(recording, str(request.get("options") or ""))}
             with parsers.open_regular(path, identity) as fh:  # the file checked is the file decoded
                 return {"status": "ok", **transcribe(fh, str(request.get("options") or ""))}
         if request["op"] == "listen":

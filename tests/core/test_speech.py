@@ -223,3 +223,29 @@ def test_a_readers_segments_are_believed_only_in_their_honest_shape() -> None:
                   {"segments": [[True, 1, "x"]]}, {"seconds": 10 ** 9}, {"cut": "yes"}):
         with pytest.raises(Malformed):
             checked(json_module.dumps({**good, **wrong}).encode(), "transcribe")
+
+
+def test_a_recording_held_in_memory_is_recognised_without_any_file(data_dir: Path, recordings: dict[str, Path],
+                                                                   monkeypatch, tmp_path: Path) -> None:
+    """Dictation's path: the WAV's bytes go to the isolated child through the pipe; nothing
+    audible is written anywhere, on any system (a private file in the temporary folder, on
+    macOS and Windows, was the way before)."""
+    import tempfile
+
+    from core import attachments
+
+    def no_file(*_args, **_kwargs):
+        raise AssertionError("a recording was about to be written to a file")
+
+    speech.speech_model()  # placed first: joining the model's halves writes aside, as it should
+    monkeypatch.setattr(attachments, "private_folder", no_file)
+    monkeypatch.setattr(attachments, "write_private", no_file)
+    monkeypatch.setattr(tempfile, "mkstemp", no_file)
+    monkeypatch.setattr(tempfile, "NamedTemporaryFile", no_file)
+    before = set(Path(tempfile.gettempdir()).iterdir())
+    heard = speech.recognise_recording(recordings["wav"].read_bytes(), "en")
+    assert wer(SAID, heard.text) <= MAX_WER, heard.text
+    assert set(Path(tempfile.gettempdir()).iterdir()) - before <= {p for p in Path(tempfile.gettempdir()).iterdir()
+                                                                   if p.name.startswith("pytest-")}
+    with pytest.raises(ParseError, match="too long"):
+        speech.recognise_recording(b"\0" * ((64 << 20) + 1))
