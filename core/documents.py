@@ -149,13 +149,15 @@ class Ingestion:
             log.info("the saved search index is not used (%s): it is built from the vault", exc)
             self._unsaved = True  # saved as soon as it holds anything
             return None
-        except MemoryError:
-            log.warning("the saved search index does not fit in memory: it is built from the vault")
+        except Exception as exc:  # the file is never the truth: whatever it does, the rows answer
+            log.warning("the saved search index could not be read (%s): it is built from the vault",
+                        type(exc).__name__)
+            self._unsaved = True
             return None
-        rows_now = self.store.chunk_nonces()
+        rows_now = self.store.chunk_nonces(self.steps.check)
         try:
             self.indexes.restore(header, arrays, self.store.document_paths(), rows_now)
-        except (KeyError, ValueError, TypeError, IndexError, UnicodeDecodeError) as exc:
+        except Exception as exc:
             log.warning("the saved search index does not read (%s): it is built from the vault", type(exc).__name__)
             self.indexes.clear()
             self._unsaved = True
@@ -181,7 +183,7 @@ class Ingestion:
         """Seal the index into its file; its size. ``check`` may raise to stop (the file
         that was there stays)."""
         changes = self.indexes.changes
-        header, items = self.indexes.export(self.store.chunk_nonces())
+        header, items = self.indexes.export(self.store.chunk_nonces(check), check)
         size = self.store.save_index(header, items, check)
         self._saved, self._unsaved = changes, False
         return size

@@ -177,10 +177,10 @@ def transcribe(path: Path, language: str = "", parser: IsolatedParser | None = N
 
 
 @contextlib.contextmanager
-def _child(cancel: threading.Event | None) -> Iterator[IsolatedParser]:
+def isolated_child(cancel: threading.Event | None, timeout: float = SPEECH_TIMEOUT) -> Iterator[IsolatedParser]:
     """A speech child of its own; ``cancel`` set from any thread kills it at once (its
     request then ends with ParseStopped), so a lock or a Stop never waits on Whisper."""
-    child = IsolatedParser(timeout=SPEECH_TIMEOUT, memory_limit=SPEECH_MEMORY_LIMIT)
+    child = IsolatedParser(timeout=timeout, memory_limit=SPEECH_MEMORY_LIMIT)
     done = threading.Event()
 
     def watch() -> None:
@@ -201,7 +201,7 @@ def _child(cancel: threading.Event | None) -> Iterator[IsolatedParser]:
 def listen(path: Path, start: float, seconds: float = 60.0, cancel: threading.Event | None = None) -> bytes:
     """``seconds`` of the recording at ``path`` from ``start``, as 16 kHz mono 16-bit samples,
     decoded in the isolated child (the window plays samples, never the file itself)."""
-    with _child(cancel) as child:
+    with isolated_child(cancel) as child:
         return child.listen(Path(path), start, seconds)
 
 
@@ -210,7 +210,7 @@ def recognise_recording(recording: bytes, language: str = "", cancel: threading.
     in a child of its own that ``cancel`` kills; the recording reaches it through the pipe,
     and no file is written anywhere."""
     model = speech_model()
-    with _child(cancel) as child:
+    with isolated_child(cancel) as child:
         reply = child.transcribe_bytes(recording, model, language)
     segments = tuple(Segment(float(a), float(b), str(t)) for a, b, t in reply["segments"])
     return Transcript(segments, str(reply["language"]), float(reply["seconds"]), bool(reply.get("cut", False)))

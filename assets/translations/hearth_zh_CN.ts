@@ -3608,6 +3608,10 @@ Nothing is sent until you send it there.</source>
         <translation>{name} 不是普通文件。</translation>
     </message>
     <message>
+        <source>model.bin is larger than Hearth&apos;s reader can load (2 GB; Whisper medium in float16 is 1.5 GB).</source>
+        <translation>model.bin 超出了 Hearth 读取进程能载入的大小（2 GB；float16 的 Whisper medium 为 1.5 GB）。</translation>
+    </message>
+    <message>
         <source>{name} is larger than a Whisper model&apos;s.</source>
         <translation>{name} 比 Whisper 模型的文件还大。</translation>
     </message>
@@ -3618,6 +3622,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>model.bin is not a CTranslate2 Whisper model.</source>
         <translation>model.bin 不是 CTranslate2 格式的 Whisper 模型。</translation>
+    </message>
+    <message>
+        <source>{name} changed while it was being read.</source>
+        <translation>{name} 在读取过程中发生了变化。</translation>
     </message>
     <message>
         <source>config.json does not read as a model&apos;s settings.</source>
@@ -3632,8 +3640,8 @@ Nothing is sent until you send it there.</source>
         <translation>导入已取消；什么都没有保留。</translation>
     </message>
     <message>
-        <source>The model in this folder did not load: {reason}</source>
-        <translation>这个文件夹中的模型无法载入：{reason}</translation>
+        <source>The model in this folder did not load in Hearth&apos;s reader: {reason}</source>
+        <translation>这个文件夹中的模型无法在 Hearth 的读取进程中载入：{reason}</translation>
     </message>
     <message>
         <source>The disk is full: the speech model was not imported, and nothing of it was kept.</source>

@@ -175,10 +175,13 @@ def read(vault_path: Path, cipher: FieldCipher) -> tuple[dict[str, Any], dict[st
     """The header and the arrays of the vault's index file; UnusableIndexFile if it is not
     there or cannot be trusted whole."""
     try:
-        source = path_for(vault_path).open("rb")
-    except OSError as exc:
+        return _read(vault_path, cipher)
+    except OSError as exc:  # a disk error midway: not used, as a damaged file is not
         raise UnusableIndexFile(type(exc).__name__) from exc
-    with source:
+
+
+def _read(vault_path: Path, cipher: FieldCipher) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    with path_for(vault_path).open("rb") as source:
         start = source.read(len(MAGIC) + 8)
         if len(start) != len(MAGIC) + 8 or not start.startswith(MAGIC):
             raise UnusableIndexFile("not an index file of this format")

@@ -60,6 +60,8 @@ def top(values: np.ndarray, count: int) -> np.ndarray:
     values in the order of their indices, so that the same passages rank the same however
     the index was put together (built at once, or loaded and caught up)."""
     n = len(values)
+    if count <= 0:
+        return np.zeros(0, dtype=np.int64)
     if n <= count:
         return np.argsort(-values, kind="stable")
     if np.isnan(values).any():  # a vector gone wrong: NaN ranks last (partition puts it first)
@@ -304,7 +306,7 @@ class SearchIndex:
         return np.fromiter((c.id for c in self.live()), dtype=np.int64)
 
     def export(self, prefix: str, nonces: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
-               ) -> tuple[dict[str, Any], list[Item]]:
+               check: Callable[[], None] = lambda: None) -> tuple[dict[str, Any], list[Item]]:
         """This index as the items of a sealed file: its live passages whose row still has
         its nonces (``nonces(ids)``: a mask of those found and their 24 bytes), compacted,
         with their postings renumbered. Called on the thread that alone changes the index,
@@ -324,6 +326,8 @@ class SearchIndex:
             counts = np.zeros(len(words), dtype=np.int64)
             everything = bool(keep.all())
             for w, word in enumerate(words):
+                if w % 20_000 == 19_999:
+                    check()  # (on the thread that alone changes the index: searches only read)
                 idx = self._word_postings(word)[0]
                 counts[w] = len(idx) if everything else np.count_nonzero(keep[idx])
         m = len(rows)
@@ -390,37 +394,59 @@ class SearchIndex:
         def get(name: str) -> np.ndarray:
             return arrays[prefix + name]
 
-        ids = get("ids")
+        # Only the passages whose row is there as it was are taken (compacted, their
+        # postings renumbered): the text of a row written again or gone is never held.
+        stored_ids = get("ids")
+        keep = same_rows(stored_ids, get("nonces"), *rows_now)
+        rows = np.flatnonzero(keep)
+        renumber = np.cumsum(keep, dtype=np.int64) - 1
+        ids = stored_ids[rows]
         m = len(ids)
         headings = _strings(get("headings"), get("headings_ends"))
-        ends = get("text_ends")
+        all_ends = get("text_ends")
+        ends = all_ends[rows]
         texts = get("texts").data
-        starts = np.concatenate([[0], ends[:-1]]) if m else ends
+        starts = (np.concatenate([[0], all_ends[:-1]]) if len(all_ends) else all_ends)[rows]
         chunks = index.chunks
-        roles = [ROLES[r] if r < len(ROLES) else "" for r in get("role").tolist()]
+        roles = [ROLES[r] if r < len(ROLES) else "" for r in get("role")[rows].tolist()]
         for i, (row_id, collection, document, page, start, end, heading, a, b) in enumerate(zip(
-                ids.tolist(), get("collection").tolist(), get("document").tolist(), get("page").tolist(),
-                get("start").tolist(), get("end").tolist(), get("heading").tolist(),
-                starts.tolist(), ends.tolist(), strict=True)):
+                ids.tolist(), get("collection")[rows].tolist(), get("document")[rows].tolist(),
+                get("page")[rows].tolist(), get("start")[rows].tolist(), get("end")[rows].tolist(),
+                get("heading")[rows].tolist(), starts.tolist(), ends.tolist(), strict=True)):
             chunks.append(StoredChunk(row_id, collection, document, str(texts[a:b], "utf-8"),
                                       paths.get(document, ""), None if page == NO_PAGE else page,
                                       None if heading < 0 else headings[heading], start, end, model, roles[i]))
             index._by_document[document].append(i)
             index._by_collection[collection].append(i)
+        everything = m == len(stored_ids)
+
+        def kept(array: np.ndarray) -> np.ndarray:
+            return array if everything else array[rows]
+
         index._capacity = m
-        index._vectors = get("vectors").reshape(m, index._dim or 1) if m else index._vectors
-        index._alive = same_rows(ids, get("nonces"), *rows_now)
-        index._owners = get("collection")
-        index._lengths, index._weights, index._letters = get("lengths"), get("weights"), get("letters")
+        if m:
+            index._vectors = kept(get("vectors").reshape(len(stored_ids), index._dim or 1))
+        index._alive = np.ones(m, dtype=bool)
+        index._owners = kept(get("collection"))
+        index._lengths, index._weights, index._letters = kept(get("lengths")), kept(get("weights")), kept(get("letters"))
         index._recount()
+        index.changes = len(stored_ids) - m  # left out: a save writes the index without them
         words = get("words").tobytes().decode().split("\n") if len(get("words")) else []
-        sizes = get("counts")
-        if len(words) != len(sizes) or int(sizes.sum()) != len(get("posting_rows")):
+        sizes, posting_rows, posting_tf = get("counts"), get("posting_rows"), get("posting_counts")
+        if len(words) != len(sizes) or int(sizes.sum()) != len(posting_rows) or len(posting_tf) != len(posting_rows):
             raise ValueError("the postings do not match their words")
+        if len(posting_rows) and (posting_rows.min() < 0 or posting_rows.max() >= len(stored_ids)):
+            raise ValueError("a posting of a passage the file does not hold")
+        if not everything:
+            word_of = np.repeat(np.arange(len(words), dtype=np.int64), sizes)
+            held = keep[posting_rows]
+            posting_rows = renumber[posting_rows[held]].astype(np.int32)
+            posting_tf = posting_tf[held]
+            sizes = np.bincount(word_of[held], minlength=len(words)).astype(np.int64)
         index._base = dict(zip(words, range(len(words)), strict=True))
         index._base_sizes = sizes
         index._base_starts = np.cumsum(sizes) - sizes
-        index._base_rows, index._base_tf = get("posting_rows"), get("posting_counts")
+        index._base_rows, index._base_tf = posting_rows, posting_tf
         return index
 
     def move_document(self, document_id: int, path: str) -> None:
@@ -642,12 +668,13 @@ class Indexes:
         found = [index.ids() for index in self._by_model.values()]
         return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
 
-    def export(self, rows_now: tuple[np.ndarray, np.ndarray]) -> tuple[dict[str, Any], list[Item]]:
+    def export(self, rows_now: tuple[np.ndarray, np.ndarray], check: Callable[[], None] = lambda: None,
+               ) -> tuple[dict[str, Any], list[Item]]:
         """Every index as the items of a sealed file (``SearchIndex.export``)."""
         described: list[dict[str, Any]] = []
         items: list[Item] = []
         for i, index in enumerate(self._by_model.values()):
-            said, its = index.export(f"{i}.", lambda ids: nonces_of(ids, *rows_now))
+            said, its = index.export(f"{i}.", lambda ids: nonces_of(ids, *rows_now), check)
             described.append(said)
             items += its
         return {"indexes": described}, items
@@ -663,7 +690,6 @@ class Indexes:
             for collection_id in list(index._by_collection):
                 if self.models.get(collection_id) != index.model:
                     index.remove_collection(collection_id)
-            index.changes = len(index.chunks) - len(index)  # left out: a save drops them
             self._by_model[index.model] = index
 
     def add(self, chunk: StoredChunk, vector: np.ndarray) -> None:
@@ -685,7 +711,7 @@ class Indexes:
     def section(self, path: str, page: int | None, heading: str | None) -> list[StoredChunk]:
         """The chunks of one page (or section) of the file at ``path``, as the collections
         answering now hold them: those of one document (the first found), in reading order."""
-        found = [c for model, index in self._by_model.items() for c in index.chunks
+        found = [c for model, index in self._by_model.items() for c in index.live()
                  if c.path == path and c.page == page and c.heading == heading
                  and self.models.get(c.collection_id) == model]
         if not found:

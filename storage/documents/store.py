@@ -332,16 +332,18 @@ class DocumentStore:
         with snapshot(self._engine) as conn:
             return self._paths(conn, self._versions.load(conn))
 
-    def chunk_nonces(self) -> tuple[np.ndarray, np.ndarray]:
+    def chunk_nonces(self, check: Callable[[], None] = lambda: None) -> tuple[np.ndarray, np.ndarray]:
         """Every chunk row's id (ascending) and the nonces of its payload and vector (24
-        bytes): a row written again has other nonces (``index_file``)."""
+        bytes): a row written again has other nonces (``index_file``). ``check`` is called
+        between batches (searches are answered meanwhile; it may raise to stop)."""
         ids: list[int] = []
         nonces = bytearray()
         with snapshot(self._engine) as conn:
             cursor = conn.exec_driver_sql(
                 f"SELECT id, substr(payload, 2, {NONCE_BYTES}), substr(vector, 2, {NONCE_BYTES}) "
                 "FROM chunks ORDER BY id")
-            while rows := cursor.fetchmany(50_000):
+            while rows := cursor.fetchmany(20_000):
+                check()
                 for row_id, payload, vector in rows:
                     if len(payload) == len(vector) == NONCE_BYTES:  # else not a ciphertext: never kept
                         ids.append(row_id)

@@ -58,9 +58,9 @@ def test_an_imported_model_is_checked_loaded_chosen_used_and_removed(folder: Pat
 
 
 @pytest.mark.parametrize("damage", ["not a folder", "no tokenizer", "not ctranslate2", "a link", "bad config",
-                                    "too small", "huge config"])
-def test_a_folder_that_is_not_a_whisper_model_is_refused_before_anything_is_copied(
-        folder: Path, tmp_path: Path, damage: str) -> None:
+                                    "too small", "huge config", "deep config", "a pipe", "too large to load"])
+def test_a_folder_that_is_not_a_whisper_model_is_refused_and_nothing_is_kept(
+        folder: Path, tmp_path: Path, damage: str, monkeypatch) -> None:
     target: Path = folder
     if damage == "not a folder":
         target = folder / "model.bin"
@@ -77,11 +77,39 @@ def test_a_folder_that_is_not_a_whisper_model_is_refused_before_anything_is_copi
         (folder / "config.json").write_text("[1, 2")
     elif damage == "too small":
         (folder / "model.bin").write_bytes((folder / "model.bin").read_bytes()[:4096])
+    elif damage == "deep config":  # Python's JSON reader recurses: this must be a refusal, not a traceback
+        (folder / "config.json").write_text("[" * 200_000)
+    elif damage == "a pipe":  # would block an open() for good
+        (folder / "vocabulary.txt").unlink()
+        os.mkfifo(folder / "vocabulary.txt")
+    elif damage == "too large to load":
+        monkeypatch.setattr(speech_models, "MAX_MODEL", 1 << 20)
     else:
         (folder / "config.json").write_bytes(b" " * (speech_models.MAX_SIDE_FILE + 1))
     with pytest.raises(SpeechModelError, match="not a speech model Hearth can use"):
         import_folder(target, "broken")
     assert speech_models.imported() == [] and _leftovers() == []
+
+
+def test_a_file_swapped_after_the_check_is_not_copied(folder: Path, tmp_path: Path, monkeypatch) -> None:
+    """Checked by lstat, then read: a link put in its place between the two (to a file of
+    the user's) is refused, not followed."""
+    secret = tmp_path / "diary.txt"
+    secret.write_text("my private diary " * 1000)
+    checked = speech_models.check_folder
+
+    def check_then_swap(where: Path):
+        files = checked(where)
+        (where / "tokenizer.json").unlink()
+        (where / "tokenizer.json").symlink_to(secret)
+        return files
+
+    monkeypatch.setattr(speech_models, "check_folder", check_then_swap)
+    with pytest.raises(SpeechModelError, match="not a speech model Hearth can use"):
+        import_folder(folder, "swapped")
+    assert speech_models.imported() == [] and _leftovers() == []
+    copied = [p for p in (models_dir() / speech_models.FOLDER).rglob("*") if p.is_file()]
+    assert not [p for p in copied if b"diary" in p.read_bytes()]
 
 
 def test_a_model_that_does_not_load_in_the_child_is_not_kept(folder: Path) -> None:

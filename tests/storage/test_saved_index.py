@@ -303,7 +303,7 @@ def test_a_full_disk_stops_the_save_and_leaves_the_vault_and_the_last_file(
         # The rows' nonces read before the disk fills (SQLite's own reads need room in its
         # shared-memory file; the app meets that as a failed save too, logged alike).
         rows_now = ingestion.store.chunk_nonces()
-        monkeypatch.setattr(ingestion.store, "chunk_nonces", lambda: rows_now)
+        monkeypatch.setattr(ingestion.store, "chunk_nonces", lambda _check=None: rows_now)
         disk.fill()
         with pytest.raises(OSError) as failed:
             ingestion.save_index(lambda: None)
@@ -319,3 +319,21 @@ def test_a_full_disk_stops_the_save_and_leaves_the_vault_and_the_last_file(
         assert third.read == []
     finally:
         vault.close()
+
+
+def test_a_passage_read_again_leaves_nothing_of_its_old_text_in_the_loaded_index(vault: Vault) -> None:
+    """A file edited and read again (fewer changes than a save waits for), then a lock and
+    an unlock: the old passages' text is not held, and a page's surroundings show only the
+    new (reviewer's finding: they were kept, dead, and ``section`` showed them)."""
+    store, collection_id = _filled(vault)
+    _, ingestion = _unlock(vault)
+    ingestion.save_index(lambda: None)
+    document = next(d for d in store.documents(collection_id) if d.path == "/notes/0.md")
+    store.replace_chunks(document, [Chunk("the otter moved to the north bank", 0, 1, None, 0, 33)],
+                         np.ones((1, 8), np.float32), MODEL)
+    _, restored = _unlock(vault)
+    held = [c for c in restored.indexes.index(MODEL).chunks if c.document_id == document.id]
+    assert [c.text for c in held] == ["the otter moved to the north bank"]
+    assert [c.text for c in restored.indexes.section("/notes/0.md", 1, None)] == ["the otter moved to the north bank"]
+    assert restored.indexes.changes == 6  # five left out and one read: they count towards the next save
+    assert _everything(restored.indexes) == _fresh(vault)
