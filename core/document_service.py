@@ -180,7 +180,9 @@ class DocumentService(DocumentCalls):
                     self._run_job(self._pending.popleft())
                     continue
                 self._set_busy(False)
-                self._save_index()
+                self._save_index()  # answers what comes meanwhile: a job it queued runs next
+                if self._pending:
+                    continue
                 self._take(self._inbox.get())
         except Stopped:
             pass

@@ -220,6 +220,8 @@ class ModelsDialog(QDialog):
               self.documents_button.toolTip())
         named(self.save_button, translate("models.dialog", "Save settings"),
               translate("models.dialog", "Save the selected model's settings"))
+        named(self.speech_button, translate("models.dialog", "Speech models"),
+              translate("models.dialog", "The Whisper models that recognise dictation and recordings"))
         self.facts.setAccessibleDescription(translate("models.dialog", "The selected model"))
         self.fit_label.setAccessibleDescription(
             translate("models.dialog", "Memory the model needs"))

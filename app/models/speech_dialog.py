@@ -42,6 +42,14 @@ class SpeechModelsDialog(QDialog):
             "tokenizer.json and vocabulary.txt) recognises dictation and recordings once you use it. It is "
             "checked and loaded in the isolated reader before it is kept."))
         self.message.setWordWrap(True)
+        named(self.import_button, translate("models.speech", "Import a speech model"),
+              translate("models.speech", "Choose the folder of a Whisper model in CTranslate2 form"))
+        named(self.use_button, translate("models.speech", "Use for speech"),
+              translate("models.speech", "Recognise dictation and recordings with the selected model"))
+        named(self.remove_button, translate("models.speech", "Remove speech model"),
+              translate("models.speech", "Delete the selected imported model"))
+        named(self.cancel_button, translate("models.speech", "Cancel import"))
+        self.message.setAccessibleDescription(translate("models.speech", "Notice"))
         buttons = QHBoxLayout()
         for button in (self.import_button, self.use_button, self.remove_button, self.cancel_button):
             buttons.addWidget(button)

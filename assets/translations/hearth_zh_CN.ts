@@ -5486,6 +5486,14 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
         <translation>选择这个模型的投影文件（mmproj），让它能看图</translation>
     </message>
     <message>
+        <source>Speech models</source>
+        <translation>语音模型</translation>
+    </message>
+    <message>
+        <source>The Whisper models that recognise dictation and recordings</source>
+        <translation>用于识别听写和录音的 Whisper 模型</translation>
+    </message>
+    <message>
         <source>all</source>
         <translation>全部</translation>
     </message>
@@ -5901,6 +5909,26 @@ Nothing is copied, changed or sent.</source>
     <message>
         <source>Another Whisper size in CTranslate2 form (a folder with model.bin, config.json, tokenizer.json and vocabulary.txt) recognises dictation and recordings once you use it. It is checked and loaded in the isolated reader before it is kept.</source>
         <translation>其他尺寸的 CTranslate2 格式 Whisper 模型（一个包含 model.bin、config.json、tokenizer.json 和 vocabulary.txt 的文件夹）在你选用后会用于识别听写和录音。保留之前，它会先经过检查，并在隔离的读取进程中载入。</translation>
+    </message>
+    <message>
+        <source>Import a speech model</source>
+        <translation>导入语音模型</translation>
+    </message>
+    <message>
+        <source>Choose the folder of a Whisper model in CTranslate2 form</source>
+        <translation>选择一个 CTranslate2 格式 Whisper 模型的文件夹</translation>
+    </message>
+    <message>
+        <source>Recognise dictation and recordings with the selected model</source>
+        <translation>用选中的模型识别听写和录音</translation>
+    </message>
+    <message>
+        <source>Delete the selected imported model</source>
+        <translation>删除选中的已导入模型</translation>
+    </message>
+    <message>
+        <source>Notice</source>
+        <translation>提示</translation>
     </message>
     <message>
         <source> — in use</source>

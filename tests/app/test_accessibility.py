@@ -28,6 +28,7 @@ from app.api.controller import ApiDialog
 from app.chat.markdown import MarkdownView
 from app.chat.settings_dialog import ChatSettingsDialog
 from app.chat.sources import SourceButton
+from app.models.speech_dialog import SpeechModelsDialog
 from app.shell import a11y, style
 from app.shell.about import AboutDialog
 from app.shell.main_window import MainWindow
@@ -165,7 +166,7 @@ def test_every_control_of_every_dialog_has_a_name(qtbot, cited_window) -> None:
     window.dialogs.show_collections()
     dialogs = [ChatSettingsDialog(chat.settings, window.controller.params, window),
                window.dialogs.models_dialog, window.dialogs.collections_dialog,
-               ApiDialog(window.vault.api, window),
+               ApiDialog(window.vault.api, window), SpeechModelsDialog(window),
                PrivacyDialog(window), AboutDialog(window)]
     for dialog in dialogs:
         assert dialog is not None

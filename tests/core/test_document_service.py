@@ -430,3 +430,40 @@ def test_the_index_is_saved_when_idle_and_the_next_unlock_loads_it_reading_only_
     owls = third.search("barn owls hunt", {BUNDLED: embed(worker, BUNDLED, "barn owls hunt")}, [work.id])
     assert Path(owls[0].chunk.path).name == "owls.md"
     assert third.service.close(CLOSE_WAIT)
+
+
+def test_a_job_that_comes_during_the_idle_save_runs_at_once(vault: Vault, worker, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The save answers the inbox between its steps, and stops for a job: that job must run
+    then, not wait in the queue for the next message (CI found imports hanging so)."""
+    from core.documents import Ingestion
+
+    arrived: list[Future] = []
+    real_save = Ingestion.save_index
+
+    def save_while_a_job_comes(self, check):  # type: ignore[no-untyped-def]
+        if not arrived:  # the user adds a file just as the save begins
+            (tmp_path / "owls.md").write_text("# Owls\nBarn owls hunt at night.\n")
+            done: Future = Future()
+            s.service.add(work.id, [tmp_path / "owls.md"], done=done)
+            arrived.append(done)
+        return real_save(self, check)
+
+    s = Service(vault, worker.submit, BUNDLED)
+    work = s.create("work")
+    monkeypatch.setattr(Ingestion, "save_index", save_while_a_job_comes)
+    (tmp_path / "first.md").write_text("# Harbour\nThe mooring fee is two euros a metre a day.\n")
+    assert s.add(work.id, [tmp_path / "first.md"]).result(timeout=WAIT).indexed  # then idle: the save begins
+    _until(lambda: bool(arrived))
+    report = arrived[0].result(timeout=WAIT)  # before the fix: waited for a message that never came
+    assert [Path(p).name for p in report.indexed] == ["owls.md"]
+    assert s.service.close(CLOSE_WAIT)
+
+
+def _until(condition: Callable[[], bool]) -> None:
+    waited = threading.Event()
+    for _ in range(int(WAIT * 10)):
+        if condition():
+            return
+        waited.wait(0.1)
+    raise AssertionError("it did not happen")
