@@ -11,7 +11,6 @@ with the recording.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.util
 import json
@@ -20,12 +19,13 @@ import shutil
 import tempfile
 import threading
 import time
-import wave
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+# The child's limits and the child itself live in core.speech_child, which
+# core.speech_models uses too (one way: core.speech imports both).
+from core.speech_child import SPEECH_MEMORY_LIMIT, SPEECH_TIMEOUT, isolated_child, silence_wav
 from i18n import translate
 from inference.bundled import assets_dir
 from inference.errors import ModelLoadError
@@ -34,12 +34,10 @@ from storage.documents.reading import AUDIO_SUFFIXES as READING_AUDIO
 from storage.documents.reading import ParseError, Section
 from storage.paths import models_dir
 
-__all__ = ["AUDIO_SUFFIXES", "ParseError", "Segment", "Transcript", "as_srt", "clock", "listen", "recognise_recording",
+__all__ = ["AUDIO_SUFFIXES", "SPEECH_MEMORY_LIMIT", "SPEECH_TIMEOUT", "ParseError", "Segment", "Transcript", "as_srt", "clock", "listen", "recognise_recording",
            "seconds_of",
-           "sections", "speech_model", "transcribe"]
+           "sections", "silence_wav", "isolated_child", "speech_model", "transcribe"]
 
-SPEECH_MEMORY_LIMIT = 3 << 30
-SPEECH_TIMEOUT = 3600.0  # the half hour of sound a file may hold, at half of real time (a busy machine), and more
 AUDIO_SUFFIXES = frozenset(READING_AUDIO)
 SECTION_SECONDS = 45.0  # a recording's passages are cut here, each headed by its time
 
@@ -138,15 +136,6 @@ def _placed() -> Path:
     return target
 
 
-def silence_wav(path: Path, seconds: float = 1.0) -> None:
-    """A WAV file of silence (16 kHz mono): what makes a model load without a recording."""
-    with wave.open(str(path), "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(16_000)
-        out.writeframes(b"\0\0" * int(16_000 * seconds))
-
-
 def check_loads() -> float:
     """The speech model in use placed and loaded in the isolated reader (a second of
     silence recognised), as the self-test asks; the seconds it took. ModelLoadError or
@@ -174,28 +163,6 @@ def transcribe(path: Path, language: str = "", parser: IsolatedParser | None = N
             child.close()
     segments = tuple(Segment(float(a), float(b), str(t)) for a, b, t in reply["segments"])
     return Transcript(segments, str(reply["language"]), float(reply["seconds"]), bool(reply.get("cut", False)))
-
-
-@contextlib.contextmanager
-def isolated_child(cancel: threading.Event | None, timeout: float = SPEECH_TIMEOUT) -> Iterator[IsolatedParser]:
-    """A speech child of its own; ``cancel`` set from any thread kills it at once (its
-    request then ends with ParseStopped), so a lock or a Stop never waits on Whisper."""
-    child = IsolatedParser(timeout=timeout, memory_limit=SPEECH_MEMORY_LIMIT)
-    done = threading.Event()
-
-    def watch() -> None:
-        while not done.is_set():
-            if cancel is not None and cancel.wait(0.1):
-                child.kill()
-                return
-
-    if cancel is not None:
-        threading.Thread(target=watch, name="hearth-speech-stop", daemon=True).start()
-    try:
-        yield child
-    finally:
-        done.set()
-        child.close()
 
 
 def listen(path: Path, start: float, seconds: float = 60.0, cancel: threading.Event | None = None) -> bytes:

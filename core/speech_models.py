@@ -201,7 +201,7 @@ def _slug(name: str) -> str:
 def import_folder(folder: Path, name: str = "", cancel: threading.Event | None = None) -> SpeechModel:
     """Copy the model in ``folder`` into the models folder under ``name`` (the folder's
     name by default), after checking it and loading it in the isolated child."""
-    from core.speech import isolated_child, silence_wav
+    from core.speech_child import isolated_child, silence_wav
 
     files = check_folder(folder)
     name = " ".join((name or folder.name).split())[:80] or "Whisper"
