@@ -381,17 +381,6 @@ def test_an_index_never_loads_two_models_together(vault: Vault, worker, narrow, 
     assert loaded.service.close(CLOSE_WAIT)
 
 
-def _until_exists(path: Path) -> None:
-    """Wait for the service to write the file in its idle time (a bounded wait for
-    something that must happen, not a sleep before checking that nothing did)."""
-    waited = threading.Event()
-    for _ in range(int(WAIT * 10)):
-        if path.exists():
-            return
-        waited.wait(0.1)
-    raise AssertionError(f"{path.name} was not written")
-
-
 def test_the_index_is_saved_when_idle_and_the_next_unlock_loads_it_reading_only_new_rows(
         vault: Vault, worker, corpus: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """#43: an unlock no longer decrypts and tokenises every passage; what it loads answers
@@ -404,7 +393,7 @@ def test_the_index_is_saved_when_idle_and_the_next_unlock_loads_it_reading_only_
     work = s.create("work")
     assert s.add(work.id, [corpus]).result(timeout=WAIT).indexed
     saved = index_file.path_for(vault.path)
-    _until_exists(saved)
+    _until(saved.exists)  # written in the service's idle time
     vector = embed(worker, BUNDLED, QUESTION)
     before = s.search(QUESTION, {BUNDLED: vector}, [work.id])
     assert s.service.close(CLOSE_WAIT)
@@ -461,6 +450,8 @@ def test_a_job_that_comes_during_the_idle_save_runs_at_once(vault: Vault, worker
 
 
 def _until(condition: Callable[[], bool]) -> None:
+    """Wait for something the service must do in its own time (a bounded wait for it to
+    happen, not a sleep before checking that nothing did)."""
     waited = threading.Event()
     for _ in range(int(WAIT * 10)):
         if condition():
