@@ -80,6 +80,9 @@ def run_self_test(out: TextIO = sys.stdout) -> int:
         from core.speech import check_loads
 
         heard_in = check_loads()
+        from core.documents import dictionary
+
+        words = dictionary()
     except TimeoutError:
         print(_failed(translate("cli.selftest", "the model did not answer in time")), file=out)
         return 1
@@ -91,6 +94,9 @@ def run_self_test(out: TextIO = sys.stdout) -> int:
     if "143" not in recognised:
         print(_failed(translate("cli.selftest", "text recognition read {text!r}, not the sample").format(
             text=recognised[:80])), file=out)
+        return 1
+    if words is None:
+        print(_failed(translate("cli.selftest", "the Chinese-English dictionary is missing")), file=out)
         return 1
     if stats.tokens == 0 or not text.strip():
         print(_failed(translate("cli.selftest", "the model produced no text")), file=out)
@@ -116,6 +122,8 @@ def run_self_test(out: TextIO = sys.stdout) -> int:
         text=recognised.strip()[:80], seconds=seconds), file=out)
     print(translate("cli.selftest", "speech recognition: {model} loads in {seconds:.1f} s").format(
         model=speech_model_name(), seconds=heard_in), file=out)
+    size = len(words)
+    print(translate("cli.selftest", "Chinese-English dictionary: %n words", None, size), file=out)
     print(translate("cli.selftest", "self-test OK"), file=out)
     return 0
 

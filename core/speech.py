@@ -12,7 +12,6 @@ with the recording.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import shutil
@@ -32,7 +31,7 @@ from inference.errors import ModelLoadError
 from storage.documents.isolation import IsolatedParser
 from storage.documents.reading import AUDIO_SUFFIXES as READING_AUDIO
 from storage.documents.reading import ParseError, Section
-from storage.paths import models_dir
+from storage.paths import models_dir, package_file
 
 __all__ = ["AUDIO_SUFFIXES", "SPEECH_MEMORY_LIMIT", "SPEECH_TIMEOUT", "ParseError", "Segment", "Transcript", "as_srt", "clock", "listen", "recognise_recording",
            "seconds_of",
@@ -65,15 +64,6 @@ def _manifest() -> dict:
     return json.loads((assets_dir() / "models" / "speech" / "whisper-base.json").read_text(encoding="utf-8"))
 
 
-def _package_file(relative: str) -> Path | None:
-    top, _, rest = relative.partition("/")
-    spec = importlib.util.find_spec(top)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    candidate = Path(next(iter(spec.submodule_search_locations))) / rest
-    return candidate if candidate.is_file() else None
-
-
 def speech_model() -> Path:
     """The folder of the speech model chosen (``core.speech_models``), or else the bundled
     Whisper model's folder in the models folder, placed the first time it is needed
@@ -102,8 +92,8 @@ def _placed() -> Path:
     if model_bin.is_file() and model_bin.stat().st_size == manifest["size"] and \
             all((target / name).is_file() for name in manifest["files"]):
         return target
-    parts = [_package_file(p) for p in manifest["parts"]]
-    files = {name: _package_file(f"{manifest['files_from']}/{name}") for name in manifest["files"]}
+    parts = [package_file(p) for p in manifest["parts"]]
+    files = {name: package_file(f"{manifest['files_from']}/{name}") for name in manifest["files"]}
     if any(p is None for p in parts) or any(f is None for f in files.values()):
         raise ModelLoadError(translate("core.speech", "The speech model is not installed. Run the install command "
                                        "from the README again (it installs the packages {packages}).").format(

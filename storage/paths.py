@@ -12,6 +12,7 @@ vault's size and dates, the logs and the models' sizes say something about their
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import stat
 from pathlib import Path
@@ -85,3 +86,15 @@ def backups_dir() -> Path:
 
 def settings_path() -> Path:
     return data_dir() / "settings.json"
+
+
+def package_file(relative: str) -> Path | None:
+    """A data file that an installed package carries ("package/folder/name"), or None when
+    the package or the file is not there. Found without importing the package, which may be
+    a namespace package of data alone (as the speech model's halves and the dictionary are)."""
+    top, _, rest = relative.partition("/")
+    spec = importlib.util.find_spec(top)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    candidate = Path(next(iter(spec.submodule_search_locations))) / rest
+    return candidate if candidate.is_file() else None

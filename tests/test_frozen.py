@@ -49,6 +49,7 @@ def test_the_frozen_app_passes_its_self_test_with_no_network() -> None:
     assert "tokens: 16" in done.stdout and "embedding: 384 dimensions" in done.stdout
     assert "text recognition: 'Lighthouse 143 steps'" in done.stdout  # OCR's models are in the build
     assert "speech recognition: Whisper base (bundled) loads in" in done.stdout  # and speech's (#41)
+    assert "Chinese-English dictionary: " in done.stdout  # and the dictionary (#35)
     assert "llama.cpp build:" in done.stdout
 
 

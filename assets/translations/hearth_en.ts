@@ -164,6 +164,13 @@
             <numerusform>embedding: %n dimensions ({model})</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>Chinese-English dictionary: %n words</source>
+        <translation>
+            <numerusform>Chinese-English dictionary: %n word</numerusform>
+            <numerusform>Chinese-English dictionary: %n words</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>core.answers</name>

@@ -2512,6 +2512,10 @@ Nothing is sent until you send it there.</source>
         <translation>文字识别读出的是 {text!r}，而不是样例</translation>
     </message>
     <message>
+        <source>the Chinese-English dictionary is missing</source>
+        <translation>缺少汉英词典</translation>
+    </message>
+    <message>
         <source>the model produced no text</source>
         <translation>模型未生成任何文本</translation>
     </message>
@@ -2556,6 +2560,12 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>speech recognition: {model} loads in {seconds:.1f} s</source>
         <translation>语音识别：{model} 载入用时 {seconds:.1f} 秒</translation>
+    </message>
+    <message numerus="yes">
+        <source>Chinese-English dictionary: %n words</source>
+        <translation>
+            <numerusform>汉英词典：%n 个词</numerusform>
+        </translation>
     </message>
     <message>
         <source>self-test OK</source>

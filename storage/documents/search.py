@@ -1,6 +1,7 @@
 """In-memory hybrid search: BM25 over chunk text plus cosine similarity over vectors,
-fused by reciprocal rank fusion. Built from the vault after unlock; never written to
-disk. Safe to search from one thread while another adds documents.
+fused by reciprocal rank fusion. Built from the vault after unlock, or loaded from the
+sealed file of the last save (``index_file``). Safe to search from one thread while
+another adds documents.
 
 One index holds the vectors of one embedding model: it takes its dimension from the
 first vector (or its constructor) and refuses any other with ValueError, at the door,
@@ -21,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from storage.documents import lexicon
 from storage.documents.index_file import Item
 from storage.documents.pages import ROLES
 from storage.documents.store import StoredChunk
@@ -45,14 +47,18 @@ MIN_COVERAGE = 0.5
 #   its passages' letters are (Chinese technical writing is full of Latin commands).
 SMALL_COLLECTION = 300
 CJK_QUESTION, CJK_COLLECTION = 0.5, 0.3
+# A question in the other language than the chunks is also searched by its words'
+# translations (``lexicon``), as a third ranking. An English question with a few Chinese
+# words (a Chinese question naming many commands reads as English by its letters) is
+# left alone: most of its words are names that match as they are.
+TRANSLATE_MIXED = 0.1
 # A PDF page's role weighs its chunks' fused score (``pages``): a contents or an index page,
 # and front matter (a summary naming every topic), match a question about any topic nearly
 # as well as the page that answers it, and citing them sends the reader to the wrong page.
 # Weighed down, not dropped: a question about the contents still finds them.
 ROLE_WEIGHTS = {"nav": 0.5, "front": 0.5}
 _WORD = re.compile(r"\w+", re.UNICODE)
-STOPWORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "how", "i", "in", "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "were", "what", "when", "where", "which", "who", "why", "will", "with", "do", "does", "did", "can", "you", "your"])
+STOPWORDS = lexicon.STOPWORDS  # English words that say nothing: not searched
 
 
 def top(values: np.ndarray, count: int) -> np.ndarray:
@@ -126,6 +132,34 @@ def terms(text: str) -> list[str]:
             elif part not in STOPWORDS:
                 found.append(part)
     return found
+
+
+def in_other_language(found: lexicon.Lexicon, question: str, to_chinese: bool) -> dict[str, float]:
+    """The index's terms for the question's words in the other language, each weighted by
+    the share of its word (a word's translations share the weight of one term of the
+    question, and a translation made of several terms shares its own): Chinese words of
+    the question in English, or English words and pairs of words in Chinese."""
+    weighted: dict[str, float] = defaultdict(float)
+
+    def add(translations: list[str]) -> None:
+        for translation in translations:
+            parts = terms(translation)
+            for part in parts:
+                weighted[part] += 1.0 / len(translations) / len(parts)
+
+    if to_chinese:
+        words = _WORD.findall(question.casefold())
+        for pair in zip(words, words[1:], strict=False):
+            add(found.chinese(" ".join(pair)))
+        for word in words:
+            if word not in lexicon.GLOSS_STOPWORDS:
+                add(found.chinese(word))
+    else:
+        for run in _CJK_RUN.findall(question):
+            for piece in _CJK_STOP.split(run):
+                for word in found.segment(piece):
+                    add(found.english(word))
+    return dict(weighted)
 
 
 @dataclass(frozen=True)
@@ -548,8 +582,10 @@ class SearchIndex:
             return arrays["alive"]
         return arrays["alive"] & np.isin(arrays["owners"], np.array(collection_ids, dtype=np.int64))
 
-    def _bm25(self, query: str, mask: np.ndarray, sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _bm25(self, query: str | Mapping[str, float], mask: np.ndarray, sums: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray]:
         """BM25 scores, and how much of the question's idf weight each chunk matches.
+        ``query`` is the question, or keywords with their weights (``translated``).
 
         A CJK pair that no chunk of the searched collections holds does not count in the
         question's weight: most such pairs straddle two words (「垃圾每天几点收」 gives
@@ -560,12 +596,13 @@ class SearchIndex:
         covered = np.zeros(n, dtype=np.float64)
         if not n:
             return scores, covered
+        weighted = query if isinstance(query, Mapping) else dict.fromkeys(set(terms(query)), 1.0)
         lengths = self._arrays_now()["lengths"]
         live = max(1, int(sums[3]))
         average = float(sums[2] / sums[3]) if sums[3] else 1.0
         unseen = math.log(1 + (live + 0.5) / 0.5)
         total = 0.0
-        for word in set(terms(query)):
+        for word, weight in weighted.items():
             posting = self._posting(word)
             if posting is not None:
                 idx, tf = posting
@@ -573,9 +610,9 @@ class SearchIndex:
                 idx, tf = idx[keep], tf[keep]
             if posting is None or not len(idx):
                 if not _CJK_RUN.fullmatch(word):
-                    total += unseen
+                    total += weight * unseen
                 continue
-            idf = math.log(1 + (live - len(idx) + 0.5) / (len(idx) + 0.5))
+            idf = weight * math.log(1 + (live - len(idx) + 0.5) / (len(idx) + 0.5))
             total += idf
             norm = tf + K1 * (1 - B + B * lengths[idx] / max(average, 1e-9))
             scores[idx] += idf * tf * (K1 + 1) / norm
@@ -584,13 +621,30 @@ class SearchIndex:
         return scores, covered / total if total else covered
 
     @staticmethod
-    def _cross_script(query: str, sums: np.ndarray) -> bool:
-        """Whether the question is written in a script the searched chunks hardly hold."""
+    def _scripts(query: str, sums: np.ndarray) -> tuple[bool, bool, float]:
+        """(the question is CJK, the searched chunks are, the question's share of CJK letters)."""
         cjk, total = letters(query)
-        question = total > 0 and cjk / total >= CJK_QUESTION
+        share = cjk / total if total else 0.0
         counts = sums[:2]
-        collection = counts[1] > 0 and counts[0] / counts[1] >= CJK_COLLECTION
-        return bool(question != collection)
+        return share >= CJK_QUESTION, bool(counts[1] > 0 and counts[0] / counts[1] >= CJK_COLLECTION), share
+
+    @classmethod
+    def _cross_script(cls, query: str, sums: np.ndarray) -> bool:
+        """Whether the question is written in a script the searched chunks hardly hold."""
+        question, collection, _share = cls._scripts(query, sums)
+        return question != collection
+
+    @classmethod
+    def _translated(cls, query: str, sums: np.ndarray) -> dict[str, float]:
+        """The question's words in the searched chunks' language, with weights
+        (``in_other_language``): for a Chinese question over English chunks, or an English one (no
+        more than TRANSLATE_MIXED of its letters Chinese) over Chinese chunks. {} otherwise,
+        and without the dictionary."""
+        question, collection, share = cls._scripts(query, sums)
+        if question == collection or (not question and share > TRANSLATE_MIXED):
+            return {}
+        found = lexicon.lexicon()
+        return in_other_language(found, query, to_chinese=collection) if found is not None else {}
 
     def search(self, query: str, vector: np.ndarray | None, k: int = 5,
                collection_ids: list[int] | None = None, mode: str = "hybrid") -> list[Hit]:
@@ -622,6 +676,12 @@ class SearchIndex:
                                          or self._cross_script(query, sums)):
                     order = order[coverage[order] >= MIN_COVERAGE]
                 fused[order] += 1.0 / (RRF_K + np.arange(1, len(order) + 1))
+                translated = self._translated(query, sums) if mode == "hybrid" else {}
+                if translated:  # a third ranking: the question's words in the chunks' language
+                    by_translation, _coverage = self._bm25(translated, mask, sums)
+                    order = top(by_translation, CANDIDATES)
+                    order = order[by_translation[order] > 0]
+                    fused[order] += 1.0 / (RRF_K + np.arange(1, len(order) + 1))
             if mode in ("vector", "hybrid"):
                 order = top(cosine, CANDIDATES)
                 order = order[cosine[order] >= self.min_cosine]

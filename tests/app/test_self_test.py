@@ -25,7 +25,7 @@ def test_self_test_prints_figures_and_exits_0(data_dir: Path) -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     for figure in ("load time:", "time to first token:", "tokens/s:", "tokens: 16", "self-test OK",
-                   "speech recognition: Whisper base (bundled) loads in"):
+                   "speech recognition: Whisper base (bundled) loads in", "Chinese-English dictionary: "):
         assert figure in result.stdout
     assert (data_dir / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf").is_file()
     assert (data_dir / "models" / "whisper-base" / "model.bin").is_file()  # placed from its halves
