@@ -9,6 +9,7 @@ without Qt; the session closes them in its fixed order.
 
 from __future__ import annotations
 
+import logging
 import queue
 import sys
 from collections.abc import Callable, Iterator
@@ -37,6 +38,8 @@ from core.session import Session
 from core.vault import VaultClosed, trouble
 from guard.text import printable
 from i18n import translate
+
+log = logging.getLogger(__name__)
 
 
 class CommandError(HeadlessError):
@@ -117,6 +120,20 @@ class Documents:
                 self._failure = event.message
         return self.wait(done)
 
+    def save_index(self) -> None:
+        """Seal the search index into its file if the command changed enough of it (the
+        rule the window's idle save follows), so that the next unlock loads it instead of
+        reading every passage again: a command ends before any idle time. The command's
+        work is in the vault already: a save that fails is logged, never the command's
+        failure."""
+        done: Future = Future()
+        self.service.save_index(done)
+        try:
+            done.result(timeout=JOB_TIMEOUT)
+        except Exception as exc:
+            log.warning("the search index was not saved (%s); the next unlock reads the vault",
+                        type(exc).__name__)
+
     def find(self, question: str, collection: Collection, k: int = 5, mode: str = "hybrid") -> Future:
         """The search's hits as the window finds them (``core.retrieval``); a note when the
         collection's embedding model is not the one loaded here (keywords alone)."""
@@ -164,6 +181,8 @@ def opened(chat: bool = False, engine: str = "", read_only: bool = False, model:
             service.load_index(done=loaded_index)
             documents.wait(loaded_index)
             yield documents, client
+            if not read_only:  # a command that changed documents (docs add, docs sync)
+                documents.save_index()
         except (InferenceError, ClientError) as exc:
             raise CommandError(str(exc)) from exc
 

@@ -84,6 +84,14 @@ class RemoveDocument:
 
 
 @dataclass(frozen=True, eq=False)
+class SaveIndex:
+    """Seal the search index into its file now, after the jobs before it, if enough has
+    changed (the idle save's rule): for a terminal command, which ends before any idle time."""
+
+    done: Future | None = None  # None; the save's own failure is logged, never raised
+
+
+@dataclass(frozen=True, eq=False)
 class ListCollections:
     future: Future  # a CollectionsChanged snapshot
 
@@ -174,7 +182,7 @@ class JobFailed:
 
 
 Event = Progress | Finished | CollectionsChanged | Ready | Busy | JobFailed
-JOBS = (LoadIndex, AddPaths, RefreshAll, DeleteCollection, Reembed, RemoveDocument)
+JOBS = (LoadIndex, AddPaths, RefreshAll, DeleteCollection, Reembed, RemoveDocument, SaveIndex)
 WAKE = Wake()
 
 
@@ -318,6 +326,9 @@ class DocumentCalls:
 
     def remove_document(self, collection_id: int, document_id: int, done: Future | None = None) -> None:
         self.post(RemoveDocument(collection_id, document_id, done))
+
+    def save_index(self, done: Future | None = None) -> None:
+        self.post(SaveIndex(done))
 
     def collections(self) -> Future:
         future: Future = Future()

@@ -5,12 +5,13 @@ through a search closure), and lock or quit closed the vault under a running imp
 Now commands arrive on a queue and events leave through a plain callable sink, as with
 the inference worker; ``app/`` turns the events into queued Qt signals.
 
-Jobs (load the index, import, refresh, re-embed for a new embedding model, delete) run
-one after another. Between any two of their steps, and while they wait for the worker's
-embeddings or for the parser, the thread answers the quick commands (search, list,
-create) and notes the others: a delete cancels the job busy with its collection and runs
-right after it, never beside it. ``close`` cancels, kills a parse under way and joins;
-once the vault refuses connections too, nothing more is written.
+Jobs (load the index, import, refresh, re-embed for a new embedding model, delete, save
+the index when a terminal command asks) run one after another. Between any two of their
+steps, and while they wait for the worker's embeddings or for the parser, the thread
+answers the quick commands (search, list, create) and notes the others: a delete cancels
+the job busy with its collection and runs right after it, never beside it. ``close``
+cancels, kills a parse under way and joins; once the vault refuses connections too,
+nothing more is written.
 
 This module is the thread, its inbox and its queue of jobs. What a job does with the
 collections is ``core.document_jobs``; the waits of its steps, which keep answering, are
@@ -50,6 +51,7 @@ from core.document_protocol import (
     RefreshAll,
     RemoveDocument,
     RenameCollection,
+    SaveIndex,
     Search,
     SetEmbeddingModel,
     Surroundings,
@@ -200,8 +202,9 @@ class DocumentService(DocumentCalls):
 
     def _save_index(self) -> None:
         """Seal the index into its file when enough has changed since the last time, while
-        nothing else is to do: searches are answered meanwhile, and a job that comes, a lock
-        or a quit stops the save (the file that was there stays whole)."""
+        nothing else is to do (or when asked: ``SaveIndex``): searches are answered
+        meanwhile, and a job that comes, a lock or a quit stops the save (the file that was
+        there stays whole). A ``SaveIndex`` that comes meanwhile waits for this save."""
         if not self._lookups.loaded or not self._ingestion.index_due():
             return
 
@@ -209,7 +212,7 @@ class DocumentService(DocumentCalls):
             self._pump()
             if self._closing.is_set():
                 raise Stopped(closing=True)
-            if self._pending:
+            if any(not isinstance(job, SaveIndex) for job in self._pending):
                 raise Stopped()
 
         try:
@@ -380,6 +383,9 @@ class DocumentService(DocumentCalls):
             if isinstance(command, RemoveDocument):
                 self._ingestion.remove_document(command.collection_id, command.document_id)
                 self._emit(self._jobs.snapshot())
+                return None
+            if isinstance(command, SaveIndex):
+                self._save_index()
                 return None
         except Stopped as stop:
             if stop.closing:

@@ -449,6 +449,58 @@ def test_a_job_that_comes_during_the_idle_save_runs_at_once(vault: Vault, worker
     assert s.service.close(CLOSE_WAIT)
 
 
+def _stored(vault: Vault, documents: int = 1, per_document: int = 2) -> int:
+    """A collection of the bundled model's, filled through the store (vectors of any size:
+    loading and saving the index need no embedding); its id."""
+    from dataclasses import replace
+
+    from storage.documents.chunking import Chunk
+    from storage.documents.store import INDEXED, Document
+
+    store = DocumentStore(vault)
+    work = replace(store.create_collection("work"), embedding_model=BUNDLED)
+    store.update_collection(work)
+    for d in range(documents):
+        document = store.save_document(Document(0, work.id, f"/notes/{d}.md", INDEXED, chunks=per_document))
+        texts = [f"note {d}, passage {n}: the heron nests by the harbor wall" for n in range(per_document)]
+        store.replace_chunks(document, [Chunk(t, 0, 1, None, 0, len(t)) for t in texts],
+                             np.ones((per_document, 8), np.float32), BUNDLED)
+    return work.id
+
+
+def test_a_save_asked_for_during_the_idle_save_waits_for_it_and_the_index_is_written_once(
+        vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
+    """#43: a terminal command asks for the save (``save_index``) as it ends. Asked while
+    the idle save runs, it does not stop that save to begin again: it waits for it, and
+    finds nothing more to save."""
+    from core.documents import Ingestion
+    from storage.documents import index_file
+
+    _stored(vault)
+    service = DocumentService(vault, lambda _command: None, BUNDLED, lambda _event: None)
+    asked: list[Future] = []
+    saves: list[int] = []
+    real_save = Ingestion.save_index
+
+    def save_while_asked(self, check):  # type: ignore[no-untyped-def]
+        if not asked:  # the command ends just as the idle save begins
+            done: Future = Future()
+            service.save_index(done)
+            asked.append(done)
+        saves.append(self.indexes.changes)
+        return real_save(self, check)
+
+    monkeypatch.setattr(Ingestion, "save_index", save_while_asked)
+    service.start()
+    loaded: Future = Future()
+    service.load_index(done=loaded)  # no saved index yet: a save is due once loaded
+    assert loaded.result(timeout=WAIT) == 2
+    _until(lambda: bool(asked))
+    assert asked[0].result(timeout=WAIT) is None
+    assert saves == [2] and index_file.path_for(vault.path).exists()
+    assert service.close(CLOSE_WAIT)
+
+
 def _until(condition: Callable[[], bool]) -> None:
     """Wait for something the service must do in its own time (a bounded wait for it to
     happen, not a sleep before checking that nothing did)."""
