@@ -11,7 +11,7 @@ as events.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +19,7 @@ from core.document_progress import Report
 from core.document_protocol import AddPaths, CollectionsChanged, Finished, Reembed
 from core.documents import Ingestion
 from i18n import translate
-from storage.documents.store import DocumentStore
+from storage.documents.store import Document, DocumentStore
 
 
 @dataclass
@@ -46,10 +46,13 @@ class Jobs:
         self._ingestion = ingestion
         self._emit = emit
 
-    def snapshot(self) -> CollectionsChanged:
+    def snapshot(self, documents: Mapping[int, tuple[Document, ...]] | None = None) -> CollectionsChanged:
+        """The collections as they are now, with their documents; ``documents``: those of
+        each collection read already (read here for a collection they lack)."""
+        known = documents or {}
         collections = tuple(self._store.collections())
-        return CollectionsChanged(collections, {c.id: tuple(self._store.documents(c.id))
-                                                for c in collections})
+        return CollectionsChanged(collections, {
+            c.id: known[c.id] if c.id in known else tuple(self._store.documents(c.id)) for c in collections})
 
     def add(self, job: Job, command: AddPaths) -> Report:
         job.collection_id = command.collection_id

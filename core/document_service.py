@@ -395,11 +395,15 @@ class DocumentService(DocumentCalls):
     def _load(self) -> int:
         if self._lookups.loaded:  # once per service: a second load would add every chunk twice
             return len(self._indexes)
-        chunks = self._ingestion.load()
+        # Each document's record is decrypted once at unlock, for the passages' paths and
+        # the window's list both: none changes during the load (only quick commands run
+        # meanwhile), while a collection may be created or renamed, so those are read again.
+        documents = self._jobs.snapshot().documents
+        chunks = self._ingestion.load(documents)
         for search in self._lookups.loaded_now():
             self._take(search)
         self._emit(Ready(chunks))
-        snapshot = self._jobs.snapshot()
+        snapshot = self._jobs.snapshot(documents)
         self._emit(snapshot)
         self._pump()  # a model change that came meanwhile decides what re-embedding is due
         due = any(c.embedding_model != self._model for c in snapshot.collections)

@@ -28,7 +28,7 @@ import logging
 import os
 import stat as stat_module
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -117,17 +117,23 @@ class Ingestion:
         self._unsaved = False  # no usable file: the next save is due whatever changed
 
     # Index ------------------------------------------------------------------------
-    def load(self) -> int:
+    def load(self, documents: Mapping[int, Sequence[Document]] | None = None) -> int:
         """Decrypt the chunks into memory: for each collection, its recorded model's only.
         The index sealed at the last save comes back whole where its rows are unchanged;
-        only the rows it does not hold are read and tokenised (``index_file``)."""
+        only the rows it does not hold are read and tokenised (``index_file``).
+
+        ``documents``: each collection's documents, where the caller has read them already
+        (the service, for the window's list): their paths are taken from them. Otherwise
+        they are read here, once for the saved index and the rows both."""
         models = {c.id: c.embedding_model for c in self.store.collections()}
         self.indexes.models.update(models)
         started = time.monotonic()
-        missing = self._restore()
+        paths = ({d.id: d.path for found in documents.values() for d in found} if documents is not None
+                 else self.store.document_paths())
+        missing = self._restore(paths)
         restored = len(self.indexes)
         read = 0
-        for n, (chunk, vector) in enumerate(self.store.iter_chunks(ids=missing), start=1):
+        for n, (chunk, vector) in enumerate(self.store.iter_chunks(ids=missing, paths=paths), start=1):
             read = n
             if n % CHECK_EVERY == 0:
                 self.steps.check()
@@ -141,9 +147,9 @@ class Ingestion:
                  time.monotonic() - started, restored, read)
         return len(self.indexes)
 
-    def _restore(self) -> list[int] | None:
+    def _restore(self, paths: Mapping[int, str]) -> list[int] | None:
         """The ids of the rows the saved index does not hold (None: it holds nothing usable,
-        so every row is read)."""
+        so every row is read); ``paths``: each document's path now."""
         try:
             header, arrays = self.store.saved_index()
         except UnusableIndexFile as exc:
@@ -157,7 +163,7 @@ class Ingestion:
             return None
         rows_now = self.store.chunk_nonces(self.steps.check)
         try:
-            self.indexes.restore(header, arrays, self.store.document_paths(), rows_now)
+            self.indexes.restore(header, arrays, paths, rows_now)
         except Exception as exc:
             log.warning("the saved search index does not read (%s): it is built from the vault", type(exc).__name__)
             self.indexes.clear()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -361,14 +361,18 @@ class DocumentStore:
         """Seal the index into its file beside the vault; its size."""
         return index_file.write(self.vault.path, self._cipher, header, items, check)
 
-    def iter_chunks(self, collection_ids: list[int] | None = None, ids: list[int] | None = None
-                    ) -> Iterator[tuple[StoredChunk, np.ndarray]]:
+    def iter_chunks(self, collection_ids: list[int] | None = None, ids: list[int] | None = None,
+                    paths: Mapping[int, str] | None = None) -> Iterator[tuple[StoredChunk, np.ndarray]]:
         """Every chunk with its vector (or those of ``ids``), decrypted, for building the
         in-memory index.
 
         Each carries its model; a row without one counts as its collection's recorded
-        model. Rows of every model come out: the caller keeps those it wants.
+        model. Rows of every model come out: the caller keeps those it wants. ``paths``:
+        each document's path, where the caller has read the documents already (an unlock:
+        each record is decrypted once).
         """
+        if ids is not None and not ids:
+            return  # none wanted (a saved index held them all): nothing to read
         c = schema.chunks.c
         query = select(c.id, c.collection_id, c.document_id, c.payload, c.vector)
         if collection_ids is not None:
@@ -376,7 +380,8 @@ class DocumentStore:
         with snapshot(self._engine) as conn:
             root = self._versions.load(conn)
             recorded = self._recorded_models(conn, root)
-            paths = self._paths(conn, root)
+            if paths is None:
+                paths = self._paths(conn, root)
         # The rows a batch at a time, by id: a million passages' ciphertexts are never all
         # in memory at once (2.5 GB), and no read transaction stays open while the caller
         # indexes them.

@@ -501,6 +501,49 @@ def test_a_save_asked_for_during_the_idle_save_waits_for_it_and_the_index_is_wri
     assert service.close(CLOSE_WAIT)
 
 
+@pytest.mark.parametrize("saved", [True, False], ids=["saved-index", "rows"])
+def test_an_unlock_decrypts_each_document_record_once(vault: Vault, monkeypatch: pytest.MonkeyPatch,
+                                                      saved: bool) -> None:
+    """#43: the passages' paths (for the saved index, then again for the rows it lacks) and
+    the window's list each read every document's record: three decryptions of each at an
+    unlock. They are read once and passed along; the passages still carry their paths."""
+    from core.documents import Ingestion
+    from storage.documents.search import Indexes
+
+    class Steps:
+        def check(self) -> None:
+            pass
+
+    work = _stored(vault, documents=3)
+    store = DocumentStore(vault)
+    records = sorted(d.id for d in store.documents(work))
+    if saved:
+        ingestion = Ingestion(store, Indexes(), Steps())  # type: ignore[arg-type]
+        ingestion.load()
+        ingestion.save_index(lambda: None)
+    opened: list[int] = []
+    real = vault.cipher.decrypt
+
+    def decrypt(blob, table, column, row_id, bind=()):  # type: ignore[no-untyped-def]
+        if table == "documents":
+            opened.append(row_id)
+        return real(blob, table, column, row_id, bind)
+
+    monkeypatch.setattr(vault.cipher, "decrypt", decrypt)
+    events: queue.Queue = queue.Queue()
+    service = DocumentService(vault, lambda _command: None, BUNDLED, events.put)
+    service.start()
+    loaded: Future = Future()
+    service.load_index(done=loaded)
+    assert loaded.result(timeout=WAIT) == 6
+    assert sorted(opened) == records
+    listed = [e for e in list(events.queue) if isinstance(e, CollectionsChanged)]  # sent before ``loaded``
+    assert [d.path for d in listed[-1].documents[work]] == ["/notes/0.md", "/notes/1.md", "/notes/2.md"]
+    hits = service.search("heron harbor", {}, [work], k=10).result(timeout=WAIT)
+    assert sorted({h.chunk.path for h in hits}) == ["/notes/0.md", "/notes/1.md", "/notes/2.md"]
+    assert service.close(CLOSE_WAIT)
+
+
 def _until(condition: Callable[[], bool]) -> None:
     """Wait for something the service must do in its own time (a bounded wait for it to
     happen, not a sleep before checking that nothing did)."""

@@ -70,8 +70,9 @@ class _Counting(DocumentStore):
         super().__init__(vault)
         self.read: list[int] = []
 
-    def iter_chunks(self, collection_ids: list[int] | None = None, ids: list[int] | None = None) -> Any:
-        for chunk, vector in super().iter_chunks(collection_ids, ids):
+    def iter_chunks(self, collection_ids: list[int] | None = None, ids: list[int] | None = None,
+                    paths: Any = None) -> Any:
+        for chunk, vector in super().iter_chunks(collection_ids, ids, paths):
             self.read.append(chunk.id)
             yield chunk, vector
 
