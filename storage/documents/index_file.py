@@ -17,10 +17,12 @@ all, and the index is built from the rows. Nothing of it is ever written in plai
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import secrets
 import struct
+import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -77,18 +79,34 @@ class _Sealer:
         self._buffer.clear()
 
 
+STALE_PARTIAL = 3600.0  # seconds unwritten after which a partial file's writer is gone
+
+
+def _sweep(target: Path) -> None:
+    """Remove the partial files of saves that died midway (a crash, a power cut), not those
+    of a save that is writing now."""
+    now = time.time()
+    for old in target.parent.glob(f"{glob.escape(target.name)}.*.partial"):
+        with contextlib.suppress(OSError):
+            if now - old.stat().st_mtime > STALE_PARTIAL:
+                old.unlink()
+
+
 def write(vault_path: Path, cipher: FieldCipher, header: dict[str, Any], items: list[Item],
           check: Callable[[], None] = lambda: None) -> int:
     """Seal ``header`` (JSON) and ``items`` into the vault's index file, replacing it only
     once whole (a partial name, flushed to disk, then renamed); returns its size. ``check``
     is called between frames and may raise to stop: the partial file goes."""
     target = path_for(vault_path)
-    partial = target.with_name(target.name + ".partial")
     file_id = secrets.randbits(62)
+    _sweep(target)
+    # A name of its own: the app and a terminal command may save the same vault's index
+    # at once, and each must rename only the file it wrote whole.
+    partial = target.with_name(f"{target.name}.{file_id:016x}.partial")
     described = dict(header, format=FORMAT, items=[
         {"name": name, "dtype": np.dtype(dtype).str, "shape": list(shape)} for name, dtype, shape, _ in items])
     try:
-        with os.fdopen(open_private(partial), "wb") as out:
+        with os.fdopen(open_private(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL), "wb") as out:
             out.write(MAGIC + struct.pack("<Q", file_id))
             sealer = _Sealer(out, cipher, file_id)
             text = json.dumps(described).encode()

@@ -338,3 +338,44 @@ def test_a_passage_read_again_leaves_nothing_of_its_old_text_in_the_loaded_index
     assert [c.text for c in restored.indexes.section("/notes/0.md", 1, None)] == ["the otter moved to the north bank"]
     assert restored.indexes.changes == 6  # five left out and one read: they count towards the next save
     assert _everything(restored.indexes) == _fresh(vault)
+
+
+def test_two_saves_at_once_each_write_their_own_file_and_the_index_opens(
+        vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The app's idle save and a terminal command's save of the same vault, interleaved:
+    # the second runs whole while the first is between two frames of its file.
+    monkeypatch.setattr(index_file, "FRAME", 4096)
+    _filled(vault, documents=40)
+    _, first = _unlock(vault)
+    _, second = _unlock(vault)
+    ran = []
+
+    def between_frames() -> None:
+        if not ran and list(vault.path.parent.glob("*.partial")):
+            ran.append(True)
+            second.save_index(lambda: None)
+
+    first.save_index(between_frames)
+    assert ran
+    header, arrays = index_file.read(vault.path, vault.cipher)
+    assert header and arrays
+    _, again = _unlock(vault)
+    assert _everything(again.indexes) == _everything(first.indexes)
+    assert not list(vault.path.parent.glob("*.partial"))
+
+
+def test_a_partial_file_left_by_a_crash_goes_at_the_next_save(vault: Vault) -> None:
+    import os
+    import time
+
+    _filled(vault)
+    _, ingestion = _unlock(vault)
+    target = index_file.path_for(vault.path)
+    dead = target.with_name(f"{target.name}.00000000000000aa.partial")
+    dead.write_bytes(b"half a save")
+    hours_ago = time.time() - 2 * index_file.STALE_PARTIAL
+    os.utime(dead, (hours_ago, hours_ago))
+    writing = target.with_name(f"{target.name}.00000000000000bb.partial")
+    writing.write_bytes(b"a save under way")  # fresh: another process is writing it
+    ingestion.save_index(lambda: None)
+    assert not dead.exists() and writing.exists()
