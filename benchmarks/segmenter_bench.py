@@ -10,7 +10,7 @@ prints why and measures nothing (put a private install on PYTHONPATH to run it, 
 The corpora (the English and the Chinese retrieval sets, the hard PDF set) go through the
 document service once, with the bundled embedding model, as in ``tests/retrieval_harness.py``
 and ``tests/core/test_pdf_page_accuracy.py``: the chunks and their vectors are the app's.
-For each tokenizer variant, ``storage.documents.search._cjk_terms`` (what ``terms`` does with
+For each tokenizer variant, ``storage.documents.words._cjk_terms`` (what ``terms`` does with
 a run of CJK characters; Latin words are untouched, so the English set cannot move) is
 replaced in-process, the service's search index is rebuilt from the same chunks and vectors,
 and the sets are asked through ``DocumentService.search``: keywords only (bm25), and hybrid,
@@ -93,17 +93,17 @@ def _first_load(name: str, cache: Path) -> dict[str, float]:
 
 
 def _variants(jieba: Any, rjieba: Any | None) -> dict[str, Callable[[str], list[str]]]:
-    from storage.documents import search
+    from storage.documents import words as words_module
 
-    bigrams = search._cjk_terms
-    fillers = frozenset(search.CJK_STOP_PHRASES)
+    bigrams = words_module._cjk_terms
+    fillers = frozenset(words_module.CJK_STOP_PHRASES)
 
     def words(run: str) -> list[str]:  # segment the run, then drop the filler words
         return [w for w in jieba.lcut(run) if w not in fillers]
 
     def fillers_first(run: str) -> list[str]:  # today's filler split, then segment each piece
         found: list[str] = []
-        for piece in search._CJK_STOP.split(run):
+        for piece in words_module._CJK_STOP.split(run):
             if piece:
                 found.extend(jieba.lcut(piece))
         return found
@@ -129,8 +129,9 @@ def _rebuild(service: Any, cjk_terms: Callable[[str], list[str]], repetitions: i
     """Put ``cjk_terms`` in place and rebuild the service's index(es) from their own chunks
     and vectors; the time of the fastest of ``repetitions`` rebuilds."""
     from storage.documents import search
+    from storage.documents import words as words_module
 
-    search._cjk_terms = cjk_terms
+    words_module._cjk_terms = cjk_terms
     indexes = service._indexes
     times: list[float] = []
     for _ in range(repetitions):
@@ -153,24 +154,24 @@ def _rebuild(service: Any, cjk_terms: Callable[[str], list[str]], repetitions: i
 
 def _tokenize_times(texts: list[str], variants: dict[str, Callable[[str], list[str]]],
                     rounds: int) -> dict[str, dict[str, float]]:
-    """``search.terms`` over every chunk's text with each variant, the variants interleaved
+    """``words.terms`` over every chunk's text with each variant, the variants interleaved
     (a different one first in each round), so a busy machine weighs on all alike."""
-    from storage.documents import search
+    from storage.documents import words as words_module
 
-    original = search._cjk_terms
+    original = words_module._cjk_terms
     names = list(variants)
     times: dict[str, list[float]] = {name: [] for name in names}
-    cjk = sum(len(run) for text in texts for run in search._CJK_RUN.findall(text))
+    cjk = sum(len(run) for text in texts for run in words_module.CJK_RUN.findall(text))
     try:
         for r in range(rounds):
             for name in names[r % len(names):] + names[:r % len(names)]:
-                search._cjk_terms = variants[name]
+                words_module._cjk_terms = variants[name]
                 started = time.perf_counter()
                 for text in texts:
-                    search.terms(text)
+                    words_module.terms(text)
                 times[name].append(time.perf_counter() - started)
     finally:
-        search._cjk_terms = original
+        words_module._cjk_terms = original
     return {name: {"median_ms": statistics.median(t) * 1000, "min_ms": min(t) * 1000,
                    "cjk_chars": cjk, "cjk_chars_per_s": cjk / statistics.median(t)}
             for name, t in times.items()}
@@ -215,11 +216,11 @@ def measure(quick: bool = False, log: Callable[[str], None] = print) -> dict[str
     from inference.llama_engine import LlamaEngine
     from inference.protocol import LoadEmbedder
     from inference.worker import InferenceWorker
-    from storage.documents import search
+    from storage.documents import words as words_module
     from tests import pdf_page_set, retrieval_set_cross, retrieval_set_zh
     from tests.retrieval_harness import WAIT, Collections, write_corpora
 
-    original = search._cjk_terms
+    original = words_module._cjk_terms
     report: dict[str, Any] = {"segmenters": {}, "variants": {}}
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
@@ -298,7 +299,7 @@ def measure(quick: bool = False, log: Callable[[str], None] = print) -> dict[str
                         f" pdf-zh {bm['pdf']['page_accuracy_zh']:.3f} | hybrid zh r@5 {hy['zh']['recall@5']:.3f}"
                         f" pdf-zh {hy['pdf']['page_accuracy_zh']:.3f}")
             finally:
-                search._cjk_terms = original
+                words_module._cjk_terms = original
                 collections.close()
         finally:
             worker.shutdown(5)

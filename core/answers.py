@@ -23,7 +23,7 @@ from typing import Any
 
 from i18n import translate
 from inference.citations import MARKER, invented, marked
-from storage.documents.search import letters, terms
+from storage.documents.words import letters, terms
 
 WEAK_LANGUAGE = "language"  # the model does not answer in the question's language
 BASE_MODEL = "base"  # the model has no chat template: it continues text rather than answering

@@ -47,7 +47,7 @@ from storage.documents.index_file import UnusableIndexFile
 from storage.documents.isolation import OCR_MEMORY_LIMIT, IsolatedParser  # noqa: F401 - for app, cli (#37)
 from storage.documents.lexicon import lexicon as dictionary  # noqa: F401 - for cli's self-test
 from storage.documents.parsers import ParseError, Section
-from storage.documents.search import Indexes, terms  # noqa: F401 - terms: for app (#37)
+from storage.documents.search import Indexes
 from storage.documents.store import (
     FAILED,
     INDEXED,
@@ -58,6 +58,7 @@ from storage.documents.store import (
     DocumentStore,
     StoredChunk,
 )
+from storage.documents.words import terms  # noqa: F401 - for app (#37)
 
 log = logging.getLogger(__name__)
 SAVE_AFTER = 100  # passages added or taken out before the index is saved again, at least

@@ -24,8 +24,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from storage.documents.search import Hit, terms
+from storage.documents.search import Hit
 from storage.documents.store import StoredChunk
+from storage.documents.words import terms
 
 RELEVANCE_SHARE = 0.5  # of the best hit's fused score, below which a hit is left out
 SHINGLE = 3

@@ -141,6 +141,7 @@ def chinese_results(tmp_path_factory, worker) -> dict[str, dict[str, float]]:
     import re
 
     from storage.documents import search as search_module
+    from storage.documents.words import STOPWORDS
 
     folder = retrieval_set_zh.write_corpus(tmp_path_factory.mktemp("zh"))
     vault = Vault.create(tmp_path_factory.mktemp("v") / "vault.db", "p4ssphrase", FAST_KDF)
@@ -159,7 +160,7 @@ def chinese_results(tmp_path_factory, worker) -> dict[str, dict[str, float]]:
     words = re.compile(r"\w+")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(search_module, "terms", lambda text: [
-            w for w in words.findall(text.casefold()) if w not in search_module.STOPWORDS])
+            w for w in words.findall(text.casefold()) if w not in STOPWORDS])
         baseline = search_module.SearchIndex()
         for chunk, vector in chunks:
             baseline.add(chunk, vector)

@@ -82,8 +82,9 @@ def test_the_collections_sums_follow_adds_and_removals_as_a_recount_would() -> N
     the live passages says, and what a loaded index recounts."""
     import numpy as np
 
-    from storage.documents.search import SearchIndex, letters, terms
+    from storage.documents.search import SearchIndex
     from storage.documents.store import StoredChunk
+    from storage.documents.words import letters, terms
 
     rng = np.random.default_rng(4)
     index = SearchIndex(4)

@@ -9,8 +9,9 @@ import pytest
 
 from storage.documents import search
 from storage.documents.pages import FRONT, NAV
-from storage.documents.search import ROLE_WEIGHTS, Indexes, SearchIndex, terms
+from storage.documents.search import ROLE_WEIGHTS, Indexes, SearchIndex
 from storage.documents.store import StoredChunk
+from storage.documents.words import terms
 
 
 def _chunk(i: int, text: str, role: str = "", collection: int = 1, page: int | None = None

@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 from storage.documents import lexicon, search
-from storage.documents.search import SearchIndex, in_other_language
+from storage.documents.search import SearchIndex
 from storage.documents.store import StoredChunk
+from storage.documents.words import in_other_language, letters
 
 
 def _chunk(i: int, text: str) -> StoredChunk:
@@ -109,7 +110,7 @@ def test_a_question_in_the_documents_language_is_not_translated() -> None:
     chinese = SearchIndex(min_cosine=0.5)
     chinese.add(_chunk(1, "要挂载文件系统，请运行 mount 命令。"), _unit(1.0, 0.0))
     mixed = "apt-get install build-essential 和 make 的区别"
-    assert search.letters(mixed)[0] / search.letters(mixed)[1] > search.TRANSLATE_MIXED
+    assert letters(mixed)[0] / letters(mixed)[1] > search.TRANSLATE_MIXED
     assert chinese._translated(mixed, chinese._sums(None)) == {}
     assert chinese._translated("How do I mount a filesystem?", chinese._sums(None))
 
