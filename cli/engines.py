@@ -64,6 +64,9 @@ def compare(args: Any) -> int:
 
     levels = sorted({int(n) for n in args.levels.split(",") if n.strip().isdigit() and 0 < int(n) <= 64}) or [1]
     with unlocked() as session:
+        questions = comparing.own_questions(session.store) if args.own_chats else list(comparing.QUESTIONS)
+        if not questions:
+            raise EngineCommandError(translate("cli.engines", "--own-chats: your chats hold no question yet."))
         engines = session.engines
         wanted = [engines.require(name) for name in args.engine] if args.engine else \
             [r for r in engines.records() if r.enabled]
@@ -76,20 +79,28 @@ def compare(args: Any) -> int:
                 client.use_engines(engines.engine_for)
             for record in wanted:
                 model = record.model()
-                print(translate("cli.engines", "{name} at {where} is sent Hearth's built-in questions only.").format(
-                    name=record.name, where=record.where), file=sys.stderr)
+                if args.own_chats:
+                    count = len(questions)
+                    print(translate("cli.engines", "{name} at {where} is sent the last %n question(s) you wrote in "
+                                    "your chats, and nothing else.", None, count).format(
+                        name=record.name, where=record.where), file=sys.stderr)
+                else:
+                    print(translate("cli.engines", "{name} at {where} is sent Hearth's built-in questions only.").format(
+                        name=record.name, where=record.where), file=sys.stderr)
                 targets.append(comparing.Target(f"{record.name} ▸ {model.id}", record.name, model.id))
             if not targets:
                 raise EngineCommandError(translate("cli.engines", "Nothing to compare: no engine is on, and "
                                                    "--no-local leaves out the local model."))
             try:
-                results = comparing.measure(client, targets, levels, args.max_tokens, rounds=max(1, args.rounds))
+                results = comparing.measure(client, targets, levels, args.max_tokens, rounds=max(1, args.rounds),
+                                            questions=questions)
             except (ClientError, TimeoutError, InferenceError) as exc:
                 raise EngineCommandError(translate("cli.engines", "The comparison stopped: {reason}").format(
                     reason=exc)) from None
             for line in comparing.table(results) + [""] + comparing.verdict(results, args.target):
                 print(line, flush=True)
-            comparing.keep(session.library, results, args.target)  # kept before anything else can fail
+            # kept before anything else can fail
+            comparing.keep(session.library, results, args.target, "own" if args.own_chats else "built-in")
             written(args, results)
             for record in wanted if args.migration else []:
                 model = record.model()
@@ -192,6 +203,9 @@ def add_parser(commands: Any) -> None:
     measure.add_argument("--rounds", type=int, default=2, help=translate(
         "cli.engines", "questions per chat at each level (default 2)"))
     measure.add_argument("--max-tokens", type=int, default=64)
+    measure.add_argument("--own-chats", action="store_true", help=translate(
+        "cli.engines", "use the last questions you wrote in your chats instead of the built-in ones (each engine "
+        "measured is sent them; the command says so first)"))
     measure.add_argument("--migration", action="store_true", help=translate(
         "cli.engines", "also check what differs when moving from the local model to each engine"))
     measure.add_argument("--target", type=float, default=2.0, help=translate(

@@ -9,8 +9,10 @@ serves within it, and which setup the measurements favour for that load. Results
 kept encrypted in the vault with when, on what hardware and with which versions they were
 measured (the last ``KEPT``).
 
-What leaves the computer to an engine is the built-in questions alone: nothing of the
-user's chats or documents.
+What leaves the computer to an engine is the built-in questions alone, unless the user
+asks for their own workload (``own_questions``: the questions they wrote last, from their
+most recently used chats; never an answer, a passage or an attachment), and is told first
+which engines will be sent them. Nothing of their documents ever goes.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from core.client import Routed, WorkerClient, concurrently
 from i18n import translate
@@ -39,6 +42,25 @@ QUESTIONS = (
     "列出召开项目启动会议前需要准备的四件事。",
     "简要说明会议纪要和备忘录的区别。",
 )
+
+
+OWN_QUESTIONS = 12  # the user's own questions a workload of theirs takes, newest first
+MAX_OWN_CHARS = 2000  # of each: a pasted document is a question's start, not a workload
+
+
+def own_questions(store: Any, count: int = OWN_QUESTIONS) -> list[str]:
+    """The last ``count`` questions the user wrote (their messages, newest first, from
+    their most recently used chats), each cut at MAX_OWN_CHARS; read from the vault into
+    memory only. The workload of "my own chats" (#42)."""
+    found: list[str] = []
+    for chat in sorted(store.list_chats(), key=lambda c: (-c.updated_at, -c.id)):
+        for message in reversed(store.messages(chat.id)):
+            text = message.content.strip() if message.role == "user" else ""
+            if text:
+                found.append(text[:MAX_OWN_CHARS])
+                if len(found) >= count:
+                    return found
+    return found
 
 
 @dataclass(frozen=True)
@@ -68,15 +90,18 @@ def _percentile(values: Sequence[float], share: float) -> float:
 
 def measure(client: WorkerClient | Routed, targets: Sequence[Target], levels: Sequence[int] = LEVELS,
             max_tokens: int = 64, rounds: int = 2, stop: threading.Event | None = None,
-            progress: Callable[[Target, int], None] | None = None) -> list[Result]:
-    """Each target at each level: ``level × rounds`` requests, ``level`` in flight
-    (``progress`` told before each; ``stop`` set: Cancelled, every request cancelled)."""
+            progress: Callable[[Target, int], None] | None = None,
+            questions: Sequence[str] = QUESTIONS) -> list[Result]:
+    """Each target at each level: ``level × rounds`` requests of ``questions`` in turn,
+    ``level`` in flight (``progress`` told before each; ``stop`` set: Cancelled, every
+    request cancelled)."""
+    questions = tuple(questions) or QUESTIONS
     results = []
     for target in targets:
         for level in levels:
             if progress is not None:
                 progress(target, level)
-            commands = [Generate(next(_IDS), 0, (ChatMessage("user", QUESTIONS[n % len(QUESTIONS)]),),
+            commands = [Generate(next(_IDS), 0, (ChatMessage("user", questions[n % len(questions)]),),
                                  SamplingParams(max_tokens=max_tokens, temperature=0.0, seed=n), None,
                                  target.engine, target.model)
                         for n in range(level * rounds)]
@@ -124,8 +149,9 @@ def table(results: Sequence[Result]) -> list[str]:
                        f"{r.ttft_p95:.2f} s | {r.errors}" for r in results]
 
 
-def keep(library: object, results: Sequence[Result], target_s: float) -> None:
-    """The results, with when and on what they were measured, in the vault (the last KEPT)."""
+def keep(library: object, results: Sequence[Result], target_s: float, workload: str = "built-in") -> None:
+    """The results, with when, on what and on which workload ("built-in", or "own": the
+    user's questions) they were measured, in the vault (the last KEPT)."""
     from importlib import metadata
 
     def version(name: str) -> str:
@@ -134,7 +160,8 @@ def keep(library: object, results: Sequence[Result], target_s: float) -> None:
         except metadata.PackageNotFoundError:
             return ""
 
-    record = {"when": time.time(), "target_s": target_s, "results": [asdict(r) for r in results],
+    record = {"when": time.time(), "target_s": target_s, "workload": workload,
+              "results": [asdict(r) for r in results],
               "hardware": {"machine": platform.machine(), "cores": os.cpu_count() or 0,
                            "system": platform.system()},
               "versions": {"hearth": version("hearth"), "llama_cpp_python": version("llama_cpp_python")}}

@@ -132,6 +132,16 @@
     </message>
 </context>
 <context>
+    <name>cli.engines</name>
+    <message numerus="yes">
+        <source>{name} at {where} is sent the last %n question(s) you wrote in your chats, and nothing else.</source>
+        <translation>
+            <numerusform>{name} at {where} is sent the last question you wrote in your chats, and nothing else.</numerusform>
+            <numerusform>{name} at {where} is sent the last %n questions you wrote in your chats, and nothing else.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>cli.projects</name>
     <message numerus="yes">
         <source>wrote {name} and %n chat(s) to {file}, encrypted</source>

@@ -2106,8 +2106,18 @@ Nothing is sent until you send it there.</source>
         <translation>未设置变量 {variable}：它应当包含 API 密钥。</translation>
     </message>
     <message>
+        <source>--own-chats: your chats hold no question yet.</source>
+        <translation>--own-chats：你的对话中还没有任何问题。</translation>
+    </message>
+    <message>
         <source>local: {model}</source>
         <translation>本地：{model}</translation>
+    </message>
+    <message numerus="yes">
+        <source>{name} at {where} is sent the last %n question(s) you wrote in your chats, and nothing else.</source>
+        <translation>
+            <numerusform>{name}（{where}）将收到你在对话中最近写的 %n 个问题，除此之外什么都不发送。</numerusform>
+        </translation>
     </message>
     <message>
         <source>{name} at {where} is sent Hearth&apos;s built-in questions only.</source>
@@ -2204,6 +2214,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>questions per chat at each level (default 2)</source>
         <translation>每个级别下每个对话的问题数（默认 2）</translation>
+    </message>
+    <message>
+        <source>use the last questions you wrote in your chats instead of the built-in ones (each engine measured is sent them; the command says so first)</source>
+        <translation>用你在对话中最近写的问题代替内置问题（每个被测量的引擎都会收到这些问题；命令会先说明这一点）</translation>
     </message>
     <message>
         <source>also check what differs when moving from the local model to each engine</source>

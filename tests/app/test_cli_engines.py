@@ -153,3 +153,33 @@ def test_engines_compare_measures_the_local_model_and_an_engine_and_says_which_s
     assert "greedy answers agree for" in done.stdout and "a repeated long prompt's first token" in done.stdout
     refused = hearth(data_dir, "engines", "compare", "--no-local", "--engine", "nope")
     assert refused.returncode == 1
+
+
+def test_engines_compare_on_the_user_s_own_questions_says_what_goes_first(data_dir: Path, engine) -> None:
+    """#42: --own-chats measures the engine on the last questions the user wrote, says so
+    before anything is sent, and keeps the run as the user's own workload."""
+    from core import compare as comparing
+    from core.session import Session
+
+    assert hearth(data_dir, "engines", "add", "Corp", engine.url, "--ca", str(engine.pki.ca_path)).returncode == 0
+    quick = ("--no-local", "--engine", "Corp", "--levels", "1", "--rounds", "1", "--max-tokens", "4", "--target", "60")
+    empty = hearth(data_dir, "engines", "compare", "--own-chats", *quick)
+    assert empty.returncode == 1 and "hold no question" in empty.stderr
+    session = Session.open(data_dir / "vault.db", PASSPHRASE)
+    try:
+        chat = session.store.create_chat("Lease")
+        session.store.add_message(chat.id, "user", "What does clause 14 of the lease say about notice?")
+        session.store.add_message(chat.id, "assistant", "Three months, in writing.")
+    finally:
+        session.close()
+    done = hearth(data_dir, "engines", "compare", "--own-chats", *quick)
+    assert done.returncode == 0, done.stderr
+    assert "is sent the last question you wrote in your chats, and nothing else" in done.stderr
+    assert "built-in" not in done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith("Corp ▸ corp-smollm2 | 1 | ")]
+    assert rows and rows[0].endswith(" | 0"), done.stdout  # answered, no error
+    session = Session.open(data_dir / "vault.db", PASSPHRASE)
+    try:
+        assert session.library.preferences()[comparing.PREFERENCE][-1]["workload"] == "own"
+    finally:
+        session.close()
