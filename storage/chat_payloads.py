@@ -8,11 +8,16 @@ place (a message moved to another chat or position: its binding is checked again
 payload that does not decrypt does not raise: its place is noted (in the store's
 ``damaged_places`` unless the caller gives its own list) and None comes back.
 ``storage.chats`` owns one; ``storage.library`` and ``storage.checkup`` read through it.
+
+A chat row is mostly its tree and its list of message versions, which the chat list does
+not show: ``members`` leaves such maps of ids unparsed (parsing them was most of the time
+from unlock to the list: #43).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -21,10 +26,45 @@ from storage.crypto import Binding, DamagedVault, FieldCipher
 
 ROWS_KEPT = 4096  # chat and message rows whose plaintext a store keeps (``Payloads._rows``)
 KEPT_TABLES = ("chats", "messages")
+# An object of ids and numbers only: no string in it can hold a brace, so the first one ends it.
+_ID_MAP = re.compile(r'\{[0-9":,\-nul]*\}')
+_decode = json.JSONDecoder().raw_decode
 
 
 def encode(data: dict[str, Any]) -> bytes:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def members(plain: bytes, skipped: frozenset[str]) -> dict[str, Any]:
+    """The JSON object's members but ``skipped``, whose values are not parsed where they are
+    maps of ids in the compact form ``encode`` writes (the rest of the object is parsed as
+    it comes, strictly); anything else is parsed whole, so the answer is always the same."""
+    text = plain.decode("utf-8")
+    found: dict[str, Any] = {}
+    try:
+        if text[0] != "{":
+            raise ValueError(text[:1])
+        at = 1
+        while text != "{}":
+            key, at = _decode(text, at)
+            if not isinstance(key, str) or text[at] != ":":
+                raise ValueError(key)
+            ids = _ID_MAP.match(text, at + 1) if key in skipped else None
+            if ids is not None:
+                at = ids.end()
+            else:
+                value, at = _decode(text, at + 1)
+                if key not in skipped:
+                    found[key] = value
+            if text[at] == "}" and at + 1 == len(text):
+                break
+            if text[at] != ",":
+                raise ValueError(text[at])
+            at += 1
+        return found
+    except (ValueError, IndexError):
+        whole = json.loads(plain)
+        return {k: v for k, v in whole.items() if k not in skipped} if isinstance(whole, dict) else whole
 
 
 class Payloads:
@@ -48,11 +88,14 @@ class Payloads:
         return sealed
 
     def unseal(self, table: str, row_id: int, blob: bytes,
-               places: list[str] | None = None, bind: Binding = (), keep: bool = True) -> dict[str, Any] | None:
-        """``keep``: a chat or message row's plaintext kept beside its bytes (the default)."""
+               places: list[str] | None = None, bind: Binding = (), keep: bool = True,
+               skipped: frozenset[str] = frozenset()) -> dict[str, Any] | None:
+        """``keep``: a chat or message row's plaintext kept beside its bytes (the default).
+        ``skipped``: members not wanted (see ``members``)."""
         try:
             if table in KEPT_TABLES:
-                return json.loads(self._plain(table, row_id, blob, bind, keep))
+                plain = self._plain(table, row_id, blob, bind, keep)
+                return members(plain, skipped) if skipped else json.loads(plain)
             return json.loads(self._cipher.decrypt(blob, table, "payload", row_id, bind))
         except DamagedVault as exc:
             place = str(exc)

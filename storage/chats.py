@@ -54,6 +54,8 @@ from storage.db import inserted_id, snapshot
 from storage.vault import Vault
 
 log = logging.getLogger(__name__)
+# A chat's tree and list of message versions: most of its row, and no part of its record.
+NOT_IN_RECORD = frozenset({"messages", "parents", "chosen"})
 
 
 class ChatStore:
@@ -72,7 +74,7 @@ class ChatStore:
 
     # Rows as records --------------------------------------------------------------
     def _chat(self, row_id: int, blob: bytes, places: list[str] | None = None) -> Chat:
-        data = self.payloads.unseal("chats", row_id, blob, places)
+        data = self.payloads.unseal("chats", row_id, blob, places, skipped=NOT_IN_RECORD)
         if data is None:
             title = translate("storage.chats", "⚠ Damaged chat")
             return Chat(row_id, title, 0.0, 0.0, False, True)
