@@ -4,8 +4,10 @@ through the window's own worker and engines; a table, two charts (tokens a secon
 first word's p95 time, against chats at once), a verdict in plain words, an earlier run
 beside it as the baseline, and the figures exported as CSV or the charts as a picture.
 
-Only Hearth's built-in questions are sent, after the user was told so; Stop cancels every
-request at once; an engine that fails is counted in its errors, not fatal to the run.
+Hearth's built-in questions are sent, or, where the user ticks it, the last questions they
+wrote in their chats (``compare.own_questions``: never an answer or a document), in both
+cases after the user was told so; Stop cancels every request at once; an engine that fails
+is counted in its errors, not fatal to the run.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 from PySide6.QtCore import QBuffer, QIODevice, QObject, Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -64,11 +67,12 @@ class CompareDialog(QDialog):
         self.setWindowModality(Qt.WindowModality.WindowModal)  # a chat sent meanwhile would skew the figures
         self.resize(900, 720)
         self.job: Job | None = None
+        self._workload = "built-in"
         self.results: list[compare.Result] = []
         self.runs: list[tuple[float, list[compare.Result]]] = []
-        intro = QLabel(translate("engines.compare", "The same questions (Hearth's own, in English and Chinese; "
-                                 "nothing of your chats or documents) to each setup, with 1, 2, 4 and 8 chats at "
-                                 "once, measured here."))
+        intro = QLabel(translate("engines.compare", "The same questions to each setup, with 1, 2, 4 and 8 chats "
+                                 "at once, measured here: Hearth's own, in English and Chinese, or the last "
+                                 "questions you wrote in your chats (never the answers, never your documents)."))
         intro.setWordWrap(True)
         self.setups = QListWidget()
         self.setups.setMaximumHeight(90)
@@ -86,10 +90,14 @@ class CompareDialog(QDialog):
         named(self.target, translate("engines.compare", "First word within"))
         self.baseline = QComboBox()
         named(self.baseline, translate("engines.compare", "Earlier run to compare with"))
+        self.own = QCheckBox(translate("engines.compare", "My own: the last questions I wrote in my chats"))
+        self.own.setToolTip(translate("engines.compare", "Measures the setups on your own work. Each engine "
+                                      "compared is sent these questions; you are asked first."))
         form = QFormLayout()
         form.addRow(translate("engines.compare", "Setups:"), self.setups)
         form.addRow(translate("engines.compare", "At most, chats at once:"), self.at_most)
         form.addRow(translate("engines.compare", "First word within:"), self.target)
+        form.addRow(translate("engines.compare", "Questions:"), self.own)
         form.addRow(translate("engines.compare", "Beside an earlier run:"), self.baseline)
         self.start_button = QPushButton(translate("engines.compare", "Start"))
         self.stop_button = QPushButton(translate("engines.compare", "Stop"))
@@ -196,22 +204,36 @@ class CompareDialog(QDialog):
         if not targets or self.job is not None:
             return
         remote = [t for t in targets if t.engine]
-        if remote and not dialogs.confirm(self, title, translate(
-                "engines.compare", "{engines}: each is sent Hearth's built-in questions only, nothing of your "
-                "chats or documents. Measure?").format(engines=", ".join(t.label for t in remote)),
-                translate("engines.compare", "Measure")):
+        engines = ", ".join(t.label for t in remote)
+        questions: list[str] = list(compare.QUESTIONS)
+        if self.own.isChecked():
+            questions = compare.own_questions(self.controller.store)
+            if not questions:
+                self.status.setText(translate("engines.compare", "Your chats hold no question yet: untick "
+                                              "“My own” to measure with Hearth's."))
+                return
+            count = len(questions)
+            told = translate("engines.compare", "{engines}: each is sent the last %n question(s) you wrote in "
+                             "your chats, and nothing else (no answer, no document). Measure?", None, count)
+        else:
+            told = translate("engines.compare", "{engines}: each is sent Hearth's built-in questions only, "
+                             "nothing of your chats or documents. Measure?")
+        if remote and not dialogs.confirm(self, title, told.format(engines=engines),
+                                          translate("engines.compare", "Measure")):
             return
+        workload = "own" if self.own.isChecked() else "built-in"
         levels = [level for level in compare.LEVELS if level <= int(self.at_most.currentData())]
         client = Routed(self.controller.runtime)
         progress = self.progress.said
 
         def work(cancel: Any) -> list[compare.Result]:
-            return compare.measure(client, targets, levels, ANSWER_TOKENS, ROUNDS, stop=cancel,
+            return compare.measure(client, targets, levels, ANSWER_TOKENS, ROUNDS, stop=cancel, questions=questions,
                                    progress=lambda target, level: progress.emit(translate(
                                        "engines.compare", "Measuring {setup} with {count} chat(s) at once…").format(
                                            setup=target.label, count=level)))
 
         self.results = []
+        self._workload = workload
         self._show()
         self.job = start_job("compare", work, self, self._measured, self._failed)
         self._buttons()
@@ -226,7 +248,7 @@ class CompareDialog(QDialog):
         self.job = None
         self.results = results
         try:
-            compare.keep(self.controller.library, results, self.target.value())
+            compare.keep(self.controller.library, results, self.target.value(), self._workload)
         except Exception as exc:  # a full disk: the figures are shown all the same
             self.status.setText(translate("engines.compare", "Measured, but not kept in the vault: {reason}").format(
                 reason=exc))

@@ -278,6 +278,16 @@
     </message>
 </context>
 <context>
+    <name>engines.compare</name>
+    <message numerus="yes">
+        <source>{engines}: each is sent the last %n question(s) you wrote in your chats, and nothing else (no answer, no document). Measure?</source>
+        <translation>
+            <numerusform>{engines}: each is sent the last question you wrote in your chats, and nothing else (no answer, no document). Measure?</numerusform>
+            <numerusform>{engines}: each is sent the last %n questions you wrote in your chats, and nothing else (no answer, no document). Measure?</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>engines.dialog</name>
     <message numerus="yes">
         <source>{name}: reachable and trusted; %n model(s).</source>

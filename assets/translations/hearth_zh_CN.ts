@@ -4191,8 +4191,8 @@ Nothing is sent until you send it there.</source>
         <translation>比较推理引擎</translation>
     </message>
     <message>
-        <source>The same questions (Hearth&apos;s own, in English and Chinese; nothing of your chats or documents) to each setup, with 1, 2, 4 and 8 chats at once, measured here.</source>
-        <translation>向每个配置发送相同的问题（Hearth 自带的中英文问题，不含你的任何对话或文档），分别在同时 1、2、4、8 个对话下，在这里实测。</translation>
+        <source>The same questions to each setup, with 1, 2, 4 and 8 chats at once, measured here: Hearth&apos;s own, in English and Chinese, or the last questions you wrote in your chats (never the answers, never your documents).</source>
+        <translation>向每种配置发送相同的问题，分别在同时 1、2、4 和 8 个对话下，在这里测量：可以用 Hearth 自带的中英文问题，也可以用你在对话中最近写的问题（从不包括回答，也从不包括你的文档）。</translation>
     </message>
     <message>
         <source>Setups to compare</source>
@@ -4211,6 +4211,14 @@ Nothing is sent until you send it there.</source>
         <translation>用于对照的上一次测量</translation>
     </message>
     <message>
+        <source>My own: the last questions I wrote in my chats</source>
+        <translation>我自己的：我在对话中最近写的问题</translation>
+    </message>
+    <message>
+        <source>Measures the setups on your own work. Each engine compared is sent these questions; you are asked first.</source>
+        <translation>用你自己的工作来测量各种配置。每个参与比较的引擎都会收到这些问题；发送前会先征得你的同意。</translation>
+    </message>
+    <message>
         <source>Setups:</source>
         <translation>配置：</translation>
     </message>
@@ -4221,6 +4229,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>First word within:</source>
         <translation>首个词的时间上限：</translation>
+    </message>
+    <message>
+        <source>Questions:</source>
+        <translation>问题：</translation>
     </message>
     <message>
         <source>Beside an earlier run:</source>
@@ -4297,6 +4309,16 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>Nothing to compare yet: load a model, or switch an intranet engine on.</source>
         <translation>还没有可比较的对象：请加载一个模型，或开启一个内网引擎。</translation>
+    </message>
+    <message>
+        <source>Your chats hold no question yet: untick “My own” to measure with Hearth&apos;s.</source>
+        <translation>你的对话中还没有任何问题：取消勾选“我自己的”，即可用 Hearth 自带的问题测量。</translation>
+    </message>
+    <message numerus="yes">
+        <source>{engines}: each is sent the last %n question(s) you wrote in your chats, and nothing else (no answer, no document). Measure?</source>
+        <translation>
+            <numerusform>{engines}：每个都会收到你在对话中最近写的 %n 个问题，除此之外什么都不发送（不发送回答，也不发送文档）。要测量吗？</numerusform>
+        </translation>
     </message>
     <message>
         <source>{engines}: each is sent Hearth&apos;s built-in questions only, nothing of your chats or documents. Measure?</source>

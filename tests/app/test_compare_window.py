@@ -141,3 +141,36 @@ def test_locking_stops_a_comparison_and_closes_it(qtbot, make_window) -> None:
     window.vault.lock()
     assert window.engine_actions.compare_dialog is None and job.cancel.is_set()
     qtbot.waitUntil(job.done.is_set, timeout=WAIT_MS)
+
+
+def test_the_user_s_own_questions_are_asked_after_saying_so(qtbot, make_window, monkeypatch) -> None:
+    """#42: ticked, "My own" measures on the last questions the user wrote; with none yet
+    it says so and starts nothing; an engine's confirmation names what it is sent."""
+    monkeypatch.setattr(compare_dialog, "ANSWER_TOKENS", 4)
+    monkeypatch.setattr(compare_dialog, "ROUNDS", 1)
+    engine = FakeEngine()
+    window = make_window(engine=engine)
+    dialog = open_compare(window)
+    dialog.at_most.setCurrentIndex(dialog.at_most.findData(1))
+    dialog.own.setChecked(True)
+    dialog.start_button.click()
+    assert dialog.job is None and "no question yet" in dialog.status.text()
+    store = dialog.controller.store
+    chat = store.create_chat("Lease")
+    store.add_message(chat.id, "user", "What does clause 14 say about notice?")
+    store.add_message(chat.id, "assistant", "Three months, in writing.")
+    # An engine among the setups: asked first, with what it would be sent; refused, nothing runs.
+    local = dialog.chosen()
+    monkeypatch.setattr(dialog, "chosen", lambda: [*local, compare.Target("Corp ▸ m", "Corp", "m")])
+    asked: list[str] = []
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda _p, _t, text, _a: asked.append(text) or False)
+    dialog.start_button.click()
+    assert dialog.job is None and len(asked) == 1
+    assert "Corp ▸ m: each is sent the last question you wrote in your chats, and nothing else" in asked[0]
+    monkeypatch.setattr(dialog, "chosen", lambda: local)
+    calls_before = len(engine.calls)
+    with qtbot.waitSignal(dialog.finished_run, timeout=WAIT_MS):
+        dialog.start_button.click()
+    sent = [messages[-1].content for messages in engine.calls[calls_before:]]
+    assert sent == ["What does clause 14 say about notice?"], sent
+    assert dialog.controller.library.preferences()[compare.PREFERENCE][-1]["workload"] == "own"
