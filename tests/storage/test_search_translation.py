@@ -126,3 +126,13 @@ def test_without_the_dictionary_search_answers_by_meaning(monkeypatch: pytest.Mo
         hits = index.search("怎样挂载文件系统？", _unit(1.0, 0.0, 0.0), k=2)
     assert [h.chunk.id for h in hits] == [1, 2]  # as before the dictionary: the vectors decide
     assert "not installed" in caplog.text
+
+
+def test_a_dictionary_that_does_not_come_is_not_waited_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    never = threading.Event()  # a reading that never ends (a disk that does not answer)
+    monkeypatch.setattr(lexicon, "_ready", never)
+    monkeypatch.setattr(lexicon, "_loading", True)
+    monkeypatch.setattr(lexicon, "LOAD_WAIT", 0.01)
+    index = _english()
+    hits = index.search("怎样挂载文件系统？", _unit(1.0, 0.0, 0.0), k=2)
+    assert [h.chunk.id for h in hits] == [1, 2]  # answered by meaning, at once
