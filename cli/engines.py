@@ -64,7 +64,10 @@ def compare(args: Any) -> int:
 
     levels = sorted({int(n) for n in args.levels.split(",") if n.strip().isdigit() and 0 < int(n) <= 64}) or [1]
     with unlocked() as session:
-        questions = comparing.own_questions(session.store) if args.own_chats else list(comparing.QUESTIONS)
+        # As many of the user's questions as the run asks, so that what is said is what goes.
+        asked = min(comparing.OWN_QUESTIONS, max(levels) * max(1, args.rounds))
+        own = comparing.own_questions(session.store, asked) if args.own_chats else None
+        questions = own.questions if own is not None else list(comparing.QUESTIONS)
         if not questions:
             raise EngineCommandError(translate("cli.engines", "--own-chats: your chats hold no question yet."))
         engines = session.engines
@@ -79,11 +82,11 @@ def compare(args: Any) -> int:
                 client.use_engines(engines.engine_for)
             for record in wanted:
                 model = record.model()
-                if args.own_chats:
+                if own is not None:
                     count = len(questions)
                     print(translate("cli.engines", "{name} at {where} is sent the last %n question(s) you wrote in "
-                                    "your chats, and nothing else.", None, count).format(
-                        name=record.name, where=record.where), file=sys.stderr)
+                                    "your chats ({chats}), and nothing else.", None, count).format(
+                        name=record.name, where=record.where, chats=", ".join(own.chats)), file=sys.stderr)
                 else:
                     print(translate("cli.engines", "{name} at {where} is sent Hearth's built-in questions only.").format(
                         name=record.name, where=record.where), file=sys.stderr)

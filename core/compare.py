@@ -48,19 +48,42 @@ OWN_QUESTIONS = 12  # the user's own questions a workload of theirs takes, newes
 MAX_OWN_CHARS = 2000  # of each: a pasted document is a question's start, not a workload
 
 
-def own_questions(store: Any, count: int = OWN_QUESTIONS) -> list[str]:
+@dataclass(frozen=True)
+class Own:
+    """The user's own workload: their questions, and the titles of the chats they are from
+    (said to the user before any engine is sent them)."""
+
+    questions: list[str]
+    chats: list[str]
+
+
+def _from_the_local_api(messages: Sequence[Any]) -> bool:
+    """A chat the local API had, kept at the user's wish: its "user" turns are what another
+    program sent (its prompts, pasted files, tool results), not the user's questions."""
+    return any(step.get("via") == "api" for m in messages if m.role == "assistant"
+               for step in (m.stats or {}).get("steps") or () if isinstance(step, dict))
+
+
+def own_questions(store: Any, count: int = OWN_QUESTIONS) -> Own:
     """The last ``count`` questions the user wrote (their messages, newest first, from
-    their most recently used chats), each cut at MAX_OWN_CHARS; read from the vault into
-    memory only. The workload of "my own chats" (#42)."""
+    their most recently used chats, never a chat the local API had), each cut at
+    MAX_OWN_CHARS; read from the vault into memory only. The workload of "my own chats"
+    (#42)."""
     found: list[str] = []
+    chats: list[str] = []
     for chat in sorted(store.list_chats(), key=lambda c: (-c.updated_at, -c.id)):
-        for message in reversed(store.messages(chat.id)):
+        messages = store.messages(chat.id)
+        if _from_the_local_api(messages):
+            continue
+        for message in reversed(messages):
             text = message.content.strip() if message.role == "user" else ""
-            if text:
+            if text and len(found) < count:
                 found.append(text[:MAX_OWN_CHARS])
-                if len(found) >= count:
-                    return found
-    return found
+                if chat.title not in chats:
+                    chats.append(chat.title)
+        if len(found) >= count:
+            break
+    return Own(found, chats)
 
 
 @dataclass(frozen=True)

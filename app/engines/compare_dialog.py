@@ -205,24 +205,28 @@ class CompareDialog(QDialog):
             return
         remote = [t for t in targets if t.engine]
         engines = ", ".join(t.label for t in remote)
+        levels = [level for level in compare.LEVELS if level <= int(self.at_most.currentData())]
         questions: list[str] = list(compare.QUESTIONS)
-        if self.own.isChecked():
-            questions = compare.own_questions(self.controller.store)
+        chats = ""
+        if self.own.isChecked():  # as many as the run asks (fewer than OWN_QUESTIONS at low levels)
+            own = compare.own_questions(self.controller.store, min(compare.OWN_QUESTIONS, max(levels) * ROUNDS))
+            questions = own.questions
             if not questions:
                 self.status.setText(translate("engines.compare", "Your chats hold no question yet: untick "
                                               "“My own” to measure with Hearth's."))
                 return
             count = len(questions)
             told = translate("engines.compare", "{engines}: each is sent the last %n question(s) you wrote in "
-                             "your chats, and nothing else (no answer, no document). Measure?", None, count)
+                             "your chats ({chats}), and nothing else (no answer, no document). Measure?", None,
+                             count)
+            chats = ", ".join(own.chats)
         else:
             told = translate("engines.compare", "{engines}: each is sent Hearth's built-in questions only, "
                              "nothing of your chats or documents. Measure?")
-        if remote and not dialogs.confirm(self, title, told.format(engines=engines),
+        if remote and not dialogs.confirm(self, title, told.format(engines=engines, chats=chats),
                                           translate("engines.compare", "Measure")):
             return
         workload = "own" if self.own.isChecked() else "built-in"
-        levels = [level for level in compare.LEVELS if level <= int(self.at_most.currentData())]
         client = Routed(self.controller.runtime)
         progress = self.progress.said
 

@@ -134,10 +134,10 @@
 <context>
     <name>cli.engines</name>
     <message numerus="yes">
-        <source>{name} at {where} is sent the last %n question(s) you wrote in your chats, and nothing else.</source>
+        <source>{name} at {where} is sent the last %n question(s) you wrote in your chats ({chats}), and nothing else.</source>
         <translation>
-            <numerusform>{name} at {where} is sent the last question you wrote in your chats, and nothing else.</numerusform>
-            <numerusform>{name} at {where} is sent the last %n questions you wrote in your chats, and nothing else.</numerusform>
+            <numerusform>{name} at {where} is sent the last question you wrote in your chats ({chats}), and nothing else.</numerusform>
+            <numerusform>{name} at {where} is sent the last %n questions you wrote in your chats ({chats}), and nothing else.</numerusform>
         </translation>
     </message>
 </context>
@@ -280,10 +280,10 @@
 <context>
     <name>engines.compare</name>
     <message numerus="yes">
-        <source>{engines}: each is sent the last %n question(s) you wrote in your chats, and nothing else (no answer, no document). Measure?</source>
+        <source>{engines}: each is sent the last %n question(s) you wrote in your chats ({chats}), and nothing else (no answer, no document). Measure?</source>
         <translation>
-            <numerusform>{engines}: each is sent the last question you wrote in your chats, and nothing else (no answer, no document). Measure?</numerusform>
-            <numerusform>{engines}: each is sent the last %n questions you wrote in your chats, and nothing else (no answer, no document). Measure?</numerusform>
+            <numerusform>{engines}: each is sent the last question you wrote in your chats ({chats}), and nothing else (no answer, no document). Measure?</numerusform>
+            <numerusform>{engines}: each is sent the last %n questions you wrote in your chats ({chats}), and nothing else (no answer, no document). Measure?</numerusform>
         </translation>
     </message>
 </context>

@@ -2114,9 +2114,9 @@ Nothing is sent until you send it there.</source>
         <translation>本地：{model}</translation>
     </message>
     <message numerus="yes">
-        <source>{name} at {where} is sent the last %n question(s) you wrote in your chats, and nothing else.</source>
+        <source>{name} at {where} is sent the last %n question(s) you wrote in your chats ({chats}), and nothing else.</source>
         <translation>
-            <numerusform>{name}（{where}）将收到你在对话中最近写的 %n 个问题，除此之外什么都不发送。</numerusform>
+            <numerusform>{name}（{where}）将收到你在对话中最近写的 %n 个问题（{chats}），除此之外什么都不发送。</numerusform>
         </translation>
     </message>
     <message>
@@ -4315,9 +4315,9 @@ Nothing is sent until you send it there.</source>
         <translation>你的对话中还没有任何问题：取消勾选“我自己的”，即可用 Hearth 自带的问题测量。</translation>
     </message>
     <message numerus="yes">
-        <source>{engines}: each is sent the last %n question(s) you wrote in your chats, and nothing else (no answer, no document). Measure?</source>
+        <source>{engines}: each is sent the last %n question(s) you wrote in your chats ({chats}), and nothing else (no answer, no document). Measure?</source>
         <translation>
-            <numerusform>{engines}：每个都会收到你在对话中最近写的 %n 个问题，除此之外什么都不发送（不发送回答，也不发送文档）。要测量吗？</numerusform>
+            <numerusform>{engines}：每个都会收到你在对话中最近写的 %n 个问题（{chats}），除此之外什么都不发送（不发送回答，也不发送文档）。要测量吗？</numerusform>
         </translation>
     </message>
     <message>

@@ -174,7 +174,7 @@ def test_engines_compare_on_the_user_s_own_questions_says_what_goes_first(data_d
         session.close()
     done = hearth(data_dir, "engines", "compare", "--own-chats", *quick)
     assert done.returncode == 0, done.stderr
-    assert "is sent the last question you wrote in your chats, and nothing else" in done.stderr
+    assert "is sent the last question you wrote in your chats (Lease), and nothing else" in done.stderr
     assert "built-in" not in done.stderr
     rows = [line for line in done.stdout.splitlines() if line.startswith("Corp ▸ corp-smollm2 | 1 | ")]
     assert rows and rows[0].endswith(" | 0"), done.stdout  # answered, no error

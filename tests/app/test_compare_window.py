@@ -166,7 +166,7 @@ def test_the_user_s_own_questions_are_asked_after_saying_so(qtbot, make_window, 
     monkeypatch.setattr("app.shell.dialogs.confirm", lambda _p, _t, text, _a: asked.append(text) or False)
     dialog.start_button.click()
     assert dialog.job is None and len(asked) == 1
-    assert "Corp ▸ m: each is sent the last question you wrote in your chats, and nothing else" in asked[0]
+    assert "Corp ▸ m: each is sent the last question you wrote in your chats (Lease), and nothing else" in asked[0]
     monkeypatch.setattr(dialog, "chosen", lambda: local)
     calls_before = len(engine.calls)
     with qtbot.waitSignal(dialog.finished_run, timeout=WAIT_MS):

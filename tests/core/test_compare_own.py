@@ -23,14 +23,26 @@ def test_the_user_s_last_questions_newest_first_and_never_an_answer(store: ChatS
     # The second is the more recent (updated later, or at the same time with a later id).
     _chat(store, "Newer", ("user", "Summarise the lease."), ("assistant", "It runs five years."),
           ("user", "   "), ("user", "x" * (comparing.MAX_OWN_CHARS + 50)))
-    found = comparing.own_questions(store)
+    own = comparing.own_questions(store)
+    found = own.questions
     assert found == ["x" * comparing.MAX_OWN_CHARS, "Summarise the lease.", "What is a break clause?"]
-    assert comparing.own_questions(store, count=2) == found[:2]
+    assert own.chats == ["Newer", "Older"]  # said before anything is sent
+    assert comparing.own_questions(store, count=2) == comparing.Own(found[:2], ["Newer"])
     assert not any("lease early" in q or "five years" in q for q in found)  # answers never go
 
 
+def test_a_chat_the_local_api_had_is_not_the_user_s_questions(store: ChatStore) -> None:
+    # Kept at the user's wish (Settings > Local API > keep its conversations), as
+    # core.endings keeps it: its "user" turns are what another program sent.
+    chat = _chat(store, "Local API: some-app", ("user", "Another program's prompt with a pasted file"))
+    store.add_message(chat, "assistant", "Its answer.", stats={"model": "m", "steps": [{"kind": "generate", "via": "api"}]})
+    assert comparing.own_questions(store) == comparing.Own([], [])
+    _chat(store, "Mine", ("user", "My question"))
+    assert comparing.own_questions(store).questions == ["My question"]
+
+
 def test_no_chat_no_question(store: ChatStore) -> None:
-    assert comparing.own_questions(store) == []
+    assert comparing.own_questions(store) == comparing.Own([], [])
 
 
 def test_the_measurement_sends_the_questions_it_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
