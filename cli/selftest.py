@@ -95,7 +95,7 @@ def run_self_test(out: TextIO = sys.stdout) -> int:
         print(_failed(translate("cli.selftest", "text recognition read {text!r}, not the sample").format(
             text=recognised[:80])), file=out)
         return 1
-    if words is None:
+    if words is None or not len(words):
         print(_failed(translate("cli.selftest", "the Chinese-English dictionary is missing")), file=out)
         return 1
     if stats.tokens == 0 or not text.strip():

@@ -46,6 +46,7 @@ from storage.documents.chunking import MAX_TOKENS, chunk_sections, unit_texts
 from storage.documents.index_file import UnusableIndexFile
 from storage.documents.isolation import OCR_MEMORY_LIMIT, IsolatedParser  # noqa: F401 - for app, cli (#37)
 from storage.documents.lexicon import lexicon as dictionary  # noqa: F401 - for cli's self-test
+from storage.documents.lexicon import warm as warm_dictionary
 from storage.documents.parsers import ParseError, Section
 from storage.documents.search import Indexes
 from storage.documents.store import (
@@ -146,6 +147,8 @@ class Ingestion:
                 log.warning("chunk %d does not fit its model's index: left out", chunk.id)
         log.info("search index loaded in %.1f s: %d passages from the saved index, %d rows read",
                  time.monotonic() - started, restored, read)
+        if len(self.indexes):  # passages to ask about, maybe in the other language: read it now
+            warm_dictionary()
         return len(self.indexes)
 
     def _restore(self, paths: Mapping[int, str]) -> list[int] | None:

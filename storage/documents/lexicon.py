@@ -16,9 +16,9 @@ each pair of neighbouring words ("software package"). An English word's translat
 the headwords whose whole sense is that word ("to mount" is "mount"); a computing sense
 comes first, then the shorter headwords, at most ``ZH_PER_WORD`` of them.
 
-Read once, in about a second, by the first search that needs it or ahead of it (``warm``);
-kept as strings, not lists, to stay near 25 MB. Without the package, nothing is
-translated and search works as before (logged once).
+Read once, in about a second, in the background after an unlock (``warm``); a search never
+waits for it (``ready``). Kept as strings, not lists, to stay near 30 MB. Without the
+package, nothing is translated and search works as before (logged once).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import gzip
 import logging
 import re
 import threading
+import zlib
 from collections import defaultdict
 from pathlib import Path
 
@@ -143,7 +144,7 @@ def _load() -> None:
             return
         _lexicon = read(path)
         log.info("Chinese-English dictionary read: %d words", len(_lexicon))
-    except (OSError, EOFError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, EOFError, UnicodeDecodeError, ValueError, zlib.error) as exc:
         log.warning("the Chinese-English dictionary could not be read (%s): questions in the other "
                     "language are searched by meaning only", exc)
     finally:
@@ -159,6 +160,14 @@ def warm() -> None:
             return
         _loading = True
     threading.Thread(target=_load, name="hearth-lexicon", daemon=True).start()
+
+
+def ready() -> Lexicon | None:
+    """The dictionary if it is read, without waiting (its reading is started if it was
+    not): what a search uses, under the index's lock, so that no search waits for a disk.
+    A question asked in the second after an unlock may go without it."""
+    warm()
+    return _lexicon if _ready.is_set() else None
 
 
 def lexicon() -> Lexicon | None:

@@ -553,11 +553,11 @@ class SearchIndex:
         """The question's words in the searched chunks' language, with weights
         (``in_other_language``): for a Chinese question over English chunks, or an English one (no
         more than TRANSLATE_MIXED of its letters Chinese) over Chinese chunks. {} otherwise,
-        and without the dictionary."""
+        and while the dictionary is not read yet, or missing."""
         question, collection, share = cls._scripts(query, sums)
         if question == collection or (not question and share > TRANSLATE_MIXED):
             return {}
-        found = lexicon.lexicon()
+        found = lexicon.ready()
         return in_other_language(found, query, to_chinese=collection) if found is not None else {}
 
     def search(self, query: str, vector: np.ndarray | None, k: int = 5,

@@ -83,16 +83,17 @@ def in_other_language(found: lexicon.Lexicon, question: str, to_chinese: bool) -
             for part in parts:
                 weighted[part] += 1.0 / len(translations) / len(parts)
 
+    # Each word and pair once, as the question's own terms count once (``SearchIndex._bm25``).
     if to_chinese:
         words = _WORD.findall(question.casefold())
-        for pair in zip(words, words[1:], strict=False):
-            add(found.chinese(" ".join(pair)))
-        for word in words:
+        for pair in dict.fromkeys(" ".join(pair) for pair in zip(words, words[1:], strict=False)):
+            add(found.chinese(pair))
+        for word in dict.fromkeys(words):
             if word not in lexicon.GLOSS_STOPWORDS:
                 add(found.chinese(word))
     else:
-        for run in CJK_RUN.findall(question):
-            for piece in _CJK_STOP.split(run):
-                for word in found.segment(piece):
-                    add(found.english(word))
+        segmented = (word for run in CJK_RUN.findall(question) for piece in _CJK_STOP.split(run)
+                     for word in found.segment(piece))
+        for word in dict.fromkeys(segmented):
+            add(found.english(word))
     return dict(weighted)

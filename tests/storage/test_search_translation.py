@@ -72,6 +72,9 @@ def test_each_word_of_the_question_weighs_one_term(words: lexicon.Lexicon) -> No
     assert sum(weighted.values()) == pytest.approx(4.0)
     back = in_other_language(words, "How do I mount the kernel's file system?", to_chinese=True)
     assert {"挂载", "内核"} <= set(back)
+    # A word said three times weighs as once, as the question's own terms do.
+    assert in_other_language(words, "内核，内核，内核", to_chinese=False) == in_other_language(words, "内核", to_chinese=False)
+    assert in_other_language(words, "kernel kernel kernel", to_chinese=True) == in_other_language(words, "kernel", to_chinese=True)
 
 
 def _english(fillers: int = 10) -> SearchIndex:
@@ -84,7 +87,7 @@ def _english(fillers: int = 10) -> SearchIndex:
     return index
 
 
-def test_a_chinese_question_finds_the_english_passage_that_answers_it() -> None:
+def test_a_chinese_question_finds_the_english_passage_that_answers_it(words: lexicon.Lexicon) -> None:
     index = _english()
     # The vectors put the backup passage first; the translation's "mount" finds the answer.
     hits = index.search("怎样挂载文件系统？", _unit(1.0, 0.0, 0.0), k=2)
@@ -92,7 +95,7 @@ def test_a_chinese_question_finds_the_english_passage_that_answers_it() -> None:
     assert [h.chunk.id for h in index.search("怎样挂载文件系统？", _unit(1.0, 0.0, 0.0), k=2, mode="vector")] == [1, 2]
 
 
-def test_an_english_question_finds_the_chinese_passage_that_answers_it() -> None:
+def test_an_english_question_finds_the_chinese_passage_that_answers_it(words: lexicon.Lexicon) -> None:
     index = SearchIndex(min_cosine=0.5)
     index.add(_chunk(1, "定期备份可以保护数据，无论机器出了什么问题。"), _unit(0.9, 0.436, 0.0))
     index.add(_chunk(2, "要挂载文件系统，请运行 mount 命令并指定设备和挂载点。"), _unit(0.8, 0.6, 0.0))
@@ -102,7 +105,7 @@ def test_an_english_question_finds_the_chinese_passage_that_answers_it() -> None
     assert [h.chunk.id for h in hits] == [2, 1]
 
 
-def test_a_question_in_the_documents_language_is_not_translated() -> None:
+def test_a_question_in_the_documents_language_is_not_translated(words: lexicon.Lexicon) -> None:
     index = _english()
     assert index._translated("How do I mount a filesystem?", index._sums(None)) == {}
     # Mixed: a Chinese question full of commands reads as English by its letters, but its
@@ -122,13 +125,14 @@ def test_without_the_dictionary_search_answers_by_meaning(monkeypatch: pytest.Mo
     monkeypatch.setattr(lexicon, "_ready", threading.Event())
     monkeypatch.setattr(lexicon, "_loading", False)
     with caplog.at_level(logging.WARNING, logger="storage.documents.lexicon"):
+        assert lexicon.lexicon() is None
         index = _english()
         hits = index.search("怎样挂载文件系统？", _unit(1.0, 0.0, 0.0), k=2)
     assert [h.chunk.id for h in hits] == [1, 2]  # as before the dictionary: the vectors decide
     assert "not installed" in caplog.text
 
 
-def test_a_dictionary_that_does_not_come_is_not_waited_for(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_search_never_waits_for_the_dictionary(monkeypatch: pytest.MonkeyPatch) -> None:
     never = threading.Event()  # a reading that never ends (a disk that does not answer)
     monkeypatch.setattr(lexicon, "_ready", never)
     monkeypatch.setattr(lexicon, "_loading", True)
@@ -136,3 +140,19 @@ def test_a_dictionary_that_does_not_come_is_not_waited_for(monkeypatch: pytest.M
     index = _english()
     hits = index.search("怎样挂载文件系统？", _unit(1.0, 0.0, 0.0), k=2)
     assert [h.chunk.id for h in hits] == [1, 2]  # answered by meaning, at once
+    assert lexicon.lexicon() is None  # and one who asks to wait, waits LOAD_WAIT at most
+
+
+def test_a_damaged_dictionary_is_not_used(tmp_path, monkeypatch: pytest.MonkeyPatch,
+                                          caplog: pytest.LogCaptureFixture) -> None:
+    import gzip
+
+    broken = tmp_path / "cedict.txt.gz"
+    broken.write_bytes(gzip.compress("文件 文件 [wen2 jian4] /file/\n".encode() * 2000)[:-400] + b"\x00" * 400)
+    monkeypatch.setattr(lexicon, "package_file", lambda _relative: broken)
+    monkeypatch.setattr(lexicon, "_lexicon", None)
+    monkeypatch.setattr(lexicon, "_ready", threading.Event())
+    monkeypatch.setattr(lexicon, "_loading", False)
+    with caplog.at_level(logging.WARNING, logger="storage.documents.lexicon"):
+        assert lexicon.lexicon() is None
+    assert "could not be read" in caplog.text
