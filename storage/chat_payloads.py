@@ -38,10 +38,11 @@ def encode(data: dict[str, Any]) -> bytes:
 def members(plain: bytes, skipped: frozenset[str]) -> dict[str, Any]:
     """The JSON object's members but ``skipped``, whose values are not parsed where they are
     maps of ids in the compact form ``encode`` writes (the rest of the object is parsed as
-    it comes, strictly); anything else is parsed whole, so the answer is always the same."""
-    text = plain.decode("utf-8")
+    it comes, strictly); anything else is parsed whole, so for any JSON the store writes the
+    answer is the same as ``json.loads``'s less those members."""
     found: dict[str, Any] = {}
     try:
+        text = plain.decode("utf-8")
         if text[0] != "{":
             raise ValueError(text[:1])
         at = 1
@@ -62,7 +63,7 @@ def members(plain: bytes, skipped: frozenset[str]) -> dict[str, Any]:
                 raise ValueError(text[at])
             at += 1
         return found
-    except (ValueError, IndexError):
+    except (ValueError, IndexError):  # UnicodeDecodeError is a ValueError
         whole = json.loads(plain)
         return {k: v for k, v in whole.items() if k not in skipped} if isinstance(whole, dict) else whole
 

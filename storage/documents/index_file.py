@@ -20,6 +20,7 @@ import contextlib
 import glob
 import json
 import os
+import re
 import secrets
 import struct
 import time
@@ -86,9 +87,11 @@ def _sweep(target: Path) -> None:
     """Remove the partial files of saves that died midway (a crash, a power cut), not those
     of a save that is writing now."""
     now = time.time()
-    for old in target.parent.glob(f"{glob.escape(target.name)}.*.partial"):
+    # Its own saves' names (16 hex digits of a file id), and the one name saves had before.
+    ours = re.compile(re.escape(target.name) + r"(\.[0-9a-f]{16})?\.partial")
+    for old in target.parent.glob(f"{glob.escape(target.name)}*.partial"):
         with contextlib.suppress(OSError):
-            if now - old.stat().st_mtime > STALE_PARTIAL:
+            if ours.fullmatch(old.name) and now - old.stat().st_mtime > STALE_PARTIAL:
                 old.unlink()
 
 

@@ -377,5 +377,11 @@ def test_a_partial_file_left_by_a_crash_goes_at_the_next_save(vault: Vault) -> N
     os.utime(dead, (hours_ago, hours_ago))
     writing = target.with_name(f"{target.name}.00000000000000bb.partial")
     writing.write_bytes(b"a save under way")  # fresh: another process is writing it
+    before = target.with_name(f"{target.name}.partial")  # the one name of earlier versions
+    not_ours = target.with_name(f"{target.name}.notes.partial")  # another file's, beside it
+    for old in (before, not_ours):
+        old.write_bytes(b"old")
+        os.utime(old, (hours_ago, hours_ago))
     ingestion.save_index(lambda: None)
     assert not dead.exists() and writing.exists()
+    assert not before.exists() and not_ours.exists()
