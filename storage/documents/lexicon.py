@@ -16,8 +16,9 @@ each pair of neighbouring words ("software package"). An English word's translat
 the headwords whose whole sense is that word ("to mount" is "mount"); a computing sense
 comes first, then the shorter headwords, at most ``ZH_PER_WORD`` of them.
 
-Read once, in about a second, in the background after an unlock (``warm``); a search never
-waits for it (``ready``). Kept as strings, not lists, to stay near 30 MB. Without the
+Read once, in about a second, in the background after an unlock (``warm``); a question to
+translate that comes before it is read waits for it outside the index's lock, once and
+LOAD_WAIT at most (``SearchIndex._wait_for_the_dictionary``). Kept as strings, not lists, to stay near 30 MB. Without the
 package, nothing is translated and search works as before (logged once).
 """
 
@@ -132,6 +133,7 @@ _lexicon: Lexicon | None = None
 _ready = threading.Event()
 _started = threading.Lock()
 _loading = False
+_gave_up = False  # a reading that did not end within LOAD_WAIT: no one waits for it again
 
 
 def _load() -> None:
@@ -162,20 +164,26 @@ def warm() -> None:
     threading.Thread(target=_load, name="hearth-lexicon", daemon=True).start()
 
 
+def is_read() -> bool:
+    """Whether the reading is over (the dictionary read, or found missing or damaged)."""
+    return _ready.is_set()
+
+
 def ready() -> Lexicon | None:
     """The dictionary if it is read, without waiting (its reading is started if it was
-    not): what a search uses, under the index's lock, so that no search waits for a disk.
-    A question asked in the second after an unlock may go without it."""
+    not): what a search uses under the index's lock."""
     warm()
     return _lexicon if _ready.is_set() else None
 
 
 def lexicon() -> Lexicon | None:
-    """The dictionary (read now if ``warm`` did not start it), or None if it is missing or
-    not read within LOAD_WAIT (a disk that does not answer: this question goes without,
-    a later one gets it once it is read)."""
+    """The dictionary, read now if ``warm`` did not start it: waited for LOAD_WAIT at most,
+    and once only (a disk that does not answer holds one question, not every one: later
+    calls do not wait); None if it is missing, damaged or not read in time."""
+    global _gave_up
     warm()
-    if not _ready.wait(LOAD_WAIT):
-        log.warning("the Chinese-English dictionary is still being read: this question is searched by meaning only")
-        return None
-    return _lexicon
+    if not _gave_up and not _ready.wait(LOAD_WAIT):
+        _gave_up = True
+        log.warning("the Chinese-English dictionary is still being read: questions in the other language are "
+                    "searched by meaning until it is")
+    return _lexicon if _ready.is_set() else None

@@ -549,20 +549,41 @@ class SearchIndex:
         return question != collection
 
     @classmethod
+    def _translates(cls, query: str, sums: np.ndarray) -> bool:
+        """Whether the question is searched in the other language too: a Chinese question
+        over English chunks, or an English one (no more than TRANSLATE_MIXED of its letters
+        Chinese) over Chinese chunks."""
+        question, collection, share = cls._scripts(query, sums)
+        return question != collection and (question or share <= TRANSLATE_MIXED)
+
+    @classmethod
     def _translated(cls, query: str, sums: np.ndarray) -> dict[str, float]:
         """The question's words in the searched chunks' language, with weights
-        (``in_other_language``): for a Chinese question over English chunks, or an English one (no
-        more than TRANSLATE_MIXED of its letters Chinese) over Chinese chunks. {} otherwise,
-        and while the dictionary is not read yet, or missing."""
-        question, collection, share = cls._scripts(query, sums)
-        if question == collection or (not question and share > TRANSLATE_MIXED):
+        (``in_other_language``); {} where it is not translated (``_translates``), and
+        without the dictionary (not read, or missing)."""
+        if not cls._translates(query, sums):
             return {}
         found = lexicon.ready()
-        return in_other_language(found, query, to_chinese=collection) if found is not None else {}
+        collection_cjk = cls._scripts(query, sums)[1]
+        return in_other_language(found, query, to_chinese=collection_cjk) if found is not None else {}
+
+    def _wait_for_the_dictionary(self, query: str, collection_ids: list[int] | None) -> None:
+        """A question to translate, asked while the dictionary is still being read (the
+        second after an unlock, or a terminal command's one search): it waits for that
+        reading, outside the index's lock (other searches go on), LOAD_WAIT at most and
+        only once (``lexicon.lexicon``)."""
+        if lexicon.is_read():
+            return
+        with self._lock:
+            translates = bool(self.chunks) and self._translates(query, self._sums(collection_ids))
+        if translates:
+            lexicon.lexicon()
 
     def search(self, query: str, vector: np.ndarray | None, k: int = 5,
                collection_ids: list[int] | None = None, mode: str = "hybrid") -> list[Hit]:
         """Top ``k`` relevant chunks; mode "bm25", "vector" or "hybrid" (rank fusion)."""
+        if mode == "hybrid":
+            self._wait_for_the_dictionary(query, collection_ids)
         with self._lock:
             if vector is not None:
                 vector = self._check(vector)

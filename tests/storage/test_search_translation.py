@@ -124,6 +124,7 @@ def test_without_the_dictionary_search_answers_by_meaning(monkeypatch: pytest.Mo
     monkeypatch.setattr(lexicon, "_lexicon", None)
     monkeypatch.setattr(lexicon, "_ready", threading.Event())
     monkeypatch.setattr(lexicon, "_loading", False)
+    monkeypatch.setattr(lexicon, "_gave_up", False)
     with caplog.at_level(logging.WARNING, logger="storage.documents.lexicon"):
         assert lexicon.lexicon() is None
         index = _english()
@@ -136,11 +137,28 @@ def test_a_search_never_waits_for_the_dictionary(monkeypatch: pytest.MonkeyPatch
     never = threading.Event()  # a reading that never ends (a disk that does not answer)
     monkeypatch.setattr(lexicon, "_ready", never)
     monkeypatch.setattr(lexicon, "_loading", True)
+    monkeypatch.setattr(lexicon, "_gave_up", False)
     monkeypatch.setattr(lexicon, "LOAD_WAIT", 0.01)
     index = _english()
     hits = index.search("怎样挂载文件系统？", _unit(1.0, 0.0, 0.0), k=2)
-    assert [h.chunk.id for h in hits] == [1, 2]  # answered by meaning, at once
-    assert lexicon.lexicon() is None  # and one who asks to wait, waits LOAD_WAIT at most
+    assert [h.chunk.id for h in hits] == [1, 2]  # answered by meaning after LOAD_WAIT
+    monkeypatch.setattr(lexicon, "LOAD_WAIT", 3600.0)
+    assert lexicon.lexicon() is None  # and nobody waits for it again
+    assert [h.chunk.id for h in index.search("怎样挂载文件系统？", _unit(1.0, 0.0, 0.0), k=2)] == [1, 2]
+
+
+def test_the_first_question_after_an_unlock_waits_for_the_reading_under_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A terminal command's one search comes right after the index's load started reading
+    # the dictionary: it waits for that reading (outside the index's lock) and uses it.
+    monkeypatch.setattr(lexicon, "_lexicon", None)
+    monkeypatch.setattr(lexicon, "_ready", threading.Event())
+    monkeypatch.setattr(lexicon, "_loading", False)
+    monkeypatch.setattr(lexicon, "_gave_up", False)
+    lexicon.warm()
+    index = _english()
+    assert [h.chunk.id for h in index.search("怎样挂载文件系统？", _unit(1.0, 0.0, 0.0), k=2)] == [2, 1]
+    # A question in the documents' own language never waits for it.
+    assert not index._translates("How do I mount a filesystem?", index._sums(None))
 
 
 def test_a_damaged_dictionary_is_not_used(tmp_path, monkeypatch: pytest.MonkeyPatch,
@@ -153,6 +171,7 @@ def test_a_damaged_dictionary_is_not_used(tmp_path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(lexicon, "_lexicon", None)
     monkeypatch.setattr(lexicon, "_ready", threading.Event())
     monkeypatch.setattr(lexicon, "_loading", False)
+    monkeypatch.setattr(lexicon, "_gave_up", False)
     with caplog.at_level(logging.WARNING, logger="storage.documents.lexicon"):
         assert lexicon.lexicon() is None
     assert "could not be read" in caplog.text
