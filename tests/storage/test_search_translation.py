@@ -77,6 +77,14 @@ def test_each_word_of_the_question_weighs_one_term(words: lexicon.Lexicon) -> No
     assert in_other_language(words, "kernel kernel kernel", to_chinese=True) == in_other_language(words, "kernel", to_chinese=True)
 
 
+def _unread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dictionary as before any reading in this process (restored after the test)."""
+    monkeypatch.setattr(lexicon, "_lexicon", None)
+    monkeypatch.setattr(lexicon, "_ready", threading.Event())
+    monkeypatch.setattr(lexicon, "_loading", False)
+    monkeypatch.setattr(lexicon, "_gave_up", False)
+
+
 def _english(fillers: int = 10) -> SearchIndex:
     index = SearchIndex(min_cosine=0.5)
     index.add(_chunk(1, "Backups protect your data whatever happens to the machine."), _unit(0.9, 0.436, 0.0))
@@ -121,10 +129,7 @@ def test_a_question_in_the_documents_language_is_not_translated(words: lexicon.L
 def test_without_the_dictionary_search_answers_by_meaning(monkeypatch: pytest.MonkeyPatch,
                                                          caplog: pytest.LogCaptureFixture) -> None:
     monkeypatch.setattr(lexicon, "package_file", lambda _relative: None)
-    monkeypatch.setattr(lexicon, "_lexicon", None)
-    monkeypatch.setattr(lexicon, "_ready", threading.Event())
-    monkeypatch.setattr(lexicon, "_loading", False)
-    monkeypatch.setattr(lexicon, "_gave_up", False)
+    _unread(monkeypatch)
     with caplog.at_level(logging.WARNING, logger="storage.documents.lexicon"):
         assert lexicon.lexicon() is None
         index = _english()
@@ -150,10 +155,7 @@ def test_a_search_never_waits_for_the_dictionary(monkeypatch: pytest.MonkeyPatch
 def test_the_first_question_after_an_unlock_waits_for_the_reading_under_way(monkeypatch: pytest.MonkeyPatch) -> None:
     # A terminal command's one search comes right after the index's load started reading
     # the dictionary: it waits for that reading (outside the index's lock) and uses it.
-    monkeypatch.setattr(lexicon, "_lexicon", None)
-    monkeypatch.setattr(lexicon, "_ready", threading.Event())
-    monkeypatch.setattr(lexicon, "_loading", False)
-    monkeypatch.setattr(lexicon, "_gave_up", False)
+    _unread(monkeypatch)
     lexicon.warm()
     index = _english()
     assert [h.chunk.id for h in index.search("怎样挂载文件系统？", _unit(1.0, 0.0, 0.0), k=2)] == [2, 1]
@@ -168,10 +170,7 @@ def test_a_damaged_dictionary_is_not_used(tmp_path, monkeypatch: pytest.MonkeyPa
     broken = tmp_path / "cedict.txt.gz"
     broken.write_bytes(gzip.compress("文件 文件 [wen2 jian4] /file/\n".encode() * 2000)[:-400] + b"\x00" * 400)
     monkeypatch.setattr(lexicon, "package_file", lambda _relative: broken)
-    monkeypatch.setattr(lexicon, "_lexicon", None)
-    monkeypatch.setattr(lexicon, "_ready", threading.Event())
-    monkeypatch.setattr(lexicon, "_loading", False)
-    monkeypatch.setattr(lexicon, "_gave_up", False)
+    _unread(monkeypatch)
     with caplog.at_level(logging.WARNING, logger="storage.documents.lexicon"):
         assert lexicon.lexicon() is None
     assert "could not be read" in caplog.text
