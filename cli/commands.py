@@ -16,7 +16,7 @@ from typing import Any
 
 from cli.answers import ask, terminal_chat
 from cli.common import CommandError, unlocked
-from cli.docs import docs_add, docs_list, docs_search, docs_sync
+from cli.docs import docs_add, docs_embed, docs_list, docs_search, docs_sync
 from cli.headless import HeadlessError
 from cli.serve import read_api_token, serve, token_in_arguments
 from core.vault import checkup
@@ -164,6 +164,8 @@ def run(args: Any) -> int:
                 return docs_list()
             if args.docs_command == "sync":
                 return docs_sync(args.collection)
+            if args.docs_command == "embed":
+                return docs_embed(args.collection, args.engine, args.model)
             return docs_search(args.collection, args.question, args.k, args.json, args.mode)
         return ask(args.collection, args.question, args.max_tokens, args.engine, args.model)
     except HeadlessError as exc:  # CommandError too: a reason in the user's words

@@ -25,6 +25,7 @@ from core.document_progress import Progress, Report
 from core.document_protocol import CollectionsChanged, DocumentsUnavailable, JobFailed
 from core.document_service import DocumentService
 from core.documents import Collection
+from core.engines import Engines
 from core.models import projector_of, resolve_embedding_model, resolve_model
 from core.protocol import (
     ChatMessage,
@@ -34,6 +35,7 @@ from core.protocol import (
     embedding_model,
     starter_model,
 )
+from core.remote_embedding import is_remote, shown
 from core.session import Session
 from core.vault import VaultClosed, trouble
 from guard.text import printable
@@ -58,10 +60,11 @@ class Documents:
     """
 
     def __init__(self, service: DocumentService, client: WorkerClient,
-                 events: queue.Queue[Any]) -> None:
+                 events: queue.Queue[Any], engines: Callable[[], Engines] | None = None) -> None:
         self.service = service
         self.client = client
         self.events = events  # the service's sink
+        self.engines = engines  # the session's intranet engines, read when asked for
         self._failure = ""  # the last job's failure, in the user's words
 
     def wait(self, future: Future, timeout: float = JOB_TIMEOUT) -> Any:
@@ -112,6 +115,13 @@ class Documents:
         reports = self._follow(done, progress)
         return reports[0] if reports else Report(collection_id=collection.id)
 
+    def embed_with(self, collection: Collection, embedder: str,
+                   progress: Callable[[Progress], None]) -> Collection:
+        """The collection embedded by ``embedder`` from now on ("": the app's model)."""
+        done: Future = Future()
+        self.service.embed_with(collection.id, embedder, done=done)
+        return self._follow(done, progress)
+
     def _follow(self, done: Future, progress: Callable[[Progress], None]) -> Any:
         done.add_done_callback(self.events.put)  # the end, in line behind the progress events
         while (event := self.events.get()) is not done:
@@ -138,9 +148,18 @@ class Documents:
     def find(self, question: str, collection: Collection, k: int = 5, mode: str = "hybrid") -> Future:
         """The search's hits as the window finds them (``core.retrieval``); a note when the
         collection's embedding model is not the one loaded here (keywords alone)."""
-        def missing(_model: str) -> None:
+        def missing(model: str, why: str) -> None:
+            if is_remote(model):
+                print(translate("cli.commands", "({reason} The question was searched by its keywords "
+                                "alone.)").format(reason=why), file=sys.stderr)
+                return
             print(translate("cli.commands", "(The collection was indexed with another embedding model: "
                             "keyword search only. Open Hearth to re-index it.)"), file=sys.stderr)
+
+        if is_remote(collection.embedding_model):  # said before the question leaves
+            print(translate("cli.commands", "Your question goes to {model} to be embedded for the "
+                            "search; the passages are found on this computer.").format(
+                                model=shown(collection.embedding_model)), file=sys.stderr)
 
         return self.service.find(question, [collection.id], [collection.embedding_model], k, mode,
                                  timeout=JOB_TIMEOUT, missing=missing)
@@ -177,7 +196,7 @@ def opened(chat: bool = False, engine: str = "", read_only: bool = False, model:
             # import re-embeds the collection it adds to first, if it was on another model).
             service = session.documents(client.worker.submit, loaded.model or embedding_model().sha256,
                                         events.put, stop_within=5.0, follow_model=False)
-            documents = Documents(service, client, events)
+            documents = Documents(service, client, events, lambda: session.engines)
             loaded_index: Future = Future()
             service.load_index(done=loaded_index)
             documents.wait(loaded_index)

@@ -9,6 +9,7 @@ from pathlib import Path
 from cli.common import opened, terminal_safe
 from core.document_progress import Progress, label
 from core.documents import FAILED, INDEXED, PENDING, SKIPPED
+from core.remote_embedding import choose, disclosure, shown
 from i18n import translate
 
 PREVIEW = 240  # characters of a passage that `docs search` shows
@@ -34,20 +35,45 @@ def docs_sync(name: str) -> int:
     return _ingest(name, None)
 
 
+def _show(progress: Progress) -> None:
+    """A job's progress on one line of standard error, written over as it goes."""
+    eta = (translate("cli.commands", ", about {seconds:.0f} s left").format(
+        seconds=progress.eta_seconds) if progress.eta_seconds else "")
+    what = (translate("cli.commands", "re-indexing for the embedding model: ")
+            if progress.reembedding else "")
+    chunks = progress.chunks_done  # a plain name: pyside6-lupdate skips an expression
+    line = translate("cli.commands", "{what}[{done}/{total}] {chunks}{eta}").format(
+        what=what, done=progress.files_done, total=progress.files_total,
+        chunks=translate("cli.commands", "%n chunks", None, chunks), eta=eta)
+    print(f"\r{line}  ", end="", file=sys.stderr, flush=True)
+
+
+def docs_embed(name: str, engine: str, model_id: str) -> int:
+    """Embed the collection on the intranet engine ``engine`` (its passages' text is sent
+    there, and each question to it), or with this computer's model again (``engine`` "")."""
+    with opened() as (documents, _client):
+        collection = documents.collection(name)
+        embedder = ""
+        if engine:
+            assert documents.engines is not None
+            choice = choose(documents.engines(), engine, model_id)
+            embedder = choice.model
+            print(disclosure(choice, collection.name), file=sys.stderr)  # before anything leaves
+        switched = documents.embed_with(collection, embedder, _show)
+        print(file=sys.stderr)
+        if switched.embedder:
+            print(translate("cli.commands", "{collection} is now embedded by {model}.").format(
+                collection=switched.name, model=shown(switched.embedding_model)))
+        else:
+            print(translate("cli.commands", "{collection} is now embedded on this computer.").format(
+                collection=switched.name))
+    return 0
+
+
 def _ingest(name: str, paths: list[str] | None) -> int:
     with opened() as (documents, _client):
         collection = documents.collection(name, create=paths is not None)
-
-        def show(progress: Progress) -> None:
-            eta = (translate("cli.commands", ", about {seconds:.0f} s left").format(
-                seconds=progress.eta_seconds) if progress.eta_seconds else "")
-            what = (translate("cli.commands", "re-indexing for the embedding model: ")
-                    if progress.reembedding else "")
-            chunks = progress.chunks_done  # a plain name: pyside6-lupdate skips an expression
-            line = translate("cli.commands", "{what}[{done}/{total}] {chunks}{eta}").format(
-                what=what, done=progress.files_done, total=progress.files_total,
-                chunks=translate("cli.commands", "%n chunks", None, chunks), eta=eta)
-            print(f"\r{line}  ", end="", file=sys.stderr, flush=True)
+        show = _show
 
         report = (documents.add(collection, [Path(p) for p in paths], show) if paths is not None
                   else documents.sync(collection, show))
@@ -76,6 +102,9 @@ def docs_list() -> int:
             files = translate("cli.commands", "%n files", None, count)
             print(translate("cli.commands", "{collection}: {files}").format(
                 collection=collection.name, files=files))
+            if collection.embedder:
+                print("  " + translate("cli.commands", "embedded by {model}").format(
+                    model=shown(collection.embedder)))
             for doc in docs:
                 why = f" ({doc.reason})" if doc.reason else ""
                 print(f"  {_status(doc.status):<8} {doc.path}{why}")

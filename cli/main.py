@@ -79,6 +79,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     docs_commands.add_parser("sync", help=translate(
         "cli.main", "catch a collection up with its files and folders (new, changed, renamed, deleted)")
     ).add_argument("collection")
+    embed = docs_commands.add_parser("embed", help=translate(
+        "cli.main", "embed a collection on an intranet engine (its passages' text is sent there), "
+                    "or on this computer again with --here"))
+    embed.add_argument("collection")
+    where = embed.add_mutually_exclusive_group(required=True)
+    where.add_argument("--engine", metavar="NAME", default="", help=translate(
+        "cli.main", "the engine that embeds it (see: engines list)"))
+    where.add_argument("--here", action="store_true", help=translate(
+        "cli.main", "embed it with this computer's embedding model again"))
+    embed.add_argument("--model", metavar="ID", default="", help=translate(
+        "cli.main", "with --engine, one of the engine's models (default: its first)"))
     search = docs_commands.add_parser("search", help=translate(
         "cli.main", "the passages that match a question"))
     search.add_argument("collection")

@@ -12,14 +12,14 @@ as events.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from core.document_progress import Report
-from core.document_protocol import AddPaths, CollectionsChanged, Finished, Reembed
+from core.document_protocol import AddPaths, CollectionsChanged, EmbedWith, Finished, Reembed
 from core.documents import Ingestion
 from i18n import translate
-from storage.documents.store import Document, DocumentStore
+from storage.documents.store import Collection, Document, DocumentStore
 
 
 @dataclass
@@ -63,7 +63,7 @@ class Jobs:
                                                        "its collection was deleted"))
                                     for p in command.paths])
         else:
-            report = self._ingestion.add(collection, list(command.paths), job.model)
+            report = self._ingestion.add(collection, list(command.paths), collection.model_for(job.model))
         self._emit(Finished(report))
         self._emit(self.snapshot())
         return report
@@ -75,7 +75,7 @@ class Jobs:
             if not collection.sources or (only and collection.id != only):
                 continue
             job.collection_id = collection.id
-            report = self._ingestion.refresh(collection, job.model)
+            report = self._ingestion.refresh(collection, collection.model_for(job.model))
             reports.append(report)
             self._emit(Finished(report))
             if report.cancelled:
@@ -84,13 +84,32 @@ class Jobs:
         return reports
 
     def reembed(self, job: Job) -> int:
-        """Every collection to the current model, one at a time; the count switched."""
+        """Every collection to the current model (or the one chosen for it alone), one at a
+        time; the count switched."""
         switched = 0
         for collection in self._store.collections():
-            if collection.embedding_model == job.model:
+            if collection.embedding_model == collection.model_for(job.model):
                 continue
             job.collection_id = collection.id
-            self._ingestion.reembed(collection, job.model)
+            self._ingestion.reembed(collection, collection.model_for(job.model))
             switched += 1
             self._emit(self.snapshot())
         return switched
+
+    def embed_with(self, job: Job, command: EmbedWith) -> Collection:
+        """One collection's own embedding model chosen (an engine's, or "" for the app's),
+        and the collection re-embedded with it. The choice is kept first: a stop midway
+        resumes with it, while the old vectors answer until the switch."""
+        job.collection_id = command.collection_id
+        collection = self._store.get_collection(command.collection_id)
+        if collection is None:
+            raise LookupError(translate("core.document_service", "its collection was deleted"))
+        if collection.embedder != command.embedder:
+            collection = replace(collection, embedder=command.embedder)
+            self._store.update_collection(collection)
+            self._emit(self.snapshot())
+        model = collection.model_for(job.model)
+        if collection.embedding_model != model:
+            collection = self._ingestion.reembed(collection, model)
+            self._emit(self.snapshot())
+        return collection

@@ -154,6 +154,16 @@ class Reembed:
     """Bring every collection to the current embedding model."""
 
 
+@dataclass(frozen=True, eq=False)
+class EmbedWith:
+    """Embed one collection with a model of its own (an intranet engine's, named as
+    ``inference.remote_embed.identity`` names it), or again with the app's (``""``)."""
+
+    collection_id: int
+    embedder: str
+    done: Future | None = None  # the Collection as it is after the switch
+
+
 # Events -----------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Finished:
@@ -181,8 +191,16 @@ class JobFailed:
     message: str  # in the user's words: what stopped, and what was kept
 
 
-Event = Progress | Finished | CollectionsChanged | Ready | Busy | JobFailed
-JOBS = (LoadIndex, AddPaths, RefreshAll, DeleteCollection, Reembed, RemoveDocument, SaveIndex)
+@dataclass(frozen=True)
+class SearchNote:
+    """Something the user should know about a search that still answered (its collection's
+    engine could not embed the question: keywords alone), in the user's words."""
+
+    message: str
+
+
+Event = Progress | Finished | CollectionsChanged | Ready | Busy | JobFailed | SearchNote
+JOBS = (LoadIndex, AddPaths, RefreshAll, DeleteCollection, Reembed, EmbedWith, RemoveDocument, SaveIndex)
 WAKE = Wake()
 
 
@@ -209,6 +227,9 @@ def what_was_kept(command: object) -> str:
         Reembed: translate("core.document_protocol",
                            "Re-indexing for the new embedding model stopped; your documents still "
                            "answer with the previous model, and it resumes next time."),
+        EmbedWith: translate("core.document_protocol",
+                             "Re-indexing the collection stopped; it still answers with the model "
+                             "it had, and the next run resumes where this one stopped."),
         LoadIndex: translate("core.document_protocol",
                              "Your documents cannot be searched until Hearth is unlocked again."),
         DeleteCollection: translate("core.document_protocol", "The collection was not deleted."),
@@ -353,6 +374,10 @@ class DocumentCalls:
 
     def set_embedding_model(self, model: str) -> None:
         self.post(SetEmbeddingModel(model))
+
+    def embed_with(self, collection_id: int, embedder: str, done: Future | None = None) -> None:
+        """Embed one collection with ``embedder`` from now on ("": the app's model)."""
+        self.post(EmbedWith(collection_id, embedder, done))
 
     def cancel(self) -> None:
         self.post(CancelJobs())

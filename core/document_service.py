@@ -41,6 +41,7 @@ from core.document_protocol import (
     CreateCollection,
     DeleteCollection,
     DocumentCalls,
+    EmbedWith,
     Inbox,
     JobFailed,
     ListCollections,
@@ -53,6 +54,7 @@ from core.document_protocol import (
     RenameCollection,
     SaveIndex,
     Search,
+    SearchNote,
     SetEmbeddingModel,
     Surroundings,
     Wake,
@@ -63,6 +65,7 @@ from core.document_protocol import (
 )
 from core.document_steps import ServiceSteps
 from core.documents import Ingestion
+from core.remote_embedding import is_remote
 from core.retrieval import find, passages
 from core.speech import SPEECH_MEMORY_LIMIT, SPEECH_TIMEOUT
 from i18n import translate
@@ -129,10 +132,17 @@ class DocumentService(DocumentCalls):
 
     def find(self, question: str, collection_ids: Sequence[int], models: Sequence[str], k: int = 5,
              mode: str = "hybrid", timeout: float = SEARCH_TIMEOUT,
-             missing: Callable[[str], None] | None = None) -> Future:
+             missing: Callable[[str, str], None] | None = None) -> Future:
         """A future of the hits for ``question``: embedded on the worker by each of
         ``models``, searched on this service's thread; nothing waits (``core.retrieval``)."""
-        return find(self.search, self._submit, question, collection_ids, models, k, mode, timeout, missing)
+        def left_out(model: str, why: str) -> None:
+            if is_remote(model):  # the user chose that engine: why it did not answer is news
+                self._emit(SearchNote(translate("core.document_service", "{reason} The question was "
+                                                "searched by its keywords alone.").format(reason=why)))
+            if missing is not None:
+                missing(model, why)
+
+        return find(self.search, self._submit, question, collection_ids, models, k, mode, timeout, left_out)
 
     def retrieve(self, question: str, collection_ids: Sequence[int], models: Sequence[str],
                  k: int = 5, timeout: float = SEARCH_TIMEOUT) -> Future:
@@ -376,6 +386,8 @@ class DocumentService(DocumentCalls):
                 return self._jobs.refresh(job, command.collection_id)
             if isinstance(command, Reembed):
                 return self._jobs.reembed(job)
+            if isinstance(command, EmbedWith):
+                return self._jobs.embed_with(job, command)
             if isinstance(command, DeleteCollection):
                 self._ingestion.delete(command.collection_id)
                 self._emit(self._jobs.snapshot())
@@ -406,7 +418,7 @@ class DocumentService(DocumentCalls):
         snapshot = self._jobs.snapshot(documents)
         self._emit(snapshot)
         self._pump()  # a model change that came meanwhile decides what re-embedding is due
-        due = any(c.embedding_model != self._model for c in snapshot.collections)
+        due = any(c.embedding_model != c.model_for(self._model) for c in snapshot.collections)
         if self._follow and due and not any(isinstance(p, Reembed) for p in self._pending):
             self._pending.append(Reembed())
         return chunks

@@ -26,6 +26,7 @@ from core.document_protocol import SEARCH_TIMEOUT, DocumentsUnavailable, as_pass
 from i18n import translate
 from inference.embedder import EmbedderNotLoaded, profile
 from inference.protocol import Embed
+from inference.remote_embed import shown
 
 log = logging.getLogger(__name__)
 
@@ -52,11 +53,12 @@ def _settle(target: Future, work: Callable[[], Any]) -> None:
 
 def find(search: Search, submit: Callable[[Any], None], question: str, collection_ids: Sequence[int],
          models: Sequence[str], k: int = 5, mode: str = "hybrid", timeout: float = SEARCH_TIMEOUT,
-         missing: Callable[[str], None] | None = None) -> Future:
+         missing: Callable[[str, str], None] | None = None) -> Future:
     """A future of the search's hits for ``question`` in ``collection_ids``. ``search`` is
     the document service's; ``submit`` reaches the inference worker. A model that is not
     loaded is left out (its collections answer by keywords alone), never replaced by
-    another; ``missing`` hears which."""
+    another; ``missing`` hears which, and why. A model on an intranet engine that cannot
+    embed the question now is left out the same way (``core.remote_embedding``)."""
     result: Future = Future()
     ids = list(collection_ids)
     vectors: dict[str, Any] = {}
@@ -78,11 +80,11 @@ def find(search: Search, submit: Callable[[Any], None], question: str, collectio
     def embedded(model: str, done: Future) -> None:
         try:
             vectors[model] = done.result()[0]
-        except EmbedderNotLoaded:
-            log.warning("embedding model %s… not loaded: its collections are searched by "
-                        "keywords alone", model[:12])
+        except EmbedderNotLoaded as exc:
+            log.warning("embedding model %s not available (%s): its collections are searched by "
+                        "keywords alone", shown(model), exc)
             if missing is not None:
-                missing(model)
+                missing(model, str(exc))
         except Exception as exc:
             log.error("the question could not be embedded", exc_info=exc)
             _fail(result, DocumentsUnavailable(translate(

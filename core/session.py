@@ -130,13 +130,18 @@ class Session:
         It stops in the ``documents`` step, given at most ``stop_within`` seconds so that
         the steps after it keep their share of the deadline."""
         from core.document_service import DocumentService
+        from core.remote_embedding import EmbeddingRoute
 
         self._documents_close = stop_within
         if self._documents is not None:
             self._documents.close(stop_within)
         else:
             self.on_close("documents", self._close_documents)
-        self._documents = DocumentService(self.vault, submit, embedding_model, sink, **options)
+        # A collection the user chose to embed on an intranet engine is embedded there
+        # (core.remote_embedding); everything else goes to ``submit`` as before.
+        route = EmbeddingRoute(submit, lambda: self.engines)
+        self.on_close("requests", route.close)
+        self._documents = DocumentService(self.vault, route, embedding_model, sink, **options)
         self._documents.start()
         return self._documents
 

@@ -17,6 +17,7 @@ and not the caller's guess.
 from __future__ import annotations
 
 import logging
+import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -26,12 +27,14 @@ from typing import Any
 import numpy as np
 
 from i18n import translate
-from inference.bundled import by_sha256, sha256_of
+from inference.bundled import by_sha256, known_models, sha256_of
 from inference.errors import InferenceError, ModelLoadError, NoModelLoaded
 
 log = logging.getLogger(__name__)
 N_CTX = 512  # BERT-style models see at most 512 tokens; chunks are far shorter
 MAX_EMBEDDERS = 2  # the old and the new model during a switch; 45-75 MB each
+REMOTE = "intranet:"  # an engine's embedding model (inference.remote_embed.identity)
+E5_FAMILY = re.compile(r"(?<![a-z0-9])(multilingual-)?e5-")
 SPECIAL_TOKENS = 2  # [CLS]/<s> and [SEP]/</s> around every input: positions too
 
 
@@ -53,8 +56,12 @@ class EmbeddingProfile:
 
 def profile(model: str) -> EmbeddingProfile:
     """The profile of the embedding model with sha256 ``model``: from its manifest for the
-    models Hearth ships or shipped; none (plain text) for the user's own."""
+    models Hearth ships or shipped; none (plain text) for the user's own. A model on an
+    intranet engine (``inference.remote_embed``) is known by its name: one of the
+    multilingual-e5 family wants e5's prefixes and floor whatever its size."""
     known = by_sha256(model)
+    if model.startswith(REMOTE) and E5_FAMILY.search(model.rpartition("|")[2].casefold()):
+        known = next((m for m in known_models() if m.role == "embedding" and E5_FAMILY.search(m.id)), None)
     if known is None or known.role != "embedding":
         return EmbeddingProfile()
     return EmbeddingProfile(known.query_prefix, known.passage_prefix, known.chunk_tokens,

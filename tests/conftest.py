@@ -124,6 +124,20 @@ def intranet_engine(starter_model_path: Path, tmp_path_factory: pytest.TempPathF
 
 
 @pytest.fixture(scope="session")
+def embedding_engine(embedding_model_path: Path, tmp_path_factory: pytest.TempPathFactory):
+    """An intranet engine that embeds: llama-server with the bundled multilingual-e5 in
+    embedding mode, as "corp-e5", on 127.0.0.2 behind TLS with a CA made for the run."""
+    from tests.intranet import llama_server, make_pki, server_binary
+
+    if server_binary() is None:
+        pytest.fail("llama-server is not built: the test command builds it (packaging/llama_tools.py)")
+    pki = make_pki(tmp_path_factory.mktemp("e5-pki"))
+    with llama_server(embedding_model_path, pki, n_ctx=1024, parallel=1,
+                      extra=("--embedding", "--alias", "corp-multilingual-e5-small")) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
 def vllm_engine(tmp_path_factory: pytest.TempPathFactory):
     """vLLM (CPU) serving the starter model on 127.0.0.2 behind TLS, for the session."""
     from tests.intranet import make_pki, vllm_server, vllm_setup

@@ -22,7 +22,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from app.chat.controller import ChatController
 from app.documents.watcher import FolderWatcher
 from core.document_progress import Progress
-from core.document_protocol import Busy, CollectionsChanged, Finished, JobFailed, Ready
+from core.document_protocol import Busy, CollectionsChanged, Finished, JobFailed, Ready, SearchNote
 from core.document_service import DocumentService
 from core.documents import Collection, Document
 from core.models import previous_embedding_models
@@ -139,6 +139,8 @@ class DocumentsController(QObject):
             self.busy_changed.emit(event.busy)
         elif isinstance(event, JobFailed):
             self.failed.emit(event.message)
+            self.chat.notice.emit(event.message)
+        elif isinstance(event, SearchNote):
             self.chat.notice.emit(event.message)
 
     def _load_previous_models(self, collections: tuple[Collection, ...]) -> None:

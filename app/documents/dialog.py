@@ -28,15 +28,22 @@ from app.documents.files_table import FilesTable
 from app.documents.progress_text import finished_text, progress_text
 from app.shell import dialogs
 from app.shell.a11y import named
-from app.shell.text import plain
+from app.shell.text import plain, tooltip
 from core.document_progress import Progress, Report, TimeLeft
 from core.documents import INDEXED, Collection
+from core.remote_embedding import shown
 from i18n import translate
 
 
 def local_paths(event: QDragEnterEvent | QDropEvent) -> list[Path]:
     urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
     return [Path(u.toLocalFile()) for u in urls if u.isLocalFile()]
+
+
+def embedded_elsewhere(collection: Collection) -> str:
+    """What a collection embedded on an intranet engine (``docs embed``) sends there."""
+    return translate("documents.dialog", "Embedded by {model}: the text of its passages, and each "
+                     "question asked about it, go to that engine.").format(model=shown(collection.embedder))
 
 
 class CollectionsDialog(QDialog):
@@ -157,6 +164,8 @@ class CollectionsDialog(QDialog):
         for collection in self.docs.collections():
             item = QListWidgetItem(collection.name)
             item.setData(Qt.ItemDataRole.UserRole, collection.id)
+            if collection.embedder:
+                item.setToolTip(tooltip(embedded_elsewhere(collection)))  # the engine names its model
             self.collection_list.addItem(item)
             if keep and keep.id == collection.id:
                 self.collection_list.setCurrentItem(item)
@@ -201,6 +210,8 @@ class CollectionsDialog(QDialog):
             when = QDateTime.fromSecsSinceEpoch(int(collection.caught_up))
             said += " " + translate("documents.dialog", "Follows its folders: caught up at {time}.").format(
                 time=QLocale().toString(when, QLocale.FormatType.ShortFormat))
+        if collection.embedder:  # what leaves, said where the collection is shown
+            said += " " + embedded_elsewhere(collection)
         self.summary.setText(said)
 
     def selected_documents(self) -> list[int]:

@@ -1875,8 +1875,16 @@ Nothing is sent until you send it there.</source>
         <translation>没有名为 {name} 的文档集（现有文档集：{names}）。</translation>
     </message>
     <message>
+        <source>({reason} The question was searched by its keywords alone.)</source>
+        <translation>（{reason} 这个问题只按关键词搜索。）</translation>
+    </message>
+    <message>
         <source>(The collection was indexed with another embedding model: keyword search only. Open Hearth to re-index it.)</source>
         <translation>（该文档集是用另一个嵌入模型索引的：只能进行关键词搜索。请打开 Hearth 重新索引。）</translation>
+    </message>
+    <message>
+        <source>Your question goes to {model} to be embedded for the search; the passages are found on this computer.</source>
+        <translation>你的问题将发送到 {model} 进行嵌入以便搜索；段落仍在这台电脑上查找。</translation>
     </message>
     <message>
         <source>, about {seconds:.0f} s left</source>
@@ -1895,6 +1903,14 @@ Nothing is sent until you send it there.</source>
         <translation>
             <numerusform>%n 个文本块</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>{collection} is now embedded by {model}.</source>
+        <translation>{collection} 现在由 {model} 嵌入。</translation>
+    </message>
+    <message>
+        <source>{collection} is now embedded on this computer.</source>
+        <translation>{collection} 现在在这台电脑上嵌入。</translation>
     </message>
     <message>
         <source>indexed  {path}</source>
@@ -1921,6 +1937,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>{collection}: {files}</source>
         <translation>{collection}：{files}</translation>
+    </message>
+    <message>
+        <source>embedded by {model}</source>
+        <translation>由 {model} 嵌入</translation>
     </message>
     <message>
         <source>[{number}] {passage}
@@ -2316,6 +2336,22 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>catch a collection up with its files and folders (new, changed, renamed, deleted)</source>
         <translation>让文档集跟上它的文件和文件夹（新增、更改、重命名、删除）</translation>
+    </message>
+    <message>
+        <source>embed a collection on an intranet engine (its passages&apos; text is sent there), or on this computer again with --here</source>
+        <translation>在内网引擎上嵌入一个文档集（其段落的文本会发送到那里），或用 --here 重新在这台电脑上嵌入</translation>
+    </message>
+    <message>
+        <source>the engine that embeds it (see: engines list)</source>
+        <translation>负责嵌入的引擎（参见：engines list）</translation>
+    </message>
+    <message>
+        <source>embed it with this computer&apos;s embedding model again</source>
+        <translation>重新用这台电脑上的嵌入模型嵌入</translation>
+    </message>
+    <message>
+        <source>with --engine, one of the engine&apos;s models (default: its first)</source>
+        <translation>与 --engine 一起使用：该引擎的某个模型（默认：第一个）</translation>
     </message>
     <message>
         <source>the passages that match a question</source>
@@ -3087,6 +3123,10 @@ Nothing is sent until you send it there.</source>
         <translation>针对新嵌入模型的重新索引已停止；你的文档仍使用之前的模型提供回答，重新索引将在下次继续。</translation>
     </message>
     <message>
+        <source>Re-indexing the collection stopped; it still answers with the model it had, and the next run resumes where this one stopped.</source>
+        <translation>文档集的重新索引已停止；它仍使用原来的模型回答，下次运行会从停下的地方继续。</translation>
+    </message>
+    <message>
         <source>Your documents cannot be searched until Hearth is unlocked again.</source>
         <translation>在再次解锁 Hearth 之前，无法搜索你的文档。</translation>
     </message>
@@ -3125,6 +3165,10 @@ Nothing is sent until you send it there.</source>
 </context>
 <context>
     <name>core.document_service</name>
+    <message>
+        <source>{reason} The question was searched by its keywords alone.</source>
+        <translation>{reason} 这个问题只按关键词搜索。</translation>
+    </message>
     <message>
         <source>Hearth&apos;s document search stopped after an internal error; details are in the log. Lock and unlock Hearth to restart it.</source>
         <translation>Hearth 的文档搜索因内部错误而停止；详细信息见日志。锁定后再解锁 Hearth 即可重新启动文档搜索。</translation>
@@ -3584,6 +3628,33 @@ Nothing is sent until you send it there.</source>
     </message>
 </context>
 <context>
+    <name>core.remote_embedding</name>
+    <message>
+        <source>The engine {name} is switched off: switch it on in Settings ▸ Engines first.</source>
+        <translation>引擎 {name} 已关闭：请先在「设置 ▸ 引擎」中将其开启。</translation>
+    </message>
+    <message>
+        <source>The text of every passage of “{collection}” goes to the engine {name} ({where}) to be embedded by {model}, and so does each question asked about it. The documents, the index and the vectors stay on this computer, encrypted.</source>
+        <translation>「{collection}」中每个段落的文本都将发送到引擎 {name}（{where}），由 {model} 进行嵌入；针对它提出的每个问题也是如此。文档、索引和向量都加密保存在这台电脑上。</translation>
+    </message>
+    <message>
+        <source>Hearth is closing: nothing was embedded.</source>
+        <translation>Hearth 正在关闭：没有嵌入任何内容。</translation>
+    </message>
+    <message>
+        <source>Embedding on the engine failed; details are in the log.</source>
+        <translation>在引擎上嵌入失败；详情见日志。</translation>
+    </message>
+    <message>
+        <source>The engine that embeds these documents ({model}) is no longer among your engines. Add it again, or embed the collection on this computer.</source>
+        <translation>负责嵌入这些文档的引擎（{model}）已不在你的引擎列表中。请重新添加它，或在这台电脑上嵌入该文档集。</translation>
+    </message>
+    <message>
+        <source>The engine {name}, which embeds these documents, is switched off: switch it on in Settings ▸ Engines.</source>
+        <translation>负责嵌入这些文档的引擎 {name} 已关闭：请在「设置 ▸ 引擎」中将其开启。</translation>
+    </message>
+</context>
+<context>
     <name>core.retrieval</name>
     <message>
         <source>Your question could not be prepared for the search; details are in the log.</source>
@@ -4009,6 +4080,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>Why</source>
         <translation>原因</translation>
+    </message>
+    <message>
+        <source>Embedded by {model}: the text of its passages, and each question asked about it, go to that engine.</source>
+        <translation>由 {model} 嵌入：其段落的文本以及针对它提出的每个问题都会发送到该引擎。</translation>
     </message>
     <message>
         <source>Delete collection…</source>
@@ -5258,6 +5333,37 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>The request to the engine failed ({kind}). Details are in the log.</source>
         <translation>对引擎的请求失败（{kind}）。详细信息见日志。</translation>
+    </message>
+</context>
+<context>
+    <name>inference.remote_embed</name>
+    <message>
+        <source>{model} on {engine}</source>
+        <translation>{engine} 上的 {model}</translation>
+    </message>
+    <message>
+        <source>The engine {name} answered the request for embeddings with something else ({what}); nothing was stored.</source>
+        <translation>引擎 {name} 对嵌入请求的回答不是嵌入向量（{what}）；没有保存任何内容。</translation>
+    </message>
+    <message>
+        <source>not one vector for each passage</source>
+        <translation>向量与段落并非一一对应</translation>
+    </message>
+    <message>
+        <source>a vector that is not a list of numbers</source>
+        <translation>某个向量不是数字列表</translation>
+    </message>
+    <message>
+        <source>vectors out of order</source>
+        <translation>向量顺序错乱</translation>
+    </message>
+    <message>
+        <source>vectors of several sizes, or of none</source>
+        <translation>向量维度不一致或为空</translation>
+    </message>
+    <message>
+        <source>a vector that is not finite, or all zero</source>
+        <translation>某个向量含有非有限值或全为零</translation>
     </message>
 </context>
 <context>

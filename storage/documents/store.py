@@ -45,6 +45,13 @@ class Collection:
     # Files the user removed that a folder among the sources still holds: not added again.
     excluded: list[str] = field(default_factory=list)
     caught_up: float = 0.0  # when its sources were last checked for changes, all the way
+    # The model the user chose for this collection alone (an intranet engine's, named as
+    # ``inference.remote_embed.identity`` names it); "": the app's embedding model.
+    embedder: str = ""
+
+    def model_for(self, app_model: str) -> str:
+        """The model its vectors are to be made with, the app's being ``app_model``."""
+        return self.embedder or app_model
 
 
 @dataclass(frozen=True)
@@ -141,7 +148,7 @@ class DocumentStore:
                 data = self._record(root, "collections", row_id, blob)
                 found.append(Collection(row_id, data["name"], data["sources"], data["embedding_model"],
                                         data["created_at"], list(data.get("excluded") or []),
-                                        float(data.get("caught_up") or 0.0)))
+                                        float(data.get("caught_up") or 0.0), str(data.get("embedder") or "")))
             except DamagedVault:
                 found.append(Collection(row_id, translate("storage.documents.store", "⚠ Damaged collection")))
         return sorted(found, key=lambda c: c.name.casefold())
@@ -161,7 +168,8 @@ class DocumentStore:
     def _write_collection(self, conn: Any, collection: Collection) -> None:
         data = {"name": collection.name, "sources": collection.sources,
                 "embedding_model": collection.embedding_model, "created_at": collection.created_at,
-                "excluded": collection.excluded, "caught_up": collection.caught_up}
+                "excluded": collection.excluded, "caught_up": collection.caught_up,
+                **({"embedder": collection.embedder} if collection.embedder else {})}
         conn.execute(update(schema.collections).where(schema.collections.c.id == collection.id)
                      .values(payload=self._versions.seal(conn, "collections", collection.id, data)))
 

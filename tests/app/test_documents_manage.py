@@ -14,6 +14,7 @@ import pytest
 
 from app.documents.dialog import CollectionsDialog
 from app.shell import dialogs
+from app.shell.text import tooltip
 from core.document_progress import TimeLeft
 from tests import retrieval_set
 from tests.app.conftest import WAIT_MS, create_collection
@@ -127,3 +128,24 @@ def test_the_time_left_counts_down_and_does_not_leap() -> None:
     after = shown.update(35.0, 5.0)
     assert before < after < 35.0
     assert shown.update(None, 100.0) == 0.0  # the last file: no less than nothing
+
+
+def test_a_collection_embedded_on_an_engine_says_so_where_it_is_shown(qtbot, window, monkeypatch) -> None:
+    from dataclasses import replace
+
+    from core.remote_embedding import identity
+
+    qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)
+    collection = create_collection(qtbot, window, "Work")
+    dialog: CollectionsDialog = window.dialogs.collections_dialog
+    # The model's name is the engine's word: shown as written, never as markup.
+    elsewhere = replace(collection, embedder=identity("Corp", "<img src='file:///etc/x.png'>bge-m3"))
+    monkeypatch.setattr(window.documents, "collections", lambda: [elsewhere])
+    dialog.refresh()
+    said = ("Embedded by <img src='file:///etc/x.png'>bge-m3 on Corp: the text of its passages, and each "
+            "question asked about it, go to that engine.")
+    assert dialog.collection_list.item(0).toolTip() == tooltip(said) and "&lt;img" in tooltip(said)
+    assert said in dialog.summary.text()
+    monkeypatch.setattr(window.documents, "collections", lambda: [collection])
+    dialog.refresh()
+    assert dialog.collection_list.item(0).toolTip() == "" and "Embedded by" not in dialog.summary.text()
