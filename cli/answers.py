@@ -15,6 +15,7 @@ from cli.common import (
     local_spec,
     notice,
     opened,
+    say_embedded_there,
     show,
     stream_answer,
     terminal_safe,
@@ -45,6 +46,7 @@ def ask(name: str, question: str, max_tokens: int, engine: str = "", model: str 
     with opened(chat=True, engine=engine, read_only=True, model="" if engine else model) as (documents, client):
         collection = documents.collection(name)
         messages = (ChatMessage("system", SYSTEM_PROMPT), ChatMessage("user", question))
+        say_embedded_there(collection)
         found = documents.wait(documents.service.retrieve(question, [collection.id],
                                                           [collection.embedding_model], timeout=JOB_TIMEOUT))
         retrieval = Passages(tuple(found))

@@ -156,10 +156,7 @@ class Documents:
             print(translate("cli.commands", "(The collection was indexed with another embedding model: "
                             "keyword search only. Open Hearth to re-index it.)"), file=sys.stderr)
 
-        if is_remote(collection.embedding_model):  # said before the question leaves
-            print(translate("cli.commands", "Your question goes to {model} to be embedded for the "
-                            "search; the passages are found on this computer.").format(
-                                model=shown(collection.embedding_model)), file=sys.stderr)
+        say_embedded_there(collection)
 
         return self.service.find(question, [collection.id], [collection.embedding_model], k, mode,
                                  timeout=JOB_TIMEOUT, missing=missing)
@@ -205,6 +202,14 @@ def opened(chat: bool = False, engine: str = "", read_only: bool = False, model:
                 documents.save_index()
         except (InferenceError, ClientError) as exc:
             raise CommandError(str(exc)) from exc
+
+
+def say_embedded_there(collection: Collection) -> None:
+    """Before a question to ``collection`` leaves: that it goes to the engine embedding it."""
+    if is_remote(collection.embedding_model):
+        print(translate("cli.commands", "Your question goes to {model} to be embedded for the "
+                        "search; the passages are found on this computer.").format(
+                            model=shown(collection.embedding_model)), file=sys.stderr)
 
 
 def local_spec(name: str, session: Session | None = None) -> ModelSpec:

@@ -9,7 +9,7 @@ from pathlib import Path
 from cli.common import opened, terminal_safe
 from core.document_progress import Progress, label
 from core.documents import FAILED, INDEXED, PENDING, SKIPPED
-from core.remote_embedding import choose, disclosure, shown
+from core.remote_embedding import choose, disclosure, sent_to, shown
 from i18n import translate
 
 PREVIEW = 240  # characters of a passage that `docs search` shows
@@ -74,6 +74,10 @@ def _ingest(name: str, paths: list[str] | None) -> int:
     with opened() as (documents, _client):
         collection = documents.collection(name, create=paths is not None)
         show = _show
+        if sent_to(collection):  # said before any passage leaves
+            print(translate("cli.commands", "The text of the passages goes to {model} to be "
+                            "embedded; the documents, the index and the vectors stay on this "
+                            "computer.").format(model=shown(sent_to(collection))), file=sys.stderr)
 
         report = (documents.add(collection, [Path(p) for p in paths], show) if paths is not None
                   else documents.sync(collection, show))
@@ -102,9 +106,9 @@ def docs_list() -> int:
             files = translate("cli.commands", "%n files", None, count)
             print(translate("cli.commands", "{collection}: {files}").format(
                 collection=collection.name, files=files))
-            if collection.embedder:
+            if sent_to(collection):
                 print("  " + translate("cli.commands", "embedded by {model}").format(
-                    model=shown(collection.embedder)))
+                    model=shown(sent_to(collection))))
             for doc in docs:
                 why = f" ({doc.reason})" if doc.reason else ""
                 print(f"  {_status(doc.status):<8} {doc.path}{why}")

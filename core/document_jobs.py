@@ -84,14 +84,15 @@ class Jobs:
         return reports
 
     def reembed(self, job: Job) -> int:
-        """Every collection to the current model (or the one chosen for it alone), one at a
-        time; the count switched."""
+        """Every collection to the current model, one at a time; the count switched. A
+        collection embedded by a model of its own (an engine's) is left to ``embed_with``:
+        an engine that is away must not hold up the rest, nor be asked at every start."""
         switched = 0
         for collection in self._store.collections():
-            if collection.embedding_model == collection.model_for(job.model):
+            if collection.embedder or collection.embedding_model == job.model:
                 continue
             job.collection_id = collection.id
-            self._ingestion.reembed(collection, collection.model_for(job.model))
+            self._ingestion.reembed(collection, job.model)
             switched += 1
             self._emit(self.snapshot())
         return switched

@@ -418,7 +418,7 @@ class DocumentService(DocumentCalls):
         snapshot = self._jobs.snapshot(documents)
         self._emit(snapshot)
         self._pump()  # a model change that came meanwhile decides what re-embedding is due
-        due = any(c.embedding_model != c.model_for(self._model) for c in snapshot.collections)
+        due = any(not c.embedder and c.embedding_model != self._model for c in snapshot.collections)
         if self._follow and due and not any(isinstance(p, Reembed) for p in self._pending):
             self._pending.append(Reembed())
         return chunks

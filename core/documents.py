@@ -368,6 +368,9 @@ class Ingestion:
         chunks = chunk_sections(sections, count, max_tokens=shape.chunk_tokens or MAX_TOKENS, room=room)
         matrix = reembedding.embed_chunks(self.steps, chunks, model)
         self.steps.check()
+        expected = self.indexes.dimensions(model)
+        if expected and len(chunks) and matrix.shape[1] != expected:  # before anything is stored
+            raise reembedding.other_size(model, matrix.shape[1], expected)
         record = self.store.save_document(replace(record, status=PENDING, size=info.st_size,
                                                   mtime=info.st_mtime, sha256=sha))
         ids = self.store.replace_chunks(record, chunks, matrix, model)

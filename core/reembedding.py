@@ -19,7 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from core.document_progress import Progress, Steps
+from i18n import translate
 from inference.embedder import profile
+from inference.remote_embed import EngineEmbedderUnavailable, is_remote, shown
 from storage.documents.chunking import Chunk
 from storage.documents.search import Indexes
 from storage.documents.store import Collection, DocumentStore
@@ -43,6 +45,17 @@ def embed_chunks(steps: Steps, chunks: list[Chunk], model: str) -> np.ndarray:
         batch = chunks[start:start + EMBED_BATCH]
         vectors.append(steps.embed([shape.passage(embed_text(c)) for c in batch], model))
     return np.vstack(vectors) if vectors else np.zeros((0, 1), dtype=np.float32)
+
+
+def other_size(model: str, size: int, expected: int) -> Exception:
+    """Vectors of another size than the model's others here: never put beside them. From an
+    engine, a different model behind the same name, said as the engine's fault."""
+    if is_remote(model):
+        return EngineEmbedderUnavailable(model, translate(
+            "core.reembedding", "{model} now gives vectors of {size} numbers where this collection's "
+            "have {expected}: it is not the model the collection was embedded with. Embed the "
+            "collection again.").format(model=shown(model), size=size, expected=expected))
+    return ValueError(f"vectors of {size} numbers for model {model[:12]}…, which has {expected}")
 
 
 def reembed(store: DocumentStore, indexes: Indexes, steps: Steps, collection: Collection,

@@ -139,7 +139,8 @@ class Session:
             self.on_close("documents", self._close_documents)
         # A collection the user chose to embed on an intranet engine is embedded there
         # (core.remote_embedding); everything else goes to ``submit`` as before.
-        route = EmbeddingRoute(submit, lambda: self.engines)
+        engines = self.engines  # made here, not on two of the route's threads at once
+        route = EmbeddingRoute(submit, lambda: engines)
         self.on_close("requests", route.close)
         self._documents = DocumentService(self.vault, route, embedding_model, sink, **options)
         self._documents.start()

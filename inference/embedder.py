@@ -16,6 +16,7 @@ and not the caller's guess.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections import OrderedDict
@@ -34,7 +35,7 @@ log = logging.getLogger(__name__)
 N_CTX = 512  # BERT-style models see at most 512 tokens; chunks are far shorter
 MAX_EMBEDDERS = 2  # the old and the new model during a switch; 45-75 MB each
 REMOTE = "intranet:"  # an engine's embedding model (inference.remote_embed.identity)
-E5_FAMILY = re.compile(r"(?<![a-z0-9])(multilingual-)?e5-")
+E5_FAMILY = re.compile(r"(?<![a-z0-9])multilingual-e5-")
 SPECIAL_TOKENS = 2  # [CLS]/<s> and [SEP]/</s> around every input: positions too
 
 
@@ -54,13 +55,23 @@ class EmbeddingProfile:
         return self.passage_prefix + text.strip()
 
 
+def _remote_model_id(model: str) -> str:
+    """The model id in an engine model's identity (``inference.remote_embed.parts``)."""
+    try:
+        found = json.loads(model[len(REMOTE):])
+    except ValueError:
+        return ""
+    return found[1] if isinstance(found, list) and len(found) == 3 and isinstance(found[1], str) else ""
+
+
 def profile(model: str) -> EmbeddingProfile:
     """The profile of the embedding model with sha256 ``model``: from its manifest for the
     models Hearth ships or shipped; none (plain text) for the user's own. A model on an
     intranet engine (``inference.remote_embed``) is known by its name: one of the
-    multilingual-e5 family wants e5's prefixes and floor whatever its size."""
+    multilingual-e5 family wants e5's prefixes and floor whatever its size (not
+    e5-mistral, which wants instructions)."""
     known = by_sha256(model)
-    if model.startswith(REMOTE) and E5_FAMILY.search(model.rpartition("|")[2].casefold()):
+    if model.startswith(REMOTE) and E5_FAMILY.search(_remote_model_id(model).casefold()):
         known = next((m for m in known_models() if m.role == "embedding" and E5_FAMILY.search(m.id)), None)
     if known is None or known.role != "embedding":
         return EmbeddingProfile()

@@ -1,8 +1,8 @@
 """Embeddings made by an intranet engine (#43): for a collection too large for this
 computer's embedder, when the user chose to send its passages there.
 
-An embedding model on an engine is named by an identity of its own, ``intranet:<engine
-name>|<model id>`` (``identity``), in the place where a local model's sha256 goes: the
+An embedding model on an engine is named by an identity of its own (``identity``: the
+engine's name, the model's id and a digest of where the engine is), in the place where a local model's sha256 goes: the
 collection's recorded model, each passage's row, the question's ``Embed``. So its
 vectors never meet a local model's in one index, and a question to such a collection is
 embedded by the same engine and model.
@@ -15,6 +15,7 @@ the index's ranking as surely as a wrong model).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -22,42 +23,44 @@ import numpy as np
 from i18n import translate
 from inference.embedder import REMOTE, EmbedderNotLoaded
 from inference.intranet import Abort, Client, EngineError
-from inference.remote import RemoteEngine
 from inference.remote_discovery import RemoteModel
 
 PREFIX = REMOTE
-MAX_DIMENSIONS = 8192  # the largest embedding models publish 4,096
-MAX_TOKENS_ESTIMATE = 10**6
+MAX_DIMENSIONS = 4096  # the largest embedding models publish 4,096; 32 of them fit MAX_JSON
 
 
-def identity(engine: str, model_id: str) -> str:
-    """The name an engine's embedding model goes by where a local model's sha256 would."""
-    return f"{PREFIX}{engine}|{model_id}"
+def identity(engine: str, model_id: str, where: str) -> str:
+    """The name an engine's embedding model goes by where a local model's sha256 would:
+    the engine's name, the model's id and ``where`` (a digest of the engine's address and
+    trust, ``core.remote_embedding``), as JSON after the prefix, so that no name or id
+    can be read as another (both may hold any printable character)."""
+    return PREFIX + json.dumps([engine, model_id, where], ensure_ascii=False)
 
 
 def is_remote(model: str) -> bool:
     return model.startswith(PREFIX)
 
 
-def engine_and_model(model: str, engines: list[str]) -> tuple[str, str] | None:
-    """The engine (of ``engines``, the names known) and model id an identity names; the
-    longest name that fits wins, since a name may hold "|" itself. None if none does."""
+def parts(model: str) -> tuple[str, str, str] | None:
+    """The engine's name, the model's id and the digest an identity holds; None if it is
+    not one."""
     if not is_remote(model):
         return None
-    rest = model[len(PREFIX):]
-    fitting = [name for name in engines if rest.startswith(name + "|")]
-    if not fitting:
+    try:
+        found = json.loads(model[len(PREFIX):])
+    except ValueError:
         return None
-    name = max(fitting, key=len)
-    return name, rest[len(name) + 1:]
+    if not (isinstance(found, list) and len(found) == 3 and all(isinstance(x, str) for x in found)):
+        return None
+    return found[0], found[1], found[2]
 
 
 def shown(model: str) -> str:
     """An identity as the user reads it: "model id on engine" (a sha256's first twelve)."""
-    if not is_remote(model):
+    found = parts(model)
+    if found is None:
         return model[:12] + "…"
-    engine, _, model_id = model[len(PREFIX):].rpartition("|")
-    return translate("inference.remote_embed", "{model} on {engine}").format(model=model_id, engine=engine)
+    return translate("inference.remote_embed", "{model} on {engine}").format(model=found[1], engine=found[0])
 
 
 class EngineEmbedderUnavailable(EmbedderNotLoaded):
@@ -74,12 +77,9 @@ class EngineEmbedderUnavailable(EmbedderNotLoaded):
 class RemoteEmbedder:
     """One embedding model on one engine. Safe to use from several threads at once."""
 
-    def __init__(self, client: Client, kind: str, model: RemoteModel) -> None:
+    def __init__(self, client: Client, model: RemoteModel) -> None:
         self.client = client
         self.model = model
-        # Token counts as the chat side gets them: the engine's /tokenize where it has
-        # one, else an estimate that errs long (a passage is then cut shorter, never longer).
-        self._counter = RemoteEngine(client, kind, model)
 
     def embed(self, texts: list[str] | tuple[str, ...], abort: Abort | None = None) -> np.ndarray:
         """One L2-normalised float32 row per text, as the local embedder gives them."""
@@ -89,8 +89,12 @@ class RemoteEmbedder:
         data = self.client.post_json(self.client.endpoint.path + "/embeddings", body, abort)
         return self._vectors(data, len(texts))
 
-    def count_tokens(self, text: str) -> int:
-        return min(self._counter._count(text), MAX_TOKENS_ESTIMATE)
+    @staticmethod
+    def count_tokens(text: str) -> int:
+        """An estimate that errs long (a passage is then cut shorter, never longer than the
+        model sees), as for an engine without /tokenize: no request per sentence of an
+        import, and no count from the engine to trust."""
+        return len(text.encode("utf-8")) // 3 + 1
 
     def _vectors(self, data: Any, count: int) -> np.ndarray:
         def wrong(what: str) -> EngineError:
@@ -114,7 +118,10 @@ class RemoteEmbedder:
             raise wrong(translate("inference.remote_embed", "vectors of several sizes, or of none"))
         if not all(type(x) in (int, float) for row in rows if row is not None for x in row):
             raise wrong(translate("inference.remote_embed", "a vector that is not a list of numbers"))
-        vectors = np.asarray(rows, dtype=np.float64)
+        try:
+            vectors = np.asarray(rows, dtype=np.float64)
+        except OverflowError:  # an integer of a thousand digits
+            raise wrong(translate("inference.remote_embed", "a vector that is not finite, or all zero")) from None
         norms = np.linalg.norm(vectors, axis=1, keepdims=True) if np.isfinite(vectors).all() else None
         if norms is None or not (np.isfinite(norms).all() and (norms > 0).all()):
             raise wrong(translate("inference.remote_embed", "a vector that is not finite, or all zero"))

@@ -31,7 +31,7 @@ from app.shell.a11y import named
 from app.shell.text import plain, tooltip
 from core.document_progress import Progress, Report, TimeLeft
 from core.documents import INDEXED, Collection
-from core.remote_embedding import shown
+from core.remote_embedding import sent_to, shown
 from i18n import translate
 
 
@@ -43,7 +43,7 @@ def local_paths(event: QDragEnterEvent | QDropEvent) -> list[Path]:
 def embedded_elsewhere(collection: Collection) -> str:
     """What a collection embedded on an intranet engine (``docs embed``) sends there."""
     return translate("documents.dialog", "Embedded by {model}: the text of its passages, and each "
-                     "question asked about it, go to that engine.").format(model=shown(collection.embedder))
+                     "question asked about it, go to that engine.").format(model=shown(sent_to(collection)))
 
 
 class CollectionsDialog(QDialog):
@@ -164,7 +164,7 @@ class CollectionsDialog(QDialog):
         for collection in self.docs.collections():
             item = QListWidgetItem(collection.name)
             item.setData(Qt.ItemDataRole.UserRole, collection.id)
-            if collection.embedder:
+            if sent_to(collection):
                 item.setToolTip(tooltip(embedded_elsewhere(collection)))  # the engine names its model
             self.collection_list.addItem(item)
             if keep and keep.id == collection.id:
@@ -210,7 +210,7 @@ class CollectionsDialog(QDialog):
             when = QDateTime.fromSecsSinceEpoch(int(collection.caught_up))
             said += " " + translate("documents.dialog", "Follows its folders: caught up at {time}.").format(
                 time=QLocale().toString(when, QLocale.FormatType.ShortFormat))
-        if collection.embedder:  # what leaves, said where the collection is shown
+        if sent_to(collection):  # what leaves, said where the collection is shown
             said += " " + embedded_elsewhere(collection)
         self.summary.setText(said)
 

@@ -1913,6 +1913,10 @@ Nothing is sent until you send it there.</source>
         <translation>{collection} 现在在这台电脑上嵌入。</translation>
     </message>
     <message>
+        <source>The text of the passages goes to {model} to be embedded; the documents, the index and the vectors stay on this computer.</source>
+        <translation>段落的文本将发送到 {model} 进行嵌入；文档、索引和向量仍保存在这台电脑上。</translation>
+    </message>
+    <message>
         <source>indexed  {path}</source>
         <translation>已索引  {path}</translation>
     </message>
@@ -3628,6 +3632,13 @@ Nothing is sent until you send it there.</source>
     </message>
 </context>
 <context>
+    <name>core.reembedding</name>
+    <message>
+        <source>{model} now gives vectors of {size} numbers where this collection&apos;s have {expected}: it is not the model the collection was embedded with. Embed the collection again.</source>
+        <translation>{model} 现在给出 {size} 维的向量，而该文档集的向量是 {expected} 维：它不是嵌入该文档集时使用的模型。请重新嵌入该文档集。</translation>
+    </message>
+</context>
+<context>
     <name>core.remote_embedding</name>
     <message>
         <source>The engine {name} is switched off: switch it on in Settings ▸ Engines first.</source>
@@ -3650,8 +3661,16 @@ Nothing is sent until you send it there.</source>
         <translation>负责嵌入这些文档的引擎（{model}）已不在你的引擎列表中。请重新添加它，或在这台电脑上嵌入该文档集。</translation>
     </message>
     <message>
+        <source>The engine {name} was changed (its address or whom Hearth trusts there) since these documents were embedded there, so nothing more is sent to it. Choose it for the collection again, or embed the collection on this computer.</source>
+        <translation>自这些文档在引擎 {name} 上嵌入以来，该引擎已被更改（其地址或 Hearth 在那里信任的对象），因此不再向它发送任何内容。请重新为该文档集选择它，或在这台电脑上嵌入该文档集。</translation>
+    </message>
+    <message>
         <source>The engine {name}, which embeds these documents, is switched off: switch it on in Settings ▸ Engines.</source>
         <translation>负责嵌入这些文档的引擎 {name} 已关闭：请在「设置 ▸ 引擎」中将其开启。</translation>
+    </message>
+    <message>
+        <source>The engine {name} was changed or switched off just now; nothing was sent.</source>
+        <translation>引擎 {name} 刚刚被更改或关闭；没有发送任何内容。</translation>
     </message>
 </context>
 <context>

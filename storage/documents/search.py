@@ -490,6 +490,11 @@ class Indexes:
     def __len__(self) -> int:
         return sum(len(index) for index in self._by_model.values())
 
+    def dimensions(self, model: str) -> int:
+        """The size of ``model``'s vectors here, 0 while it has none."""
+        index = self._by_model.get(model)
+        return index.dimensions if index is not None else 0
+
     def count(self, collection_id: int) -> int:
         model = self.models.get(collection_id)
         index = self._by_model.get(model) if model is not None else None

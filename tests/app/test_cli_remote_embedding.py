@@ -28,6 +28,11 @@ def test_a_collection_is_embedded_on_the_engine_said_first_and_back_here(data_di
     assert f"every passage of “work” goes to the engine Corp ({where})" in moved.stderr
     assert "work is now embedded by corp-multilingual-e5-small on Corp." in moved.stdout
     assert "embedded by corp-multilingual-e5-small on Corp" in hearth(data_dir, "docs", "list").stdout
+    extra = tmp_path / "lighthouse.md"
+    extra.write_text("# Lighthouse\n\nThe keeper logs every ship that passes at night.\n")
+    added = hearth(data_dir, "docs", "add", "work", str(extra))
+    assert added.returncode == 0, added.stderr
+    assert "The text of the passages goes to corp-multilingual-e5-small on Corp" in added.stderr
 
     found = hearth(data_dir, "docs", "search", "work", QUESTION, "--json")
     assert found.returncode == 0, found.stderr

@@ -139,7 +139,7 @@ def test_a_collection_embedded_on_an_engine_says_so_where_it_is_shown(qtbot, win
     collection = create_collection(qtbot, window, "Work")
     dialog: CollectionsDialog = window.dialogs.collections_dialog
     # The model's name is the engine's word: shown as written, never as markup.
-    elsewhere = replace(collection, embedder=identity("Corp", "<img src='file:///etc/x.png'>bge-m3"))
+    elsewhere = replace(collection, embedder=identity("Corp", "<img src='file:///etc/x.png'>bge-m3", "0123456789abcdef"))
     monkeypatch.setattr(window.documents, "collections", lambda: [elsewhere])
     dialog.refresh()
     said = ("Embedded by <img src='file:///etc/x.png'>bge-m3 on Corp: the text of its passages, and each "

@@ -16,7 +16,7 @@ import pytest
 
 from core.document_protocol import JobFailed, Reembed, SearchNote
 from core.engines import EngineRecord, Engines
-from core.remote_embedding import EmbeddingRoute, choose, disclosure
+from core.remote_embedding import EmbeddingRoute, choose, disclosure, where_digest
 from guard import egress
 from inference.bundled import embedding_model
 from inference.embedder import LlamaEmbedder, profile
@@ -27,8 +27,9 @@ from inference.remote_discovery import RemoteModel
 from inference.remote_embed import (
     EngineEmbedderUnavailable,
     RemoteEmbedder,
-    engine_and_model,
     identity,
+    parts,
+    shown,
 )
 from inference.worker import InferenceWorker
 from storage.chats import ChatStore
@@ -81,7 +82,7 @@ def test_a_collection_embedded_on_the_engine_answers_by_its_vectors_and_comes_ba
         assert not service.add(collection.id, [folder]).result(timeout=WAIT).failed
 
         choice = choose(engines, "corp")
-        assert choice.model == identity("Corp", "corp-multilingual-e5-small")
+        assert choice.model == identity("Corp", "corp-multilingual-e5-small", where_digest(engines.require("Corp")))
         said = disclosure(choice, "work")
         assert "every passage of “work”" in said and f"{ENGINE_HOST}:{embedding_engine.port}" in said
         local.seen.clear()
@@ -186,7 +187,8 @@ WRONG = {
     "an index out of range": json.dumps({"data": [{"index": 0, "embedding": [1.0, 0.0]},
                                                   {"index": 7, "embedding": [0.0, 1.0]}]}),
     "all zero": rows([0.0, 0.0], [1.0, 0.0]),
-    "too many dimensions": rows([0.5] * 9000, [0.5] * 9000),
+    "too many dimensions": rows([0.5] * 5000, [0.5] * 5000),
+    "an integer of a thousand digits": rows([10 ** 1000, 1], [1, 1]),
     "no data": json.dumps({"object": "list"}),
     "a list": json.dumps([[0.1, 0.2], [0.3, 0.4]]),
 }
@@ -200,7 +202,7 @@ def test_an_engine_that_answers_wrongly_is_refused_and_nothing_is_stored(what: s
         client = Client("Odd", parse_url(f"http://{ENGINE_HOST}:{port}/v1", trust), trust, guard_name="odd")
         egress.allow_destination("odd", ENGINE_HOST, port)
         try:
-            embedder = RemoteEmbedder(client, "", RemoteModel("odd-e5", 0))
+            embedder = RemoteEmbedder(client, RemoteModel("odd-e5", 0))
             with pytest.raises(EngineError, match="answered the request for embeddings with something else"):
                 embedder.embed(["first passage", "second passage"])
         finally:
@@ -215,26 +217,31 @@ def test_a_right_answer_in_any_order_is_taken_in_the_order_asked() -> None:
         client = Client("Odd", parse_url(f"http://{ENGINE_HOST}:{port}/v1", trust), trust, guard_name="odd")
         egress.allow_destination("odd", ENGINE_HOST, port)
         try:
-            vectors = RemoteEmbedder(client, "", RemoteModel("odd", 0)).embed(["a", "b"])
+            vectors = RemoteEmbedder(client, RemoteModel("odd", 0)).embed(["a", "b"])
         finally:
             egress.revoke_destination("odd")
     assert vectors.dtype == np.float32 and vectors.tolist() == [[1.0, 0.0], [0.0, 1.0]]
 
 
-def test_an_engine_no_longer_known_or_switched_off_embeds_nothing(engines: Engines) -> None:
+def test_an_engine_gone_switched_off_or_moved_is_sent_nothing(engines: Engines) -> None:
     local: list = []
     route = EmbeddingRoute(local.append, lambda: engines)
+    off = EngineRecord("Off", f"http://{ENGINE_HOST}:9/v1", Trust(allow_http=True), models=(RemoteModel("e5", 512),))
+    moved = EngineRecord("Moved", f"http://{ENGINE_HOST}:9/v1", Trust(allow_http=True),
+                         models=(RemoteModel("e5", 512),))
     try:
-        for wanted, why in ((identity("Gone", "e5"), "no longer among your engines"),
-                            (identity("Off", "e5"), "switched off")):
-            if "Off" in wanted:
-                engines.keep(EngineRecord("Off", f"http://{ENGINE_HOST}:9/v1", Trust(allow_http=True),
-                                          models=(RemoteModel("e5", 512),)))
-                engines.set_enabled("Off", False)
+        engines.keep(off)
+        engines.set_enabled("Off", False)
+        chosen_there = where_digest(moved)  # the engine as the user chose it for the collection
+        engines.keep(replace(moved, url=f"http://{ENGINE_HOST}:10/v1"))  # edited since: elsewhere now
+        for wanted, why in ((identity("Gone", "e5", "0" * 16), "no longer among your engines"),
+                            (identity("Off", "e5", where_digest(off)), "switched off"),
+                            (identity("Moved", "e5", chosen_there), "was changed")):
             future: Future = Future()
             route(Embed(("a question",), future, wanted))
             with pytest.raises(EngineEmbedderUnavailable, match=why):
                 future.result(timeout=WAIT)
+        assert all(d.name not in ("Off", "Moved") for d in egress.destinations())  # never admitted
         # Whatever names a local model goes to the worker, untouched.
         plain = Embed(("text",), Future(), BUNDLED)
         route(plain)
@@ -242,25 +249,61 @@ def test_an_engine_no_longer_known_or_switched_off_embeds_nothing(engines: Engin
     finally:
         route.close()
     after: Future = Future()
-    route(Embed(("late",), after, identity("Off", "e5")))
+    route(Embed(("late",), after, identity("Off", "e5", where_digest(off))))
     with pytest.raises(EngineEmbedderUnavailable, match="closing"):
         after.result(timeout=WAIT)
-    assert not egress.destinations() or all(d.name != "Off" for d in egress.destinations())
 
 
-def test_an_engine_model_identity_names_its_engine_even_with_a_bar_in_the_name() -> None:
-    assert engine_and_model(identity("a|b", "m|x"), ["a", "a|b"]) == ("a|b", "m|x")
-    assert engine_and_model(identity("Corp", "e5"), ["corp"]) is None  # the exact name, as kept
-    assert engine_and_model(BUNDLED, ["Corp"]) is None
-    assert profile(identity("Corp", "intfloat/multilingual-e5-large")).query_prefix == "query: "
-    assert profile(identity("Corp", "bge-m3")).query_prefix == ""
-    assert profile(identity("Corp", "tree5-mini")).query_prefix == ""
+def test_a_close_stops_a_request_under_way_and_ends_those_waiting(engines: Engines) -> None:
+    import threading
+
+    class Slow(http.server.BaseHTTPRequestHandler):
+        arrived = threading.Event()
+        release = threading.Event()
+
+        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.arrived.set()
+            self.release.wait(30)
+
+        def log_message(self, *_args) -> None:
+            pass
+
+    with serving(Slow) as (httpd, handler):
+        port = httpd.server_address[1]
+        record = engines.keep(EngineRecord("Slow", f"http://{ENGINE_HOST}:{port}/v1", Trust(allow_http=True),
+                                           models=(RemoteModel("e5", 512),)))
+        model = identity("Slow", "e5", where_digest(record))
+        route = EmbeddingRoute(lambda _c: None, lambda: engines)
+        futures = [Future() for _ in range(4)]  # two under way (two threads), two waiting
+        for future in futures:
+            route(Embed(("text",), future, model))
+        assert handler.arrived.wait(WAIT)
+        route.close()
+        try:
+            for future in futures:
+                with pytest.raises(EngineEmbedderUnavailable, match="closing"):
+                    future.result(timeout=WAIT)
+        finally:
+            handler.release.set()
+
+
+def test_an_engine_model_identity_names_its_engine_whatever_the_names_hold() -> None:
+    # A "|" or quotes in a name cannot make one engine's identity read as another's.
+    assert identity("corp", "gpu|e5", "d") != identity("corp|gpu", "e5", "d")
+    assert parts(identity('a"|b', 'm"]x', "d")) == ('a"|b', 'm"]x', "d")
+    assert shown(identity("corp|gpu", "e5", "d")) == "e5 on corp|gpu"
+    assert parts(BUNDLED) is None and parts("intranet:not json") is None
+    assert profile(identity("Corp", "intfloat/multilingual-e5-large", "d")).query_prefix == "query: "
+    assert profile(identity("multilingual-e5-box", "bge-m3", "d")).query_prefix == ""  # the engine's name is not the model
+    assert profile(identity("Corp", "intfloat/e5-mistral-7b-instruct", "d")).query_prefix == ""
+    assert profile(identity("Corp", "tree5-mini", "d")).query_prefix == ""
 
 
 def test_a_collection_keeps_its_own_model_in_the_vault(store: ChatStore) -> None:
     documents = DocumentStore(store.vault)
     made = documents.create_collection("work")
-    chosen = identity("Corp", "corp-e5")
+    chosen = identity("Corp", "corp-e5", "0123456789abcdef")
     documents.update_collection(replace(made, embedder=chosen))
     again = documents.get_collection(made.id)
     assert again is not None and again.embedder == chosen and again.model_for(BUNDLED) == chosen
