@@ -84,7 +84,10 @@ def find(search: Search, submit: Callable[[Any], None], question: str, collectio
             log.warning("embedding model %s not available (%s): its collections are searched by "
                         "keywords alone", shown(model), exc)
             if missing is not None:
-                missing(model, str(exc))
+                try:
+                    missing(model, str(exc))
+                except Exception:  # a listener's fault must not hold the search back
+                    log.exception("a listener of a model left out failed")
         except Exception as exc:
             log.error("the question could not be embedded", exc_info=exc)
             _fail(result, DocumentsUnavailable(translate(

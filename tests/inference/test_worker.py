@@ -495,8 +495,23 @@ def test_retrieval_embeds_the_question_with_each_named_model_and_never_another(e
     seen: list[dict] = []
     missing: list[str] = []
     assert find(_searching(seen), worker.submit, "hello?", [1], ("sha-a", "sha-gone"),
-                missing=missing.append).result(TIMEOUT) == []
+                missing=lambda model, _why: missing.append(model)).result(TIMEOUT) == []
     assert seen == [{"sha-a": (8,)}] and missing == ["sha-gone"]  # left out, not replaced
+
+
+def test_a_listener_that_fails_does_not_hold_the_search_back(embedding_harness) -> None:
+    from core.retrieval import find
+
+    worker, load, _events = embedding_harness
+    load("fake-8.gguf", "sha-a")
+    seen: list[dict] = []
+
+    def faulty(_model: str, _why: str) -> None:
+        raise RuntimeError("a listener's own fault")
+
+    assert find(_searching(seen), worker.submit, "hello?", [1], ("sha-gone", "sha-a"),
+                missing=faulty).result(TIMEOUT) == []
+    assert seen == [{"sha-a": (8,)}]
 
 
 def test_retrieval_embeds_the_question_as_its_model_wants_it(embedding_harness) -> None:
