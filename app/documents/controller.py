@@ -27,6 +27,7 @@ from core.document_service import DocumentService
 from core.documents import Collection, Document
 from core.models import previous_embedding_models
 from core.protocol import CountTokens, Embed, LoadEmbedder, embedding_model
+from core.remote_embedding import Choice, choose
 from core.session import Session
 from core.vault import trouble
 
@@ -284,6 +285,20 @@ class DocumentsController(QObject):
 
         self._bridge.when_done(self._generation, self.service.rename(collection_id, name.strip()), renamed)
         return True
+
+    def engine_models(self) -> list[Choice]:
+        """The models of the engines switched on, each as a collection would be embedded by it."""
+        engines = self.chat.engines
+        if engines is None:
+            return []
+        return [choose(engines, record.name, model.id) for record in engines.enabled() for model in record.models]
+
+    def embed_with(self, collection_id: int, embedder: str) -> None:
+        """Embed a collection by an engine's model from now on (the user was told what leaves
+        and agreed), or on this computer again (``embedder`` ""); in the background, with
+        the import's progress line and its message if it stops."""
+        if self.service is not None:
+            self.service.embed_with(collection_id, embedder)
 
     def remove_document(self, collection_id: int, document_id: int) -> None:
         """Take one file out of a collection (after the job under way); gone from view now."""

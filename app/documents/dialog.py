@@ -31,7 +31,7 @@ from app.shell.a11y import named
 from app.shell.text import plain, tooltip
 from core.document_progress import Progress, Report, TimeLeft
 from core.documents import INDEXED, Collection
-from core.remote_embedding import sent_to, shown
+from core.remote_embedding import disclosure, sent_to, shown
 from i18n import translate
 
 
@@ -73,6 +73,8 @@ class CollectionsDialog(QDialog):
         self.rename_action = QAction(translate("documents.dialog", "Rename…"), self)
         self.rename_action.setShortcut(QKeySequence(Qt.Key.Key_F2))
         self.delete_action = QAction(translate("documents.dialog", "Delete collection…"), self)
+        self.embed_action = QAction(translate("documents.dialog", "Embed on an intranet engine…"), self)
+        self.embed_here_action = QAction(translate("documents.dialog", "Embed on this computer"), self)
         self.remove_action = QAction(translate("documents.dialog", "Remove from collection"), self)
         self.remove_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
         for action, owner in ((self.rename_action, self.collection_list), (self.delete_action, self.collection_list),
@@ -111,6 +113,8 @@ class CollectionsDialog(QDialog):
         self.rename_action.triggered.connect(self._rename)
         self.delete_action.triggered.connect(self._delete)
         self.remove_action.triggered.connect(self._remove)
+        self.embed_action.triggered.connect(self._embed_on_engine)
+        self.embed_here_action.triggered.connect(self._embed_here)
         self.collection_list.customContextMenuRequested.connect(self._collection_menu_at)
         self.table.customContextMenuRequested.connect(self._file_menu_at)
         self.table.itemSelectionChanged.connect(self._selection_changed)
@@ -228,6 +232,15 @@ class CollectionsDialog(QDialog):
         menu = QMenu(self)
         menu.addAction(self.rename_action)
         menu.addAction(self.delete_action)
+        collection = self.selected()
+        attached = collection is not None and self.docs.attached
+        # Offered only where there is an engine to embed with, or a collection to bring back.
+        offered = [*([self.embed_action] if attached and self.docs.engine_models() else []),
+                   *([self.embed_here_action] if attached and collection is not None and sent_to(collection)
+                     else [])]
+        if offered:
+            menu.addSeparator()
+            menu.addActions(offered)
         return menu
 
     def file_menu(self) -> QMenu:
@@ -280,6 +293,33 @@ class CollectionsDialog(QDialog):
                            translate("documents.dialog", "Remove")):
             for document_id in chosen:
                 self.docs.remove_document(collection.id, document_id)
+
+    @Slot()
+    def _embed_on_engine(self) -> None:
+        """Choose an engine's model for the collection, be told what leaves, agree: then its
+        passages are embedded there (and each question to it), in the background."""
+        collection = self.selected()
+        models = self.docs.engine_models()
+        if collection is None or not models:
+            return
+        title = translate("documents.dialog", "Embed on an intranet engine")
+        labels = {translate("documents.dialog", "{model} on {engine} ({where})").format(
+            model=m.model_id, engine=m.engine, where=m.where): m for m in models}
+        picked = dialogs.item(self, title, translate("documents.dialog", "Which model embeds “{name}”?")
+                                .format(name=collection.name), list(labels))
+        chosen = labels.get(picked) if picked is not None else None
+        if chosen is None or chosen.model == collection.embedder:
+            return
+        if dialogs.confirm(self, title, disclosure(chosen, collection.name),
+                           translate("documents.dialog", "Send and embed")):
+            self.docs.embed_with(collection.id, chosen.model)
+
+    @Slot()
+    def _embed_here(self) -> None:
+        """Back to this computer's embedding model: nothing more leaves once it is done."""
+        collection = self.selected()
+        if collection is not None and sent_to(collection):
+            self.docs.embed_with(collection.id, "")
 
     @Slot()
     def _new(self) -> None:

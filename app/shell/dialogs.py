@@ -172,6 +172,12 @@ def integer(parent: QWidget | None, title: str, label: str, value: int, low: int
     return answer if ok else None
 
 
+def item(parent: QWidget | None, title: str, label: str, options: list[str]) -> str | None:
+    """One of ``options`` from a list (however many there are), or None when cancelled."""
+    answer, ok = QInputDialog.getItem(parent, title, label, options, 0, False)
+    return answer if ok and answer in options else None
+
+
 def choice(parent: QWidget | None, title: str, text: str, options: list[str]) -> str | None:
     """One of ``options`` (button labels), or None when cancelled."""
     box = _box(parent, QMessageBox.Icon.Question, title, text, QMessageBox.StandardButton.Cancel)

@@ -4109,6 +4109,14 @@ Nothing is sent until you send it there.</source>
         <translation>删除文档集…</translation>
     </message>
     <message>
+        <source>Embed on an intranet engine…</source>
+        <translation>在内网引擎上嵌入…</translation>
+    </message>
+    <message>
+        <source>Embed on this computer</source>
+        <translation>在这台电脑上嵌入</translation>
+    </message>
+    <message>
         <source>Drop files or folders here to add them to the selected collection. Everything stays on this computer, encrypted in your vault.</source>
         <translation>将文件或文件夹拖放到此处，即可添加到所选文档集。所有内容都保留在这台电脑上，并加密存放在你的保险库中。</translation>
     </message>
@@ -4219,6 +4227,22 @@ Nothing is sent until you send it there.</source>
         <translation>
             <numerusform>%n 个文件中已索引 {indexed} 个，共 {passages}。</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Embed on an intranet engine</source>
+        <translation>在内网引擎上嵌入</translation>
+    </message>
+    <message>
+        <source>{model} on {engine} ({where})</source>
+        <translation>{engine}（{where}）上的 {model}</translation>
+    </message>
+    <message>
+        <source>Which model embeds “{name}”?</source>
+        <translation>由哪个模型嵌入「{name}」？</translation>
+    </message>
+    <message>
+        <source>Send and embed</source>
+        <translation>发送并嵌入</translation>
     </message>
     <message>
         <source>Name:</source>

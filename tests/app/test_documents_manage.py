@@ -149,3 +149,51 @@ def test_a_collection_embedded_on_an_engine_says_so_where_it_is_shown(qtbot, win
     monkeypatch.setattr(window.documents, "collections", lambda: [collection])
     dialog.refresh()
     assert dialog.collection_list.item(0).toolTip() == "" and "Embedded by" not in dialog.summary.text()
+
+
+def test_a_collection_is_embedded_on_an_engine_from_its_menu_said_first_and_back(
+        qtbot, window, embedding_engine, tmp_path: Path, monkeypatch) -> None:
+    from core.protocol import embedding_model
+    from core.remote_embedding import is_remote, sent_to
+    from guard import egress
+    from inference.intranet import Trust
+
+    qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)
+    dialog: CollectionsDialog = window.dialogs.collections_dialog
+    collection = create_collection(qtbot, window, "Work")
+    dialog.refresh()
+    with qtbot.waitSignal(window.documents.finished, timeout=WAIT):
+        dialog.add([retrieval_set.write_corpus(tmp_path / "corpus")])
+    qtbot.waitUntil(lambda: not window.documents.busy, timeout=WAIT)
+    assert dialog.embed_action not in dialog.collection_menu().actions()  # no engine yet: not offered
+
+    engines = window.controller.engines
+    engines.add("Corp", embedding_engine.url, Trust(system=False, ca_pem=embedding_engine.pki.ca_pem))
+    try:
+        def now():
+            return next(c for c in window.documents.collections() if c.id == collection.id)
+
+        assert dialog.embed_action in dialog.collection_menu().actions()
+        assert dialog.embed_here_action not in dialog.collection_menu().actions()
+        offered, told = [], []
+        monkeypatch.setattr(dialogs, "item", lambda _p, _t, _l, options: offered.append(options) or options[0])
+        monkeypatch.setattr(dialogs, "confirm", lambda _p, _t, text, _a: told.append(text) or False)
+        dialog.embed_action.trigger()  # told what leaves, and refused: nothing happens
+        where = f"{embedding_engine.host}:{embedding_engine.port}"
+        assert offered == [[f"corp-multilingual-e5-small on Corp ({where})"]]
+        assert "The text of every passage of “Work” goes to the engine Corp" in told[0]
+        assert not window.documents.busy and not sent_to(now())
+
+        monkeypatch.setattr(dialogs, "confirm", lambda *_args: True)
+        dialog.embed_action.trigger()
+        qtbot.waitUntil(lambda: is_remote(now().embedding_model) and not window.documents.busy, timeout=WAIT)
+        dialog.refresh()
+        assert "Embedded by corp-multilingual-e5-small on Corp" in dialog.collection_list.item(0).toolTip()
+        assert dialog.embed_here_action in dialog.collection_menu().actions()
+
+        dialog.embed_here_action.trigger()
+        qtbot.waitUntil(lambda: now().embedding_model == embedding_model().sha256 and not window.documents.busy,
+                        timeout=WAIT)
+        assert now().embedder == "" and not sent_to(now())
+    finally:
+        egress.revoke_destination("Corp")
