@@ -41,7 +41,7 @@ from inference.remote_embed import (
 )
 from storage.documents.store import Collection
 
-__all__ = ["Choice", "EmbeddingRoute", "choose", "disclosure", "identity", "is_remote", "sent_to", "shown"]
+__all__ = ["Choice", "EmbeddingRoute", "EngineError", "choose", "disclosure", "identity", "is_remote", "sent_to", "shown"]
 log = logging.getLogger(__name__)
 THREADS = 2  # an import's batches and a question's embedding side by side
 

@@ -27,7 +27,7 @@ from core.document_service import DocumentService
 from core.documents import Collection, Document
 from core.models import previous_embedding_models
 from core.protocol import CountTokens, Embed, LoadEmbedder, embedding_model
-from core.remote_embedding import Choice, choose
+from core.remote_embedding import Choice, EngineError, choose
 from core.session import Session
 from core.vault import trouble
 
@@ -291,7 +291,13 @@ class DocumentsController(QObject):
         engines = self.chat.engines
         if engines is None:
             return []
-        return [choose(engines, record.name, model.id) for record in engines.enabled() for model in record.models]
+        found = []
+        for record in engines.enabled():
+            try:
+                found += [choose(engines, record.name, model.id) for model in record.models]
+            except EngineError as exc:  # a record that no longer reads (an old URL): not offered
+                log.warning("engine %s not offered for embedding: %s", record.name, exc)
+        return found
 
     def embed_with(self, collection_id: int, embedder: str) -> None:
         """Embed a collection by an engine's model from now on (the user was told what leaves

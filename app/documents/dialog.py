@@ -303,11 +303,11 @@ class CollectionsDialog(QDialog):
         if collection is None or not models:
             return
         title = translate("documents.dialog", "Embed on an intranet engine")
-        labels = {translate("documents.dialog", "{model} on {engine} ({where})").format(
-            model=m.model_id, engine=m.engine, where=m.where): m for m in models}
+        labels = [translate("documents.dialog", "{engine} ({where}): {model}").format(
+            model=m.model_id, engine=m.engine, where=m.where) for m in models]
         picked = dialogs.item(self, title, translate("documents.dialog", "Which model embeds “{name}”?")
-                                .format(name=collection.name), list(labels))
-        chosen = labels.get(picked) if picked is not None else None
+                              .format(name=collection.name), labels)
+        chosen = models[picked] if picked is not None else None
         if chosen is None or chosen.model == collection.embedder:
             return
         if dialogs.confirm(self, title, disclosure(chosen, collection.name),

@@ -24,9 +24,11 @@ from typing import Any
 import shiboken6
 from PySide6.QtCore import QDir, QSettings, Qt
 from PySide6.QtWidgets import (
+    QComboBox,
     QDialog,
     QFileDialog,
     QInputDialog,
+    QLabel,
     QLineEdit,
     QMessageBox,
     QProgressDialog,
@@ -172,10 +174,21 @@ def integer(parent: QWidget | None, title: str, label: str, value: int, low: int
     return answer if ok else None
 
 
-def item(parent: QWidget | None, title: str, label: str, options: list[str]) -> str | None:
-    """One of ``options`` from a list (however many there are), or None when cancelled."""
-    answer, ok = QInputDialog.getItem(parent, title, label, options, 0, False)
-    return answer if ok and answer in options else None
+def item(parent: QWidget | None, title: str, label: str, options: list[str]) -> int | None:
+    """Which of ``options`` (by its place: two may read alike) was chosen from a list, or
+    None when cancelled. The label and the options are shown as plain text."""
+    box = QInputDialog(parent)
+    box.setWindowTitle(title)
+    box.setLabelText(label)
+    box.setComboBoxItems(options)
+    box.setComboBoxEditable(False)
+    for text in box.findChildren(QLabel):
+        text.setTextFormat(Qt.TextFormat.PlainText)
+    if box.exec() != QInputDialog.DialogCode.Accepted:
+        return None
+    combo = box.findChild(QComboBox)
+    at = combo.currentIndex() if combo is not None else options.index(box.textValue())
+    return at if 0 <= at < len(options) else None
 
 
 def choice(parent: QWidget | None, title: str, text: str, options: list[str]) -> str | None:

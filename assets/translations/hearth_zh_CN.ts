@@ -4173,6 +4173,10 @@ Nothing is sent until you send it there.</source>
         <translation>导入进度</translation>
     </message>
     <message>
+        <source>{engine} ({where}): {model}</source>
+        <translation>{engine}（{where}）：{model}</translation>
+    </message>
+    <message>
         <source>Files</source>
         <translation>文件</translation>
     </message>
@@ -4231,10 +4235,6 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>Embed on an intranet engine</source>
         <translation>在内网引擎上嵌入</translation>
-    </message>
-    <message>
-        <source>{model} on {engine} ({where})</source>
-        <translation>{engine}（{where}）上的 {model}</translation>
     </message>
     <message>
         <source>Which model embeds “{name}”?</source>

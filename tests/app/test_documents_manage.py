@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 
 from app.documents.dialog import CollectionsDialog
 from app.shell import dialogs
@@ -176,11 +177,11 @@ def test_a_collection_is_embedded_on_an_engine_from_its_menu_said_first_and_back
         assert dialog.embed_action in dialog.collection_menu().actions()
         assert dialog.embed_here_action not in dialog.collection_menu().actions()
         offered, told = [], []
-        monkeypatch.setattr(dialogs, "item", lambda _p, _t, _l, options: offered.append(options) or options[0])
+        monkeypatch.setattr(dialogs, "item", lambda _p, _t, _l, options: offered.append(options) or 0)
         monkeypatch.setattr(dialogs, "confirm", lambda _p, _t, text, _a: told.append(text) or False)
         dialog.embed_action.trigger()  # told what leaves, and refused: nothing happens
         where = f"{embedding_engine.host}:{embedding_engine.port}"
-        assert offered == [[f"corp-multilingual-e5-small on Corp ({where})"]]
+        assert offered == [[f"Corp ({where}): corp-multilingual-e5-small"]]
         assert "The text of every passage of “Work” goes to the engine Corp" in told[0]
         assert not window.documents.busy and not sent_to(now())
 
@@ -197,3 +198,23 @@ def test_a_collection_is_embedded_on_an_engine_from_its_menu_said_first_and_back
         assert now().embedder == "" and not sent_to(now())
     finally:
         egress.revoke_destination("Corp")
+
+
+def test_a_list_to_choose_from_shows_its_words_as_written_and_answers_by_place(qtbot, monkeypatch) -> None:
+    """Two options may read alike (an engine names its models): the one chosen is known by
+    its place; and nothing in the list is taken for markup."""
+    from PySide6.QtWidgets import QComboBox, QInputDialog, QLabel
+
+    seen: list = []
+
+    def answer(box: QInputDialog) -> int:
+        seen.append(([label.textFormat() for label in box.findChildren(QLabel) if label.text()],
+                     box.labelText()))
+        box.findChild(QComboBox).setCurrentIndex(1)
+        return QInputDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(QInputDialog, "exec", answer)
+    at = dialogs.item(None, "Choose", "<b>Which</b> one?", ["same", "same", "other"])
+    assert at == 1
+    formats, label = seen[0]
+    assert label == "<b>Which</b> one?" and formats and all(f == Qt.TextFormat.PlainText for f in formats)
