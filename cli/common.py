@@ -35,7 +35,7 @@ from core.protocol import (
     embedding_model,
     starter_model,
 )
-from core.remote_embedding import is_remote, shown
+from core.remote_embedding import is_remote, keywords_alone, shown
 from core.session import Session
 from core.vault import VaultClosed, trouble
 from guard.text import printable
@@ -150,8 +150,7 @@ class Documents:
         collection's embedding model is not the one loaded here (keywords alone)."""
         def missing(model: str, why: str) -> None:
             if is_remote(model):
-                print(translate("cli.commands", "({reason} The question was searched by its keywords "
-                                "alone.)").format(reason=why), file=sys.stderr)
+                print(f"({keywords_alone(why)})", file=sys.stderr)
                 return
             print(translate("cli.commands", "(The collection was indexed with another embedding model: "
                             "keyword search only. Open Hearth to re-index it.)"), file=sys.stderr)

@@ -89,7 +89,7 @@ class Jobs:
         an engine that is away must not hold up the rest, nor be asked at every start."""
         switched = 0
         for collection in self._store.collections():
-            if collection.embedder or collection.embedding_model == job.model:
+            if not collection.behind(job.model):
                 continue
             job.collection_id = collection.id
             self._ingestion.reembed(collection, job.model)

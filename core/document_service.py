@@ -65,7 +65,7 @@ from core.document_protocol import (
 )
 from core.document_steps import ServiceSteps
 from core.documents import Ingestion
-from core.remote_embedding import is_remote
+from core.remote_embedding import is_remote, keywords_alone
 from core.retrieval import find, passages
 from core.speech import SPEECH_MEMORY_LIMIT, SPEECH_TIMEOUT
 from i18n import translate
@@ -137,8 +137,7 @@ class DocumentService(DocumentCalls):
         ``models``, searched on this service's thread; nothing waits (``core.retrieval``)."""
         def left_out(model: str, why: str) -> None:
             if is_remote(model):  # the user chose that engine: why it did not answer is news
-                self._emit(SearchNote(translate("core.document_service", "{reason} The question was "
-                                                "searched by its keywords alone.").format(reason=why)))
+                self._emit(SearchNote(keywords_alone(why)))
             if missing is not None:
                 missing(model, why)
 
@@ -418,7 +417,7 @@ class DocumentService(DocumentCalls):
         snapshot = self._jobs.snapshot(documents)
         self._emit(snapshot)
         self._pump()  # a model change that came meanwhile decides what re-embedding is due
-        due = any(not c.embedder and c.embedding_model != self._model for c in snapshot.collections)
+        due = any(c.behind(self._model) for c in snapshot.collections)
         if self._follow and due and not any(isinstance(p, Reembed) for p in self._pending):
             self._pending.append(Reembed())
         return chunks

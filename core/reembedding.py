@@ -21,7 +21,8 @@ import numpy as np
 from core.document_progress import Progress, Steps
 from i18n import translate
 from inference.embedder import profile
-from inference.remote_embed import EngineEmbedderUnavailable, is_remote, shown
+from inference.embedding_ids import is_remote, shown
+from inference.remote_embed import EngineEmbedderUnavailable
 from storage.documents.chunking import Chunk
 from storage.documents.search import Indexes
 from storage.documents.store import Collection, DocumentStore

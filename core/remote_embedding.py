@@ -27,21 +27,15 @@ from typing import Any
 from core.engines import EngineRecord, Engines
 from guard import egress
 from i18n import translate
+from inference.embedding_ids import identity, is_remote, parts, shown
 from inference.errors import InferenceError
 from inference.intranet import Abort, Aborted, EngineError
 from inference.protocol import CountTokens, Embed
 from inference.remote_discovery import RemoteModel
-from inference.remote_embed import (
-    EngineEmbedderUnavailable,
-    RemoteEmbedder,
-    identity,
-    is_remote,
-    parts,
-    shown,
-)
+from inference.remote_embed import EngineEmbedderUnavailable, RemoteEmbedder
 from storage.documents.store import Collection
 
-__all__ = ["Choice", "EmbeddingRoute", "EngineError", "choose", "disclosure", "identity", "is_remote", "sent_to", "shown"]
+__all__ = ["Choice", "EmbeddingRoute", "EngineError", "choose", "disclosure", "identity", "is_remote", "keywords_alone", "sent_to", "shown"]
 log = logging.getLogger(__name__)
 THREADS = 2  # an import's batches and a question's embedding side by side
 
@@ -81,6 +75,12 @@ def disclosure(choice: Choice, collection: str) -> str:
                      "asked about it. The documents, the index and the vectors stay on this computer, "
                      "encrypted.").format(collection=collection, name=choice.engine, where=choice.where,
                                           model=choice.model_id)
+
+
+def keywords_alone(reason: str) -> str:
+    """What a question to a collection its engine could not embed is told."""
+    return translate("core.document_service", "{reason} The question was searched by its keywords "
+                     "alone.").format(reason=reason)
 
 
 def sent_to(collection: Collection) -> str:

@@ -25,8 +25,8 @@ from typing import Any
 from core.document_protocol import SEARCH_TIMEOUT, DocumentsUnavailable, as_passages
 from i18n import translate
 from inference.embedder import EmbedderNotLoaded, profile
+from inference.embedding_ids import shown
 from inference.protocol import Embed
-from inference.remote_embed import shown
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,6 @@ and not the caller's guess.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections import OrderedDict
@@ -29,12 +28,12 @@ import numpy as np
 
 from i18n import translate
 from inference.bundled import by_sha256, known_models, sha256_of
+from inference.embedding_ids import parts
 from inference.errors import InferenceError, ModelLoadError, NoModelLoaded
 
 log = logging.getLogger(__name__)
 N_CTX = 512  # BERT-style models see at most 512 tokens; chunks are far shorter
 MAX_EMBEDDERS = 2  # the old and the new model during a switch; 45-75 MB each
-REMOTE = "intranet:"  # an engine's embedding model (inference.remote_embed.identity)
 E5_FAMILY = re.compile(r"(?<![a-z0-9])multilingual-e5-")
 SPECIAL_TOKENS = 2  # [CLS]/<s> and [SEP]/</s> around every input: positions too
 
@@ -55,15 +54,6 @@ class EmbeddingProfile:
         return self.passage_prefix + text.strip()
 
 
-def _remote_model_id(model: str) -> str:
-    """The model id in an engine model's identity (``inference.remote_embed.parts``)."""
-    try:
-        found = json.loads(model[len(REMOTE):])
-    except ValueError:
-        return ""
-    return found[1] if isinstance(found, list) and len(found) == 3 and isinstance(found[1], str) else ""
-
-
 def profile(model: str) -> EmbeddingProfile:
     """The profile of the embedding model with sha256 ``model``: from its manifest for the
     models Hearth ships or shipped; none (plain text) for the user's own. A model on an
@@ -71,7 +61,8 @@ def profile(model: str) -> EmbeddingProfile:
     multilingual-e5 family wants e5's prefixes and floor whatever its size (not
     e5-mistral, which wants instructions)."""
     known = by_sha256(model)
-    if model.startswith(REMOTE) and E5_FAMILY.search(_remote_model_id(model).casefold()):
+    remote = parts(model)
+    if remote is not None and E5_FAMILY.search(remote[1].casefold()):
         known = next((m for m in known_models() if m.role == "embedding" and E5_FAMILY.search(m.id)), None)
     if known is None or known.role != "embedding":
         return EmbeddingProfile()

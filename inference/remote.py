@@ -48,6 +48,7 @@ from inference.protocol import (
 )
 from inference.remote_discovery import RemoteModel, positive
 from inference.remote_pictures import data_uri
+from inference.remote_tokens import estimate_tokens
 from inference.remote_tools import CallDeltas, engine_request
 from inference.tool_formats import escaped
 from inference.tool_grammar import grammar_fields
@@ -133,7 +134,7 @@ class RemoteEngine:
                 return self._counts[text]
         found = self._tokenize(text, abort) if self._tokenizer and text else None
         if found is None:
-            found = len(text.encode("utf-8")) // 3 + 1  # ~4 bytes a token in English, 3 in Chinese
+            found = estimate_tokens(text)
         with self._lock:
             self._counts[text] = found
             while len(self._counts) > 4096:

@@ -1,11 +1,9 @@
 """Embeddings made by an intranet engine (#43): for a collection too large for this
 computer's embedder, when the user chose to send its passages there.
 
-An embedding model on an engine is named by an identity of its own (``identity``: the
-engine's name, the model's id and a digest of where the engine is), in the place where a local model's sha256 goes: the
-collection's recorded model, each passage's row, the question's ``Embed``. So its
-vectors never meet a local model's in one index, and a question to such a collection is
-embedded by the same engine and model.
+An embedding model on an engine goes by an identity of its own where a local model's
+sha256 goes (``inference.embedding_ids``), so its vectors never meet a local model's in
+one index, and a question to such a collection is embedded by the same engine and model.
 
 What the engine sends back is not trusted: ``RemoteEmbedder.embed`` takes only a list of
 ``len(texts)`` vectors of one size, of finite numbers, in the order asked, and anything
@@ -15,52 +13,17 @@ the index's ranking as surely as a wrong model).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
 
 from i18n import translate
-from inference.embedder import REMOTE, EmbedderNotLoaded
+from inference.embedder import EmbedderNotLoaded
 from inference.intranet import Abort, Client, EngineError
 from inference.remote_discovery import RemoteModel
+from inference.remote_tokens import estimate_tokens
 
-PREFIX = REMOTE
 MAX_DIMENSIONS = 4096  # the largest embedding models publish 4,096; 32 of them fit MAX_JSON
-
-
-def identity(engine: str, model_id: str, where: str) -> str:
-    """The name an engine's embedding model goes by where a local model's sha256 would:
-    the engine's name, the model's id and ``where`` (a digest of the engine's address and
-    trust, ``core.remote_embedding``), as JSON after the prefix, so that no name or id
-    can be read as another (both may hold any printable character)."""
-    return PREFIX + json.dumps([engine, model_id, where], ensure_ascii=False)
-
-
-def is_remote(model: str) -> bool:
-    return model.startswith(PREFIX)
-
-
-def parts(model: str) -> tuple[str, str, str] | None:
-    """The engine's name, the model's id and the digest an identity holds; None if it is
-    not one."""
-    if not is_remote(model):
-        return None
-    try:
-        found = json.loads(model[len(PREFIX):])
-    except ValueError:
-        return None
-    if not (isinstance(found, list) and len(found) == 3 and all(isinstance(x, str) for x in found)):
-        return None
-    return found[0], found[1], found[2]
-
-
-def shown(model: str) -> str:
-    """An identity as the user reads it: "model id on engine" (a sha256's first twelve)."""
-    found = parts(model)
-    if found is None:
-        return model[:12] + "…"
-    return translate("inference.remote_embed", "{model} on {engine}").format(model=found[1], engine=found[0])
 
 
 class EngineEmbedderUnavailable(EmbedderNotLoaded):
@@ -94,7 +57,7 @@ class RemoteEmbedder:
         """An estimate that errs long (a passage is then cut shorter, never longer than the
         model sees), as for an engine without /tokenize: no request per sentence of an
         import, and no count from the engine to trust."""
-        return len(text.encode("utf-8")) // 3 + 1
+        return estimate_tokens(text)
 
     def _vectors(self, data: Any, count: int) -> np.ndarray:
         def wrong(what: str) -> EngineError:

@@ -1875,10 +1875,6 @@ Nothing is sent until you send it there.</source>
         <translation>没有名为 {name} 的文档集（现有文档集：{names}）。</translation>
     </message>
     <message>
-        <source>({reason} The question was searched by its keywords alone.)</source>
-        <translation>（{reason} 这个问题只按关键词搜索。）</translation>
-    </message>
-    <message>
         <source>(The collection was indexed with another embedding model: keyword search only. Open Hearth to re-index it.)</source>
         <translation>（该文档集是用另一个嵌入模型索引的：只能进行关键词搜索。请打开 Hearth 重新索引。）</translation>
     </message>

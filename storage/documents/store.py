@@ -53,6 +53,12 @@ class Collection:
         """The model its vectors are to be made with, the app's being ``app_model``."""
         return self.embedder or app_model
 
+    def behind(self, app_model: str) -> bool:
+        """Whether the app's re-embedding is due for it: it follows the app's model
+        (``app_model``) and its vectors are another's. One with a model of its own is moved
+        only by its own choice (``EmbedWith``)."""
+        return not self.embedder and self.embedding_model != app_model
+
 
 @dataclass(frozen=True)
 class Document:

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from core.engines import Engines
@@ -14,3 +16,20 @@ def engines(store: ChatStore):  # noqa: F811 - the fixture above
     yield found
     for record in found.records():
         egress.revoke_destination(record.name)
+
+
+@pytest.fixture(scope="module")
+def worker(embedding_model_path: Path):
+    """A real inference worker with the bundled embedding model loaded (no chat model);
+    a test module that needs more models loaded defines its own."""
+    from inference.bundled import embedding_model
+    from inference.embedder import LlamaEmbedder
+    from inference.llama_engine import LlamaEngine
+    from inference.protocol import LoadEmbedder
+    from inference.worker import InferenceWorker
+
+    w = InferenceWorker(LlamaEngine, lambda _event: None, embedder_factory=LlamaEmbedder)
+    w.start()
+    w.submit(LoadEmbedder(embedding_model_path, embedding_model().sha256))
+    yield w
+    assert w.shutdown(5.0)

@@ -17,10 +17,6 @@ import pytest
 from core.document_progress import Progress
 from core.folders import OUTSIDE
 from inference.bundled import embedding_model
-from inference.embedder import LlamaEmbedder
-from inference.llama_engine import LlamaEngine
-from inference.protocol import LoadEmbedder
-from inference.worker import InferenceWorker
 from storage.documents.isolation import IsolatedParser
 from storage.documents.store import DocumentStore
 from storage.vault import Vault
@@ -32,15 +28,6 @@ pytestmark = pytest.mark.model
 BUNDLED = embedding_model().sha256
 PROMPT = 30.0  # an import of a few small files ends well within this
 SECRET = "The vault password is hunter2"
-
-
-@pytest.fixture(scope="module")
-def worker(embedding_model_path: Path):
-    w = InferenceWorker(LlamaEngine, lambda _event: None, embedder_factory=LlamaEmbedder)
-    w.start()
-    w.submit(LoadEmbedder(embedding_model_path, BUNDLED))
-    yield w
-    assert w.shutdown(5.0)
 
 
 @pytest.fixture

@@ -20,9 +20,8 @@ import pytest
 
 from core.document_service import DocumentService
 from inference.bundled import embedding_model
-from inference.embedder import LlamaEmbedder, profile
-from inference.llama_engine import LlamaEngine
-from inference.protocol import Embed, LoadEmbedder
+from inference.embedder import profile
+from inference.protocol import Embed
 from inference.worker import InferenceWorker
 from storage.vault import Vault
 from tests import pdf_page_set
@@ -36,15 +35,6 @@ PAGE_FLOOR = 0.9
 # (`python -m benchmarks --only retrieval`): 48 of the 49 English questions, 37 of the 38
 # Chinese ones. Neither may drop.
 RECALL_BEFORE = {"en": 48 / 49, "zh": 37 / 38}
-
-
-@pytest.fixture(scope="module")
-def worker(embedding_model_path: Path):
-    worker = InferenceWorker(LlamaEngine, lambda _event: None, embedder_factory=LlamaEmbedder)
-    worker.start()
-    worker.submit(LoadEmbedder(embedding_model_path, E5))
-    yield worker
-    assert worker.shutdown(5.0)
 
 
 def _question_vector(worker: InferenceWorker, question: str):

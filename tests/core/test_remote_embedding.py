@@ -19,18 +19,12 @@ from core.engines import EngineRecord, Engines
 from core.remote_embedding import EmbeddingRoute, choose, disclosure, where_digest
 from guard import egress
 from inference.bundled import embedding_model
-from inference.embedder import LlamaEmbedder, profile
+from inference.embedder import profile
+from inference.embedding_ids import identity, parts, shown
 from inference.intranet import Client, EngineError, Trust, parse_url
-from inference.llama_engine import LlamaEngine
-from inference.protocol import CountTokens, Embed, LoadEmbedder
+from inference.protocol import CountTokens, Embed
 from inference.remote_discovery import RemoteModel
-from inference.remote_embed import (
-    EngineEmbedderUnavailable,
-    RemoteEmbedder,
-    identity,
-    parts,
-    shown,
-)
+from inference.remote_embed import EngineEmbedderUnavailable, RemoteEmbedder
 from inference.worker import InferenceWorker
 from storage.chats import ChatStore
 from storage.documents.store import DocumentStore
@@ -53,15 +47,6 @@ class Recorder:
     def submit(self, command) -> None:
         self.seen.append(command)
         self.worker.submit(command)
-
-
-@pytest.fixture(scope="module")
-def worker(embedding_model_path: Path):
-    w = InferenceWorker(LlamaEngine, lambda _event: None, embedder_factory=LlamaEmbedder)
-    w.start()
-    w.submit(LoadEmbedder(embedding_model_path, BUNDLED))
-    yield w
-    assert w.shutdown(5.0)
 
 
 def embed(submit, model: str, texts: list[str]) -> np.ndarray:
