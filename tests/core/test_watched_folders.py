@@ -14,7 +14,7 @@ import pytest
 
 from storage.documents.store import INDEXED, DocumentStore
 from storage.vault import Vault
-from tests.core.test_document_import import BUNDLED, PROMPT, worker  # noqa: F401 - the fixture
+from tests.core.test_document_import import BUNDLED, PROMPT
 from tests.core.test_document_service import Service
 from tests.storage.conftest import FAST_KDF
 

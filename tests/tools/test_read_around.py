@@ -26,7 +26,7 @@ from inference.rag import Passage
 from inference.tool_grammar import usable_schema
 from storage.documents.store import DocumentStore
 from storage.vault import Vault
-from tests.core.test_document_import import worker  # noqa: F401 - the embedding worker fixture
+from tests.core.conftest import worker  # noqa: F401 - the embedding worker fixture
 from tests.documents_corpus import pdf
 from tests.storage.conftest import FAST_KDF
 
