@@ -108,7 +108,7 @@ def export(self: Any, prefix: str, nonces: Callable[[np.ndarray], tuple[np.ndarr
         (f"{prefix}text_ends", np.dtype(np.int64), (m,),
          [np.cumsum([len(t) for t in texts], dtype=np.int64)]),
         (f"{prefix}texts", np.dtype(np.uint8), (sum(len(t) for t in texts),), joined(texts)),
-        (f"{prefix}vectors", np.dtype(np.float32), (m, dim), blocks(self._vectors[:n])),
+        (f"{prefix}vectors", np.dtype(np.float16), (m, dim), blocks(self._vectors[:n])),
         (f"{prefix}lengths", np.dtype(np.float64), (m,), blocks(self._lengths[:n])),
         (f"{prefix}weights", np.dtype(np.float64), (m,), blocks(self._weights[:n])),
         (f"{prefix}letters", np.dtype(np.int64), (m, 2), blocks(self._letters[:n])),
@@ -163,7 +163,9 @@ def restore(cls: Any, described: Mapping[str, Any], arrays: Mapping[str, np.ndar
 
     index._capacity = m
     if m:
-        index._vectors = kept(get("vectors").reshape(len(stored_ids), index._dim or 1))
+        # float16 since 2026-12-06; a file saved before holds float32 (made float16 here).
+        index._vectors = np.ascontiguousarray(
+            kept(get("vectors").reshape(len(stored_ids), index._dim or 1)), dtype=np.float16)
     index._alive = np.ones(m, dtype=bool)
     index._owners = kept(get("collection"))
     index._lengths, index._weights, index._letters = kept(get("lengths")), kept(get("weights")), kept(get("letters"))

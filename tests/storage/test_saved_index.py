@@ -385,3 +385,21 @@ def test_a_partial_file_left_by_a_crash_goes_at_the_next_save(vault: Vault) -> N
     ingestion.save_index(lambda: None)
     assert not dead.exists() and writing.exists()
     assert not before.exists() and not_ours.exists()
+
+
+def test_a_file_saved_with_float32_vectors_loads_as_float16_and_answers_the_same(vault: Vault) -> None:
+    """Files saved before 2026-12-06 hold float32 vectors: they load, as float16."""
+    store, _ = _filled(vault)
+    _, ingestion = _unlock(vault)
+    ingestion.save_index(lambda: None)
+    header, arrays = store.saved_index()
+    header = {key: value for key, value in header.items() if key not in ("format", "items")}
+    widened = [(name, np.dtype(np.float32) if name.endswith("vectors") else array.dtype, array.shape,
+                [array.astype(np.float32) if name.endswith("vectors") else array])
+               for name, array in arrays.items()]
+    assert any(name.endswith("vectors") for name, *_ in widened)
+    store.save_index(header, widened, lambda: None)
+    again, restored = _unlock(vault)
+    assert again.read == []  # loaded from the file, not rebuilt
+    assert restored.indexes.index(MODEL)._vectors.dtype == np.float16
+    assert _everything(restored.indexes) == _fresh(vault)
