@@ -94,7 +94,10 @@ class DocumentService(DocumentCalls):
         re-embedded in the background once the index is loaded."""
         self._store = DocumentStore(vault)
         # Each model's index keeps its own relevance floor (e5's 0.76, MiniLM's 0.2).
-        self._indexes = Indexes(floor=lambda model: profile(model).min_cosine or MIN_COSINE)
+        # The passages' texts stay in the vault, read for the hits (a million passages'
+        # are over a gigabyte): the index holds their words, vectors and places.
+        self._indexes = Indexes(floor=lambda model: profile(model).min_cosine or MIN_COSINE,
+                                texts=self._store.chunk_texts)
         self._submit = submit
         self._sink = sink
         self._model = embedding_model

@@ -93,6 +93,9 @@ def fuse(rankings: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return found, np.bincount(at, weights=shares, minlength=len(found)).astype(np.float64)
 
 
+Texts = Callable[[list[int]], Mapping[int, str]]  # row ids -> their passages' texts
+
+
 @dataclass(frozen=True)
 class Hit:
     chunk: StoredChunk
@@ -118,8 +121,14 @@ class SearchIndex:
     goes), and postings per word as packed arrays (six bytes a posting, where a dict of
     dicts took about fifty)."""
 
-    def __init__(self, dimensions: int = 0, model: str = "", min_cosine: float = MIN_COSINE) -> None:
+    def __init__(self, dimensions: int = 0, model: str = "", min_cosine: float = MIN_COSINE,
+                 texts: Texts | None = None) -> None:
         self.model = model  # the embedding model's sha256, for messages
+        # Where the passages' texts are read (the vault's rows: ``DocumentStore.chunk_texts``),
+        # for the hits alone: the index then holds none (each passage's StoredChunk has
+        # text ""). Without it (an index of its own, in a test or a benchmark) each
+        # passage's text is kept here.
+        self.texts = texts
         # Below this, and without a shared word, a passage is not relevant: the model's own
         # (multilingual-e5 puts every pair of texts above 0.65, all-MiniLM-L6-v2 near 0).
         self.min_cosine = min_cosine
@@ -213,6 +222,8 @@ class SearchIndex:
             if len(words) > 65535:  # a term frequency is kept in two bytes
                 counts = Counter({word: min(count, 65535) for word, count in counts.items()})
             found_letters = letters(chunk.text)
+            if self.texts is not None:
+                chunk = replace(chunk, text="")  # read from the vault for a hit
             self._dim = v.shape[0]
             self._grow()
             index = len(self.chunks)
@@ -241,7 +252,8 @@ class SearchIndex:
 
     # Kept sealed between unlocks (``storage.documents.index_file``) ---------------------
     def live(self) -> list[StoredChunk]:
-        """The passages that answer (not those taken out), in the index's order."""
+        """The passages that answer (not those taken out), in the index's order (without
+        their texts where ``texts`` reads them: ``with_texts``)."""
         with self._lock:
             return [self.chunks[i] for i in np.flatnonzero(self._alive[:len(self.chunks)])]
 
@@ -256,9 +268,18 @@ class SearchIndex:
 
     @classmethod
     def restore(cls, described: Mapping[str, Any], arrays: Mapping[str, np.ndarray], prefix: str,
-                paths: Mapping[int, str], rows_now: tuple[np.ndarray, np.ndarray]) -> SearchIndex:
+                paths: Mapping[int, str], rows_now: tuple[np.ndarray, np.ndarray],
+                texts: Texts | None = None) -> SearchIndex:
         """An index from what ``export`` wrote (``search_file.restore``)."""
-        return search_file.restore(cls, described, arrays, prefix, paths, rows_now)
+        return search_file.restore(cls, described, arrays, prefix, paths, rows_now, texts)
+
+    def with_texts(self, chunks: list[StoredChunk]) -> list[StoredChunk]:
+        """``chunks`` with their texts: as they are where the index keeps them, else read
+        (``texts``); one whose row is gone meanwhile is left out."""
+        if self.texts is None or not chunks:
+            return chunks
+        found = self.texts([c.id for c in chunks])
+        return [replace(c, text=found[c.id]) for c in chunks if c.id in found]
 
     def move_document(self, document_id: int, path: str) -> None:
         """A file renamed or moved: its passages stay, and say where it is now."""
@@ -486,20 +507,26 @@ class SearchIndex:
                 relevant &= (coverage[found] >= MIN_COVERAGE) | (cosine[found] >= self.min_cosine)
             found, fused = found[relevant], fused[relevant]
             ranked = [(int(found[i]), float(fused[i])) for i in top(fused, k)]
-            return [Hit(self.chunks[i], score, float(cosine[i]), float(bm25[i])) for i, score in ranked]
+            hits = [Hit(self.chunks[i], score, float(cosine[i]), float(bm25[i])) for i, score in ranked]
+        if self.texts is None:
+            return hits
+        # The texts read outside the lock: an import goes on meanwhile.
+        chunks = {c.id: c for c in self.with_texts([h.chunk for h in hits])}
+        return [replace(h, chunk=chunks[h.chunk.id]) for h in hits if h.chunk.id in chunks]
 
 
 class Indexes:
     """One SearchIndex per embedding model; each collection answers from its model's."""
 
-    def __init__(self, floor: Callable[[str], float] | None = None) -> None:
+    def __init__(self, floor: Callable[[str], float] | None = None, texts: Texts | None = None) -> None:
         self._by_model: dict[str, SearchIndex] = {}
+        self._texts = texts  # where the passages' texts are read (``SearchIndex.texts``)
         self.models: dict[int, str] = {}  # collection id -> the model whose vectors answer
         self._floor = floor or (lambda _model: MIN_COSINE)  # each model's relevance floor
 
     def index(self, model: str) -> SearchIndex:
         if model not in self._by_model:
-            self._by_model[model] = SearchIndex(model=model, min_cosine=self._floor(model))
+            self._by_model[model] = SearchIndex(model=model, min_cosine=self._floor(model), texts=self._texts)
         return self._by_model[model]
 
     def __len__(self) -> int:
@@ -542,7 +569,7 @@ class Indexes:
                 rows_now: tuple[np.ndarray, np.ndarray]) -> None:
         """The indexes a sealed file held, less what is not so in the rows now and the
         passages of a model their collection no longer answers with."""
-        restored = [SearchIndex.restore(said, arrays, f"{i}.", paths, rows_now)
+        restored = [SearchIndex.restore(said, arrays, f"{i}.", paths, rows_now, self._texts)
                     for i, said in enumerate(header["indexes"])]
         for index in restored:
             index.min_cosine = self._floor(index.model)  # today's floor for the model
@@ -570,13 +597,15 @@ class Indexes:
     def section(self, path: str, page: int | None, heading: str | None) -> list[StoredChunk]:
         """The chunks of one page (or section) of the file at ``path``, as the collections
         answering now hold them: those of one document (the first found), in reading order."""
-        found = [c for model, index in self._by_model.items() for c in index.live()
+        found = [(c, index) for model, index in self._by_model.items() for c in index.live()
                  if c.path == path and c.page == page and c.heading == heading
                  and self.models.get(c.collection_id) == model]
         if not found:
             return []
-        document = min(c.document_id for c in found)
-        return sorted((c for c in found if c.document_id == document), key=lambda c: (c.start, c.end))
+        document = min(c.document_id for c, _index in found)
+        held = [c for c, _index in found if c.document_id == document]
+        index = next(index for c, index in found if c.document_id == document)
+        return sorted(index.with_texts(held), key=lambda c: (c.start, c.end))
 
     def search(self, question: str, vectors: Mapping[str, Any], collection_ids: list[int],
                k: int = 5, mode: str = "hybrid") -> list[Hit]:

@@ -117,17 +117,22 @@ def export(self: Any, prefix: str, nonces: Callable[[np.ndarray], tuple[np.ndarr
         (f"{prefix}posting_rows", np.dtype(np.int32), (int(counts.sum()),), kept_postings(0)),
         (f"{prefix}posting_counts", np.dtype(np.uint16), (int(counts.sum()),), kept_postings(1)),
     ]
-    return {"model": self.model, "min_cosine": self.min_cosine, "dimensions": self._dim, "passages": m}, items
+    # "texts": whether the passages' texts are in the file (not where the index reads them
+    # from the vault: ``SearchIndex.texts``); a file without says they are (written before).
+    return {"model": self.model, "min_cosine": self.min_cosine, "dimensions": self._dim, "passages": m,
+            "texts": self.texts is None}, items
 
 
 
 def restore(cls: Any, described: Mapping[str, Any], arrays: Mapping[str, np.ndarray], prefix: str,
-            paths: Mapping[int, str], rows_now: tuple[np.ndarray, np.ndarray]) -> Any:
+            paths: Mapping[int, str], rows_now: tuple[np.ndarray, np.ndarray], texts: Any = None) -> Any:
     """An index from what ``export`` wrote, each passage given its document's path now.
     A passage whose row is gone, or was written again (other nonces: ``rows_now`` is
     the rows' sorted ids and their nonces), is left out: only the row tells what it is."""
     model = str(described["model"])
-    index = cls(int(described["dimensions"]), model, float(described["min_cosine"]))
+    if texts is None and not described.get("texts", True):
+        raise ValueError("the file holds no passage's text, and this index keeps them")
+    index = cls(int(described["dimensions"]), model, float(described["min_cosine"]), texts)
 
     def get(name: str) -> np.ndarray:
         return arrays[prefix + name]
@@ -143,7 +148,7 @@ def restore(cls: Any, described: Mapping[str, Any], arrays: Mapping[str, np.ndar
     headings = _strings(get("headings"), get("headings_ends"))
     all_ends = get("text_ends")
     ends = all_ends[rows]
-    texts = get("texts").data
+    held, reads = get("texts").data, texts is not None  # the texts: here, or read for the hits
     starts = (np.concatenate([[0], all_ends[:-1]]) if len(all_ends) else all_ends)[rows]
     chunks = index.chunks
     roles = [ROLES[r] if r < len(ROLES) else "" for r in get("role")[rows].tolist()]
@@ -151,7 +156,7 @@ def restore(cls: Any, described: Mapping[str, Any], arrays: Mapping[str, np.ndar
             ids.tolist(), get("collection")[rows].tolist(), get("document")[rows].tolist(),
             get("page")[rows].tolist(), get("start")[rows].tolist(), get("end")[rows].tolist(),
             get("heading")[rows].tolist(), starts.tolist(), ends.tolist(), strict=True)):
-        chunks.append(StoredChunk(row_id, collection, document, str(texts[a:b], "utf-8"),
+        chunks.append(StoredChunk(row_id, collection, document, "" if reads else str(held[a:b], "utf-8"),
                                   paths.get(document, ""), None if page == NO_PAGE else page,
                                   None if heading < 0 else headings[heading], start, end, model, roles[i]))
         index._by_document[document].append(i)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -374,6 +374,28 @@ class DocumentStore:
                    check: Callable[[], None] = lambda: None) -> int:
         """Seal the index into its file beside the vault; its size."""
         return index_file.write(self.vault.path, self._cipher, header, items, check)
+
+    def chunk_texts(self, ids: Sequence[int]) -> dict[int, str]:
+        """The text of each of ``ids`` (the hits of a search), decrypted from its row: the
+        index holds no passage's text (a million passages' are over a gigabyte). A row gone
+        or that does not decrypt is not in the answer."""
+        if not ids:
+            return {}
+        c = schema.chunks.c
+        texts: dict[int, str] = {}
+        wanted = sorted(set(ids))
+        with self._engine.connect() as conn:
+            for start in range(0, len(wanted), ID_BATCH):
+                rows = conn.execute(select(c.id, c.collection_id, c.document_id, c.payload)
+                                    .where(c.id.in_(wanted[start:start + ID_BATCH]))).all()
+                for row_id, collection_id, document_id, payload in rows:
+                    try:
+                        data = self._open("chunks", "payload", row_id, payload, (collection_id, document_id))
+                    except DamagedVault:
+                        continue
+                    if isinstance(data.get("text"), str):
+                        texts[row_id] = data["text"]
+        return texts
 
     def iter_chunks(self, collection_ids: list[int] | None = None, ids: list[int] | None = None,
                     paths: Mapping[int, str] | None = None) -> Iterator[tuple[StoredChunk, np.ndarray]]:

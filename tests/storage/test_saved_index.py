@@ -403,3 +403,55 @@ def test_a_file_saved_with_float32_vectors_loads_as_float16_and_answers_the_same
     assert again.read == []  # loaded from the file, not rebuilt
     assert restored.indexes.index(MODEL)._vectors.dtype == np.float16
     assert _everything(restored.indexes) == _fresh(vault)
+
+
+def _reading(vault: Vault) -> tuple[DocumentStore, Ingestion]:
+    """The store and an index loaded as the document service loads it: the passages'
+    texts are read from the vault for the hits."""
+    store = DocumentStore(vault)
+    ingestion = Ingestion(store, Indexes(texts=store.chunk_texts), _Steps())  # type: ignore[arg-type]
+    ingestion.load()
+    return store, ingestion
+
+
+def test_the_index_holds_no_passage_s_text_and_each_hit_reads_its_own(vault: Vault) -> None:
+    store, collection_id = _filled(vault)
+    rows = {c.id: c.text for c, _v in store.iter_chunks()}
+    _, ingestion = _reading(vault)
+    index = ingestion.indexes.index(MODEL)
+    assert len(index.live()) == len(rows) and all(c.text == "" for c in index.chunks)
+    vector = np.linspace(-1, 1, 8).astype(np.float32)
+    hits = ingestion.indexes.search("heron otter", {MODEL: vector}, [collection_id], k=10)
+    assert len(hits) == 10 and all(h.chunk.text == rows[h.chunk.id] for h in hits)
+    # What an index that keeps the texts finds, in the same order, with the same texts.
+    kept = _unlock(vault)[1].indexes.search("heron otter", {MODEL: vector}, [collection_id], k=10)
+    assert [(h.chunk, h.score) for h in kept] == [(h.chunk, h.score) for h in hits]
+    # A page's passages (a citation opened) come with their texts too.
+    page = ingestion.indexes.section("/notes/0.md", 1, "Birds")
+    assert page and all(c.text == rows[c.id] for c in page)
+
+
+def test_a_hit_whose_row_is_gone_meanwhile_is_left_out(vault: Vault) -> None:
+    store, collection_id = _filled(vault)
+    _, ingestion = _reading(vault)
+    vector = np.linspace(-1, 1, 8).astype(np.float32)
+    first = ingestion.indexes.search("kestrel", {MODEL: vector}, [collection_id], k=3)[0]
+    store.delete_document(first.chunk.document_id)  # its rows gone, the index not told yet
+    after = ingestion.indexes.search("kestrel", {MODEL: vector}, [collection_id], k=3)
+    assert after and first.chunk.id not in {h.chunk.id for h in after}
+    assert all(h.chunk.text for h in after)
+
+
+def test_a_file_saved_without_texts_is_not_taken_by_an_index_that_keeps_them(
+        vault: Vault, caplog: pytest.LogCaptureFixture) -> None:
+    store, _ = _filled(vault)
+    _, ingestion = _reading(vault)
+    ingestion.save_index(lambda: None)
+    header, arrays = store.saved_index()
+    assert header["indexes"][0]["texts"] is False and arrays["0.texts"].size == 0
+    again, reading = _reading(vault)
+    assert reading.indexes.index(MODEL).chunks and all(c.text == "" for c in reading.indexes.index(MODEL).chunks)
+    with caplog.at_level(logging.WARNING):
+        keeping, restored = _unlock(vault)  # an index of its own, keeping texts: built from the rows
+    assert len(keeping.read) == 30 and "does not read" in caplog.text
+    assert _everything(restored.indexes) == _fresh(vault)
