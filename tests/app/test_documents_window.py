@@ -26,6 +26,7 @@ from tests.fakes import FakeEngine
 
 pytestmark = [pytest.mark.gui, pytest.mark.model]
 WAIT = 6 * WAIT_MS
+SCAN_WAIT = 40 * WAIT_MS  # a scan read at a lower priority while other work runs
 BUNDLED = embedding_model().sha256
 QUESTION = "What is the mooring fee per meter?"
 
@@ -220,6 +221,7 @@ def test_lock_quit_or_delete_everything_during_an_import_stops_it_and_writes_not
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(600)
 def test_answers_go_on_while_a_scan_is_read_page_by_page(qtbot, window, tmp_path: Path) -> None:
     """OCR runs in its own process at a lower priority and never in the inference worker:
     a chat is answered, whole, while the import is still in the middle of a scan."""
@@ -239,5 +241,8 @@ def test_answers_go_on_while_a_scan_is_read_page_by_page(qtbot, window, tmp_path
     answer = _ask(qtbot, window, "Say hello while the scan is read.")
     assert answer.status == "complete" and answer.content
     assert not finished  # the import was still at it
-    qtbot.waitUntil(lambda: bool(finished), timeout=WAIT)
+    # The recognition yields the CPU to everything else on purpose (a lower priority): on
+    # a machine busy with other work its four pages can take minutes. A bound, not a
+    # measure: what is asserted is that it ends.
+    qtbot.waitUntil(lambda: bool(finished), timeout=SCAN_WAIT)
     assert finished[0].indexed and max(pages) == 3
