@@ -78,7 +78,7 @@ class Document:
     said: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: 48 bytes less each (48 MB a million passages)
 class StoredChunk:
     id: int
     collection_id: int
