@@ -160,8 +160,9 @@ class SearchIndex:
         self._cached = 0  # postings in that cache
         # Where each document's and collection's chunks sit, so removing one is not a scan
         # of the whole index (an import replaces documents one by one).
-        self._by_document: dict[int, list[int]] = defaultdict(list)
-        self._by_collection: dict[int, list[int]] = defaultdict(list)
+        # (Packed arrays: a list holds a pointer and an int object, 40 bytes, for each.)
+        self._by_document: dict[int, array[int]] = defaultdict(lambda: array("q"))
+        self._by_collection: dict[int, array[int]] = defaultdict(lambda: array("q"))
         self.changes = 0  # passages added and taken out since it was made (when to save it)
         # Per collection, over its live passages: CJK characters, letters, words, passages
         # (what a search would otherwise sum over every passage each time).
@@ -175,7 +176,7 @@ class SearchIndex:
         """Live chunks of one collection."""
         with self._lock:
             held = self._by_collection.get(collection_id)
-            return int(self._alive[np.array(held, dtype=np.int64)].sum()) if held else 0
+            return int(self._alive[np.frombuffer(held, dtype=np.int64)].sum()) if held else 0
 
     @property
     def dimensions(self) -> int:
@@ -284,12 +285,12 @@ class SearchIndex:
     def move_document(self, document_id: int, path: str) -> None:
         """A file renamed or moved: its passages stay, and say where it is now."""
         with self._lock:
-            for index in self._by_document.get(document_id, []):
+            for index in self._by_document.get(document_id, array("q")):
                 self.chunks[index] = replace(self.chunks[index], path=path)
 
     def remove_document(self, document_id: int) -> None:
         with self._lock:
-            held = self._by_document.pop(document_id, [])
+            held = self._by_document.pop(document_id, array("q"))
             self.changes += len(held)
             for index in held:
                 if self._alive[index]:
@@ -299,11 +300,11 @@ class SearchIndex:
 
     def remove_collection(self, collection_id: int) -> None:
         with self._lock:
-            held = self._by_collection.pop(collection_id, [])
+            held = self._by_collection.pop(collection_id, array("q"))
             self._stats.pop(collection_id, None)
             self.changes += len(held)
             if held:
-                self._alive[np.array(held, dtype=np.int64)] = False
+                self._alive[np.frombuffer(held, dtype=np.int64)] = False
 
     def _arrays_now(self) -> dict[str, np.ndarray]:
         """Views of the filled rows of each column."""
