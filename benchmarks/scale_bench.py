@@ -126,7 +126,7 @@ def _open(path: Path) -> tuple[Any, Any, Any, float]:
     started = time.perf_counter()
     vault = Vault.open(path, PASSPHRASE)
     store = DocumentStore(vault)
-    indexes = Indexes(texts=store.chunk_texts)  # as the document service makes it
+    indexes = Indexes(texts=store.chunk_texts, vectors=store.chunk_vectors)  # as the document service makes it
     ingestion = Ingestion(store, indexes, _Steps())  # type: ignore[arg-type]
     ingestion.load()
     return store, indexes, ingestion, started

@@ -95,9 +95,10 @@ class DocumentService(DocumentCalls):
         self._store = DocumentStore(vault)
         # Each model's index keeps its own relevance floor (e5's 0.76, MiniLM's 0.2).
         # The passages' texts stay in the vault, read for the hits (a million passages'
-        # are over a gigabyte): the index holds their words, vectors and places.
+        # are over a gigabyte), and so do their exact vectors, read for a question's
+        # nearest: the index holds their words, their vectors' int8 codes and places.
         self._indexes = Indexes(floor=lambda model: profile(model).min_cosine or MIN_COSINE,
-                                texts=self._store.chunk_texts)
+                                texts=self._store.chunk_texts, vectors=self._store.chunk_vectors)
         self._submit = submit
         self._sink = sink
         self._model = embedding_model

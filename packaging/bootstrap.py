@@ -34,7 +34,7 @@ from common import (  # noqa: E402 - the scripts' shared part, beside this file
 from llama_build import BASELINE_X86, build_variant, install_llama, llama_cmake_args  # noqa: E402
 
 # NumPy without BLAS on Linux: the wheel's OpenBLAS is 28 MB of the installer, and Hearth
-# multiplies no matrices (its one matrix-vector product is SimSIMD's over float16 vectors,
+# multiplies no matrices (its one matrix-vector product is SimSIMD's over int8 vector codes,
 # or an einsum, as fast without BLAS: storage/documents/cosine.py).
 NUMPY_VERSION = "2.4.6"
 NUMPY_NO_BLAS = ("-Csetup-args=-Dallow-noblas=true", "-Csetup-args=-Dblas=none", "-Csetup-args=-Dlapack=none")

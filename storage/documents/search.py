@@ -23,14 +23,19 @@ from typing import Any
 import numpy as np
 
 from storage.documents import lexicon, search_file
-from storage.documents.cosine import cosines
+from storage.documents.cosine import coded, cosines
 from storage.documents.index_file import Item
 from storage.documents.ranking import fuse, top, top_among
+from storage.documents.records import NO_HEADING, NO_PAGE, Records
 from storage.documents.store import StoredChunk
 from storage.documents.words import CJK_RUN, in_other_language, letters, terms
 
 K1, B = 1.5, 0.75
 CANDIDATES = 50
+# The nearest passages by the int8 codes whose cosines are taken again from their exact
+# vectors, before the vector side's CANDIDATES are chosen: at a million clustered vectors,
+# the codes' first 100 hold the exact first 50 (docs/performance.md).
+RESCORED = 100
 CACHED_POSTINGS = 4_000_000  # postings kept as numpy arrays between searches (6 bytes each)
 MIN_COSINE = 0.2  # below this, and without a shared word, a passage is not relevant
 # A keyword match is evidence of relevance only if it covers this share of the question's
@@ -61,6 +66,7 @@ ROLE_WEIGHTS = {"nav": 0.5, "front": 0.5}
 
 
 Texts = Callable[[list[int]], Mapping[int, str]]  # row ids -> their passages' texts
+Vectors = Callable[[list[int]], Mapping[int, np.ndarray]]  # row ids -> their exact vectors
 
 
 @dataclass(frozen=True)
@@ -89,23 +95,31 @@ class SearchIndex:
     dicts took about fifty)."""
 
     def __init__(self, dimensions: int = 0, model: str = "", min_cosine: float = MIN_COSINE,
-                 texts: Texts | None = None) -> None:
+                 texts: Texts | None = None, vectors: Vectors | None = None) -> None:
         self.model = model  # the embedding model's sha256, for messages
         # Where the passages' texts are read (the vault's rows: ``DocumentStore.chunk_texts``),
         # for the hits alone: the index then holds none (each passage's StoredChunk has
         # text ""). Without it (an index of its own, in a test or a benchmark) each
         # passage's text is kept here.
         self.texts = texts
+        # Where the exact vectors of a search's nearest candidates are read (the vault's
+        # rows: ``DocumentStore.chunk_vectors``): the index holds int8 codes. Without it,
+        # they are kept here as well, as float16.
+        self.vectors = vectors
         # Below this, and without a shared word, a passage is not relevant: the model's own
         # (multilingual-e5 puts every pair of texts above 0.65, all-MiniLM-L6-v2 near 0).
         self.min_cosine = min_cosine
         self._lock = threading.RLock()
-        self.chunks: list[StoredChunk] = []
+        self.chunks = Records(keeps_texts=texts is None)  # the passages, as columns
         self._dim = dimensions
         self._capacity = 0
-        # Normalised, one row each, as float16: half the memory of float32 (1.5 GB a million
-        # passages of 384 dimensions), and the same first fifty in the same order (``cosine``).
-        self._vectors = np.zeros((0, dimensions or 1), dtype=np.float16)
+        # Normalised, one row each, as int8 codes and a scale (``cosine``): a quarter of
+        # float32's memory (0.39 GB for a million passages of 384 dimensions). The nearest
+        # RESCORED are taken again from the exact vectors (``vectors``, or ``_exact``).
+        self._codes = np.zeros((0, dimensions or 1), dtype=np.int8)
+        self._scales = np.zeros(0, dtype=np.float32)
+        self._exact: np.ndarray | None = None if vectors is not None else np.zeros(
+            (0, dimensions or 1), dtype=np.float16)
         self._alive = np.zeros(0, dtype=bool)
         self._owners = np.zeros(0, dtype=np.int64)  # each chunk's collection
         self._lengths = np.zeros(0, dtype=np.float64)  # its words, for BM25
@@ -171,7 +185,10 @@ class SearchIndex:
             new[:n] = old[:n]
             return new
 
-        self._vectors = grown(self._vectors, (capacity, self._dim))
+        self._codes = grown(self._codes, (capacity, self._dim))
+        self._scales = grown(self._scales, (capacity,))
+        if self._exact is not None:
+            self._exact = grown(self._exact, (capacity, self._dim))
         self._alive = grown(self._alive, (capacity,))
         self._owners = grown(self._owners, (capacity,))
         self._lengths = grown(self._lengths, (capacity,))
@@ -190,12 +207,13 @@ class SearchIndex:
             if len(words) > 65535:  # a term frequency is kept in two bytes
                 counts = Counter({word: min(count, 65535) for word, count in counts.items()})
             found_letters = letters(chunk.text)
-            if self.texts is not None:
-                chunk = replace(chunk, text="")  # read from the vault for a hit
             self._dim = v.shape[0]
             self._grow()
             index = len(self.chunks)
-            self._vectors[index] = v / norm
+            unit = v / norm
+            self._codes[index], self._scales[index] = coded(unit)
+            if self._exact is not None:
+                self._exact[index] = unit
             self._lengths[index] = len(words)
             self._letters[index] = found_letters
             self._owners[index] = chunk.collection_id
@@ -227,7 +245,8 @@ class SearchIndex:
 
     def ids(self) -> np.ndarray:
         """The row ids of the live passages, in the index's order."""
-        return np.fromiter((c.id for c in self.live()), dtype=np.int64)
+        with self._lock:
+            return self.chunks.column("ids")[self._alive[:len(self.chunks)]]
 
     def export(self, prefix: str, nonces: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
                check: Callable[[], None] = lambda: None) -> tuple[dict[str, Any], list[Item]]:
@@ -237,9 +256,9 @@ class SearchIndex:
     @classmethod
     def restore(cls, described: Mapping[str, Any], arrays: Mapping[str, np.ndarray], prefix: str,
                 paths: Mapping[int, str], rows_now: tuple[np.ndarray, np.ndarray],
-                texts: Texts | None = None) -> SearchIndex:
+                texts: Texts | None = None, vectors: Vectors | None = None) -> SearchIndex:
         """An index from what ``export`` wrote (``search_file.restore``)."""
-        return search_file.restore(cls, described, arrays, prefix, paths, rows_now, texts)
+        return search_file.restore(cls, described, arrays, prefix, paths, rows_now, texts, vectors)
 
     def with_texts(self, chunks: list[StoredChunk]) -> list[StoredChunk]:
         """``chunks`` with their texts: as they are where the index keeps them, else read
@@ -249,11 +268,24 @@ class SearchIndex:
         found = self.texts([c.id for c in chunks])
         return [replace(c, text=found[c.id]) for c in chunks if c.id in found]
 
+    def on_page(self, path: str, page: int | None, heading: str | None) -> list[StoredChunk]:
+        """The live passages of the file at ``path`` on one page (or section), without
+        their texts where ``texts`` reads them."""
+        with self._lock:
+            records = self.chunks
+            heading_code = NO_HEADING if heading is None else records.held_heading(heading)
+            page_code = NO_PAGE if page is None else page
+            if heading_code is None:
+                return []
+            return [records[i] for document, at in records.paths.items() if at == path
+                    for i in self._by_document.get(document, ())
+                    if self._alive[i] and records.pages[i] == page_code and records.headings[i] == heading_code]
+
     def move_document(self, document_id: int, path: str) -> None:
         """A file renamed or moved: its passages stay, and say where it is now."""
         with self._lock:
-            for index in self._by_document.get(document_id, array("q")):
-                self.chunks[index] = replace(self.chunks[index], path=path)
+            if document_id in self.chunks.paths:
+                self.chunks.paths[document_id] = path
 
     def remove_document(self, document_id: int) -> None:
         with self._lock:
@@ -314,8 +346,27 @@ class SearchIndex:
             self._cached += cached[0].size
         return cached
 
-    def _matrix_now(self) -> np.ndarray:
-        return self._vectors[:len(self.chunks)]
+    def _cosines(self, unit: np.ndarray, mask: np.ndarray, also: np.ndarray) -> np.ndarray:
+        """Every passage's cosine with the question (-1 outside ``mask``): by the int8
+        codes, and for the nearest RESCORED and the rows ``also`` by their exact vectors
+        (one read; a row whose vector cannot be read keeps its code's)."""
+        n = len(self.chunks)
+        cosine = np.where(mask, cosines(self._codes[:n], self._scales[:n], unit), np.float32(-1.0))
+        nearest = np.union1d(top(cosine, RESCORED), also)
+        nearest = nearest[mask[nearest]]
+        if not len(nearest):
+            return cosine
+        if self._exact is not None:
+            cosine[nearest] = np.einsum("ij,j->i", self._exact[nearest].astype(np.float32), unit)
+            return cosine
+        assert self.vectors is not None
+        ids = [self.chunks.ids[i] for i in nearest.tolist()]
+        found = self.vectors(ids)
+        for i, row_id in zip(nearest.tolist(), ids, strict=True):
+            exact = found.get(row_id)
+            if exact is not None and exact.shape == unit.shape:
+                cosine[i] = float(exact @ unit) / (float(np.linalg.norm(exact)) or 1.0)
+        return cosine
 
     def _count(self, collection_id: int, cjk: float, total: float, words: float, passages: int) -> None:
         stats = self._stats.get(collection_id)
@@ -446,12 +497,6 @@ class SearchIndex:
                 bm25, coverage = self._bm25(query, mask, sums)
             else:
                 bm25 = coverage = np.zeros(len(self.chunks))
-            if vector is not None and mode in ("vector", "hybrid"):
-                q = np.asarray(vector, dtype=np.float32)
-                q = q / (float(np.linalg.norm(q)) or 1.0)
-                cosine = np.where(mask, cosines(self._matrix_now(), q), -1.0)
-            else:
-                cosine = np.full(len(self.chunks), -1.0, dtype=np.float32)
             # Rank fusion over the candidates alone (150 at most), not over every passage:
             # at a million passages each pass over all of them costs milliseconds.
             rankings: list[np.ndarray] = []
@@ -465,6 +510,14 @@ class SearchIndex:
                 if translated:  # a third ranking: the question's words in the chunks' language
                     by_translation, _coverage = self._bm25(translated, mask, sums)
                     rankings.append(top_among(by_translation, np.flatnonzero(by_translation), CANDIDATES))
+            if vector is not None and mode in ("vector", "hybrid"):
+                q = np.asarray(vector, dtype=np.float32)
+                q = q / (float(np.linalg.norm(q)) or 1.0)
+                # The keyword side's candidates get their exact cosine too: it decides
+                # whether one without covering words is relevant (the model's floor).
+                cosine = self._cosines(q, mask, np.concatenate([np.zeros(0, dtype=np.int64), *rankings]))
+            else:
+                cosine = np.full(len(self.chunks), -1.0, dtype=np.float32)
             if mode in ("vector", "hybrid"):
                 order = top(cosine, CANDIDATES)
                 rankings.append(order[cosine[order] >= self.min_cosine])
@@ -486,15 +539,18 @@ class SearchIndex:
 class Indexes:
     """One SearchIndex per embedding model; each collection answers from its model's."""
 
-    def __init__(self, floor: Callable[[str], float] | None = None, texts: Texts | None = None) -> None:
+    def __init__(self, floor: Callable[[str], float] | None = None, texts: Texts | None = None,
+                 vectors: Vectors | None = None) -> None:
         self._by_model: dict[str, SearchIndex] = {}
         self._texts = texts  # where the passages' texts are read (``SearchIndex.texts``)
+        self._vectors = vectors  # and their exact vectors (``SearchIndex.vectors``)
         self.models: dict[int, str] = {}  # collection id -> the model whose vectors answer
         self._floor = floor or (lambda _model: MIN_COSINE)  # each model's relevance floor
 
     def index(self, model: str) -> SearchIndex:
         if model not in self._by_model:
-            self._by_model[model] = SearchIndex(model=model, min_cosine=self._floor(model), texts=self._texts)
+            self._by_model[model] = SearchIndex(model=model, min_cosine=self._floor(model), texts=self._texts,
+                                                 vectors=self._vectors)
         return self._by_model[model]
 
     def __len__(self) -> int:
@@ -537,7 +593,7 @@ class Indexes:
                 rows_now: tuple[np.ndarray, np.ndarray]) -> None:
         """The indexes a sealed file held, less what is not so in the rows now and the
         passages of a model their collection no longer answers with."""
-        restored = [SearchIndex.restore(said, arrays, f"{i}.", paths, rows_now, self._texts)
+        restored = [SearchIndex.restore(said, arrays, f"{i}.", paths, rows_now, self._texts, self._vectors)
                     for i, said in enumerate(header["indexes"])]
         for index in restored:
             index.min_cosine = self._floor(index.model)  # today's floor for the model
@@ -565,9 +621,8 @@ class Indexes:
     def section(self, path: str, page: int | None, heading: str | None) -> list[StoredChunk]:
         """The chunks of one page (or section) of the file at ``path``, as the collections
         answering now hold them: those of one document (the first found), in reading order."""
-        found = [(c, index) for model, index in self._by_model.items() for c in index.live()
-                 if c.path == path and c.page == page and c.heading == heading
-                 and self.models.get(c.collection_id) == model]
+        found = [(c, index) for model, index in self._by_model.items() for c in index.on_page(path, page, heading)
+                 if self.models.get(c.collection_id) == model]
         if not found:
             return []
         document = min(c.document_id for c, _index in found)

@@ -10,16 +10,15 @@ apart from its search only for size.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
 
+from storage.documents.cosine import coded
 from storage.documents.index_file import Item
-from storage.documents.pages import ROLES
-from storage.documents.store import StoredChunk
-
-NO_PAGE = -(1 << 62)  # a passage without a page, in a sealed index file
+from storage.documents.records import NO_HEADING
 
 
 def _texts(name: str, encoded: list[bytes]) -> list[Item]:
@@ -49,16 +48,23 @@ def export(self: Any, prefix: str, nonces: Callable[[np.ndarray], tuple[np.ndarr
     with their postings renumbered. Called on the thread that alone changes the index,
     so the columns stay as they are while the items are written."""
     with self._lock:
-        n = len(self.chunks)
-        ids = np.fromiter((c.id for c in self.chunks), dtype=np.int64, count=n)
+        records = self.chunks
+        n = len(records)
+        ids = records.column("ids")
         found, row_nonces = nonces(ids)
         keep = self._alive[:n] & found
         rows = np.flatnonzero(keep)
         renumber = np.cumsum(keep, dtype=np.int64) - 1
-        chunks = [self.chunks[i] for i in rows]
-        headings = sorted({c.heading for c in chunks if c.heading is not None})
-        heading_ids = {text: i for i, text in enumerate(headings)}
-        texts = [c.text.encode() for c in chunks]
+        columns = {name: records.column(name)[rows] for name in
+                   ("collections", "documents", "pages", "starts", "ends", "roles", "headings")}
+        # Only the headings of the passages written (not those of a file taken out).
+        used = np.unique(columns["headings"][columns["headings"] >= 0])
+        headings = [records.heading_texts[h] for h in used.tolist()]
+        table = np.full(len(records.heading_texts) + 1, NO_HEADING, dtype=np.int32)
+        table[used] = np.arange(len(used), dtype=np.int32)
+        columns["headings"] = table[columns["headings"]]  # (NO_HEADING, -1, takes the last: itself)
+        texts = ([records.texts[i].encode() for i in rows.tolist()] if records.texts is not None
+                 else [b""] * len(rows))
         words = [*self._base, *(word for word in self._postings if word not in self._base)]
         counts = np.zeros(len(words), dtype=np.int64)
         everything = bool(keep.all())
@@ -68,9 +74,6 @@ def export(self: Any, prefix: str, nonces: Callable[[np.ndarray], tuple[np.ndarr
             idx = self._word_postings(word)[0]
             counts[w] = len(idx) if everything else np.count_nonzero(keep[idx])
     m = len(rows)
-
-    def column(values: list[Any], dtype: Any) -> list[np.ndarray]:
-        return [np.asarray(values, dtype=dtype)]
 
     def blocks(array_: np.ndarray) -> Iterator[np.ndarray]:
         for start in range(0, m, 65536):
@@ -94,21 +97,21 @@ def export(self: Any, prefix: str, nonces: Callable[[np.ndarray], tuple[np.ndarr
     items: list[Item] = [
         (f"{prefix}ids", np.dtype(np.int64), (m,), [ids[rows]]),
         (f"{prefix}nonces", np.dtype(np.uint8), (m, 24), [row_nonces[rows]]),
-        (f"{prefix}collection", np.dtype(np.int64), (m,), column([c.collection_id for c in chunks], np.int64)),
-        (f"{prefix}document", np.dtype(np.int64), (m,), column([c.document_id for c in chunks], np.int64)),
-        (f"{prefix}page", np.dtype(np.int64), (m,),
-         column([NO_PAGE if c.page is None else c.page for c in chunks], np.int64)),
-        (f"{prefix}start", np.dtype(np.int64), (m,), column([c.start for c in chunks], np.int64)),
-        (f"{prefix}end", np.dtype(np.int64), (m,), column([c.end for c in chunks], np.int64)),
-        (f"{prefix}role", np.dtype(np.uint8), (m,),
-         column([ROLES.index(c.role) if c.role in ROLES else 0 for c in chunks], np.uint8)),
-        (f"{prefix}heading", np.dtype(np.int32), (m,),
-         column([-1 if c.heading is None else heading_ids[c.heading] for c in chunks], np.int32)),
+        (f"{prefix}collection", np.dtype(np.int64), (m,), [columns["collections"]]),
+        (f"{prefix}document", np.dtype(np.int64), (m,), [columns["documents"]]),
+        (f"{prefix}page", np.dtype(np.int64), (m,), [columns["pages"]]),
+        (f"{prefix}start", np.dtype(np.int64), (m,), [columns["starts"]]),
+        (f"{prefix}end", np.dtype(np.int64), (m,), [columns["ends"]]),
+        (f"{prefix}role", np.dtype(np.uint8), (m,), [columns["roles"]]),
+        (f"{prefix}heading", np.dtype(np.int32), (m,), [columns["headings"]]),
         *_texts(f"{prefix}headings", encoded_headings),
         (f"{prefix}text_ends", np.dtype(np.int64), (m,),
          [np.cumsum([len(t) for t in texts], dtype=np.int64)]),
         (f"{prefix}texts", np.dtype(np.uint8), (sum(len(t) for t in texts),), joined(texts)),
-        (f"{prefix}vectors", np.dtype(np.float16), (m, dim), blocks(self._vectors[:n])),
+        (f"{prefix}codes", np.dtype(np.int8), (m, dim), blocks(self._codes[:n])),
+        (f"{prefix}scales", np.dtype(np.float32), (m,), blocks(self._scales[:n])),
+        *([(f"{prefix}vectors", np.dtype(np.float16), (m, dim), blocks(self._exact[:n]))]
+          if self._exact is not None else []),
         (f"{prefix}lengths", np.dtype(np.float64), (m,), blocks(self._lengths[:n])),
         (f"{prefix}weights", np.dtype(np.float64), (m,), blocks(self._weights[:n])),
         (f"{prefix}letters", np.dtype(np.int64), (m, 2), blocks(self._letters[:n])),
@@ -119,20 +122,25 @@ def export(self: Any, prefix: str, nonces: Callable[[np.ndarray], tuple[np.ndarr
     ]
     # "texts": whether the passages' texts are in the file (not where the index reads them
     # from the vault: ``SearchIndex.texts``); a file without says they are (written before).
+    # "vectors": whether the exact vectors are in the file beside their int8 codes (not
+    # where the index reads them from the vault: ``SearchIndex.vectors``).
     return {"model": self.model, "min_cosine": self.min_cosine, "dimensions": self._dim, "passages": m,
-            "texts": self.texts is None}, items
+            "texts": self.texts is None, "vectors": self._exact is not None}, items
 
 
 
 def restore(cls: Any, described: Mapping[str, Any], arrays: Mapping[str, np.ndarray], prefix: str,
-            paths: Mapping[int, str], rows_now: tuple[np.ndarray, np.ndarray], texts: Any = None) -> Any:
+            paths: Mapping[int, str], rows_now: tuple[np.ndarray, np.ndarray], texts: Any = None,
+            vectors: Any = None) -> Any:
     """An index from what ``export`` wrote, each passage given its document's path now.
     A passage whose row is gone, or was written again (other nonces: ``rows_now`` is
     the rows' sorted ids and their nonces), is left out: only the row tells what it is."""
     model = str(described["model"])
     if texts is None and not described.get("texts", True):
         raise ValueError("the file holds no passage's text, and this index keeps them")
-    index = cls(int(described["dimensions"]), model, float(described["min_cosine"]), texts)
+    if vectors is None and f"{prefix}vectors" not in arrays:
+        raise ValueError("the file holds no exact vectors, and this index keeps them")
+    index = cls(int(described["dimensions"]), model, float(described["min_cosine"]), texts, vectors)
 
     def get(name: str) -> np.ndarray:
         return arrays[prefix + name]
@@ -146,31 +154,45 @@ def restore(cls: Any, described: Mapping[str, Any], arrays: Mapping[str, np.ndar
     ids = stored_ids[rows]
     m = len(ids)
     headings = _strings(get("headings"), get("headings_ends"))
-    all_ends = get("text_ends")
-    ends = all_ends[rows]
-    held, reads = get("texts").data, texts is not None  # the texts: here, or read for the hits
-    starts = (np.concatenate([[0], all_ends[:-1]]) if len(all_ends) else all_ends)[rows]
-    chunks = index.chunks
-    roles = [ROLES[r] if r < len(ROLES) else "" for r in get("role")[rows].tolist()]
-    for i, (row_id, collection, document, page, start, end, heading, a, b) in enumerate(zip(
-            ids.tolist(), get("collection")[rows].tolist(), get("document")[rows].tolist(),
-            get("page")[rows].tolist(), get("start")[rows].tolist(), get("end")[rows].tolist(),
-            get("heading")[rows].tolist(), starts.tolist(), ends.tolist(), strict=True)):
-        chunks.append(StoredChunk(row_id, collection, document, "" if reads else str(held[a:b], "utf-8"),
-                                  paths.get(document, ""), None if page == NO_PAGE else page,
-                                  None if heading < 0 else headings[heading], start, end, model, roles[i]))
-        index._by_document[document].append(i)
-        index._by_collection[collection].append(i)
+    given = get("heading")[rows]
+    if len(given) and (given.max() >= len(headings) or given.min() < NO_HEADING):
+        raise ValueError("a passage's heading the file does not hold")
+    chunk_texts = None
+    if texts is None:  # the texts: here, or read for the hits
+        all_ends = get("text_ends")
+        held = get("texts").data
+        starts = (np.concatenate([[0], all_ends[:-1]]) if len(all_ends) else all_ends)[rows]
+        chunk_texts = [str(held[a:b], "utf-8") for a, b in zip(starts.tolist(), all_ends[rows].tolist(), strict=True)]
+    documents = get("document")[rows]
+    index.chunks.extend({"ids": ids, "collections": get("collection")[rows], "documents": documents,
+                         "pages": get("page")[rows], "starts": get("start")[rows], "ends": get("end")[rows],
+                         "roles": get("role")[rows], "headings": given}, headings, model, dict(paths), chunk_texts)
+    # Each document's and collection's rows, in the index's order (grouped, not a loop).
+    for owners, by in ((documents, index._by_document), (get("collection")[rows], index._by_collection)):
+        order = np.argsort(owners, kind="stable")
+        keys, firsts = np.unique(owners[order], return_index=True)
+        for key, part in zip(keys.tolist(), np.split(order.astype(np.int64), firsts[1:]), strict=True):
+            by[key] = array("q", part.tobytes())
     everything = m == len(stored_ids)
 
     def kept(array: np.ndarray) -> np.ndarray:
         return array if everything else array[rows]
 
     index._capacity = m
-    if m:
-        # float16 since 2026-12-06; a file saved before holds float32 (made float16 here).
-        index._vectors = np.ascontiguousarray(
-            kept(get("vectors").reshape(len(stored_ids), index._dim or 1)), dtype=np.float16)
+    dim = index._dim or 1
+    if f"{prefix}codes" in arrays:
+        index._codes = np.ascontiguousarray(kept(get("codes").reshape(len(stored_ids), dim)))
+        index._scales = np.ascontiguousarray(kept(get("scales")), dtype=np.float32)
+        if len(index._codes) != m or len(index._scales) != m:
+            raise ValueError("the vectors' codes do not match their passages")
+    if f"{prefix}vectors" in arrays:
+        # Exact vectors: float16 since 2026-12-06, float32 before; a file saved before
+        # 2026-12-07 holds no codes (made here).
+        exact = kept(get("vectors").reshape(len(stored_ids), dim))
+        if f"{prefix}codes" not in arrays:
+            index._codes, index._scales = coded(np.asarray(exact, dtype=np.float32))
+        if index._exact is not None:
+            index._exact = np.ascontiguousarray(exact, dtype=np.float16)
     index._alive = np.ones(m, dtype=bool)
     index._owners = kept(get("collection"))
     index._lengths, index._weights, index._letters = kept(get("lengths")), kept(get("weights")), kept(get("letters"))

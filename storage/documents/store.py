@@ -375,27 +375,37 @@ class DocumentStore:
         """Seal the index into its file beside the vault; its size."""
         return index_file.write(self.vault.path, self._cipher, header, items, check)
 
+    def _sealed(self, ids: Sequence[int], column: str) -> Iterator[tuple[int, Any]]:
+        """Each of ``ids``'s rows' ``column`` decrypted ("payload": its data, "vector": its
+        bytes), a batch of rows at a time; a row gone or that does not decrypt is skipped."""
+        c = schema.chunks.c
+        wanted = sorted(set(ids))
+        with self._engine.connect() as conn:
+            for start in range(0, len(wanted), ID_BATCH):
+                rows = conn.execute(select(c.id, c.collection_id, c.document_id, c[column])
+                                    .where(c.id.in_(wanted[start:start + ID_BATCH]))).all()
+                for row_id, collection_id, document_id, sealed in rows:
+                    bind = (collection_id, document_id)
+                    try:
+                        opened = (self._open("chunks", column, row_id, sealed, bind) if column == "payload"
+                                  else self._cipher.decrypt(sealed, "chunks", column, row_id, bind))
+                    except DamagedVault:
+                        continue
+                    yield row_id, opened
+
     def chunk_texts(self, ids: Sequence[int]) -> dict[int, str]:
         """The text of each of ``ids`` (the hits of a search), decrypted from its row: the
         index holds no passage's text (a million passages' are over a gigabyte). A row gone
         or that does not decrypt is not in the answer."""
-        if not ids:
-            return {}
-        c = schema.chunks.c
-        texts: dict[int, str] = {}
-        wanted = sorted(set(ids))
-        with self._engine.connect() as conn:
-            for start in range(0, len(wanted), ID_BATCH):
-                rows = conn.execute(select(c.id, c.collection_id, c.document_id, c.payload)
-                                    .where(c.id.in_(wanted[start:start + ID_BATCH]))).all()
-                for row_id, collection_id, document_id, payload in rows:
-                    try:
-                        data = self._open("chunks", "payload", row_id, payload, (collection_id, document_id))
-                    except DamagedVault:
-                        continue
-                    if isinstance(data.get("text"), str):
-                        texts[row_id] = data["text"]
-        return texts
+        return {row_id: data["text"] for row_id, data in self._sealed(ids, "payload")
+                if isinstance(data.get("text"), str)}
+
+    def chunk_vectors(self, ids: Sequence[int]) -> dict[int, np.ndarray]:
+        """The exact vector of each of ``ids`` (a search's nearest candidates), decrypted
+        from its row: the index holds only their int8 codes (``cosine``), and orders its
+        nearest by these. A row gone or that does not decrypt is not in the answer."""
+        return {row_id: np.frombuffer(raw, dtype=np.float32) for row_id, raw in self._sealed(ids, "vector")
+                if len(raw) and len(raw) % 4 == 0}
 
     def iter_chunks(self, collection_ids: list[int] | None = None, ids: list[int] | None = None,
                     paths: Mapping[int, str] | None = None) -> Iterator[tuple[StoredChunk, np.ndarray]]:

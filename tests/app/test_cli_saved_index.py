@@ -45,7 +45,7 @@ def _unlock(caplog: pytest.LogCaptureFixture) -> tuple[int, int, int]:
         store = DocumentStore(vault)
         caplog.clear()
         with caplog.at_level(logging.INFO, logger="core.documents"):
-            Ingestion(store, Indexes(texts=store.chunk_texts), _Steps()).load()  # type: ignore[arg-type]
+            Ingestion(store, Indexes(texts=store.chunk_texts, vectors=store.chunk_vectors), _Steps()).load()  # type: ignore[arg-type]
         found = re.search(r"(\d+) passages from the saved index, (\d+) rows read", caplog.text)
         assert found is not None, caplog.text
         return sum(1 for _ in store.iter_chunks()), int(found[1]), int(found[2])

@@ -387,21 +387,23 @@ def test_a_partial_file_left_by_a_crash_goes_at_the_next_save(vault: Vault) -> N
     assert not before.exists() and not_ours.exists()
 
 
-def test_a_file_saved_with_float32_vectors_loads_as_float16_and_answers_the_same(vault: Vault) -> None:
-    """Files saved before 2026-12-06 hold float32 vectors: they load, as float16."""
+@pytest.mark.parametrize("dtype", [np.float32, np.float16], ids=["float32", "float16"])
+def test_a_file_saved_before_the_int8_codes_loads_coded_and_answers_the_same(vault: Vault, dtype: Any) -> None:
+    """Files saved before 2026-12-06 hold float32 vectors, before 2026-12-07 float16, and
+    neither holds int8 codes: they load, coded here."""
     store, _ = _filled(vault)
     _, ingestion = _unlock(vault)
     ingestion.save_index(lambda: None)
     header, arrays = store.saved_index()
     header = {key: value for key, value in header.items() if key not in ("format", "items")}
-    widened = [(name, np.dtype(np.float32) if name.endswith("vectors") else array.dtype, array.shape,
-                [array.astype(np.float32) if name.endswith("vectors") else array])
-               for name, array in arrays.items()]
-    assert any(name.endswith("vectors") for name, *_ in widened)
-    store.save_index(header, widened, lambda: None)
+    old = [(name, np.dtype(dtype) if name.endswith("vectors") else array.dtype, array.shape,
+            [array.astype(dtype) if name.endswith("vectors") else array])
+           for name, array in arrays.items() if not name.endswith(("codes", "scales"))]
+    assert any(name.endswith("vectors") for name, *_ in old)
+    store.save_index(header, old, lambda: None)
     again, restored = _unlock(vault)
     assert again.read == []  # loaded from the file, not rebuilt
-    assert restored.indexes.index(MODEL)._vectors.dtype == np.float16
+    assert restored.indexes.index(MODEL)._codes.dtype == np.int8
     assert _everything(restored.indexes) == _fresh(vault)
 
 
@@ -409,7 +411,8 @@ def _reading(vault: Vault) -> tuple[DocumentStore, Ingestion]:
     """The store and an index loaded as the document service loads it: the passages'
     texts are read from the vault for the hits."""
     store = DocumentStore(vault)
-    ingestion = Ingestion(store, Indexes(texts=store.chunk_texts), _Steps())  # type: ignore[arg-type]
+    ingestion = Ingestion(store, Indexes(texts=store.chunk_texts, vectors=store.chunk_vectors),
+                          _Steps())  # type: ignore[arg-type]
     ingestion.load()
     return store, ingestion
 
@@ -440,6 +443,28 @@ def test_a_hit_whose_row_is_gone_meanwhile_is_left_out(vault: Vault) -> None:
     after = ingestion.indexes.search("kestrel", {MODEL: vector}, [collection_id], k=3)
     assert after and first.chunk.id not in {h.chunk.id for h in after}
     assert all(h.chunk.text for h in after)
+
+
+def test_the_nearest_are_ranked_by_the_vault_s_exact_vectors_and_a_damaged_one_by_its_code(vault: Vault) -> None:
+    store, collection_id = _filled(vault)
+    exact = {c.id: v for c, v in store.iter_chunks()}
+    assert {i: v.tolist() for i, v in store.chunk_vectors([*exact, 10_000]).items()} == \
+        {i: v.tolist() for i, v in exact.items()}  # an id with no row is not in the answer
+    row_id = 7
+    with vault.engine.begin() as conn:  # another row's vector put in its place: does not decrypt
+        other = conn.execute(schema.chunks.select().where(schema.chunks.c.id == 8)).one()
+        conn.execute(update(schema.chunks).where(schema.chunks.c.id == row_id).values(vector=other.vector))
+    assert row_id not in store.chunk_vectors([row_id, 8])
+    _, ingestion = _reading(vault)
+    index = ingestion.indexes.index(MODEL)
+    assert index._exact is None  # the index keeps the codes alone
+    question = exact[row_id] + 0.1 * exact[8]
+    hits = {h.chunk.id: h.cosine for h in index.search("", question, k=40, collection_ids=[collection_id],
+                                                      mode="vector")}
+    unit = question / np.linalg.norm(question)
+    for hit_id, cosine in hits.items():
+        want = float(exact[hit_id] @ unit / np.linalg.norm(exact[hit_id]))
+        assert cosine == pytest.approx(want, abs=4e-3 if hit_id == row_id else 1e-6)
 
 
 def test_a_file_saved_without_texts_is_not_taken_by_an_index_that_keeps_them(
