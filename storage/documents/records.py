@@ -2,7 +2,7 @@
 asked for (a hit, a page opened from a citation), not kept.
 
 A million StoredChunk objects took about 230 MB (the object and an int object for each
-of its id, document, page, start and end); as packed columns they take 45 bytes a
+of its id, document, page, start and end); as packed columns they take 55 bytes a
 passage. A document's path is kept once for the document, a heading and a model's name
 once each. The texts are kept only by an index that does not read them from the vault
 (``SearchIndex.texts``): one of its own, in a test or a benchmark.
@@ -11,7 +11,7 @@ once each. The texts are kept only by an index that does not read them from the 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import SupportsIndex
 
 import numpy as np
@@ -61,25 +61,24 @@ class Records:
                            self.starts[i], self.ends[i], self.model_names[self.models[i]],
                            ROLES[role] if role < len(ROLES) else "")
 
-    def heading_id(self, heading: str | None) -> int:
-        if heading is None:
-            return NO_HEADING
-        found = self._heading_ids.get(heading)
+    @staticmethod
+    def _number(value: str, names: list[str], numbers: dict[str, int]) -> int:
+        """``value``'s place in ``names``, added there the first time."""
+        found = numbers.get(value)
         if found is None:
-            found = self._heading_ids[heading] = len(self.heading_texts)
-            self.heading_texts.append(heading)
+            found = numbers[value] = len(names)
+            names.append(value)
         return found
+
+    def heading_id(self, heading: str | None) -> int:
+        return NO_HEADING if heading is None else self._number(heading, self.heading_texts, self._heading_ids)
 
     def held_heading(self, heading: str) -> int | None:
         """A heading's number, None where no passage has it."""
         return self._heading_ids.get(heading)
 
     def _model_id(self, model: str) -> int:
-        found = self._model_ids.get(model)
-        if found is None:
-            found = self._model_ids[model] = len(self.model_names)
-            self.model_names.append(model)
-        return found
+        return self._number(model, self.model_names, self._model_ids)
 
     def append(self, chunk: StoredChunk) -> None:
         self.paths[chunk.document_id] = chunk.path
@@ -97,21 +96,14 @@ class Records:
             self.texts.append(chunk.text)
 
     def extend(self, columns: dict[str, np.ndarray], headings: list[str], model: str,
-               paths: dict[int, str], texts: list[str] | None) -> None:
+               paths: Mapping[int, str], texts: list[str] | None) -> None:
         """Rows given as columns (a sealed file's): ``columns`` names each of ``ids``,
         ``collections``, ``documents``, ``pages``, ``starts``, ``ends``, ``roles`` (as
         here) and ``headings`` (indices into ``headings``)."""
-        shift = len(self.heading_texts)
-        for heading in headings:
-            self.heading_id(heading)
-        renumbered = [self._heading_ids[h] for h in headings]
-        if renumbered != list(range(shift, shift + len(headings))):  # a heading held already
-            table = np.asarray([*renumbered, NO_HEADING], dtype=np.int32)
-            given = np.asarray(columns["headings"], dtype=np.int64)
-            columns = {**columns, "headings": table[np.where(given < 0, len(headings), given)]}
-        else:
-            given = np.asarray(columns["headings"], dtype=np.int32)
-            columns = {**columns, "headings": np.where(given < 0, NO_HEADING, given + shift).astype(np.int32)}
+        # The given headings' numbers here (a heading held already keeps its own).
+        table = np.asarray([*(self.heading_id(h) for h in headings), NO_HEADING], dtype=np.int32)
+        given = np.asarray(columns["headings"], dtype=np.int64)
+        columns = {**columns, "headings": table[np.where(given < 0, len(headings), given)]}
         count = len(columns["ids"])
         for name in ("ids", "collections", "documents", "pages", "starts", "ends", "roles", "headings"):
             column: array = getattr(self, name)

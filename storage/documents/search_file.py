@@ -166,7 +166,7 @@ def restore(cls: Any, described: Mapping[str, Any], arrays: Mapping[str, np.ndar
     documents = get("document")[rows]
     index.chunks.extend({"ids": ids, "collections": get("collection")[rows], "documents": documents,
                          "pages": get("page")[rows], "starts": get("start")[rows], "ends": get("end")[rows],
-                         "roles": get("role")[rows], "headings": given}, headings, model, dict(paths), chunk_texts)
+                         "roles": get("role")[rows], "headings": given}, headings, model, paths, chunk_texts)
     # Each document's and collection's rows, in the index's order (grouped, not a loop).
     for owners, by in ((documents, index._by_document), (get("collection")[rows], index._by_collection)):
         order = np.argsort(owners, kind="stable")
