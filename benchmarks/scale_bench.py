@@ -119,7 +119,7 @@ def _open(path: Path) -> tuple[Any, Any, Any, float]:
     """The vault opened and its index loaded as the window does after the passphrase: the
     store, the indexes, the ingestion, and the seconds it took."""
     from core.documents import Ingestion
-    from storage.documents.search import Indexes
+    from storage.documents.indexes import Indexes
     from storage.documents.store import DocumentStore
     from storage.vault import Vault
 

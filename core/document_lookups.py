@@ -23,8 +23,8 @@ from core.document_protocol import PagePicture, Search, Surroundings
 from inference.rag import Passage
 from storage.documents.chunking import Chunk
 from storage.documents.condense import section_text
+from storage.documents.indexes import Indexes
 from storage.documents.isolation import IsolatedParser
-from storage.documents.search import Indexes
 from storage.documents.store import DocumentStore, StoredChunk
 
 AROUND_SIDE = 3  # passages each side of one, at most

@@ -73,8 +73,9 @@ from inference.embedder import profile
 from inference.protocol import CountTokens, Embed
 from inference.rag import Passage
 from storage.db import VaultClosed
+from storage.documents.indexes import Indexes
 from storage.documents.isolation import OCR_MEMORY_LIMIT, IsolatedParser
-from storage.documents.search import MIN_COSINE, Indexes
+from storage.documents.search import MIN_COSINE
 from storage.documents.store import DocumentStore
 from storage.vault import Vault
 

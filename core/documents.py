@@ -44,11 +44,11 @@ from inference.embedder import N_CTX, SPECIAL_TOKENS, profile
 from storage.documents import parsers, reading
 from storage.documents.chunking import MAX_TOKENS, chunk_sections, unit_texts
 from storage.documents.index_file import UnusableIndexFile
+from storage.documents.indexes import Indexes
 from storage.documents.isolation import OCR_MEMORY_LIMIT, IsolatedParser  # noqa: F401 - for app, cli (#37)
 from storage.documents.lexicon import lexicon as dictionary  # noqa: F401 - for cli's self-test
 from storage.documents.lexicon import warm as warm_dictionary
 from storage.documents.parsers import ParseError, Section
-from storage.documents.search import Indexes
 from storage.documents.store import (
     FAILED,
     INDEXED,

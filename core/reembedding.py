@@ -24,7 +24,7 @@ from inference.embedder import profile
 from inference.embedding_ids import is_remote, shown
 from inference.remote_embed import EngineEmbedderUnavailable
 from storage.documents.chunking import Chunk
-from storage.documents.search import Indexes
+from storage.documents.indexes import Indexes
 from storage.documents.store import Collection, DocumentStore
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ from cli.docs import docs_add, docs_sync
 from core.documents import Ingestion
 from core.vault import vault_path
 from storage.documents import index_file
-from storage.documents.search import Indexes
+from storage.documents.indexes import Indexes
 from storage.documents.store import DocumentStore
 from storage.vault import Vault
 

@@ -508,7 +508,7 @@ def test_an_unlock_decrypts_each_document_record_once(vault: Vault, monkeypatch:
     the window's list each read every document's record: three decryptions of each at an
     unlock. They are read once and passed along; the passages still carry their paths."""
     from core.documents import Ingestion
-    from storage.documents.search import Indexes
+    from storage.documents.indexes import Indexes
 
     class Steps:
         def check(self) -> None:

@@ -88,7 +88,7 @@ def test_a_page_comes_back_whole_from_its_chunks_in_any_order() -> None:
 def test_the_indexes_give_a_page_of_one_document_from_the_model_that_answers() -> None:
     import numpy as np
 
-    from storage.documents.search import Indexes
+    from storage.documents.indexes import Indexes
 
     indexes = Indexes()
     page3 = stored(document=1, page=3)

@@ -9,8 +9,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from storage.documents.indexes import Indexes
 from storage.documents.records import Records
-from storage.documents.search import Indexes, SearchIndex
+from storage.documents.search import SearchIndex
 from storage.documents.store import StoredChunk
 
 

@@ -17,7 +17,7 @@ from core.documents import Ingestion
 from storage import schema
 from storage.documents import index_file
 from storage.documents.chunking import Chunk
-from storage.documents.search import Indexes
+from storage.documents.indexes import Indexes
 from storage.documents.store import INDEXED, Document, DocumentStore, StoredChunk
 from storage.vault import Vault
 from tests.storage.conftest import FAST_KDF, PASSPHRASE

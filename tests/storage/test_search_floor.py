@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from storage.documents.search import MIN_COSINE, Indexes, SearchIndex
+from storage.documents.indexes import Indexes
+from storage.documents.search import MIN_COSINE, SearchIndex
 from storage.documents.store import StoredChunk
 
 

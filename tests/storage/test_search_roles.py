@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from storage.documents import search
+from storage.documents.indexes import Indexes
 from storage.documents.pages import FRONT, NAV
-from storage.documents.search import ROLE_WEIGHTS, Indexes, SearchIndex
+from storage.documents.search import ROLE_WEIGHTS, SearchIndex
 from storage.documents.store import StoredChunk
 from storage.documents.words import terms
 
