@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from storage.documents import lexicon, search_file
+from storage.documents.blocks import Blocks
 from storage.documents.cosine import coded, cosines
 from storage.documents.index_file import Item
 from storage.documents.ranking import fuse, top, top_among
@@ -115,12 +116,12 @@ class SearchIndex:
         self._dim = dimensions
         self._capacity = 0
         # Normalised, one row each, as int8 codes and a scale (``cosine``): a quarter of
-        # float32's memory (0.39 GB for a million passages of 384 dimensions). The nearest
-        # RESCORED are taken again from the exact vectors (``vectors``, or ``_exact``).
-        self._codes = np.zeros((0, dimensions or 1), dtype=np.int8)
+        # float32's memory (0.39 GB for a million passages of 384 dimensions), in blocks
+        # (``blocks``: adding a passage never copies them). The nearest RESCORED are taken
+        # again from the exact vectors (``vectors``, or ``_exact``).
+        self._codes = Blocks(dimensions or 1, np.int8)
         self._scales = np.zeros(0, dtype=np.float32)
-        self._exact: np.ndarray | None = None if vectors is not None else np.zeros(
-            (0, dimensions or 1), dtype=np.float16)
+        self._exact: Blocks | None = None if vectors is not None else Blocks(dimensions or 1, np.float16)
         self._alive = np.zeros(0, dtype=bool)
         self._owners = np.zeros(0, dtype=np.int64)  # each chunk's collection
         self._lengths = np.zeros(0, dtype=np.float64)  # its words, for BM25
@@ -174,8 +175,8 @@ class SearchIndex:
         return v
 
     def _grow(self) -> None:
-        """Room for one more row: the columns doubled (np.empty: pages not yet written cost
-        no memory), the filled rows copied once."""
+        """Room for one more row: the small columns doubled (np.empty: pages not yet written
+        cost no memory), the filled rows copied once (the codes grow by blocks)."""
         if len(self.chunks) < self._capacity:
             return
         capacity = max(1024, self._capacity * 2)
@@ -186,10 +187,7 @@ class SearchIndex:
             new[:n] = old[:n]
             return new
 
-        self._codes = grown(self._codes, (capacity, self._dim))
         self._scales = grown(self._scales, (capacity,))
-        if self._exact is not None:
-            self._exact = grown(self._exact, (capacity, self._dim))
         self._alive = grown(self._alive, (capacity,))
         self._owners = grown(self._owners, (capacity,))
         self._lengths = grown(self._lengths, (capacity,))
@@ -208,13 +206,18 @@ class SearchIndex:
             if len(words) > 65535:  # a term frequency is kept in two bytes
                 counts = Counter({word: min(count, 65535) for word, count in counts.items()})
             found_letters = letters(chunk.text)
-            self._dim = v.shape[0]
+            if not self._dim:  # the first vector gives the index its size
+                self._dim = v.shape[0]
+                self._codes = Blocks(self._dim, np.int8)
+                if self._exact is not None:
+                    self._exact = Blocks(self._dim, np.float16)
             self._grow()
             index = len(self.chunks)
             unit = v / norm
-            self._codes[index], self._scales[index] = coded(unit)
+            code, self._scales[index] = coded(unit)
+            self._codes.append(code)
             if self._exact is not None:
-                self._exact[index] = unit
+                self._exact.append(unit)
             self._lengths[index] = len(words)
             self._letters[index] = found_letters
             self._owners[index] = chunk.collection_id
@@ -352,13 +355,16 @@ class SearchIndex:
         codes, and for the nearest RESCORED and the rows ``also`` by their exact vectors
         (one read; a row whose vector cannot be read keeps its code's)."""
         n = len(self.chunks)
-        cosine = np.where(mask, cosines(self._codes[:n], self._scales[:n], unit), np.float32(-1.0))
+        cosine = np.empty(n, dtype=np.float32)
+        for start, part in self._codes.parts():
+            cosine[start:start + len(part)] = cosines(part, self._scales[start:start + len(part)], unit)
+        cosine[~mask[:n]] = -1.0
         nearest = np.union1d(top(cosine, RESCORED), also)
         nearest = nearest[mask[nearest]]
         if not len(nearest):
             return cosine
         if self._exact is not None:
-            cosine[nearest] = np.einsum("ij,j->i", self._exact[nearest].astype(np.float32), unit)
+            cosine[nearest] = np.einsum("ij,j->i", self._exact.take(nearest).astype(np.float32), unit)
             return cosine
         assert self.vectors is not None
         ids = [self.chunks.ids[i] for i in nearest.tolist()]

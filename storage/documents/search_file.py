@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from storage.documents.blocks import Blocks
 from storage.documents.cosine import coded
 from storage.documents.index_file import Item
 from storage.documents.records import NO_HEADING
@@ -75,9 +76,10 @@ def export(self: Any, prefix: str, nonces: Callable[[np.ndarray], tuple[np.ndarr
             counts[w] = len(idx) if everything else np.count_nonzero(keep[idx])
     m = len(rows)
 
-    def blocks(array_: np.ndarray) -> Iterator[np.ndarray]:
+    def blocks(array_: np.ndarray | Blocks) -> Iterator[np.ndarray]:
         for start in range(0, m, 65536):
-            yield array_[rows[start:start + 65536]]
+            wanted = rows[start:start + 65536]
+            yield array_.take(wanted) if isinstance(array_, Blocks) else array_[wanted]
 
     def kept_postings(part: int) -> Iterator[np.ndarray]:
         for word in words:
@@ -108,9 +110,9 @@ def export(self: Any, prefix: str, nonces: Callable[[np.ndarray], tuple[np.ndarr
         (f"{prefix}text_ends", np.dtype(np.int64), (m,),
          [np.cumsum([len(t) for t in texts], dtype=np.int64)]),
         (f"{prefix}texts", np.dtype(np.uint8), (sum(len(t) for t in texts),), joined(texts)),
-        (f"{prefix}codes", np.dtype(np.int8), (m, dim), blocks(self._codes[:n])),
+        (f"{prefix}codes", np.dtype(np.int8), (m, dim), blocks(self._codes)),
         (f"{prefix}scales", np.dtype(np.float32), (m,), blocks(self._scales[:n])),
-        *([(f"{prefix}vectors", np.dtype(np.float16), (m, dim), blocks(self._exact[:n]))]
+        *([(f"{prefix}vectors", np.dtype(np.float16), (m, dim), blocks(self._exact))]
           if self._exact is not None else []),
         (f"{prefix}lengths", np.dtype(np.float64), (m,), blocks(self._lengths[:n])),
         (f"{prefix}weights", np.dtype(np.float64), (m,), blocks(self._weights[:n])),
@@ -181,7 +183,7 @@ def restore(cls: Any, described: Mapping[str, Any], arrays: Mapping[str, np.ndar
     index._capacity = m
     dim = index._dim or 1
     if f"{prefix}codes" in arrays:
-        index._codes = np.ascontiguousarray(kept(get("codes").reshape(len(stored_ids), dim)))
+        index._codes = Blocks(dim, np.int8, np.ascontiguousarray(kept(get("codes").reshape(len(stored_ids), dim))))
         index._scales = np.ascontiguousarray(kept(get("scales")), dtype=np.float32)
         if len(index._codes) != m or len(index._scales) != m:
             raise ValueError("the vectors' codes do not match their passages")
@@ -190,9 +192,10 @@ def restore(cls: Any, described: Mapping[str, Any], arrays: Mapping[str, np.ndar
         # 2026-12-07 holds no codes (made here).
         exact = kept(get("vectors").reshape(len(stored_ids), dim))
         if f"{prefix}codes" not in arrays:
-            index._codes, index._scales = coded(np.asarray(exact, dtype=np.float32))
+            codes, index._scales = coded(np.asarray(exact, dtype=np.float32))
+            index._codes = Blocks(dim, np.int8, codes)
         if index._exact is not None:
-            index._exact = np.ascontiguousarray(exact, dtype=np.float16)
+            index._exact = Blocks(dim, np.float16, np.ascontiguousarray(exact, dtype=np.float16))
     index._alive = np.ones(m, dtype=bool)
     index._owners = kept(get("collection"))
     index._lengths, index._weights, index._letters = kept(get("lengths")), kept(get("weights")), kept(get("letters"))
