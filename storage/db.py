@@ -19,7 +19,7 @@ from storage.errors import not_damage
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 # The newest migration's revision (tests/storage/test_migrations.py holds it to alembic's
 # head): a vault already there opens without importing alembic, 12 MB of resident memory.
-HEAD = "0003_documents"
+HEAD = "0004_versions"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 

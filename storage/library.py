@@ -68,7 +68,7 @@ class ModelLibrary:
     def entries(self) -> list[LibraryEntry]:
         with snapshot(self._engine) as conn:
             rows = conn.execute(select(schema.models.c.id, schema.models.c.payload)).all()
-            root = self._versions.load(conn)
+            root = self._versions.load(conn, ("models",))
         found = []
         for row_id, blob in rows:
             data = self._checked(root, "models", row_id, blob)
@@ -112,7 +112,8 @@ class ModelLibrary:
                            .where(schema.preferences.c.id == PREFERENCES_ROW))
         if blob is None:
             return {}
-        return self._checked(self._versions.load(conn), "preferences", PREFERENCES_ROW, blob) or {}
+        return self._checked(self._versions.load(conn, ("preferences",)), "preferences", PREFERENCES_ROW,
+                             blob) or {}
 
     def set_preference(self, key: str, value: Any) -> None:
         """Read, change and seal inside one write transaction: sealed outside it, a blob

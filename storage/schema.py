@@ -90,6 +90,15 @@ chunks = Table(
     sqlite_autoincrement=True,
 )
 
+# The versions of the documents' rows, in shards of ``storage.versions.SHARD_ROWS``
+# documents each (the root record in the preferences table lists the shards' versions).
+versions = Table(
+    "versions",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("payload", LargeBinary, nullable=False),
+)
+
 
 # Every encrypted column, and the plaintext columns bound into its associated data (in
 # this order): what a passphrase change re-encrypts, and what a format migration rebinds.
@@ -101,4 +110,5 @@ SEALED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "collections": (("payload",), ()),
     "documents": (("payload",), ("collection_id",)),
     "chunks": (("payload", "vector"), ("collection_id", "document_id")),
+    "versions": (("payload",), ()),
 }

@@ -14,15 +14,24 @@ put back from one backup (SECURITY.md, "What a copy of an older vault can do"). 
 (chunks) are not listed: they are many, their document's record is, and a passage put
 back from an older copy of its document is one the user had indexed.
 
+The documents' versions are kept in shards (the ``versions`` table, ``SHARD_ROWS``
+documents each), each sealed with a version of its own that the root lists: a document's
+write seals its shard and the root, small both, where one root holding every document's
+version took milliseconds to read and write again at ten thousand documents, and a
+tenth of a second at a hundred thousand. A shard put back, removed or damaged lists
+nothing: its documents read as damaged, as they would with the root put back.
+
 A vault from before the root (rows without ``_v``) is adopted: those rows are listed at
 version 0, the root is written at the first change. A row that carries a version while
 the root is missing or damaged was written under a root that is gone: it is not listed,
-so it reads as damaged.
+so it reads as damaged. A root from before the shards (the documents' versions in it) is
+read as it is, and its documents go into shards at the first change.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from sqlalchemy import Connection, delete, insert, select, update
@@ -33,6 +42,9 @@ from storage.crypto import Binding, DamagedVault, FieldCipher
 
 ROOT_ROW = 2  # in the preferences table (row 1 is the preferences themselves)
 TRACKED = ("models", "preferences", "collections", "documents")
+SHARDED = ("documents",)  # the tables whose versions are kept in shards (a vault holds many)
+SHARD_ROWS = 256  # rows per shard: a shard's row id in ``versions`` is row id // SHARD_ROWS + 1
+SHARDS = "shards"  # the root's key for each sharded table's shards and their versions
 VERSION = "_v"
 
 Root = dict[str, dict[int, int]]
@@ -50,6 +62,11 @@ def _rows(conn: Connection, table: str) -> list[tuple[int, bytes, Binding]]:
     return [(i, blob, ()) for i, blob in conn.execute(query).all()]
 
 
+def _shard(row_id: int) -> int:
+    """The ``versions`` row that lists ``row_id``'s version."""
+    return row_id // SHARD_ROWS + 1
+
+
 def older_copy(table: str, row_id: int) -> str:
     return translate("storage.versions", "{table} row {row} is an older copy of itself (put back from an "
                      "earlier copy of the vault)").format(table=table, row=row_id)
@@ -58,6 +75,18 @@ def older_copy(table: str, row_id: int) -> str:
 def not_written(table: str, row_id: int) -> str:
     return translate("storage.versions", "{table} row {row} was not written there by Hearth (added outside "
                      "Hearth, or from another copy of the vault)").format(table=table, row=row_id)
+
+
+class _Read:
+    """The root record and the shards one call read, in its transaction: what a change
+    writes back (only the shards it touched, and the root)."""
+
+    def __init__(self, root: Root, shards: dict[str, dict[int, int]], whole: bool) -> None:
+        self.root = root  # each table's rows' versions: of the shards read, for a sharded one
+        self.shards = shards  # each sharded table's shards and their versions
+        self.whole = whole  # read whole (a root from before the shards, or none): every shard is written
+        self.touched: dict[str, set[int]] = {table: set() for table in SHARDED}
+        self.problems: list[str] = []  # shards listed that are gone, damaged or older copies
 
 
 class RowVersions:
@@ -74,16 +103,60 @@ class RowVersions:
             return None
         return data if isinstance(data, dict) else None
 
-    def load(self, conn: Connection) -> Root:
-        """The versions every tracked row must have."""
+    def load(self, conn: Connection, tables: Collection[str] = TRACKED, row_ids: Iterable[int] | None = None) -> Root:
+        """The versions every tracked row must have. Of the sharded tables, only those in
+        ``tables`` (the others' are left empty), and of those only the shards holding
+        ``row_ids``, when given."""
+        return self._read(conn, tables, row_ids).root
+
+    def _read(self, conn: Connection, tables: Collection[str], row_ids: Iterable[int] | None) -> _Read:
+        """The root, with the shards of ``tables`` (those holding ``row_ids`` alone, if given)."""
         blob = conn.scalar(select(schema.preferences.c.payload).where(schema.preferences.c.id == ROOT_ROW))
         data = self._open("preferences", ROOT_ROW, blob, ()) if blob is not None else None
-        if data is None:
-            return self._adopted(conn)
         try:
-            return {t: {int(k): int(v) for k, v in (data.get(t) or {}).items()} for t in TRACKED}
+            if data is None:
+                raise ValueError("no root")
+            root = {t: {int(k): int(v) for k, v in (data.get(t) or {}).items()} for t in TRACKED}
+            listed = data.get(SHARDS) or {}
+            shards = {t: {int(k): int(v) for k, v in (listed.get(t) or {}).items()} for t in SHARDED}
         except (TypeError, ValueError, AttributeError):
-            return self._adopted(conn)
+            return _Read(self._adopted(conn), {t: {} for t in SHARDED}, whole=True)
+        read = _Read(root, shards, whole=SHARDS not in data)
+        for table in SHARDED:
+            if table not in tables or read.whole:
+                continue
+            wanted = sorted(shards[table]) if row_ids is None else sorted({_shard(r) for r in row_ids})
+            self._shards(conn, table, wanted, read)
+        return read
+
+    def _shards(self, conn: Connection, table: str, wanted: list[int], read: _Read) -> None:
+        """The rows' versions of ``table``'s shards ``wanted`` into ``read``; a shard that is
+        gone, damaged or not at the version the root lists adds none (its rows read as
+        damaged)."""
+        listed = {shard: read.shards[table][shard] for shard in wanted if shard in read.shards[table]}
+        if not listed:
+            return
+        v = schema.versions.c
+        query = select(v.id, v.payload)
+        if len(listed) < len(read.shards[table]):  # not all: those alone (one of a write, mostly)
+            query = query.where(v.id.in_(list(listed)))
+        blobs = dict(conn.execute(query).all())
+        for shard, version in listed.items():
+            data = self._open("versions", shard, blobs[shard], ()) if shard in blobs else None
+            if data is None or data.get("table") != table:
+                read.problems.append(translate("storage.versions", "versions row {row} is missing or "
+                                               "damaged").format(row=shard))
+                continue
+            if data.get(VERSION) != version:
+                read.problems.append(older_copy("versions", shard))
+                continue
+            try:
+                rows = {int(k): int(n) for k, n in (data.get("rows") or {}).items()}
+            except (TypeError, ValueError, AttributeError):
+                read.problems.append(translate("storage.versions", "versions row {row} is missing or "
+                                               "damaged").format(row=shard))
+                continue
+            read.root[table].update({row: n for row, n in rows.items() if _shard(row) == shard})
 
     def _adopted(self, conn: Connection) -> Root:
         """No root (a vault from before it, or one removed or damaged): the rows that carry
@@ -96,35 +169,60 @@ class RowVersions:
                     root[table][row_id] = 0
         return root
 
-    def _write(self, conn: Connection, root: Root) -> None:
-        plain = json.dumps({t: {str(k): v for k, v in rows.items()} for t, rows in root.items()},
-                           separators=(",", ":")).encode()
-        sealed = self._cipher.encrypt(plain, "preferences", "payload", ROOT_ROW)
-        p = schema.preferences.c
-        if conn.scalar(select(p.id).where(p.id == ROOT_ROW)) is None:
-            conn.execute(insert(schema.preferences).values(id=ROOT_ROW, payload=sealed))
+    def _write(self, conn: Connection, read: _Read) -> None:
+        """The shards ``read`` touched (every one, read whole), each at its next version,
+        and the root listing them."""
+        for table in SHARDED:
+            rows = read.root[table]
+            touched = read.touched[table]
+            if read.whole:
+                touched = touched | {_shard(row) for row in rows}
+            grouped: dict[int, dict[str, int]] = {shard: {} for shard in touched}
+            for row, version in rows.items():
+                if _shard(row) in grouped:
+                    grouped[_shard(row)][str(row)] = version
+            for shard, listed in sorted(grouped.items()):
+                version = read.shards[table].get(shard, 0) + 1
+                read.shards[table][shard] = version
+                plain = json.dumps({"table": table, "rows": listed, VERSION: version},
+                                   separators=(",", ":")).encode()
+                self._put(conn, schema.versions, shard, self._cipher.encrypt(plain, "versions", "payload", shard))
+        data: dict[str, Any] = {t: {str(k): v for k, v in rows.items()} for t, rows in read.root.items()
+                                if t not in SHARDED}
+        data[SHARDS] = {t: {str(k): v for k, v in read.shards[t].items()} for t in SHARDED}
+        plain = json.dumps(data, separators=(",", ":")).encode()
+        self._put(conn, schema.preferences, ROOT_ROW, self._cipher.encrypt(plain, "preferences", "payload", ROOT_ROW))
+
+    @staticmethod
+    def _put(conn: Connection, table: Any, row_id: int, sealed: bytes) -> None:
+        if conn.scalar(select(table.c.id).where(table.c.id == row_id)) is None:
+            conn.execute(insert(table).values(id=row_id, payload=sealed))
         else:
-            conn.execute(update(schema.preferences).where(p.id == ROOT_ROW).values(payload=sealed))
+            conn.execute(update(table).where(table.c.id == row_id).values(payload=sealed))
 
     def seal(self, conn: Connection, table: str, row_id: int, data: dict[str, Any], bind: Binding = ()) -> bytes:
         """``data`` sealed at its next version, the root raised to it (in ``conn``'s
         write transaction). A row that is not there (deleted meanwhile) is not listed:
         its update changes nothing, and the root must not wait for it."""
-        root = self.load(conn)
-        version = root[table].get(row_id, 0) + 1
+        read = self._read(conn, (table,), (row_id,))
+        version = read.root[table].get(row_id, 0) + 1
         t = schema.metadata.tables[table]
         if conn.scalar(select(t.c.id).where(t.c.id == row_id)) is not None:
-            root[table][row_id] = version
-            self._write(conn, root)
+            read.root[table][row_id] = version
+            if table in SHARDED:
+                read.touched[table].add(_shard(row_id))
+            self._write(conn, read)
         plain = json.dumps({**data, VERSION: version}, ensure_ascii=False, separators=(",", ":")).encode()
         return self._cipher.encrypt(plain, table, "payload", row_id, bind)
 
     def forget(self, conn: Connection, table: str, row_ids: list[int]) -> None:
         """Rows deleted in ``conn``'s transaction leave the root with them."""
-        root = self.load(conn)
+        read = self._read(conn, (table,), row_ids)
         for row_id in row_ids:
-            root[table].pop(row_id, None)
-        self._write(conn, root)
+            read.root[table].pop(row_id, None)
+            if table in SHARDED:
+                read.touched[table].add(_shard(row_id))
+        self._write(conn, read)
 
     def delete(self, conn: Connection, table: str, where: Any) -> list[int]:
         """Delete the rows of ``table`` that ``where`` selects, and forget them."""
@@ -149,8 +247,9 @@ class RowVersions:
     def problems(self, conn: Connection) -> list[str]:
         """Every tracked row that is not at the version the root lists, and every listed
         row that is gone (for "Check vault"; rows that do not decrypt are its other check's)."""
-        root = self.load(conn)
-        found: list[str] = []
+        read = self._read(conn, TRACKED, None)
+        root = read.root
+        found: list[str] = list(read.problems)
         for table in TRACKED:
             present = set()
             for row_id, blob, bind in _rows(conn, table):

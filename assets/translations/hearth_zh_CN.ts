@@ -7105,6 +7105,10 @@ Details were written to {path}.</source>
         <translation>{table} 表第 {row} 行不是 Hearth 写入的（在 Hearth 之外添加，或来自保险库的另一份副本）</translation>
     </message>
     <message>
+        <source>versions row {row} is missing or damaged</source>
+        <translation>versions 表第 {row} 行缺失或已损坏</translation>
+    </message>
+    <message>
         <source>{table} row {row} was deleted outside Hearth</source>
         <translation>{table} 表第 {row} 行在 Hearth 之外被删除</translation>
     </message>

@@ -147,7 +147,7 @@ class DocumentStore:
     def collections(self) -> list[Collection]:
         with snapshot(self._engine) as conn:
             rows = conn.execute(select(schema.collections.c.id, schema.collections.c.payload)).all()
-            root = self._versions.load(conn)
+            root = self._versions.load(conn, ("collections",))
         found = []
         for row_id, blob in rows:
             try:
@@ -190,7 +190,7 @@ class DocumentStore:
         d = schema.documents.c
         with snapshot(self._engine) as conn:
             rows = conn.execute(select(d.id, d.payload).where(d.collection_id == collection_id)).all()
-            root = self._versions.load(conn)
+            root = self._versions.load(conn, ("documents", "collections"), [row[0] for row in rows])
         found = []
         for row_id, blob in rows:
             try:
@@ -258,7 +258,7 @@ class DocumentStore:
     def _recorded_models(self, conn: Any, root: Root | None = None) -> dict[int, str]:
         """Each collection's recorded embedding model: the one that untagged rows came from."""
         found = {}
-        root = root if root is not None else self._versions.load(conn)
+        root = root if root is not None else self._versions.load(conn, ("collections",))
         for row_id, blob in conn.execute(select(schema.collections.c.id,
                                                 schema.collections.c.payload)).all():
             try:

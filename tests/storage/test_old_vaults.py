@@ -59,14 +59,15 @@ def test_an_earlier_vault_opens_upgraded_with_everything_it_held(tmp_path: Path,
 
         from storage.crypto import LEGACY_FORMAT, Envelope
 
-        (copy,) = (tmp_path / "backups").glob("vault-*-before-upgrade-format-1.db")
+        (copy,) = (tmp_path / "backups").glob("vault-*-before-upgrade-0003_documents-format-1.db")
         conn = sqlite3.connect(copy)
         record = conn.execute("SELECT value FROM vault_meta WHERE key = 'envelope'").fetchone()[0]
         conn.close()
         assert Envelope.from_json(record).format == LEGACY_FORMAT
     again = ChatStore(Vault.open_live(path, PASSPHRASE))  # upgraded now: opens as it is, no new copy
     again.close()
-    assert len(list((tmp_path / "backups").glob("*before-upgrade*"))) == (1 if era.startswith("format1") else 0)
+    # Each is from before schema 0004 (the documents' versions in shards): kept as it was, once.
+    assert len(list((tmp_path / "backups").glob("*before-upgrade*"))) == 1
 
 
 def test_a_minilm_collection_is_due_to_be_embedded_again_and_answers_meanwhile(tmp_path: Path) -> None:
