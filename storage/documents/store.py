@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 
 from i18n import translate
 from storage import schema
@@ -228,7 +228,6 @@ class DocumentStore:
         ``model`` alone (a re-embedding keeps the answering model's rows until the switch).
         """
         c = schema.chunks.c
-        ids = []
         with self.vault.transaction() as conn:
             if only_model:
                 recorded = self._recorded_models(conn).get(document.collection_id, "")
@@ -236,23 +235,26 @@ class DocumentStore:
                                     .where(c.document_id == document.id)).all()
                 stale = [row_id for row_id, *bind, blob in rows
                          if self._chunk_model(row_id, blob, recorded, tuple(bind)) == model]
-                if stale:
-                    conn.execute(delete(schema.chunks).where(c.id.in_(stale)))
+                conn.execute(delete(schema.chunks).where(c.id.in_(stale)))  # (none: still a write)
             else:
                 conn.execute(delete(schema.chunks).where(c.document_id == document.id))
-            for chunk, vector in zip(chunks, vectors, strict=True):
-                row_id = inserted_id(conn.execute(insert(schema.chunks).values(
-                    collection_id=document.collection_id, document_id=document.id,
-                    payload=b"", vector=b"")))
-                payload = {"text": chunk.text, "page": chunk.page, "heading": chunk.heading,
-                           "start": chunk.start, "end": chunk.end, "section": chunk.section,
-                           "model": model, "role": chunk.role}
-                bind = (document.collection_id, document.id)
-                conn.execute(update(schema.chunks).where(c.id == row_id).values(
-                    payload=self._seal("chunks", "payload", row_id, payload, bind),
-                    vector=self._seal("chunks", "vector", row_id,
-                                      np.asarray(vector, dtype=np.float32).tobytes(), bind)))
-                ids.append(row_id)
+            # The rows' ids, chosen as AUTOINCREMENT would (past every id ever given), in this
+            # write transaction (the delete began it): each row sealed to its id and
+            # inserted whole, one statement for them all, not an insert and an update each.
+            first = 1 + max(conn.exec_driver_sql("SELECT seq FROM sqlite_sequence WHERE name = 'chunks'").scalar() or 0,
+                            conn.scalar(select(func.max(c.id))) or 0)
+            ids = list(range(first, first + len(chunks)))
+            bind = (document.collection_id, document.id)
+            inserted = [{"id": row_id, "collection_id": document.collection_id, "document_id": document.id,
+                         "payload": self._seal("chunks", "payload", row_id, {
+                             "text": chunk.text, "page": chunk.page, "heading": chunk.heading,
+                             "start": chunk.start, "end": chunk.end, "section": chunk.section, "model": model,
+                             "role": chunk.role}, bind),
+                         "vector": self._seal("chunks", "vector", row_id,
+                                              np.asarray(vector, dtype=np.float32).tobytes(), bind)}
+                        for row_id, chunk, vector in zip(ids, chunks, vectors, strict=True)]
+            if inserted:
+                conn.execute(insert(schema.chunks), inserted)
         return ids
 
     def _recorded_models(self, conn: Any, root: Root | None = None) -> dict[int, str]:

@@ -148,3 +148,23 @@ def test_a_model_switch_keeps_damaged_and_moved_passages_for_the_check(vault: Va
     assert {moved, damaged} <= left and kept not in left  # the old model's readable row went
     found = "\n".join(problems(ChatStore(vault)))
     assert f"chunks.payload of row {moved}" in found and f"chunks.payload of row {damaged}" in found
+
+
+def test_a_passage_s_row_id_is_never_given_again_after_its_rows_are_deleted(vault: Vault) -> None:
+    """The rows of a file are written in one statement with the ids AUTOINCREMENT would give:
+    past every id ever given, so no new passage takes a deleted one's (its ciphertext, and a
+    saved index's entry, are bound to the id)."""
+    store = DocumentStore(vault)
+    collection = store.create_collection("notes")
+    first = store.save_document(Document(0, collection.id, "/notes/a.md", INDEXED))
+    given = store.replace_chunks(first, [_chunk("owls"), _chunk("herons", 5)], np.ones((2, 4)), "m")
+    assert given == sorted(given) and len(set(given)) == 2
+    store.delete_document(first.id)  # the highest ids are gone
+    second = store.save_document(Document(0, collection.id, "/notes/b.md", INDEXED))
+    again = store.replace_chunks(second, [_chunk("otters")], np.ones((1, 4)), "m")
+    assert again[0] > max(given)
+    more = store.replace_chunks(second, [_chunk("otters"), _chunk("badgers", 7)], np.ones((2, 4)), "m")
+    assert min(more) > again[0]  # read again: the old rows go, the new take new ids
+    assert [c.text for c, _v in store.iter_chunks([collection.id])] == ["otters", "badgers"]
+    assert store.replace_chunks(second, [], np.ones((0, 4)), "m") == []
+    assert list(store.iter_chunks([collection.id])) == []
