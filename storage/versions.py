@@ -229,7 +229,7 @@ class RowVersions:
         t = schema.metadata.tables[table]
         ids = list(conn.scalars(select(t.c.id).where(where)))
         if ids:
-            conn.execute(delete(t).where(t.c.id.in_(ids)))
+            conn.execute(delete(t).where(where))  # (the same rows: one write transaction)
             self.forget(conn, table, ids)
         return ids
 

@@ -235,7 +235,8 @@ class DocumentStore:
                                     .where(c.document_id == document.id)).all()
                 stale = [row_id for row_id, *bind, blob in rows
                          if self._chunk_model(row_id, blob, recorded, tuple(bind)) == model]
-                conn.execute(delete(schema.chunks).where(c.id.in_(stale)))  # (none: still a write)
+                for start in range(0, max(1, len(stale)), ID_BATCH):  # (none: still a write)
+                    conn.execute(delete(schema.chunks).where(c.id.in_(stale[start:start + ID_BATCH])))
             else:
                 conn.execute(delete(schema.chunks).where(c.document_id == document.id))
             # The rows' ids, chosen as AUTOINCREMENT would (past every id ever given), in this
