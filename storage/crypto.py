@@ -228,7 +228,9 @@ class FieldCipher:
 
     def decrypt(self, blob: bytes, table: str, column: str, row_id: int, bind: Binding = ()) -> bytes:
         keys = self._require()
-        if not blob or blob[0] != self.format or len(blob) < 1 + NONCE_BYTES + 16:
+        # (SQLite keeps any type in any column: a number or a text put there is damage too.)
+        if (not isinstance(blob, bytes | bytearray | memoryview) or not blob or blob[0] != self.format
+                or len(blob) < 1 + NONCE_BYTES + 16):
             raise DamagedVault(translate(
                 "storage.crypto", "{table}.{column} of row {row_id} is not a Hearth ciphertext of "
                 "this vault").format(table=table, column=column, row_id=row_id))

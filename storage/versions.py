@@ -21,11 +21,19 @@ version took milliseconds to read and write again at ten thousand documents, and
 tenth of a second at a hundred thousand. A shard put back, removed or damaged lists
 nothing: its documents read as damaged, as they would with the root put back.
 
+Every new version, of a row or of a shard, is the root's count of versions given plus one
+(``CLOCK``), not the row's last version plus one: a row whose listed version was lost (its
+shard put back or damaged, the root removed) and then written again gets a version above
+any that a copy of the vault holds, so that copy does not pass for it afterwards.
+
 A vault from before the root (rows without ``_v``) is adopted: those rows are listed at
-version 0, the root is written at the first change. A row that carries a version while
+version 0, the root is written at the first change (its count above every version a
+row or shard carries). A row that carries a version while
 the root is missing or damaged was written under a root that is gone: it is not listed,
 so it reads as damaged. A root from before the shards (the documents' versions in it) is
-read as it is, and its documents go into shards at the first change.
+read as it is, and its documents go into shards at the first change; such a root over a
+vault that has shards is an older copy put back (the copy kept before the upgrade), and
+reads as a damaged root.
 """
 
 from __future__ import annotations
@@ -45,6 +53,10 @@ TRACKED = ("models", "preferences", "collections", "documents")
 SHARDED = ("documents",)  # the tables whose versions are kept in shards (a vault holds many)
 SHARD_ROWS = 256  # rows per shard: a shard's row id in ``versions`` is row id // SHARD_ROWS + 1
 SHARDS = "shards"  # the root's key for each sharded table's shards and their versions
+# The root's count of the versions it gave: each new version of a row or a shard is the
+# next, so it is above every version any earlier copy of the vault holds, even for a row
+# whose listed version was lost (its shard put back or damaged, or the root removed).
+CLOCK = "clock"
 VERSION = "_v"
 
 Root = dict[str, dict[int, int]]
@@ -60,6 +72,11 @@ def _rows(conn: Connection, table: str) -> list[tuple[int, bytes, Binding]]:
     if table == "preferences":
         query = query.where(t.c.id != ROOT_ROW)
     return [(i, blob, ()) for i, blob in conn.execute(query).all()]
+
+
+def _number(value: Any) -> int:
+    """A version as a row carries it (0 for anything that is not a whole number)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _shard(row_id: int) -> int:
@@ -81,12 +98,17 @@ class _Read:
     """The root record and the shards one call read, in its transaction: what a change
     writes back (only the shards it touched, and the root)."""
 
-    def __init__(self, root: Root, shards: dict[str, dict[int, int]], whole: bool) -> None:
+    def __init__(self, root: Root, shards: dict[str, dict[int, int]], whole: bool, clock: int) -> None:
         self.root = root  # each table's rows' versions: of the shards read, for a sharded one
         self.shards = shards  # each sharded table's shards and their versions
         self.whole = whole  # read whole (a root from before the shards, or none): every shard is written
+        self.clock = clock  # the highest version given (``CLOCK``)
         self.touched: dict[str, set[int]] = {table: set() for table in SHARDED}
         self.problems: list[str] = []  # shards listed that are gone, damaged or older copies
+
+    def next_version(self) -> int:
+        self.clock += 1
+        return self.clock
 
 
 class RowVersions:
@@ -119,9 +141,19 @@ class RowVersions:
             root = {t: {int(k): int(v) for k, v in (data.get(t) or {}).items()} for t in TRACKED}
             listed = data.get(SHARDS) or {}
             shards = {t: {int(k): int(v) for k, v in (listed.get(t) or {}).items()} for t in SHARDED}
-        except (TypeError, ValueError, AttributeError):
-            return _Read(self._adopted(conn), {t: {} for t in SHARDED}, whole=True)
-        read = _Read(root, shards, whole=SHARDS not in data)
+            whole = SHARDS not in data
+            # A root from before the shards lists every version it gave; since them, it counts.
+            clock = max((n for rows in root.values() for n in rows.values()), default=0) if whole \
+                else int(data[CLOCK])
+        except (TypeError, ValueError, AttributeError, KeyError):
+            return self._adopted(conn)
+        if whole and conn.scalar(select(schema.versions.c.id).limit(1)) is not None:
+            # A root without shards over a vault that has them: an older copy put back (the
+            # copy kept before the upgrade to them, say), not one to convert.
+            read = self._adopted(conn)
+            read.problems.append(older_copy("preferences", ROOT_ROW))
+            return read
+        read = _Read(root, shards, whole, clock)
         for table in SHARDED:
             if table not in tables or read.whole:
                 continue
@@ -158,16 +190,25 @@ class RowVersions:
                 continue
             read.root[table].update({row: n for row, n in rows.items() if _shard(row) == shard})
 
-    def _adopted(self, conn: Connection) -> Root:
+    def _adopted(self, conn: Connection) -> _Read:
         """No root (a vault from before it, or one removed or damaged): the rows that carry
-        no version, at version 0."""
+        no version, at version 0, and a clock above every version a row or shard carries."""
         root: Root = {t: {} for t in TRACKED}
+        clock = 0
         for table in TRACKED:
             for row_id, blob, bind in _rows(conn, table):
                 data = self._open(table, row_id, blob, bind)
                 if data is not None and VERSION not in data:
                     root[table][row_id] = 0
-        return root
+                elif data is not None:
+                    clock = max(clock, _number(data[VERSION]))
+        for shard_id, blob in conn.execute(select(schema.versions.c.id, schema.versions.c.payload)).all():
+            data = self._open("versions", shard_id, blob, ())
+            if data is not None:
+                rows = data.get("rows")
+                listed = list(rows.values()) if isinstance(rows, dict) else []
+                clock = max(clock, _number(data.get(VERSION)), *(_number(n) for n in listed))
+        return _Read(root, {t: {} for t in SHARDED}, True, clock)
 
     def _write(self, conn: Connection, read: _Read) -> None:
         """The shards ``read`` touched (every one, read whole), each at its next version,
@@ -182,7 +223,7 @@ class RowVersions:
                 if _shard(row) in grouped:
                     grouped[_shard(row)][str(row)] = version
             for shard, listed in sorted(grouped.items()):
-                version = read.shards[table].get(shard, 0) + 1
+                version = read.next_version()
                 read.shards[table][shard] = version
                 plain = json.dumps({"table": table, "rows": listed, VERSION: version},
                                    separators=(",", ":")).encode()
@@ -190,6 +231,7 @@ class RowVersions:
         data: dict[str, Any] = {t: {str(k): v for k, v in rows.items()} for t, rows in read.root.items()
                                 if t not in SHARDED}
         data[SHARDS] = {t: {str(k): v for k, v in read.shards[t].items()} for t in SHARDED}
+        data[CLOCK] = read.clock
         plain = json.dumps(data, separators=(",", ":")).encode()
         self._put(conn, schema.preferences, ROOT_ROW, self._cipher.encrypt(plain, "preferences", "payload", ROOT_ROW))
 
@@ -205,7 +247,7 @@ class RowVersions:
         write transaction). A row that is not there (deleted meanwhile) is not listed:
         its update changes nothing, and the root must not wait for it."""
         read = self._read(conn, (table,), (row_id,))
-        version = read.root[table].get(row_id, 0) + 1
+        version = read.next_version()
         t = schema.metadata.tables[table]
         if conn.scalar(select(t.c.id).where(t.c.id == row_id)) is not None:
             read.root[table][row_id] = version

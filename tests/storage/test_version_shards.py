@@ -135,8 +135,108 @@ def test_deleted_documents_leave_their_shard(vault_path: Path) -> None:
         (blob,) = _sql(vault_path, "SELECT payload FROM versions WHERE id = 1")[0]
         rows = json.loads(store.vault.cipher.decrypt(blob, "versions", "payload", 1, ()))
         assert sorted(map(int, rows["rows"])) == sorted(d.id for d in made if d is not made[1])
-        assert rows[VERSION] == 6  # five saves and the delete
+        root = _root(store, vault_path)
+        assert rows[VERSION] == root[SHARDS]["documents"]["1"] == root["clock"]  # the last version given
         docs.delete_collection(made[0].collection_id)
         assert checkup.problems(store) == []
+    finally:
+        store.close()
+
+
+def _put_back_rows(vault: Path, backup: Path, table: str, row_ids: list[int]) -> None:
+    for row_id in row_ids:
+        (old,) = _sql(backup, f"SELECT payload FROM {table} WHERE id = ?", row_id)[0]
+        _sql(vault, f"UPDATE {table} SET payload = ? WHERE id = ?", old, row_id)
+
+
+def test_a_document_saved_again_after_its_shard_was_put_back_does_not_make_an_older_copy_pass(
+        vault_path: Path, tmp_path: Path) -> None:
+    """Versions restarted where the listed one was lost: a shard put back with its document
+    from a backup, the document saved again (its folder refreshed) at version 1, then the
+    backup's document (version 1) put back again read as current. Every version now comes from the root's
+    count, above any a copy holds."""
+    store, docs, made = _filled(vault_path, 3)
+    (tmp_path / "backups").mkdir()
+    first = store.vault.backup_to(tmp_path / "backups" / "vault-1.db")
+    target = made[1]
+    docs.save_document(replace(target, path="/cases/v2.pdf"))
+    docs.save_document(replace(target, path="/cases/v3.pdf"))
+    docs.save_document(replace(target, path="/cases/v4.pdf"))
+    store.close()
+    _put_back_rows(vault_path, first, "versions", [1])
+    _put_back_rows(vault_path, first, "documents", [target.id])
+    store = reopen(vault_path)
+    docs = DocumentStore(store.vault)
+    docs.save_document(replace(target, path="/cases/v5.pdf"))  # the user's (or a refresh's) save
+    store.close()
+    _put_back_rows(vault_path, first, "documents", [target.id])  # its first version, again
+    store = reopen(vault_path)
+    try:
+        listed = {d.id: d for d in DocumentStore(store.vault).documents(target.collection_id)}
+        assert listed[target.id].status == FAILED and listed[target.id].path == ""
+        assert f"documents row {target.id} is an older copy of itself (put back from an earlier copy of " \
+            "the vault)" in checkup.problems(store)
+    finally:
+        store.close()
+
+
+def test_a_document_saved_again_after_the_root_was_removed_does_not_make_an_older_copy_pass(
+        vault_path: Path, tmp_path: Path) -> None:
+    store, docs, made = _filled(vault_path, 1)  # the backup's shard and document at version 1
+    (tmp_path / "backups").mkdir()
+    backup = store.vault.backup_to(tmp_path / "backups" / "vault-1.db")
+    target = made[0]
+    for n in range(3):
+        docs.save_document(replace(target, path=f"/cases/later-{n}.pdf"))
+    store.close()
+    _sql(vault_path, "DELETE FROM preferences WHERE id = ?", ROOT_ROW)
+    store = reopen(vault_path)
+    DocumentStore(store.vault).save_document(replace(target, path="/cases/now.pdf"))
+    store.close()
+    _put_back_rows(vault_path, backup, "versions", [1])
+    _put_back_rows(vault_path, backup, "documents", [target.id])
+    store = reopen(vault_path)
+    try:
+        listed = {d.id: d for d in DocumentStore(store.vault).documents(target.collection_id)}
+        assert listed[target.id].path == "" and listed[target.id].status == FAILED
+        assert any(p.startswith("versions row 1 is an older copy") for p in checkup.problems(store))
+    finally:
+        store.close()
+
+
+def test_a_payload_that_is_not_bytes_reads_as_damage_not_as_a_crash(vault_path: Path) -> None:
+    """SQLite keeps any type in any column: a number where a shard's ciphertext was made
+    every read of the documents, and the check, raise TypeError."""
+    store, docs, made = _filled(vault_path, 2)
+    store.close()
+    _sql(vault_path, "UPDATE versions SET payload = 5 WHERE id = 1")
+    _sql(vault_path, "UPDATE documents SET payload = 'text' WHERE id = ?", made[1].id)
+    store = reopen(vault_path)
+    try:
+        assert {d.status for d in DocumentStore(store.vault).documents(made[0].collection_id)} == {FAILED}
+        problems = checkup.problems(store)
+        assert "versions row 1 is missing or damaged" in problems
+        assert any(p.startswith("documents.payload of row") for p in problems)
+    finally:
+        store.close()
+
+
+def test_a_root_from_before_the_shards_put_back_over_a_vault_that_has_them_is_not_taken(
+        vault_path: Path, tmp_path: Path) -> None:
+    """The copy kept before the upgrade to schema 0004 holds a root without shards: put
+    back over the upgraded vault, it is an older copy, not a root to convert."""
+    store, docs, made = _filled(vault_path, 2)
+    cipher = store.vault.cipher
+    root = _root(store, vault_path)
+    old = {key: value for key, value in root.items() if key not in (SHARDS, "clock")}
+    old["documents"] = {str(d.id): 1 for d in made}
+    sealed = cipher.encrypt(json.dumps(old).encode(), "preferences", "payload", ROOT_ROW)
+    store.close()
+    _sql(vault_path, "UPDATE preferences SET payload = ? WHERE id = ?", sealed, ROOT_ROW)
+    store = reopen(vault_path)
+    try:
+        assert {d.status for d in DocumentStore(store.vault).documents(made[0].collection_id)} == {FAILED}
+        assert "preferences row 2 is an older copy of itself (put back from an earlier copy of the vault)" \
+            in checkup.problems(store)
     finally:
         store.close()
