@@ -40,11 +40,16 @@ class Blocks:
     def __len__(self) -> int:
         return self._count
 
-    def append(self, row: np.ndarray) -> None:
+    def make_room(self) -> None:
+        """A block with room for the next row (what can fail, memory, fails here: a caller
+        keeping rows of several Blocks in line makes room in each before appending to any)."""
         if not self._parts or self._count == self._starts[-1] + len(self._parts[-1]):
             size = FIRST_BLOCK if not self._parts else min(LARGEST_BLOCK, max(FIRST_BLOCK, 2 * len(self._parts[-1])))
             self._parts.append(np.empty((size, self.width), dtype=self.dtype))
             self._starts.append(self._count)
+
+    def append(self, row: np.ndarray) -> None:
+        self.make_room()
         self._parts[-1][self._count - self._starts[-1]] = row
         self._count += 1
 

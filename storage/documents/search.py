@@ -212,6 +212,9 @@ class SearchIndex:
                 if self._exact is not None:
                     self._exact = Blocks(self._dim, np.float16)
             self._grow()
+            self._codes.make_room()
+            if self._exact is not None:
+                self._exact.make_room()
             index = len(self.chunks)
             unit = v / norm
             code, self._scales[index] = coded(unit)

@@ -196,6 +196,8 @@ def restore(cls: Any, described: Mapping[str, Any], arrays: Mapping[str, np.ndar
             index._codes = Blocks(dim, np.int8, codes)
         if index._exact is not None:
             index._exact = Blocks(dim, np.float16, np.ascontiguousarray(exact, dtype=np.float16))
+    if len(index._codes) != m:  # neither codes nor vectors: nothing to rank by
+        raise ValueError("the file holds no vector of its passages")
     index._alive = np.ones(m, dtype=bool)
     index._owners = kept(get("collection"))
     index._lengths, index._weights, index._letters = kept(get("lengths")), kept(get("weights")), kept(get("letters"))

@@ -227,6 +227,8 @@ class DocumentStore:
         The document's old chunks go: all of them, or with ``only_model`` those of
         ``model`` alone (a re-embedding keeps the answering model's rows until the switch).
         """
+        if len(chunks) != len(vectors):
+            raise ValueError(f"{len(chunks)} passages and {len(vectors)} vectors")
         c = schema.chunks.c
         with self.vault.transaction() as conn:
             if only_model:
@@ -241,21 +243,22 @@ class DocumentStore:
                 conn.execute(delete(schema.chunks).where(c.document_id == document.id))
             # The rows' ids, chosen as AUTOINCREMENT would (past every id ever given), in this
             # write transaction (the delete began it): each row sealed to its id and
-            # inserted whole, one statement for them all, not an insert and an update each.
+            # inserted whole, one statement a batch, not an insert and an update each.
             first = 1 + max(conn.exec_driver_sql("SELECT seq FROM sqlite_sequence WHERE name = 'chunks'").scalar() or 0,
                             conn.scalar(select(func.max(c.id))) or 0)
             ids = list(range(first, first + len(chunks)))
             bind = (document.collection_id, document.id)
-            inserted = [{"id": row_id, "collection_id": document.collection_id, "document_id": document.id,
-                         "payload": self._seal("chunks", "payload", row_id, {
-                             "text": chunk.text, "page": chunk.page, "heading": chunk.heading,
-                             "start": chunk.start, "end": chunk.end, "section": chunk.section, "model": model,
-                             "role": chunk.role}, bind),
-                         "vector": self._seal("chunks", "vector", row_id,
-                                              np.asarray(vector, dtype=np.float32).tobytes(), bind)}
-                        for row_id, chunk, vector in zip(ids, chunks, vectors, strict=True)]
-            if inserted:
-                conn.execute(insert(schema.chunks), inserted)
+            for start in range(0, len(chunks), ID_BATCH):  # a batch sealed at a time, not the whole file
+                conn.execute(insert(schema.chunks), [
+                    {"id": row_id, "collection_id": document.collection_id, "document_id": document.id,
+                     "payload": self._seal("chunks", "payload", row_id, {
+                         "text": chunk.text, "page": chunk.page, "heading": chunk.heading,
+                         "start": chunk.start, "end": chunk.end, "section": chunk.section, "model": model,
+                         "role": chunk.role}, bind),
+                     "vector": self._seal("chunks", "vector", row_id,
+                                          np.asarray(vector, dtype=np.float32).tobytes(), bind)}
+                    for row_id, chunk, vector in zip(ids[start:start + ID_BATCH], chunks[start:start + ID_BATCH],
+                                                     vectors[start:start + ID_BATCH], strict=True)])
         return ids
 
     def _recorded_models(self, conn: Any, root: Root | None = None) -> dict[int, str]:

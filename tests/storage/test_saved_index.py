@@ -437,6 +437,27 @@ def test_a_passage_added_after_an_unlock_leaves_the_loaded_codes_where_they_were
     assert np.shares_memory(next(index._codes.parts())[1], loaded) and len(index) == 33
     assert _everything(restored.indexes) == _fresh(vault)
 
+
+def test_a_file_with_neither_codes_nor_vectors_is_not_taken(vault: Vault) -> None:
+    """An index that reads its exact vectors from the vault keeps only codes: a file
+    without them would have ranked by memory never written. It is rebuilt instead."""
+    store, _ = _filled(vault)
+    _, ingestion = _reading(vault)
+    ingestion.save_index(lambda: None)
+    header, arrays = store.saved_index()
+    header = {key: value for key, value in header.items() if key not in ("format", "items")}
+    stripped = [(name, array.dtype, array.shape, [array]) for name, array in arrays.items()
+                if not name.endswith(("codes", "scales", "vectors"))]
+    store.save_index(header, stripped, lambda: None)
+    counting = _Counting(vault)
+    rebuilt = Ingestion(counting, Indexes(texts=counting.chunk_texts, vectors=counting.chunk_vectors),
+                        _Steps())  # type: ignore[arg-type]
+    rebuilt.load()
+    assert len(counting.read) == 30  # every row read again
+    vector = np.linspace(-1, 1, 8).astype(np.float32)
+    assert [h.chunk.id for h in rebuilt.indexes.search("heron", {MODEL: vector}, list(rebuilt.indexes.models))] \
+        == [h.chunk.id for h in ingestion.indexes.search("heron", {MODEL: vector}, list(ingestion.indexes.models))]
+
 def test_the_index_holds_no_passage_s_text_and_each_hit_reads_its_own(vault: Vault) -> None:
     store, collection_id = _filled(vault)
     rows = {c.id: c.text for c, _v in store.iter_chunks()}
