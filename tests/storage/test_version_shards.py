@@ -240,3 +240,26 @@ def test_a_root_from_before_the_shards_put_back_over_a_vault_that_has_them_is_no
             in checkup.problems(store)
     finally:
         store.close()
+
+
+def test_a_damaged_shard_leaves_the_collections_models_and_preferences_reading(vault_path: Path) -> None:
+    """Reads that need no document's version do not read the shards at all."""
+    from storage.library import COPY, ModelLibrary
+
+    store, docs, made = _filled(vault_path, 3)
+    library = ModelLibrary(store)
+    library.add("Case model", "/models/case.gguf", COPY, "e" * 64, {})
+    library.set_preference("theme", "dark")
+    store.close()
+    _sql(vault_path, "UPDATE versions SET payload = ? WHERE id = 1", b"\x00" * 64)
+    store = reopen(vault_path)
+    try:
+        library = ModelLibrary(store)
+        assert [c.name for c in DocumentStore(store.vault).collections()] == ["Archive"]
+        assert [e.name for e in library.entries()] == ["Case model"]
+        assert library.preferences() == {"theme": "dark"}
+        library.set_preference("theme", "light")  # a write that touches no shard
+        assert library.preferences() == {"theme": "light"}
+        assert {d.status for d in DocumentStore(store.vault).documents(made[0].collection_id)} == {FAILED}
+    finally:
+        store.close()
