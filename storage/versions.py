@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Iterable
+from contextlib import suppress
 from typing import Any
 
 from sqlalchemy import Connection, delete, insert, select, update
@@ -175,20 +176,17 @@ class RowVersions:
         blobs = dict(conn.execute(query).all())
         for shard, version in listed.items():
             data = self._open("versions", shard, blobs[shard], ()) if shard in blobs else None
-            if data is None or data.get("table") != table:
+            rows = None
+            if data is not None and data.get("table") == table:
+                with suppress(TypeError, ValueError, AttributeError):  # (rows that do not read: damaged)
+                    rows = {int(k): int(n) for k, n in (data.get("rows") or {}).items()}
+            if rows is None:
                 read.problems.append(translate("storage.versions", "versions row {row} is missing or "
                                                "damaged").format(row=shard))
-                continue
-            if data.get(VERSION) != version:
+            elif data is not None and data.get(VERSION) != version:
                 read.problems.append(older_copy("versions", shard))
-                continue
-            try:
-                rows = {int(k): int(n) for k, n in (data.get("rows") or {}).items()}
-            except (TypeError, ValueError, AttributeError):
-                read.problems.append(translate("storage.versions", "versions row {row} is missing or "
-                                               "damaged").format(row=shard))
-                continue
-            read.root[table].update({row: n for row, n in rows.items() if _shard(row) == shard})
+            else:
+                read.root[table].update({row: n for row, n in rows.items() if _shard(row) == shard})
 
     def _adopted(self, conn: Connection) -> _Read:
         """No root (a vault from before it, or one removed or damaged): the rows that carry

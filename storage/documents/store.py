@@ -190,7 +190,7 @@ class DocumentStore:
         d = schema.documents.c
         with snapshot(self._engine) as conn:
             rows = conn.execute(select(d.id, d.payload).where(d.collection_id == collection_id)).all()
-            root = self._versions.load(conn, ("documents", "collections"), [row[0] for row in rows])
+            root = self._versions.load(conn, ("documents",), [row[0] for row in rows])
         found = []
         for row_id, blob in rows:
             try:
