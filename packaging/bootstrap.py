@@ -248,10 +248,22 @@ def main(argv: list[str]) -> int:
     build = subprocess.call([python, str(ROOT / "packaging" / "build.py")], cwd=ROOT, env=env)
     if build:
         print("the installer build failed", file=sys.stderr)
+    _say_free_space("before the tests")
     tests = subprocess.call([python, "-m", "pytest"], cwd=ROOT, env=env)
+    _say_free_space("after the tests")
     if tests == 5:
         print("pytest collected no tests: that is a failure here", file=sys.stderr)
     return lint or build or tests
+
+
+def _say_free_space(when: str) -> None:
+    """The free space where the tests write (the temporary folder), in CI's log: a full
+    disk once failed a test far from its cause."""
+    import shutil
+    import tempfile
+
+    free = shutil.disk_usage(tempfile.gettempdir()).free
+    print(f"==> {free / 2**30:.1f} GB free in {tempfile.gettempdir()} {when}", flush=True)
 
 
 if __name__ == "__main__":

@@ -52,3 +52,16 @@ def test_a_hang_inside_a_qt_event_loop(qtbot) -> None:
     from PySide6.QtCore import QEventLoop
 
     QEventLoop().exec()  # no Python runs in here: only the backstop ends it
+
+
+# The disk: a passed test's tmp_path goes at its end (tests/test_time_limits.py).
+_LEFT: list = []
+
+
+def test_a_test_that_writes_a_large_file(tmp_path) -> None:
+    (tmp_path / "model.bin").write_bytes(b"\0" * (1 << 20))
+    _LEFT.append(tmp_path)
+
+
+def test_the_folder_of_the_test_before_is_gone() -> None:
+    assert _LEFT and not _LEFT[0].exists(), _LEFT

@@ -23,12 +23,15 @@ pytestmark = [pytest.mark.frozen, pytest.mark.slow]
 
 
 def run_self_test(executable: Path, offline: bool) -> subprocess.CompletedProcess:
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", HEARTH_DATA_DIR=tempfile.mkdtemp(prefix="frozen-"))
-    for variable in ("LLAMA_CPP_LIB_PATH", "PYTHONPATH", "VIRTUAL_ENV"):
-        env.pop(variable, None)
-    prefix = ["unshare", "-rn"] if offline else []
-    return subprocess.run([*prefix, str(executable), "--self-test"], env=env, capture_output=True, text=True,
-                          timeout=600, cwd=tempfile.gettempdir())
+    # A fresh data folder, removed after: the self-test places the speech model there (145 MB),
+    # and the folders the tests left behind once filled a CI machine's disk.
+    with tempfile.TemporaryDirectory(prefix="frozen-") as data:
+        env = dict(os.environ, QT_QPA_PLATFORM="offscreen", HEARTH_DATA_DIR=data)
+        for variable in ("LLAMA_CPP_LIB_PATH", "PYTHONPATH", "VIRTUAL_ENV"):
+            env.pop(variable, None)
+        prefix = ["unshare", "-rn"] if offline else []
+        return subprocess.run([*prefix, str(executable), "--self-test"], env=env, capture_output=True, text=True,
+                              timeout=600, cwd=tempfile.gettempdir())
 
 
 def _offline_or_skip() -> None:
@@ -67,7 +70,7 @@ def test_the_frozen_app_recognises_speech_with_no_network(tmp_path: Path) -> Non
     wav = tmp_path / "shed.wav"
     subprocess.run(["espeak-ng", "-w", str(wav), SAID], check=True, capture_output=True, timeout=60)
     ogg = encode(wav, tmp_path / "shed.ogg", "libopus")
-    env = dict(os.environ, HEARTH_DATA_DIR=tempfile.mkdtemp(prefix="frozen-"))
+    env = dict(os.environ, HEARTH_DATA_DIR=str(tmp_path / "data"))
     for variable in ("LLAMA_CPP_LIB_PATH", "PYTHONPATH", "VIRTUAL_ENV"):
         env.pop(variable, None)
     done = subprocess.run(["unshare", "-rn", str(EXECUTABLE), "transcribe", str(ogg), "--language", "en"],
@@ -77,7 +80,7 @@ def test_the_frozen_app_recognises_speech_with_no_network(tmp_path: Path) -> Non
     assert wer(SAID, heard) <= MAX_WER, heard
 
 
-def test_each_llama_cpp_build_in_the_frozen_app_loads_its_own_libraries() -> None:
+def test_each_llama_cpp_build_in_the_frozen_app_loads_its_own_libraries(tmp_path: Path) -> None:
     """The bootloader puts _internal on LD_LIBRARY_PATH, which the loader searches before a
     library's RUNPATH: a copy of the installed build's ggml there would give the no-AVX
     build the AVX2 code (SIGILL on the CPUs it exists for). The dynamic loader's own trace
@@ -93,7 +96,7 @@ def test_each_llama_cpp_build_in_the_frozen_app_loads_its_own_libraries() -> Non
     model = next((internal / "models").glob("SmolLM2*.gguf"))
     for folder in [internal / "llama_cpp" / "lib", *variants]:
         env = dict(os.environ, LD_DEBUG="libs", LLAMA_CPP_LIB_PATH=str(folder), QT_QPA_PLATFORM="offscreen",
-                   HEARTH_DATA_DIR=tempfile.mkdtemp(prefix="frozen-"))
+                   HEARTH_DATA_DIR=str(tmp_path / folder.name))
         done = subprocess.run([str(EXECUTABLE), "--probe-model", str(model), "--n-ctx", "256"], env=env,
                               capture_output=True, text=True, timeout=300)
         loaded = re.findall(r"calling init: (\S+)", done.stderr)
@@ -106,7 +109,7 @@ def test_each_llama_cpp_build_in_the_frozen_app_loads_its_own_libraries() -> Non
         assert not strays, f"{folder.name} loaded libraries from elsewhere: {strays}"
 
 
-def test_the_frozen_app_carries_its_translations_and_speaks_chinese() -> None:
+def test_the_frozen_app_carries_its_translations_and_speaks_chinese(tmp_path: Path) -> None:
     """The installers ship the compiled catalogs (the window's) with Qt's own, and the .ts
     sources the terminal reads: under LANG=zh_CN the frozen app's terminal is Chinese."""
     if not EXECUTABLE.exists():
@@ -114,7 +117,7 @@ def test_the_frozen_app_carries_its_translations_and_speaks_chinese() -> None:
     for name in ("hearth_zh_CN.qm", "hearth_en.qm", "qtbase_zh_CN.qm", "hearth_zh_CN.ts"):
         assert list((DIST / "hearth").glob(f"**/assets/translations/{name}")), f"{name} not shipped"
     env = {k: v for k, v in os.environ.items() if not k.startswith("LC_") and k != "LANGUAGE"}
-    env.update(LANG="zh_CN.UTF-8", HEARTH_DATA_DIR=tempfile.mkdtemp(prefix="frozen-"))
+    env.update(LANG="zh_CN.UTF-8", HEARTH_DATA_DIR=str(tmp_path))
     done = subprocess.run([str(EXECUTABLE), "--help"], env=env, capture_output=True, text=True,
                           timeout=120, cwd=tempfile.gettempdir())
     assert done.returncode == 0, done.stderr[-2000:]

@@ -51,3 +51,11 @@ def test_a_hang_in_c_code_ends_the_run_with_every_stack() -> None:
     assert done.returncode != 0, out
     assert "Timeout (0:00:04)!" in out, out  # faulthandler's own header: limit + backstop
     assert "test_a_hang_inside_a_qt_event_loop" in out  # the test's frame in the main stack
+
+
+def test_a_passed_tests_folder_is_removed_at_its_end() -> None:
+    """No run can fill the disk with what its passed tests wrote: kept to the session's end,
+    the models and vaults copied into tmp_path came to 9 GB and failed a CI run (no space
+    left on device) far from its cause. A failed test's folder stays to be looked at."""
+    done = run_cases("test_a_test_that_writes_a_large_file", "test_the_folder_of_the_test_before_is_gone")
+    assert done.returncode == 0, done.stdout + done.stderr

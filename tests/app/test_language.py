@@ -4,8 +4,6 @@ without losing the open chat, with Qt's own buttons translated and nothing left 
 from __future__ import annotations
 
 import re
-import tempfile
-from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QLocale, Qt
@@ -180,7 +178,7 @@ def test_system_language_follows_the_locale(monkeypatch) -> None:
     assert language.resolve("zh_CN") == "zh_CN"
 
 
-def test_every_dialog_is_chinese(qtbot, make_window, chinese) -> None:
+def test_every_dialog_is_chinese(qtbot, make_window, chinese, tmp_path) -> None:
     """The dialogs a user opens from the menus: Models, Documents, Privacy, Engines (and
     its form), About, Local API, Chat settings and Language, each walked for text that still reads as English."""
     from app.api.controller import ApiDialog
@@ -196,7 +194,8 @@ def test_every_dialog_is_chinese(qtbot, make_window, chinese) -> None:
     window.dialogs.show_models()
     window.dialogs.show_collections()
     # The documents table with a stored reason and note (kinds said in Chinese now).
-    folder = Path(tempfile.mkdtemp())
+    folder = tmp_path / "文件"
+    folder.mkdir()
     (folder / "空.txt").write_text("")
     (folder / "扫描.png").write_bytes(b"not an image at all")
     made: list = []
