@@ -353,10 +353,12 @@ class SearchIndex:
             self._cached += cached[0].size
         return cached
 
-    def _cosines(self, unit: np.ndarray, mask: np.ndarray, also: np.ndarray) -> np.ndarray:
-        """Every passage's cosine with the question (-1 outside ``mask``): by the int8
-        codes, and for the nearest RESCORED and the rows ``also`` by their exact vectors
-        (one read; a row whose vector cannot be read keeps its code's)."""
+    def _cosines(self, unit: np.ndarray, mask: np.ndarray, also: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every passage's cosine with the question (-1 outside ``mask``) by the int8 codes,
+        and the rows to take again from their exact vectors: the nearest RESCORED and the
+        rows ``also``. Where the index keeps its exact vectors they are taken here (and no
+        rows are left to take); else ``exact_cosines`` reads them from the vault, outside
+        the index's lock."""
         n = len(self.chunks)
         cosine = np.empty(n, dtype=np.float32)
         for start, part in self._codes.parts():
@@ -364,19 +366,24 @@ class SearchIndex:
         cosine[~mask[:n]] = -1.0
         nearest = np.union1d(top(cosine, RESCORED), also)
         nearest = nearest[mask[nearest]]
-        if not len(nearest):
-            return cosine
-        if self._exact is not None:
+        if len(nearest) and self._exact is not None:
             cosine[nearest] = np.einsum("ij,j->i", self._exact.take(nearest).astype(np.float32), unit)
-            return cosine
+            nearest = nearest[:0]
+        return cosine, nearest
+
+    def _exact_cosines(self, cosine: np.ndarray, rows: np.ndarray, ids: list[int], unit: np.ndarray) -> None:
+        """``cosine`` at ``rows`` from the exact vectors of the passages ``ids`` (one read of
+        the vault; a row whose vector cannot be read keeps its code's). Called without the
+        index's lock: rows are only ever appended or marked dead, so ``rows`` stay where
+        they are while an import goes on."""
+        if not ids:
+            return
         assert self.vectors is not None
-        ids = [self.chunks.ids[i] for i in nearest.tolist()]
         found = self.vectors(ids)
-        for i, row_id in zip(nearest.tolist(), ids, strict=True):
+        for i, row_id in zip(rows.tolist(), ids, strict=True):
             exact = found.get(row_id)
             if exact is not None and exact.shape == unit.shape:
                 cosine[i] = float(exact @ unit) / (float(np.linalg.norm(exact)) or 1.0)
-        return cosine
 
     def _count(self, collection_id: int, cjk: float, total: float, words: float, passages: int) -> None:
         stats = self._stats.get(collection_id)
@@ -496,6 +503,7 @@ class SearchIndex:
         """Top ``k`` relevant chunks; mode "bm25", "vector" or "hybrid" (rank fusion)."""
         if mode == "hybrid":
             self._wait_for_the_dictionary(query, collection_ids)
+        unit: np.ndarray | None = None
         with self._lock:
             if vector is not None:
                 vector = self._check(vector)
@@ -520,20 +528,26 @@ class SearchIndex:
                 if translated:  # a third ranking: the question's words in the chunks' language
                     by_translation, _coverage = self._bm25(translated, mask, sums)
                     rankings.append(top_among(by_translation, np.flatnonzero(by_translation), CANDIDATES))
+            rows = np.zeros(0, dtype=np.int64)
             if vector is not None and mode in ("vector", "hybrid"):
-                q = np.asarray(vector, dtype=np.float32)
-                q = q / (float(np.linalg.norm(q)) or 1.0)
+                unit = np.asarray(vector, dtype=np.float32)
+                unit = unit / (float(np.linalg.norm(unit)) or 1.0)
                 # The keyword side's candidates get their exact cosine too: it decides
                 # whether one without covering words is relevant (the model's floor).
-                cosine = self._cosines(q, mask, np.concatenate([np.zeros(0, dtype=np.int64), *rankings]))
+                cosine, rows = self._cosines(unit, mask, np.concatenate([np.zeros(0, dtype=np.int64), *rankings]))
             else:
                 cosine = np.full(len(self.chunks), -1.0, dtype=np.float32)
+            ids = [self.chunks.ids[i] for i in rows.tolist()]
+        if unit is not None:  # the vault read (milliseconds) holds no import or other search up
+            self._exact_cosines(cosine, rows, ids, unit)
+        with self._lock:
             if mode in ("vector", "hybrid"):
                 order = top(cosine, CANDIDATES)
                 rankings.append(order[cosine[order] >= self.min_cosine])
             found, fused = fuse(rankings)
-            fused *= self._arrays_now()["weights"][found]
-            relevant = fused > 0
+            arrays = self._arrays_now()
+            fused *= arrays["weights"][found]
+            relevant = (fused > 0) & arrays["alive"][found]  # not one taken out meanwhile
             if mode == "hybrid":
                 relevant &= (coverage[found] >= MIN_COVERAGE) | (cosine[found] >= self.min_cosine)
             found, fused = found[relevant], fused[relevant]

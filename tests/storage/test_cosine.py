@@ -111,3 +111,31 @@ def test_the_nearest_are_read_from_the_vault_s_vectors_where_the_index_keeps_non
         else:
             assert found == pytest.approx(exact[row_id - 1], abs=1e-6)
     assert 7 in hits and 11 in hits
+
+
+def test_the_vault_read_holds_no_import_up_and_a_passage_taken_out_meanwhile_is_not_found() -> None:
+    """The exact vectors are read from the vault (milliseconds) without the index's lock:
+    an import adds and removes passages meanwhile, and what was removed is not a hit."""
+    import threading
+
+    rng = np.random.default_rng(9)
+    vectors = _unit(rng.standard_normal((300, 16))).astype(np.float32)
+    during: list[bool] = []
+
+    def read(ids: list[int]) -> dict[int, np.ndarray]:
+        def import_meanwhile() -> None:
+            index.add(StoredChunk(1000, 1, 999, "added meanwhile", "/d/new.txt", None, None, 0, 9), vectors[5])
+            index.remove_document(5)  # row 6, the nearest
+        other = threading.Thread(target=import_meanwhile)
+        other.start()
+        other.join(timeout=30)
+        during.append(not other.is_alive())  # it did not wait for this search to end
+        return {i: vectors[5 if i == 1000 else i - 1] for i in ids}
+
+    index = SearchIndex(vectors=read)
+    for i, v in enumerate(vectors):
+        index.add(StoredChunk(i + 1, 1, i, f"passage {i}", f"/d/{i}.txt", None, None, 0, 9), v)
+    hits = [h.chunk.id for h in index.search("", vectors[5], k=5, mode="vector")]
+    assert during == [True]
+    assert 6 not in hits and len(hits) == 5
+    assert index.search("", vectors[5], k=1, mode="vector")[0].chunk.id == 1000  # the next search finds it
