@@ -10,6 +10,7 @@ import pytest
 from app.api.controller import ApiDialog
 from tests.app.conftest import WAIT_MS
 from tests.fakes import FakeEngine
+from tests.intranet import free_port
 
 pytestmark = pytest.mark.gui
 
@@ -32,7 +33,7 @@ def test_api_off_by_default_then_serving_the_windows_model(qtbot, make_window) -
 
     dialog = ApiDialog(api, window)
     qtbot.addWidget(dialog)
-    dialog.port.setValue(18765)
+    dialog.port.setValue(free_port("127.0.0.1"))  # not a fixed one: two runs side by side
     dialog.enabled.setChecked(True)
     dialog.store.setChecked(True)
     dialog.apply()
@@ -65,7 +66,7 @@ def test_the_window_keeps_working_while_twenty_api_clients_queue(qtbot, make_win
     window = make_window(FakeEngine(tokens=["token "] * 40, delay=0.005))
     api = window.vault.api
     api.settings.api_enabled = True
-    api.settings.api_port = 18766
+    api.settings.api_port = free_port("127.0.0.1")
     assert api.start() is None
     results: list[int] = []
     lock = threading.Lock()
@@ -103,12 +104,13 @@ def test_the_token_survives_lock_and_restart_until_the_user_asks_for_a_new_one(
     api = window.vault.api
     dialog = ApiDialog(api, window)
     qtbot.addWidget(dialog)
-    dialog.port.setValue(18767)
+    port = free_port("127.0.0.1")
+    dialog.port.setValue(port)
     dialog.enabled.setChecked(True)
     dialog.apply()
     token = api.server.token
     assert dialog.token.text() == token and token not in dialog.details.text()  # its own line
-    assert "API on 127.0.0.1:18767" in window.guard_label.text()
+    assert f"API on 127.0.0.1:{port}" in window.guard_label.text()
     assert ModelLibrary(window.controller.store).preferences()[TOKEN_PREFERENCE] == token  # in the vault
     dialog.copy_token.click()
     assert QApplication.clipboard().text() == token
@@ -151,7 +153,7 @@ def test_a_new_token_that_cannot_be_saved_still_replaces_the_old_one(qtbot, make
 
     window = make_window(FakeEngine())
     api = window.vault.api
-    api.settings.api_enabled, api.settings.api_port = True, 18768
+    api.settings.api_enabled, api.settings.api_port = True, free_port("127.0.0.1")
     assert api.start() is None
     old = api.server.token
     monkeypatch.setattr(ModelLibrary, "set_preference", lambda *a: (_ for _ in ()).throw(OSError(28, "full")))

@@ -190,16 +190,27 @@ def visible_texts() -> str:
 
 
 def lock_later(window, leftovers: list[str], delay: int = 200) -> None:
-    """Auto-lock in ``delay`` ms; a safety net rejects what is still open 5 s later, so a
-    failing test fails instead of hanging."""
-    QTimer.singleShot(delay, window.vault.auto_lock)
+    """Auto-lock in ``delay`` ms; a safety net rejects what this window still has open 5 s
+    later, so a failing test fails instead of hanging. Both timers belong to the window, and
+    the net touches only its own dialogs: a net left from a test that ended sooner once
+    fired in a later test and cancelled that test's speech-model import."""
+    QTimer.singleShot(delay, window, window.vault.auto_lock)
+
+    def ours(widget) -> bool:
+        while widget is not None:
+            if widget is window:
+                return True
+            widget = widget.parentWidget()
+        return False
 
     def safety() -> None:
+        if not window.isVisible():
+            return  # the test is over
         for widget in QApplication.topLevelWidgets():
-            if widget.isVisible() and widget is not window and hasattr(widget, "reject"):
+            if widget.isVisible() and widget is not window and hasattr(widget, "reject") and ours(widget):
                 leftovers.append(type(widget).__name__)
                 widget.reject()
-    QTimer.singleShot(5000, safety)
+    QTimer.singleShot(5000, window, safety)
 
 
 def test_auto_lock_closes_the_chat_settings_dialog_first(qtbot, make_window, answers_dialogs) -> None:
