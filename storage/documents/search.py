@@ -357,7 +357,7 @@ class SearchIndex:
         """Every passage's cosine with the question (-1 outside ``mask``) by the int8 codes,
         and the rows to take again from their exact vectors: the nearest RESCORED and the
         rows ``also``. Where the index keeps its exact vectors they are taken here (and no
-        rows are left to take); else ``exact_cosines`` reads them from the vault, outside
+        rows are left to take); else ``_exact_cosines`` reads them from the vault, outside
         the index's lock."""
         n = len(self.chunks)
         cosine = np.empty(n, dtype=np.float32)
