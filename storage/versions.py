@@ -34,6 +34,12 @@ so it reads as damaged. A root from before the shards (the documents' versions i
 read as it is, and its documents go into shards at the first change; such a root over a
 vault that has shards is an older copy put back (the copy kept before the upgrade), and
 reads as a damaged root.
+
+A shard that read as put back, removed or damaged and is then written again (a document of
+it saved) lists only the rows written since; it keeps the reason (``LOST``) until every
+row of its range is listed again (the others saved or deleted), so "Check vault" goes on
+naming the shard, and its unlisted rows as rows whose version was lost with it, not as
+rows that Hearth never wrote.
 """
 
 from __future__ import annotations
@@ -59,6 +65,9 @@ SHARDS = "shards"  # the root's key for each sharded table's shards and their ve
 # whose listed version was lost (its shard put back or damaged, or the root removed).
 CLOCK = "clock"
 VERSION = "_v"
+# A shard's note that it was put back ("older") or missing or damaged ("damaged") when it
+# was written again: the rows it does not list lost their versions with it.
+LOST = "lost"
 
 Root = dict[str, dict[int, int]]
 
@@ -95,6 +104,20 @@ def not_written(table: str, row_id: int) -> str:
                      "Hearth, or from another copy of the vault)").format(table=table, row=row_id)
 
 
+def lost_shard(shard: int, reason: str) -> str:
+    if reason == "older":
+        return translate("storage.versions", "versions row {row} was an older copy of itself (put back from an "
+                         "earlier copy of the vault) when Hearth wrote it again: the documents it no longer "
+                         "lists read as damaged").format(row=shard)
+    return translate("storage.versions", "versions row {row} was missing or damaged when Hearth wrote it "
+                     "again: the documents it no longer lists read as damaged").format(row=shard)
+
+
+def lost_with_shard(table: str, row_id: int, shard: int) -> str:
+    return translate("storage.versions", "{table} row {row} lost its version with versions row {shard} (put "
+                     "back, removed or damaged)").format(table=table, row=row_id, shard=shard)
+
+
 class _Read:
     """The root record and the shards one call read, in its transaction: what a change
     writes back (only the shards it touched, and the root)."""
@@ -106,6 +129,8 @@ class _Read:
         self.clock = clock  # the highest version given (``CLOCK``)
         self.touched: dict[str, set[int]] = {table: set() for table in SHARDED}
         self.problems: list[str] = []  # shards listed that are gone, damaged or older copies
+        # each sharded table's shards whose listed rows were lost, and why (``LOST``)
+        self.lost: dict[str, dict[int, str]] = {table: {} for table in SHARDED}
 
     def next_version(self) -> int:
         self.clock += 1
@@ -183,10 +208,16 @@ class RowVersions:
             if rows is None:
                 read.problems.append(translate("storage.versions", "versions row {row} is missing or "
                                                "damaged").format(row=shard))
+                read.lost[table][shard] = "damaged"
             elif data is not None and data.get(VERSION) != version:
                 read.problems.append(older_copy("versions", shard))
+                read.lost[table][shard] = "older"
             else:
                 read.root[table].update({row: n for row, n in rows.items() if _shard(row) == shard})
+                reason = data.get(LOST) if data is not None else None
+                if reason in ("older", "damaged"):
+                    read.problems.append(lost_shard(shard, reason))
+                    read.lost[table][shard] = reason
 
     def _adopted(self, conn: Connection) -> _Read:
         """No root (a vault from before it, or one removed or damaged): the rows that carry
@@ -223,8 +254,11 @@ class RowVersions:
             for shard, listed in sorted(grouped.items()):
                 version = read.next_version()
                 read.shards[table][shard] = version
-                plain = json.dumps({"table": table, "rows": listed, VERSION: version},
-                                   separators=(",", ":")).encode()
+                record: dict[str, Any] = {"table": table, "rows": listed, VERSION: version}
+                reason = read.lost[table].get(shard)
+                if reason is not None and not self._all_listed(conn, table, shard, listed):
+                    record[LOST] = reason
+                plain = json.dumps(record, separators=(",", ":")).encode()
                 self._put(conn, schema.versions, shard, self._cipher.encrypt(plain, "versions", "payload", shard))
         data: dict[str, Any] = {t: {str(k): v for k, v in rows.items()} for t, rows in read.root.items()
                                 if t not in SHARDED}
@@ -232,6 +266,14 @@ class RowVersions:
         data[CLOCK] = read.clock
         plain = json.dumps(data, separators=(",", ":")).encode()
         self._put(conn, schema.preferences, ROOT_ROW, self._cipher.encrypt(plain, "preferences", "payload", ROOT_ROW))
+
+    @staticmethod
+    def _all_listed(conn: Connection, table: str, shard: int, listed: dict[str, int]) -> bool:
+        """Whether every row of ``table`` in ``shard``'s range is among ``listed``."""
+        t = schema.metadata.tables[table]
+        first = (shard - 1) * SHARD_ROWS
+        present = conn.scalars(select(t.c.id).where(t.c.id >= first, t.c.id < first + SHARD_ROWS))
+        return all(str(row) in listed for row in present)
 
     @staticmethod
     def _put(conn: Connection, table: Any, row_id: int, sealed: bytes) -> None:
@@ -300,7 +342,8 @@ class RowVersions:
                 try:
                     self.checked(root, table, row_id, data)
                 except DamagedVault as exc:
-                    found.append(str(exc))
+                    lost = table in SHARDED and row_id not in root[table] and _shard(row_id) in read.lost[table]
+                    found.append(lost_with_shard(table, row_id, _shard(row_id)) if lost else str(exc))
             for missing in sorted(set(root[table]) - present):
                 found.append(translate("storage.versions", "{table} row {row} was deleted outside Hearth")
                              .format(table=table, row=missing))

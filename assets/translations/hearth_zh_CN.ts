@@ -7105,6 +7105,18 @@ Details were written to {path}.</source>
         <translation>{table} 表第 {row} 行不是 Hearth 写入的（在 Hearth 之外添加，或来自保险库的另一份副本）</translation>
     </message>
     <message>
+        <source>versions row {row} was an older copy of itself (put back from an earlier copy of the vault) when Hearth wrote it again: the documents it no longer lists read as damaged</source>
+        <translation>versions 表第 {row} 行在 Hearth 再次写入时是其自身的旧副本（从保险库的较早副本放回）：它不再列出的文档读作已损坏</translation>
+    </message>
+    <message>
+        <source>versions row {row} was missing or damaged when Hearth wrote it again: the documents it no longer lists read as damaged</source>
+        <translation>versions 表第 {row} 行在 Hearth 再次写入时缺失或已损坏：它不再列出的文档读作已损坏</translation>
+    </message>
+    <message>
+        <source>{table} row {row} lost its version with versions row {shard} (put back, removed or damaged)</source>
+        <translation>{table} 表第 {row} 行的版本随 versions 表第 {shard} 行一起丢失（被放回、删除或损坏）</translation>
+    </message>
+    <message>
         <source>versions row {row} is missing or damaged</source>
         <translation>versions 表第 {row} 行缺失或已损坏</translation>
     </message>

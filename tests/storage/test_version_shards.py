@@ -76,7 +76,59 @@ def test_a_shard_put_back_from_a_backup_makes_its_documents_read_as_damaged(vaul
         problems = checkup.problems(store)
         assert f"versions row {shard} is an older copy of itself (put back from an earlier copy of the " \
             "vault)" in problems
-        assert any(p.startswith(f"documents row {late.id} was not written there by Hearth") for p in problems)
+        assert f"documents row {late.id} lost its version with versions row {shard} (put back, removed or " \
+            "damaged)" in problems
+        assert not any("not written there by Hearth" in p for p in problems)
+    finally:
+        store.close()
+
+
+def test_a_shard_written_again_after_it_was_put_back_or_damaged_is_still_named_by_the_check(
+        vault_path: Path, tmp_path: Path) -> None:
+    """Saving one document of a shard that read as put back (or damaged) wrote the shard
+    again listing that document alone: the check then no longer named the shard, and said
+    of each of its other documents that Hearth had not written it. The shard now keeps
+    why its rows were lost until each of them is listed again (saved or deleted)."""
+    store, docs, made = _filled(vault_path, 2 * SHARD_ROWS + 10)
+    (tmp_path / "backups").mkdir()
+    backup = store.vault.backup_to(tmp_path / "backups" / "vault-1.db")
+    for n in (SHARD_ROWS + 2, 2 * SHARD_ROWS + 2):  # in the second shard and in the third
+        docs.save_document(replace(made[n], path=f"/cases/{n}-v2.pdf"))
+    store.close()
+    _put_back_rows(vault_path, backup, "versions", [2])
+    _sql(vault_path, "UPDATE versions SET payload = ? WHERE id = ?", b"\x00" * 64, 3)
+
+    store = reopen(vault_path)
+    docs = DocumentStore(store.vault)
+    second = [d for d in made if d.id // SHARD_ROWS + 1 == 2]
+    third = [d for d in made if d.id // SHARD_ROWS + 1 == 3]
+    saved = [docs.save_document(replace(shard[0], path="/cases/saved-again.pdf")) for shard in (second, third)]
+    store.close()
+
+    store = reopen(vault_path)
+    docs = DocumentStore(store.vault)
+    try:
+        problems = checkup.problems(store)
+        assert "versions row 2 was an older copy of itself (put back from an earlier copy of the vault) when " \
+            "Hearth wrote it again: the documents it no longer lists read as damaged" in problems
+        assert "versions row 3 was missing or damaged when Hearth wrote it again: the documents it no longer " \
+            "lists read as damaged" in problems
+        for shard, rows in ((2, second), (3, third)):
+            assert all(f"documents row {d.id} lost its version with versions row {shard} (put back, removed "
+                       "or damaged)" in problems for d in rows[1:])
+        assert not any("not written there by Hearth" in p for p in problems)
+        listed = {d.id: d for d in docs.documents(made[0].collection_id)}
+        assert [listed[d.id].path for d in saved] == ["/cases/saved-again.pdf"] * 2
+        assert all(listed[d.id].status == FAILED for d in second[1:] + third[1:])
+
+        # The user removes the damaged documents of the second shard and imports those of
+        # the third again: each shard lists every row it holds, and the check is clean.
+        for d in second[1:]:
+            docs.delete_document(d.id)
+        for d in third[1:]:
+            docs.save_document(d)
+        assert checkup.problems(store) == []
+        assert all(listed[d.id].status == INDEXED for d in made[:SHARD_ROWS])
     finally:
         store.close()
 
