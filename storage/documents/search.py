@@ -27,6 +27,7 @@ from storage.documents import lexicon, search_file
 from storage.documents.blocks import Blocks
 from storage.documents.cosine import coded, cosines
 from storage.documents.index_file import Item
+from storage.documents.page_choice import PAGE_CANDIDATES, best_window, chosen
 from storage.documents.ranking import fuse, top, top_among
 from storage.documents.records import NO_HEADING, NO_PAGE, Records
 from storage.documents.store import StoredChunk
@@ -553,8 +554,65 @@ class SearchIndex:
             found, fused = found[relevant], fused[relevant]
             ranked = [(int(found[i]), float(fused[i])) for i in top(fused, k)]
             hits = [Hit(self.chunks[i], score, float(cosine[i]), float(bm25[i])) for i, score in ranked]
-        if self.texts is None:
-            return hits
+            # Each paged document's first passages, for the choice of its page (hybrid only).
+            pages = self._page_candidates(found[top(fused, len(fused))], ranked) if mode == "hybrid" else {}
+            candidates = {i: Hit(self.chunks[i], 0.0, float(cosine[i]), float(bm25[i]))
+                          for rows in pages.values() for i in rows}
+            weights = self._idf(query, mask, sums) if pages else {}
         # The texts read outside the lock: an import goes on meanwhile.
-        chunks = {c.id: c for c in self.with_texts([h.chunk for h in hits])}
-        return [replace(h, chunk=chunks[h.chunk.id]) for h in hits if h.chunk.id in chunks]
+        wanted = [h.chunk for h in hits] + [h.chunk for h in candidates.values()]
+        chunks = {c.id: c for c in self.with_texts(wanted)}
+        hits = [replace(h, chunk=chunks[h.chunk.id]) for h in hits if h.chunk.id in chunks]
+        if pages:
+            hits = self._choose_pages(hits, pages, candidates, chunks, weights)
+        return hits
+
+    def _page_candidates(self, order: np.ndarray, ranked: list[tuple[int, float]]) -> dict[int, list[int]]:
+        """For each document with pages among the hits (``ranked``), its first
+        PAGE_CANDIDATES passages in the fused ``order`` (rows), where it has two or more."""
+        records = self.chunks
+        wanted: dict[int, list[int]] = {records.documents[i]: [] for i, _score in ranked
+                                        if records.pages[i] != NO_PAGE}
+        if not wanted:
+            return {}
+        for i in order.tolist():
+            rows = wanted.get(records.documents[i])
+            if rows is not None and len(rows) < PAGE_CANDIDATES and records.pages[i] != NO_PAGE:
+                rows.append(i)
+        return {document: rows for document, rows in wanted.items() if len(rows) > 1}
+
+    def _idf(self, query: str, mask: np.ndarray, sums: np.ndarray) -> dict[str, float]:
+        """The question's distinct words that the searched passages hold, each with its
+        BM25 rarity among them."""
+        live = max(1, int(sums[3]))
+        weights: dict[str, float] = {}
+        for word in set(terms(query)):
+            posting = self._posting(word)
+            rows = posting[0][posting[0] < len(mask)] if posting is not None else np.zeros(0, dtype=np.int64)
+            held = int(mask[rows].sum())  # (of the passages this search saw: an import adds more)
+            if held:
+                weights[word] = math.log(1 + (live - held + 0.5) / (held + 0.5))
+        return weights
+
+    @staticmethod
+    def _choose_pages(hits: list[Hit], pages: Mapping[int, list[int]], candidates: Mapping[int, Hit],
+                      chunks: Mapping[int, StoredChunk], weights: Mapping[str, float]) -> list[Hit]:
+        """Each paged document's first place among ``hits`` given to the passage that
+        ``page_choice`` prefers among its first passages; its other places keep its other
+        passages in their order. A place keeps its score: it ranks the document."""
+        out = list(hits)
+        for document, rows in pages.items():
+            held = [candidates[i] for i in rows if candidates[i].chunk.id in chunks]
+            held = [replace(h, chunk=chunks[h.chunk.id]) for h in held]
+            if len(held) < 2:
+                continue
+            best = chosen([best_window(terms(h.chunk.text), weights) for h in held])
+            if best == 0:
+                continue
+            places = [n for n, h in enumerate(out) if h.chunk.document_id == document]
+            first = held[best]
+            rest = [h for h in held if h.chunk.id != first.chunk.id] + \
+                [out[n] for n in places if out[n].chunk.id not in {h.chunk.id for h in held}]
+            for n, passage in zip(places, [first, *rest], strict=False):
+                out[n] = replace(passage, score=out[n].score)
+        return out
