@@ -560,8 +560,8 @@ class SearchIndex:
                           for rows in pages.values() for i in rows}
             weights = self._idf(query, mask, sums) if pages else {}
         # The texts read outside the lock: an import goes on meanwhile.
-        wanted = [h.chunk for h in hits] + [h.chunk for h in candidates.values()]
-        chunks = {c.id: c for c in self.with_texts(wanted)}
+        wanted = {h.chunk.id: h.chunk for h in [*hits, *candidates.values()]}
+        chunks = {c.id: c for c in self.with_texts(list(wanted.values()))}
         hits = [replace(h, chunk=chunks[h.chunk.id]) for h in hits if h.chunk.id in chunks]
         if pages:
             hits = self._choose_pages(hits, pages, candidates, chunks, weights)
@@ -598,21 +598,21 @@ class SearchIndex:
     def _choose_pages(hits: list[Hit], pages: Mapping[int, list[int]], candidates: Mapping[int, Hit],
                       chunks: Mapping[int, StoredChunk], weights: Mapping[str, float]) -> list[Hit]:
         """Each paged document's first place among ``hits`` given to the passage that
-        ``page_choice`` prefers among its first passages; its other places keep its other
-        passages in their order. A place keeps its score: it ranks the document."""
+        ``page_choice`` prefers among its first passages; its other passages among the hits
+        follow in their order (the last drops out where the chosen one was not among
+        them). A place keeps its score: it ranks the document."""
         out = list(hits)
         for document, rows in pages.items():
-            held = [candidates[i] for i in rows if candidates[i].chunk.id in chunks]
-            held = [replace(h, chunk=chunks[h.chunk.id]) for h in held]
+            held = [replace(candidates[i], chunk=chunks[candidates[i].chunk.id]) for i in rows
+                    if candidates[i].chunk.id in chunks]
             if len(held) < 2:
                 continue
             best = chosen([best_window(terms(h.chunk.text), weights) for h in held])
-            if best == 0:
-                continue
-            places = [n for n, h in enumerate(out) if h.chunk.document_id == document]
             first = held[best]
-            rest = [h for h in held if h.chunk.id != first.chunk.id] + \
-                [out[n] for n in places if out[n].chunk.id not in {h.chunk.id for h in held}]
-            for n, passage in zip(places, [first, *rest], strict=False):
+            places = [n for n, h in enumerate(out) if h.chunk.document_id == document]
+            if best == 0 or not places:
+                continue
+            others = [out[n] for n in places if out[n].chunk.id != first.chunk.id]
+            for n, passage in zip(places, [first, *others], strict=False):
                 out[n] = replace(passage, score=out[n].score)
         return out
