@@ -20,8 +20,18 @@ few passages, read for the hits anyway: no embedding, no memory per passage.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from storage.documents.ranking import RRF_K
+from storage.documents.records import NO_PAGE, Records
+from storage.documents.store import StoredChunk
+from storage.documents.words import terms
+
+if TYPE_CHECKING:
+    from storage.documents.search import Hit
 
 PAGE_CANDIDATES = 5  # a paged document's first passages in the fused ranking
 PAGE_WINDOW = 40  # words in a window (the words ``terms`` makes: CJK pairs count as words)
@@ -54,3 +64,41 @@ def chosen(window_scores: Sequence[float]) -> int:
     rank = {passage: place for place, passage in enumerate(by_window)}
     fused = [1.0 / (RRF_K + i) + 1.0 / (RRF_K + rank[i]) for i in range(len(window_scores))]
     return max(range(len(fused)), key=lambda i: (fused[i], -i))
+
+
+def page_candidates(records: Records, order: np.ndarray, ranked: list[tuple[int, float]]) -> dict[int, list[int]]:
+    """For each document with pages among the hits (``ranked``: rows and scores), its first
+    PAGE_CANDIDATES passages in the fused ``order`` (rows), where it has two or more."""
+    wanted: dict[int, list[int]] = {records.documents[i]: [] for i, _score in ranked
+                                    if records.pages[i] != NO_PAGE}
+    if not wanted:
+        return {}
+    for i in order.tolist():
+        rows = wanted.get(records.documents[i])
+        if rows is not None and len(rows) < PAGE_CANDIDATES and records.pages[i] != NO_PAGE:
+            rows.append(i)
+    return {document: rows for document, rows in wanted.items() if len(rows) > 1}
+
+
+def choose_pages(hits: list[Hit], pages: Mapping[int, list[int]], candidates: Mapping[int, Hit],
+                 chunks: Mapping[int, StoredChunk], weights: Mapping[str, float]) -> list[Hit]:
+    """Each paged document's first place among ``hits`` given to the passage this module
+    prefers among its first passages (``pages``: rows; ``candidates``: their hits by row;
+    ``chunks``: the texts read, by id); its other passages among the hits follow in their
+    order (the last drops out where the chosen one was not among them). A place keeps its
+    score: it ranks the document."""
+    out = list(hits)
+    for document, rows in pages.items():
+        held = [replace(candidates[i], chunk=chunks[candidates[i].chunk.id]) for i in rows
+                if candidates[i].chunk.id in chunks]
+        if len(held) < 2:
+            continue
+        best = chosen([best_window(terms(h.chunk.text), weights) for h in held])
+        places = [n for n, h in enumerate(out) if h.chunk.document_id == document]
+        if best == 0 or not places:
+            continue
+        first = held[best]
+        others = [out[n] for n in places if out[n].chunk.id != first.chunk.id]
+        for n, passage in zip(places, [first, *others], strict=False):
+            out[n] = replace(passage, score=out[n].score)
+    return out

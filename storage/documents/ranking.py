@@ -3,9 +3,16 @@ fusion of several rankings (``search``)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 RRF_K = 60
+
+
+def rarity(live: int, held: int) -> float:
+    """BM25's idf of a word that ``held`` of ``live`` passages hold."""
+    return math.log(1 + (live - held + 0.5) / (held + 0.5))
 
 
 def top(values: np.ndarray, count: int) -> np.ndarray:

@@ -13,7 +13,6 @@ collection.
 
 from __future__ import annotations
 
-import math
 import threading
 from array import array
 from collections import Counter, defaultdict
@@ -27,8 +26,8 @@ from storage.documents import lexicon, search_file
 from storage.documents.blocks import Blocks
 from storage.documents.cosine import coded, cosines
 from storage.documents.index_file import Item
-from storage.documents.page_choice import PAGE_CANDIDATES, best_window, chosen
-from storage.documents.ranking import fuse, top, top_among
+from storage.documents.page_choice import choose_pages, page_candidates
+from storage.documents.ranking import fuse, rarity, top, top_among
 from storage.documents.records import NO_HEADING, NO_PAGE, Records
 from storage.documents.store import StoredChunk
 from storage.documents.words import CJK_RUN, in_other_language, letters, terms
@@ -435,7 +434,7 @@ class SearchIndex:
         lengths = self._arrays_now()["lengths"]
         live = max(1, int(sums[3]))
         average = float(sums[2] / sums[3]) if sums[3] else 1.0
-        unseen = math.log(1 + (live + 0.5) / 0.5)
+        unseen = rarity(live, 0)
         total = 0.0
         for word, weight in weighted.items():
             posting = self._posting(word)
@@ -447,7 +446,7 @@ class SearchIndex:
                 if not CJK_RUN.fullmatch(word):
                     total += weight * unseen
                 continue
-            idf = weight * math.log(1 + (live - len(idx) + 0.5) / (len(idx) + 0.5))
+            idf = weight * rarity(live, len(idx))
             total += idf
             norm = tf + K1 * (1 - B + B * lengths[idx] / max(average, 1e-9))
             scores[idx] += idf * tf * (K1 + 1) / norm
@@ -555,7 +554,7 @@ class SearchIndex:
             ranked = [(int(found[i]), float(fused[i])) for i in top(fused, k)]
             hits = [Hit(self.chunks[i], score, float(cosine[i]), float(bm25[i])) for i, score in ranked]
             # Each paged document's first passages, for the choice of its page (hybrid only).
-            pages = self._page_candidates(found[top(fused, len(fused))], ranked) if mode == "hybrid" else {}
+            pages = page_candidates(self.chunks, found[top(fused, len(fused))], ranked) if mode == "hybrid" else {}
             candidates = {i: Hit(self.chunks[i], 0.0, float(cosine[i]), float(bm25[i]))
                           for rows in pages.values() for i in rows}
             weights = self._idf(query, mask, sums) if pages else {}
@@ -564,22 +563,8 @@ class SearchIndex:
         chunks = {c.id: c for c in self.with_texts(list(wanted.values()))}
         hits = [replace(h, chunk=chunks[h.chunk.id]) for h in hits if h.chunk.id in chunks]
         if pages:
-            hits = self._choose_pages(hits, pages, candidates, chunks, weights)
+            hits = choose_pages(hits, pages, candidates, chunks, weights)
         return hits
-
-    def _page_candidates(self, order: np.ndarray, ranked: list[tuple[int, float]]) -> dict[int, list[int]]:
-        """For each document with pages among the hits (``ranked``), its first
-        PAGE_CANDIDATES passages in the fused ``order`` (rows), where it has two or more."""
-        records = self.chunks
-        wanted: dict[int, list[int]] = {records.documents[i]: [] for i, _score in ranked
-                                        if records.pages[i] != NO_PAGE}
-        if not wanted:
-            return {}
-        for i in order.tolist():
-            rows = wanted.get(records.documents[i])
-            if rows is not None and len(rows) < PAGE_CANDIDATES and records.pages[i] != NO_PAGE:
-                rows.append(i)
-        return {document: rows for document, rows in wanted.items() if len(rows) > 1}
 
     def _idf(self, query: str, mask: np.ndarray, sums: np.ndarray) -> dict[str, float]:
         """The question's distinct words that the searched passages hold, each with its
@@ -591,28 +576,5 @@ class SearchIndex:
             rows = posting[0][posting[0] < len(mask)] if posting is not None else np.zeros(0, dtype=np.int64)
             held = int(mask[rows].sum())  # (of the passages this search saw: an import adds more)
             if held:
-                weights[word] = math.log(1 + (live - held + 0.5) / (held + 0.5))
+                weights[word] = rarity(live, held)
         return weights
-
-    @staticmethod
-    def _choose_pages(hits: list[Hit], pages: Mapping[int, list[int]], candidates: Mapping[int, Hit],
-                      chunks: Mapping[int, StoredChunk], weights: Mapping[str, float]) -> list[Hit]:
-        """Each paged document's first place among ``hits`` given to the passage that
-        ``page_choice`` prefers among its first passages; its other passages among the hits
-        follow in their order (the last drops out where the chosen one was not among
-        them). A place keeps its score: it ranks the document."""
-        out = list(hits)
-        for document, rows in pages.items():
-            held = [replace(candidates[i], chunk=chunks[candidates[i].chunk.id]) for i in rows
-                    if candidates[i].chunk.id in chunks]
-            if len(held) < 2:
-                continue
-            best = chosen([best_window(terms(h.chunk.text), weights) for h in held])
-            first = held[best]
-            places = [n for n, h in enumerate(out) if h.chunk.document_id == document]
-            if best == 0 or not places:
-                continue
-            others = [out[n] for n in places if out[n].chunk.id != first.chunk.id]
-            for n, passage in zip(places, [first, *others], strict=False):
-                out[n] = replace(passage, score=out[n].score)
-        return out
