@@ -21,17 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from storage.documents.ranking import RRF_K
 from storage.documents.records import NO_PAGE, Records
-from storage.documents.store import StoredChunk
+from storage.documents.store import Hit, StoredChunk
 from storage.documents.words import terms
-
-if TYPE_CHECKING:
-    from storage.documents.search import Hit
 
 PAGE_CANDIDATES = 5  # a paged document's first passages in the fused ranking
 PAGE_WINDOW = 40  # words in a window (the words ``terms`` makes: CJK pairs count as words)

@@ -17,7 +17,7 @@ import threading
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -29,7 +29,7 @@ from storage.documents.index_file import Item
 from storage.documents.page_choice import choose_pages, page_candidates
 from storage.documents.ranking import fuse, rarity, top, top_among
 from storage.documents.records import NO_HEADING, NO_PAGE, Records
-from storage.documents.store import StoredChunk
+from storage.documents.store import Hit, StoredChunk
 from storage.documents.words import CJK_RUN, in_other_language, letters, terms
 
 K1, B = 1.5, 0.75
@@ -69,14 +69,6 @@ ROLE_WEIGHTS = {"nav": 0.5, "front": 0.5}
 
 Texts = Callable[[list[int]], Mapping[int, str]]  # row ids -> their passages' texts
 Vectors = Callable[[list[int]], Mapping[int, np.ndarray]]  # row ids -> their exact vectors
-
-
-@dataclass(frozen=True)
-class Hit:
-    chunk: StoredChunk
-    score: float
-    cosine: float
-    bm25: float
 
 
 def nonces_of(ids: np.ndarray, ids_now: np.ndarray, nonces_now: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

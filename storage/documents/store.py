@@ -93,6 +93,15 @@ class StoredChunk:
     role: str = ""  # its PDF page's role ("nav", "front": ``pages``); "" in rows from before
 
 
+@dataclass(frozen=True)
+class Hit:
+    """A passage a search found: its fused score, and the cosine and BM25 it had."""
+    chunk: StoredChunk
+    score: float
+    cosine: float
+    bm25: float
+
+
 def _role(value: object) -> str:
     """A stored chunk's role: "" for a row written before roles were, or one not known."""
     return value if isinstance(value, str) and value in ROLES else ""
