@@ -17,6 +17,7 @@ from benchmarks import (
     openmp_bench,
     peers_bench,
     perf_bench,
+    quantize_bench,
     rag_bench,
     retrieval_bench,
     scale_bench,
@@ -35,7 +36,7 @@ SUITES = {"chat": perf_bench.run, "vault": vault_bench.run, "documents": documen
           "tools": tools_bench.run, "attachments": attachments_bench.run,
           "vision": vision_bench.run, "watched": watched_bench.run,
           "speech": speech_bench.run, "peers": peers_bench.run,
-          "scale": scale_bench.run}
+          "scale": scale_bench.run, "quantize": quantize_bench.run}
 
 
 def main() -> int:

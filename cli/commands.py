@@ -60,6 +60,15 @@ def models_list() -> int:
     return 0
 
 
+def _text_file(name: str) -> str:
+    """A text file named on the command line (its first 200,000 characters)."""
+    try:
+        return Path(name).read_text(encoding="utf-8", errors="replace")[:200_000]
+    except OSError as exc:
+        raise CommandError(translate("cli.commands", "{file} cannot be read: {reason}.").format(
+            file=name, reason=exc.strerror or exc)) from None
+
+
 def models_quantize(args: Any) -> int:
     """``models quantize``: a smaller copy, made and measured in a child process, kept in
     the library unless ``--discard``; Ctrl+C leaves nothing behind."""
@@ -71,13 +80,8 @@ def models_quantize(args: Any) -> int:
     with contextlib.suppress(InferenceError):
         resolve_model()  # the llama.cpp build this CPU runs (cpu_variant), for the child to use too
 
-    text = quantize.SAMPLE
-    if args.measure:
-        try:
-            text = Path(args.measure).read_text(encoding="utf-8", errors="replace")[:200_000]
-        except OSError as exc:
-            raise CommandError(translate("cli.commands", "{file} cannot be read: {reason}.").format(
-                file=args.measure, reason=exc.strerror or exc)) from None
+    text = quantize.SAMPLE if not args.measure else _text_file(args.measure)
+    weighing = _text_file(args.importance) if getattr(args, "importance", None) else None
     with unlocked() as session:
         entry = next((e for e in session.library.entries() if e.name == args.model), None)
         source = Path(entry.path) if entry is not None else Path(args.model)
@@ -96,9 +100,16 @@ def models_quantize(args: Any) -> int:
                 print("\r" + translate("cli.commands", "Quantizing to {kind}: {done} of {total} tensors").format(
                     kind=args.type, done=done, total=total), end="", file=sys.stderr, flush=True)
 
+        def reading(done: int, steps: int) -> None:
+            print("\r" + translate("cli.commands", "The original is reading {file}: part {done} of {steps}").format(
+                file=Path(args.importance).name, done=done, steps=steps), end="", file=sys.stderr, flush=True)
+            if done == steps:
+                print(file=sys.stderr)
+
         made: Path | None = None
         try:
-            made = quantize.quantize(source, info.quantization, args.type, target, progress=progress)
+            made = quantize.quantize(source, info.quantization, args.type, target, progress=progress,
+                                     importance=weighing, reading=reading)
             print(file=sys.stderr)
             print(translate("cli.commands", "Measuring the copy against the original…"), file=sys.stderr)
             quality = quantize.measure(source, made, text)

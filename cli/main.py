@@ -154,6 +154,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     quantizing.add_argument("--type", default="Q4_K_M", choices=("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M"))
     quantizing.add_argument("--measure", metavar="FILE", help=translate(
         "cli.main", "measure the quality loss on this text file (default: a built-in English and Chinese text)"))
+    quantizing.add_argument("--importance", metavar="FILE", help=translate(
+        "cli.main", "weigh the copy by this text file (your documents, as text): the original reads it first and "
+        "the copy stays most exact where it needs (an importance matrix; Q6_K, Q5_K_M, Q4_K_M)"))
     quantizing.add_argument("--discard", action="store_true", help=translate(
         "cli.main", "measure only: delete the copy afterwards instead of keeping it"))
     from cli.speech_models import add_parsers as add_speech_parsers

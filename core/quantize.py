@@ -8,6 +8,11 @@ written under a partial name beside its final one and renamed only when whole; a
 failure, a Cancel or a full disk leaves nothing behind. Before starting, the free space
 is checked against the copy's expected size.
 
+Weighed by the user's text (``importance``): for Q6_K, Q5_K_M and Q4_K_M, the original
+can first read a text of the user's (their documents) and the quantizer then keeps most
+exact the columns of each matrix that the text uses most (an importance matrix, as
+llama.cpp's ``llama-imatrix`` makes; ``inference.importance``). Q8_0 has no use for one.
+
 The measure, as llama.cpp's own ``llama-perplexity --kl-divergence`` reports it: the mean
 (and 99th percentile) KL divergence of the copy's next-token distributions from the
 original's, how often the two agree on the most likely next token, and each one's
@@ -36,6 +41,7 @@ from inference.quantize_child import FILE_TYPES, RESULT_PREFIX
 from storage.errors import FULL, Trouble
 
 TYPES = tuple(FILE_TYPES)  # Q8_0, Q6_K, Q5_K_M, Q4_K_M
+WEIGHED = ("Q6_K", "Q5_K_M", "Q4_K_M")  # the types an importance matrix helps (llama.cpp's Q8_0 ignores one)
 SOURCES = ("F32", "F16", "BF16", "Q8_0")
 BITS = {"F32": 32.0, "F16": 16.0, "BF16": 16.0, "Q8_0": 8.5, "Q6_K": 6.6, "Q5_K_M": 5.7, "Q4_K_M": 4.9}
 TIMEOUT = 4 * 3600.0
@@ -53,6 +59,7 @@ SAMPLE = (
     "的损坏而依法扣减的款项。"
 )
 _PROGRESS = re.compile(r"^\[\s*(\d+)/\s*(\d+)\]")
+_READING = re.compile(r"^\[importance (\d+)/(\d+)\]")
 
 
 class QuantizeError(Exception):
@@ -190,9 +197,12 @@ def _signal_name(number: int) -> str:
 
 
 def quantize(source: Path, quantization: str, kind: str, target: Path, cancel: threading.Event | None = None,
-             progress: Callable[[int, int], None] | None = None) -> Path:
+             progress: Callable[[int, int], None] | None = None, importance: str | None = None,
+             reading: Callable[[int, int], None] | None = None) -> Path:
     """Write the ``kind`` copy of ``source`` to ``target`` (never a partial one); ``progress``
-    hears (tensors done, tensors in all). QuantizeError, QuantizeCancelled."""
+    hears (tensors done, tensors in all). With ``importance`` (a text of the user's, for a
+    type in ``WEIGHED``), the original reads it first, ``reading`` hearing (steps done,
+    steps), and the copy is weighed by it. QuantizeError, QuantizeCancelled."""
     why = refusal(quantization, kind)
     if why is not None:
         raise QuantizeError(why)
@@ -207,14 +217,24 @@ def quantize(source: Path, quantization: str, kind: str, target: Path, cancel: t
             "written.").format(needed=needed / 2**20, free=free / 2**20)))
     partial = target.with_name(target.name + ".partial")
 
+    if importance is not None and kind not in WEIGHED:
+        raise QuantizeError(translate("core.quantize", "{kind} has no use for a text to weigh it by: choose Q6_K, "
+                                      "Q5_K_M or Q4_K_M, or no text.").format(kind=kind))
+
     def heard(line: str) -> None:
-        found = _PROGRESS.match(line)
+        found, read = _PROGRESS.match(line), _READING.match(line)
         if found and progress is not None:
             progress(int(found.group(1)), int(found.group(2)))
+        if read and reading is not None:
+            reading(int(read.group(1)), int(read.group(2)))
 
+    asked: dict[str, object] = {"op": "quantize", "source": str(source), "target": str(partial), "type": kind}
+    if importance is not None:
+        asked["importance"] = importance
     try:
-        result = _run({"op": "quantize", "source": str(source), "target": str(partial), "type": kind}, cancel,
-                      TIMEOUT, heard)
+        result = _run(asked, cancel, TIMEOUT, heard)
+        if "importance" in result:
+            raise QuantizeError(_unweighed(str(result["importance"])))
         if "error" in result or not partial.exists():
             nearly_full = shutil.disk_usage(target.parent).free < (64 << 20)
             if nearly_full:
@@ -228,6 +248,19 @@ def quantize(source: Path, quantization: str, kind: str, target: Path, cancel: t
             partial.unlink()
         raise
     return target
+
+
+def _unweighed(why: str) -> str:
+    """Why the text could not weigh the copy, in the user's words (``inference.importance``'s
+    reasons); nothing was written."""
+    if why == "short":
+        return translate("core.quantize", "The text to weigh the copy by is too short: give it a few paragraphs "
+                         "at least. Nothing was written.")
+    if why == "layout":
+        return translate("core.quantize", "This build of llama.cpp cannot be read for an importance matrix; make "
+                         "the copy without a text to weigh it by. Nothing was written.")
+    return translate("core.quantize", "The original could not read the text to weigh the copy by; make the copy "
+                     "without it. Nothing was written.")
 
 
 def measure(original: Path, quantized: Path, text: str = SAMPLE, n_ctx: int = 512,

@@ -7,8 +7,11 @@ line, which every user of the computer can read), writes llama.cpp's progress li
 ("[ 12/ 272] blk.3.attn_k.weight …") to its standard error as the quantizer prints
 them, and ends with one line on its standard output: ``RESULT {json}``.
 
-- ``{"op": "quantize", "source", "target", "type"}``: ``target`` written (whole or not
-  at all is the parent's concern: it names a partial file and renames it).
+- ``{"op": "quantize", "source", "target", "type", "importance"?}``: ``target`` written
+  (whole or not at all is the parent's concern: it names a partial file and renames it).
+  With ``importance`` (a text), the original reads it first and the quantizer weighs each
+  matrix's columns by what the text made of them (``importance``); its steps are said as
+  ``[importance 3/12]`` lines.
 - ``{"op": "measure", "original", "quantized", "text", "n_ctx"}``: both models read the
   same tokens; the KL divergence of the quantized model's next-token distributions from
   the original's (mean, and the 99th percentile), how often their most likely next
@@ -42,14 +45,27 @@ def _load_llama() -> Any:
     return llama_cpp
 
 
-def quantize(source: str, target: str, kind: str) -> dict[str, Any]:
+def quantize(source: str, target: str, kind: str, importance: str | None = None) -> dict[str, Any]:
     llama_cpp = _load_llama()
 
     params = llama_cpp.llama_model_quantize_default_params()
     params.ftype = FILE_TYPES[kind]
     params.nthread = max(1, (os.cpu_count() or 2))
     params.allow_requantize = True  # Q8_0 is a source too: the parent refuses what is already small
+    alive: list[Any] = []
+    if importance is not None:
+        from inference.importance import ImportanceError, as_parameter, compute
+
+        def said(done: int, steps: int) -> None:
+            print(f"[importance {done}/{steps}]", file=sys.stderr, flush=True)
+
+        try:
+            matrix = compute(source, importance, params.nthread, said)
+        except ImportanceError as exc:
+            return {"error": "no importance matrix", "importance": str(exc)}
+        params.imatrix, alive = as_parameter(llama_cpp, matrix)
     code = llama_cpp.llama_model_quantize(os.fsencode(source), os.fsencode(target), ctypes.byref(params))
+    del alive  # the matrix lived while the quantizer read it
     if code != 0:
         return {"error": f"llama.cpp's quantizer ended with {code}"}
     return {"size": os.path.getsize(target)}
@@ -128,7 +144,7 @@ def main(_argv: list[str] | None = None) -> int:
     _end_with_parent()
     try:
         if asked.get("op") == "quantize":
-            result = quantize(asked["source"], asked["target"], asked["type"])
+            result = quantize(asked["source"], asked["target"], asked["type"], asked.get("importance"))
         else:
             result = measure(asked["original"], asked["quantized"], asked["text"], int(asked.get("n_ctx", 512)))
     except MemoryError:

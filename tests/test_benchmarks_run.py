@@ -18,9 +18,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # Every suite, in its --quick form (a smoke run: one repetition, the smallest sizes; the
 # figures are noise, docs/performance.md has the full runs'). On two cores, quiet: vault
 # 5 s, tools 12 s, stall 14 s, starter 20 s, retrieval 26 s, documents 45 s, chat 49 s,
-# engines 53 s, rag 53 s, binding 54 s, openmp 61 s, vision about 5 s.
+# engines 53 s, rag 53 s, binding 54 s, openmp 61 s, vision about 5 s, quantize about 40 s.
 QUICK_SUITES = ("vault", "stall", "starter", "engines", "openmp", "tools", "chat", "binding", "documents",
-                "retrieval", "rag", "attachments", "vision", "watched", "speech", "peers", "scale")
+                "retrieval", "rag", "attachments", "vision", "watched", "speech", "peers", "scale", "quantize")
 
 
 @pytest.mark.timeout(900)

@@ -109,6 +109,46 @@ def test_each_llama_cpp_build_in_the_frozen_app_loads_its_own_libraries(tmp_path
         assert not strays, f"{folder.name} loaded libraries from elsewhere: {strays}"
 
 
+@pytest.mark.timeout(600)
+def test_the_frozen_apps_quantizer_weighs_a_copy_by_a_text_with_no_network(f16_model: Path, tmp_path: Path) -> None:
+    """The quantizer's child as the installed app runs it (``--quantize-model``), offline:
+    the importance matrix reads llama.cpp's tensors through the build's own ggml library
+    (inference/importance.py), and the weighed Q4_K_M copy is written."""
+    if not EXECUTABLE.exists():
+        pytest.skip("no frozen build in dist/: run `.venv/bin/python packaging/build.py`")
+    _offline_or_skip()
+    import json
+
+    target = tmp_path / "weighed.Q4_K_M.gguf"
+    asked = {"op": "quantize", "source": str(f16_model), "target": str(target), "type": "Q4_K_M",
+             "importance": (ROOT / "docs" / "documents.md").read_text(encoding="utf-8")[:6_000]}
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", HEARTH_DATA_DIR=str(tmp_path / "data"))
+    for variable in ("LLAMA_CPP_LIB_PATH", "PYTHONPATH", "VIRTUAL_ENV"):
+        env.pop(variable, None)
+    log = tmp_path / "stderr.txt"
+    with log.open("w") as errors:  # a file: llama.cpp says more than a pipe holds
+        child = subprocess.Popen(["unshare", "-rn", str(EXECUTABLE), "--quantize-model"], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=errors, text=True, env=env,
+                                 cwd=tempfile.gettempdir())
+        try:
+            # Its input stays open until the result is in: the child ends when its parent goes.
+            assert child.stdin is not None and child.stdout is not None
+            child.stdin.write(json.dumps(asked) + "\n")
+            child.stdin.flush()
+            out = ""
+            for line in child.stdout:  # until the result, or the child's end
+                if line.startswith("RESULT "):
+                    out = line
+                    break
+        finally:
+            child.kill()
+            child.wait(30)
+    said = log.read_text(errors="replace")
+    assert out.startswith("RESULT ") and '"size"' in out, out + said[-3000:]
+    assert re.search(r"^\[importance (\d+)/\1\]$", said, re.MULTILINE), said[-3000:]
+    assert target.stat().st_size > 50_000_000
+
+
 def test_the_frozen_app_carries_its_translations_and_speaks_chinese(tmp_path: Path) -> None:
     """The installers ship the compiled catalogs (the window's) with Qt's own, and the .ts
     sources the terminal reads: under LANG=zh_CN the frozen app's terminal is Chinese."""

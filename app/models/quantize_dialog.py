@@ -3,7 +3,9 @@ quantized in the background by llama.cpp (``core.quantize``, in a child process)
 tensors counted as it goes and Cancel at any time; then measured against its original on
 text the user chooses (a file of theirs, or Hearth's English and Chinese sample), the
 quality loss, speed, size and fit shown, and kept in the library only if the user says so.
-Whatever is not kept is deleted."""
+Whatever is not kept is deleted. For Q6_K, Q5_K_M and Q4_K_M the copy can be weighed by a
+text of the user's (an importance matrix: the original reads it first, its steps counted).
+"""
 
 from __future__ import annotations
 
@@ -40,6 +42,7 @@ from i18n import translate
 
 class _Progress(QObject):
     tensors = Signal(int, int)
+    reading = Signal(int, int)  # the importance matrix's steps
 
 
 class QuantizeDialog(QDialog):
@@ -54,6 +57,7 @@ class QuantizeDialog(QDialog):
         self.job: Job | None = None
         self.made: Path | None = None
         self.text_file: Path | None = None
+        self.weigh_file: Path | None = None
         self.setWindowTitle(translate("models.quantize", "Make a smaller copy"))
         intro = QLabel(translate("models.quantize", "{name} is in {quantization}. A smaller copy needs less memory "
                                  "and answers faster, and is a little less exact; Hearth measures how much before "
@@ -72,8 +76,19 @@ class QuantizeDialog(QDialog):
         text_row = QHBoxLayout()
         text_row.addWidget(self.text_label, 1)
         text_row.addWidget(self.text_button)
+        self.weigh_label = plain(QLabel(translate("models.quantize", "Nothing: a plain copy")))
+        self.weigh_button = QPushButton(translate("models.quantize", "Choose a text file…"))
+        named(self.weigh_button, translate("models.quantize", "Choose a text to weigh the copy by"))
+        self.weigh_button.setToolTip(translate(
+            "models.quantize", "A text like the ones you will use the model for (your documents, as text): the "
+                               "original reads it first, and the copy stays most exact where that text needs it "
+                               "(an importance matrix). For Q6_K, Q5_K_M and Q4_K_M."))
+        weigh_row = QHBoxLayout()
+        weigh_row.addWidget(self.weigh_label, 1)
+        weigh_row.addWidget(self.weigh_button)
         form = QFormLayout()
         form.addRow(translate("models.quantize", "Type:"), self.kind)
+        form.addRow(translate("models.quantize", "Weighed by:"), weigh_row)
         form.addRow(translate("models.quantize", "Measured on:"), text_row)
         self.progress = QProgressBar()
         self.progress.setVisible(False)
@@ -102,7 +117,10 @@ class QuantizeDialog(QDialog):
         layout.addWidget(buttons)
         self.bridge = _Progress(self)
         self.bridge.tensors.connect(self._tensors)
+        self.bridge.reading.connect(self._reading)
         self.text_button.clicked.connect(self._choose_text)
+        self.weigh_button.clicked.connect(self._choose_weighing)
+        self.kind.currentIndexChanged.connect(lambda _index: self._buttons())
         self.start_button.clicked.connect(self.start)
         self.keep_button.clicked.connect(self.keep)
         self.discard_button.clicked.connect(self.discard)
@@ -118,17 +136,27 @@ class QuantizeDialog(QDialog):
         self.start_button.setEnabled(not running and self.kind.count() > 0)
         self.kind.setEnabled(not running and not made)
         self.text_button.setEnabled(not running and not made)
+        self.weigh_button.setEnabled(not running and not made and self.kind.currentData() in quantize.WEIGHED)
         self.keep_button.setVisible(made)
         self.discard_button.setVisible(made)
 
     @Slot()
     def _choose_text(self) -> None:
-        chosen = dialogs.open_path(self, translate("models.quantize", "Text to measure on"), Path.home(),
-                                   translate("models.quantize", "Text") + " (*.txt *.md);;"
-                                   + translate("models.quantize", "All files") + " (*)")
+        chosen = self._text_file(translate("models.quantize", "Text to measure on"))
         if chosen is not None:
             self.text_file = chosen
             self.text_label.setText(chosen.name)
+
+    @Slot()
+    def _choose_weighing(self) -> None:
+        chosen = self._text_file(translate("models.quantize", "Text to weigh the copy by"))
+        if chosen is not None:
+            self.weigh_file = chosen
+            self.weigh_label.setText(chosen.name)
+
+    def _text_file(self, title: str) -> Path | None:
+        return dialogs.open_path(self, title, Path.home(), translate("models.quantize", "Text") + " (*.txt *.md);;"
+                                 + translate("models.quantize", "All files") + " (*)")
 
     @Slot()
     def start(self) -> None:
@@ -137,18 +165,15 @@ class QuantizeDialog(QDialog):
         kind = str(self.kind.currentData())
         source, quantization = Path(self.entry.path), self.info.quantization
         target = quantize.target_for(source, kind, models_dir())
-        text_file, tensors = self.text_file, self.bridge.tensors
+        text_file, tensors, reading = self.text_file, self.bridge.tensors, self.bridge.reading
+        weigh_file = self.weigh_file if kind in quantize.WEIGHED else None
 
         def work(cancel: Any) -> tuple[Path, quantize.Quality]:
-            text = quantize.SAMPLE
-            if text_file is not None:
-                try:
-                    text = text_file.read_text(encoding="utf-8", errors="replace")[:200_000]
-                except OSError as exc:
-                    raise quantize.QuantizeError(translate("models.quantize", "The text could not be read: "
-                                                           "{reason}.").format(reason=exc.strerror or exc)) from None
+            text = quantize.SAMPLE if text_file is None else _read(text_file)
+            weighing = None if weigh_file is None else _read(weigh_file)
             made = quantize.quantize(source, quantization, kind, target, cancel, lambda done, total:
-                                     tensors.emit(done, total))
+                                     tensors.emit(done, total), weighing, lambda done, steps:
+                                     reading.emit(done, steps))
             try:
                 quality = quantize.measure(source, made, text, cancel=cancel)
                 if cancel.is_set():
@@ -165,11 +190,21 @@ class QuantizeDialog(QDialog):
         self._buttons()
 
     @Slot(int, int)
+    def _reading(self, done: int, steps: int) -> None:
+        self.progress.setRange(0, steps)
+        self.progress.setValue(done)
+        self.status.setText(translate("models.quantize", "The original is reading your text: part {done} of "
+                                      "{steps}…").format(done=done, steps=steps))
+
+    @Slot(int, int)
     def _tensors(self, done: int, total: int) -> None:
         self.progress.setRange(0, total)
         self.progress.setValue(done)
         if done >= total:
             self.status.setText(translate("models.quantize", "Measuring the copy against the original…"))
+        else:
+            self.status.setText(translate("models.quantize", "Making the {kind} copy…").format(
+                kind=self.kind.currentText()))
 
     def _done(self, outcome: tuple[Path, quantize.Quality]) -> None:
         self.job = None
@@ -238,3 +273,12 @@ class QuantizeDialog(QDialog):
             self.made.unlink(missing_ok=True)
             self.made = None
         super().reject()
+
+
+def _read(path: Path) -> str:
+    """A text file the user chose (its first 200,000 characters). QuantizeError."""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")[:200_000]
+    except OSError as exc:
+        raise quantize.QuantizeError(translate("models.quantize", "The text could not be read: {reason}.").format(
+            reason=exc.strerror or exc)) from None

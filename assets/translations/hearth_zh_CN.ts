@@ -2021,6 +2021,10 @@ Nothing is sent until you send it there.</source>
         <translation>正在量化为 {kind}：第 {done} 个张量，共 {total} 个</translation>
     </message>
     <message>
+        <source>The original is reading {file}: part {done} of {steps}</source>
+        <translation>原模型正在读取 {file}：第 {done} 段，共 {steps} 段</translation>
+    </message>
+    <message>
         <source>Measuring the copy against the original…</source>
         <translation>正在将副本与原模型对比测量…</translation>
     </message>
@@ -2412,6 +2416,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>measure the quality loss on this text file (default: a built-in English and Chinese text)</source>
         <translation>用这个文本文件测量质量损失（默认：内置的中英文文本）</translation>
+    </message>
+    <message>
+        <source>weigh the copy by this text file (your documents, as text): the original reads it first and the copy stays most exact where it needs (an importance matrix; Q6_K, Q5_K_M, Q4_K_M)</source>
+        <translation>按这个文本文件为副本加权（你的文档，纯文本）：原模型先读它，副本在这段文本最需要的地方保持最精确（重要性矩阵；适用于 Q6_K、Q5_K_M、Q4_K_M）</translation>
     </message>
     <message>
         <source>measure only: delete the copy afterwards instead of keeping it</source>
@@ -3615,12 +3623,28 @@ Nothing is sent until you send it there.</source>
         <translation>副本大约需要 {needed:.0f} MB，而可用空间为 {free:.0f} MB；没有写入任何内容。</translation>
     </message>
     <message>
+        <source>{kind} has no use for a text to weigh it by: choose Q6_K, Q5_K_M or Q4_K_M, or no text.</source>
+        <translation>{kind} 用不到加权文本：请选择 Q6_K、Q5_K_M 或 Q4_K_M，或不选文本。</translation>
+    </message>
+    <message>
         <source>The copy was not made; nothing of it was left behind.</source>
         <translation>副本没有制作成功；没有留下任何残余文件。</translation>
     </message>
     <message>
         <source>llama.cpp could not quantize {file}: {reason}.</source>
         <translation>llama.cpp 无法量化 {file}：{reason}。</translation>
+    </message>
+    <message>
+        <source>The text to weigh the copy by is too short: give it a few paragraphs at least. Nothing was written.</source>
+        <translation>用于加权的文本太短：至少需要几段文字。没有写入任何文件。</translation>
+    </message>
+    <message>
+        <source>This build of llama.cpp cannot be read for an importance matrix; make the copy without a text to weigh it by. Nothing was written.</source>
+        <translation>这个版本的 llama.cpp 无法用于计算重要性矩阵；请不选加权文本制作副本。没有写入任何文件。</translation>
+    </message>
+    <message>
+        <source>The original could not read the text to weigh the copy by; make the copy without it. Nothing was written.</source>
+        <translation>原模型无法读取用于加权的文本；请不选它制作副本。没有写入任何文件。</translation>
     </message>
     <message>
         <source>The copy could not be measured: {reason}.</source>
@@ -5999,8 +6023,24 @@ Nothing is copied, changed or sent.</source>
         <translation>选择文本文件…</translation>
     </message>
     <message>
+        <source>Nothing: a plain copy</source>
+        <translation>无：普通副本</translation>
+    </message>
+    <message>
+        <source>Choose a text to weigh the copy by</source>
+        <translation>选择用于为副本加权的文本</translation>
+    </message>
+    <message>
+        <source>A text like the ones you will use the model for (your documents, as text): the original reads it first, and the copy stays most exact where that text needs it (an importance matrix). For Q6_K, Q5_K_M and Q4_K_M.</source>
+        <translation>一段与你日后用这个模型处理的内容相似的文本（你的文档，纯文本）：原模型先读它，副本在这段文本最需要的地方保持最精确（重要性矩阵）。适用于 Q6_K、Q5_K_M 和 Q4_K_M。</translation>
+    </message>
+    <message>
         <source>Type:</source>
         <translation>类型：</translation>
+    </message>
+    <message>
+        <source>Weighed by:</source>
+        <translation>加权依据：</translation>
     </message>
     <message>
         <source>Measured on:</source>
@@ -6039,8 +6079,16 @@ Nothing is copied, changed or sent.</source>
         <translation>所有文件</translation>
     </message>
     <message>
+        <source>Text to weigh the copy by</source>
+        <translation>用于为副本加权的文本</translation>
+    </message>
+    <message>
         <source>Making the {kind} copy…</source>
         <translation>正在制作 {kind} 副本…</translation>
+    </message>
+    <message>
+        <source>The original is reading your text: part {done} of {steps}…</source>
+        <translation>原模型正在读取你的文本：第 {done} 段，共 {steps} 段…</translation>
     </message>
     <message>
         <source>Measuring the copy against the original…</source>

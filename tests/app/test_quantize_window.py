@@ -51,13 +51,18 @@ def test_a_smaller_copy_is_made_measured_and_kept_beside_its_original(qtbot, mak
     monkeypatch.setattr("app.shell.dialogs.open_path", lambda *_a: text)
     quantizing.text_button.click()
     assert quantizing.text_label.text() == "letter.txt"
+    quantizing.weigh_button.click()  # the same letter weighs the copy (an importance matrix)
+    assert quantizing.weigh_label.text() == "letter.txt"
     seen: list[int] = []
+    read: list[tuple[int, int]] = []
     quantizing.bridge.tensors.connect(lambda done, _total: seen.append(done))
+    quantizing.bridge.reading.connect(lambda done, steps: read.append((done, steps)))
     with qtbot.waitSignal(quantizing.finished_work, timeout=300_000):
         quantizing.start_button.click()
     report = quantizing.report.text()
     assert "Next-token agreement with the original" in report and "KL divergence" in report, quantizing.status.text()
     assert "On this computer: fits" in report and seen and seen[-1] > 100
+    assert read == [(1, 1)]  # the letter was read for the importance matrix before the tensors
     assert quantizing.keep_button.isVisible() and not quantizing.start_button.isVisible()
     made = quantizing.made
     assert made is not None and made.parent == models_dir() and made.exists()
@@ -77,7 +82,9 @@ def test_cancel_and_discard_leave_nothing_and_a_small_model_is_not_offered(qtbot
     dialog = open_for(qtbot, window, entry)
     dialog.smaller_button.click()
     quantizing = dialog.quantize_dialog
+    assert quantizing.weigh_button.isEnabled()  # Q4_K_M first
     quantizing.kind.setCurrentIndex(quantizing.kind.findData("Q8_0"))
+    assert not quantizing.weigh_button.isEnabled()  # llama.cpp's Q8_0 has no use for an importance matrix
     with qtbot.waitSignal(quantizing.finished_work, timeout=WAIT_MS * 6):
         quantizing.start_button.click()
         quantizing.cancel_button.click()  # at once: the child is killed

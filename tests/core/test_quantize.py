@@ -39,6 +39,46 @@ def test_q8_0_costs_less_than_q4_k_m_and_both_are_smaller(f16_model: Path, tmp_p
     assert any("Next-token agreement" in line for line in q8.lines())
 
 
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.timeout(600)
+def test_a_copy_weighed_by_the_users_text_stays_closer_to_the_original_on_other_text_like_it(
+        f16_model: Path, tmp_path: Path) -> None:
+    """The importance matrix (inference/importance.py) from one of Hearth's documents;
+    measured on another (never read for the matrix): the weighed Q4_K_M copy's KL divergence
+    from the original is below the plain copy's."""
+    weigh_by = (ROOT / "docs" / "documents.md").read_text(encoding="utf-8")[:16_000]
+    measure_on = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")[:6_000]
+    steps: list[tuple[int, int]] = []
+    plain = quantize.quantize(f16_model, "F16", "Q4_K_M", tmp_path / "plain.gguf")
+    weighed = quantize.quantize(f16_model, "F16", "Q4_K_M", tmp_path / "weighed.gguf", importance=weigh_by,
+                                reading=lambda done, total: steps.append((done, total)))
+    assert steps and steps[-1][0] == steps[-1][1] >= 3  # read in steps of 512 tokens, each said
+    assert read_info(weighed).quantization == "Q4_K_M" and weighed.read_bytes() != plain.read_bytes()
+    before, after = quantize.measure(f16_model, plain, measure_on), quantize.measure(f16_model, weighed, measure_on)
+    assert after.kl_mean < before.kl_mean
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plain.gguf", "weighed.gguf"]
+
+
+def test_a_text_too_short_or_a_type_with_no_use_for_one_is_refused_in_words(f16_model: Path,
+                                                                            tmp_path: Path) -> None:
+    with pytest.raises(quantize.QuantizeError, match="too short"):
+        quantize.quantize(f16_model, "F16", "Q4_K_M", tmp_path / "copy.gguf", importance="Too short.")
+    with pytest.raises(quantize.QuantizeError, match="Q8_0 has no use for a text"):
+        quantize.quantize(f16_model, "F16", "Q8_0", tmp_path / "copy.gguf", importance="Any text at all. " * 50)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cancel_while_the_original_reads_the_text_leaves_nothing(f16_model: Path, tmp_path: Path) -> None:
+    cancel = threading.Event()
+    text = (ROOT / "docs" / "documents.md").read_text(encoding="utf-8")[:16_000]
+    with pytest.raises(quantize.QuantizeCancelled):
+        quantize.quantize(f16_model, "F16", "Q4_K_M", tmp_path / "copy.gguf", cancel=cancel, importance=text,
+                          reading=lambda _done, _steps: cancel.set())
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_what_is_already_small_or_not_smaller_is_refused_in_words(starter_model_path: Path) -> None:
     assert "already quantized (Q4_1)" in str(quantize.refusal("Q4_1", "Q4_K_M"))
     assert "would not be smaller" in str(quantize.refusal("Q8_0", "Q8_0"))
@@ -86,8 +126,10 @@ def test_the_terminal_quantizes_measures_and_keeps_the_copy(data_dir: Path, f16_
     assert kept, done.stdout
     listed = hearth(data_dir, "models", "list")
     assert kept.group(1) in listed.stdout and " Q8_0 " in listed.stdout
-    again = hearth(data_dir, "models", "quantize", kept.group(1), "--type", "Q4_K_M", "--discard")
+    again = hearth(data_dir, "models", "quantize", kept.group(1), "--type", "Q4_K_M", "--importance", str(text),
+                   "--discard")
     assert again.returncode == 0, again.stderr  # a Q8_0 model is a source too, here named from the library
+    assert "The original is reading sample.txt: part 1 of 1" in again.stderr  # weighed by the text
     assert "The copy was deleted (--discard)." in again.stdout
     assert "(Q4_K_M)" not in hearth(data_dir, "models", "list").stdout
     twice = hearth(data_dir, "models", "quantize", str(f16_model), "--type", "Q8_0")  # its copy is there
