@@ -93,24 +93,28 @@ def models_quantize(args: Any) -> int:
                                                                                   reason=exc)) from None
         target = quantize.target_for(source, args.type, models_dir())
         last = [0]
+        line_open = [False]  # a progress line without its end: an error starts on a line of its own
+
+        def say(line: str, ended: bool = False) -> None:
+            print("\r" + line, end="\n" if ended else "", file=sys.stderr, flush=True)
+            line_open[0] = not ended
 
         def progress(done: int, total: int) -> None:
             if done * 20 // total != last[0] or done == total:
                 last[0] = done * 20 // total
-                print("\r" + translate("cli.commands", "Quantizing to {kind}: {done} of {total} tensors").format(
-                    kind=args.type, done=done, total=total), end="", file=sys.stderr, flush=True)
+                say(translate("cli.commands", "Quantizing to {kind}: {done} of {total} tensors").format(
+                    kind=args.type, done=done, total=total))
 
         def reading(done: int, steps: int) -> None:
-            print("\r" + translate("cli.commands", "The original is reading {file}: part {done} of {steps}").format(
-                file=Path(args.importance).name, done=done, steps=steps), end="", file=sys.stderr, flush=True)
-            if done == steps:
-                print(file=sys.stderr)
+            say(translate("cli.commands", "The original is reading {file}: part {done} of {steps}").format(
+                file=Path(args.importance).name, done=done, steps=steps), ended=done == steps)
 
         made: Path | None = None
         try:
             made = quantize.quantize(source, info.quantization, args.type, target, progress=progress,
                                      importance=weighing, reading=reading)
-            print(file=sys.stderr)
+            if line_open[0]:
+                print(file=sys.stderr)
             print(translate("cli.commands", "Measuring the copy against the original…"), file=sys.stderr)
             quality = quantize.measure(source, made, text)
             for line in quality.lines():
@@ -123,6 +127,8 @@ def models_quantize(args: Any) -> int:
         except quantize.QuantizeError as exc:
             if made is not None:  # only what this run made: never a file that was there before
                 made.unlink(missing_ok=True)
+            if line_open[0]:
+                print(file=sys.stderr)
             raise CommandError(str(exc)) from None
         except BaseException:
             if made is not None:

@@ -63,6 +63,8 @@ def quantize(source: str, target: str, kind: str, importance: str | None = None)
             matrix = compute(source, importance, params.nthread, said)
         except ImportanceError as exc:
             return {"error": "no importance matrix", "importance": str(exc)}
+        except (OSError, RuntimeError, AttributeError):  # ggml's library not found, or without a function
+            return {"error": "no importance matrix", "importance": "layout"}
         params.imatrix, alive = as_parameter(llama_cpp, matrix)
     code = llama_cpp.llama_model_quantize(os.fsencode(source), os.fsencode(target), ctypes.byref(params))
     del alive  # the matrix lived while the quantizer read it

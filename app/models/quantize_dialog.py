@@ -58,6 +58,7 @@ class QuantizeDialog(QDialog):
         self.made: Path | None = None
         self.text_file: Path | None = None
         self.weigh_file: Path | None = None
+        self.weighed_by: Path | None = None  # the text the copy being made is weighed by
         self.setWindowTitle(translate("models.quantize", "Make a smaller copy"))
         intro = QLabel(translate("models.quantize", "{name} is in {quantization}. A smaller copy needs less memory "
                                  "and answers faster, and is a little less exact; Hearth measures how much before "
@@ -83,9 +84,12 @@ class QuantizeDialog(QDialog):
             "models.quantize", "A text like the ones you will use the model for (your documents, as text): the "
                                "original reads it first, and the copy stays most exact where that text needs it "
                                "(an importance matrix). For Q6_K, Q5_K_M and Q4_K_M."))
+        self.unweigh_button = QPushButton(translate("models.quantize", "No text"))
+        named(self.unweigh_button, translate("models.quantize", "Make a plain copy, weighed by no text"))
         weigh_row = QHBoxLayout()
         weigh_row.addWidget(self.weigh_label, 1)
         weigh_row.addWidget(self.weigh_button)
+        weigh_row.addWidget(self.unweigh_button)
         form = QFormLayout()
         form.addRow(translate("models.quantize", "Type:"), self.kind)
         form.addRow(translate("models.quantize", "Weighed by:"), weigh_row)
@@ -120,6 +124,7 @@ class QuantizeDialog(QDialog):
         self.bridge.reading.connect(self._reading)
         self.text_button.clicked.connect(self._choose_text)
         self.weigh_button.clicked.connect(self._choose_weighing)
+        self.unweigh_button.clicked.connect(self._no_weighing)
         self.kind.currentIndexChanged.connect(lambda _index: self._buttons())
         self.start_button.clicked.connect(self.start)
         self.keep_button.clicked.connect(self.keep)
@@ -136,7 +141,17 @@ class QuantizeDialog(QDialog):
         self.start_button.setEnabled(not running and self.kind.count() > 0)
         self.kind.setEnabled(not running and not made)
         self.text_button.setEnabled(not running and not made)
-        self.weigh_button.setEnabled(not running and not made and self.kind.currentData() in quantize.WEIGHED)
+        weighed = self.kind.currentData() in quantize.WEIGHED
+        self.weigh_button.setEnabled(not running and not made and weighed)
+        self.unweigh_button.setVisible(self.weigh_file is not None)
+        self.unweigh_button.setEnabled(not running and not made)
+        if self.weigh_file is None:
+            self.weigh_label.setText(translate("models.quantize", "Nothing: a plain copy"))
+        elif weighed:
+            self.weigh_label.setText(self.weigh_file.name)
+        else:  # kept for a type that uses it; said, so that nobody thinks this copy is weighed
+            self.weigh_label.setText(translate("models.quantize", "{file}: not used for {kind}").format(
+                file=self.weigh_file.name, kind=self.kind.currentText()))
         self.keep_button.setVisible(made)
         self.discard_button.setVisible(made)
 
@@ -152,7 +167,12 @@ class QuantizeDialog(QDialog):
         chosen = self._text_file(translate("models.quantize", "Text to weigh the copy by"))
         if chosen is not None:
             self.weigh_file = chosen
-            self.weigh_label.setText(chosen.name)
+            self._buttons()
+
+    @Slot()
+    def _no_weighing(self) -> None:
+        self.weigh_file = None
+        self._buttons()
 
     def _text_file(self, title: str) -> Path | None:
         return dialogs.open_path(self, title, Path.home(), translate("models.quantize", "Text") + " (*.txt *.md);;"
@@ -186,6 +206,7 @@ class QuantizeDialog(QDialog):
         self.progress.setVisible(True)
         self.progress.setRange(0, 0)
         self.status.setText(translate("models.quantize", "Making the {kind} copy…").format(kind=kind))
+        self.weighed_by = weigh_file
         self.job = start_job("quantize", work, self, self._done, self._failed)
         self._buttons()
 
@@ -215,8 +236,10 @@ class QuantizeDialog(QDialog):
         self.made, quality = outcome
         self.progress.setVisible(False)
         fit = self.models.fit_report_for(read_info(self.made), self.entry)
-        self.report.setText("\n".join([*quality.lines(), translate("models.quantize", "On this computer: {fit}.")
-                                       .format(fit=fit.describe())]))
+        weighed = [] if self.weighed_by is None else [translate(
+            "models.quantize", "Weighed by {file} (an importance matrix).").format(file=self.weighed_by.name)]
+        self.report.setText("\n".join([*weighed, *quality.lines(), translate("models.quantize", "On this computer: "
+                                                                               "{fit}.").format(fit=fit.describe())]))
         self.status.setText(translate("models.quantize", "Keep the copy in your library?"))
         self._buttons()
         self.finished_work.emit()

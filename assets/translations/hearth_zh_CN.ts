@@ -6035,6 +6035,14 @@ Nothing is copied, changed or sent.</source>
         <translation>一段与你日后用这个模型处理的内容相似的文本（你的文档，纯文本）：原模型先读它，副本在这段文本最需要的地方保持最精确（重要性矩阵）。适用于 Q6_K、Q5_K_M 和 Q4_K_M。</translation>
     </message>
     <message>
+        <source>No text</source>
+        <translation>不用文本</translation>
+    </message>
+    <message>
+        <source>Make a plain copy, weighed by no text</source>
+        <translation>制作普通副本，不按文本加权</translation>
+    </message>
+    <message>
         <source>Type:</source>
         <translation>类型：</translation>
     </message>
@@ -6067,6 +6075,10 @@ Nothing is copied, changed or sent.</source>
         <translation>取消</translation>
     </message>
     <message>
+        <source>{file}: not used for {kind}</source>
+        <translation>{file}：{kind} 不使用</translation>
+    </message>
+    <message>
         <source>Text to measure on</source>
         <translation>用于测量的文本</translation>
     </message>
@@ -6093,6 +6105,10 @@ Nothing is copied, changed or sent.</source>
     <message>
         <source>Measuring the copy against the original…</source>
         <translation>正在将副本与原模型对比测量…</translation>
+    </message>
+    <message>
+        <source>Weighed by {file} (an importance matrix).</source>
+        <translation>按 {file} 加权（重要性矩阵）。</translation>
     </message>
     <message>
         <source>On this computer: {fit}.</source>

@@ -62,6 +62,7 @@ def test_a_smaller_copy_is_made_measured_and_kept_beside_its_original(qtbot, mak
     report = quantizing.report.text()
     assert "Next-token agreement with the original" in report and "KL divergence" in report, quantizing.status.text()
     assert "On this computer: fits" in report and seen and seen[-1] > 100
+    assert report.startswith("Weighed by letter.txt (an importance matrix).")
     assert read == [(1, 1)]  # the letter was read for the importance matrix before the tensors
     assert quantizing.keep_button.isVisible() and not quantizing.start_button.isVisible()
     made = quantizing.made
@@ -76,25 +77,35 @@ def test_a_smaller_copy_is_made_measured_and_kept_beside_its_original(qtbot, mak
 
 def test_cancel_and_discard_leave_nothing_and_a_small_model_is_not_offered(qtbot, make_window, f16_model: Path,
                                                                            starter_model_path: Path,
-                                                                           monkeypatch) -> None:
+                                                                           monkeypatch, tmp_path: Path) -> None:
     window = make_window()
     entry = imported(qtbot, window, f16_model, REFERENCE, monkeypatch)
     dialog = open_for(qtbot, window, entry)
     dialog.smaller_button.click()
     quantizing = dialog.quantize_dialog
-    assert quantizing.weigh_button.isEnabled()  # Q4_K_M first
+    assert quantizing.weigh_button.isEnabled() and not quantizing.unweigh_button.isVisible()  # Q4_K_M first
+    text = tmp_path / "notes.txt"
+    text.write_text("The hearing is adjourned to the fourth of May at ten in the morning. " * 12)
+    monkeypatch.setattr("app.shell.dialogs.open_path", lambda *_a: text)
+    quantizing.weigh_button.click()
+    assert quantizing.weigh_label.text() == "notes.txt" and quantizing.unweigh_button.isVisible()
     quantizing.kind.setCurrentIndex(quantizing.kind.findData("Q8_0"))
     assert not quantizing.weigh_button.isEnabled()  # llama.cpp's Q8_0 has no use for an importance matrix
+    assert quantizing.weigh_label.text() == "notes.txt: not used for Q8_0"  # nobody thinks it is weighed
+    quantizing.unweigh_button.click()
+    assert quantizing.weigh_label.text() == "Nothing: a plain copy" and not quantizing.unweigh_button.isVisible()
     with qtbot.waitSignal(quantizing.finished_work, timeout=WAIT_MS * 6):
         quantizing.start_button.click()
         quantizing.cancel_button.click()  # at once: the child is killed
     assert not list(models_dir().glob("*.Q8_0.gguf*"))
     dialog.smaller_button.click()
     quantizing = dialog.quantize_dialog
+    quantizing.weigh_button.click()  # chosen for Q4_K_M, then Q8_0 is made: not weighed, not said to be
     quantizing.kind.setCurrentIndex(quantizing.kind.findData("Q8_0"))
     with qtbot.waitSignal(quantizing.finished_work, timeout=300_000):
         quantizing.start_button.click()
     assert quantizing.made is not None and quantizing.made.exists()
+    assert "Weighed by" not in quantizing.report.text() and "KL divergence" in quantizing.report.text()
     made = quantizing.made
     quantizing.discard_button.click()
     assert not made.exists() and not [e for e in window.models.entries() if "quantized_from" in e.info]

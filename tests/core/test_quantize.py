@@ -57,7 +57,7 @@ def test_a_copy_weighed_by_the_users_text_stays_closer_to_the_original_on_other_
     assert steps and steps[-1][0] == steps[-1][1] >= 3  # read in steps of 512 tokens, each said
     assert read_info(weighed).quantization == "Q4_K_M" and weighed.read_bytes() != plain.read_bytes()
     before, after = quantize.measure(f16_model, plain, measure_on), quantize.measure(f16_model, weighed, measure_on)
-    assert after.kl_mean < before.kl_mean
+    assert after.kl_mean < 0.9 * before.kl_mean  # measured: 0.6 of it
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plain.gguf", "weighed.gguf"]
 
 

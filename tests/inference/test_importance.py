@@ -5,6 +5,7 @@ layout is not the one the code reads."""
 
 from __future__ import annotations
 
+import ctypes
 from pathlib import Path
 
 import numpy as np
@@ -28,8 +29,8 @@ def test_the_first_layers_importance_is_the_mean_square_of_its_normed_input(f16_
     from gguf.quants import dequantize
 
     matrix = importance.compute(str(f16_model), TEXT, 2)
-    layers = {name.split(".")[1] for name in matrix}
-    assert len(layers) == 30 and all(name.startswith("blk.") and name.endswith(".weight") for name in matrix)
+    kinds = ("attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down")
+    assert set(matrix) == {f"blk.{layer}.{kind}.weight" for layer in range(30) for kind in kinds}  # the last too
     assert all(np.isfinite(v).all() and (v >= 0).all() and v.dtype == np.float32 for v in matrix.values())
 
     reader = GGUFReader(f16_model)
@@ -42,7 +43,7 @@ def test_the_first_layers_importance_is_the_mean_square_of_its_normed_input(f16_
         tokens = vocabulary.tokenize(TEXT.encode(), add_bos=True, special=False)
     finally:
         vocabulary.close()
-    assert 16 <= len(tokens) <= importance.CHUNK  # one step
+    assert 16 <= len(tokens) <= importance.CHUNK  # one step, BOS first
     x = embeddings[tokens].astype(np.float64)
     x = x / np.sqrt((x * x).mean(axis=1, keepdims=True) + epsilon) * norm
     expected = (x * x).mean(axis=0)
@@ -53,8 +54,23 @@ def test_the_first_layers_importance_is_the_mean_square_of_its_normed_input(f16_
 
 
 def test_a_library_laid_out_otherwise_is_refused_not_misread(f16_model: Path, monkeypatch) -> None:
+    """Checked on tensors ggml makes before the model loads: a struct of another size, and
+    one of the same size whose fields sit elsewhere (two of them swapped), are refused."""
     _load_llama()
     monkeypatch.setattr(importance, "_OBJECT_SIZE", importance._OBJECT_SIZE + 8)
+    with pytest.raises(importance.ImportanceError, match="layout"):
+        importance.compute(str(f16_model), TEXT, 2)
+    monkeypatch.undo()
+
+    class Swapped(ctypes.Structure):
+        pass
+
+    fields = list(importance._Tensor._fields_)
+    at = [name for name, _ in fields].index("ne")
+    fields[at], fields[at + 1] = fields[at + 1], fields[at]  # nb before ne: the same size
+    Swapped._fields_ = [(name, ctypes.POINTER(Swapped) * 10 if name == "src" else kind) for name, kind in fields]
+    assert ctypes.sizeof(Swapped) == ctypes.sizeof(importance._Tensor)
+    monkeypatch.setattr(importance, "_Tensor", Swapped)
     with pytest.raises(importance.ImportanceError, match="layout"):
         importance.compute(str(f16_model), TEXT, 2)
 
