@@ -218,7 +218,7 @@ def test_the_app_without_models_stays_under_200_mb_and_text_recognition_and_spee
     assert 0 < ocr < 250 << 20, f"text recognition: {ocr / (1 << 20):.1f} MB"
     assert 300 << 20 < speech < 400 << 20, f"speech: {speech / (1 << 20):.1f} MB"  # (the model alone: 142 MB)
     for left_out in ("lxml", "docx", "PySide6/QtQml.abi3.so", "PySide6/Qt/lib/libQt6WaylandClient.so.6",
-                     "libcairo.so.2", "libgtk-3.so.0"):
+                     "libcairo.so.2", "libgtk-3.so.0", "PySide6/Qt/translations"):
         assert not (internal / left_out).exists(), left_out
     if sys.platform.startswith("linux"):
         assert not (internal / "numpy.libs").exists(), "NumPy with OpenBLAS: run packaging/bootstrap.py"
