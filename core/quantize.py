@@ -206,6 +206,9 @@ def quantize(source: Path, quantization: str, kind: str, target: Path, cancel: t
     why = refusal(quantization, kind)
     if why is not None:
         raise QuantizeError(why)
+    if importance is not None and kind not in WEIGHED:
+        raise QuantizeError(translate("core.quantize", "{kind} has no use for a text to weigh it by: choose Q6_K, "
+                                      "Q5_K_M or Q4_K_M, or no text.").format(kind=kind))
     if target.exists() or target.resolve() == source.resolve():
         raise QuantizeError(translate("core.quantize", "{file} is there already (a copy made before?): remove it "
                                       "from the library first, or choose another type.").format(file=target.name))
@@ -216,10 +219,6 @@ def quantize(source: Path, quantization: str, kind: str, target: Path, cancel: t
             "core.quantize", "The copy needs about {needed:.0f} MB and {free:.0f} MB are free; nothing was "
             "written.").format(needed=needed / 2**20, free=free / 2**20)))
     partial = target.with_name(target.name + ".partial")
-
-    if importance is not None and kind not in WEIGHED:
-        raise QuantizeError(translate("core.quantize", "{kind} has no use for a text to weigh it by: choose Q6_K, "
-                                      "Q5_K_M or Q4_K_M, or no text.").format(kind=kind))
 
     def heard(line: str) -> None:
         found, read = _PROGRESS.match(line), _READING.match(line)
