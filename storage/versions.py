@@ -39,7 +39,10 @@ A shard that read as put back, removed or damaged and is then written again (a d
 it saved) lists only the rows written since; it keeps the reason (``LOST``) until every
 row of its range is listed again (the others saved or deleted), so "Check vault" goes on
 naming the shard, and its unlisted rows as rows whose version was lost with it, not as
-rows that Hearth never wrote.
+rows that Hearth never wrote. The root does the same when it was lost itself (removed,
+damaged or put back while rows carry versions): "Check vault" names it, and its rows as
+lost with it; the root written again keeps the reason while a row of the small tables is
+unlisted, and each shard written with it keeps it (``ROOT_LOST``) for its own rows.
 """
 
 from __future__ import annotations
@@ -68,6 +71,8 @@ VERSION = "_v"
 # A shard's note that it was put back ("older") or missing or damaged ("damaged") when it
 # was written again: the rows it does not list lost their versions with it.
 LOST = "lost"
+# A shard's reason when it was written again after the root was lost (its rows unlisted).
+ROOT_LOST = "root"
 
 Root = dict[str, dict[int, int]]
 
@@ -109,8 +114,29 @@ def lost_shard(shard: int, reason: str) -> str:
         return translate("storage.versions", "versions row {row} was an older copy of itself (put back from an "
                          "earlier copy of the vault) when Hearth wrote it again: the documents it no longer "
                          "lists read as damaged").format(row=shard)
+    if reason == ROOT_LOST:
+        return translate("storage.versions", "versions row {row} was written again after preferences row 2, "
+                         "the record of versions, was lost: the documents it does not list read as "
+                         "damaged").format(row=shard)
     return translate("storage.versions", "versions row {row} was missing or damaged when Hearth wrote it "
                      "again: the documents it no longer lists read as damaged").format(row=shard)
+
+
+def lost_root(reason: str | None) -> str:
+    """The check's line for a root that was lost: ``reason`` None while it still is."""
+    if reason is None:
+        return translate("storage.versions", "preferences row 2, the record of versions, is missing or damaged "
+                         "(removed, or put back from an earlier copy of the vault)")
+    if reason == "older":
+        return translate("storage.versions", "preferences row 2, the record of versions, was an older copy of "
+                         "itself when Hearth wrote it again: the rows it no longer lists read as damaged")
+    return translate("storage.versions", "preferences row 2, the record of versions, was missing or damaged "
+                     "when Hearth wrote it again: the rows it no longer lists read as damaged")
+
+
+def lost_with_root(table: str, row_id: int) -> str:
+    return translate("storage.versions", "{table} row {row} lost its version with preferences row 2, the record "
+                     "of versions (removed, damaged or put back)").format(table=table, row=row_id)
 
 
 def lost_with_shard(table: str, row_id: int, shard: int) -> str:
@@ -131,6 +157,7 @@ class _Read:
         self.problems: list[str] = []  # shards listed that are gone, damaged or older copies
         # each sharded table's shards whose listed rows were lost, and why (``LOST``)
         self.lost: dict[str, dict[int, str]] = {table: {} for table in SHARDED}
+        self.root_lost: str | None = None  # why the root's unlisted rows were lost ("older", "damaged")
 
     def next_version(self) -> int:
         self.clock += 1
@@ -172,14 +199,15 @@ class RowVersions:
             clock = max((n for rows in root.values() for n in rows.values()), default=0) if whole \
                 else int(data[CLOCK])
         except (TypeError, ValueError, AttributeError, KeyError):
-            return self._adopted(conn)
+            return self._adopted(conn, "damaged")
         if whole and conn.scalar(select(schema.versions.c.id).limit(1)) is not None:
             # A root without shards over a vault that has them: an older copy put back (the
             # copy kept before the upgrade to them, say), not one to convert.
-            read = self._adopted(conn)
-            read.problems.append(older_copy("preferences", ROOT_ROW))
-            return read
+            return self._adopted(conn, "older")
         read = _Read(root, shards, whole, clock)
+        if data.get(LOST) in ("older", "damaged"):
+            read.root_lost = data[LOST]
+            read.problems.append(lost_root(read.root_lost))
         for table in SHARDED:
             if table not in tables or read.whole:
                 continue
@@ -215,15 +243,19 @@ class RowVersions:
             else:
                 read.root[table].update({row: n for row, n in rows.items() if _shard(row) == shard})
                 reason = data.get(LOST) if data is not None else None
-                if reason in ("older", "damaged"):
+                if reason in ("older", "damaged", ROOT_LOST):
                     read.problems.append(lost_shard(shard, reason))
                     read.lost[table][shard] = reason
 
-    def _adopted(self, conn: Connection) -> _Read:
-        """No root (a vault from before it, or one removed or damaged): the rows that carry
-        no version, at version 0, and a clock above every version a row or shard carries."""
+    def _adopted(self, conn: Connection, reason: str) -> _Read:
+        """No root (a vault from before it, or one removed, damaged or put back: ``reason``
+        "damaged" or "older"): the rows that carry no version, at version 0, and a clock
+        above every version a row or shard carries. Where a row or a shard carries a
+        version, the vault was written under a root that is gone: the check says so, and
+        the next write keeps the reason in the root and in the shards of the rows it lost."""
         root: Root = {t: {} for t in TRACKED}
         clock = 0
+        versioned: dict[str, set[int]] = {t: set() for t in TRACKED}  # rows written under a root
         for table in TRACKED:
             for row_id, blob, bind in _rows(conn, table):
                 data = self._open(table, row_id, blob, bind)
@@ -231,13 +263,21 @@ class RowVersions:
                     root[table][row_id] = 0
                 elif data is not None:
                     clock = max(clock, _number(data[VERSION]))
-        for shard_id, blob in conn.execute(select(schema.versions.c.id, schema.versions.c.payload)).all():
+                    versioned[table].add(row_id)
+        shards = conn.execute(select(schema.versions.c.id, schema.versions.c.payload)).all()
+        for shard_id, blob in shards:
             data = self._open("versions", shard_id, blob, ())
             if data is not None:
                 rows = data.get("rows")
                 listed = list(rows.values()) if isinstance(rows, dict) else []
                 clock = max(clock, _number(data.get(VERSION)), *(_number(n) for n in listed))
-        return _Read(root, {t: {} for t in SHARDED}, True, clock)
+        read = _Read(root, {t: {} for t in SHARDED}, True, clock)
+        if shards or any(versioned.values()):
+            read.root_lost = reason
+            read.problems.append(older_copy("preferences", ROOT_ROW) if reason == "older" else lost_root(None))
+            for table in SHARDED:
+                read.lost[table] = {_shard(row): ROOT_LOST for row in versioned[table]}
+        return read
 
     def _write(self, conn: Connection, read: _Read) -> None:
         """The shards ``read`` touched (every one, read whole), each at its next version,
@@ -245,8 +285,8 @@ class RowVersions:
         for table in SHARDED:
             rows = read.root[table]
             touched = read.touched[table]
-            if read.whole:
-                touched = touched | {_shard(row) for row in rows}
+            if read.whole:  # (with the shards of rows lost with the root: to keep why)
+                touched = touched | {_shard(row) for row in rows} | set(read.lost[table])
             grouped: dict[int, dict[str, int]] = {shard: {} for shard in touched}
             for row, version in rows.items():
                 if _shard(row) in grouped:
@@ -264,6 +304,8 @@ class RowVersions:
                                 if t not in SHARDED}
         data[SHARDS] = {t: {str(k): v for k, v in read.shards[t].items()} for t in SHARDED}
         data[CLOCK] = read.clock
+        if read.root_lost is not None and not self._small_listed(conn, read.root):
+            data[LOST] = read.root_lost
         plain = json.dumps(data, separators=(",", ":")).encode()
         self._put(conn, schema.preferences, ROOT_ROW, self._cipher.encrypt(plain, "preferences", "payload", ROOT_ROW))
 
@@ -274,6 +316,12 @@ class RowVersions:
         first = (shard - 1) * SHARD_ROWS
         present = conn.scalars(select(t.c.id).where(t.c.id >= first, t.c.id < first + SHARD_ROWS))
         return all(str(row) in listed for row in present)
+
+    @staticmethod
+    def _small_listed(conn: Connection, root: Root) -> bool:
+        """Whether the root lists every row of the tables it lists itself (not sharded)."""
+        return all(row_id in root[table] for table in TRACKED if table not in SHARDED
+                   for row_id, _blob, _bind in _rows(conn, table))
 
     @staticmethod
     def _put(conn: Connection, table: Any, row_id: int, sealed: bytes) -> None:
@@ -326,6 +374,16 @@ class RowVersions:
             raise DamagedVault(older_copy(table, row_id))
         return data
 
+    @staticmethod
+    def _lost(read: _Read, table: str, row_id: int) -> str | None:
+        """Why an unlisted row is not listed, where a shard or the root said so."""
+        if row_id in read.root[table]:
+            return None  # (listed at another version: an older copy of itself)
+        reason = read.lost[table].get(_shard(row_id)) if table in SHARDED else read.root_lost
+        if reason == ROOT_LOST or (reason is not None and table not in SHARDED):
+            return lost_with_root(table, row_id)
+        return lost_with_shard(table, row_id, _shard(row_id)) if reason is not None else None
+
     def problems(self, conn: Connection) -> list[str]:
         """Every tracked row that is not at the version the root lists, and every listed
         row that is gone (for "Check vault"; rows that do not decrypt are its other check's)."""
@@ -342,8 +400,7 @@ class RowVersions:
                 try:
                     self.checked(root, table, row_id, data)
                 except DamagedVault as exc:
-                    lost = table in SHARDED and row_id not in root[table] and _shard(row_id) in read.lost[table]
-                    found.append(lost_with_shard(table, row_id, _shard(row_id)) if lost else str(exc))
+                    found.append(self._lost(read, table, row_id) or str(exc))
             for missing in sorted(set(root[table]) - present):
                 found.append(translate("storage.versions", "{table} row {row} was deleted outside Hearth")
                              .format(table=table, row=missing))

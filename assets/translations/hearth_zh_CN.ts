@@ -7173,8 +7173,28 @@ Details were written to {path}.</source>
         <translation>versions 表第 {row} 行在 Hearth 再次写入时是其自身的旧副本（从保险库的较早副本放回）：它不再列出的文档读作已损坏</translation>
     </message>
     <message>
+        <source>versions row {row} was written again after preferences row 2, the record of versions, was lost: the documents it does not list read as damaged</source>
+        <translation>versions 表第 {row} 行在版本记录（preferences 表第 2 行）丢失后被再次写入：它未列出的文档读作已损坏</translation>
+    </message>
+    <message>
         <source>versions row {row} was missing or damaged when Hearth wrote it again: the documents it no longer lists read as damaged</source>
         <translation>versions 表第 {row} 行在 Hearth 再次写入时缺失或已损坏：它不再列出的文档读作已损坏</translation>
+    </message>
+    <message>
+        <source>preferences row 2, the record of versions, is missing or damaged (removed, or put back from an earlier copy of the vault)</source>
+        <translation>preferences 表第 2 行（版本记录）缺失或已损坏（被删除，或从保险库的较早副本放回）</translation>
+    </message>
+    <message>
+        <source>preferences row 2, the record of versions, was an older copy of itself when Hearth wrote it again: the rows it no longer lists read as damaged</source>
+        <translation>preferences 表第 2 行（版本记录）在 Hearth 再次写入时是其自身的旧副本：它不再列出的行读作已损坏</translation>
+    </message>
+    <message>
+        <source>preferences row 2, the record of versions, was missing or damaged when Hearth wrote it again: the rows it no longer lists read as damaged</source>
+        <translation>preferences 表第 2 行（版本记录）在 Hearth 再次写入时缺失或已损坏：它不再列出的行读作已损坏</translation>
+    </message>
+    <message>
+        <source>{table} row {row} lost its version with preferences row 2, the record of versions (removed, damaged or put back)</source>
+        <translation>{table} 表第 {row} 行的版本随 preferences 表第 2 行（版本记录）一起丢失（被删除、损坏或放回）</translation>
     </message>
     <message>
         <source>{table} row {row} lost its version with versions row {shard} (put back, removed or damaged)</source>

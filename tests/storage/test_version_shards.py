@@ -12,6 +12,7 @@ from pathlib import Path
 from storage import checkup
 from storage.chats import ChatStore
 from storage.documents.store import FAILED, INDEXED, Document, DocumentStore
+from storage.library import ModelLibrary
 from storage.vault import Vault
 from storage.versions import ROOT_ROW, SHARD_ROWS, SHARDS, VERSION
 from tests.storage.conftest import FAST_KDF, PASSPHRASE, reopen
@@ -129,6 +130,60 @@ def test_a_shard_written_again_after_it_was_put_back_or_damaged_is_still_named_b
             docs.save_document(d)
         assert checkup.problems(store) == []
         assert all(listed[d.id].status == INDEXED for d in made[:SHARD_ROWS])
+    finally:
+        store.close()
+
+
+def test_a_root_removed_and_written_again_is_still_named_by_the_check(vault_path: Path) -> None:
+    """With the root record removed, "Check vault" said of every row that Hearth had not
+    written it, and never named the root; after the next write it went on saying so of
+    every row the new root did not list. The check now names the root, and each row as
+    lost with it, until every row is listed again."""
+    store, docs, made = _filled(vault_path, SHARD_ROWS + 10)
+    library = ModelLibrary(store)
+    library.set_preference("theme", "dark")
+    collection = docs.get_collection(made[0].collection_id)
+    store.close()
+    _sql(vault_path, "DELETE FROM preferences WHERE id = ?", ROOT_ROW)
+
+    store = reopen(vault_path)
+    try:
+        problems = checkup.problems(store)
+        assert "preferences row 2, the record of versions, is missing or damaged (removed, or put back from " \
+            "an earlier copy of the vault)" in problems
+        assert all(f"documents row {d.id} lost its version with preferences row 2, the record of versions " \
+                   "(removed, damaged or put back)" in problems for d in made)
+        assert "preferences row 1 lost its version with preferences row 2, the record of versions (removed, " \
+            "damaged or put back)" in problems
+        assert not any("not written there by Hearth" in p for p in problems)
+        saved = DocumentStore(store.vault).save_document(replace(made[0], path="/cases/saved-again.pdf"))
+    finally:
+        store.close()
+
+    store = reopen(vault_path)
+    docs, library = DocumentStore(store.vault), ModelLibrary(store)
+    try:
+        problems = checkup.problems(store)
+        assert "preferences row 2, the record of versions, was missing or damaged when Hearth wrote it again: " \
+            "the rows it no longer lists read as damaged" in problems
+        for shard in (1, 2):
+            assert f"versions row {shard} was written again after preferences row 2, the record of versions, " \
+                "was lost: the documents it does not list read as damaged" in problems
+        assert all(f"documents row {d.id} lost its version with preferences row 2, the record of versions " \
+                   "(removed, damaged or put back)" in problems for d in made[1:])
+        assert "preferences row 1 lost its version with preferences row 2, the record of versions (removed, " \
+            "damaged or put back)" in problems
+        assert not any("not written there by Hearth" in p for p in problems)
+        assert {d.id: d.path for d in docs.documents(collection.id)}[saved.id] == "/cases/saved-again.pdf"
+
+        # Everything saved again (the preference set, the collection and the documents
+        # imported anew): the root and the shards list every row, and the check is clean.
+        library.set_preference("theme", "dark")
+        docs.update_collection(collection)
+        for d in made[1:]:
+            docs.save_document(d)
+        assert checkup.problems(store) == []
+        assert {d.status for d in docs.documents(collection.id)} == {INDEXED}
     finally:
         store.close()
 
