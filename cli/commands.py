@@ -60,15 +60,6 @@ def models_list() -> int:
     return 0
 
 
-def _text_file(name: str) -> str:
-    """A text file named on the command line (its first 200,000 characters)."""
-    try:
-        return Path(name).read_text(encoding="utf-8", errors="replace")[:200_000]
-    except OSError as exc:
-        raise CommandError(translate("cli.commands", "{file} cannot be read: {reason}.").format(
-            file=name, reason=exc.strerror or exc)) from None
-
-
 def models_quantize(args: Any) -> int:
     """``models quantize``: a smaller copy, made and measured in a child process, kept in
     the library unless ``--discard``; Ctrl+C leaves nothing behind."""
@@ -80,8 +71,11 @@ def models_quantize(args: Any) -> int:
     with contextlib.suppress(InferenceError):
         resolve_model()  # the llama.cpp build this CPU runs (cpu_variant), for the child to use too
 
-    text = quantize.SAMPLE if not args.measure else _text_file(args.measure)
-    weighing = _text_file(args.importance) if getattr(args, "importance", None) else None
+    try:
+        text = quantize.SAMPLE if not args.measure else quantize.read_text(Path(args.measure))
+        weighing = quantize.read_text(Path(args.importance)) if getattr(args, "importance", None) else None
+    except quantize.QuantizeError as exc:
+        raise CommandError(str(exc)) from None
     with unlocked() as session:
         entry = next((e for e in session.library.entries() if e.name == args.model), None)
         source = Path(entry.path) if entry is not None else Path(args.model)

@@ -115,6 +115,16 @@ def refusal(quantization: str, kind: str) -> str | None:
     return None
 
 
+def read_text(path: Path) -> str:
+    """A text file the user chose, to measure or to weigh by (its first 200,000
+    characters; bytes that are not UTF-8 replaced). QuantizeError in the user's words."""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")[:200_000]
+    except OSError as exc:
+        raise QuantizeError(translate("core.quantize", "{file} could not be read: {reason}.").format(
+            file=path.name, reason=exc.strerror or exc)) from None
+
+
 def target_for(source: Path, kind: str, folder: Path) -> Path:
     """``NAME.KIND.gguf`` in ``folder``, the source's own type left out of the name."""
     stem = re.sub(r"[.-](f32|f16|bf16|q8_0)$", "", source.stem, flags=re.IGNORECASE)

@@ -189,8 +189,8 @@ class QuantizeDialog(QDialog):
         weigh_file = self.weigh_file if kind in quantize.WEIGHED else None
 
         def work(cancel: Any) -> tuple[Path, quantize.Quality]:
-            text = quantize.SAMPLE if text_file is None else _read(text_file)
-            weighing = None if weigh_file is None else _read(weigh_file)
+            text = quantize.SAMPLE if text_file is None else quantize.read_text(text_file)
+            weighing = None if weigh_file is None else quantize.read_text(weigh_file)
             made = quantize.quantize(source, quantization, kind, target, cancel, lambda done, total:
                                      tensors.emit(done, total), weighing, lambda done, steps:
                                      reading.emit(done, steps))
@@ -296,12 +296,3 @@ class QuantizeDialog(QDialog):
             self.made.unlink(missing_ok=True)
             self.made = None
         super().reject()
-
-
-def _read(path: Path) -> str:
-    """A text file the user chose (its first 200,000 characters). QuantizeError."""
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")[:200_000]
-    except OSError as exc:
-        raise quantize.QuantizeError(translate("models.quantize", "The text could not be read: {reason}.").format(
-            reason=exc.strerror or exc)) from None

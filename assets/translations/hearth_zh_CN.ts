@@ -2009,10 +2009,6 @@ Nothing is sent until you send it there.</source>
         </translation>
     </message>
     <message>
-        <source>{file} cannot be read: {reason}.</source>
-        <translation>无法读取 {file}：{reason}。</translation>
-    </message>
-    <message>
         <source>{model} is neither a model in the library nor a GGUF file Hearth can read: {reason}</source>
         <translation>{model} 既不是模型库中的模型，也不是 Hearth 能读取的 GGUF 文件：{reason}</translation>
     </message>
@@ -3597,6 +3593,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>{kind} would not be smaller than this model&apos;s {quantization}.</source>
         <translation>{kind} 不会比这个模型的 {quantization} 更小。</translation>
+    </message>
+    <message>
+        <source>{file} could not be read: {reason}.</source>
+        <translation>无法读取 {file}：{reason}。</translation>
     </message>
     <message>
         <source>llama.cpp did not finish within {hours:.0f} hour(s).</source>
@@ -6121,10 +6121,6 @@ Nothing is copied, changed or sent.</source>
     <message>
         <source>Cancelled: nothing was left behind.</source>
         <translation>已取消：没有留下任何残余文件。</translation>
-    </message>
-    <message>
-        <source>The text could not be read: {reason}.</source>
-        <translation>无法读取文本：{reason}。</translation>
     </message>
     <message>
         <source>The copy could not be made: {reason}.</source>

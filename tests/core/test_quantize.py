@@ -137,3 +137,6 @@ def test_the_terminal_quantizes_measures_and_keeps_the_copy(data_dir: Path, f16_
     assert (data_dir / "models" / "SmolLM2-135M-Instruct.Q8_0.gguf").is_file()  # the kept copy was not touched
     refused = hearth(data_dir, "models", "quantize", str(starter_model_path))
     assert refused.returncode == 1 and "already quantized (Q4_1)" in refused.stderr
+    unread = hearth(data_dir, "models", "quantize", str(f16_model), "--type", "Q4_K_M", "--importance",
+                    str(tmp_path / "gone.txt"))
+    assert unread.returncode == 1 and "gone.txt could not be read: No such file or directory." in unread.stderr
