@@ -33,6 +33,7 @@ from core.protocol import (
     Forget,
     Generate,
     InferenceWorker,
+    ModelSettings,
     ModelSpec,
     RemoteEngine,
     SamplingParams,
@@ -389,4 +390,6 @@ class ChatController(QObject):
 
 
 def default_model_spec(path: Path) -> ModelSpec:
-    return ModelSpec(path=path)
+    """What loads before the unlock (the library, with the model's own settings, is still
+    locked): the defaults a new model's settings start from."""
+    return ModelSettings().spec(path)

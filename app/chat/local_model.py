@@ -37,6 +37,7 @@ class LocalModel:
         self.name = ""
         self._loaded: ModelLoaded | None = None  # the last load's facts, for the status line
         self.path: Path | None = None
+        self.spec: ModelSpec | None = None  # what the last load asked for
         self.memory = 0
         self._loading_name = ""  # the name of the model being loaded, as the library knows it
 
@@ -46,6 +47,7 @@ class LocalModel:
         self.problem = translate("chat.controller",
                                  "The model is still loading. Try again in a moment.")
         self.path = spec.path
+        self.spec = spec
         self._loading_name = spec.display_name  # a copied model's file is named by its hash
         self._worker.submit(LoadModel(spec))
 

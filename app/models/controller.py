@@ -108,9 +108,14 @@ class ModelsController(QObject):
             self.embedding_model_chosen.emit(Path(embedder.path), embedder.sha256)
         chosen = preferences.get("default_model")
         entry = self.library.get(chosen) if chosen is not None else None
+        current = self.current()
         if entry is not None and entry.usable and not self._is_loaded(entry):
             self.switch(entry.id)
-        elif (current := self.current()) is not None:
+        elif current is not None and current.usable and self._loaded_otherwise(current):
+            # Loaded before the unlock with the defaults (the library was still locked):
+            # the model's own load settings (its context, threads, GPU layers) apply now.
+            self.switch(current.id)
+        elif current is not None:
             self.chat.params = ModelSettings.from_dict(current.settings).sampling()
         self.library_changed.emit()
 
@@ -150,6 +155,13 @@ class ModelsController(QObject):
 
     def _is_loaded(self, entry: LibraryEntry) -> bool:
         return self.chat.model.path is not None and Path(entry.path) == Path(self.chat.model.path)
+
+    def _loaded_otherwise(self, entry: LibraryEntry) -> bool:
+        """Whether the model loaded (or loading) is ``entry``'s file with other load settings
+        than ``entry``'s own."""
+        loaded = self.chat.model.spec
+        wanted = ModelSettings.from_dict(entry.settings).spec(Path(entry.path), "", projector_of(entry))
+        return loaded is None or replace(loaded, display_name="") != wanted
 
     def current(self) -> LibraryEntry | None:
         return next((e for e in self.entries() if self._is_loaded(e)), None)

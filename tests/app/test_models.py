@@ -9,13 +9,14 @@ import pytest
 from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
+from app.chat.controller import default_model_spec
 from app.models.dialog import ModelsDialog, copy_label, reference_label
 from inference.llama_engine import LlamaEngine
 from inference.protocol import SamplingParams
 from inference.settings import ModelSettings
 from storage.library import BUNDLED, COPY
 from storage.paths import models_dir
-from tests.app.conftest import WAIT_MS
+from tests.app.conftest import WAIT_MS, unlock
 from tests.inference import gguf_builder
 
 pytestmark = [pytest.mark.gui, pytest.mark.model]
@@ -171,6 +172,19 @@ def test_models_dialog_shows_facts_fit_and_saves_settings(qtbot, real_window) ->
     assert (saved.n_ctx, saved.temperature) == (1024, 0.2)
     assert window.controller.params.temperature == 0.2
     assert "context 1024" in window.model_label.text()
+
+    # The next start loads the model before the unlock, with the defaults (the library is
+    # still locked); the unlock then loads it again with its own settings. It kept the
+    # defaults until the model was chosen again.
+    path = Path(window.models.current().path)
+    window.vault.lock()
+    with qtbot.waitSignal(window.controller.model_state, timeout=WAIT,
+                          check_params_cb=lambda state, _t: state == "ready"):
+        window.controller.model.load(default_model_spec(path))
+    assert "context 4096" in window.model_label.text()
+    unlock(qtbot, window)
+    qtbot.waitUntil(lambda: "context 1024" in window.model_label.text(), timeout=WAIT)
+    assert window.controller.model.ready and window.controller.params.temperature == 0.2
 
 
 def test_a_broken_template_fails_clearly_and_a_builtin_format_fixes_it(
