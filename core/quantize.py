@@ -122,7 +122,7 @@ def read_text(path: Path) -> str:
         return path.read_text(encoding="utf-8", errors="replace")[:200_000]
     except OSError as exc:
         raise QuantizeError(translate("core.quantize", "{file} could not be read: {reason}.").format(
-            file=path.name, reason=exc.strerror or exc)) from None
+            file=path.name or path, reason=exc.strerror or exc)) from None
 
 
 def target_for(source: Path, kind: str, folder: Path) -> Path:

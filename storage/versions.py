@@ -30,7 +30,8 @@ A vault from before the root (rows without ``_v``) is adopted: those rows are li
 version 0, the root is written at the first change (its count above every version a
 row or shard carries). A row that carries a version while
 the root is missing or damaged was written under a root that is gone: it is not listed,
-so it reads as damaged. A root from before the shards (the documents' versions in it) is
+so it reads as damaged, and neither is a row without one then (one put back from a copy
+older than the root reads the same). A root from before the shards (the documents' versions in it) is
 read as it is, and its documents go into shards at the first change; such a root over a
 vault that has shards is an older copy put back (the copy kept before the upgrade), and
 reads as a damaged root.
@@ -251,19 +252,24 @@ class RowVersions:
         """No root (a vault from before it, or one removed, damaged or put back: ``reason``
         "damaged" or "older"): the rows that carry no version, at version 0, and a clock
         above every version a row or shard carries. Where a row or a shard carries a
-        version, the vault was written under a root that is gone: the check says so, and
-        the next write keeps the reason in the root and in the shards of the rows it lost."""
+        version, the vault was written under a root that is gone: no row is listed (a row
+        without a version is then one put back from a copy older than the root, as likely
+        as one never written since), the check says so, and the next write keeps the
+        reason in the root and in the shards of the rows it lost."""
         root: Root = {t: {} for t in TRACKED}
         clock = 0
-        versioned: dict[str, set[int]] = {t: set() for t in TRACKED}  # rows written under a root
+        versioned = False  # a row or shard carries a version: the vault had a root
+        present: dict[str, list[int]] = {t: [] for t in SHARDED}
         for table in TRACKED:
             for row_id, blob, bind in _rows(conn, table):
+                if table in SHARDED:
+                    present[table].append(row_id)
                 data = self._open(table, row_id, blob, bind)
                 if data is not None and VERSION not in data:
                     root[table][row_id] = 0
                 elif data is not None:
                     clock = max(clock, _number(data[VERSION]))
-                    versioned[table].add(row_id)
+                    versioned = True
         shards = conn.execute(select(schema.versions.c.id, schema.versions.c.payload)).all()
         for shard_id, blob in shards:
             data = self._open("versions", shard_id, blob, ())
@@ -271,12 +277,14 @@ class RowVersions:
                 rows = data.get("rows")
                 listed = list(rows.values()) if isinstance(rows, dict) else []
                 clock = max(clock, _number(data.get(VERSION)), *(_number(n) for n in listed))
+        if shards or versioned:
+            root = {t: {} for t in TRACKED}
         read = _Read(root, {t: {} for t in SHARDED}, True, clock)
-        if shards or any(versioned.values()):
+        if shards or versioned:
             read.root_lost = reason
             read.problems.append(older_copy("preferences", ROOT_ROW) if reason == "older" else lost_root(None))
             for table in SHARDED:
-                read.lost[table] = {_shard(row): ROOT_LOST for row in versioned[table]}
+                read.lost[table] = {_shard(row): ROOT_LOST for row in present[table]}
         return read
 
     def _write(self, conn: Connection, read: _Read) -> None:
@@ -320,8 +328,14 @@ class RowVersions:
     @staticmethod
     def _small_listed(conn: Connection, root: Root) -> bool:
         """Whether the root lists every row of the tables it lists itself (not sharded)."""
-        return all(row_id in root[table] for table in TRACKED if table not in SHARDED
-                   for row_id, _blob, _bind in _rows(conn, table))
+        for table in TRACKED:
+            if table in SHARDED:
+                continue
+            t = schema.metadata.tables[table]
+            query = select(t.c.id) if table != "preferences" else select(t.c.id).where(t.c.id != ROOT_ROW)
+            if any(row_id not in root[table] for row_id in conn.scalars(query)):
+                return False
+        return True
 
     @staticmethod
     def _put(conn: Connection, table: Any, row_id: int, sealed: bytes) -> None:

@@ -209,6 +209,41 @@ def test_removing_the_root_record_does_not_make_rows_pass(vault_path: Path, tmp_
         store.close()
 
 
+def test_a_row_from_before_the_root_put_back_with_the_root_removed_is_not_read(vault_path: Path) -> None:
+    """A vault from before the root is adopted as it is: its rows carry no version and are
+    listed at version 0. With the root removed from a vault that had one, a row without a
+    version was adopted the same way: a preference row from a backup older than the root
+    (a revoked token), put back with the root removed, was read as current."""
+    store = ChatStore(Vault.create(vault_path, PASSPHRASE, FAST_KDF))
+    library = ModelLibrary(store)
+    library.set_preference("api_token", "current")
+    collection = DocumentStore(store.vault).create_collection("Case")
+    cipher = store.vault.cipher
+    older = cipher.encrypt(json.dumps({"api_token": "revoked"}).encode(), "preferences", "payload", 1, ())
+    store.close()
+    _sql(vault_path, "UPDATE preferences SET payload = ? WHERE id = 1", older)  # as Hearth wrote it then
+    _sql(vault_path, "UPDATE preferences SET payload = ? WHERE id = ?", b"\x00" * 64, ROOT_ROW)  # damaged
+
+    store = reopen(vault_path)
+    try:
+        assert ModelLibrary(store).preferences() == {}
+        problems = checkup.problems(store)
+        assert "preferences row 2, the record of versions, is missing or damaged (removed, or put back from an " \
+            "earlier copy of the vault)" in problems
+        assert "preferences row 1 lost its version with preferences row 2, the record of versions (removed, " \
+            "damaged or put back)" in problems
+        assert f"collections row {collection.id} lost its version with preferences row 2, the record of " \
+            "versions (removed, damaged or put back)" in problems
+        ModelLibrary(store).set_preference("api_token", "new")  # the user sets a token again
+        assert ModelLibrary(store).preferences() == {"api_token": "new"}
+        assert "preferences row 2, the record of versions, was missing or damaged when Hearth wrote it again: " \
+            "the rows it no longer lists read as damaged" in checkup.problems(store)
+        DocumentStore(store.vault).delete_collection(collection.id)  # the last row it did not list
+        assert checkup.problems(store) == []
+    finally:
+        store.close()
+
+
 def test_re_embedding_keeps_the_files_the_user_removed(vault_path: Path) -> None:
     """switch_model wrote the collection without its list of removed files: after a
     re-embedding, the next refresh of the folder brought them back."""

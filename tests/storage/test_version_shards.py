@@ -345,6 +345,15 @@ def test_a_root_from_before_the_shards_put_back_over_a_vault_that_has_them_is_no
         assert {d.status for d in DocumentStore(store.vault).documents(made[0].collection_id)} == {FAILED}
         assert "preferences row 2 is an older copy of itself (put back from an earlier copy of the vault)" \
             in checkup.problems(store)
+        docs = DocumentStore(store.vault)
+        docs.save_document(replace(made[0], path="/cases/again.pdf"))  # the root, written again
+        problems = checkup.problems(store)
+        assert "preferences row 2, the record of versions, was an older copy of itself when Hearth wrote it " \
+            "again: the rows it no longer lists read as damaged" in problems
+        assert f"documents row {made[1].id} lost its version with preferences row 2, the record of versions " \
+            "(removed, damaged or put back)" in problems
+        assert {d.id: d.status for d in docs.documents(made[0].collection_id)} == {made[0].id: INDEXED,
+                                                                                    made[1].id: FAILED}
     finally:
         store.close()
 
