@@ -17,7 +17,7 @@ from storage import schema
 from storage.chats import ChatStore
 from storage.crypto import DamagedVault
 from storage.db import inserted_id, snapshot
-from storage.versions import ROOT_ROW, RowVersions
+from storage.versions import ROOT_ROW, Root, RowVersions
 
 COPY, REFERENCE, BUNDLED = "copy", "reference", "bundled"
 PREFERENCES_ROW = 1
@@ -52,7 +52,7 @@ class ModelLibrary:
         self._engine = store.vault.engine
         self._versions = RowVersions(store.vault.cipher)  # a row put back from a backup reads as damaged
 
-    def _checked(self, root: dict, table: str, row_id: int, blob: bytes) -> dict[str, Any] | None:
+    def _checked(self, root: Root, table: str, row_id: int, blob: bytes) -> dict[str, Any] | None:
         """The row's payload, or None (its place noted) when it does not decrypt or is not
         the version the vault's root record lists."""
         data = self._store.payloads.unseal(table, row_id, blob)

@@ -75,7 +75,24 @@ LOST = "lost"
 # A shard's reason when it was written again after the root was lost (its rows unlisted).
 ROOT_LOST = "root"
 
-Root = dict[str, dict[int, int]]
+
+
+class Root(dict[str, dict[int, int]]):
+    """Each tracked table's rows and the versions they must have; and why a row is not
+    listed where a shard or the root itself was lost (what a read and the check say)."""
+
+    def __init__(self, listed: dict[str, dict[int, int]]) -> None:
+        super().__init__(listed)
+        self.lost_root: str | None = None  # the root was lost ("older", "damaged") with its rows
+        # each sharded table's shards whose listed rows were lost, and why (``LOST``)
+        self.lost: dict[str, dict[int, str]] = {table: {} for table in SHARDED}
+
+    def why_unlisted(self, table: str, row_id: int) -> str:
+        """Why ``row_id`` of ``table`` is not listed, in the user's words."""
+        reason = self.lost[table].get(_shard(row_id)) if table in SHARDED else self.lost_root
+        if reason == ROOT_LOST or (reason is not None and table not in SHARDED):
+            return lost_with_root(table, row_id)
+        return lost_with_shard(table, row_id, _shard(row_id)) if reason is not None else not_written(table, row_id)
 
 
 def _rows(conn: Connection, table: str) -> list[tuple[int, bytes, Binding]]:
@@ -156,9 +173,7 @@ class _Read:
         self.clock = clock  # the highest version given (``CLOCK``)
         self.touched: dict[str, set[int]] = {table: set() for table in SHARDED}
         self.problems: list[str] = []  # shards listed that are gone, damaged or older copies
-        # each sharded table's shards whose listed rows were lost, and why (``LOST``)
-        self.lost: dict[str, dict[int, str]] = {table: {} for table in SHARDED}
-        self.root_lost: str | None = None  # why the root's unlisted rows were lost ("older", "damaged")
+        self.lost = root.lost  # (the same: each write keeps why its shards' rows were lost)
 
     def next_version(self) -> int:
         self.clock += 1
@@ -205,10 +220,10 @@ class RowVersions:
             # A root without shards over a vault that has them: an older copy put back (the
             # copy kept before the upgrade to them, say), not one to convert.
             return self._adopted(conn, "older")
-        read = _Read(root, shards, whole, clock)
+        read = _Read(Root(root), shards, whole, clock)
         if data.get(LOST) in ("older", "damaged"):
-            read.root_lost = data[LOST]
-            read.problems.append(lost_root(read.root_lost))
+            read.root.lost_root = data[LOST]
+            read.problems.append(lost_root(data[LOST]))
         for table in SHARDED:
             if table not in tables or read.whole:
                 continue
@@ -256,7 +271,7 @@ class RowVersions:
         without a version is then one put back from a copy older than the root, as likely
         as one never written since), the check says so, and the next write keeps the
         reason in the root and in the shards of the rows it lost."""
-        root: Root = {t: {} for t in TRACKED}
+        root: dict[str, dict[int, int]] = {t: {} for t in TRACKED}
         clock = 0
         versioned = False  # a row or shard carries a version: the vault had a root
         present: dict[str, list[int]] = {t: [] for t in SHARDED}
@@ -279,9 +294,9 @@ class RowVersions:
                 clock = max(clock, _number(data.get(VERSION)), *(_number(n) for n in listed))
         if shards or versioned:
             root = {t: {} for t in TRACKED}
-        read = _Read(root, {t: {} for t in SHARDED}, True, clock)
+        read = _Read(Root(root), {t: {} for t in SHARDED}, True, clock)
         if shards or versioned:
-            read.root_lost = reason
+            read.root.lost_root = reason
             read.problems.append(older_copy("preferences", ROOT_ROW) if reason == "older" else lost_root(None))
             for table in SHARDED:
                 read.lost[table] = {_shard(row): ROOT_LOST for row in present[table]}
@@ -312,8 +327,8 @@ class RowVersions:
                                 if t not in SHARDED}
         data[SHARDS] = {t: {str(k): v for k, v in read.shards[t].items()} for t in SHARDED}
         data[CLOCK] = read.clock
-        if read.root_lost is not None and not self._small_listed(conn, read.root):
-            data[LOST] = read.root_lost
+        if read.root.lost_root is not None and not self._small_listed(conn, read.root):
+            data[LOST] = read.root.lost_root
         plain = json.dumps(data, separators=(",", ":")).encode()
         self._put(conn, schema.preferences, ROOT_ROW, self._cipher.encrypt(plain, "preferences", "payload", ROOT_ROW))
 
@@ -383,20 +398,10 @@ class RowVersions:
         version = data.pop(VERSION, 0)
         listed = root[table].get(row_id)
         if listed is None:
-            raise DamagedVault(not_written(table, row_id))
+            raise DamagedVault(root.why_unlisted(table, row_id))
         if listed != version:
             raise DamagedVault(older_copy(table, row_id))
         return data
-
-    @staticmethod
-    def _lost(read: _Read, table: str, row_id: int) -> str | None:
-        """Why an unlisted row is not listed, where a shard or the root said so."""
-        if row_id in read.root[table]:
-            return None  # (listed at another version: an older copy of itself)
-        reason = read.lost[table].get(_shard(row_id)) if table in SHARDED else read.root_lost
-        if reason == ROOT_LOST or (reason is not None and table not in SHARDED):
-            return lost_with_root(table, row_id)
-        return lost_with_shard(table, row_id, _shard(row_id)) if reason is not None else None
 
     def problems(self, conn: Connection) -> list[str]:
         """Every tracked row that is not at the version the root lists, and every listed
@@ -414,7 +419,7 @@ class RowVersions:
                 try:
                     self.checked(root, table, row_id, data)
                 except DamagedVault as exc:
-                    found.append(self._lost(read, table, row_id) or str(exc))
+                    found.append(str(exc))
             for missing in sorted(set(root[table]) - present):
                 found.append(translate("storage.versions", "{table} row {row} was deleted outside Hearth")
                              .format(table=table, row=missing))
