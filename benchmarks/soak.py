@@ -1,6 +1,6 @@
 """A day of use in compressed time (#43): the real window, driven through a day's mix.
 
-    python -m benchmarks.soak [--minutes 30 | --hours H] [--out FILE] [--chart FILE]
+    python -m benchmarks.soak [--minutes 30 | --hours H] [--import-files N] [--out FILE] [--chart FILE]
 
 The real window on a real vault, with the real starter model and embedding model
 (llama.cpp), offscreen, answers of at most 96 tokens. Each round: a new chat and a question; regenerate (a second
@@ -11,8 +11,13 @@ unlock, a model switch. The local API answers a light load meanwhile: one reques
 from another thread. Every modal dialog is recorded (``tests.modal_guard``: nobody answers
 it), and is a failure.
 
-After each round: resident memory, open file descriptors and threads, and the stall of the
-event loop (how late a 10 ms timer ran, p99). At the end the vault is closed, opened again
+With ``--import-files N``, a folder of N files is imported into a collection of its own in the
+background from the start, through every round, its locks and its model loads (a lock stops
+the import, the unlock's catch-up resumes it); at the end the run waits for it (at most a
+quarter of the run's time) and the check counts each file indexed once, with its passage.
+
+After each round: resident memory, open file descriptors and threads, the stall of the
+event loop (how late a 10 ms timer ran, p99) and the files of the import indexed so far. At the end the vault is closed, opened again
 and checked (``storage.checkup.problems``, what check-vault runs). The report (JSON) gives
 the samples, the growth of each between the second quarter of the run and the last (goal:
 under 5 % once warm), the stall p99, the failures and the check; the chart (PNG) draws the
@@ -41,6 +46,9 @@ from benchmarks.common import percentile, process_status, wait_in_event_loop
 PASSPHRASE = "a day of use in compressed time"
 ANSWER_TOKENS = 96
 STEP_S = 120  # the longest any one step may take before it counts as failed
+SOAK_COLLECTION = "Soak documents"
+ARCHIVE_WORDS = ("harbour", "ledger", "witness", "tide", "invoice", "clause", "berth", "permit", "cargo", "hearing",
+                 "statement", "exhibit", "mooring", "schedule", "signature", "deposit", "notice", "lease")
 QUESTIONS = ("Name three things a harbour master does.", "What is a good way to store seeds over winter?",
              "租金一般怎么支付？", "Give two reasons to keep a backup of your files.")
 
@@ -62,7 +70,7 @@ def growth(samples: list[dict[str, float]], key: str) -> float | None:
 
 
 class Soak:
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, import_files: int = 0) -> None:
         os.environ["HEARTH_DATA_DIR"] = str(folder / "data")
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         from PySide6.QtWidgets import QApplication
@@ -104,6 +112,9 @@ class Soak:
         self.api_statuses: list[int] = []
         self.took: dict[str, list[float]] = {}  # seconds each step took, by name
         self.collection: Any = None
+        self.import_files = import_files
+        self.archive: Any = None  # the collection the long import fills
+        self.counted: dict[str, int] = {}  # the archive as the vault holds it at the end
 
     # Signals ------------------------------------------------------------------------
     def _answered(self, _message: object) -> None:
@@ -188,10 +199,10 @@ class Soak:
             answer.continue_button.click()
             self.wait(lambda: self.finished > before, "a continued answer")
 
-    def documents(self, round_: int) -> None:
+    def soak_collection(self) -> None:
+        """The small collection the document questions ask about, imported once."""
         documents = self.window.documents
         self.wait(lambda: documents.ready, "the documents service")
-        name = "Soak documents"
         if self.collection is None:
             folder = self.folder / "corpus"
             folder.mkdir(exist_ok=True)
@@ -201,17 +212,46 @@ class Soak:
                                              "envelopes inside a closed tin.\n", encoding="utf-8")
             (folder / "租房.md").write_text("# 租房\n\n租金按月支付，押金为两个月租金。\n", encoding="utf-8")
             made: list[Any] = []
-            assert documents.create(name, then=made.append)
+            assert documents.create(SOAK_COLLECTION, then=made.append)
             self.wait(lambda: bool(made), "a collection is made")
             self.collection = made[0]
             before = self.imports
             assert documents.add(self.collection, [folder])
             self.wait(lambda: self.imports > before, "the folder is imported")
             self.wait(lambda: not documents.busy, "the import ends")
+
+    def documents(self, round_: int) -> None:
+        self.soak_collection()
         self.window.new_chat_button.click()
         self.window.header.refresh_documents_menu()
-        next(a for a in self.window.documents_menu.actions() if a.text() == name).setChecked(True)
+        next(a for a in self.window.documents_menu.actions() if a.text() == SOAK_COLLECTION).setChecked(True)
         self.ask("Who collects the mooring fees?" if round_ % 2 else "押金是多少？")
+
+    def start_archive(self) -> None:
+        """The long import: ``import_files`` files of one passage each, in the background."""
+        folder = self.folder / "archive"
+        folder.mkdir()
+        for n in range(self.import_files):
+            words = " ".join(ARCHIVE_WORDS[(n * 7 + i * 3) % len(ARCHIVE_WORDS)] for i in range(60))
+            (folder / f"note-{n:05d}.txt").write_text(f"Note {n} of the archive. {words}.\n", encoding="utf-8")
+        made: list[Any] = []
+        assert self.window.documents.create("Soak archive", then=made.append)
+        self.wait(lambda: bool(made), "the archive's collection is made")
+        self.archive = made[0]
+        assert self.window.documents.add(self.archive, [folder])
+
+    def archived(self) -> int:
+        """The archive's files indexed so far, as the window knows them."""
+        if self.archive is None:
+            return 0
+        return sum(d.status == "indexed" for d in self.window.documents.documents_of(self.archive.id))
+
+    def archive_done(self, seconds: float) -> None:
+        try:
+            wait_in_event_loop(lambda: self.archived() >= self.import_files, seconds, self.stalls)
+        except TimeoutError:
+            raise TimeoutError(f"the archive's import: {self.archived()} of {self.import_files} files "
+                               f"within {seconds:.0f} s") from None
 
     def search(self, words: str) -> None:
         """Type in the search box (as a user comes to it) and clear it again."""
@@ -282,17 +322,40 @@ class Soak:
         self.wait(lambda: self.controller.locked, "the last lock")
         store = ChatStore(Vault.open(vault_path(), PASSPHRASE))
         try:
-            return problems(store)
+            found = problems(store)
+            if self.archive is not None:
+                self.counted = archive_counts(store, self.archive.id)
+                counted = self.counted
+                if counted["documents"] != counted["paths"] or counted["passages"] != counted["chunked"]:
+                    found.append(f"a file of the archive was indexed twice: {counted}")
+            return found
         finally:
             store.close()
 
 
-def run(seconds: float, out: Path | None, chart: Path | None) -> dict[str, Any]:
+def archive_counts(store: Any, collection_id: int) -> dict[str, int]:
+    """The archive as stored: its documents, their distinct paths, those indexed, its
+    passages and the documents they belong to (one passage a file: all equal when every
+    file was indexed once)."""
+    from storage.documents.store import DocumentStore
+
+    documents = DocumentStore(store.vault)
+    listed = documents.documents(collection_id)
+    owners = [chunk.document_id for chunk, _vector in documents.iter_chunks([collection_id])]
+    return {"documents": len(listed), "paths": len({d.path for d in listed}),
+            "indexed": sum(d.status == "indexed" for d in listed), "passages": len(owners),
+            "chunked": len(set(owners))}
+
+
+def run(seconds: float, out: Path | None, chart: Path | None, import_files: int = 0) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
-        soak = Soak(Path(tmp))
+        soak = Soak(Path(tmp), import_files)
         soak.step("load the model", soak.load_model)
         soak.step("create the vault", soak.create_vault)
         soak.step("start the local API", soak.start_api)
+        if import_files:  # (the small collection first: its import would queue behind the long one)
+            soak.step("the small collection", soak.soak_collection)
+            soak.step("start the archive's import", soak.start_archive)
         started = time.monotonic()
         samples: list[dict[str, float]] = []
         round_ = 0
@@ -318,10 +381,13 @@ def run(seconds: float, out: Path | None, chart: Path | None) -> dict[str, Any]:
                 soak.step("the model again", soak.load_model)
             cycle = soak.stalls[stalls_before:]
             samples.append({"t_s": time.monotonic() - started, **_process(),
-                            "stall_p99_ms": percentile(cycle, 99) if cycle else 0.0})
+                            "stall_p99_ms": percentile(cycle, 99) if cycle else 0.0,
+                            "files_indexed": float(soak.archived())})
             round_ += 1
         if soak.window.vault.api.server is None:
             soak.failures.append("the local API stopped serving")
+        if import_files:
+            soak.step("the archive's import ends", lambda: soak.archive_done(max(STEP_S, seconds / 4)))
         problems: list[str] = []
         soak.step("check the vault", lambda: problems.extend(soak.check()))
         report = {
@@ -331,6 +397,7 @@ def run(seconds: float, out: Path | None, chart: Path | None) -> dict[str, Any]:
             "api_statuses": soak.api_statuses, "failures": soak.failures,
             "step_median_s": {name: statistics.median(times) for name, times in soak.took.items()},
             "dialogs": [item.what for item in soak.guard.opened], "check": problems,
+            "archive": {"files": import_files, **soak.counted} if import_files else None,
         }
         if chart is not None and samples:
             draw(samples, chart)
@@ -361,11 +428,13 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.soak")
     parser.add_argument("--minutes", type=float, default=30.0)
     parser.add_argument("--hours", type=float, help="instead of --minutes, for longer runs")
+    parser.add_argument("--import-files", type=int, default=0,
+                        help="import a folder of this many files in the background throughout")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/soak.json"))
     parser.add_argument("--chart", type=Path, default=Path("benchmarks/soak.png"))
     args = parser.parse_args(argv)
     seconds = args.hours * 3600 if args.hours else args.minutes * 60
-    report = run(seconds, args.out, args.chart)
+    report = run(seconds, args.out, args.chart, args.import_files)
     print(json.dumps({k: v for k, v in report.items() if k != "samples"}, indent=2, ensure_ascii=False))
     failed = bool(report["failures"] or report["dialogs"] or report["check"])
     return 1 if failed else 0
