@@ -73,7 +73,9 @@ def models_quantize(args: Any) -> int:
 
     try:
         text = quantize.SAMPLE if not args.measure else quantize.read_text(Path(args.measure))
-        weighing = quantize.read_text(Path(args.importance)) if getattr(args, "importance", None) else None
+        weighing = None
+        if getattr(args, "importance", None):  # (a type with no use for it is refused, unread)
+            weighing = quantize.read_text(Path(args.importance)) if args.type in quantize.WEIGHED else ""
     except quantize.QuantizeError as exc:
         raise CommandError(str(exc)) from None
     with unlocked() as session:

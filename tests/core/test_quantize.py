@@ -140,3 +140,6 @@ def test_the_terminal_quantizes_measures_and_keeps_the_copy(data_dir: Path, f16_
     unread = hearth(data_dir, "models", "quantize", str(f16_model), "--type", "Q4_K_M", "--importance",
                     str(tmp_path / "gone.txt"))
     assert unread.returncode == 1 and "gone.txt could not be read: No such file or directory." in unread.stderr
+    unused = hearth(data_dir, "models", "quantize", str(f16_model), "--type", "Q8_0", "--importance",
+                    str(tmp_path / "gone.txt"))  # refused for the type before the file is looked at
+    assert unused.returncode == 1 and "Q8_0 has no use for a text" in unused.stderr, unused.stderr
