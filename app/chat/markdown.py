@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QSize, Qt, QUrl, Signal
 from PySide6.QtGui import (
     QResizeEvent,
@@ -128,7 +129,8 @@ class MarkdownView(QTextBrowser):
         self._committed = 0  # characters of _source shown as finished blocks
         self._tail_start = 0  # document position where the open block's rendering starts
         self._tail_plain = False  # the open block grew past TAIL_LIMIT: text is appended as is
-        self._end_block: tuple[QTextBlockFormat, QTextCharFormat, Any] | None = None
+        # The last finished block's formats, its list and that list's format (to make it again).
+        self._end_block: tuple[QTextBlockFormat, QTextCharFormat, Any, Any] | None = None
 
     def loadResource(self, type: int, name: QUrl | str) -> Any:  # noqa: A002 - Qt's signature
         return placeholder_resource(type)  # never fetch or read anything an answer points at
@@ -252,7 +254,9 @@ class MarkdownView(QTextBrowser):
         document = self.document()
         last = document.lastBlock()
         self._tail_start = document.characterCount() - 1
-        self._end_block = (last.blockFormat(), last.charFormat(), last.textList())
+        text_list = last.textList()
+        self._end_block = (last.blockFormat(), last.charFormat(), text_list,
+                           text_list.format() if text_list is not None else None)
 
     def _drop_tail(self, cursor: QTextCursor) -> None:
         """Remove everything after the finished blocks, leaving the last of them as it was."""
@@ -262,9 +266,16 @@ class MarkdownView(QTextBrowser):
         if self._end_block is None:
             return
         # Qt keeps the format of the following block when an empty block is merged away.
-        block_format, char_format, text_list = self._end_block
+        block_format, char_format, text_list, list_format = self._end_block
         block = cursor.block()
-        if block.textList() != text_list:
+        if text_list is not None and not shiboken6.isValid(text_list):
+            # An empty last item ("2." alone) is the block merged away, and Qt deletes its
+            # list with it when it was the list's only item: that list is made again.
+            if block.textList() is not None:
+                block.textList().remove(block)
+            text_list = cursor.createList(list_format)
+            self._end_block = (block_format, char_format, text_list, list_format)
+        elif block.textList() != text_list:
             if block.textList() is not None:
                 block.textList().remove(block)
             if text_list is not None:
