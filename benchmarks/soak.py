@@ -9,7 +9,8 @@ stopped midway and continued; and in turn a document question (a folder imported
 then its collection switched on in a new chat), a language and a theme switch, a lock and
 unlock, a model switch. The local API answers a light load meanwhile: one request a round
 from another thread. Every modal dialog is recorded (``tests.modal_guard``: nobody answers
-it), and is a failure.
+it), and is a failure; so is an exception that reaches ``sys.excepthook`` (a slot's, which
+the app would show as its internal-error dialog).
 
 With ``--import-files N``, a folder of N files is imported into a collection of its own in the
 background from the start, through every round, its locks and its model loads (a lock stops
@@ -87,6 +88,9 @@ class Soak:
         self.app = QApplication.instance() or QApplication([])
         self.guard = ModalGuard()
         self.guard.install(lambda cls, name, value: setattr(cls, name, value))
+        # An exception no step caught (a slot's, on the event loop): the app would show its
+        # internal-error dialog (app.shell.startup), so the soak counts it as a failure.
+        sys.excepthook = self._unhandled
         self.folder = folder
         models = folder / "models"
         self.model = provision(starter_model(), models)
@@ -115,6 +119,11 @@ class Soak:
         self.import_files = import_files
         self.archive: Any = None  # the collection the long import fills
         self.counted: dict[str, int] = {}  # the archive as the vault holds it at the end
+
+    def _unhandled(self, kind: type[BaseException], value: BaseException, tb: Any) -> None:
+        text = "".join(traceback.format_exception(kind, value, tb, limit=6))
+        print(text, file=sys.stderr)
+        self.failures.append(f"unhandled, an error dialog in the app: {kind.__name__}: {value}\n{text}")
 
     # Signals ------------------------------------------------------------------------
     def _answered(self, _message: object) -> None:
