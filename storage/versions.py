@@ -76,7 +76,6 @@ LOST = "lost"
 ROOT_LOST = "root"
 
 
-
 class Root(dict[str, dict[int, int]]):
     """Each tracked table's rows and the versions they must have; and why a row is not
     listed where a shard or the root itself was lost (what a read and the check say)."""
@@ -173,7 +172,6 @@ class _Read:
         self.clock = clock  # the highest version given (``CLOCK``)
         self.touched: dict[str, set[int]] = {table: set() for table in SHARDED}
         self.problems: list[str] = []  # shards listed that are gone, damaged or older copies
-        self.lost = root.lost  # (the same: each write keeps why its shards' rows were lost)
 
     def next_version(self) -> int:
         self.clock += 1
@@ -252,16 +250,16 @@ class RowVersions:
             if rows is None:
                 read.problems.append(translate("storage.versions", "versions row {row} is missing or "
                                                "damaged").format(row=shard))
-                read.lost[table][shard] = "damaged"
+                read.root.lost[table][shard] = "damaged"
             elif data is not None and data.get(VERSION) != version:
                 read.problems.append(older_copy("versions", shard))
-                read.lost[table][shard] = "older"
+                read.root.lost[table][shard] = "older"
             else:
                 read.root[table].update({row: n for row, n in rows.items() if _shard(row) == shard})
                 reason = data.get(LOST) if data is not None else None
                 if reason in ("older", "damaged", ROOT_LOST):
                     read.problems.append(lost_shard(shard, reason))
-                    read.lost[table][shard] = reason
+                    read.root.lost[table][shard] = reason
 
     def _adopted(self, conn: Connection, reason: str) -> _Read:
         """No root (a vault from before it, or one removed, damaged or put back: ``reason``
@@ -292,14 +290,13 @@ class RowVersions:
                 rows = data.get("rows")
                 listed = list(rows.values()) if isinstance(rows, dict) else []
                 clock = max(clock, _number(data.get(VERSION)), *(_number(n) for n in listed))
-        if shards or versioned:
-            root = {t: {} for t in TRACKED}
-        read = _Read(Root(root), {t: {} for t in SHARDED}, True, clock)
-        if shards or versioned:
-            read.root.lost_root = reason
-            read.problems.append(older_copy("preferences", ROOT_ROW) if reason == "older" else lost_root(None))
-            for table in SHARDED:
-                read.lost[table] = {_shard(row): ROOT_LOST for row in present[table]}
+        if not (shards or versioned):
+            return _Read(Root(root), {t: {} for t in SHARDED}, True, clock)
+        read = _Read(Root({t: {} for t in TRACKED}), {t: {} for t in SHARDED}, True, clock)
+        read.root.lost_root = reason
+        read.problems.append(older_copy("preferences", ROOT_ROW) if reason == "older" else lost_root(None))
+        for table in SHARDED:
+            read.root.lost[table] = {_shard(row): ROOT_LOST for row in present[table]}
         return read
 
     def _write(self, conn: Connection, read: _Read) -> None:
@@ -309,7 +306,7 @@ class RowVersions:
             rows = read.root[table]
             touched = read.touched[table]
             if read.whole:  # (with the shards of rows lost with the root: to keep why)
-                touched = touched | {_shard(row) for row in rows} | set(read.lost[table])
+                touched = touched | {_shard(row) for row in rows} | set(read.root.lost[table])
             grouped: dict[int, dict[str, int]] = {shard: {} for shard in touched}
             for row, version in rows.items():
                 if _shard(row) in grouped:
@@ -318,7 +315,7 @@ class RowVersions:
                 version = read.next_version()
                 read.shards[table][shard] = version
                 record: dict[str, Any] = {"table": table, "rows": listed, VERSION: version}
-                reason = read.lost[table].get(shard)
+                reason = read.root.lost[table].get(shard)
                 if reason is not None and not self._all_listed(conn, table, shard, listed):
                     record[LOST] = reason
                 plain = json.dumps(record, separators=(",", ":")).encode()

@@ -268,17 +268,15 @@ class MarkdownView(QTextBrowser):
         # Qt keeps the format of the following block when an empty block is merged away.
         block_format, char_format, text_list, list_format = self._end_block
         block = cursor.block()
-        if text_list is not None and not shiboken6.isValid(text_list):
-            # An empty last item ("2." alone) is the block merged away, and Qt deletes its
-            # list with it when it was the list's only item: that list is made again.
+        # An empty last item ("2." alone) is the block merged away, and Qt deletes its list
+        # with it when it was the list's only item: that list is made again.
+        gone = text_list is not None and not shiboken6.isValid(text_list)
+        if gone or block.textList() != text_list:
             if block.textList() is not None:
                 block.textList().remove(block)
-            text_list = cursor.createList(list_format)
-            self._end_block = (block_format, char_format, text_list, list_format)
-        elif block.textList() != text_list:
-            if block.textList() is not None:
-                block.textList().remove(block)
-            if text_list is not None:
+            if gone:
+                self._end_block = (block_format, char_format, cursor.createList(list_format), list_format)
+            elif text_list is not None:
                 text_list.add(block)
         cursor.setBlockFormat(block_format)
         cursor.setBlockCharFormat(char_format)

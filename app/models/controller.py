@@ -108,15 +108,15 @@ class ModelsController(QObject):
             self.embedding_model_chosen.emit(Path(embedder.path), embedder.sha256)
         chosen = preferences.get("default_model")
         entry = self.library.get(chosen) if chosen is not None else None
-        current = self.current()
         if entry is not None and entry.usable and not self._is_loaded(entry):
             self.switch(entry.id)
-        elif current is not None and current.usable and self._loaded_otherwise(current):
-            # Loaded before the unlock with the defaults (the library was still locked):
-            # the model's own load settings (its context, threads, GPU layers) apply now.
-            self.switch(current.id)
-        elif current is not None:
-            self.chat.params = ModelSettings.from_dict(current.settings).sampling()
+        elif (current := self.current()) is not None:
+            if current.usable and self._loaded_otherwise(current):
+                # Loaded before the unlock with the defaults (the library was still locked):
+                # the model's own load settings (its context, threads, GPU layers) apply now.
+                self.switch(current.id)
+            else:
+                self.chat.params = ModelSettings.from_dict(current.settings).sampling()
         self.library_changed.emit()
 
     def detach(self, _timeout: float = 0.0) -> None:
