@@ -47,7 +47,7 @@ def _read_a_scan() -> tuple[str, float]:
 
     image = Image.new("L", (900, 140), 255)
     ImageDraw.Draw(image).text((40, 40), OCR_SAMPLE, font=ImageFont.load_default(size=48), fill=20)
-    with tempfile.TemporaryDirectory() as folder, IsolatedParser(memory_limit=OCR_MEMORY_LIMIT) as parser:
+    with tempfile.TemporaryDirectory() as folder, IsolatedParser(memory_limit=OCR_MEMORY_LIMIT, background=False) as parser:
         path = Path(folder) / "sample.png"
         image.save(path)
         began = time.monotonic()

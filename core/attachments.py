@@ -213,8 +213,11 @@ def read_all(paths: Sequence[Path], stop: threading.Event | None = None) -> list
     if len(paths) > MAX_ATTACHMENTS:
         raise AttachmentRefused(translate("core.attachments", "At most {count} files can be attached to "
                                           "a message.").format(count=MAX_ATTACHMENTS))
-    with IsolatedParser() as parser, IsolatedParser(memory_limit=OCR_MEMORY_LIMIT) as ocr, \
-            IsolatedParser(timeout=speech.SPEECH_TIMEOUT, memory_limit=speech.SPEECH_MEMORY_LIMIT) as hearing:
+    # The user waits for these: their children run at the app's priority, not an import's.
+    with IsolatedParser(background=False) as parser, \
+            IsolatedParser(memory_limit=OCR_MEMORY_LIMIT, background=False) as ocr, \
+            IsolatedParser(timeout=speech.SPEECH_TIMEOUT, memory_limit=speech.SPEECH_MEMORY_LIMIT,
+                           background=False) as hearing:
         done = threading.Event()
 
         def watch() -> None:  # the remove button's word reaches the children, not only the result

@@ -86,7 +86,7 @@ class Lookups:
         self._answer = answer
         self._store = store  # the passages around one are read from it (those of its model)
         # The source viewer's page pictures: a child of their own (the import's may be busy).
-        self.pictures = IsolatedParser()
+        self.pictures = IsolatedParser(background=False)  # the user waits for it
         self.loaded = False
         self.waiting: list[Search | Surroundings | ReadAround] = []  # asked before the index was loaded
 

@@ -145,7 +145,7 @@ def transcribe(path: Path, language: str = "", parser: IsolatedParser | None = N
     Hearth reads, or too long; ModelLoadError when the model is not installed)."""
     model = speech_model()
     own = parser is None
-    child = parser or IsolatedParser(timeout=SPEECH_TIMEOUT, memory_limit=SPEECH_MEMORY_LIMIT)
+    child = parser or IsolatedParser(timeout=SPEECH_TIMEOUT, memory_limit=SPEECH_MEMORY_LIMIT, background=False)
     try:
         reply = child.transcribe(Path(path), model, language, max_seconds, identity, wake, on_wake)
     finally:

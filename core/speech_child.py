@@ -29,7 +29,7 @@ def silence_wav(path: Path, seconds: float = 1.0) -> None:
 def isolated_child(cancel: threading.Event | None, timeout: float = SPEECH_TIMEOUT) -> Iterator[IsolatedParser]:
     """A speech child of its own; ``cancel`` set from any thread kills it at once (its
     request then ends with ParseStopped), so a lock or a Stop never waits on Whisper."""
-    child = IsolatedParser(timeout=timeout, memory_limit=SPEECH_MEMORY_LIMIT)
+    child = IsolatedParser(timeout=timeout, memory_limit=SPEECH_MEMORY_LIMIT, background=False)
     done = threading.Event()
 
     def watch() -> None:

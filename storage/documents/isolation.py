@@ -23,6 +23,13 @@ with something else (embedding the file before it): the child answers its reques
 order, and the next ``digest`` and ``parse`` of that file take the replies waiting for
 them. A reply nobody asks for (the file turned out to be a duplicate) is read and dropped;
 its time limit, like every reply's, runs from the moment the owner waits for it.
+
+The time limit counts the child's own processor time: on a machine busy with other work
+a sound file is not stopped for the time the child spent waiting for a processor. A child
+that uses no processor (a disk that does not answer) is stopped after BACKSTOP limits of
+wall time. A parser for background work (an import) runs at a lower scheduling priority
+than the app, so that an answer being written comes first; one whose reply the user waits
+for (an attachment, a page picture, dictation) runs at the app's own.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import contextlib
 import json
 import multiprocessing
 import os
+import sys
 import threading
 import time
 from collections import deque
@@ -46,6 +54,10 @@ from storage.documents.parser_replies import Malformed, checked
 from storage.documents.parsers import Identity, ParseError, Section
 
 TIMEOUT = 60.0
+# A child that used less processor than its time limit (starved by other work, or waiting
+# on a disk) is waited for, up to this many limits of wall time.
+BACKSTOP = 5
+NICE = 10  # a background child's niceness above the app's (POSIX; below normal on Windows)
 MEMORY_LIMIT = 1536 << 20  # address space of the parser process
 # Text recognition runs in a child of its own with more room: ONNX Runtime's detection of a
 # 200-dpi A4 page peaks near 0.9 GB resident and fails under a 1.5 GB address space.
@@ -81,13 +93,49 @@ def _key(op: str, path: Path, identity: Identity | None) -> _Key:
     return op, str(path), (int(identity[0]), int(identity[1])) if identity else None, _version(path)
 
 
+def _watched(pid: int, background: bool) -> Any:
+    """The child's psutil.Process (None where psutil cannot see it), lowered in priority
+    for background work. Linux keeps a niceness per thread: the child's main thread is
+    lowered before it starts any other (its imports come first), and they inherit it."""
+    import psutil
+
+    try:
+        process = psutil.Process(pid)
+        if background:
+            if sys.platform == "win32":
+                process.nice(psutil.BELOW_NORMAL_PRIORITY_CLASS)
+            else:
+                process.nice(min(19, process.nice() + NICE))
+        return process
+    except (psutil.Error, OSError):
+        return None
+
+
+def _processor_seconds(process: Any) -> float | None:
+    """The processor time ``process`` (a psutil.Process) has used, all its threads; None
+    where it cannot be read."""
+    if process is None:
+        return None
+    import psutil
+
+    try:
+        used = process.cpu_times()
+    except (psutil.Error, OSError):
+        return None
+    return float(used.user + used.system)
+
+
 class IsolatedParser:
     def __init__(self, timeout: float = TIMEOUT, memory_limit: int = MEMORY_LIMIT,
-                 child: Callable[[Connection, int], None] = parser_child.main) -> None:
+                 child: Callable[[Connection, int], None] = parser_child.main,
+                 background: bool = True) -> None:
         """``child`` is the child's entry (a module-level function, for spawn); tests
-        give one that misbehaves."""
+        give one that misbehaves. ``background``: the child yields the processor to the
+        app (an import); False where the user waits for its reply."""
         self.timeout = timeout
         self.memory_limit = memory_limit
+        self.background = background
+        self._clock: Any = None  # the child's psutil.Process: its processor time
         self._target = child
         self._context = multiprocessing.get_context("spawn")
         self._process: Any = None
@@ -117,8 +165,9 @@ class IsolatedParser:
                                         daemon=True)
         process.start()
         child.close()
+        clock = _watched(process.pid, self.background) if process.pid is not None else None
         with self._lock:
-            self._process, self._conn = process, parent
+            self._process, self._conn, self._clock = process, parent, clock
             killed = self._kill_requested
         if killed:  # kill() came while the child was starting: it must not run unseen
             process.kill()
@@ -126,7 +175,7 @@ class IsolatedParser:
     def _stop(self, kill: bool) -> None:
         with self._lock:
             process, conn = self._process, self._conn
-            self._process, self._conn = None, None
+            self._process, self._conn, self._clock = None, None, None
         if self._ahead:
             kill = True  # busy with a file read ahead: no reason to wait for it
             self._ahead.clear()
@@ -288,16 +337,29 @@ class IsolatedParser:
     def _receive(self, op: str, wake: Connection | None, on_wake: Callable[[], None] | None,
                  timeout: float | None = None) -> dict[str, Any]:
         """The child's next reply, to a request ``op``; its time limit (``timeout``, else
-        the parser's) starts now."""
+        the parser's, counted in the child's processor time up to BACKSTOP limits of wall
+        time) starts now."""
         conn = self._conn
         assert conn is not None
-        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        limit = self.timeout if timeout is None else timeout
+        started = time.monotonic()
+        deadline, last = started + limit, started + limit * BACKSTOP
+        clock = self._clock if timeout is None else None
+        used_before = _processor_seconds(clock)
         waitables: list[Any] = [conn] if wake is None else [conn, wake]
         while True:
             remaining = deadline - time.monotonic()
+            if remaining <= 0 and used_before is not None:
+                used = _processor_seconds(clock)
+                owed = limit - (used - used_before) if used is not None else 0.0
+                if owed > 0 and time.monotonic() < last:  # it was not at work all that time
+                    deadline = min(last, time.monotonic() + max(owed, 0.05))
+                    continue
             ready = wait(waitables, timeout=remaining) if remaining > 0 else []
             if conn in ready:
                 break
+            if not ready and remaining > 0:
+                continue  # the wait ran out: the next turn sees whether the child is owed time
             if not ready:
                 self._stop(kill=True)
                 if op == "hash":

@@ -12,7 +12,6 @@ interface language (``reason``): the child has no translation installed.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
@@ -25,7 +24,6 @@ from i18n import translate
 from storage.documents import parsers
 from storage.documents.parsers import MAX_CHARS, ParseError, Value, digest, parse_said
 
-NICE = 10  # the children yield the processor to the chat's answer (POSIX niceness)
 # The largest reply: MAX_CHARS characters of text at up to 4 bytes each in UTF-8, about as
 # much again for headings, notes and JSON quoting. A child that says more is not believed.
 MAX_REPLY = 12 * MAX_CHARS
@@ -78,9 +76,8 @@ def setup(memory_limit: int) -> None:
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
-    if hasattr(os, "nice"):
-        with contextlib.suppress(OSError):
-            os.nice(NICE)  # background work: an answer being written comes first
+    # A background child's priority is lowered by its parent (``isolation``): an import
+    # yields to the app, an attachment the user waits for does not.
 
 
 def handle(request: dict[str, Any], memory_limit: int) -> dict[str, Any]:

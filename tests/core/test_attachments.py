@@ -335,3 +335,23 @@ def test_removing_a_file_while_it_is_read_stops_its_children(tmp_path: Path) -> 
     worker.join(120)
     assert not worker.is_alive() and len(outcome) == 1
     assert isinstance(outcome[0], AttachmentRefused) and "stopped" in str(outcome[0])
+
+
+def test_the_children_reading_attachments_run_at_the_apps_own_priority(tmp_path: Path, monkeypatch) -> None:
+    """#43: the user waits for an attachment. Its children ran niced like an import's,
+    and on a busy machine a pasted image's text recognition took a minute (its time limit)
+    instead of seconds."""
+    from storage.documents import isolation
+
+    lowered = []
+    real = isolation._watched
+
+    def watched(pid: int, background: bool):
+        lowered.append(background)
+        return real(pid, background)
+
+    monkeypatch.setattr(isolation, "_watched", watched)
+    path = tmp_path / "note.txt"
+    path.write_text("The lighthouse has 143 steps.")
+    assert "143" in read_all([path])[0].sections[0].text
+    assert lowered == [False]  # the one child this file needed, not lowered

@@ -223,3 +223,43 @@ def test_a_page_picture_is_drawn_in_the_child_and_a_hostile_reply_is_refused(tmp
                     {**good, "height": True}):
         with pytest.raises(Malformed):
             checked(json.dumps(hostile).encode(), "picture")
+
+
+# The time limit and the priority --------------------------------------------------------
+def test_the_time_limit_counts_the_childs_processor_time_not_its_wait_for_one(tmp_path: Path) -> None:
+    """On a busy machine a sound file's child waits for a processor: that wait is not the
+    file's fault (#43: a pasted image's text recognition took a minute under load and was
+    stopped at the limit). A child at work is still stopped at its limit."""
+    fine, sleepy, spin = (tmp_path / name for name in ("fine.txt", "sleepy.txt", "spin.txt"))
+    for path in (fine, sleepy, spin):
+        path.write_text("hello")
+    assert parser_children.SLEEPY * 2 <= isolation.BACKSTOP  # room for a slow start
+    with IsolatedParser(timeout=1.0, child=parser_children.slow_child) as parser:
+        parser.parse(fine)  # started and warm
+        assert parser.parse(sleepy)[0][0].text == "hello"  # 2 s of wall time, none of work
+        with pytest.raises(ParseError, match="longer than 1 s"):
+            parser.parse(spin)
+        assert parser.parse(fine)[0][0].text == "hello"  # a fresh child took over
+
+
+def test_an_imports_child_yields_the_processor_and_one_the_user_waits_for_does_not(tmp_path: Path) -> None:
+    """An import is background work: its child runs below the app's priority, so an answer
+    being written comes first. An attachment, a page picture or dictation is waited for:
+    their children run at the app's own priority (under load a niced child got a tenth
+    of a processor: a pasted image took 60 s instead of 9)."""
+    import psutil
+
+    path = tmp_path / "note.txt"
+    path.write_text("hello")
+    own = psutil.Process().nice()
+    with IsolatedParser(timeout=60) as background, IsolatedParser(timeout=60, background=False) as waited:
+        background.parse(path)
+        waited.parse(path)
+        lowered, kept = (psutil.Process(p._process.pid) for p in (background, waited))
+        if sys.platform == "win32":
+            assert lowered.nice() == psutil.BELOW_NORMAL_PRIORITY_CLASS
+            assert kept.nice() == psutil.Process().nice()
+        else:
+            assert lowered.nice() == min(19, own + isolation.NICE) and kept.nice() == own
+            if sys.platform.startswith("linux"):  # niceness is per thread there: all of them
+                assert {psutil.Process(t.id).nice() for t in lowered.threads()} == {lowered.nice()}
