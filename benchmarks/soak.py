@@ -282,6 +282,10 @@ class Soak:
         self.app.processEvents()
 
     def lock_and_unlock(self) -> None:
+        """A lock, and the unlock until the window lists the collections again (the
+        document service reports them after the unlock: until then the sample's count of
+        files indexed read 0)."""
+        listed = len(self.window.documents.collections())
         self.window.vault.lock()
         self.wait(lambda: self.controller.locked, "the lock")
         screen = self.window.lock_screen
@@ -289,6 +293,7 @@ class Soak:
         before = self.unlocked
         screen.submit.click()
         self.wait(lambda: self.unlocked > before, "the unlock")
+        self.wait(lambda: len(self.window.documents.collections()) >= listed, "the collections after the unlock")
 
     def start_api(self) -> None:
         api = self.window.vault.api

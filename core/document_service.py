@@ -414,7 +414,11 @@ class DocumentService(DocumentCalls):
         # Each document's record is decrypted once at unlock, for the passages' paths and
         # the window's list both: none changes during the load (only quick commands run
         # meanwhile), while a collection may be created or renamed, so those are read again.
-        documents = self._jobs.snapshot().documents
+        # The window lists them at once: a large archive's index takes seconds to load, and
+        # an empty list meanwhile reads as documents lost.
+        listed = self._jobs.snapshot()
+        self._emit(listed)
+        documents = listed.documents
         chunks = self._ingestion.load(documents)
         for search in self._lookups.loaded_now():
             self._take(search)

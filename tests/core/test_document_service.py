@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.document_protocol import CollectionsChanged, Finished
+from core.document_protocol import CollectionsChanged, Finished, Ready
 from core.document_service import DocumentService
 from inference.bundled import embedding_model, sha256_of
 from inference.embedder import LlamaEmbedder
@@ -553,3 +553,18 @@ def _until(condition: Callable[[], bool]) -> None:
             return
         waited.wait(0.1)
     raise AssertionError("it did not happen")
+
+
+def test_the_collections_are_listed_before_their_index_has_loaded(vault: Vault) -> None:
+    """#43 (seen in the soak): after an unlock the window listed no collection until the
+    whole index had loaded, seconds at a large archive, as if the documents were gone."""
+    first = Service(vault, lambda command: None, BUNDLED)
+    made = first.create("Case files")
+    assert first.service.close(CLOSE_WAIT)
+    again = Service(vault, lambda command: None, BUNDLED)
+    events = []
+    while not events or not isinstance(events[-1], Ready):
+        events.append(again.events.get(timeout=WAIT))
+    listed = [e for e in events if isinstance(e, CollectionsChanged)]
+    assert listed and [c.id for c in listed[0].collections] == [made.id]  # before Ready
+    assert again.service.close(CLOSE_WAIT)
