@@ -55,8 +55,10 @@ from storage.documents.parsers import Identity, ParseError, Section
 
 TIMEOUT = 60.0
 # A child that used less processor than its time limit (starved by other work, or waiting
-# on a disk) is waited for, up to this many limits of wall time.
+# on a disk) is waited for, up to this many limits of wall time, and at most EXTRA_MAX
+# seconds past its limit (a recording's hour-long limit gets four minutes more, not four hours).
 BACKSTOP = 5
+EXTRA_MAX = 240.0
 NICE = 10  # a background child's niceness above the app's (POSIX; below normal on Windows)
 MEMORY_LIMIT = 1536 << 20  # address space of the parser process
 # Text recognition runs in a child of its own with more room: ONNX Runtime's detection of a
@@ -95,20 +97,22 @@ def _key(op: str, path: Path, identity: Identity | None) -> _Key:
 
 def _watched(pid: int, background: bool) -> Any:
     """The child's psutil.Process (None where psutil cannot see it), lowered in priority
-    for background work. Linux keeps a niceness per thread: the child's main thread is
-    lowered before it starts any other (its imports come first), and they inherit it."""
+    for background work. Linux keeps a niceness per thread: this runs before the child's
+    first request, and the child starts no thread before one (its setup starts none, the
+    parsers are imported for a request), so every thread it makes inherits it."""
     import psutil
 
     try:
         process = psutil.Process(pid)
-        if background:
+    except (psutil.Error, OSError):
+        return None
+    if background:
+        with contextlib.suppress(psutil.Error, OSError):  # it runs at the app's priority then
             if sys.platform == "win32":
                 process.nice(psutil.BELOW_NORMAL_PRIORITY_CLASS)
             else:
                 process.nice(min(19, process.nice() + NICE))
-        return process
-    except (psutil.Error, OSError):
-        return None
+    return process
 
 
 def _processor_seconds(process: Any) -> float | None:
@@ -343,7 +347,7 @@ class IsolatedParser:
         assert conn is not None
         limit = self.timeout if timeout is None else timeout
         started = time.monotonic()
-        deadline, last = started + limit, started + limit * BACKSTOP
+        deadline, last = started + limit, started + limit + min(limit * (BACKSTOP - 1), EXTRA_MAX)
         clock = self._clock if timeout is None else None
         used_before = _processor_seconds(clock)
         waitables: list[Any] = [conn] if wake is None else [conn, wake]

@@ -4,8 +4,8 @@ The parent (``isolation.IsolatedParser``) spawns a fresh interpreter whose entry
 ``main``: this module is what the child imports, so it imports little (the parsers, and
 the OCR and page-picture modules only for a request that needs them). The child installs
 the egress guard and the no-core-dump limit itself, drops ``HEARTH_PASSPHRASE`` and every
-other secret from its environment first thing, caps its address space on Linux and lowers
-its priority; then it answers one JSON request at a time, in JSON of a bounded size, never
+other secret from its environment first thing and caps its address space on Linux (a
+background child's priority is lowered by the parent); then it answers one JSON request at a time, in JSON of a bounded size, never
 in pickle. Its reasons and notes go as a kind and values, which the parent says in the
 interface language (``reason``): the child has no translation installed.
 """

@@ -72,14 +72,15 @@ def slow_child(conn: Connection, memory_limit: int) -> None:
     """The real child, except that a file named ``slow-read*`` is read for ever (a disk
     that does not answer) and ``slow-parse*`` parsed for ever; ``<path>.started`` says so.
     ``sleepy*`` is answered after SLEEPY seconds without work (a child waiting for a
-    processor, or for a slow disk), ``spin*`` is parsed for ever at full speed."""
+    processor, or for a slow disk), ``spin*`` after SLEEPY seconds of work."""
 
     def handle(request: dict[str, Any], limit: int) -> dict[str, Any]:
         name = Path(request["path"]).name
         if name.startswith("sleepy"):
             time.sleep(SLEEPY)
         if name.startswith("spin"):
-            while True:
+            until = time.monotonic() + SLEEPY
+            while time.monotonic() < until:
                 pass
         if name.startswith("slow-read" if request["op"] == "hash" else "slow-parse"):
             Path(request["path"] + ".started").touch()
