@@ -376,8 +376,6 @@ def run(quick: bool = False) -> list[Figure]:
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "adds":
-        print(json.dumps(adds_side_by_side(Path(sys.argv[2]), Path(sys.argv[3]))))
-    else:
-        measured = {"measure": measure, "rebuild": rebuild, "measure-chats": measure_chats}[sys.argv[1]]
-        print(json.dumps(measured(Path(sys.argv[2]))))
+    measured = {"measure": measure, "rebuild": rebuild, "measure-chats": measure_chats,
+                "adds": adds_side_by_side}[sys.argv[1]]
+    print(json.dumps(measured(*map(Path, sys.argv[2:]))))

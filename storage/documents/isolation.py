@@ -27,7 +27,7 @@ its time limit, like every reply's, runs from the moment the owner waits for it.
 The time limit counts the child's own processor time: on a machine busy with other work
 a sound file is not stopped for the time the child spent waiting for a processor. A child
 that uses no processor (a disk that does not answer) is stopped after BACKSTOP limits of
-wall time. A parser for background work (an import) runs at a lower scheduling priority
+wall time, and at most EXTRA_MAX seconds past its limit. A parser for background work (an import) runs at a lower scheduling priority
 than the app, so that an answer being written comes first; one whose reply the user waits
 for (an attachment, a page picture, dictation) runs at the app's own.
 """
@@ -342,7 +342,7 @@ class IsolatedParser:
                  timeout: float | None = None) -> dict[str, Any]:
         """The child's next reply, to a request ``op``; its time limit (``timeout``, else
         the parser's, counted in the child's processor time up to BACKSTOP limits of wall
-        time) starts now."""
+        time and EXTRA_MAX past it) starts now."""
         conn = self._conn
         assert conn is not None
         limit = self.timeout if timeout is None else timeout
