@@ -4,7 +4,8 @@ model's ``read_around`` tool) and page pictures.
 
 They are answered on the service's thread, which alone owns the indexes, between any two
 steps of a job. A search or a surroundings asked before the index is loaded waits for it
-(``loaded_now`` gives them back to be asked again). A page picture for the source viewer
+(``loaded_now`` gives them back to be asked again), or is refused at once if it will not
+load at this unlock (``unavailable``). A page picture for the source viewer
 is drawn in a parser child of its own (the import's may be busy), closed once it is drawn;
 a file that cannot be drawn is said to the viewer alone (it shows the page's text
 instead), never as a failed job.
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from core.document_progress import label
-from core.document_protocol import PagePicture, Search, Surroundings
+from core.document_protocol import DocumentsUnavailable, PagePicture, Search, Surroundings
 from inference.rag import Passage
 from storage.documents.chunking import Chunk
 from storage.documents.condense import section_text
@@ -77,6 +78,11 @@ def _passage(chunk: Chunk, path: str, collection_id: int, document_id: int, mode
     return Passage(0, label(stored), chunk.text, path, chunk.page, chunk.heading)
 
 
+def _refuse(future: Future, why: str) -> None:
+    if future.set_running_or_notify_cancel():
+        future.set_exception(DocumentsUnavailable(why))
+
+
 class Lookups:
     """``answer`` runs a piece of work into a command's future (and says a failure)."""
 
@@ -89,10 +95,13 @@ class Lookups:
         self.pictures = IsolatedParser(background=False)  # the user waits for it
         self.loaded = False
         self.waiting: list[Search | Surroundings | ReadAround] = []  # asked before the index was loaded
+        self.refused = ""  # why the index will not load at this unlock (the user's words)
 
     def take(self, command: Search | Surroundings | ReadAround | PagePicture) -> None:
         if isinstance(command, PagePicture):
             self._draw(command)
+        elif self.refused:
+            _refuse(command.future, self.refused)
         elif not self.loaded:
             self.waiting.append(command)
         elif isinstance(command, Search):
@@ -110,6 +119,14 @@ class Lookups:
         self.loaded = True
         waiting, self.waiting = self.waiting, []
         return waiting
+
+    def unavailable(self, why: str) -> None:
+        """The index will not load at this unlock: what waited for it, and whatever is
+        asked from now on, is refused at once with ``why``."""
+        self.refused = why
+        waiting, self.waiting = self.waiting, []
+        for command in waiting:
+            _refuse(command.future, why)
 
     def _around(self, command: ReadAround) -> Around | None:
         """The passages around one, from the first document of the chat's collections that

@@ -174,11 +174,24 @@ class Finished:
 class CollectionsChanged:
     collections: tuple[Collection, ...]
     documents: Mapping[int, tuple[Document, ...]]  # read-only
+    # Sent at an unlock before the index has loaded, for the window's list alone: the
+    # collections' folders are followed once the load is over (walking them is work on
+    # the window's thread, and the check for changes at unlock covers the time between).
+    loading: bool = False
 
 
 @dataclass(frozen=True)
 class Ready:
     chunks: int
+
+
+@dataclass(frozen=True)
+class Unavailable:
+    """The index could not be loaded at this unlock: a search is refused at once with
+    ``message`` (the user's words) until the next, not left waiting for a load that will
+    not come. Imports and checks still write to the vault."""
+
+    message: str
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
+from dataclasses import replace
 from typing import Any
 
 from core.document_jobs import Job, Jobs
@@ -57,6 +58,7 @@ from core.document_protocol import (
     SearchNote,
     SetEmbeddingModel,
     Surroundings,
+    Unavailable,
     Wake,
     closed_error,
     message,
@@ -417,9 +419,18 @@ class DocumentService(DocumentCalls):
         # The window lists them at once: a large archive's index takes seconds to load, and
         # an empty list meanwhile reads as documents lost.
         listed = self._jobs.snapshot()
-        self._emit(listed)
+        self._emit(replace(listed, loading=True))
         documents = listed.documents
-        chunks = self._ingestion.load(documents)
+        try:
+            chunks = self._ingestion.load(documents)
+        except Exception as exc:
+            if not isinstance(exc, (Stopped, VaultClosed)) and not self._closing.is_set() \
+                    and not self._store.vault.closed:
+                # A read error, say: a question must not wait for a load that will not come.
+                said = message(exc, what_was_kept(LoadIndex()))
+                self._lookups.unavailable(said)
+                self._emit(Unavailable(said))
+            raise
         for search in self._lookups.loaded_now():
             self._take(search)
         self._emit(Ready(chunks))

@@ -65,11 +65,17 @@ class ChatHeader(QObject):
             names = translate("chat.header", ", ", "between collection names").join(used)
             if self.documents.ready:
                 shown = translate("chat.header", "Documents: {names}").format(names=names)
+            elif self.documents.unavailable:
+                shown = translate("chat.header", "Documents: {names} (not available)").format(
+                    names=names)
             else:
                 shown = translate("chat.header", "Documents: {names} (loading…)").format(
                     names=names)
         button.setText(shown)
         button.setAccessibleName(shown)
+        why = self.documents.unavailable if used and not self.documents.ready else ""
+        button.setToolTip(why or translate("chat.page", "Answer from your documents in this chat"))
+        button.setAccessibleDescription(button.toolTip())
 
     @Slot(bool)
     def _toggle_collection(self, _checked: bool) -> None:

@@ -22,7 +22,15 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from app.chat.controller import ChatController
 from app.documents.watcher import FolderWatcher
 from core.document_progress import Progress
-from core.document_protocol import Busy, CollectionsChanged, Finished, JobFailed, Ready, SearchNote
+from core.document_protocol import (
+    Busy,
+    CollectionsChanged,
+    Finished,
+    JobFailed,
+    Ready,
+    SearchNote,
+    Unavailable,
+)
 from core.document_service import DocumentService
 from core.documents import Collection, Document
 from core.models import previous_embedding_models
@@ -67,6 +75,7 @@ class DocumentsController(QObject):
         self.chat = chat
         self.service: DocumentService | None = None
         self.ready = False
+        self.unavailable = ""  # why the index could not load at this unlock (the user's words)
         self.busy = False
         self._collections: tuple[Collection, ...] = ()
         self._documents: Mapping[int, tuple[Document, ...]] = {}
@@ -90,6 +99,7 @@ class DocumentsController(QObject):
         if self.service is not None:
             self.detach()
         self._generation += 1
+        self.unavailable = ""
         service = session.documents(self._to_worker, self._preferred or embedding_model().sha256,
                                     self._bridge.sink_for(self._generation))
         service.load_index()
@@ -110,6 +120,7 @@ class DocumentsController(QObject):
         if service is not None and not service.close(min(timeout, CLOSE_TIMEOUT)):
             log.warning("the document service did not stop in time; the closed vault refuses it")
         self._collections, self._documents = (), {}
+        self.unavailable = ""
         if self.busy:
             self.busy = False
             self.busy_changed.emit(False)
@@ -131,10 +142,15 @@ class DocumentsController(QObject):
         elif isinstance(event, CollectionsChanged):
             self._collections, self._documents = event.collections, event.documents
             self._load_previous_models(event.collections)
-            self.watcher.follow(event.collections)
+            if not event.loading:
+                self.watcher.follow(event.collections)
             self.collections_changed.emit()
         elif isinstance(event, Ready):
             self._set_ready(True)
+        elif isinstance(event, Unavailable):  # JobFailed says it to the user
+            self.unavailable = event.message
+            self.watcher.follow(self._collections)  # imports still work
+            self._set_ready(False)
         elif isinstance(event, Busy):
             self.busy = event.busy
             self.busy_changed.emit(event.busy)

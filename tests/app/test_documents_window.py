@@ -246,3 +246,39 @@ def test_answers_go_on_while_a_scan_is_read_page_by_page(qtbot, window, tmp_path
     # measure: what is asserted is that it ends.
     qtbot.waitUntil(lambda: bool(finished), timeout=SCAN_WAIT)
     assert finished[0].indexed and max(pages) == 3
+
+
+def test_an_index_that_cannot_load_is_said_and_a_question_is_not_kept_waiting(
+        qtbot, make_window, engine, embedding_model_path, monkeypatch) -> None:
+    """#43's review: when the index could not be read at an unlock (a disk's read error),
+    the chat's Documents button said "loading…" for good and each question waited the
+    search's 30 s, then read "still loading; try again in a moment". Now the button says
+    the documents are not available, with why, and a question is answered at once with it.
+    (A disk that fails a read cannot be made here: the store's read raises what SQLite
+    raises then.)"""
+    import sqlite3
+
+    from sqlalchemy.exc import OperationalError
+
+    def unreadable(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        raise OperationalError("SELECT", {}, sqlite3.OperationalError("disk I/O error"))
+        yield  # a generator, as the store's own
+
+    monkeypatch.setattr(DocumentStore, "iter_chunks", unreadable)
+    window = make_window(engine, embedder=embedding_model_path)
+    qtbot.waitUntil(lambda: bool(window.documents.unavailable), timeout=WAIT)
+    why = window.documents.unavailable
+    assert "read or write error" in why and "cannot be searched until Hearth is unlocked again" in why
+    assert not window.documents.ready
+    create_collection(qtbot, window, "Work")
+    window.new_chat_button.click()
+    window.header.refresh_documents_menu()
+    next(a for a in window.documents_menu.actions() if a.text() == "Work").setChecked(True)
+    assert window.documents_button.text() == "Documents: Work (not available)"
+    assert window.documents_button.toolTip() == why
+    window.input.setPlainText(QUESTION)
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):  # not the search's 30 s
+        window.send_button.click()
+    answer = window.controller.store.messages(window.controller.current_chat.id)[-1]
+    assert answer.role == "assistant" and why in answer.stats["error"]
+    assert engine.calls == []  # no model was asked

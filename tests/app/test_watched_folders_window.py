@@ -69,6 +69,35 @@ def test_the_window_catches_a_collection_up_when_its_folder_changes(qtbot, windo
     assert "Follows its folders: caught up at" in window.dialogs.collections_dialog.summary.text()
 
 
+def test_an_unlock_walks_the_folders_once_the_index_has_loaded(qtbot, window, tmp_path: Path,  # noqa: F811
+                                                                 monkeypatch) -> None:
+    """#43's review: the collections are listed before the index loads, and each list was
+    followed, which walks every watched folder on the window's thread: once more per
+    unlock. The early list is shown, not followed; the one after the load is."""
+    from tests.app.conftest import unlock
+
+    qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)
+    folder = tmp_path / "clinic"
+    folder.mkdir()
+    (folder / "rota.md").write_text("Dr. Lin is on call on Sunday.")
+    _import(qtbot, window, folder, "Clinic")
+    docs = window.documents
+    followed: list[bool] = []
+    real = docs.watcher.follow
+
+    def follow(collections) -> None:  # type: ignore[no-untyped-def]
+        collections = list(collections)
+        if collections:
+            followed.append(docs.ready)
+        real(collections)
+
+    monkeypatch.setattr(docs.watcher, "follow", follow)
+    window.vault.lock()
+    unlock(qtbot, window)
+    qtbot.waitUntil(lambda: str(folder) in docs.watcher.watched(), timeout=WAIT)
+    assert followed and all(followed)  # never before the index had loaded
+
+
 def test_a_folder_deleted_and_made_again_is_watched_again(qtbot, tmp_path: Path) -> None:
     import shutil
 

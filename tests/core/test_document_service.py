@@ -567,4 +567,52 @@ def test_the_collections_are_listed_before_their_index_has_loaded(vault: Vault) 
         events.append(again.events.get(timeout=WAIT))
     listed = [e for e in events if isinstance(e, CollectionsChanged)]
     assert listed and [c.id for c in listed[0].collections] == [made.id]  # before Ready
+    # The window follows the folders once, after the load (the first list says it is early).
+    assert all(e.loading for e in listed)
+    assert not again.until(lambda e: isinstance(e, CollectionsChanged)).loading
     assert again.service.close(CLOSE_WAIT)
+
+
+def test_an_index_that_cannot_load_refuses_searches_at_once_and_says_why(
+        vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
+    """#43's review: a load that failed (a disk's read error) left every search waiting for
+    it, each question its 30 s, then "still loading; try again". A search asked during the
+    load, and one asked after it, are refused at once with the reason, which the window is
+    told (``Unavailable``); the rest of the service still works. (A disk that fails a read
+    cannot be made here: the store's read raises what SQLite raises then.)"""
+    import sqlite3
+
+    from sqlalchemy.exc import OperationalError
+
+    from core.document_protocol import DocumentsUnavailable, JobFailed, Unavailable
+
+    work = _stored(vault)
+    asked = threading.Event()
+
+    def unreadable(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        assert asked.wait(WAIT)  # a search is waiting for the load
+        raise OperationalError("SELECT", {}, sqlite3.OperationalError("disk I/O error"))
+        yield  # a generator, as the store's own
+
+    monkeypatch.setattr(DocumentStore, "iter_chunks", unreadable)
+    events: queue.Queue = queue.Queue()
+    service = DocumentService(vault, lambda _command: None, BUNDLED, events.put)
+    service.start()
+    loaded: Future = Future()
+    service.load_index(done=loaded)
+    during = service.find("heron", [work], [], timeout=10 * WAIT)  # a timer that would not end it
+    asked.set()
+    with pytest.raises(DocumentsUnavailable) as refused:
+        during.result(timeout=WAIT)
+    why = str(refused.value)
+    assert "read or write error" in why and "cannot be searched until Hearth is unlocked again" in why
+    with pytest.raises(OperationalError):
+        loaded.result(timeout=WAIT)
+    with pytest.raises(DocumentsUnavailable, match="unlocked again"):
+        service.find("heron", [work], [], timeout=10 * WAIT).result(timeout=WAIT)
+    seen = []
+    while not any(isinstance(e, JobFailed) for e in seen):
+        seen.append(events.get(timeout=WAIT))
+    assert Unavailable(why) in seen and JobFailed(why) in seen
+    assert service.create("Still works").result(timeout=WAIT).name == "Still works"
+    assert service.close(CLOSE_WAIT)
