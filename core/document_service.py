@@ -75,6 +75,7 @@ from inference.embedder import profile
 from inference.protocol import CountTokens, Embed
 from inference.rag import Passage
 from storage.db import VaultClosed
+from storage.documents.index_file import KeyChanged
 from storage.documents.indexes import Indexes
 from storage.documents.isolation import OCR_MEMORY_LIMIT, IsolatedParser
 from storage.documents.search import MIN_COSINE
@@ -232,7 +233,10 @@ class DocumentService(DocumentCalls):
                 raise Stopped()
 
         try:
-            size = self._ingestion.save_index(check)
+            try:
+                size = self._ingestion.save_index(check)
+            except KeyChanged:  # a passphrase change retired the key midway: under the new one
+                size = self._ingestion.save_index(check)
             log.info("search index saved (%d passages, %.1f MB)", len(self._indexes), size / 1e6)
         except Stopped as stop:
             if stop.closing:

@@ -117,6 +117,7 @@ class Ingestion:
         self.steps = steps
         self._saved = 0  # the index's changes when it was last saved or restored
         self._unsaved = False  # no usable file: the next save is due whatever changed
+        self._sealed_with: object = None  # the vault's key then (a passphrase change retires it)
 
     # Index ------------------------------------------------------------------------
     def load(self, documents: Mapping[int, Sequence[Document]] | None = None) -> int:
@@ -175,6 +176,7 @@ class Ingestion:
             return None
         del arrays
         self._saved = 0  # the restored index counts what it left out as changes
+        self._sealed_with = self.store.sealing_key()
         return np.setdiff1d(rows_now[0], self.indexes.ids(), assume_unique=True).tolist()
 
     def index_due(self) -> bool:
@@ -184,19 +186,23 @@ class Ingestion:
         changed = self.indexes.changes - self._saved
         if self._unsaved:
             return changed > 0
+        if self._sealed_with is not self.store.sealing_key():
+            # A passphrase change removed the file: the next unlock would read every row
+            # (minutes at a million passages) unless it is sealed again under the new key.
+            return len(self.indexes) > 0
         return changed > 0 and changed >= max(SAVE_AFTER, min(SAVE_AT_MOST, len(self.indexes) // 50))
 
     def saved_now(self) -> None:
         """Count the index as saved as it is (after a save that failed: not at once again)."""
-        self._saved, self._unsaved = self.indexes.changes, False
+        self._saved, self._unsaved, self._sealed_with = self.indexes.changes, False, self.store.sealing_key()
 
     def save_index(self, check: Callable[[], None]) -> int:
         """Seal the index into its file; its size. ``check`` may raise to stop (the file
         that was there stays)."""
-        changes = self.indexes.changes
+        changes, key = self.indexes.changes, self.store.sealing_key()
         header, items = self.indexes.export(self.store.chunk_nonces(check), check)
-        size = self.store.save_index(header, items, check)
-        self._saved, self._unsaved = changes, False
+        size = self.store.save_index(header, items, check, key)
+        self._saved, self._unsaved, self._sealed_with = changes, False, key
         return size
 
     def create(self, name: str, model: str) -> Collection:

@@ -20,6 +20,7 @@ import hashlib
 import hmac
 import json
 import os
+import threading
 from dataclasses import asdict, dataclass, replace
 
 from cryptography.exceptions import InvalidTag
@@ -193,6 +194,14 @@ def new_data_key() -> bytes:
 Binding = tuple[int, ...]
 
 
+# A passphrase change's switch of key (``promote``, and the removal of files sealed with
+# the old one) and the moment a file sealed beside the vault replaces the one there
+# (``storage.documents.index_file``) never interleave: a file sealed, even in part, with a
+# key that a change has just retired is never left behind, where the old passphrase would
+# open it.
+KEY_CHANGE = threading.Lock()
+
+
 class FieldCipher:
     """Encrypts and decrypts one field at one place. Holds the data key while unlocked.
 
@@ -243,6 +252,11 @@ class FieldCipher:
         raise DamagedVault(translate(
             "storage.crypto", "{table}.{column} of row {row_id} was changed outside Hearth or is "
             "damaged").format(table=table, column=column, row_id=row_id))
+
+    def sealing_key(self) -> object:
+        """What a new ciphertext is sealed with now, as a token to compare (``is``): it
+        changes when a passphrase change commits (``promote``)."""
+        return self._require()[0]
 
     def writing_key_only(self) -> FieldCipher:
         """A cipher that reads and writes with this one's current key alone (a passphrase

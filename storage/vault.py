@@ -36,6 +36,7 @@ from storage import db, schema
 from storage.crypto import (
     DEFAULT_KDF,
     FORMAT_VERSION,
+    KEY_CHANGE,
     LEGACY_FORMAT,
     Envelope,
     FieldCipher,
@@ -222,10 +223,12 @@ class Vault:
             except BaseException:
                 self.cipher.unstage()
                 raise
-            self.cipher.promote()
-        # The saved search index is under the old key, and every row it matched was
-        # written again: it goes, and the next save seals the index under the new key.
-        index_file.remove(self.path)
+            # The saved search index is under the old key, and every row it matched was
+            # written again: it goes, and the next save seals the index under the new key
+            # (the app asks for one at once). A save of it running now is not kept.
+            with KEY_CHANGE:
+                self.cipher.promote()
+                index_file.remove(self.path)
         backup = None
         if backups is not None and not self._closed:
             try:  # under a new name, without rotating: the old ones are erased below

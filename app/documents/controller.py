@@ -193,6 +193,13 @@ class DocumentsController(QObject):
         if self.service is not None:
             self.service.sync(collection_id)
 
+    def save_index(self) -> None:
+        """Seal the search index into its file again now (after a passphrase change removed
+        it: else the next unlock reads every passage from the vault, minutes at a large
+        archive). In the background, after the jobs queued, as the idle save."""
+        if self.service is not None:
+            self.service.save_index()
+
     @Slot()
     def cancel(self) -> None:
         if self.service is not None:

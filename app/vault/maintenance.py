@@ -106,6 +106,7 @@ class VaultMaintenance(QObject):
     @Slot(object)
     def _passphrase_changed(self, changed: PassphraseChanged) -> None:
         self._rekeyed()
+        self.window.documents.save_index()  # its file went with the old key
         # Counts as plain names: lupdate skips a call whose n is an expression (a.b, f(x)).
         erased, rekeyed = changed.erased_copies, changed.rekeyed_copies
         failed = changed.failed_copies

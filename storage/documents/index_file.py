@@ -30,7 +30,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from storage.crypto import DamagedVault, FieldCipher
+from storage.crypto import KEY_CHANGE, DamagedVault, FieldCipher
 from storage.paths import open_private
 
 MAGIC = b"HEARTH-INDEX\x01"
@@ -42,6 +42,11 @@ _HEADER_LIMIT = 1 << 20
 
 class UnusableIndexFile(Exception):
     """The file is missing, from another key or vault, damaged, or of another format."""
+
+
+class KeyChanged(Exception):
+    """A passphrase change retired the key the file was being sealed with: not written
+    (the caller saves again, under the new key)."""
 
 
 def path_for(vault_path: Path) -> Path:
@@ -96,12 +101,15 @@ def _sweep(target: Path) -> None:
 
 
 def write(vault_path: Path, cipher: FieldCipher, header: dict[str, Any], items: list[Item],
-          check: Callable[[], None] = lambda: None) -> int:
+          check: Callable[[], None] = lambda: None, key: object = None) -> int:
     """Seal ``header`` (JSON) and ``items`` into the vault's index file, replacing it only
     once whole (a partial name, flushed to disk, then renamed); returns its size. ``check``
-    is called between frames and may raise to stop: the partial file goes."""
+    is called between frames and may raise to stop: the partial file goes. ``key``: the
+    cipher's ``sealing_key`` when what the file holds was read (by default, now); if a
+    passphrase change has retired it by the end, ``KeyChanged`` and nothing is written."""
     target = path_for(vault_path)
     file_id = secrets.randbits(62)
+    key = key if key is not None else cipher.sealing_key()
     _sweep(target)
     # A name of its own: the app and a terminal command may save the same vault's index
     # at once, and each must rename only the file it wrote whole.
@@ -127,7 +135,10 @@ def write(vault_path: Path, cipher: FieldCipher, header: dict[str, Any], items: 
             sealer.finish()
             out.flush()
             os.fsync(out.fileno())
-        os.replace(partial, target)
+        with KEY_CHANGE:
+            if cipher.sealing_key() is not key:
+                raise KeyChanged()
+            os.replace(partial, target)
     except BaseException:
         with contextlib.suppress(OSError):
             partial.unlink()

@@ -385,10 +385,15 @@ class DocumentStore:
         """What the sealed index file holds (``index_file.UnusableIndexFile`` if nothing usable)."""
         return index_file.read(self.vault.path, self._cipher)
 
+    def sealing_key(self) -> object:
+        """The vault's key now, as a token (a passphrase change makes a new one)."""
+        return self._cipher.sealing_key()
+
     def save_index(self, header: dict[str, Any], items: list[index_file.Item],
-                   check: Callable[[], None] = lambda: None) -> int:
-        """Seal the index into its file beside the vault; its size."""
-        return index_file.write(self.vault.path, self._cipher, header, items, check)
+                   check: Callable[[], None] = lambda: None, key: object = None) -> int:
+        """Seal the index into its file beside the vault; its size. ``key``: the
+        ``sealing_key`` when the rows' nonces were read (``index_file.write``)."""
+        return index_file.write(self.vault.path, self._cipher, header, items, check, key)
 
     def _sealed(self, ids: Sequence[int], column: str) -> Iterator[tuple[int, Any]]:
         """Each of ``ids``'s rows' ``column`` decrypted ("payload": its data, "vector": its

@@ -616,3 +616,35 @@ def test_an_index_that_cannot_load_refuses_searches_at_once_and_says_why(
     assert Unavailable(why) in seen and JobFailed(why) in seen
     assert service.create("Still works").result(timeout=WAIT).name == "Still works"
     assert service.close(CLOSE_WAIT)
+
+
+def test_an_idle_save_overtaken_by_a_passphrase_change_is_made_again_under_the_new_key(
+        vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A passphrase change that commits while the index is being saved retires the key the
+    save had begun with: that file is not put in place (``index_file.KeyChanged``), and
+    the service saves again at once under the new key, rather than leaving no file until a
+    hundred passages have changed."""
+    from storage.documents import index_file
+
+    _stored(vault, documents=3)
+    real = DocumentStore.save_index
+    changed: list[bool] = []
+
+    def change_first(self, header, items, check=lambda: None, key=None):  # type: ignore[no-untyped-def]
+        if not changed:
+            changed.append(True)
+            vault.change_passphrase("service passphrase", "another long passphrase 42", FAST_KDF)
+        return real(self, header, items, check, key)
+
+    monkeypatch.setattr(DocumentStore, "save_index", change_first)
+    service = DocumentService(vault, lambda _command: None, BUNDLED, lambda _event: None)
+    service.start()
+    loaded: Future = Future()
+    service.load_index(done=loaded)
+    assert loaded.result(timeout=WAIT) == 6
+    saved: Future = Future()
+    service.save_index(saved)
+    assert saved.result(timeout=WAIT) is None
+    assert changed
+    assert index_file.read(vault.path, vault.cipher)[0]  # sealed under the new key
+    assert service.close(CLOSE_WAIT)
