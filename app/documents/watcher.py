@@ -13,18 +13,26 @@ at most ``MAX_FOLDERS`` are watched, the largest trees' deepest folders left to 
 periodic check (``controller.REFRESH_MS``), which also covers network drives, whose
 changes no watcher sees, and what changed while Hearth was closed (checked at unlock).
 Links are not followed, as an import does not follow them out of its folder.
+
+The folders are listed on a thread of their own, never on the window's: a collection on a
+network drive (a firm's file server) can take seconds or minutes to walk, and one whose
+server is gone can hold a listing for good. One walk runs at a time; a newer list waits
+for it and a list walked after a newer one was asked for is not applied.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Slot
+from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal, Slot
 
 from core.documents import Collection
 
+log = logging.getLogger(__name__)
 MAX_FOLDERS = 2000
 QUIET_MS = 1500  # a burst's changes within this of each other are one catch-up
 
@@ -32,9 +40,16 @@ QUIET_MS = 1500  # a burst's changes within this of each other are one catch-up
 class FolderWatcher(QObject):
     """Watches the collections' folders; ``sync(collection_id)`` when one changed."""
 
+    _walked = Signal(int, object)  # a list's number, and each folder's collections
+
     def __init__(self, sync: Callable[[int], None], parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._sync = sync
+        self._generation = 0  # of the newest list asked for
+        self._lock = threading.Lock()
+        self._walking = False
+        self._next: tuple[int, list[tuple[int, list[str]]]] | None = None
+        self._walked.connect(self._apply)
         self._watcher = QFileSystemWatcher(self)
         self._watcher.directoryChanged.connect(self._changed)
         self._owners: dict[str, set[int]] = {}
@@ -45,12 +60,47 @@ class FolderWatcher(QObject):
         self._quiet.timeout.connect(self._catch_up)
 
     def follow(self, collections: Iterable[Collection]) -> None:
-        """Watch these collections' folders (and only these): called with each new list."""
-        owners: dict[str, set[int]] = {}
-        for collection in collections:
-            for source in collection.sources:
-                for folder in _folders(Path(source), MAX_FOLDERS - len(owners)):
-                    owners.setdefault(folder, set()).add(collection.id)
+        """Watch these collections' folders (and only these): called with each new list.
+        None at all is applied at once (a lock); folders once listed in the background."""
+        self._generation += 1
+        wanted = [(c.id, list(c.sources)) for c in collections if c.sources]
+        with self._lock:
+            self._next = (self._generation, wanted) if wanted else None
+            start = bool(wanted) and not self._walking  # else the walk running takes it up next
+            self._walking = self._walking or start
+        if not wanted:
+            self._apply(self._generation, {})
+        elif start:
+            threading.Thread(target=self._walk, name="folder-walk", daemon=True).start()
+
+    def _walk(self) -> None:
+        """On its own thread: the newest list asked for, then again while one waits."""
+        while True:
+            with self._lock:
+                job, self._next = self._next, None
+                if job is None:
+                    self._walking = False
+                    return
+            generation, wanted = job
+            owners: dict[str, set[int]] = {}
+            for collection_id, sources in wanted:
+                for source in sources:
+                    try:
+                        found = _folders(Path(source), MAX_FOLDERS - len(owners))
+                    except OSError:  # gone meanwhile, or unreadable: the periodic check covers it
+                        found = []
+                    for folder in found:
+                        owners.setdefault(folder, set()).add(collection_id)
+            try:
+                self._walked.emit(generation, owners)
+            except RuntimeError:  # the window went meanwhile
+                log.debug("the folder watcher went before its walk ended")
+                return
+
+    @Slot(int, object)
+    def _apply(self, generation: int, owners: dict[str, set[int]]) -> None:
+        if generation != self._generation:
+            return  # a newer list was asked for: its walk decides
         gone = [d for d in self._watcher.directories() if d not in owners]
         if gone:
             self._watcher.removePaths(gone)

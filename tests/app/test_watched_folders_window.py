@@ -30,7 +30,8 @@ def test_a_burst_of_changes_is_one_catch_up_and_links_are_not_followed(qtbot, tm
     outside.mkdir()
     (folder / "link").symlink_to(outside, target_is_directory=True)
     watcher.follow([Collection(7, "matter", [str(folder)]), Collection(8, "other", [str(tmp_path / "gone")])])
-    assert sorted(watcher.watched()) == sorted([str(folder), str(folder / "letters")])
+    qtbot.waitUntil(lambda: sorted(watcher.watched()) == sorted([str(folder), str(folder / "letters")]),
+                    timeout=QUIET_MS * 10)  # listed on a thread of its own
     for n in range(2000):
         (folder / "letters" / f"letter-{n:04d}.txt").write_text(f"Letter {n}.")
     qtbot.waitUntil(lambda: bool(asked), timeout=QUIET_MS * 10)
@@ -107,8 +108,44 @@ def test_a_folder_deleted_and_made_again_is_watched_again(qtbot, tmp_path: Path)
     folder.mkdir()
     matter = [Collection(3, "checkout", [str(folder)])]
     watcher.follow(matter)
+    qtbot.waitUntil(lambda: str(folder) in watcher.watched(), timeout=QUIET_MS * 10)
     shutil.rmtree(folder)
     qtbot.waitUntil(lambda: bool(asked), timeout=QUIET_MS * 10)
     folder.mkdir()  # as a checkout does
     watcher.follow(matter)  # the collections' next snapshot
-    assert str(folder) in watcher.watched()
+    qtbot.waitUntil(lambda: str(folder) in watcher.watched(), timeout=QUIET_MS * 10)
+
+
+def test_folders_are_listed_off_the_window_s_thread_and_the_newest_list_wins(qtbot, tmp_path: Path,
+                                                                             monkeypatch) -> None:
+    """A collection on a network drive was walked on the window's thread at every list
+    (each import, each five-minute check): seconds to minutes of a frozen window on a slow
+    file server, for good on one that is gone. The walk now runs on a thread of its own;
+    a list asked for while one is walked waits for it, and only the newest is applied."""
+    import threading
+
+    from app.documents import watcher as watcher_module
+
+    slow, quick = tmp_path / "file-server", tmp_path / "laptop"
+    slow.mkdir()
+    quick.mkdir()
+    release = threading.Event()
+    walked_on: list[bool] = []
+    real_walk = os.walk
+
+    def walk(top, *args, **kwargs):  # type: ignore[no-untyped-def]
+        walked_on.append(threading.current_thread() is threading.main_thread())
+        if str(top) == str(slow):
+            assert release.wait(60)  # a server that answers late
+        yield from real_walk(top, *args, **kwargs)
+
+    monkeypatch.setattr(watcher_module.os, "walk", walk)
+    watcher = FolderWatcher(lambda _id: None)
+    watcher.follow([Collection(1, "archive", [str(slow)])])  # returns while the server is silent
+    watcher.follow([Collection(2, "notes", [str(quick)])])  # asked meanwhile: waits its turn
+    assert watcher.watched() == []
+    release.set()
+    qtbot.waitUntil(lambda: watcher.watched() == [str(quick)], timeout=QUIET_MS * 10)
+    assert walked_on and not any(walked_on)
+    watcher.follow([])
+    assert watcher.watched() == []
