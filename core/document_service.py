@@ -222,8 +222,13 @@ class DocumentService(DocumentCalls):
         nothing else is to do (or when asked: ``SaveIndex``): searches are answered
         meanwhile, and a job that comes, a lock or a quit stops the save (the file that was
         there stays whole). A ``SaveIndex`` that comes meanwhile waits for this save."""
-        if not self._lookups.loaded or not self._ingestion.index_due():
+        if not self._lookups.loaded:
             return
+        try:
+            if not self._ingestion.index_due():
+                return
+        except VaultClosed as exc:  # locked meanwhile: nothing more is written
+            raise Stopped(closing=True) from exc
 
         def check() -> None:
             self._pump()

@@ -22,7 +22,7 @@ from sqlalchemy import delete, func, insert, select, update
 from i18n import translate
 from storage import schema
 from storage.crypto import NONCE_BYTES, Binding, DamagedVault
-from storage.db import inserted_id, snapshot
+from storage.db import VaultClosed, inserted_id, snapshot
 from storage.documents import index_file
 from storage.documents.chunking import Chunk
 from storage.documents.pages import ROLES
@@ -387,7 +387,10 @@ class DocumentStore:
 
     def sealing_key(self) -> object:
         """The vault's key now, as a token (a passphrase change makes a new one)."""
-        return self._cipher.sealing_key()
+        try:
+            return self._cipher.sealing_key()
+        except RuntimeError as exc:  # the key is gone: the vault was closed
+            raise VaultClosed() from exc
 
     def save_index(self, header: dict[str, Any], items: list[index_file.Item],
                    check: Callable[[], None] = lambda: None, key: object = None) -> int:

@@ -579,3 +579,16 @@ def test_a_file_saved_without_texts_is_not_taken_by_an_index_that_keeps_them(
         keeping, restored = _unlock(vault)  # an index of its own, keeping texts: built from the rows
     assert len(keeping.read) == 30 and "does not read" in caplog.text
     assert _everything(restored.indexes) == _fresh(vault)
+
+
+def test_whether_a_save_is_due_once_the_vault_is_closed_is_a_closed_vault_not_a_fault(vault: Vault) -> None:
+    """The document service asks between jobs, and a lock may close the vault first: that
+    is a closed vault (the service stops quietly), not an internal error."""
+    from storage.db import VaultClosed
+
+    _filled(vault)
+    _, ingestion = _unlock(vault)
+    ingestion.save_index(lambda: None)
+    vault.close()
+    with pytest.raises(VaultClosed):
+        ingestion.index_due()
