@@ -186,6 +186,15 @@ class Ready:
 
 
 @dataclass(frozen=True)
+class LoadingIndex:
+    """How far an unlock that reads the vault's passages row by row has come (no saved
+    index, or one far behind: minutes at a large archive), at each whole percent."""
+
+    done: int
+    total: int
+
+
+@dataclass(frozen=True)
 class Unavailable:
     """The index could not be loaded at this unlock: a search is refused at once with
     ``message`` (the user's words) until the next, not left waiting for a load that will

@@ -47,6 +47,7 @@ from core.document_protocol import (
     JobFailed,
     ListCollections,
     LoadIndex,
+    LoadingIndex,
     PagePicture,
     Ready,
     Reembed,
@@ -431,7 +432,7 @@ class DocumentService(DocumentCalls):
         self._emit(replace(listed, loading=True))
         documents = listed.documents
         try:
-            chunks = self._ingestion.load(documents)
+            chunks = self._ingestion.load(documents, lambda done, total: self._emit(LoadingIndex(done, total)))
         except Exception as exc:
             if not isinstance(exc, (Stopped, VaultClosed)) and not self._closing.is_set() \
                     and not self._store.vault.closed:

@@ -120,14 +120,16 @@ class Ingestion:
         self._sealed_with: object = None  # the vault's key then (a passphrase change retires it)
 
     # Index ------------------------------------------------------------------------
-    def load(self, documents: Mapping[int, Sequence[Document]] | None = None) -> int:
+    def load(self, documents: Mapping[int, Sequence[Document]] | None = None,
+             progress: Callable[[int, int], None] | None = None) -> int:
         """Decrypt the chunks into memory: for each collection, its recorded model's only.
         The index sealed at the last save comes back whole where its rows are unchanged;
         only the rows it does not hold are read and tokenised (``index_file``).
 
         ``documents``: each collection's documents, where the caller has read them already
         (the service, for the window's list): their paths are taken from them. Otherwise
-        they are read here, once for the saved index and the rows both."""
+        they are read here, once for the saved index and the rows both. ``progress(done,
+        total)``: the rows read so far, at each whole percent."""
         models = {c.id: c.embedding_model for c in self.store.collections()}
         self.indexes.models.update(models)
         started = time.monotonic()
@@ -136,10 +138,15 @@ class Ingestion:
         missing = self._restore(paths)
         restored = len(self.indexes)
         read = 0
+        total = len(missing) if missing is not None else self.store.chunk_count()
+        shown = 0
         for n, (chunk, vector) in enumerate(self.store.iter_chunks(ids=missing, paths=paths), start=1):
             read = n
             if n % CHECK_EVERY == 0:
                 self.steps.check()
+                if progress is not None and total and (percent := min(100, 100 * n // total)) > shown:
+                    shown = percent
+                    progress(n, total)
             if models.get(chunk.collection_id) != chunk.model:
                 continue  # left by a re-embedding that did not finish: not the answer
             try:

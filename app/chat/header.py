@@ -58,7 +58,17 @@ class ChatHeader(QObject):
             menu.addSeparator()
         menu.addAction(translate("chat.header", "Manage documents…"),
                        self.window.dialogs.show_collections)
-        used = [c.name for c in collections if c.id in chosen]
+        self.refresh_documents_button()
+
+    @Slot()
+    def refresh_documents_button(self) -> None:
+        """The button's words alone (how far the index has loaded): an open menu stays."""
+        button = self.window.documents_button
+        if self.controller.locked:
+            return
+        chat = self.controller.current_chat
+        chosen = set((chat.settings.get("collections") if chat else None) or [])
+        used = [c.name for c in self.documents.collections() if c.id in chosen]
         if not used:
             shown = translate("chat.header", "Documents: off")
         else:
@@ -68,6 +78,9 @@ class ChatHeader(QObject):
             elif self.documents.unavailable:
                 shown = translate("chat.header", "Documents: {names} (not available)").format(
                     names=names)
+            elif self.documents.loaded:
+                shown = translate("chat.header", "Documents: {names} (loading… {percent} %)").format(
+                    names=names, percent=self.documents.loaded)
             else:
                 shown = translate("chat.header", "Documents: {names} (loading…)").format(
                     names=names)

@@ -27,6 +27,7 @@ from core.document_protocol import (
     CollectionsChanged,
     Finished,
     JobFailed,
+    LoadingIndex,
     Ready,
     SearchNote,
     Unavailable,
@@ -64,6 +65,7 @@ class _Bridge(QObject):
 
 class DocumentsController(QObject):
     ready_changed = Signal(bool)  # the index is loaded and searchable
+    loading_changed = Signal()  # how far a long load of the index has come (``loaded``)
     collections_changed = Signal()
     progress = Signal(object)  # Progress
     finished = Signal(object)  # Report
@@ -76,6 +78,7 @@ class DocumentsController(QObject):
         self.service: DocumentService | None = None
         self.ready = False
         self.unavailable = ""  # why the index could not load at this unlock (the user's words)
+        self.loaded = 0  # percent of a long load of the index (rows read one by one), 0 if none
         self.busy = False
         self._collections: tuple[Collection, ...] = ()
         self._documents: Mapping[int, tuple[Document, ...]] = {}
@@ -145,6 +148,9 @@ class DocumentsController(QObject):
             if not event.loading:
                 self.watcher.follow(event.collections)
             self.collections_changed.emit()
+        elif isinstance(event, LoadingIndex):
+            self.loaded = min(100, 100 * event.done // max(1, event.total))
+            self.loading_changed.emit()
         elif isinstance(event, Ready):
             self._set_ready(True)
         elif isinstance(event, Unavailable):  # JobFailed says it to the user
@@ -173,6 +179,7 @@ class DocumentsController(QObject):
 
     def _set_ready(self, ready: bool) -> None:
         self.ready = ready
+        self.loaded = 0
         self.ready_changed.emit(ready)
 
     # Jobs ---------------------------------------------------------------------------

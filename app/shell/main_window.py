@@ -238,6 +238,7 @@ class MainWindow(QMainWindow):
         self.models.embedding_model_chosen.connect(self.documents.set_embedding_model)
         self.documents.collections_changed.connect(header.refresh_documents_menu)
         self.documents.ready_changed.connect(header.refresh_documents_menu)
+        self.documents.loading_changed.connect(header.refresh_documents_button)
 
     def rebuild(self) -> None:
         """The pages, menus and names again, in the language installed now (the window's

@@ -711,6 +711,10 @@ Send the token below as “Authorization: Bearer …”.</source>
         <translation>文档：{names}（不可用）</translation>
     </message>
     <message>
+        <source>Documents: {names} (loading… {percent} %)</source>
+        <translation>文档：{names}（正在加载… {percent}%）</translation>
+    </message>
+    <message>
         <source>Documents: {names} (loading…)</source>
         <translation>文档：{names}（正在加载…）</translation>
     </message>

@@ -361,6 +361,11 @@ class DocumentStore:
         with snapshot(self._engine) as conn:
             return self._paths(conn, self._versions.load(conn))
 
+    def chunk_count(self) -> int:
+        """How many chunk rows there are (of every model): what an unlock reads at most."""
+        with self._engine.connect() as conn:
+            return int(conn.exec_driver_sql("SELECT count(*) FROM chunks").scalar_one())
+
     def chunk_nonces(self, check: Callable[[], None] = lambda: None) -> tuple[np.ndarray, np.ndarray]:
         """Every chunk row's id (ascending) and the nonces of its payload and vector (24
         bytes): a row written again has other nonces (``index_file``). ``check`` is called

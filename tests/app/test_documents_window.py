@@ -282,3 +282,42 @@ def test_an_index_that_cannot_load_is_said_and_a_question_is_not_kept_waiting(
     answer = window.controller.store.messages(window.controller.current_chat.id)[-1]
     assert answer.role == "assistant" and why in answer.stats["error"]
     assert engine.calls == []  # no model was asked
+
+
+def test_a_long_load_of_the_index_shows_how_far_it_has_come(qtbot, make_window, engine, monkeypatch) -> None:
+    """#43: an unlock that reads every passage from the vault (no saved index) takes
+    minutes at a large archive; the chat's Documents button says how far it has come,
+    and the open menu is left alone while it does."""
+    import core.documents
+    from storage.documents import index_file
+    from storage.paths import vault_path
+    from tests.app.conftest import unlock
+    from tests.core.test_document_service import _stored
+
+    monkeypatch.setattr(core.documents, "CHECK_EVERY", 1)
+    window = make_window(engine)
+    qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)
+    work = _stored(window.controller.store.vault, documents=2, per_document=2)
+    window.new_chat_button.click()
+    window.controller.set_chat_settings(window.controller.current_chat.id, {"collections": [work]})
+    window.vault.lock()
+    index_file.remove(vault_path())
+    pauses = {1: threading.Event(), 3: threading.Event()}  # at 25 % and 75 %
+    real = DocumentStore.iter_chunks
+
+    def slow(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        for n, row in enumerate(real(self, *args, **kwargs), start=1):
+            yield row
+            if n in pauses:
+                assert pauses[n].wait(WAIT / 1000)
+
+    monkeypatch.setattr(DocumentStore, "iter_chunks", slow)
+    unlock(qtbot, window)
+    qtbot.waitUntil(lambda: window.documents_button.text() == "Documents: work (loading… 25 %)", timeout=WAIT)
+    window.documents_menu.actions()[0].setProperty("seen", True)
+    pauses[1].set()
+    qtbot.waitUntil(lambda: window.documents_button.text() == "Documents: work (loading… 75 %)", timeout=WAIT)
+    assert window.documents_menu.actions()[0].property("seen") is True  # the menu was not made again
+    pauses[3].set()
+    qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)
+    assert window.documents_button.text() == "Documents: work"

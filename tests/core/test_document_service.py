@@ -648,3 +648,27 @@ def test_an_idle_save_overtaken_by_a_passphrase_change_is_made_again_under_the_n
     assert changed
     assert index_file.read(vault.path, vault.cipher)[0]  # sealed under the new key
     assert service.close(CLOSE_WAIT)
+
+
+def test_an_unlock_that_reads_the_rows_says_how_far_it_has_come(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
+    """#43: with no saved index (the first unlock after an upgrade, a damaged file), an
+    unlock reads every passage from the vault: six minutes at a million passages, which
+    the window showed as "loading…" without an end in sight. It now hears how far the load
+    has come, at each whole percent (checked every row here instead of every 500)."""
+    import core.documents
+    from core.document_protocol import LoadingIndex
+
+    monkeypatch.setattr(core.documents, "CHECK_EVERY", 1)
+    _stored(vault, documents=4, per_document=25)
+    events: queue.Queue = queue.Queue()
+    service = DocumentService(vault, lambda _command: None, BUNDLED, events.put)
+    service.start()
+    loaded: Future = Future()
+    service.load_index(done=loaded)
+    assert loaded.result(timeout=WAIT) == 100
+    seen = []
+    while not seen or not isinstance(seen[-1], Ready):
+        seen.append(events.get(timeout=WAIT))
+    steps = [(e.done, e.total) for e in seen if isinstance(e, LoadingIndex)]
+    assert steps == [(n, 100) for n in range(1, 101)]
+    assert service.close(CLOSE_WAIT)
