@@ -84,6 +84,7 @@ from storage.documents.store import DocumentStore
 from storage.vault import Vault
 
 log = logging.getLogger(__name__)
+SAVE_ATTEMPTS = 3  # of an index save that passphrase changes overtake, one after another
 CLOSE_TIMEOUT = 1.5
 
 
@@ -239,10 +240,13 @@ class DocumentService(DocumentCalls):
                 raise Stopped()
 
         try:
-            try:
-                size = self._ingestion.save_index(check)
-            except KeyChanged:  # a passphrase change retired the key midway: under the new one
-                size = self._ingestion.save_index(check)
+            for attempt in range(SAVE_ATTEMPTS):
+                try:
+                    size = self._ingestion.save_index(check)
+                    break
+                except KeyChanged:  # a passphrase change retired the key midway: under the new one
+                    if attempt + 1 == SAVE_ATTEMPTS:
+                        raise
             log.info("search index saved (%d passages, %.1f MB)", len(self._indexes), size / 1e6)
         except Stopped as stop:
             if stop.closing:
@@ -250,7 +254,7 @@ class DocumentService(DocumentCalls):
         except VaultClosed as exc:
             raise Stopped(closing=True) from exc
         except Exception as exc:  # a full disk, say: the next unlock reads the vault instead
-            if self._closing.is_set():
+            if self._closing.is_set() or self._store.vault.closed:
                 raise Stopped(closing=True) from exc
             log.warning("the search index was not saved (%s: %s); the next unlock reads the vault",
                         type(exc).__name__, getattr(exc, "strerror", None) or "", exc_info=not isinstance(exc, OSError))

@@ -117,7 +117,7 @@ class Ingestion:
         self.steps = steps
         self._saved = 0  # the index's changes when it was last saved or restored
         self._unsaved = False  # no usable file: the next save is due whatever changed
-        self._sealed_with: object = None  # the vault's key then (a passphrase change retires it)
+        self._sealed_with: int | None = None  # the vault's key then (a passphrase change retires it)
 
     # Index ------------------------------------------------------------------------
     def load(self, documents: Mapping[int, Sequence[Document]] | None = None,
@@ -162,15 +162,18 @@ class Ingestion:
     def _restore(self, paths: Mapping[int, str]) -> list[int] | None:
         """The ids of the rows the saved index does not hold (None: it holds nothing usable,
         so every row is read); ``paths``: each document's path now."""
+        key = self.store.sealing_key()  # before the file is read: a change meanwhile makes a save due
         try:
             header, arrays = self.store.saved_index()
         except UnusableIndexFile as exc:
             log.info("the saved search index is not used (%s): it is built from the vault", exc)
+            self.store.drop_saved_index()
             self._unsaved = True  # saved as soon as it holds anything
             return None
         except Exception as exc:  # the file is never the truth: whatever it does, the rows answer
             log.warning("the saved search index could not be read (%s): it is built from the vault",
                         type(exc).__name__)
+            self.store.drop_saved_index()
             self._unsaved = True
             return None
         rows_now = self.store.chunk_nonces(self.steps.check)
@@ -183,7 +186,7 @@ class Ingestion:
             return None
         del arrays
         self._saved = 0  # the restored index counts what it left out as changes
-        self._sealed_with = self.store.sealing_key()
+        self._sealed_with = key
         return np.setdiff1d(rows_now[0], self.indexes.ids(), assume_unique=True).tolist()
 
     def index_due(self) -> bool:
@@ -193,7 +196,7 @@ class Ingestion:
         changed = self.indexes.changes - self._saved
         if self._unsaved:
             return changed > 0
-        if self._sealed_with is not self.store.sealing_key():
+        if self._sealed_with != self.store.sealing_key():
             # A passphrase change removed the file: the next unlock would read every row
             # (minutes at a million passages) unless it is sealed again under the new key.
             return len(self.indexes) > 0

@@ -216,6 +216,7 @@ class FieldCipher:
 
     def __init__(self, data_key: bytes, vault_id: str = "", format: int = FORMAT_VERSION) -> None:
         self._keys: list[AESGCM] = [AESGCM(data_key)]
+        self._epoch = 0  # which key writes: one more at each committed passphrase change
         self.vault_id = vault_id
         self.format = format
 
@@ -253,16 +254,18 @@ class FieldCipher:
             "storage.crypto", "{table}.{column} of row {row_id} was changed outside Hearth or is "
             "damaged").format(table=table, column=column, row_id=row_id))
 
-    def sealing_key(self) -> object:
-        """What a new ciphertext is sealed with now, as a token to compare (``is``): it
-        changes when a passphrase change commits (``promote``)."""
-        return self._require()[0]
+    def sealing_key(self) -> int:
+        """Which key a new ciphertext is sealed with now, as a number to compare (not the
+        key): it changes when a passphrase change commits (``promote``)."""
+        self._require()
+        return self._epoch
 
     def writing_key_only(self) -> FieldCipher:
         """A cipher that reads and writes with this one's current key alone (a passphrase
         change reads the old rows with it: a row under any other key is not taken as old)."""
         copy = FieldCipher.__new__(FieldCipher)
         copy._keys, copy.vault_id, copy.format = self._require()[:1], self.vault_id, self.format
+        copy._epoch = self._epoch
         return copy
 
     def stage(self, next_key: bytes) -> None:
@@ -275,6 +278,7 @@ class FieldCipher:
         decrypts them after it (an index being built, say). The next unlock has the new
         key alone. A cipher locked meanwhile stays locked."""
         self._keys = self._keys[-1:] + self._keys[:1]
+        self._epoch += 1
 
     def unstage(self) -> None:
         """The change rolled back: the staged key goes."""

@@ -228,7 +228,7 @@ class Vault:
             # (the app asks for one at once). A save of it running now is not kept.
             with KEY_CHANGE:
                 self.cipher.promote()
-                index_file.remove(self.path)
+                index_file.remove(self.path, partial=True)
         backup = None
         if backups is not None and not self._closed:
             try:  # under a new name, without rotating: the old ones are erased below

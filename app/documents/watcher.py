@@ -16,8 +16,11 @@ Links are not followed, as an import does not follow them out of its folder.
 
 The folders are listed on a thread of their own, never on the window's: a collection on a
 network drive (a firm's file server) can take seconds or minutes to walk, and one whose
-server is gone can hold a listing for good. One walk runs at a time; a newer list waits
-for it and a list walked after a newer one was asked for is not applied.
+server is gone can hold a listing for good. One walk runs at a time, and a newer list
+waits for it; a list walked after a newer one was asked for is not applied. A walk held
+on one folder for longer than ``PATIENCE_S`` does not hold the rest: the next list is
+walked by another thread, which leaves that folder out (its server does not answer; the
+periodic check covers it) until the held walk ends.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -34,22 +38,31 @@ from core.documents import Collection
 
 log = logging.getLogger(__name__)
 MAX_FOLDERS = 2000
+PATIENCE_S = 30.0  # a folder listed for longer than this is on a server that does not answer
 QUIET_MS = 1500  # a burst's changes within this of each other are one catch-up
+
+
+class _Relay(QObject):
+    """Carries a walk's result to the window's thread. It has no parent, and the walking
+    thread holds it: the window closing meanwhile never leaves a walk emitting on an
+    object Qt has deleted (its connection to the watcher simply goes)."""
+
+    walked = Signal(int, object)  # a list's number, and each folder's collections
 
 
 class FolderWatcher(QObject):
     """Watches the collections' folders; ``sync(collection_id)`` when one changed."""
 
-    _walked = Signal(int, object)  # a list's number, and each folder's collections
-
     def __init__(self, sync: Callable[[int], None], parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._sync = sync
         self._generation = 0  # of the newest list asked for
-        self._lock = threading.Lock()
-        self._walking = False
+        self._lock = threading.Lock()  # guards the three below, shared with the walking threads
         self._next: tuple[int, list[tuple[int, list[str]]]] | None = None
-        self._walked.connect(self._apply)
+        self._walkers = 0
+        self._listing: dict[int, tuple[str, float]] = {}  # a walking thread: its folder, since when
+        self._relay = _Relay()
+        self._relay.walked.connect(self._apply)
         self._watcher = QFileSystemWatcher(self)
         self._watcher.directoryChanged.connect(self._changed)
         self._owners: dict[str, set[int]] = {}
@@ -66,36 +79,52 @@ class FolderWatcher(QObject):
         wanted = [(c.id, list(c.sources)) for c in collections if c.sources]
         with self._lock:
             self._next = (self._generation, wanted) if wanted else None
-            start = bool(wanted) and not self._walking  # else the walk running takes it up next
-            self._walking = self._walking or start
+            # A walking thread takes this list up when its own ends, unless every one is
+            # held by a server that does not answer: then one more.
+            start = bool(wanted) and self._walkers == len(self._held())
+            self._walkers += start
         if not wanted:
             self._apply(self._generation, {})
         elif start:
-            threading.Thread(target=self._walk, name="folder-walk", daemon=True).start()
+            threading.Thread(target=self._walk, args=(self._relay,), name="folder-walk", daemon=True).start()
 
-    def _walk(self) -> None:
+    def _held(self) -> list[str]:
+        """The folder each held walking thread has waited on for longer than ``PATIENCE_S``
+        (under the lock)."""
+        now = time.monotonic()
+        return [source for source, since in self._listing.values() if now - since > PATIENCE_S]
+
+    def _walk(self, relay: _Relay) -> None:
         """On its own thread: the newest list asked for, then again while one waits."""
-        while True:
-            with self._lock:
-                job, self._next = self._next, None
+        me = threading.get_ident()
+        try:
+            while True:
+                with self._lock:
+                    job, self._next = self._next, None
                 if job is None:
-                    self._walking = False
                     return
-            generation, wanted = job
-            owners: dict[str, set[int]] = {}
-            for collection_id, sources in wanted:
-                for source in sources:
-                    try:
-                        found = _folders(Path(source), MAX_FOLDERS - len(owners))
-                    except OSError:  # gone meanwhile, or unreadable: the periodic check covers it
-                        found = []
-                    for folder in found:
-                        owners.setdefault(folder, set()).add(collection_id)
-            try:
-                self._walked.emit(generation, owners)
-            except RuntimeError:  # the window went meanwhile
-                log.debug("the folder watcher went before its walk ended")
-                return
+                generation, wanted = job
+                owners: dict[str, set[int]] = {}
+                for collection_id, sources in wanted:
+                    for source in sources:
+                        with self._lock:
+                            if source in self._held():
+                                continue  # another thread waits on its server: left out
+                            self._listing[me] = (source, time.monotonic())
+                        try:
+                            found = _folders(Path(source), MAX_FOLDERS - len(owners))
+                        except OSError:  # gone meanwhile, or unreadable: the periodic check covers it
+                            found = []
+                        finally:
+                            with self._lock:
+                                self._listing.pop(me, None)
+                        for folder in found:
+                            owners.setdefault(folder, set()).add(collection_id)
+                relay.walked.emit(generation, owners)
+        finally:
+            with self._lock:
+                self._walkers -= 1
+                self._listing.pop(me, None)
 
     @Slot(int, object)
     def _apply(self, generation: int, owners: dict[str, set[int]]) -> None:

@@ -31,6 +31,7 @@ from typing import IO, Any
 import numpy as np
 
 from storage.crypto import KEY_CHANGE, DamagedVault, FieldCipher
+from storage.db import VaultClosed
 from storage.paths import open_private
 
 MAGIC = b"HEARTH-INDEX\x01"
@@ -54,9 +55,17 @@ def path_for(vault_path: Path) -> Path:
     return vault_path.with_name(vault_path.name + ".index")
 
 
-def remove(vault_path: Path) -> None:
+def remove(vault_path: Path, partial: bool = False) -> None:
+    """The index file; with ``partial``, also every save's partial file, whatever its age
+    (a passphrase change: none may stay under the old key; a save still writing one finds
+    it gone or is refused at its end)."""
     with contextlib.suppress(FileNotFoundError):
         path_for(vault_path).unlink()
+    if partial:
+        target = path_for(vault_path)
+        for old in target.parent.glob(f"{glob.escape(target.name)}*.partial"):
+            with contextlib.suppress(OSError):
+                old.unlink()
 
 
 Item = tuple[str, np.dtype, tuple[int, ...], Iterable[Any]]  # name, dtype, shape, its pieces
@@ -101,7 +110,7 @@ def _sweep(target: Path) -> None:
 
 
 def write(vault_path: Path, cipher: FieldCipher, header: dict[str, Any], items: list[Item],
-          check: Callable[[], None] = lambda: None, key: object = None) -> int:
+          check: Callable[[], None] = lambda: None, key: int | None = None) -> int:
     """Seal ``header`` (JSON) and ``items`` into the vault's index file, replacing it only
     once whole (a partial name, flushed to disk, then renamed); returns its size. ``check``
     is called between frames and may raise to stop: the partial file goes. ``key``: the
@@ -136,7 +145,11 @@ def write(vault_path: Path, cipher: FieldCipher, header: dict[str, Any], items: 
             out.flush()
             os.fsync(out.fileno())
         with KEY_CHANGE:
-            if cipher.sealing_key() is not key:
+            try:
+                now = cipher.sealing_key()
+            except RuntimeError as exc:  # the key is gone: the vault was closed
+                raise VaultClosed() from exc
+            if now != key:
                 raise KeyChanged()
             os.replace(partial, target)
     except BaseException:

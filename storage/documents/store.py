@@ -390,7 +390,12 @@ class DocumentStore:
         """What the sealed index file holds (``index_file.UnusableIndexFile`` if nothing usable)."""
         return index_file.read(self.vault.path, self._cipher)
 
-    def sealing_key(self) -> object:
+    def drop_saved_index(self) -> None:
+        """Delete an index file that does not open here (another key, damage): nothing can
+        use it, and one sealed with a retired key must not stay until the next save."""
+        index_file.remove(self.vault.path)
+
+    def sealing_key(self) -> int:
         """The vault's key now, as a token (a passphrase change makes a new one)."""
         try:
             return self._cipher.sealing_key()
@@ -398,7 +403,7 @@ class DocumentStore:
             raise VaultClosed() from exc
 
     def save_index(self, header: dict[str, Any], items: list[index_file.Item],
-                   check: Callable[[], None] = lambda: None, key: object = None) -> int:
+                   check: Callable[[], None] = lambda: None, key: int | None = None) -> int:
         """Seal the index into its file beside the vault; its size. ``key``: the
         ``sealing_key`` when the rows' nonces were read (``index_file.write``)."""
         return index_file.write(self.vault.path, self._cipher, header, items, check, key)

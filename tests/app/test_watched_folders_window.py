@@ -116,36 +116,79 @@ def test_a_folder_deleted_and_made_again_is_watched_again(qtbot, tmp_path: Path)
     qtbot.waitUntil(lambda: str(folder) in watcher.watched(), timeout=QUIET_MS * 10)
 
 
-def test_folders_are_listed_off_the_window_s_thread_and_the_newest_list_wins(qtbot, tmp_path: Path,
-                                                                             monkeypatch) -> None:
-    """A collection on a network drive was walked on the window's thread at every list
-    (each import, each five-minute check): seconds to minutes of a frozen window on a slow
-    file server, for good on one that is gone. The walk now runs on a thread of its own;
-    a list asked for while one is walked waits for it, and only the newest is applied."""
+def _slow_server(monkeypatch, slow: Path):
+    """``os.walk`` as the watcher calls it, held at ``slow`` until released; and where it ran."""
     import threading
 
     from app.documents import watcher as watcher_module
 
-    slow, quick = tmp_path / "file-server", tmp_path / "laptop"
-    slow.mkdir()
-    quick.mkdir()
-    release = threading.Event()
+    entered, release = threading.Event(), threading.Event()
     walked_on: list[bool] = []
     real_walk = os.walk
 
     def walk(top, *args, **kwargs):  # type: ignore[no-untyped-def]
         walked_on.append(threading.current_thread() is threading.main_thread())
         if str(top) == str(slow):
+            entered.set()
             assert release.wait(60)  # a server that answers late
         yield from real_walk(top, *args, **kwargs)
 
     monkeypatch.setattr(watcher_module.os, "walk", walk)
+    return entered, release, walked_on
+
+
+def _added(watcher: FolderWatcher, monkeypatch) -> list[str]:
+    added: list[str] = []
+    real = watcher._watcher.addPaths
+    monkeypatch.setattr(watcher._watcher, "addPaths", lambda paths: (added.extend(paths), real(paths))[1])
+    return added
+
+
+def test_folders_are_listed_off_the_window_s_thread_and_the_newest_list_wins(qtbot, tmp_path: Path,
+                                                                             monkeypatch) -> None:
+    """A collection on a network drive was walked on the window's thread at every list
+    (each import, each five-minute check): seconds to minutes of a frozen window on a slow
+    file server, for good on one that is gone. The walk now runs on a thread of its own;
+    a list asked for while one is walked waits for it, and only the newest is applied."""
+    slow, quick = tmp_path / "file-server", tmp_path / "laptop"
+    slow.mkdir()
+    quick.mkdir()
+    entered, release, walked_on = _slow_server(monkeypatch, slow)
     watcher = FolderWatcher(lambda _id: None)
+    added = _added(watcher, monkeypatch)
     watcher.follow([Collection(1, "archive", [str(slow)])])  # returns while the server is silent
+    assert entered.wait(60)
     watcher.follow([Collection(2, "notes", [str(quick)])])  # asked meanwhile: waits its turn
     assert watcher.watched() == []
     release.set()
     qtbot.waitUntil(lambda: watcher.watched() == [str(quick)], timeout=QUIET_MS * 10)
+    assert str(slow) not in added  # the older list, walked last but one, was not applied
     assert walked_on and not any(walked_on)
     watcher.follow([])
     assert watcher.watched() == []
+
+
+def test_a_server_that_does_not_answer_holds_only_its_own_folder(qtbot, tmp_path: Path, monkeypatch) -> None:
+    """A walk held for good on one folder (its server is gone) held every later list too:
+    no collection made afterwards was watched until Hearth restarted. Past ``PATIENCE_S``
+    (0 here) the next list is walked by another thread, without that folder."""
+    from app.documents import watcher as watcher_module
+
+    monkeypatch.setattr(watcher_module, "PATIENCE_S", 0.0)
+    slow, quick = tmp_path / "file-server", tmp_path / "laptop"
+    slow.mkdir()
+    quick.mkdir()
+    entered, release, _walked_on = _slow_server(monkeypatch, slow)
+    watcher = FolderWatcher(lambda _id: None)
+    added = _added(watcher, monkeypatch)
+    watcher.follow([Collection(1, "archive", [str(slow)])])
+    assert entered.wait(60)
+    both = [Collection(1, "archive", [str(slow)]), Collection(2, "notes", [str(quick)])]
+    watcher.follow(both)  # while the server is still silent
+    qtbot.waitUntil(lambda: watcher.watched() == [str(quick)], timeout=QUIET_MS * 10)
+    release.set()  # the server answers at last: the held walk's old list is not applied
+    qtbot.waitUntil(lambda: watcher._walkers == 0, timeout=QUIET_MS * 10)  # and it has ended
+    assert watcher.watched() == [str(quick)]
+    watcher.follow(both)
+    qtbot.waitUntil(lambda: sorted(watcher.watched()) == sorted([str(slow), str(quick)]), timeout=QUIET_MS * 10)
+    assert added.count(str(slow)) == 1

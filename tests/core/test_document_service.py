@@ -584,15 +584,20 @@ def test_an_index_that_cannot_load_refuses_searches_at_once_and_says_why(
 
     from sqlalchemy.exc import OperationalError
 
+    import core.documents
     from core.document_protocol import DocumentsUnavailable, JobFailed, Unavailable
 
     work = _stored(vault)
     asked = threading.Event()
+    real = DocumentStore.iter_chunks
+    monkeypatch.setattr(core.documents, "CHECK_EVERY", 1)  # the load answers what came in at each row
 
     def unreadable(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        assert asked.wait(WAIT)  # a search is waiting for the load
+        rows = real(self, *args, **kwargs)
+        yield next(rows)
+        assert asked.wait(WAIT)  # a search was asked; the row after this one takes it in
+        yield next(rows)
         raise OperationalError("SELECT", {}, sqlite3.OperationalError("disk I/O error"))
-        yield  # a generator, as the store's own
 
     monkeypatch.setattr(DocumentStore, "iter_chunks", unreadable)
     events: queue.Queue = queue.Queue()
@@ -601,7 +606,7 @@ def test_an_index_that_cannot_load_refuses_searches_at_once_and_says_why(
     loaded: Future = Future()
     service.load_index(done=loaded)
     during = service.find("heron", [work], [], timeout=10 * WAIT)  # a timer that would not end it
-    asked.set()
+    asked.set()  # it waits for the load (``Lookups.waiting``) when the load fails
     with pytest.raises(DocumentsUnavailable) as refused:
         during.result(timeout=WAIT)
     why = str(refused.value)

@@ -592,3 +592,73 @@ def test_whether_a_save_is_due_once_the_vault_is_closed_is_a_closed_vault_not_a_
     vault.close()
     with pytest.raises(VaultClosed):
         ingestion.index_due()
+
+
+def test_a_passphrase_change_also_removes_partial_files_and_an_unlock_drops_a_file_it_cannot_open(
+        vault: Vault) -> None:
+    """A save that died midway (a crash) leaves a partial file under the key of its time,
+    swept only once an hour old; and a file under a retired key (a terminal command still
+    running with the old one may write it) stayed beside the vault until the next save.
+    The change removes every partial file, and an unlock deletes a file it cannot open."""
+    _filled(vault)
+    _, ingestion = _unlock(vault)
+    ingestion.save_index(lambda: None)
+    saved = index_file.path_for(vault.path)
+    under_old_key = saved.read_bytes()
+    crashed = saved.with_name(saved.name + ".00000000000000aa.partial")
+    crashed.write_bytes(under_old_key[:100])
+    vault.change_passphrase(PASSPHRASE, "another long passphrase 42", FAST_KDF)
+    assert not crashed.exists()
+    saved.write_bytes(under_old_key)  # as a terminal command with the old key would
+    vault.close()
+    reopened = Vault.open(vault.path, "another long passphrase 42")
+    try:
+        _, reloaded = _unlock(reopened)
+        assert not saved.exists() and reloaded.index_due()
+    finally:
+        reopened.close()
+
+
+def test_a_passphrase_change_while_the_saved_index_is_read_makes_a_save_due(vault: Vault) -> None:
+    """The key the index counts as sealed with is the one of the file it read: a change
+    that commits while the rows are compared with it leaves a save due, or the next unlock
+    reads every row again."""
+    _filled(vault)
+    _, ingestion = _unlock(vault)
+    ingestion.save_index(lambda: None)
+
+    class ChangingSteps(_Steps):
+        changed = False
+
+        def check(self) -> None:
+            if not self.changed:
+                self.changed = True
+                vault.change_passphrase(PASSPHRASE, "another long passphrase 42", FAST_KDF)
+
+    steps = ChangingSteps()
+    reloaded = Ingestion(_Counting(vault), Indexes(), steps)  # type: ignore[arg-type]
+    reloaded.load()
+    assert steps.changed and reloaded.index_due()
+
+
+def test_a_save_that_finds_the_vault_locked_at_its_end_is_a_closed_vault(vault: Vault,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Locked between the file's last frame and its being put in place: the key is gone,
+    which is a closed vault (the service stops quietly), not an internal error."""
+    from storage.db import VaultClosed
+
+    _filled(vault)
+    _, ingestion = _unlock(vault)
+    real, asked = vault.cipher.sealing_key, []
+
+    def then_locked() -> int:
+        asked.append(1)
+        if len(asked) > 1:  # the check before the file is put in place
+            vault.cipher.forget()
+        return real()
+
+    monkeypatch.setattr(vault.cipher, "sealing_key", then_locked)
+    with pytest.raises(VaultClosed):
+        ingestion.save_index(lambda: None)
+    assert not index_file.path_for(vault.path).exists()
+    assert not list(vault.path.parent.glob("*.partial"))
