@@ -190,8 +190,12 @@ def opened(chat: bool = False, engine: str = "", read_only: bool = False, model:
             events: queue.Queue[Any] = queue.Queue()
             # No re-embedding in the background here: a command does what it was asked (an
             # import re-embeds the collection it adds to first, if it was on another model).
+            # A command that only reads writes nothing of its own, not even the index file
+            # (a save it began would be cut off at its end; one with a key that a passphrase
+            # change in the window has retired meanwhile must not be put in place).
             service = session.documents(client.worker.submit, loaded.model or embedding_model().sha256,
-                                        events.put, stop_within=5.0, follow_model=False)
+                                        events.put, stop_within=5.0, follow_model=False,
+                                        save_when_idle=not read_only)
             documents = Documents(service, client, events, lambda: session.engines)
             loaded_index: Future = Future()
             service.load_index(done=loaded_index)

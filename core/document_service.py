@@ -92,12 +92,15 @@ class DocumentService(DocumentCalls):
     def __init__(self, vault: Vault, submit: Callable[[Embed | CountTokens], None],
                  embedding_model: str,
                  sink: Callable[[object], None], follow_model: bool = True,
-                 parser: IsolatedParser | None = None, read_ahead: bool = True) -> None:
+                 parser: IsolatedParser | None = None, read_ahead: bool = True,
+                 save_when_idle: bool = True) -> None:
         """``submit`` reaches the inference worker; ``embedding_model`` is the sha256 new
         vectors are made with; ``read_ahead``: the parser child reads the next file while
         this one is embedded (off only to measure what it gains: benchmarks/documents_bench);
         with ``follow_model`` collections on another model are
-        re-embedded in the background once the index is loaded."""
+        re-embedded in the background once the index is loaded; without ``save_when_idle``
+        (a terminal command that only reads) the index is sealed into its file only when
+        asked (``SaveIndex``), never on its own."""
         self._store = DocumentStore(vault)
         # Each model's index keeps its own relevance floor (e5's 0.76, MiniLM's 0.2).
         # The passages' texts stay in the vault, read for the hits (a million passages'
@@ -109,6 +112,7 @@ class DocumentService(DocumentCalls):
         self._sink = sink
         self._model = embedding_model
         self._follow = follow_model
+        self._save_when_idle = save_when_idle
         self._parser = parser or IsolatedParser()
         # Text recognition in a child of its own (more memory; started at the first scan).
         self._ocr = IsolatedParser(memory_limit=OCR_MEMORY_LIMIT)
@@ -201,7 +205,8 @@ class DocumentService(DocumentCalls):
                     self._run_job(self._pending.popleft())
                     continue
                 self._set_busy(False)
-                self._save_index()  # answers what comes meanwhile: a job it queued runs next
+                if self._save_when_idle:
+                    self._save_index()  # answers what comes meanwhile: a job it queued runs next
                 if self._pending:
                     continue
                 self._take(self._inbox.get())

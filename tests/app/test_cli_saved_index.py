@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.docs import docs_add, docs_sync
+from cli.docs import docs_add, docs_search, docs_sync
 from core.documents import Ingestion
 from core.vault import vault_path
 from storage.documents import index_file
@@ -78,6 +78,10 @@ def test_docs_add_and_sync_save_the_index_that_the_next_unlock_loads(
 
     # Without a usable file the next command that writes saves one, whatever it changed.
     saved.unlink()
+    # A command that only reads writes no file (it would be cut off at its end, and a
+    # terminal command may be running still with a key the window has retired).
+    assert _command(monkeypatch, lambda: docs_search("birds", "Where do herons nest?", 3, False, "hybrid")) == 0
+    assert not saved.exists()
     assert _command(monkeypatch, lambda: docs_sync("birds")) == 0
     assert saved.exists()
     assert _unlock(caplog) == (stored, stored, 0)
