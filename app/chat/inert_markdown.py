@@ -70,8 +70,12 @@ COPY_SCHEME = "hearth-copy"  # MarkdownView's own "Copy code" links: hearth-copy
 
 def _refuse_copy_links(document: QTextDocument) -> None:
     """A link the model wrote to look like a "Copy code" one opens nothing and copies
-    nothing: its address is made invalid (clicking it asks, as for any link)."""
-    cursor = QTextCursor(document)
+    nothing: its address is made invalid (clicking it asks, as for any link).
+
+    The links are changed after the walk, not during it: Qt merges a changed piece of text
+    into the one before it when their formats are now the same ("[a](invalid:hearth-copy:0)"
+    just before "[b](hearth-copy:0)"), freeing the piece the walk stands on (a crash)."""
+    refused: list[tuple[int, int, QTextCharFormat]] = []
     block = document.begin()
     while block.isValid():
         fragments = block.begin()
@@ -80,11 +84,14 @@ def _refuse_copy_links(document: QTextDocument) -> None:
             fmt = fragment.charFormat()
             if fmt.isAnchor() and QUrl(fmt.anchorHref()).scheme().lower() == COPY_SCHEME:
                 fmt.setAnchorHref("invalid:" + fmt.anchorHref())
-                cursor.setPosition(fragment.position())
-                cursor.setPosition(fragment.position() + fragment.length(), QTextCursor.MoveMode.KeepAnchor)
-                cursor.setCharFormat(fmt)
+                refused.append((fragment.position(), fragment.length(), fmt))
             fragments += 1
         block = block.next()
+    cursor = QTextCursor(document)
+    for position, length, fmt in refused:  # a format change moves no text
+        cursor.setPosition(position)
+        cursor.setPosition(position + length, QTextCursor.MoveMode.KeepAnchor)
+        cursor.setCharFormat(fmt)
 
 
 def image_link_colour() -> QColor:

@@ -39,12 +39,15 @@ from app.chat.inert_markdown import (
     placeholder_resource,
     render_markdown,
 )
+from app.shell import style
+from app.shell.style import shade
 from i18n import translate
 
 # While streaming, the open block at the end is rendered again on each update only while
 # it is shorter than this; past it (a long code block, say) new text is appended as plain
 # text in the block's style until the block is finished, or the answer is.
 TAIL_LIMIT = 2_000
+MARK_LIMIT = 500  # places the chat search marks in one text, at most
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 
@@ -131,6 +134,7 @@ class MarkdownView(QTextBrowser):
         self._tail_plain = False  # the open block grew past TAIL_LIMIT: text is appended as is
         # The last finished block's formats, its list and that list's format (to make it again).
         self._end_block: tuple[QTextBlockFormat, QTextCharFormat, Any, Any] | None = None
+        self._needle = ""  # the chat search's words, marked again after each rendering (mark)
 
     def loadResource(self, type: int, name: QUrl | str) -> Any:  # noqa: A002 - Qt's signature
         return placeholder_resource(type)  # never fetch or read anything an answer points at
@@ -144,6 +148,7 @@ class MarkdownView(QTextBrowser):
         self.code_blocks = []
         if final:
             self._add_copy_links()
+        self._mark_again()
 
     def _add_copy_links(self) -> None:
         document = self.document()
@@ -186,6 +191,26 @@ class MarkdownView(QTextBrowser):
         self._source = text
         self._streaming = False
         self.setPlainText(text)
+        self._mark_again()
+
+    def mark(self, needle: str) -> int:
+        """Mark where ``needle`` occurs (as the chat search finds it: case aside); how many
+        places. The marks are found again after each rendering: they are cursors, which
+        Qt moves with each edit, so a re-rendered text left them empty, or one over all
+        the new text (a mark that ended where the re-rendered part starts)."""
+        self._needle = needle
+        spans: list[tuple[int, int]] = []
+        document = self.document()
+        cursor = document.find(needle) if needle else None
+        while cursor is not None and not cursor.isNull() and len(spans) < MARK_LIMIT:
+            spans.append((cursor.selectionStart(), cursor.selectionEnd()))
+            cursor = document.find(needle, cursor)
+        self.setExtraSelections(shade(self, spans, style.current().mark))
+        return len(spans)
+
+    def _mark_again(self) -> None:
+        if self._needle:  # (only while a search is on: it reads the whole text)
+            self.mark(self._needle)
 
     def stream_markdown(self, text: str) -> None:
         """Show a longer version of a streaming answer, rendering only what is new.
@@ -198,18 +223,36 @@ class MarkdownView(QTextBrowser):
         """
         if not self._streaming or not text.startswith(self._source):
             self._restart(text)
+            self._mark_again()
             return
         previous = len(self._source)
         if len(text) == previous:
             return
         self._source = text
+        # The reader's selection is a cursor Qt moves with the edits below: one that ends
+        # where they start would grow over all the new text (and Ctrl+C copy it). It is
+        # kept to the text before them (kept), which they leave as it was.
+        selected = self.textCursor()
+        anchor, position = selected.anchor(), selected.position()
+        kept = self._tail_start if self._committed else 0
         boundary = self._scanner.feed(text)
         if boundary > self._committed:
             self._render_tail(boundary)
         elif self._tail_plain or len(text) - self._committed > TAIL_LIMIT:
+            kept = self.document().characterCount() - 1
             self._append_plain(text[previous:])
         else:
             self._render_tail(None)
+        if anchor != position:
+            self._select(min(anchor, kept), min(position, kept))
+        self._mark_again()
+
+    def _select(self, anchor: int, position: int) -> None:
+        selected = self.textCursor()
+        if (selected.anchor(), selected.position()) != (anchor, position):
+            selected.setPosition(anchor)
+            selected.setPosition(position, QTextCursor.MoveMode.KeepAnchor)
+            self.setTextCursor(selected)
 
     def _restart(self, text: str) -> None:
         """A full rendering of the finished blocks of text, then its open block."""

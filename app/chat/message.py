@@ -23,9 +23,7 @@ from app.chat.markdown import MarkdownView
 from app.chat.message_actions import MessageActions
 from app.chat.sources import SourceList
 from app.chat.tool_calls import ToolCallsView
-from app.shell import style
 from app.shell.a11y import named
-from app.shell.style import shade
 from app.shell.text import plain
 from core.answers import shown
 from core.attachments import attached_names, from_stats
@@ -151,15 +149,7 @@ class MessageWidget(QFrame):
     def highlight(self, query: str) -> int:
         """Mark where ``query`` occurs in the text (as the chat search finds it: case
         aside); how many places."""
-        needle = query.strip()
-        spans: list[tuple[int, int]] = []
-        document = self.body.document()
-        cursor = document.find(needle) if needle else None
-        while cursor is not None and not cursor.isNull() and len(spans) < 500:
-            spans.append((cursor.selectionStart(), cursor.selectionEnd()))
-            cursor = document.find(needle, cursor)
-        self.body.setExtraSelections(shade(self.body, spans, style.current().mark))
-        return len(spans)
+        return self.body.mark(query.strip())  # (and again after each rendering)
 
     def set_versions(self, versions: tuple[int, ...]) -> None:
         """Which of its versions this is: "‹ 2/3 ›" when there is more than one."""
