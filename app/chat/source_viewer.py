@@ -74,6 +74,10 @@ def _converted(pcm: bytes, target: Any) -> tuple[Any, bytes]:
     return out, (np.clip(frames, -1.0, 1.0) * 32767).astype("<i2").tobytes()
 
 
+def _one_break(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def _utf16(text: str, index: int) -> int:
     """Qt's position (UTF-16 units) of Python's ``text[index]``: they differ after an emoji."""
     return len(text[:index].encode("utf-16-le")) // 2
@@ -224,7 +228,10 @@ class SourceViewer(QDialog):
 
     def show_page(self, text: str) -> None:
         """The page's indexed text, the passage marked and scrolled to, the words shaded."""
-        passage = str(self.source.get("text") or "").strip()
+        # Qt holds a Windows or old Mac line break as one character: positions are counted
+        # in the text as Qt will hold it.
+        text = _one_break(text)
+        passage = _one_break(str(self.source.get("text") or "")).strip()
         if not text:
             text = passage
             self.page_label.setText(translate("chat.source_viewer", "The rest of the page is no longer "

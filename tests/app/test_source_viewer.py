@@ -59,3 +59,14 @@ def test_the_mark_lands_on_the_passage_after_an_emoji_and_in_a_long_section(qtbo
     viewer.show_page(far + PASSAGE + far)
     assert viewer.page.extraSelections()[0].cursor.selectedText() == PASSAGE
     assert len(viewer.page.toPlainText()) < len(far) + len(PASSAGE)  # cut around it
+
+
+def test_the_mark_lands_on_the_passage_in_a_file_with_windows_line_endings(qtbot, tmp_path: Path) -> None:
+    """A text file written on Windows keeps its "\\r\\n" in the indexed text, and Qt holds
+    each as one break: the mark fell one character later per line before the passage."""
+    viewer = SourceViewer(source(tmp_path / "harbor.txt"), "fee?")
+    qtbot.addWidget(viewer)
+    viewer.show_page("line one\r\nline two\r\nline three\r\n" + PASSAGE + "\r\nafter\r\n")
+    assert viewer.page.extraSelections()[0].cursor.selectedText() == PASSAGE
+    viewer.show_page("old mac\rline\r" + PASSAGE)
+    assert viewer.page.extraSelections()[0].cursor.selectedText() == PASSAGE
