@@ -347,6 +347,13 @@ class MarkdownView(QTextBrowser):
         cursor = QTextCursor(self.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
         cursor.beginEditBlock()
+        fmt = cursor.charFormat()
+        if fmt.isAnchor():  # the line's style, not its last link: new text opens nothing
+            fmt.setAnchor(False)
+            fmt.setAnchorHref("")
+            fmt.clearForeground()
+            fmt.setFontUnderline(False)
+            cursor.setCharFormat(fmt)
         lines = suffix.split("\n")
         cursor.insertText(lines[0])
         for line in lines[1:]:

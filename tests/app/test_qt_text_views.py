@@ -122,3 +122,15 @@ def test_the_readers_selection_does_not_grow_over_new_text(qtbot) -> None:
     select(view, 0, 5)  # in the finished text: left as it is
     view.stream_markdown(long + ". And more.\n\nDone")
     assert view.textCursor().selectedText() == "Intro"
+
+
+def test_text_appended_after_a_link_at_the_end_of_a_long_block_is_not_part_of_it(qtbot) -> None:
+    """Past TAIL_LIMIT the open block's new text is appended as is, in the format of its
+    last character: after a link, the streamed words became part of the link."""
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    text = "word " * (TAIL_LIMIT // 5 + 10) + "[the harbour](https://example.org/harbour)"
+    view.stream_markdown(text)
+    view.stream_markdown(text + " and after it")
+    assert view.toPlainText().endswith("the harbour and after it")
+    assert [t for t, _href in links(view)] == ["the harbour"]
