@@ -23,7 +23,7 @@ from pathlib import Path
 from i18n import translate
 from storage.paths import data_dir
 
-FULL, READ_ONLY, IO, BUSY, CORRUPT = "full", "read-only", "io", "busy", "corrupt"
+FULL, READ_ONLY, IO, BUSY, CORRUPT, REKEYED = "full", "read-only", "io", "busy", "corrupt", "rekeyed"
 NEARLY_FULL = 1 << 20  # free bytes under which an I/O error is taken for a full disk
 
 _ERRNO = {
@@ -50,6 +50,12 @@ _SQLITE = (
 )
 
 
+class KeyChangedElsewhere(Exception):
+    """The vault's passphrase was changed by another Hearth (the window, while a terminal
+    command had the vault open): what this one would write is under a key nothing opens
+    any more, so it is not written (``storage.vault.Vault.transaction``)."""
+
+
 def _said() -> dict[str, str]:
     """What happened, per kind, in the interface language (built when asked, not at import)."""
     return {
@@ -59,6 +65,8 @@ def _said() -> dict[str, str]:
         IO: translate("storage.errors", "The disk reported a read or write error"),
         BUSY: translate("storage.errors", "Another program is holding Hearth's vault file"),
         CORRUPT: translate("storage.errors", "The vault file is damaged"),
+        REKEYED: translate("storage.errors", "Hearth's passphrase was changed elsewhere while this "
+                           "was open"),
     }
 
 
@@ -70,6 +78,7 @@ def _advice() -> dict[str, str]:
         BUSY: translate("storage.errors", "Close the other program; Hearth keeps trying."),
         CORRUPT: translate("storage.errors", "See Help ▸ Check vault; your automatic backups "
                            "are in the backups folder."),
+        REKEYED: translate("storage.errors", "Open Hearth again with the new passphrase."),
     }
 
 
@@ -116,6 +125,8 @@ def causes(exc: BaseException | None) -> Iterator[BaseException]:
 
 def _kind(exc: BaseException | None) -> str | None:
     for cause in causes(exc):
+        if isinstance(cause, KeyChangedElsewhere):
+            return REKEYED
         if isinstance(cause, OSError) and cause.errno in _ERRNO:
             return _ERRNO[cause.errno]
         if isinstance(cause, sqlite3.Error):

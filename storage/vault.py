@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import Connection, Engine, insert
+from sqlalchemy import Connection, Engine, insert, select
 from sqlalchemy.exc import OperationalError
 
 from i18n import translate
@@ -48,6 +48,7 @@ from storage.crypto import (
     open_envelope,
 )
 from storage.documents import index_file
+from storage.errors import KeyChangedElsewhere
 from storage.files import new_private_file
 from storage.reseal import add_message_lists, reseal
 from storage.vault_file import (
@@ -68,6 +69,11 @@ log = logging.getLogger(__name__)
 CLOSE_WAIT = 2.0  # seconds close() waits for a write under way
 
 
+def _envelope_text(conn: Connection) -> str | None:
+    """The key record as the file holds it."""
+    return conn.scalar(select(schema.vault_meta.c.value).where(schema.vault_meta.c.key == ENVELOPE_KEY))
+
+
 @dataclass(frozen=True)
 class PassphraseChanged:
     """What a passphrase change did beyond the vault itself, for the dialog to say."""
@@ -80,10 +86,13 @@ class PassphraseChanged:
 
 
 class Vault:
-    def __init__(self, path: Path, engine: Engine, cipher: FieldCipher) -> None:
+    def __init__(self, path: Path, engine: Engine, cipher: FieldCipher, envelope: str | None = None) -> None:
         self.path = path
         self.engine = engine
         self.cipher = cipher
+        # The key record this vault was opened with: a write commits only while it is still
+        # the file's (another Hearth may change the passphrase meanwhile: _same_key).
+        self._envelope = envelope
         self._closed = False
         self._write_lock = threading.RLock()
         # Backups and passphrase changes take turns: a backup copied under the old key and
@@ -96,6 +105,7 @@ class Vault:
         """A write transaction under the vault's write lock (see the module's docstring)."""
         with self._write_lock, self.engine.begin() as conn:
             yield conn
+            self._same_key(conn)
 
     @contextmanager
     def transaction_if_free(self) -> Iterator[Connection | None]:
@@ -107,8 +117,21 @@ class Vault:
         try:
             with self.engine.begin() as conn:
                 yield conn
+                self._same_key(conn)
         finally:
             self._write_lock.release()
+
+    def _same_key(self, conn: Connection) -> None:
+        """Before a write commits: the file's key record must still be the one this vault
+        holds the key of. Another Hearth that changed the passphrase meanwhile (the window,
+        while a terminal command had the vault open) re-encrypted every row with a new key;
+        a row written now with the old one would never open again, so the write is rolled
+        back (``KeyChangedElsewhere``, said to the user). Read after the writes, under
+        SQLite's write lock: no change can commit between this and the commit."""
+        if self._envelope is None:
+            return
+        if _envelope_text(conn) != self._envelope:
+            raise KeyChangedElsewhere()
 
     # Creating and opening ---------------------------------------------------------
     @staticmethod
@@ -136,7 +159,7 @@ class Vault:
         db.checkpoint(engine)
         engine.dispose()
         os.replace(partial, path)  # the vault appears complete, or not at all
-        return cls(path, db.make_engine(path), FieldCipher(data_key, vault_id))
+        return cls(path, db.make_engine(path), FieldCipher(data_key, vault_id), envelope.to_json())
 
     @classmethod
     def open(cls, path: Path, passphrase: str) -> Vault:
@@ -164,10 +187,12 @@ class Vault:
             data_key = open_envelope(passphrase, envelope)  # WrongPassphrase
             if envelope.format == LEGACY_FORMAT:
                 envelope = cls._migrate_format(engine, passphrase, envelope, data_key)
+            with engine.connect() as conn:
+                recorded = _envelope_text(conn)  # as stored: an older Hearth's may be laid out otherwise
         except BaseException:
             engine.dispose()
             raise
-        return cls(path, engine, FieldCipher(data_key, envelope.vault_id))
+        return cls(path, engine, FieldCipher(data_key, envelope.vault_id), recorded)
 
     @staticmethod
     def _migrate_format(engine: Engine, passphrase: str, envelope: Envelope, data_key: bytes) -> Envelope:
@@ -207,6 +232,8 @@ class Vault:
     def _change_passphrase(self, old: str, new: str, kdf: KdfParams | None,
                            backups: Path | None) -> PassphraseChanged:
         check_passphrase(new)
+        with self.engine.connect() as conn:
+            self._same_key(conn)  # changed elsewhere meanwhile: this key reads nothing any more
         current = read_envelope(self.engine, self.path)
         open_envelope(old, current)  # WrongPassphrase if old is wrong
         next_key = new_data_key()
@@ -223,6 +250,7 @@ class Vault:
             except BaseException:
                 self.cipher.unstage()
                 raise
+            self._envelope = envelope.to_json()
             # The saved search index is under the old key, and every row it matched was
             # written again: it goes, and the next save seals the index under the new key
             # (the app asks for one at once). A save of it running now is not kept.

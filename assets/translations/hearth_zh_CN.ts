@@ -7061,6 +7061,10 @@ Details were written to {path}.</source>
         <translation>保险库文件已损坏</translation>
     </message>
     <message>
+        <source>Hearth&apos;s passphrase was changed elsewhere while this was open</source>
+        <translation>Hearth 打开期间，密码已在别处被更改</translation>
+    </message>
+    <message>
         <source>Free some space; Hearth keeps trying.</source>
         <translation>请释放一些空间；Hearth 会持续重试。</translation>
     </message>
@@ -7079,6 +7083,10 @@ Details were written to {path}.</source>
     <message>
         <source>See Help ▸ Check vault; your automatic backups are in the backups folder.</source>
         <translation>请参阅 帮助 ▸ 检查保险库；你的自动备份位于备份文件夹中。</translation>
+    </message>
+    <message>
+        <source>Open Hearth again with the new passphrase.</source>
+        <translation>请用新密码重新打开 Hearth。</translation>
     </message>
     <message>
         <source>{said}. {outcome} {advice}</source>

@@ -582,3 +582,38 @@ def test_a_backup_started_before_a_passphrase_change_cannot_outlive_it(
             Vault.open(copy, "old passphrase")
         Vault.open(copy, "new passphrase").close()
     store.close()
+
+
+def test_a_write_after_another_hearth_changed_the_passphrase_is_refused_and_nothing_is_lost(
+        vault_path: Path) -> None:
+    """A terminal command keeps the vault open while the window changes its passphrase
+    (two handles on one file, as two processes hold it). The change re-encrypts every row
+    with a new key; what the command wrote afterwards went in under the old key, which
+    nothing opens any more: rows lost for good (an import's passages, a chat's messages).
+    Its write is now rolled back with a message in the user's words."""
+    from storage.errors import KeyChangedElsewhere, trouble
+
+    Vault.create(vault_path, PASSPHRASE, FAST_KDF).close()
+    window, command = Vault.open(vault_path, PASSPHRASE), Vault.open(vault_path, PASSPHRASE)
+    try:
+        chats = ChatStore(command)
+        chat = chats.create_chat("Before the change")
+        chats.add_message(chat.id, "user", "written before")
+        window.change_passphrase(PASSPHRASE, "a brand new passphrase", FAST_KDF)
+        with pytest.raises(KeyChangedElsewhere) as refused:
+            chats.create_chat("Written after the change")
+        said = trouble(refused.value).message("Your message was not saved.")
+        assert "passphrase was changed elsewhere" in said and "new passphrase" in said
+        with pytest.raises(KeyChangedElsewhere):  # nor a passphrase change with the old key
+            command.change_passphrase(PASSPHRASE, "yet another passphrase", FAST_KDF)
+    finally:
+        command.close()
+        window.close()
+    reopened = Vault.open(vault_path, "a brand new passphrase")
+    try:
+        store = ChatStore(reopened)
+        assert [c.title for c in store.list_chats()] == ["Before the change"]
+        assert not any(c.damaged for c in store.list_chats())  # every row opens
+        assert [m.content for m in store.messages(chat.id)] == ["written before"]
+    finally:
+        reopened.close()
