@@ -123,7 +123,7 @@ class DocumentService(DocumentCalls):
         steps = ServiceSteps(lambda command: self._submit(command), self._inbox, self._take,
                              self._check, self.post, self._emit, self._closing, self._parser,
                              self._ocr, read_ahead, self._speech)
-        self._ingestion = Ingestion(self._store, self._indexes, steps)
+        self._ingestion = Ingestion(self._store, self._indexes, steps, between_files=self._save_between_files)
         self._jobs = Jobs(self._store, self._ingestion, self._emit)
         # Searches, surroundings and page pictures (in a child of their own).
         self._lookups = Lookups(self._indexes, self._answer, self._store)
@@ -224,30 +224,41 @@ class DocumentService(DocumentCalls):
             for command in [*self._inbox.close(), *self._pending, *self._lookups.waiting]:
                 refuse(command)
 
-    def _save_index(self) -> None:
+    def _save_between_files(self) -> None:
+        """Between two files of an import: the index is saved too when enough has changed.
+        An import of hours (10,000 files) has no idle time, and a lock or a crash during
+        it would leave the next unlock reading every passage it had added. The import
+        waits for the save; searches are answered meanwhile, and a cancel or a lock stops
+        it (the file that was there stays whole)."""
+        self._save_index(self._check, by_amount=True)
+
+    def _save_index(self, check: Callable[[], None] | None = None, by_amount: bool = False) -> None:
         """Seal the index into its file when enough has changed since the last time, while
         nothing else is to do (or when asked: ``SaveIndex``): searches are answered
         meanwhile, and a job that comes, a lock or a quit stops the save (the file that was
-        there stays whole). A ``SaveIndex`` that comes meanwhile waits for this save."""
+        there stays whole). A ``SaveIndex`` that comes meanwhile waits for this save.
+        ``check``: what stops it instead (between the files of an import: its own check);
+        ``by_amount``: due by the amount changed alone (``Ingestion.index_due``)."""
         if not self._lookups.loaded:
             return
         try:
-            if not self._ingestion.index_due():
+            if not self._ingestion.index_due(by_amount):
                 return
         except VaultClosed as exc:  # locked meanwhile: nothing more is written
             raise Stopped(closing=True) from exc
 
-        def check() -> None:
+        def idle_check() -> None:
             self._pump()
             if self._closing.is_set():
                 raise Stopped(closing=True)
             if any(not isinstance(job, SaveIndex) for job in self._pending):
                 raise Stopped()
 
+        stop_check = check or idle_check
         try:
             for attempt in range(SAVE_ATTEMPTS):
                 try:
-                    size = self._ingestion.save_index(check)
+                    size = self._ingestion.save_index(stop_check)
                     break
                 except KeyChanged:  # a passphrase change retired the key midway: under the new one
                     if attempt + 1 == SAVE_ATTEMPTS:

@@ -111,10 +111,14 @@ def _screen(file: Candidate, record: Document) -> os.stat_result | tuple[str, st
 class Ingestion:
     """The steps of loading, importing, refreshing and re-embedding, on the owner's thread."""
 
-    def __init__(self, store: DocumentStore, indexes: Indexes, steps: Steps) -> None:
+    def __init__(self, store: DocumentStore, indexes: Indexes, steps: Steps,
+                 between_files: Callable[[], None] | None = None) -> None:
         self.store = store
         self.indexes = indexes
         self.steps = steps
+        # Called after each file of an import (the service saves the index there when due:
+        # an import of hours has no idle time for it).
+        self._between_files = between_files
         self._saved = 0  # the index's changes when it was last saved or restored
         self._unsaved = False  # no usable file: the next save is due whatever changed
         self._sealed_with: int | None = None  # the vault's key then (a passphrase change retires it)
@@ -189,14 +193,15 @@ class Ingestion:
         self._sealed_with = key
         return np.setdiff1d(rows_now[0], self.indexes.ids(), assume_unique=True).tolist()
 
-    def index_due(self) -> bool:
+    def index_due(self, by_amount: bool = False) -> bool:
         """Whether the index has changed enough since it was saved that the next unlock
         would read many rows again: a hundred passages, or a fiftieth of the index, up to
-        5,000 (about a second and a half of catching up)."""
+        5,000 (about a second and a half of catching up). ``by_amount``: that alone (between
+        the files of an import); a missing file is otherwise saved at any change."""
         changed = self.indexes.changes - self._saved
-        if self._unsaved:
+        if self._unsaved and not by_amount:
             return changed > 0
-        if self._sealed_with != self.store.sealing_key():
+        if self._sealed_with is not None and self._sealed_with != self.store.sealing_key():
             # A passphrase change removed the file: the next unlock would read every row
             # (minutes at a million passages) unless it is sealed again under the new key.
             return len(self.indexes) > 0
@@ -291,6 +296,8 @@ class Ingestion:
                                after=files[i + 1] if i + 1 < len(files) else None, state=state)
                 state = replace(state, files_done=state.files_done + 1, chunks_done=report.chunks)
                 self.steps.progress(state)
+                if self._between_files is not None:
+                    self._between_files()
         except Stopped as stop:
             if stop.closing:
                 raise

@@ -677,3 +677,29 @@ def test_an_unlock_that_reads_the_rows_says_how_far_it_has_come(vault: Vault, mo
     steps = [(e.done, e.total) for e in seen if isinstance(e, LoadingIndex)]
     assert steps == [(n, 100) for n in range(1, 101)]
     assert service.close(CLOSE_WAIT)
+
+
+def test_a_long_import_saves_the_index_between_its_files(vault: Vault, worker, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """#43 (seen in the 10,000-file soak): the index was saved only when the service was
+    idle, and an import of hours never is. A lock or a crash during it left the next unlock
+    reading every passage the import had added. It is now saved between files when due
+    (here after two passages instead of a hundred)."""
+    import core.documents
+    from storage.documents import index_file
+
+    monkeypatch.setattr(core.documents, "SAVE_AFTER", 2)
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    for n in range(4):
+        (folder / f"note-{n}.txt").write_text(f"Note {n}: the heron nests by the harbour wall.\n")
+    gate = Gate(worker, after_first(BUNDLED, allowed=3))  # the fourth file waits
+    s = Service(vault, gate.submit, BUNDLED)
+    work = s.create("archive")
+    done = s.add(work.id, [folder])
+    gate.wait_held()
+    header, _arrays = index_file.read(vault.path, vault.cipher)  # sealed while the import runs
+    assert header
+    gate.open()
+    assert len(done.result(timeout=WAIT).indexed) == 4
+    assert s.service.close(CLOSE_WAIT)
