@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
@@ -85,6 +86,7 @@ from storage.vault import Vault
 
 log = logging.getLogger(__name__)
 SAVE_ATTEMPTS = 3  # of an index save that passphrase changes overtake, one after another
+SAVE_DURING_IMPORT_S = 600.0  # between two saves of the index in the middle of an import, at least
 CLOSE_TIMEOUT = 1.5
 
 
@@ -113,6 +115,7 @@ class DocumentService(DocumentCalls):
         self._model = embedding_model
         self._follow = follow_model
         self._save_when_idle = save_when_idle
+        self._saved_at = time.monotonic()  # the index's last save (or the service's start)
         self._parser = parser or IsolatedParser()
         # Text recognition in a child of its own (more memory; started at the first scan).
         self._ocr = IsolatedParser(memory_limit=OCR_MEMORY_LIMIT)
@@ -229,7 +232,11 @@ class DocumentService(DocumentCalls):
         An import of hours (10,000 files) has no idle time, and a lock or a crash during
         it would leave the next unlock reading every passage it had added. The import
         waits for the save; searches are answered meanwhile, and a cancel or a lock stops
-        it (the file that was there stays whole)."""
+        it (the file that was there stays whole). At most every ``SAVE_DURING_IMPORT_S``: a
+        save at a million passages takes tens of seconds, which an import whose passages are
+        embedded fast (on a GPU) must not pay every few thousand of them."""
+        if time.monotonic() - self._saved_at < SAVE_DURING_IMPORT_S:
+            return
         self._save_index(self._check, by_amount=True)
 
     def _save_index(self, check: Callable[[], None] | None = None, by_amount: bool = False) -> None:
@@ -263,6 +270,7 @@ class DocumentService(DocumentCalls):
                 except KeyChanged:  # a passphrase change retired the key midway: under the new one
                     if attempt + 1 == SAVE_ATTEMPTS:
                         raise
+            self._saved_at = time.monotonic()
             log.info("search index saved (%d passages, %.1f MB)", len(self._indexes), size / 1e6)
         except Stopped as stop:
             if stop.closing:

@@ -686,9 +686,11 @@ def test_a_long_import_saves_the_index_between_its_files(vault: Vault, worker, t
     reading every passage the import had added. It is now saved between files when due
     (here after two passages instead of a hundred)."""
     import core.documents
+    from core import document_service
     from storage.documents import index_file
 
     monkeypatch.setattr(core.documents, "SAVE_AFTER", 2)
+    monkeypatch.setattr(document_service, "SAVE_DURING_IMPORT_S", 0.0)  # (ten minutes apart at most)
     folder = tmp_path / "archive"
     folder.mkdir()
     for n in range(4):
