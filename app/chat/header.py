@@ -45,8 +45,7 @@ class ChatHeader(QObject):
             button.setText(translate("chat.header", "Documents: off"))
             button.setAccessibleName(button.text())
             return
-        chat = self.controller.current_chat
-        chosen = set((chat.settings.get("collections") if chat else None) or [])
+        chosen = self._chosen()
         collections = self.documents.collections()
         for collection in collections:
             action = menu.addAction(collection.name)
@@ -66,8 +65,7 @@ class ChatHeader(QObject):
         button = self.window.documents_button
         if self.controller.locked:
             return
-        chat = self.controller.current_chat
-        chosen = set((chat.settings.get("collections") if chat else None) or [])
+        chosen = self._chosen()
         used = [c.name for c in self.documents.collections() if c.id in chosen]
         if not used:
             shown = translate("chat.header", "Documents: off")
@@ -89,6 +87,11 @@ class ChatHeader(QObject):
         why = self.documents.unavailable if used and not self.documents.ready else ""
         button.setToolTip(why or translate("chat.page", "Answer from your documents in this chat"))
         button.setAccessibleDescription(button.toolTip())
+
+    def _chosen(self) -> set[int]:
+        """The collections the open chat answers from."""
+        chat = self.controller.current_chat
+        return set((chat.settings.get("collections") if chat else None) or [])
 
     @Slot(bool)
     def _toggle_collection(self, _checked: bool) -> None:

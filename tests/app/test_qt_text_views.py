@@ -11,11 +11,10 @@ from PySide6.QtWidgets import QApplication
 from app.chat.conversation import ConversationView
 from app.chat.inert_markdown import COPY_SCHEME
 from app.chat.markdown import TAIL_LIMIT, MarkdownView
-from storage.chats import COMPLETE, STREAMING, Message
+from storage.chats import COMPLETE, Message
+from tests.app.test_widgets_streaming import ANSWER_ID, streaming_conversation
 
 pytestmark = pytest.mark.gui
-
-ANSWER_ID = 2
 
 
 def links(view: MarkdownView) -> list[tuple[str, str]]:
@@ -56,13 +55,7 @@ def test_a_copy_link_refused_next_to_one_like_it_once_refused_renders(qtbot, tex
 
 @pytest.fixture
 def conversation(qtbot) -> ConversationView:
-    view = ConversationView()
-    qtbot.addWidget(view)
-    view.resize(800, 600)
-    view.show()
-    view.add(Message(1, 1, 0, "user", "Tell me something.", COMPLETE))
-    view.add(Message(ANSWER_ID, 1, 1, "assistant", "", STREAMING))
-    return view
+    return streaming_conversation(qtbot, "Tell me something.")
 
 
 def marked(view: ConversationView) -> list[str]:

@@ -209,14 +209,20 @@ def test_backup_then_restore_from_the_lock_screen(qtbot, make_window, monkeypatc
     assert list(vault_path().parent.glob("vault.db.before-restore-*"))
 
 
-def test_change_passphrase(qtbot, make_window, monkeypatch) -> None:
-    window = make_window()
-    answers = iter([PASSPHRASE, "a brand new passphrase", "a brand new passphrase"])
+def _change_passphrase(qtbot, window, monkeypatch, new: str) -> list[str]:
+    """Help ▸ Change passphrase, answered as the user would; what the window said after."""
+    answers = iter([PASSPHRASE, new, new])
     monkeypatch.setattr("app.shell.dialogs.passphrase", lambda *a: next(answers))
-    informed = []
+    informed: list[str] = []
     monkeypatch.setattr("app.shell.dialogs.inform", lambda _p, _t, text: informed.append(text))
     window.vault.maintenance.change_passphrase()
     qtbot.waitUntil(lambda: bool(informed), timeout=WAIT_MS)
+    return informed
+
+
+def test_change_passphrase(qtbot, make_window, monkeypatch) -> None:
+    window = make_window()
+    informed = _change_passphrase(qtbot, window, monkeypatch, "a brand new passphrase")
     assert "re-encrypted with a new key" in informed[0]
     assert "Backups you saved yourself still open with the old passphrase" in informed[0]
     assert window.vault.maintenance._rekeying is None  # the "working…" dialog is gone
@@ -247,12 +253,7 @@ def test_after_a_passphrase_change_the_search_index_is_sealed_again_at_once(qtbo
     unlock(qtbot, window)  # the passages are in the index now; it is saved when idle
     saved = index_file.path_for(vault_path())
     qtbot.waitUntil(saved.exists, timeout=WAIT_MS)
-    answers = iter([PASSPHRASE, "a brand new passphrase", "a brand new passphrase"])
-    monkeypatch.setattr("app.shell.dialogs.passphrase", lambda *a: next(answers))
-    informed = []
-    monkeypatch.setattr("app.shell.dialogs.inform", lambda _p, _t, text: informed.append(text))
-    window.vault.maintenance.change_passphrase()
-    qtbot.waitUntil(lambda: bool(informed), timeout=WAIT_MS)
+    _change_passphrase(qtbot, window, monkeypatch, "a brand new passphrase")
     qtbot.waitUntil(saved.exists, timeout=WAIT_MS)
     header, _arrays = index_file.read(vault_path(), window.controller.store.vault.cipher)  # the new key's
     assert header

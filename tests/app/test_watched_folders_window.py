@@ -144,12 +144,9 @@ def _added(watcher: FolderWatcher, monkeypatch) -> list[str]:
     return added
 
 
-def test_folders_are_listed_off_the_window_s_thread_and_the_newest_list_wins(qtbot, tmp_path: Path,
-                                                                             monkeypatch) -> None:
-    """A collection on a network drive was walked on the window's thread at every list
-    (each import, each five-minute check): seconds to minutes of a frozen window on a slow
-    file server, for good on one that is gone. The walk now runs on a thread of its own;
-    a list asked for while one is walked waits for it, and only the newest is applied."""
+def _held_walk(qtbot, tmp_path: Path, monkeypatch):  # type: ignore[no-untyped-def]
+    """A watcher following a collection on a silent server (its walk held there, until
+    ``release``) and a quick folder not followed yet; the folders each walk added."""
     slow, quick = tmp_path / "file-server", tmp_path / "laptop"
     slow.mkdir()
     quick.mkdir()
@@ -158,6 +155,16 @@ def test_folders_are_listed_off_the_window_s_thread_and_the_newest_list_wins(qtb
     added = _added(watcher, monkeypatch)
     watcher.follow([Collection(1, "archive", [str(slow)])])  # returns while the server is silent
     assert entered.wait(60)
+    return slow, quick, release, walked_on, watcher, added
+
+
+def test_folders_are_listed_off_the_window_s_thread_and_the_newest_list_wins(qtbot, tmp_path: Path,
+                                                                             monkeypatch) -> None:
+    """A collection on a network drive was walked on the window's thread at every list
+    (each import, each five-minute check): seconds to minutes of a frozen window on a slow
+    file server, for good on one that is gone. The walk now runs on a thread of its own;
+    a list asked for while one is walked waits for it, and only the newest is applied."""
+    slow, quick, release, walked_on, watcher, added = _held_walk(qtbot, tmp_path, monkeypatch)
     watcher.follow([Collection(2, "notes", [str(quick)])])  # asked meanwhile: waits its turn
     assert watcher.watched() == []
     release.set()
@@ -175,14 +182,7 @@ def test_a_server_that_does_not_answer_holds_only_its_own_folder(qtbot, tmp_path
     from app.documents import watcher as watcher_module
 
     monkeypatch.setattr(watcher_module, "PATIENCE_S", 0.0)
-    slow, quick = tmp_path / "file-server", tmp_path / "laptop"
-    slow.mkdir()
-    quick.mkdir()
-    entered, release, _walked_on = _slow_server(monkeypatch, slow)
-    watcher = FolderWatcher(lambda _id: None)
-    added = _added(watcher, monkeypatch)
-    watcher.follow([Collection(1, "archive", [str(slow)])])
-    assert entered.wait(60)
+    slow, quick, release, _walked_on, watcher, added = _held_walk(qtbot, tmp_path, monkeypatch)
     both = [Collection(1, "archive", [str(slow)]), Collection(2, "notes", [str(quick)])]
     watcher.follow(both)  # while the server is still silent
     qtbot.waitUntil(lambda: watcher.watched() == [str(quick)], timeout=QUIET_MS * 10)

@@ -61,15 +61,20 @@ def prefixes(text: str, count: int) -> list[str]:
     return [text[:round(step * (i + 1))] for i in range(count)]
 
 
-@pytest.fixture
-def view(qtbot) -> ConversationView:
+def streaming_conversation(qtbot, question: str = "Explain, with code.") -> ConversationView:
+    """A conversation on screen: a question, and its answer (``ANSWER_ID``) streaming."""
     conversation = ConversationView()
     qtbot.addWidget(conversation)
     conversation.resize(800, 600)
     conversation.show()
-    conversation.add(Message(1, 1, 0, "user", "Explain, with code.", COMPLETE))
+    conversation.add(Message(1, 1, 0, "user", question, COMPLETE))
     conversation.add(Message(ANSWER_ID, 1, 1, "assistant", "", STREAMING))
     return conversation
+
+
+@pytest.fixture
+def view(qtbot) -> ConversationView:
+    return streaming_conversation(qtbot)
 
 
 def body(view: ConversationView) -> MarkdownView:

@@ -642,17 +642,14 @@ def test_an_idle_save_overtaken_by_a_passphrase_change_is_made_again_under_the_n
         return real(self, header, items, check, key)
 
     monkeypatch.setattr(DocumentStore, "save_index", change_first)
-    service = DocumentService(vault, lambda _command: None, BUNDLED, lambda _event: None)
-    service.start()
-    loaded: Future = Future()
-    service.load_index(done=loaded)
-    assert loaded.result(timeout=WAIT) == 6
+    s = Service(vault, lambda _command: None, BUNDLED)
+    assert s.chunks == 6
     saved: Future = Future()
-    service.save_index(saved)
+    s.service.save_index(saved)
     assert saved.result(timeout=WAIT) is None
     assert changed
     assert index_file.read(vault.path, vault.cipher)[0]  # sealed under the new key
-    assert service.close(CLOSE_WAIT)
+    assert s.service.close(CLOSE_WAIT)
 
 
 def test_an_unlock_that_reads_the_rows_says_how_far_it_has_come(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -665,18 +662,14 @@ def test_an_unlock_that_reads_the_rows_says_how_far_it_has_come(vault: Vault, mo
 
     monkeypatch.setattr(core.documents, "CHECK_EVERY", 1)
     _stored(vault, documents=4, per_document=25)
-    events: queue.Queue = queue.Queue()
-    service = DocumentService(vault, lambda _command: None, BUNDLED, events.put)
-    service.start()
-    loaded: Future = Future()
-    service.load_index(done=loaded)
-    assert loaded.result(timeout=WAIT) == 100
+    s = Service(vault, lambda _command: None, BUNDLED)
+    assert s.chunks == 100
     seen = []
     while not seen or not isinstance(seen[-1], Ready):
-        seen.append(events.get(timeout=WAIT))
+        seen.append(s.events.get(timeout=WAIT))
     steps = [(e.done, e.total) for e in seen if isinstance(e, LoadingIndex)]
     assert steps == [(n, 100) for n in range(1, 101)]
-    assert service.close(CLOSE_WAIT)
+    assert s.service.close(CLOSE_WAIT)
 
 
 def test_a_long_import_saves_the_index_between_its_files(vault: Vault, worker, tmp_path: Path,
