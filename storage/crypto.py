@@ -21,6 +21,7 @@ import hmac
 import json
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 
 from cryptography.exceptions import InvalidTag
@@ -219,6 +220,9 @@ class FieldCipher:
         self._epoch = 0  # which key writes: one more at each committed passphrase change
         self.vault_id = vault_id
         self.format = format
+        # Called when no key opens a field, before it is said to be damaged: the vault's
+        # check that its passphrase was not changed elsewhere (``Vault._key_still_current``).
+        self.stale: Callable[[], None] | None = None
 
     def _ad(self, table: str, column: str, row_id: int, bind: Binding) -> bytes:
         if self.format == LEGACY_FORMAT:
@@ -250,6 +254,8 @@ class FieldCipher:
                 return aead.decrypt(blob[1 : 1 + NONCE_BYTES], blob[1 + NONCE_BYTES :], ad)
             except InvalidTag:
                 continue
+        if self.stale is not None:
+            self.stale()  # KeyChangedElsewhere: every row is under a key this one lacks
         raise DamagedVault(translate(
             "storage.crypto", "{table}.{column} of row {row_id} was changed outside Hearth or is "
             "damaged").format(table=table, column=column, row_id=row_id))
@@ -266,6 +272,7 @@ class FieldCipher:
         copy = FieldCipher.__new__(FieldCipher)
         copy._keys, copy.vault_id, copy.format = self._require()[:1], self.vault_id, self.format
         copy._epoch = self._epoch
+        copy.stale = None
         return copy
 
     def stage(self, next_key: bytes) -> None:

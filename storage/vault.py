@@ -93,6 +93,9 @@ class Vault:
         # The key record this vault was opened with: a write commits only while it is still
         # the file's (another Hearth may change the passphrase meanwhile: _same_key).
         self._envelope = envelope
+        self._staged_envelope: str | None = None  # a change of ours, committing now
+        if envelope is not None:
+            cipher.stale = self._key_still_current
         self._closed = False
         self._write_lock = threading.RLock()
         # Backups and passphrase changes take turns: a backup copied under the old key and
@@ -131,6 +134,22 @@ class Vault:
         if self._envelope is None:
             return
         if _envelope_text(conn) != self._envelope:
+            raise KeyChangedElsewhere()
+
+    def _key_still_current(self) -> None:
+        """A field no key of this vault opens: damage, unless the passphrase was changed
+        elsewhere since this vault was opened (every row then reads as damaged here: a
+        check of the vault run beside the window's change would report them all). Then
+        KeyChangedElsewhere, which the user is told in words they can act on."""
+        if self._closed:
+            return
+        try:
+            with self.engine.connect() as conn:
+                now = _envelope_text(conn)
+        except Exception:  # the file cannot say: as far as this vault knows, it is damage
+            log.debug("the key record could not be read back", exc_info=True)
+            return
+        if now not in (self._envelope, self._staged_envelope):
             raise KeyChangedElsewhere()
 
     # Creating and opening ---------------------------------------------------------
@@ -243,14 +262,16 @@ class Vault:
             target = FieldCipher(next_key, current.vault_id)
             previous = self.cipher.writing_key_only()
             self.cipher.stage(next_key)
+            self._staged_envelope = envelope.to_json()
             try:
                 with self.engine.begin() as conn:
                     damaged = reseal(conn, previous, target, self._stop_if_closed)
                     write_envelope(conn, envelope)
             except BaseException:
                 self.cipher.unstage()
+                self._staged_envelope = None
                 raise
-            self._envelope = envelope.to_json()
+            self._envelope, self._staged_envelope = envelope.to_json(), None
             # The saved search index is under the old key, and every row it matched was
             # written again: it goes, and the next save seals the index under the new key
             # (the app asks for one at once). A save of it running now is not kept.

@@ -617,3 +617,38 @@ def test_a_write_after_another_hearth_changed_the_passphrase_is_refused_and_noth
         assert [m.content for m in store.messages(chat.id)] == ["written before"]
     finally:
         reopened.close()
+
+
+def test_reads_after_another_hearth_changed_the_passphrase_say_so_and_not_that_all_is_damaged(
+        vault_path: Path) -> None:
+    """After the window's passphrase change, a command still open with the old key (a
+    check of the vault, a question: those run beside the window) found no key for any row.
+    It called every chat damaged: a chat's message "could not be changed, the chat is
+    damaged", the check reported every row as damage. Each row is sound; what happened is
+    the passphrase change, and that is what is said now."""
+    from storage import checkup
+    from storage.errors import REKEYED, KeyChangedElsewhere, trouble
+
+    Vault.create(vault_path, PASSPHRASE, FAST_KDF).close()
+    window, command = Vault.open(vault_path, PASSPHRASE), Vault.open(vault_path, PASSPHRASE)
+    try:
+        chats = ChatStore(command)
+        chat = chats.create_chat("Before the change")
+        chats.add_message(chat.id, "user", "written before")
+        assert checkup.problems(chats) == []
+        window.change_passphrase(PASSPHRASE, "a brand new passphrase", FAST_KDF)
+        fresh = ChatStore(command)  # no row kept from before
+        for read in (fresh.list_chats, lambda: fresh.messages(chat.id),
+                     lambda: checkup.problems(fresh),
+                     lambda: chats.add_message(chat.id, "user", "written after")):
+            with pytest.raises(KeyChangedElsewhere) as refused:
+                read()
+            assert trouble(refused.value).kind == REKEYED
+        assert fresh.damaged_places == [] and chats.damaged_places == []
+        # Damage is still damage where the key did not change: the window's own handle.
+        with window.transaction() as conn:
+            conn.exec_driver_sql("UPDATE messages SET payload = X'00'")
+        assert [m.status for m in ChatStore(window).messages(chat.id)] == ["damaged"]
+    finally:
+        command.close()
+        window.close()
