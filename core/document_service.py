@@ -22,6 +22,7 @@ and page pictures are ``core.document_lookups``.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections import deque
@@ -116,6 +117,7 @@ class DocumentService(DocumentCalls):
         self._follow = follow_model
         self._save_when_idle = save_when_idle
         self._saved_at = time.monotonic()  # the index's last save (or the service's start)
+        self._load_moved = -math.inf  # when the index's load began or last moved on
         self._parser = parser or IsolatedParser()
         # Text recognition in a child of its own (more memory; started at the first scan).
         self._ocr = IsolatedParser(memory_limit=OCR_MEMORY_LIMIT)
@@ -158,7 +160,15 @@ class DocumentService(DocumentCalls):
             if missing is not None:
                 missing(model, why)
 
-        return find(self.search, self._submit, question, collection_ids, models, k, mode, timeout, left_out)
+        return find(self.search, self._submit, question, collection_ids, models, k, mode, timeout,
+                    left_out, self._loading)
+
+    def _loading(self) -> bool:
+        """The index is being loaded, and its load moved on within the last SEARCH_TIMEOUT
+        (a load that stands still that long is not waited for)."""
+        lookups = self._lookups
+        return (not lookups.loaded and not lookups.refused and not self._closing.is_set()
+                and time.monotonic() - self._load_moved < SEARCH_TIMEOUT)
 
     def retrieve(self, question: str, collection_ids: Sequence[int], models: Sequence[str],
                  k: int = 5, timeout: float = SEARCH_TIMEOUT) -> Future:
@@ -456,11 +466,17 @@ class DocumentService(DocumentCalls):
         # meanwhile), while a collection may be created or renamed, so those are read again.
         # The window lists them at once: a large archive's index takes seconds to load, and
         # an empty list meanwhile reads as documents lost.
+        self._load_moved = time.monotonic()
         listed = self._jobs.snapshot()
         self._emit(replace(listed, loading=True))
         documents = listed.documents
+
+        def moved(done: int, total: int) -> None:
+            self._load_moved = time.monotonic()
+            self._emit(LoadingIndex(done, total))
+
         try:
-            chunks = self._ingestion.load(documents, lambda done, total: self._emit(LoadingIndex(done, total)))
+            chunks = self._ingestion.load(documents, moved)
         except Exception as exc:
             if not isinstance(exc, (Stopped, VaultClosed)) and not self._closing.is_set() \
                     and not self._store.vault.closed:

@@ -53,11 +53,14 @@ def _settle(target: Future, work: Callable[[], Any]) -> None:
 
 def find(search: Search, submit: Callable[[Any], None], question: str, collection_ids: Sequence[int],
          models: Sequence[str], k: int = 5, mode: str = "hybrid", timeout: float = SEARCH_TIMEOUT,
-         missing: Callable[[str, str], None] | None = None) -> Future:
+         missing: Callable[[str, str], None] | None = None,
+         loading: Callable[[], bool] | None = None) -> Future:
     """A future of the search's hits for ``question`` in ``collection_ids``. ``search`` is
     the document service's; ``submit`` reaches the inference worker. A model that is not
     loaded is left out (its collections answer by keywords alone), never replaced by
-    another; ``missing`` hears which, and why. A model on an intranet engine that cannot
+    another; ``missing`` hears which, and why. ``loading``: true while the index is still
+    being loaded and its load moves on; the time limit then starts again (a large archive's
+    first load can take minutes: the question waits for it, and Stop ends the wait). A model on an intranet engine that cannot
     embed the question now is left out the same way (``core.remote_embedding``)."""
     result: Future = Future()
     ids = list(collection_ids)
@@ -111,15 +114,26 @@ def find(search: Search, submit: Callable[[Any], None], question: str, collectio
             return
         search(question, dict(vectors), ids, k, mode).add_done_callback(searched)
 
+    timers: list[threading.Timer] = []
+
     def too_late() -> None:
+        if result.done():
+            return
+        if loading is not None and loading():  # the index is still coming: wait on for it
+            wait()
+            return
         _fail(result, DocumentsUnavailable(translate(
             "core.document_protocol", "Your documents could not be searched in time (they "
             "are still loading); try again in a moment.")))
 
-    timer = threading.Timer(timeout, too_late)
-    timer.daemon = True
-    timer.start()
-    result.add_done_callback(lambda _done: timer.cancel())
+    def wait() -> None:
+        timer = threading.Timer(timeout, too_late)
+        timer.daemon = True
+        timers[:] = [timer]
+        timer.start()
+
+    wait()
+    result.add_done_callback(lambda _done: timers[0].cancel())
     step()
     return result
 

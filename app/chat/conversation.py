@@ -18,6 +18,7 @@ from app.chat.editing import EnterSends
 from app.chat.message import MessageWidget
 from app.chat.welcome import WelcomePanel
 from app.shell.a11y import named
+from core.protocol import SEARCHING
 from core.records import Message
 from i18n import translate
 
@@ -240,6 +241,13 @@ class ConversationView(QScrollArea):
         widget = self._widgets.get(message_id)
         if widget is not None:
             widget.set_progress(stage, done, total)
+
+    def documents_loading(self, done: int, total: int) -> None:
+        """How far the document index has loaded, for an answer whose search waits for it
+        (``MessageWidget.set_progress``; total 0 once it is there)."""
+        for widget in self._widgets.values():
+            if widget.stage == SEARCHING:
+                widget.set_progress(SEARCHING, done, total)
 
     def update_text(self, message_id: int, text: str) -> None:
         widget = self._widgets.get(message_id)

@@ -84,6 +84,7 @@ class MessageWidget(QFrame):
         self.info.setAccessibleDescription(
             translate("chat.conversation", "The answer's state and figures"))
         self._preparing = False  # the info line says what happens before the first word
+        self.stage = ""  # which (``core.protocol``: SEARCHING, reading the prompt), while preparing
         self._reading: tuple[float, int] | None = None  # when reading the prompt began, and where
         self.sources = SourceList(self)
         self.sources.source_requested.connect(self.source_requested)
@@ -202,7 +203,11 @@ class MessageWidget(QFrame):
         if self.status != STREAMING:
             return
         now = time.monotonic()
-        if stage == SEARCHING:
+        if stage == SEARCHING and total:  # the search waits for the index to load
+            text = (translate("chat.conversation", "Waiting for your documents to load… {percent} %")
+                    .format(percent=int(100 * done / total)) if done
+                    else translate("chat.conversation", "Waiting for your documents to load…"))
+        elif stage == SEARCHING:
             text = translate("chat.conversation", "Searching your documents…")
         else:
             if self._reading is None or done < self._reading[1]:
@@ -215,7 +220,7 @@ class MessageWidget(QFrame):
                 left = (total - done) * (now - began) / (done - first)
                 text += " " + translate("chat.conversation", "(about {seconds} s left)").format(
                     seconds=max(1, round(left)))
-        self._preparing = True
+        self._preparing, self.stage = True, stage
         self.info.setText(text)
         self.info.setVisible(True)
 
@@ -223,7 +228,7 @@ class MessageWidget(QFrame):
         """The answer so far, while it streams: rendered incrementally (see set_text for the
         full rendering, which show_message gives the finished answer)."""
         if self._preparing:  # the first words: what was said before them is done
-            self._preparing = False
+            self._preparing, self.stage = False, ""
             self.set_state(self.status, {})
         if self.role == "user":
             self.body.set_plain(text)

@@ -42,7 +42,7 @@ from app.shell.text import plain
 from app.shell.window_dialogs import WindowDialogs
 from app.vault.flows import VaultFlows
 from app.vault.lock_screen import LockScreen
-from core.protocol import starter_model
+from core.protocol import SEARCHING, starter_model
 from core.records import Chat, Message
 from core.settings import Settings
 from core.vault import DEFAULT_KDF, KdfParams
@@ -239,6 +239,8 @@ class MainWindow(QMainWindow):
         self.documents.collections_changed.connect(header.refresh_documents_menu)
         self.documents.ready_changed.connect(header.refresh_documents_menu)
         self.documents.loading_changed.connect(header.refresh_documents_button)
+        self.documents.loading_changed.connect(self._documents_loaded_more)
+        self.documents.ready_changed.connect(self._documents_loaded_more)
 
     def rebuild(self) -> None:
         """The pages, menus and names again, in the language installed now (the window's
@@ -287,7 +289,19 @@ class MainWindow(QMainWindow):
 
     @Slot(int, str, int, int)
     def _answer_progress(self, message_id: int, stage: str, done: int, total: int) -> None:
+        if stage == SEARCHING:
+            done, total = self._documents_loading()
         self.conversation.set_progress(message_id, stage, done, total)  # (the page's view of now)
+
+    def _documents_loading(self) -> tuple[int, int]:
+        """How far the document index has loaded (percent of 100) while a search waits for
+        it; (0, 0) once it is there, or will not come (the search is refused then)."""
+        documents = self.documents
+        return (0, 0) if documents.ready or documents.unavailable else (documents.loaded, 100)
+
+    @Slot()
+    def _documents_loaded_more(self) -> None:
+        self.conversation.documents_loading(*self._documents_loading())
 
     @Slot(object, list)
     def _show_chat(self, chat: Chat | None, messages: list[Message]) -> None:

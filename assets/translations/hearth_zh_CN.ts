@@ -563,6 +563,14 @@ Send the token below as “Authorization: Bearer …”.</source>
         <translation>已复制</translation>
     </message>
     <message>
+        <source>Waiting for your documents to load… {percent} %</source>
+        <translation>正在等待文档加载… {percent}%</translation>
+    </message>
+    <message>
+        <source>Waiting for your documents to load…</source>
+        <translation>正在等待文档加载…</translation>
+    </message>
+    <message>
         <source>The answer failed.</source>
         <translation>回答失败。</translation>
     </message>

@@ -284,10 +284,13 @@ def test_an_index_that_cannot_load_is_said_and_a_question_is_not_kept_waiting(
     assert engine.calls == []  # no model was asked
 
 
-def test_a_long_load_of_the_index_shows_how_far_it_has_come(qtbot, make_window, engine, monkeypatch) -> None:
+def test_a_long_load_of_the_index_shows_how_far_it_has_come(qtbot, make_window, engine, embedding_model_path,
+                                                            monkeypatch) -> None:
     """#43: an unlock that reads every passage from the vault (no saved index) takes
     minutes at a large archive; the chat's Documents button says how far it has come,
-    and the open menu is left alone while it does."""
+    and the open menu is left alone while it does. A question asked meanwhile says it
+    waits for the documents, and how far they have loaded (it said "Searching your
+    documents…" for minutes, then failed after 30 s), and is answered from them after."""
     import core.documents
     from storage.documents import index_file
     from storage.paths import vault_path
@@ -295,9 +298,9 @@ def test_a_long_load_of_the_index_shows_how_far_it_has_come(qtbot, make_window, 
     from tests.core.test_document_service import _stored
 
     monkeypatch.setattr(core.documents, "CHECK_EVERY", 1)
-    window = make_window(engine)
+    window = make_window(engine, embedder=embedding_model_path)
     qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)
-    work = _stored(window.controller.store.vault, documents=2, per_document=2)
+    work = _stored(window.controller.store.vault, documents=2, per_document=2, dimensions=384)
     window.new_chat_button.click()
     window.controller.set_chat_settings(window.controller.current_chat.id, {"collections": [work]})
     window.vault.lock()
@@ -315,9 +318,17 @@ def test_a_long_load_of_the_index_shows_how_far_it_has_come(qtbot, make_window, 
     unlock(qtbot, window)
     qtbot.waitUntil(lambda: window.documents_button.text() == "Documents: work (loading… 25 %)", timeout=WAIT)
     window.documents_menu.actions()[0].setProperty("seen", True)
+    window.input.setPlainText("Which heron nests by the harbor wall?")
+    window.send_button.click()
+    waiting = window.conversation.message_widgets()[-1]
+    qtbot.waitUntil(lambda: waiting.info.text() == "Waiting for your documents to load… 25 %", timeout=WAIT)
     pauses[1].set()
     qtbot.waitUntil(lambda: window.documents_button.text() == "Documents: work (loading… 75 %)", timeout=WAIT)
+    assert waiting.info.text() == "Waiting for your documents to load… 75 %"
     assert window.documents_menu.actions()[0].property("seen") is True  # the menu was not made again
-    pauses[3].set()
-    qtbot.waitUntil(lambda: window.documents.ready, timeout=WAIT)
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT):
+        pauses[3].set()
+    assert window.documents.ready
     assert window.documents_button.text() == "Documents: work"
+    answer = window.controller.store.messages(window.controller.current_chat.id)[-1]
+    assert answer.status == "complete" and "heron" in answer.stats["sources"][0]["text"]

@@ -449,9 +449,10 @@ def test_a_job_that_comes_during_the_idle_save_runs_at_once(vault: Vault, worker
     assert s.service.close(CLOSE_WAIT)
 
 
-def _stored(vault: Vault, documents: int = 1, per_document: int = 2) -> int:
+def _stored(vault: Vault, documents: int = 1, per_document: int = 2, dimensions: int = 8) -> int:
     """A collection of the bundled model's, filled through the store (vectors of any size:
-    loading and saving the index need no embedding); its id."""
+    loading and saving the index need no embedding; the model's own, 384, where a question
+    is embedded for it); its id."""
     from dataclasses import replace
 
     from storage.documents.chunking import Chunk
@@ -464,7 +465,7 @@ def _stored(vault: Vault, documents: int = 1, per_document: int = 2) -> int:
         document = store.save_document(Document(0, work.id, f"/notes/{d}.md", INDEXED, chunks=per_document))
         texts = [f"note {d}, passage {n}: the heron nests by the harbor wall" for n in range(per_document)]
         store.replace_chunks(document, [Chunk(t, 0, 1, None, 0, len(t)) for t in texts],
-                             np.ones((per_document, 8), np.float32), BUNDLED)
+                             np.ones((per_document, dimensions), np.float32), BUNDLED)
     return work.id
 
 
@@ -620,6 +621,48 @@ def test_an_index_that_cannot_load_refuses_searches_at_once_and_says_why(
         seen.append(events.get(timeout=WAIT))
     assert Unavailable(why) in seen and JobFailed(why) in seen
     assert service.create("Still works").result(timeout=WAIT).name == "Still works"
+    assert service.close(CLOSE_WAIT)
+
+
+def test_a_question_asked_during_a_long_load_waits_for_it_past_the_time_limit(
+        vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large archive's first load (rows read one by one) can take minutes. A question
+    asked meanwhile waited its 30 s, then read "could not be searched in time; try again":
+    the answer failed while the load was moving on. Now the time limit starts again while
+    the load moves, and the question is answered once the index is there."""
+    import core.documents
+
+    work = _stored(vault, per_document=4)
+    asked, waited = threading.Event(), threading.Event()
+    real = DocumentStore.iter_chunks
+    monkeypatch.setattr(core.documents, "CHECK_EVERY", 1)
+
+    def slow(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        rows = real(self, *args, **kwargs)
+        assert asked.wait(WAIT)
+        yield next(rows)  # the load moves on (a percent more)
+        assert waited.wait(WAIT)  # the question's time limit ran out meanwhile
+        yield from rows
+
+    monkeypatch.setattr(DocumentStore, "iter_chunks", slow)
+    service = DocumentService(vault, lambda _command: None, BUNDLED, lambda _event: None)
+    loading = getattr(service, "_loading", lambda: False)
+
+    def still_loading() -> bool:
+        answer = loading()
+        if answer:
+            waited.set()
+        return answer
+
+    monkeypatch.setattr(service, "_loading", still_loading, raising=False)
+    service.start()
+    service.load_index()
+    found = service.find("heron", [work], [], timeout=0.2)
+    asked.set()
+    hits = found.result(timeout=WAIT)
+    assert waited.is_set() and hits and all("heron" in hit.chunk.text for hit in hits)
+    # A load that is over (or never began) is not waited for: the limit holds as before.
+    assert not service._loading()
     assert service.close(CLOSE_WAIT)
 
 
