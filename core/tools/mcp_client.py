@@ -14,6 +14,7 @@ coroutines for that loop.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import signal
@@ -317,10 +318,34 @@ class Connection(BaseConnection):
 
 
 def _parse(line: bytes) -> SessionMessage | Exception:
+    """A line from the server as a JSON-RPC message, or why it is not one (the SDK's
+    session logs it and goes on).
+
+    Text that is not UTF-8 (a file name as the system gave it, through a server's
+    ``json.dumps``) or holds a lone surrogate (a string cut inside an emoji) is read with
+    U+FFFD in place of what cannot be a character. The SDK's strict reader refused the
+    whole line: the request it answered waited out its limit, and the server was stopped
+    and blamed for not answering."""
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
     except ValueError as exc:
-        return exc
+        refused = exc
+    try:
+        data = _characters(json.loads(line.decode("utf-8", errors="replace")))
+        return SessionMessage(types.jsonrpc_message_adapter.validate_python(data, by_name=False))
+    except (ValueError, RecursionError):
+        return refused
+
+
+def _characters(value: Any) -> Any:
+    """``value`` read from JSON, each lone surrogate in its strings (keys too) a U+FFFD."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, list):
+        return [_characters(item) for item in value]
+    if isinstance(value, dict):
+        return {_characters(key): _characters(item) for key, item in value.items()}
+    return value
 
 
 def unconfined_message(name: str, layers: sandbox.Layers) -> str:

@@ -145,6 +145,19 @@ def test_a_flood_on_stdout_is_cut_off(session: Session, tmp_path: Path) -> None:
     assert not audit.running and audit.bytes_in < 3 * MESSAGE_LIMIT
 
 
+def test_a_result_that_is_not_quite_text_is_read_at_once_and_the_server_kept(session: Session) -> None:
+    """A file name that is not UTF-8 (as a Python server's ``json.dumps`` of ``os.listdir``
+    writes it: a lone surrogate), a raw byte that is not UTF-8, a string cut inside an
+    emoji: the SDK's strict reader refused the whole line, so the call waited its 60 s,
+    then the server was stopped and blamed ("did not answer"). Now the result is read at
+    once, with U+FFFD in place of what cannot be a character, and the server stays."""
+    command, args = server_args("garbled")
+    session.tool_servers.add("garbled", command, args)
+    text = session.tools.call("garbled", "ls", {}, seconds=10).text  # not "did not answer within 10 s"
+    assert text == "files: caf\ufffd.txt, r\ufffdsum\ufffd.txt, half an emoji: \ufffd, whole: \U0001f600"
+    assert session.tools.audit()[0].running
+
+
 @needs_sandbox
 def test_a_server_that_never_answers_is_stopped_and_hearth_goes_on(session: Session, tmp_path: Path) -> None:
     add_hostile(session, tmp_path, 9)
