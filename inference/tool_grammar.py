@@ -29,6 +29,7 @@ GRAMMAR_ENGINES = frozenset({"llama.cpp", "vllm"})
 
 
 BOUND_LIMIT = 100  # minLength, maxItems … beyond this: the converter writes the rule that many times
+PATTERN_LIMIT = 1000  # atoms a string's pattern spells out (``_spelled_out``)
 GRAMMAR_LIMIT = 256 * 1024  # characters of one choice's grammar
 _BOUNDS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties",
            "minContains", "maxContains")
@@ -66,10 +67,62 @@ def _followable(value: Any) -> bool:
             bound = value.get(key)
             if isinstance(bound, (int, float)) and not isinstance(bound, bool) and bound > BOUND_LIMIT:
                 return False
+        pattern = value.get("pattern")
+        if isinstance(pattern, str) and _spelled_out(pattern) > PATTERN_LIMIT:
+            return False
         return all(_followable(v) for v in value.values())
     if isinstance(value, list):
         return all(_followable(v) for v in value)
     return True
+
+
+def _spelled_out(pattern: str) -> int:
+    """About how many atoms the converter writes out for a regular expression: each count
+    (``a{3}``, ``(ab){2,5}``) repeats what it follows that many times, nested counts
+    multiply. A 15-character ``^a{300000000}$`` from a tool server asked for gigabytes in
+    Hearth's own process; a UUID's pattern is 36."""
+    groups: list[list[int]] = [[0, 0]]  # per open group: atoms so far, the last atom's
+    at = 0
+    while at < len(pattern):
+        char, size = pattern[at], 1
+        if char == "\\":
+            at += 2
+        elif char == "[":  # a class is one atom: to its closing bracket
+            at += 2 if pattern[at + 1 : at + 2] == "]" else 1
+            while at < len(pattern) and pattern[at] != "]":
+                at += 2 if pattern[at] == "\\" else 1
+            at += 1
+        elif char == "(":
+            groups.append([0, 0])
+            at += 1
+            continue
+        elif char == ")" and len(groups) > 1:
+            size = max(1, groups.pop()[0])
+            at += 1
+        elif char == "{" and (count := _count(pattern, at)) is not None:
+            times, at = count
+            top = groups[-1]
+            top[0] += top[1] * (times - 1)
+            top[1] *= times
+            continue
+        elif char in "*+?|^$":
+            at += 1
+            continue
+        else:
+            at += 1
+        groups[-1][0] += size
+        groups[-1][1] = size
+    return sum(group[0] for group in groups)
+
+
+def _count(pattern: str, at: int) -> tuple[int, int] | None:
+    """The most times ``{n}``, ``{n,}`` or ``{n,m}`` at ``at`` repeats (``{n,}``: n, and
+    one more, spelled out), and where it ends; None where the brace is a plain one."""
+    end = pattern.find("}", at)
+    low, _comma, high = pattern[at + 1 : end].partition(",") if end > 0 else ("", "", "")
+    if not low.isdigit() or (high and not high.isdigit()):
+        return None
+    return max(int(low) + (1 if _comma and not high else 0), int(high or 0)), end + 1
 
 
 @functools.cache

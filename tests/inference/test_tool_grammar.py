@@ -35,6 +35,25 @@ def test_a_count_the_converter_would_spell_out_is_any_object(bound: str) -> None
     readable(choice_grammar([("t", schema)]))
 
 
+@pytest.mark.parametrize("pattern", ["^a{30000000}$", "^((ab){100}){100}$", "^(x{2,}y{40,50}){90}$"])
+def test_a_pattern_the_converter_would_spell_out_is_any_object(pattern: str) -> None:
+    """A count inside a string's pattern is written out by the converter as the other
+    bounds are: a 15-character ``^a{300000000}$`` from a tool server (or a local API
+    client's tools) asked for gigabytes in Hearth's own process on every turn with tools.
+    (This one, a tenth of it, took some 100 MB before.)"""
+    schema = {"type": "object", "properties": {"code": {"type": "string", "pattern": pattern}}}
+    assert usable_schema(schema) == ANY_OBJECT
+    readable(choice_grammar([("t", schema)]))
+
+
+def test_an_ordinary_pattern_is_followed() -> None:
+    uuid = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+    schema = {"type": "object", "properties": {"id": {"type": "string", "pattern": uuid},
+                                               "phone": {"type": "string", "pattern": r"^\+?\d{1,3}[ -]?\d{6,12}$"}}}
+    assert usable_schema(schema) == schema
+    readable(choice_grammar([("t", schema)]))
+
+
 def test_many_tools_make_a_bounded_grammar() -> None:
     tools = [(f"tool_{i}", {"type": "object", "properties": {f"p{j}": {"type": "string"} for j in range(40)}})
              for i in range(128)]
