@@ -25,14 +25,14 @@ import logging
 import secrets
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
@@ -60,6 +60,7 @@ from inference.protocol import (
     Generate,
     Passages,
     SamplingParams,
+    Stats,
     Stopped,
     ToolChoice,
 )
@@ -106,6 +107,51 @@ def allowed_hosts(port: int) -> frozenset[str]:
     return frozenset({f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"})
 
 
+def _not_a_number(name: str) -> float:
+    raise ValueError(f"{name} is not a number in JSON")
+
+
+def sampling(body: dict[str, Any]) -> SamplingParams:
+    """The request's sampling settings; ValueError (or TypeError) saying which is wrong."""
+    max_tokens = int(body.get("max_tokens") or body.get("max_completion_tokens") or 512)
+    temperature, top_p = float(body.get("temperature", 0.7)), float(body.get("top_p", 0.95))
+    if max_tokens < 1:
+        raise ValueError("'max_tokens' must be at least 1")
+    if not 0.0 <= temperature <= 2.0:  # NaN too
+        raise ValueError("'temperature' must be between 0 and 2")
+    if not 0.0 <= top_p <= 1.0:
+        raise ValueError("'top_p' must be between 0 and 1")
+    return SamplingParams(max_tokens=max_tokens, temperature=temperature, top_p=top_p,
+                          seed=None if body.get("seed") is None else int(body["seed"]), prompt_lookup=True)
+
+
+T = TypeVar("T")
+
+
+class ClientGone(Exception):
+    """The client closed its connection before its answer was ready."""
+
+
+async def unless_gone(request: Request, work: Awaitable[T]) -> T:
+    """``work``'s result; ClientGone once the client has gone (``work`` is cancelled then: a
+    generation stops in ``events``' ``finally``). A streamed answer notices by its writes;
+    one answered whole wrote nothing until the end, so the model went on for nobody."""
+    async def gone() -> None:
+        while (await request.receive())["type"] != "http.disconnect":
+            pass
+
+    task, watch = asyncio.ensure_future(work), asyncio.ensure_future(gone())
+    try:
+        await asyncio.wait({task, watch}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watch.cancel()
+        if not task.done():
+            task.cancel()
+    if task.cancelled():
+        raise ClientGone()
+    return task.result()
+
+
 class HostCheck:
     """Refuse, before anything else, a request whose Host is not this server (421).
 
@@ -135,13 +181,16 @@ def create_app(backend: Backend, token: str, port: int | None = None) -> Starlet
         if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
             return None, error(413, f"The request body is larger than {MAX_BODY} bytes.")
         body = b""
-        async for part in request.stream():
-            body += part
-            if len(body) > MAX_BODY:
-                return None, error(413, f"The request body is larger than {MAX_BODY} bytes.")
         try:
-            return json.loads(body or b"null"), None
-        except (ValueError, UnicodeDecodeError):
+            async for part in request.stream():
+                body += part
+                if len(body) > MAX_BODY:
+                    return None, error(413, f"The request body is larger than {MAX_BODY} bytes.")
+        except ClientDisconnect:  # gone half-way through its body: nothing to answer
+            raise ClientGone() from None
+        try:  # NaN and Infinity are not JSON; nesting past Python's stack is refused too
+            return json.loads(body or b"null", parse_constant=_not_a_number), None
+        except (ValueError, UnicodeDecodeError, RecursionError):
             return None, error(400, "The request body is not valid JSON.")
 
     def authorized(request: Request) -> bool:
@@ -155,7 +204,10 @@ def create_app(backend: Backend, token: str, port: int | None = None) -> Starlet
         async def guarded(request: Request) -> Response:
             if not authorized(request):
                 return error(401, "Missing or wrong API token.", "authentication_error", "invalid_api_key")
-            return await handler(request)
+            try:
+                return await handler(request)
+            except ClientGone:
+                return Response(status_code=499)  # nobody reads it
 
         return guarded
 
@@ -193,16 +245,13 @@ def create_app(backend: Backend, token: str, port: int | None = None) -> Starlet
                 return error(400, str(exc))
             found, messages = Passages(tuple(given)), with_pictures(messages, pictures)
         try:
-            params = SamplingParams(
-                max_tokens=int(body.get("max_tokens") or body.get("max_completion_tokens") or 512),
-                temperature=float(body.get("temperature", 0.7)), top_p=float(body.get("top_p", 0.95)),
-                seed=None if body.get("seed") is None else int(body["seed"]), prompt_lookup=True)
-        except (KeyError, TypeError, ValueError) as exc:
+            params = sampling(body)
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:  # OverflowError: 1e400
             return error(400, f"Malformed request: {exc}.")
         rid = next(API_IDS)
         created = int(time.time())
         if tools is not None:  # the model chooses first: a call goes back for the client to run
-            called = await choose(rid, messages, tools, params)
+            called = await unless_gone(request, choose(rid, messages, tools, params))
             if isinstance(called, Response):
                 return called
             if called is not None:
@@ -211,14 +260,7 @@ def create_app(backend: Backend, token: str, port: int | None = None) -> Starlet
         if body.get("stream"):
             return StreamingResponse(stream(rid, messages, params, model, created, found),
                                      media_type="text/event-stream")
-        text, stats, failure = "", None, None
-        async for event in events(rid, messages, params, retrieval=found):
-            if isinstance(event, Chunk):
-                text += event.text
-            elif isinstance(event, (Done, Stopped)):
-                stats = event.stats
-            elif isinstance(event, Failed):
-                failure = event.reason
+        text, stats, failure = await unless_gone(request, collect(rid, messages, params, found))
         if failure:
             return error(400, failure)
         if backend.on_exchange:
@@ -231,6 +273,18 @@ def create_app(backend: Backend, token: str, port: int | None = None) -> Starlet
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
                          "finish_reason": "length" if stats and stats.tokens >= params.max_tokens else "stop"}],
             "usage": usage})
+
+    async def collect(rid: int, messages: list[ChatMessage], params: SamplingParams,
+                      found: Passages | None) -> tuple[str, Stats | None, str | None]:
+        text, stats, failure = "", None, None
+        async for event in events(rid, messages, params, retrieval=found):
+            if isinstance(event, Chunk):
+                text += event.text
+            elif isinstance(event, (Done, Stopped)):
+                stats = event.stats
+            elif isinstance(event, Failed):
+                failure = event.reason
+        return text, stats, failure
 
     async def choose(rid: int, messages: list[ChatMessage], tools: ApiTools,
                      params: SamplingParams) -> ToolCall | Response | None:
@@ -315,7 +369,10 @@ def create_app(backend: Backend, token: str, port: int | None = None) -> Starlet
         future: Future = Future()
         backend.submit(Embed(tuple(texts), future, backend.embedding_sha256()))
         try:
-            vectors = await asyncio.wrap_future(future)
+            vectors = await unless_gone(request, asyncio.wrap_future(future))
+        except ClientGone:
+            future.cancel()  # not embedded, if the worker had not begun
+            raise
         except Exception as exc:
             return error(503, f"Embedding failed: {exc}", "server_error")
         return JSONResponse({"object": "list", "model": model, "data": [

@@ -55,8 +55,11 @@ def timed_protocol(request_timeout: float) -> type:
         def on_response_complete(self) -> None:
             super().on_response_complete()
             if not self.transport.is_closing():
-                if self.conn.their_state is h11.IDLE:
-                    self._arm()  # the next request on a kept-alive connection
+                if self.conn.their_state in (h11.IDLE, h11.SEND_BODY):
+                    # The next request on a kept-alive connection, or a pipelined one whose
+                    # body is still to come (its deadline was never set: a client could
+                    # trickle that body for ever, and hold a place of the server's).
+                    self._arm()
                 else:
                     self._received_whole()  # a pipelined one, already read
 

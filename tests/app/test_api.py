@@ -67,15 +67,20 @@ def server(starter_model_path: Path, embedding_model_path: Path):
         if type(event) in (ModelLoaded, EmbedderLoaded):
             seen.add(type(event))
     cancelled: list[int] = []
+    submitted: list = []
 
     def cancel(rid: int) -> None:
         cancelled.append(rid)
         worker.cancel(rid)
 
-    backend = Backend(worker.submit, cancel, router, lambda: MODEL, lambda: EMBEDDER)
+    def submit(command) -> None:  # type: ignore[no-untyped-def]
+        submitted.append(command)
+        worker.submit(command)
+
+    backend = Backend(submit, cancel, router, lambda: MODEL, lambda: EMBEDDER)
     api = ApiServer(backend, port=0, token="test-token-1234")
     api.start()
-    api.cancelled = cancelled
+    api.cancelled, api.submitted = cancelled, submitted
     yield api
     api.stop()
     assert worker.shutdown(5.0)
@@ -156,6 +161,18 @@ def test_errors_are_openai_shaped(server) -> None:
     assert status == 400
     status, body = raw(server, "POST", "/v1/chat/completions", b'{"messages": "' + b"x" * (2 << 20) + b'"}')
     assert status == 413
+    # Numbers JSON does not have, or no sampler takes, and nesting past Python's stack:
+    # answered 500 with a traceback in the log before (OverflowError, RecursionError).
+    question = json.dumps(QUESTION)
+    for settings in ('"max_tokens": 1e400', '"max_tokens": Infinity', '"seed": -Infinity',
+                     '"temperature": NaN', '"temperature": "nan"', '"top_p": "inf"', '"max_tokens": -5',
+                     '"temperature": -1e308'):
+        status, body = raw(server, "POST", "/v1/chat/completions",
+                           f'{{"messages": {question}, {settings}}}'.encode())
+        assert status == 400 and body["error"]["type"] == "invalid_request_error", settings
+    for path in ("/v1/chat/completions", "/v1/embeddings"):
+        status, body = raw(server, "POST", path, b"[" * 100_000 + b"]" * 100_000)
+        assert status == 400 and "not valid JSON" in body["error"]["message"]
 
 
 def test_only_loopback_is_served() -> None:
@@ -165,16 +182,27 @@ def test_only_loopback_is_served() -> None:
 
 
 @needs_model
-def test_a_client_that_disconnects_cancels_its_generation(server) -> None:
+@pytest.mark.parametrize("streamed", [True, False])
+def test_a_client_that_disconnects_cancels_its_generation(server, streamed: bool) -> None:
+    """Streamed or answered whole: an answer answered whole wrote nothing until its end,
+    so a client that left was not noticed, and the one worker generated up to 2,000
+    tokens for nobody while the window's chats waited behind it."""
     connection = http.client.HTTPConnection(server.host, server.port, timeout=30)
-    body = json.dumps({"model": MODEL, "messages": QUESTION, "max_tokens": 2000, "stream": True}).encode()
+    body = json.dumps({"model": MODEL, "messages": QUESTION, "max_tokens": 2000, "stream": streamed}).encode()
+    asked = len(server.submitted)
+    before = len(server.cancelled)
     connection.request("POST", "/v1/chat/completions", body=body,
                        headers={"Authorization": f"Bearer {server.token}", "Content-Type": "application/json"})
-    response = connection.getresponse()
-    assert response.status == 200
-    response.fp.readline()  # the first event
-    before = len(server.cancelled)
-    response.close()  # the client goes away mid-answer
+    if streamed:
+        response = connection.getresponse()
+        assert response.status == 200
+        response.fp.readline()  # the first event
+        response.close()  # the client goes away mid-answer
+    else:
+        deadline = time.monotonic() + 20
+        while len(server.submitted) == asked and time.monotonic() < deadline:
+            time.sleep(0.05)  # until the worker is asked
+        assert len(server.submitted) > asked
     connection.close()
     deadline = time.monotonic() + 20
     while len(server.cancelled) == before and time.monotonic() < deadline:
@@ -298,6 +326,15 @@ def test_a_client_that_trickles_its_headers_is_cut_off(bare_server) -> None:
                      f"Authorization: Bearer {TOKEN}\r\n\r\n".encode())
         assert kept.recv(65536).startswith(b"HTTP/1.1 200")
         took = wait_closed(kept, b"G", seconds=6.0)  # a new request line, one byte at a time
+    assert took is not None and took < 3.0, took
+    # A second request sent with the first (pipelined; no token needed: the first is
+    # answered 401), its body trickled: its deadline was never set, and 63 such
+    # connections held every place the server has, for as long as they liked.
+    with socket.create_connection((api.host, api.port), timeout=5) as pipelined:
+        pipelined.sendall(f"GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1:{api.port}\r\n\r\n"
+                          f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{api.port}\r\n"
+                          "Content-Length: 100000\r\n\r\n".encode())
+        took = wait_closed(pipelined, b"x", seconds=6.0)
     assert took is not None and took < 3.0, took
     assert exchange(api, f"127.0.0.1:{api.port}")[0] == 200  # and the server still serves
 
