@@ -31,6 +31,7 @@ from inference.intranet_errors import (
     Aborted,
     Dropped,
     Overloaded,
+    Overrun,
     error_text,
     network_reason,
     one_line,
@@ -47,7 +48,7 @@ from inference.trust import (
     tls_context,
 )
 
-__all__ = ["Abort", "Aborted", "Client", "Dropped", "Endpoint", "EngineError", "Overloaded", "Trust",
+__all__ = ["Abort", "Aborted", "Client", "Dropped", "Endpoint", "EngineError", "Overloaded", "Overrun", "Trust",
            "certificate_pins", "normalise_pin", "one_line", "parse_url", "valid_api_key"]
 
 CONNECT_TIMEOUT = 10.0
@@ -219,18 +220,26 @@ class Client:
                                         "something that is not JSON: is the URL an OpenAI-"
                                         "compatible API (…/v1)?").format(name=self.name)) from None
 
-    def events(self, response: http.client.HTTPResponse, abort: Abort | None) -> Iterator[dict[str, Any]]:
+    def events(self, response: http.client.HTTPResponse, abort: Abort | None,
+               limit: int | None = None) -> Iterator[dict[str, Any]]:
         """The JSON objects of a server-sent event stream, until ``[DONE]`` or its end.
 
-        Raises Dropped when the stream ends without ``[DONE]`` or a finish reason, and
-        Aborted when the user stopped it."""
+        Raises Dropped when the stream ends without ``[DONE]`` or a finish reason, Aborted
+        when the user stopped it, and Overrun past ``limit`` bytes of it all (events with no
+        text, a tool call's pieces and comments count too: a server that sends those for
+        ever is otherwise read until the user stops it)."""
         finished = False
+        read = 0
         try:
             while True:
                 line = response.readline(MAX_LINE + 1)
                 egress.count_traffic(self.guard_name, received=len(line))
                 if not line:
                     break
+                read += len(line)
+                if limit is not None and read > limit:
+                    raise Overrun(translate("inference.intranet", "The engine {name} sent far more "
+                                            "than was asked for; Hearth stopped reading.").format(name=self.name))
                 if len(line) > MAX_LINE:
                     raise EngineError(translate("inference.intranet", "The engine {name} sent a "
                                                 "line too long to be an answer's piece.").format(name=self.name))

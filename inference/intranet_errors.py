@@ -34,6 +34,10 @@ class Dropped(EngineError):
     """The connection ended in the middle of an answer."""
 
 
+class Overrun(EngineError):
+    """A stream went on far past what was asked for (``Client.events``' limit)."""
+
+
 class Aborted(Exception):
     """The user stopped the request; the connection was closed on purpose."""
 

@@ -33,7 +33,7 @@ from inference.citations import document_answer
 from inference.engine_tokens import control_spellings, escape_control_text
 from inference.errors import InferenceError
 from inference.generation import Sink, emit_safely, place_passages, stream_pieces
-from inference.intranet import Abort, Aborted, Client, EngineError, Overloaded
+from inference.intranet import Abort, Aborted, Client, EngineError, Overloaded, Overrun
 from inference.prompt import answer_reserve, fit_messages
 from inference.protocol import (
     ChatMessage,
@@ -61,6 +61,9 @@ PER_MESSAGE = 8  # a chat template's tokens around each message, counted generou
 RETRIES = 3
 PICTURE_TOKENS = 1024  # what a picture may take of an engine's window (its own count is not asked)
 MAX_CHARS_PER_TOKEN = 32  # an answer's text beyond max_tokens × this is a server that will not stop
+# ... and its stream's bytes beyond that text's bound × this (an event's JSON around a piece
+# of text is a few hundred bytes; events with no text count here alone)
+MAX_BYTES_PER_CHAR = 64
 class RemoteEngine:
     """One model on one engine. Safe to use from several threads at once."""
 
@@ -222,7 +225,7 @@ class RemoteEngine:
         sent = 0
         most = max_tokens * MAX_CHARS_PER_TOKEN + 1024
         try:
-            for event in self.client.events(response, abort):
+            for event in self.client.events(response, abort, limit=most * MAX_BYTES_PER_CHAR):
                 if isinstance(event.get("usage"), dict):
                     for key in ("prompt_tokens", "completion_tokens"):
                         if positive(event["usage"].get(key)):
@@ -235,10 +238,7 @@ class RemoteEngine:
                     if isinstance(content, str) and content:
                         sent += len(content)
                         if sent > most:  # a server that will not stop: only Stop would end it
-                            raise EngineError(translate(
-                                "inference.remote", "The engine {name} sent far more than the {count} "
-                                "tokens asked for; Hearth stopped reading.").format(
-                                    name=self.client.name, count=max_tokens))
+                            raise Overrun("")
                         if held is not None:
                             held.append(content)
                         else:
@@ -246,6 +246,11 @@ class RemoteEngine:
             if held is not None:
                 called = calls.text()
                 yield called if called is not None else "".join(held)
+        except Overrun:
+            raise EngineError(translate(
+                "inference.remote", "The engine {name} sent far more than the {count} "
+                "tokens asked for; Hearth stopped reading.").format(
+                    name=self.client.name, count=max_tokens)) from None
         finally:
             conn.close()
 

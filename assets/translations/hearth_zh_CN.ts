@@ -5191,6 +5191,10 @@ Nothing is sent until you send it there.</source>
         <translation>引擎 {name} 返回的内容不是 JSON：该 URL 是否为兼容 OpenAI 的 API（…/v1）？</translation>
     </message>
     <message>
+        <source>The engine {name} sent far more than was asked for; Hearth stopped reading.</source>
+        <translation>引擎 {name} 发送的内容远超请求的量；Hearth 已停止读取。</translation>
+    </message>
+    <message>
         <source>The engine {name} sent a line too long to be an answer&apos;s piece.</source>
         <translation>引擎 {name} 发送的一行内容过长，不可能是回答的片段。</translation>
     </message>
