@@ -22,6 +22,7 @@ import json
 import socket
 import ssl
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -208,8 +209,21 @@ class Client:
             conn.close()
 
     def _read_json(self, response: http.client.HTTPResponse) -> Any:
-        raw = response.read(MAX_JSON + 1)
-        egress.count_traffic(self.guard_name, received=len(raw))
+        """The answer's JSON, read whole within the read timeout. Each read waits at most
+        that long; a server that sent a byte just before each wait ran out was read for
+        ever (an engine check's admission by the guard stayed open meanwhile)."""
+        deadline = time.monotonic() + self._read_timeout
+        raw = bytearray()
+        while len(raw) <= MAX_JSON:
+            part = response.read1(min(1 << 16, MAX_JSON + 1 - len(raw)))
+            egress.count_traffic(self.guard_name, received=len(part))
+            if not part:
+                break
+            raw += part
+            if time.monotonic() > deadline:
+                raise EngineError(translate("inference.intranet", "The engine {name} took more than "
+                                            "{seconds} seconds to send its answer.").format(
+                                                name=self.name, seconds=int(self._read_timeout)))
         if len(raw) > MAX_JSON:
             raise EngineError(translate("inference.intranet", "The engine {name} sent an answer "
                                         "too large to be one.").format(name=self.name))

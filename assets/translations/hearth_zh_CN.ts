@@ -5183,6 +5183,10 @@ Nothing is sent until you send it there.</source>
         <translation>引擎 {name} 未作应答就关闭了连接（{error}）。</translation>
     </message>
     <message>
+        <source>The engine {name} took more than {seconds} seconds to send its answer.</source>
+        <translation>引擎 {name} 发送回答用了超过 {seconds} 秒。</translation>
+    </message>
+    <message>
         <source>The engine {name} sent an answer too large to be one.</source>
         <translation>引擎 {name} 发送的应答过大，不可能是正常的应答。</translation>
     </message>

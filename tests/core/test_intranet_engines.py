@@ -4,6 +4,7 @@ refused when the trust does not hold, and killed mid-answer."""
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import json
 import queue
@@ -209,6 +210,16 @@ class _Scripted(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
             self.connection.shutdown(2)
             return
+        if status == "trickle":  # the headers, then the body a byte at a time, slowly
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            with contextlib.suppress(OSError):
+                for byte in body:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(0.05)
+            return
         self.send_response(status)
         for key, value in headers.items():
             self.send_header(key, value)
@@ -235,6 +246,21 @@ def test_a_redirect_is_not_followed(engines: Engines) -> None:
             said = _check_fails(engines, f"http://{ENGINE_HOST}:{httpd.server_port}/v1", Trust())
         assert "redirect" in said and where not in said
         assert target_handler.hits == []  # the redirect's target was never asked
+
+
+def test_an_answer_trickled_a_byte_at_a_time_is_given_up_on(engines: Engines) -> None:
+    """Each read waited at most the read timeout, so a server that sent a byte just before
+    each wait ran out (a review: one byte every 119 s) held an engine check for ever, and
+    its admission by the guard with it. The whole answer now has that time."""
+    with scripted([("trickle", {}, MODELS[2] * 20)]) as (httpd, _):
+        egress.allow_destination("trickle", ENGINE_HOST, httpd.server_port)
+        try:
+            client = Client("trickle", parse_url(f"http://{ENGINE_HOST}:{httpd.server_port}/v1", Trust()),
+                            Trust(), read_timeout=1.0)
+            with pytest.raises(EngineError, match="took more than 1 seconds to send its answer"):
+                client.get_json("/v1/models")
+        finally:
+            egress.revoke_destination("trickle")
 
 
 def _sse(*texts: str) -> bytes:
