@@ -8,9 +8,14 @@ inherits the confinement. The plan comes in the environment variable HEARTH_CONF
 (JSON), which only this user can read (a command line is readable by everyone) and which
 the server never sees. In order:
 
-1. the process dies with Hearth (PR_SET_PDEATHSIG), is its own process group's leader
-   (Hearth started it in a new session) and may not leave it (seccomp refuses setsid and
-   setpgid), so stopping the group stops everything the server started;
+1. on Linux the launcher stays, as a watchdog, and the server runs in a child of it
+   (``watch``): when Hearth ends, however it ends (PR_SET_PDEATHSIG), the watchdog kills
+   the whole process group, so what the server started dies too (a child does not inherit
+   the death signal, and the server could clear its own). The watchdog is Hearth's code
+   alone, and outside the sandbox, where the server cannot signal it. The group's leader
+   is the launcher (Hearth started it in a new session), which the server may not leave
+   (seccomp refuses setsid and setpgid), so stopping the group stops everything the
+   server started;
 2. resource limits: address space, CPU time, file size, open files, and processes; then
    (as root) every capability dropped, without which the kernel would not count them;
 3. Landlock: reads only below the granted folders, writes only below the writable ones,
@@ -231,6 +236,39 @@ def own_network(plan: dict) -> tuple[list[int], tuple[int, ...]]:
     return [port], (socket.AF_INET, socket.AF_INET6)
 
 
+def watch(plan: dict) -> None:
+    """Fork: the child returns (to be confined and become the server); this process stays
+    as the watchdog and never returns. It kills the process group when Hearth ends (its
+    death signal), and ends as the server ended (the same exit code, or the same signal),
+    which Hearth reads as the server's. A server that ends leaves its group to Hearth,
+    which stops it whole as before."""
+    _libc().prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() != int(plan.get("parent", os.getppid())):
+        raise Refused("Hearth ended before the server started")
+    signal.signal(signal.SIGTERM, lambda _number, _frame: os.killpg(0, signal.SIGKILL))
+    child = os.fork()
+    if child == 0:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        plan["parent"] = os.getppid()  # the server dies with its watchdog (``confine``)
+        return
+    # The watchdog holds none of the server's pipes (Hearth reads their end) nor the relay.
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.closerange(3, 1 << 16)
+    while True:
+        try:
+            _pid, status = os.waitpid(child, 0)
+            break
+        except ChildProcessError:
+            os._exit(127)
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        signal.signal(number, signal.SIG_DFL)
+        os.kill(os.getpid(), number)
+    os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 127)
+
+
 def main() -> int:
     raw = os.environ.pop(PLAN_VARIABLE, "")
     try:
@@ -250,6 +288,8 @@ def main() -> int:
             print(PREFIX + f"not started: {exc}", file=sys.stderr, flush=True)
             return REFUSED
     try:
+        if sys.platform.startswith("linux") and plan.get("mode") != "seatbelt":
+            watch(plan)  # returns in the child, which goes on to become the server
         missing = confine(plan)
     except (Refused, OSError, ValueError) as exc:
         print(PREFIX + f"not started: {exc}", file=sys.stderr, flush=True)

@@ -4,6 +4,7 @@ stays responsive. Real MCP servers on the official SDK, real Landlock and seccom
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import signal
@@ -21,6 +22,8 @@ from core.tools.results import MESSAGE_LIMIT
 from core.tools.servers import ToolError
 from storage.paths import data_dir
 from tests.tools.conftest import needs_sandbox, server_args
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def add_hostile(session: Session, tmp_path: Path, port: int, reach: tuple[str, ...] = ()) -> dict[str, Path]:
@@ -52,6 +55,15 @@ def group_alive(pgid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def group_gone(pgid: int, seconds: float = 5.0) -> bool:
+    """Whether the group is gone within ``seconds``: killed processes are reaped by the
+    kernel's init a moment later (those whose watchdog died with them)."""
+    deadline = time.monotonic() + seconds
+    while group_alive(pgid) and time.monotonic() < deadline:
+        time.sleep(0.05)  # not a wait for "nothing happened": for the group to go
+    return not group_alive(pgid)
 
 
 def test_a_server_is_kept_in_the_vault_and_started_by_nobody(session: Session, tmp_path: Path) -> None:
@@ -94,11 +106,13 @@ def test_a_calm_server_works_in_its_sandbox(session: Session, tmp_path: Path) ->
     assert "blue box" in session.tools.call("calm", "read_note", {"path": str(granted / "a.txt")}).text
     assert session.tools.call("calm", "read_note", {"path": str(tmp_path / "b.txt")}).is_error
     pid, pgid, _ = session.tools.call("calm", "where", {}).text.split(" ", 2)
-    assert pid == pgid  # its own process group: stopping it stops all it started
+    # The group Hearth started (its leader the launcher, which stays as the watchdog, the
+    # server a child of it): stopping it stops all the server started.
+    assert int(pgid) == session.tools._connections["calm"]._process.pid != int(pid)
     audit = session.tools.audit()[0]
     assert audit.calls == 4 and audit.bytes_in > 0 and audit.bytes_out > 0
     session.close()
-    assert not group_alive(int(pgid))
+    assert group_gone(int(pgid))
 
 
 @needs_sandbox
@@ -130,10 +144,7 @@ def test_a_fork_bomb_is_bounded_and_stopped_with_its_server(session: Session, tm
     pgid = session.tools._connections["hostile"]._process.pid  # the group's leader
     assert group_alive(pgid)
     session.tools.close()
-    deadline = time.monotonic() + 5
-    while group_alive(pgid) and time.monotonic() < deadline:
-        time.sleep(0.05)  # the kernel reaps them; not a wait for "nothing happened"
-    assert not group_alive(pgid)
+    assert group_gone(pgid)
 
 
 @needs_sandbox
@@ -192,7 +203,7 @@ def test_lock_during_a_running_tool_ends_it_within_2_s(session: Session, tmp_pat
     thread.join(10)
     assert not thread.is_alive() and failure
     assert time.monotonic() - started < 10  # generous; the limit of the issue is measured below
-    assert not group_alive(pgid)
+    assert group_gone(pgid)
 
 
 def _call_into(tools: ToolHost, failure: list[BaseException]) -> None:
@@ -296,10 +307,11 @@ def test_two_starts_at_once_start_one_server(session: Session) -> None:
             if entry.name.isdigit():
                 try:
                     cmdline = (entry / "cmdline").read_bytes()
-                    ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                    group = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[2])
+                    leader = int(Path(f"/proc/{group}/stat").read_text().rsplit(")", 1)[1].split()[1])
                 except (OSError, ValueError, IndexError):
                     continue
-                if b"calm_server.py" in cmdline and ppid == os.getpid():
+                if b"calm_server.py" in cmdline and leader == os.getpid():  # in a group started here
                     count += 1
         return count
 
@@ -354,6 +366,49 @@ async def _pending_calls() -> int:
     import asyncio
 
     return sum(1 for task in asyncio.all_tasks() if "call" in repr(task.get_coro()) and "ToolHost" in repr(task.get_coro()))
+
+
+@needs_sandbox
+def test_what_a_server_started_dies_with_hearth_however_hearth_ends(tmp_path: Path) -> None:
+    """Hearth killed (a crash, the OOM killer): the server died with it (its parent-death
+    signal), but not what it had started (a child does not inherit that signal), and not
+    a server that cleared its own signal. Those went on writing in the folders granted to
+    them. Now the launcher stays as a watchdog and kills the whole group."""
+    import subprocess
+
+    granted = tmp_path / "granted"
+    granted.mkdir()
+    command, args = server_args("family")
+    hearth = ("import os, subprocess, sys, time\n"
+              "from guard import sandbox\n"
+              f"plan = sandbox.plan({command!r}, [*{args!r}, {str(granted)!r}], write=[{str(granted)!r}])\n"
+              "argv, env = plan.spawn()\n"
+              "subprocess.Popen(argv, env=env, start_new_session=True, stdin=subprocess.PIPE)\n"
+              "deadline = time.monotonic() + 30\n"
+              f"while sum(n.endswith('.pid') for n in os.listdir({str(granted)!r})) < 2 \\\n"
+              "        and time.monotonic() < deadline:\n"
+              "    time.sleep(0.05)\n"
+              "os._exit(0)  # Hearth ends without a word\n")
+    subprocess.run([sys.executable, "-c", hearth], cwd=ROOT, check=True, timeout=60)
+    pids = {path.stem.removesuffix(".pid"): int(path.read_text()) for path in granted.glob("*.pid")}
+    assert set(pids) == {"server", "child"}
+    try:
+        for who, pid in pids.items():
+            deadline = time.monotonic() + 5
+            while Path(f"/proc/{pid}").exists() and "Z" not in _state(pid) and time.monotonic() < deadline:
+                time.sleep(0.05)  # for it to go; not a wait for "nothing happened"
+            assert not Path(f"/proc/{pid}").exists() or "Z" in _state(pid), f"the {who} outlived Hearth"
+    finally:
+        for pid in pids.values():
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "Z"
 
 
 def test_what_a_crashed_hearth_left_is_swept_and_a_running_ones_is_kept() -> None:
