@@ -26,3 +26,14 @@ def printable(text: str, keep: str = "\n\t") -> str:
 def one_line(text: str) -> str:
     """``text`` as a label: its whitespace runs one space, no control characters at all."""
     return printable(" ".join(text.split()), keep="")
+
+
+def escaped(text: str, keep: str = "\n\t") -> str:
+    """``text`` with each control or bidirectional character (but for those in ``keep``)
+    written as ``\\uXXXX``: shown, not dropped, where what is shown is what will be acted
+    on (the arguments of a tool call the user approves: a right-to-left override taken out
+    of the view would still reach the tool)."""
+    return "".join(f"\\u{ord(c):04x}" if ord(c) in _CODES and c not in keep else c for c in text)
+
+
+_CODES = frozenset(_CONTROLS)

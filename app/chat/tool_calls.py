@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from app.shell.a11y import named
 from app.shell.text import plain
 from core.tool_steps import ALWAYS, ONCE, REFUSE
-from guard.text import printable
+from guard.text import escaped, printable
 from i18n import translate
 
 ARGUMENT_LINES = 8  # the arguments' box before it scrolls
@@ -71,7 +71,7 @@ class ToolApproval(QFrame):
     def ask(self, server: str, tool: str, arguments: dict[str, Any]) -> None:
         self.title.setText(translate("chat.tools", "The model wants to run {tool} from {server}. Run it?")
                            .format(tool=printable(tool, keep=""), server=printable(server, keep="")))
-        self.arguments.setPlainText(printable(json.dumps(arguments, ensure_ascii=False, indent=2)))
+        self.arguments.setPlainText(escaped(json.dumps(arguments, ensure_ascii=False, indent=2)))
         self.setAccessibleName(self.title.text())
         # Shown, not focused: a key pressed while typing the next message must not run it.
         self.show()

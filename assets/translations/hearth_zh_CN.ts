@@ -3805,6 +3805,10 @@ Nothing is sent until you send it there.</source>
 <context>
     <name>core.tools</name>
     <message>
+        <source>The tools were stopped: Hearth was locked or is closing.</source>
+        <translation>工具已停止：Hearth 已锁定或正在关闭。</translation>
+    </message>
+    <message>
         <source>Hearth is locked: tools stopped.</source>
         <translation>Hearth 已锁定：工具已停止。</translation>
     </message>

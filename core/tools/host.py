@@ -67,6 +67,10 @@ def _connection(record: ToolServerRecord, check: bool = False) -> BaseConnection
     return Connection(record)
 
 
+def _closed_meanwhile() -> str:
+    return translate("core.tools", "The tools were stopped: Hearth was locked or is closing.")
+
+
 class ToolHost:
     def __init__(self, servers: ToolServers) -> None:
         self.servers = servers
@@ -118,6 +122,8 @@ class ToolHost:
         except concurrent.futures.TimeoutError:
             future.cancel()
             raise ToolError(translate("core.tools", "The tools did not answer in time.")) from None
+        except concurrent.futures.CancelledError:  # the host closed meanwhile (a lock, the quit)
+            raise ToolError(_closed_meanwhile()) from None
 
     # Servers ----------------------------------------------------------------------------
     def start(self, name: str) -> list[ToolInfo]:
@@ -171,6 +177,8 @@ class ToolHost:
             return self.submit(server, tool, arguments, seconds).result(START_SECONDS + seconds + MARGIN)
         except concurrent.futures.TimeoutError:
             raise ToolError(translate("core.tools", "The tools did not answer in time.")) from None
+        except concurrent.futures.CancelledError:
+            raise ToolError(_closed_meanwhile()) from None
 
     def submit(self, server: str, tool: str, arguments: dict[str, Any],
                seconds: float = CALL_SECONDS) -> concurrent.futures.Future:

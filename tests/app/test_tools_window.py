@@ -188,3 +188,17 @@ def test_a_chat_with_documents_can_search_them_and_read_around_a_passage(qtbot, 
     assert [c["tool"] for c in calls] == ["search_documents", "read_around"], answer.stats
     assert not any(c["is_error"] for c in calls), calls
     assert "owls.md" in calls[1]["result"] and "barn owls" in calls[1]["result"]
+
+
+def test_what_the_user_approves_shows_every_character_the_tool_will_get(qtbot) -> None:
+    """The approval panel took control and right-to-left characters out of what it showed,
+    but the call went to the tool with them: "report‮txt.exe" was approved as
+    "reporttxt.exe". They are shown now, as escapes, and the call is what is shown."""
+    from app.chat.tool_calls import ToolApproval
+
+    panel = ToolApproval()
+    qtbot.addWidget(panel)
+    panel.ask("files", "delete", {"path": "report\u202etxt.exe", "note": "a\u009b2J\u200fb"})
+    shown = panel.arguments.toPlainText()
+    assert "report\\u202etxt.exe" in shown and "a\\u009b2J\\u200fb" in shown
+    assert "\u202e" not in shown and "\u009b" not in shown and "\u200f" not in shown

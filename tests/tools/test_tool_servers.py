@@ -206,6 +206,36 @@ def test_lock_during_a_running_tool_ends_it_within_2_s(session: Session, tmp_pat
     assert group_gone(pgid)
 
 
+def test_a_lock_while_a_server_starts_is_said_in_words(session: Session) -> None:
+    """A lock (or the quit) while a server was starting could end the start with asyncio's
+    CancelledError (the host's loop cancels what is still waiting as it ends), a traceback
+    on the starting thread, where every other way a start fails is a ToolError in the
+    user's words. What waits on the host's loop when it closes (here: for ever) now says
+    that Hearth was locked."""
+    import asyncio
+
+    failure: list[BaseException] = []
+    begun = threading.Event()
+
+    async def forever() -> None:
+        begun.set()
+        await asyncio.sleep(3600)
+
+    def wait() -> None:
+        try:
+            session.tools._wait(forever, 3600)
+        except BaseException as exc:  # noqa: BLE001 - what comes out is the point
+            failure.append(exc)
+
+    thread = threading.Thread(target=wait)
+    thread.start()
+    assert begun.wait(30)
+    session.close()  # the lock
+    thread.join(30)
+    assert len(failure) == 1 and isinstance(failure[0], ToolError), failure
+    assert "locked" in str(failure[0])
+
+
 def _call_into(tools: ToolHost, failure: list[BaseException]) -> None:
     try:
         tools.call("hostile", "silent", {}, seconds=60)
