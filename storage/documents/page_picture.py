@@ -29,8 +29,11 @@ def _scale(width: float, height: float) -> float:
     return scale * (MAX_PREVIEW_SIDE / longest) if longest > MAX_PREVIEW_SIDE else scale
 
 
-def _marks(handle: Any, passage: str, scale: float, height: float) -> list[list[int]]:
-    """The rectangles (pixels: left, top, right, bottom) of the passage's first words."""
+def _marks(handle: Any, passage: str, width: int, height: int) -> list[list[int]]:
+    """The rectangles (pixels of a ``width`` × ``height`` picture: left, top, right,
+    bottom) of the passage's first words. PDFium's own mapping from the page's space to
+    the picture's: a page turned by /Rotate (a landscape page) or whose box does not start
+    at 0 came out of the picture, and the parent refused the reply as crafted."""
     words = passage.split()
     if not words:
         return []
@@ -51,12 +54,27 @@ def _marks(handle: Any, passage: str, scale: float, height: float) -> list[list[
             rects = []
             for n in range(min(text.count_rects(index, length), MAX_MARKS)):
                 left, bottom, right, top = text.get_rect(n)
-                rects.append([int(left * scale), int((height - top) * scale),
-                              int(right * scale) + 1, int((height - bottom) * scale) + 1])
+                (x0, y0), (x1, y1) = (_device(handle, width, height, x, y) for x, y in ((left, bottom), (right, top)))
+                box = [max(0, min(x0, x1)), max(0, min(y0, y1)), min(width, max(x0, x1) + 1),
+                       min(height, max(y0, y1) + 1)]
+                if box[0] < box[2] and box[1] < box[3]:
+                    rects.append(box)
             return rects
         return []
     finally:
         text.close()
+
+
+def _device(handle: Any, width: int, height: int, x: float, y: float) -> tuple[int, int]:
+    """A point of the page's space in the picture's pixels (as PDFium draws the page)."""
+    import ctypes
+
+    import pypdfium2.raw as pdfium
+
+    device_x, device_y = ctypes.c_int(), ctypes.c_int()
+    pdfium.FPDF_PageToDevice(handle.raw, 0, 0, width, height, 0, x, y,
+                             ctypes.byref(device_x), ctypes.byref(device_y))
+    return device_x.value, device_y.value
 
 
 def page_picture(fh: BinaryIO, page: int, passage: str) -> dict[str, Any]:
@@ -68,4 +86,4 @@ def page_picture(fh: BinaryIO, page: int, passage: str) -> dict[str, Any]:
         picture = handle.render(scale=scale, grayscale=True, may_draw_forms=True).to_pil().convert("L")
         return {"width": picture.width, "height": picture.height,
                 "pixels": base64.b64encode(picture.tobytes()).decode("ascii"),
-                "marks": _marks(handle, passage, scale, height)}
+                "marks": _marks(handle, passage, picture.width, picture.height)}

@@ -30,7 +30,7 @@ def checked(data: bytes, op: str) -> dict[str, Any]:
     """The child's reply, if it has the shape of one; Malformed if not."""
     try:
         reply = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # nested past the stack: no reply
         raise Malformed("not JSON") from None
 
     def integer(value: object, optional: bool = False) -> bool:

@@ -223,6 +223,56 @@ def test_a_page_picture_is_drawn_in_the_child_and_a_hostile_reply_is_refused(tmp
                     {**good, "height": True}):
         with pytest.raises(Malformed):
             checked(json.dumps(hostile).encode(), "picture")
+    with pytest.raises(Malformed):  # nested past Python's stack: escaped as RecursionError before
+        checked(b"[" * 200_000 + b"]" * 200_000, "picture")
+
+
+def _one_line_pdf(path: Path, text: str, mediabox: str = "0 0 612 792", rotate: int | None = None,
+                  y: int = 740) -> Path:
+    """A one-page PDF with ``text`` near the top of its page, written by hand (a page
+    turned by /Rotate, or whose box does not start at 0)."""
+    content = f"BT /F1 12 Tf 72 {y} Td ({text}) Tj ET".encode()
+    turned = f" /Rotate {rotate}" if rotate is not None else ""
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               f"<< /Type /Page /Parent 2 0 R /MediaBox [{mediabox}]{turned} /Resources << /Font "
+               f"<< /F1 5 0 R >> >> /Contents 4 0 R >>".encode(),
+               b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    table = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, table)
+    path.write_bytes(bytes(out))
+    return path
+
+
+def test_a_turned_page_or_one_whose_box_does_not_start_at_0_is_marked_where_its_words_are(
+        tmp_path: Path) -> None:
+    """A landscape page stored upright and turned by /Rotate 90 (common in reports), or a
+    page whose box starts elsewhere than 0: the marks came out of the picture (the page's
+    coordinates taken as the picture's), the parent refused the reply as crafted and
+    killed the reader, and the viewer showed no page."""
+    from storage.documents.isolation import IsolatedParser
+
+    words = "Quarterly revenue grew strongly in the northern region"
+    pages = {"upright": _one_line_pdf(tmp_path / "upright.pdf", words),
+             "turned": _one_line_pdf(tmp_path / "turned.pdf", words, rotate=90),
+             "moved": _one_line_pdf(tmp_path / "moved.pdf", words, mediabox="0 792 612 1584", y=1540)}
+    with IsolatedParser() as parser:
+        found = {name: parser.page_picture(path, 1, words) for name, path in pages.items()}
+    for name, picture in found.items():
+        assert picture["marks"], name
+        for left, top, right, bottom in picture["marks"]:
+            assert 0 <= left < right <= picture["width"] and 0 <= top < bottom <= picture["height"], name
+    upright, turned = found["upright"]["marks"][0], found["turned"]["marks"][0]
+    assert upright[1] < found["upright"]["height"] * 0.1  # a line near the top, across
+    assert found["turned"]["width"] > found["turned"]["height"]  # drawn as the reader sees it
+    assert turned[0] > found["turned"]["width"] * 0.9 and turned[3] - turned[1] > turned[2] - turned[0]
+    assert abs(found["moved"]["marks"][0][1] - upright[1]) <= 12  # the same place on the page
 
 
 # The time limit and the priority --------------------------------------------------------
