@@ -37,6 +37,15 @@ MAX_JSON_INDENT = 8
 MADE_FACTOR = 64  # all values built in one render: at most this many times the output cap
 _ITER_FILTER = "hearth_iter"
 _VALUE_FILTER = "hearth_value"
+_COMPARED_FILTER = "hearth_compared"
+# What one comparison (==, <, in, a test such as "eq", a sort) may have to look at: items
+# of containers, nested ones counted each time they appear, and strings by 256 characters.
+# Python compares in C, holding the interpreter's lock: ``[x]*N == [y]*N`` of two N-item
+# lists was one step and N² comparisons, and the window froze with the worker.
+MAX_COMPARED = 1_000_000
+_COMPARING_TESTS = frozenset({"==", "eq", "equalto", "!=", "ne", ">", "gt", "greaterthan", ">=", "ge",
+                              "<", "lt", "lessthan", "<=", "le", "in"})
+_SORTING_FILTERS = frozenset({"sort", "unique", "min", "max", "dictsort", "groupby"})
 _WIDTH = re.compile(r"\d+")
 
 
@@ -45,7 +54,7 @@ _WIDTH = re.compile(r"\d+")
 STEPS, SECONDS, VALUE_SIZE, MADE, WOULD_BE = "steps", "seconds", "value-size", "made", "would-be"
 WIDTH, BITS, RANGE, FILTER_ARG, JSON_INDENT = "width", "bits", "range", "filter-arg", "json-indent"
 POWER, FORMAT_WIDTH, CALL_ARG, OUTPUT = "power", "format-width", "call-arg", "output"
-RECURSION, MEMORY = "recursion", "memory"
+RECURSION, MEMORY, COMPARED = "recursion", "memory", "compared"
 Value = str | int | float
 
 
@@ -102,6 +111,9 @@ def refusal(kind: str, values: Mapping[str, Value]) -> str:
         return translate("inference.chat_template", "it recursed too deeply")
     if kind == MEMORY:
         return translate("inference.chat_template", "it ran out of memory")
+    if kind == COMPARED:
+        return translate("inference.chat_template",
+                         "it compared values of more than {items:,} items").format(items=v["items"])
     raise KeyError(kind)
 
 
@@ -173,6 +185,27 @@ def _length(value: Any) -> int:
     return len(value) if isinstance(value, (str, list, tuple)) else 0
 
 
+def _check_compared(*values: Any) -> None:
+    """Refuse before comparing values whose comparison could look at more than
+    MAX_COMPARED items (see there); the count stops as soon as it is past."""
+    count, stack = 0, list(values)
+    while stack:
+        value = stack.pop()
+        if isinstance(value, (str, bytes)):
+            count += 1 + len(value) // 256
+        elif isinstance(value, dict):
+            count += 1 + len(value)
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            count += 1 + len(value)
+            stack.extend(value)
+        else:
+            count += 1
+        if count > MAX_COMPARED:
+            raise TemplateRefused(COMPARED, items=MAX_COMPARED)
+
+
 class Guard(NodeTransformer):
     """Wraps every loop's iterable and every string concatenation in a budget check."""
 
@@ -184,6 +217,14 @@ class Guard(NodeTransformer):
     def visit_Concat(self, node: nodes.Concat) -> nodes.Node:
         self.generic_visit(node)
         return nodes.Filter(node, _VALUE_FILTER, [], [], None, None, lineno=node.lineno)
+
+    def visit_Compare(self, node: nodes.Compare) -> nodes.Node:
+        self.generic_visit(node)
+        node.expr = nodes.Filter(node.expr, _COMPARED_FILTER, [], [], None, None, lineno=node.lineno)
+        for operand in node.ops:
+            operand.expr = nodes.Filter(operand.expr, _COMPARED_FILTER, [], [], None, None,
+                                        lineno=node.lineno)
+        return node
 
 
 class _IgnoreGenerationTags(jinja2.ext.Extension):
@@ -211,6 +252,9 @@ class SandboxEnvironment(ImmutableSandboxedEnvironment):
         self.filters = {name: self._guard_filter(name, f) for name, f in self.filters.items()}
         self.filters[_ITER_FILTER] = self._iterate
         self.filters[_VALUE_FILTER] = self._value
+        self.filters[_COMPARED_FILTER] = self._compared
+        self.tests = {name: self._guard_test(test) if name in _COMPARING_TESTS else test
+                      for name, test in self.tests.items()}
 
     # Called by the compiled template --------------------------------------------
     def _range(self, *args: int) -> range:
@@ -244,6 +288,20 @@ class SandboxEnvironment(ImmutableSandboxedEnvironment):
         self.budget.tick()
         return self.budget.size(value)
 
+    def _compared(self, value: Any) -> Any:
+        self.budget.tick()
+        _check_compared(value)
+        return value
+
+    def _guard_test(self, test: Any) -> Callable[..., Any]:
+        @functools.wraps(test)
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            self.budget.tick()
+            _check_compared(*args, *kwargs.values())
+            return test(*args, **kwargs)
+
+        return guarded
+
     def _guard_filter(self, name: str, func: Callable[..., Any]) -> Callable[..., Any]:
         skip = 1 if _PassArg.from_obj(func) is not None else 0  # context or environment first
 
@@ -275,6 +333,8 @@ class SandboxEnvironment(ImmutableSandboxedEnvironment):
                 budget.would_be(len(value) + width * (value.count("\n") + 1))
             elif name == "format":
                 budget.widths(value)
+            elif name in _SORTING_FILTERS:
+                _check_compared(value)
             return budget.size(func(*args, **kwargs))
 
         return guarded

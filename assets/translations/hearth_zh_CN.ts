@@ -4857,6 +4857,10 @@ Nothing is sent until you send it there.</source>
         <source>it ran out of memory</source>
         <translation>内存不足</translation>
     </message>
+    <message>
+        <source>it compared values of more than {items:,} items</source>
+        <translation>它比较了超过 {items:,} 项的值</translation>
+    </message>
 </context>
 <context>
     <name>inference.client</name>

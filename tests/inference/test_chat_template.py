@@ -60,6 +60,12 @@ HOSTILE = {
                 "{% endfor %}{{ ns.x }}",
     "star-width": "{{ '%*s' % (50000000, 'x') }}",
     "expandtabs": "{{ ('\t' * 2000).expandtabs(20000) }}",
+    # Found by review: a comparison is one step, and Python compares in C holding its lock
+    # (the window froze with the worker): N² items compared for two N-item lists.
+    "compare": "{% set x = range(20000)|list %}{% if [x] * 20000 == [x|list] * 20000 %}{% endif %}",
+    "in": "{% set x = range(20000)|list %}{% if [x|list] in [x] * 20000 %}{% endif %}",
+    "test-eq": "{% set x = range(20000)|list %}{% if [x] * 20000 is eq([x|list] * 20000) %}{% endif %}",
+    "sort": "{% set x = range(20000)|list %}{{ ([x] * 20000)|sort|length }}",
 }
 
 
