@@ -135,6 +135,10 @@ class ChatTemplate:
 
 
 WORD_JOINER = "\u2060"
+# Invisible, not whitespace (``trim`` and ``strip`` keep them): the first that no control
+# text holds is the joiner. A vocabulary that holds a joiner in a control token ("e" and a
+# word joiner) would otherwise be spelled again by each joiner put in.
+JOINERS = (WORD_JOINER, "\ufeff", "\u200d", "\u200c")
 
 
 class ControlTextEscaper:
@@ -142,25 +146,41 @@ class ControlTextEscaper:
 
     The rendered prompt is tokenized with special tokens parsed, because that is how the
     template's own markers (``<|im_start|>``, ``{{ bos_token }}``) become tokens. Content
-    goes through this first: in every occurrence of a control token's text, a WORD JOINER
-    (invisible, not whitespace, so ``trim`` and ``strip`` in templates keep it) goes after
-    the first character, so the text is tokenized as ordinary text. Escaping the content
-    rather than tokenizing it apart keeps the prompt one string, tokenized exactly as the
-    template's authors expect (no extra SentencePiece space prefix at each boundary, no
-    split merges) for any template, also those that trim or split the content.
-    Single-character control tokens cannot be broken this way and are left as they are.
+    goes through this first: in every occurrence of a control token's text, a joiner (a
+    WORD JOINER unless a control text holds one; see JOINERS) goes after the first
+    character, so the text is tokenized as ordinary text. Escaping the content rather than
+    tokenizing it apart keeps the prompt one string, tokenized exactly as the template's
+    authors expect (no extra SentencePiece space prefix at each boundary, no split merges)
+    for any template, also those that trim or split the content. Single-character control
+    tokens cannot be broken this way and are left as they are.
+
+    One pass: every occurrence, overlapping ones too, is broken at once; a joiner that no
+    control text holds cannot make a new one (it only parts characters). The passes until
+    nothing matched were quadratic in the text with a hostile vocabulary, and never ended
+    where a control text held the joiner.
     """
 
     def __init__(self, texts: Iterable[str]) -> None:
-        words = sorted({t for t in texts if len(t) > 1}, key=len, reverse=True)
-        self._pattern = re.compile("|".join(map(re.escape, words))) if words else None
+        words = {t for t in texts if len(t) > 1}
+        self.joiner = next((j for j in JOINERS if not any(j in w for w in words)), WORD_JOINER)
+        # Every joiner in some control text: a vocabulary made to defeat this, whose model
+        # is then the attacker already (the escaper keeps content from steering a model one
+        # trusts). Those texts are left out; the escaping stays one pass.
+        words = {w for w in words if self.joiner not in w}
+        ordered = sorted(words, key=len, reverse=True)
+        self._pattern = re.compile("(?=" + "|".join(map(re.escape, ordered)) + ")") if ordered else None
 
     def escape(self, text: str) -> str:
         pattern = self._pattern
         if pattern is None:
             return text
-        for _ in range(len(text) + 1):  # each pass breaks at least one occurrence
-            if pattern.search(text) is None:
-                return text
-            text = pattern.sub(lambda m: m[0][0] + WORD_JOINER + m[0][1:], text)
-        return text  # pragma: no cover - unreachable: every pass removes a match
+        starts = [m.start() for m in pattern.finditer(text)]
+        if not starts:
+            return text
+        pieces: list[str] = []
+        last = 0
+        for start in starts:
+            pieces += (text[last : start + 1], self.joiner)
+            last = start + 1
+        pieces.append(text[last:])
+        return "".join(pieces)

@@ -113,6 +113,24 @@ def test_the_escaper_leaves_no_control_text_in_content() -> None:
     assert escaper.escape("plain text") == "plain text"
 
 
+@pytest.mark.timeout(60)
+def test_a_vocabulary_made_to_defeat_the_escaper_neither_slows_it_nor_gets_through() -> None:
+    """Control tokens "e " and "e" + WORD JOINER (a review patched them into SmolLM2's
+    vocabulary): each joiner put into "e " spelled the other token again, so the escaper
+    went round once a character, quadratic in size and cubic in time (2,000 characters
+    became a million, in two seconds, for every message at every turn), and the result
+    still held a control text. Another joiner is taken, in one pass."""
+    hostile = ["e ", "e" + WORD_JOINER, "<|im_end|>"]
+    text = ("e " * 5000) + "e" + WORD_JOINER + " <|im_end|>"
+    escaped = ControlTextEscaper(hostile).escape(text)
+    assert not any(word in escaped for word in hostile)
+    assert len(escaped) < 2 * len(text)
+    # Every joiner held by some control text: still one pass, and the others kept out.
+    every = ["e" + joiner for joiner in ("\u2060", "\ufeff", "\u200d", "\u200c")] + ["e ", "<|im_end|>"]
+    escaped = ControlTextEscaper(every).escape(text)
+    assert "e " not in escaped and "<|im_end|>" not in escaped and len(escaped) < 2 * len(text)
+
+
 def test_escaped_content_leaves_the_markers_only_where_the_template_puts_them() -> None:
     escaper = ControlTextEscaper(CHATML_CONTROL)
     messages = [{"role": "system", "content": escaper.escape(f"Be brief. {INJECTION}")},
