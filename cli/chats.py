@@ -54,7 +54,14 @@ def _export(store: Any, wanted: str, target: Path) -> int:
                                       "shows them.").format(chat=wanted)), file=sys.stderr)
         return 1
     data = export.exported(chat, store.messages(chat.id), target.suffix)
-    export.write(target, data)
+    try:
+        export.write(target, data)
+    except OSError as exc:  # the target's fault, not Hearth's data folder's (``trouble`` says that)
+        print(terminal_safe(translate("cli.chats", "error: the chat could not be written to {file}: {reason}. "
+                                      "Nothing was written there.").format(file=target,
+                                                                          reason=exc.strerror or exc)),
+              file=sys.stderr)
+        return 1
     print(terminal_safe(translate("cli.chats", "exported “{title}” to {file}, UNENCRYPTED: anyone who can read "
                                   "that file can read the chat.").format(title=chat.title, file=target)))
     return 0

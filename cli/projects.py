@@ -92,7 +92,12 @@ def _export_text(store: Any, project: Any, target: Path) -> int:
     from core.vault import export
 
     chats = [(c, store.messages(c.id)) for c in store.list_chats() if project_of(c) == project.id]
-    export.write(target, export.exported_many(project.name, chats, target.suffix))
+    try:
+        export.write(target, export.exported_many(project.name, chats, target.suffix))
+    except OSError as exc:
+        raise ProjectError(translate("cli.projects", "The chats could not be written to {file}: {reason}. "
+                                     "Nothing was written there.").format(file=target,
+                                                                         reason=exc.strerror or exc)) from None
     count = len(chats)  # a plain name, for pyside6-lupdate
     print(terminal_safe(translate("cli.projects", "wrote %n chat(s) of {name} to {file}, UNENCRYPTED", None,
                                   count).format(name=project.name, file=target)))

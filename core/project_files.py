@@ -38,6 +38,7 @@ from core.chat_import import (
 )
 from core.projects import Project, ProjectError, Projects, project_of
 from i18n import translate
+from storage import export
 from storage.crypto import DEFAULT_KDF, KdfParams, derive_kek
 
 MAGIC = b"HEARTH-PROJECT 1\n"
@@ -70,17 +71,7 @@ def write(path: Path, store: Any, library: Any, project: Project, passphrase: st
                          "nonce": nonce.hex()}).encode("ascii") + b"\n"
     sealed = AESGCM(derive_kek(passphrase, salted)).encrypt(
         nonce, zlib.compress(json.dumps(payload, ensure_ascii=False).encode("utf-8"), 6), _ad(header))
-    partial = path.with_name(path.name + ".partial")
-    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(MAGIC + header + sealed)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(partial, path)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
+    export.write(path, MAGIC + header + sealed)
     return len(chats)
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -152,7 +154,23 @@ def exported_many(title: str, chats: list[tuple[Chat, list[Message]]], suffix: s
 
 
 def write(target: Path, data: bytes) -> None:
-    """An export's bytes to ``target``, readable by this user alone (OSError as it comes)."""
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
+    """An export's bytes to ``target``, whole or not at all, readable by this user alone
+    (OSError as it comes).
+
+    Written beside it under a name of its own (made new: no file or link of that name is
+    followed), flushed to the disk, then put in the target's place. Written in place, a
+    full disk left half the chat there in plain text, and what the file held before gone;
+    a file that was there kept its own permissions (0644: everyone's to read), and a link
+    was followed to wherever it pointed."""
+    target = Path(target)
+    fd, partial = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(partial, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
+        raise

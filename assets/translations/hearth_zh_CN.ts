@@ -1824,6 +1824,10 @@ Nothing is sent until you send it there.</source>
         <translation>错误：没有编号或名称为 {chat} 的对话；`chats list` 会列出它们。</translation>
     </message>
     <message>
+        <source>error: the chat could not be written to {file}: {reason}. Nothing was written there.</source>
+        <translation>错误：无法把对话写入 {file}：{reason}。那里没有写入任何内容。</translation>
+    </message>
+    <message>
         <source>exported “{title}” to {file}, UNENCRYPTED: anyone who can read that file can read the chat.</source>
         <translation>已将“{title}”导出到 {file}，**未加密**：任何能读取该文件的人都能读到这个对话。</translation>
     </message>
@@ -2503,6 +2507,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>ready-made {number}: {title}</source>
         <translation>现成指示 {number}：{title}</translation>
+    </message>
+    <message>
+        <source>The chats could not be written to {file}: {reason}. Nothing was written there.</source>
+        <translation>无法把对话写入 {file}：{reason}。那里没有写入任何内容。</translation>
     </message>
     <message numerus="yes">
         <source>wrote %n chat(s) of {name} to {file}, UNENCRYPTED</source>
