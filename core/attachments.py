@@ -36,6 +36,7 @@ from core import speech
 from core.document_protocol import SEARCH_TIMEOUT
 from core.pictures import from_stored, read_picture
 from core.pictures import stored as stored_picture
+from guard.text import one_line
 from i18n import translate
 from inference.bundled import embedding_model
 from inference.embedder import EmbedderNotLoaded, profile
@@ -74,8 +75,10 @@ class Attachment:
 
 
 def _refused(name: str, why: str) -> AttachmentRefused:
+    """The file's name is a stranger's: one line, no control characters (a right-to-left
+    override would show "invoice[U+202E]fdp.js" as "invoicesj.pdf")."""
     return AttachmentRefused(translate("core.attachments", "{name} cannot be attached: {why}").format(
-        name=name, why=why))
+        name=one_line(name), why=one_line(why)))
 
 
 def read(path: Path, parser: IsolatedParser, ocr: IsolatedParser, hearing: IsolatedParser | None = None) -> Attachment:

@@ -1,10 +1,13 @@
 """A cited source, checked inside Hearth: the whole passage, the page (or section) it
 comes from with the passage marked, and the question's words highlighted.
 
-The text is the document's (untrusted): it is shown as plain text, never as rich text.
-The page's text is the indexed text, asked of the document service (it answers between
-the steps of an import, so it may come a moment later); "Open file" hands the file to
-the program the system opens it with, and says so when there is none.
+The text is the document's (untrusted): it is shown as plain text, never as rich text,
+and its name and path as one line without control characters (a right-to-left override
+would show "invoice[U+202E]fdp.js" as "invoicesj.pdf"). The page's text is the indexed text,
+asked of the document service (it answers between the steps of an import, so it may come a
+moment later); "Open file" hands the file to the program the system opens it with, and says
+so when there is none. A script or program (a .js, .exe, .sh in an imported folder) is run,
+not shown, by that program: "Open file" asks first, naming the file's real type.
 """
 
 from __future__ import annotations
@@ -36,14 +39,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.shell import style
+from app.shell import dialogs, style
 from app.shell.a11y import named
 from app.shell.style import shade
 from app.shell.text import plain
 from core.documents import terms
+from guard.text import one_line
 from i18n import translate
 
 AROUND = 20_000  # characters shown on each side of the passage (a file with no pages is one section)
+# Endings of files that the system runs rather than shows (scripts, programs, installers,
+# shortcuts): "Open file" asks before handing one over.
+RUNNABLE = frozenset((
+    ".app", ".appimage", ".bash", ".bat", ".cmd", ".com", ".command", ".cpl", ".desktop", ".exe",
+    ".hta", ".jar", ".js", ".jse", ".lnk", ".msi", ".pl", ".ps1", ".psm1", ".py", ".pyw", ".rb",
+    ".reg", ".run", ".scr", ".sh", ".url", ".vbe", ".vbs", ".wsf", ".wsh", ".zsh",
+))
 
 
 def listen_text(moment: float, playing: bool) -> str:
@@ -115,7 +126,7 @@ class SourceViewer(QDialog):
         self.source = source
         self.question = question
         self.path = str(source.get("path") or "")
-        label = str(source.get("label") or Path(self.path).name)
+        label = one_line(str(source.get("label") or Path(self.path).name))
         self.setWindowTitle(translate("chat.source_viewer", "Source [{number}]: {label}").format(
             number=source.get("number", ""), label=label))
         self.resize(760, 600)
@@ -138,7 +149,7 @@ class SourceViewer(QDialog):
         if not on_disk:
             self._say(translate("chat.source_viewer", "An attached file: Hearth kept its text, not the file."))
         elif not self.open_button.isEnabled():
-            self._say(translate("chat.source_viewer", "The file is no longer at {path}.").format(path=self.path))
+            self._say(translate("chat.source_viewer", "The file is no longer at {path}.").format(path=one_line(self.path)))
         self.open_button.clicked.connect(self.open_file)
         close = QPushButton(translate("chat.source_viewer", "Close"))
         close.setDefault(True)
@@ -365,10 +376,18 @@ class SourceViewer(QDialog):
     def open_file(self) -> bool:
         """The file in the program the system opens it with; a word in the dialog if none."""
         if not Path(self.path).is_file():
-            self._say(translate("chat.source_viewer", "The file is no longer at {path}.").format(path=self.path))
+            self._say(translate("chat.source_viewer", "The file is no longer at {path}.").format(path=one_line(self.path)))
+            return False
+        name, kind = one_line(Path(self.path).name), Path(self.path).suffix.lower()
+        if kind in RUNNABLE and not dialogs.confirm(
+                self, translate("chat.source_viewer", "Open a program?"),
+                translate("chat.source_viewer", "{name} is a script or program (a {kind} file), not a "
+                          "document: opening it may run it on this computer, with your rights. Open "
+                          "it only if you know where it came from.").format(name=name, kind=one_line(kind)),
+                translate("chat.source_viewer", "Open it")):
             return False
         if not QDesktopServices.openUrl(QUrl.fromLocalFile(self.path)):  # a local file: no network
             self._say(translate("chat.source_viewer", "No program on this computer opened {name}; the "
-                                "passage and its page are shown here.").format(name=Path(self.path).name))
+                                "passage and its page are shown here.").format(name=name))
             return False
         return True

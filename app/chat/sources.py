@@ -4,7 +4,9 @@ Buttons rather than links in a label: each is a stop in the tab order that Enter
 opens, and each has a name a screen reader says ("Source 1: report.pdf, page 3"). A
 label's links are reached by Tab only after an extra stop on the label itself, and are
 read as one block of text. File names and passages are the documents' (untrusted): the
-buttons' text escapes the mnemonic ampersand, the excerpts are plain-text labels.
+buttons' text escapes the mnemonic ampersand, the excerpts are plain-text labels, and a
+name is shown as one line without control characters (a right-to-left override would
+show "invoice[U+202E]fdp.js" as "invoicesj.pdf").
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.shell.a11y import named
 from app.shell.text import plain, tooltip
+from guard.text import one_line
 from i18n import translate
 
 EXCERPT_CHARS = 180
@@ -27,7 +30,8 @@ class SourceButton(QPushButton):
     opened = Signal(object)
 
     def __init__(self, source: dict, excerpt: str, parent: QWidget | None = None) -> None:
-        number, label, path = int(source["number"]), str(source["label"]), str(source["path"])
+        number, label = int(source["number"]), one_line(str(source["label"]))
+        path = str(source["path"])  # the real one, for the viewer to open; one_line where shown
         shown = label if len(label) <= LABEL_CHARS else label[:LABEL_CHARS] + "…"
         super().__init__(f"[{number}] {shown}".replace("&", "&&"), parent)
         self.source = source
@@ -38,7 +42,7 @@ class SourceButton(QPushButton):
         font.setUnderline(True)
         self.setFont(font)
         self.setToolTip(tooltip(translate("chat.sources", "Show the passage and its page ({path})")
-                                .format(path=path)))
+                                .format(path=one_line(path))))
         named(self,
               translate("chat.sources", "Source {number}: {label}").format(
                   number=number, label=label),
@@ -95,7 +99,7 @@ class SourceList(QWidget):
             self._layout.addWidget(excerpt_label)
             self._rows += [button, excerpt_label]
             self.buttons.append(button)
-            self._texts += [f"[{source['number']}] {source['label']}", excerpt]
+            self._texts += [f"[{source['number']}] {one_line(str(source['label']))}", excerpt]
         self.setVisible(bool(self.buttons))
 
     def text(self) -> str:

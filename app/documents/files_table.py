@@ -1,5 +1,8 @@
 """The Documents dialog's table of a collection's files: each file, its state, and why
-(a reason it was skipped or failed, or notes on how it was read)."""
+(a reason it was skipped or failed, or notes on how it was read).
+
+A file's name is a stranger's text: each cell is one line without control characters, so
+a right-to-left override cannot make "invoice[U+202E]fdp.js" read as "invoicesj.pdf"."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTab
 from app.shell.a11y import named
 from app.shell.text import tooltip
 from core.documents import FAILED, INDEXED, PENDING, SKIPPED, Document
+from guard.text import one_line
 from i18n import translate
 
 
@@ -47,6 +51,7 @@ class FilesTable(QTableWidget):
             state = states.get(document.status, document.status)
             for column, text in enumerate((document.path, state,
                                            document.reason or "; ".join(document.notes))):
+                text = one_line(text)
                 item = QTableWidgetItem(text)
                 item.setToolTip(tooltip(text))
                 item.setData(Qt.ItemDataRole.UserRole, document.id)

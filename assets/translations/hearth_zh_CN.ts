@@ -1350,6 +1350,18 @@ Nothing is sent until you send it there.</source>
         <translation>没有找到扬声器或耳机</translation>
     </message>
     <message>
+        <source>Open a program?</source>
+        <translation>要打开程序吗？</translation>
+    </message>
+    <message>
+        <source>{name} is a script or program (a {kind} file), not a document: opening it may run it on this computer, with your rights. Open it only if you know where it came from.</source>
+        <translation>{name} 是脚本或程序（{kind} 文件），不是文档：打开它可能会以你的权限在这台电脑上运行它。只有在你知道它的来源时才打开。</translation>
+    </message>
+    <message>
+        <source>Open it</source>
+        <translation>打开</translation>
+    </message>
+    <message>
         <source>No program on this computer opened {name}; the passage and its page are shown here.</source>
         <translation>这台电脑上没有程序能打开 {name}；段落及其所在页面显示在这里。</translation>
     </message>

@@ -70,3 +70,28 @@ def test_the_mark_lands_on_the_passage_in_a_file_with_windows_line_endings(qtbot
     assert viewer.page.extraSelections()[0].cursor.selectedText() == PASSAGE
     viewer.show_page("old mac\rline\r" + PASSAGE)
     assert viewer.page.extraSelections()[0].cursor.selectedText() == PASSAGE
+
+
+def test_a_script_or_program_is_opened_only_when_the_user_says_so(qtbot, tmp_path: Path, monkeypatch) -> None:
+    """A ".js" in an imported folder is run, not shown, by the program the system opens it
+    with: "Open file" asks first, naming the file and its real type (a right-to-left
+    override in the name cannot hide it), and opens nothing when the answer is no."""
+    script = tmp_path / "invoice\u202efdp.js"
+    script.write_text("WScript.Echo('hello')")
+    asked: list[str] = []
+    opened: list[str] = []
+    monkeypatch.setattr("app.chat.source_viewer.QDesktopServices.openUrl",
+                        lambda url: opened.append(url.toLocalFile()) or True)
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda _p, _t, text, _a: asked.append(text) or False)
+    viewer = SourceViewer(source(script), "fee?")
+    qtbot.addWidget(viewer)
+    assert not viewer.open_file() and opened == []
+    assert "invoicefdp.js is a script or program (a .js file)" in asked[0] and "\u202e" not in asked[0]
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda _p, _t, text, _a: asked.append(text) or True)
+    assert viewer.open_file() and opened == [str(script)]  # its real path
+
+    document = tmp_path / "harbor.pdf"
+    document.write_bytes(b"%PDF-1.4")
+    viewer = SourceViewer(source(document), "fee?")
+    qtbot.addWidget(viewer)
+    assert viewer.open_file() and opened[-1] == str(document) and len(asked) == 2  # a document: not asked

@@ -76,6 +76,15 @@ def test_a_missing_file_and_too_many_files_are_refused(tmp_path: Path) -> None:
         read_all([tmp_path / f"{i}.txt" for i in range(MAX_ATTACHMENTS + 1)])
 
 
+def test_a_refused_files_name_is_said_without_control_characters(tmp_path: Path) -> None:
+    """A right-to-left override (U+202E) would have "invoice[U+202E]fdp.js" read as
+    "invoicesj.pdf" in the message that refuses it."""
+    with pytest.raises(AttachmentRefused) as refused:
+        read_all([tmp_path / "invoice\u202efdp\n.js"])
+    said = str(refused.value)
+    assert said.startswith("invoicefdp .js cannot be attached: ") and "\u202e" not in said and "\n" not in said
+
+
 def test_a_long_attachment_is_searched_for_the_question_and_given_in_its_order(tmp_path: Path) -> None:
     filler = [Section(f"Chapter {i}. " + "The harbour office opens at nine and closes at five. " * 12, i)
               for i in range(1, 30)]
