@@ -13,6 +13,8 @@ from i18n import translate
 from inference.gguf import FILE_TYPES, GGML_TYPES, GGUFHeader, read_header
 
 EMBEDDING_ARCHITECTURES = {"bert", "nomic-bert", "jina-bert-v2", "t5encoder", "modern-bert"}
+MAX_CONTEXT = 10_000_000  # tokens: above any model's trained context
+MAX_COUNT = 1 << 40  # any other count (layers, heads, lengths): far above any real model's
 
 
 # Words in a model's name that say it was tuned to follow instructions or chat ("it":
@@ -66,12 +68,15 @@ class ModelInfo:
         return str(n)
 
 
-def _int(value: Any, default: int = 0) -> int:
+def _int(value: Any, default: int = 0, most: int = MAX_COUNT) -> int:
+    """A count from the file's metadata, held to 0..``most``: the file may say anything (a
+    float infinity, which ``int`` refuses with OverflowError; a negative context length,
+    which would become the model's n_ctx)."""
     if isinstance(value, list):  # per-layer values: the largest bounds the memory
         value = max(value) if value else default
     try:
-        return int(value)
-    except (TypeError, ValueError):
+        return min(max(int(value), 0), most)
+    except (TypeError, ValueError, OverflowError):
         return default
 
 
@@ -100,7 +105,7 @@ def info_from_header(header: GGUFHeader) -> ModelInfo:
         parameters=sum(t.elements for t in header.tensors),
         quantization=_quantization(header),
         file_size=header.file_size,
-        context_length=_int(header.arch_value("context_length")),
+        context_length=_int(header.arch_value("context_length"), most=MAX_CONTEXT),
         has_chat_template=bool(header.get("tokenizer.chat_template")),
         license=str(header.get("general.license")
                     or translate("inference.modelinfo", "not stated")),

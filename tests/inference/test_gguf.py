@@ -132,3 +132,20 @@ def test_model_facts_of_the_two_real_models(starter_model_path: Path, gemma_mode
     gemma = read_info(gemma_model_path)
     assert (gemma.architecture, gemma.quantization, gemma.context_length) == ("gemma3", "Q4_K_M", 32768)
     assert not gemma.has_chat_template and gemma.vocab_size == 262144
+
+
+@pytest.mark.parametrize(("said", "context", "layers"), [
+    (g.kv("llama.context_length", float("inf")) + g.kv("llama.block_count", float("-inf")), 0, 0),
+    (g.gstr("llama.context_length") + struct.pack("<Iq", g.I64, -7)
+     + g.gstr("llama.block_count") + struct.pack("<Iq", g.I64, -3), 0, 0),
+    (g.gstr("llama.context_length") + struct.pack("<IQ", g.U64, 1 << 62)
+     + g.gstr("llama.block_count") + struct.pack("<IQ", g.U64, 1 << 62), 10_000_000, 1 << 40),
+], ids=["infinite", "negative", "huge"])
+def test_counts_the_file_states_out_of_range_are_held_in_range(tmp_path: Path, said: bytes, context: int,
+                                                                layers: int) -> None:
+    """A float infinity raised OverflowError out of the import (a generic "internal error",
+    and the other files of the import skipped); a negative context length became the
+    model's n_ctx. Infinity is read as unstated, the rest as the nearest count in range."""
+    data = g.build(raw_kv=said, n_kv=4)  # the architecture, the name and the two said
+    info = read_info(write(tmp_path, data))
+    assert (info.context_length, info.layers) == (context, layers)
