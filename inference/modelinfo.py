@@ -15,6 +15,7 @@ from inference.gguf import FILE_TYPES, GGML_TYPES, GGUFHeader, read_header
 EMBEDDING_ARCHITECTURES = {"bert", "nomic-bert", "jina-bert-v2", "t5encoder", "modern-bert"}
 MAX_CONTEXT = 10_000_000  # tokens: above any model's trained context
 MAX_COUNT = 1 << 40  # any other count (layers, heads, lengths): far above any real model's
+LABEL_CHARS = 200  # of a text from the file that is shown (its architecture, its license)
 
 
 # Words in a model's name that say it was tuned to follow instructions or chat ("it":
@@ -48,7 +49,10 @@ class ModelInfo:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ModelInfo:
-        return cls(**{k: data[k] for k in cls.__dataclass_fields__})
+        values = {k: data[k] for k in cls.__dataclass_fields__}
+        for key in ("architecture", "license"):  # facts stored before they were cleaned on reading
+            values[key] = label(str(values[key]))
+        return cls(**values)
 
     @property
     def looks_like_base_model(self) -> bool:
@@ -66,6 +70,14 @@ class ModelInfo:
             if n >= size:
                 return f"{n / size:.1f}{unit}".replace(".0", "")
         return str(n)
+
+
+def label(text: str, limit: int = LABEL_CHARS) -> str:
+    """A text from the file's metadata as the model dialog shows it: one line, no control
+    characters (a right-to-left override, a terminal escape), at most ``limit`` characters
+    (a string in a GGUF may run to megabytes)."""
+    text = one_line(text)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _int(value: Any, default: int = 0, most: int = MAX_COUNT) -> int:
@@ -101,14 +113,14 @@ def info_from_header(header: GGUFHeader) -> ModelInfo:
     role = "embedding" if arch in EMBEDDING_ARCHITECTURES or pooling not in (None, 0) else "chat"
     return ModelInfo(
         name=one_line(str(header.get("general.name") or Path(header.path).stem)),
-        architecture=arch,
+        architecture=label(arch),
         parameters=sum(t.elements for t in header.tensors),
         quantization=_quantization(header),
         file_size=header.file_size,
         context_length=_int(header.arch_value("context_length"), most=MAX_CONTEXT),
         has_chat_template=bool(header.get("tokenizer.chat_template")),
-        license=str(header.get("general.license")
-                    or translate("inference.modelinfo", "not stated")),
+        license=label(str(header.get("general.license")
+                          or translate("inference.modelinfo", "not stated"))),
         role=role,
         layers=_int(header.arch_value("block_count")),
         embedding_length=embedding,

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from i18n import translate
 from inference.gguf import InvalidGGUF, read_header
+from inference.modelinfo import label
 
 MAX_CANDIDATES = 64  # files in the folder looked at, at most
 
@@ -44,7 +45,7 @@ def check_projector(path: Path, text_width: int) -> None:
     header = read_header(path)
     if header.architecture != "clip":
         raise InvalidGGUF(translate("inference.projectors", "{name} is not a picture reader (projector): it is "
-                                    "a {kind} file").format(name=path.name, kind=header.architecture))
+                                    "a {kind} file").format(name=path.name, kind=label(header.architecture)))
     if not header.get("clip.has_vision_encoder"):
         raise InvalidGGUF(translate("inference.projectors", "{name} reads no pictures (it has no vision "
                                     "encoder)").format(name=path.name))

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from inference.gguf import GGML_TYPES, InvalidGGUF, read_header
-from inference.modelinfo import read_info
+from inference.modelinfo import ModelInfo, read_info
 from inference.probe import probe
+from inference.projectors import check_projector
 from tests.inference import gguf_builder as g
 
 VALID = g.build()
@@ -149,3 +150,20 @@ def test_counts_the_file_states_out_of_range_are_held_in_range(tmp_path: Path, s
     data = g.build(raw_kv=said, n_kv=4)  # the architecture, the name and the two said
     info = read_info(write(tmp_path, data))
     assert (info.context_length, info.layers) == (context, layers)
+
+
+def test_the_architecture_and_license_are_shown_as_one_short_line(tmp_path: Path) -> None:
+    """The model dialog shows both (escaped, as text): a right-to-left override, a line
+    break and a terminal escape came through, and a string of megabytes whole."""
+    data = g.build(metadata={"general.architecture": "lla\u202ema" + "x" * 5000,
+                             "general.license": "MIT\u202e\n\x1b[31mgnp.exe"})
+    info = read_info(write(tmp_path, data))
+    assert info.license == "MIT [31mgnp.exe"
+    assert info.architecture.startswith("llamaxxx") and len(info.architecture) == 200
+    assert info.architecture.endswith("…") and "\u202e" not in info.architecture
+    stored = {**info.as_dict(), "license": "GPL\u202e\n" + "y" * 5000, "architecture": "qwen2\x1b]0;"}
+    again = ModelInfo.from_dict(stored)  # a model imported before: cleaned where it is read back
+    assert again.architecture == "qwen2]0;" and again.license.startswith("GPL y") and len(again.license) == 200
+    with pytest.raises(InvalidGGUF, match="not a picture reader") as refused:  # chosen as a projector
+        check_projector(write(tmp_path, data, "mmproj.gguf"), 0)
+    assert "\u202e" not in str(refused.value) and len(str(refused.value)) < 400
