@@ -41,6 +41,8 @@ from core.folders import Candidate, expand, identity_of, is_regular
 from core.reembedding import CHECK_EVERY
 from i18n import translate
 from inference.embedder import N_CTX, SPECIAL_TOKENS, profile
+from inference.errors import InferenceError
+from storage.db import VaultClosed
 from storage.documents import parsers, reading
 from storage.documents.chunking import MAX_TOKENS, chunk_sections, unit_texts
 from storage.documents.index_file import UnusableIndexFile
@@ -60,6 +62,7 @@ from storage.documents.store import (
     StoredChunk,
 )
 from storage.documents.words import terms  # noqa: F401 - for app (#37)
+from storage.errors import trouble
 
 log = logging.getLogger(__name__)
 SAVE_AFTER = 100  # passages added or taken out before the index is saved again, at least
@@ -106,6 +109,13 @@ def _screen(file: Candidate, record: Document) -> os.stat_result | tuple[str, st
     if info.st_size > limit:
         return FAILED, parsers.too_large(info.st_size, limit), {"size": info.st_size, "mtime": info.st_mtime}
     return info
+
+
+def _this_file_alone(exc: Exception) -> bool:
+    """Whether a failure belongs to one file, so that the import goes on with the next:
+    not a stop, a locked or closed vault, the machine's trouble (a full disk: every file
+    would meet it) or the embedding model's (no file can be embedded)."""
+    return not isinstance(exc, (Stopped, VaultClosed, InferenceError)) and trouble(exc) is None
 
 
 class Ingestion:
@@ -292,8 +302,17 @@ class Ingestion:
                 self.steps.check()
                 state = replace(state, current=file.path.name)
                 self.steps.progress(state)
-                self._add_file(collection, file, model, known, by_hash, report,
-                               after=files[i + 1] if i + 1 < len(files) else None, state=state)
+                try:
+                    self._add_file(collection, file, model, known, by_hash, report,
+                                   after=files[i + 1] if i + 1 < len(files) else None, state=state)
+                except Exception as exc:
+                    if not _this_file_alone(exc):
+                        raise
+                    # A fault of this file's alone (a bug it meets): the others still go in.
+                    log.error("a file could not be indexed", exc_info=exc)
+                    report.failed.append((str(file.path), translate(
+                        "core.documents", "Hearth could not index this file (an internal error; the "
+                        "details are in the log).")))
                 state = replace(state, files_done=state.files_done + 1, chunks_done=report.chunks)
                 self.steps.progress(state)
                 if self._between_files is not None:

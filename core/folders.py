@@ -92,6 +92,18 @@ def _inside(path: Path, root: Path) -> bool:
     return path == root or path.is_relative_to(root)
 
 
+def _text_name(path: Path) -> bool:
+    """Whether the path is text: a name in another encoding than the system's (a zip
+    from another system, unpacked here) comes from the system with its bytes as lone
+    surrogates, which no text file, the vault included, can hold. Such a file stopped the
+    whole import at it."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def expand(paths: Iterable[Path]) -> Found:
     """Files under ``paths`` (folders recursively); problems and skipped links found on the way.
 
@@ -106,7 +118,11 @@ def expand(paths: Iterable[Path]) -> Found:
     seen: set[Identity] = set()
 
     def take(path: Path, info: os.stat_result) -> None:
-        if not is_regular(info):
+        if not _text_name(path):
+            found.failed.append((os.fsencode(path).decode("utf-8", "replace"), translate(
+                "core.folders", "its name is not valid text (UTF-8), which Hearth cannot keep; "
+                "rename it to import it")))
+        elif not is_regular(info):
             found.failed.append((str(path), translate("core.folders", "is not a regular file")))
         elif identity_of(info) not in seen:
             seen.add(identity_of(info))

@@ -3256,6 +3256,10 @@ Nothing is sent until you send it there.</source>
         <translation>自无法读取以来没有变化</translation>
     </message>
     <message>
+        <source>Hearth could not index this file (an internal error; the details are in the log).</source>
+        <translation>Hearth 无法为此文件建立索引（内部错误；详情见日志）。</translation>
+    </message>
+    <message>
         <source>renamed or moved: its passages were kept</source>
         <translation>已重命名或移动：保留了它的段落</translation>
     </message>
@@ -3342,6 +3346,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>does not exist (or is a broken link)</source>
         <translation>不存在（或是失效的链接）</translation>
+    </message>
+    <message>
+        <source>its name is not valid text (UTF-8), which Hearth cannot keep; rename it to import it</source>
+        <translation>它的名称不是有效的文本（UTF-8），Hearth 无法保存；请重命名后再导入</translation>
     </message>
     <message>
         <source>is not a regular file</source>

@@ -741,3 +741,52 @@ def test_a_long_import_saves_the_index_between_its_files(vault: Vault, worker, t
     gate.open()
     assert len(done.result(timeout=WAIT).indexed) == 4
     assert s.service.close(CLOSE_WAIT)
+
+
+def test_a_file_whose_name_is_not_text_is_said_and_the_others_go_in(vault: Vault, worker, tmp_path: Path) -> None:
+    """A file name in another encoding (a zip from another system, unpacked here) comes
+    from the system with lone surrogates, which the vault cannot hold: the first such file
+    stopped the whole import with "an internal error", and the files after it never went
+    in (a review). It is said now, by its name as far as it reads, and the others go in."""
+    import os
+
+    folder = tmp_path / "unpacked"
+    folder.mkdir()
+    (folder / "a_first.txt").write_text("Barn owls hunt at night over the harbour meadow.\n")
+    with open(os.path.join(os.fsencode(folder), b"b_\xd6\xd0\xce\xc4.txt"), "w") as out:  # GBK, not UTF-8
+        out.write("Foxes dig their dens under the old pier.\n")
+    (folder / "c_last.txt").write_text("Badgers sleep by day beneath the lighthouse.\n")
+    s = Service(vault, worker.submit, BUNDLED)
+    work = s.create("unpacked")
+    report = s.add(work.id, [folder]).result(timeout=WAIT)
+    assert sorted(Path(p).name for p in report.indexed) == ["a_first.txt", "c_last.txt"]
+    [(name, why)] = report.failed
+    assert name.endswith("b_\ufffd\ufffd\ufffd\ufffd.txt") and "not valid text" in why
+    name.encode("utf-8")  # shown as it reads: text the window and the vault can hold
+    assert s.service.close(CLOSE_WAIT)
+
+
+def test_a_fault_of_one_file_alone_does_not_stop_the_others(vault: Vault, worker, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug one file meets (here: its text made to fail the chunker) is said for that file,
+    and the import goes on with the next; a stop, the disk or the model still end it."""
+    import core.documents
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (folder / name).write_text(f"{name}: the heron nests by the harbour wall.\n")
+    real = core.documents.chunk_sections
+
+    def chunk(sections, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if any(s.text.startswith("b.txt") for s in sections):
+            raise AssertionError("a bug this file meets")
+        return real(sections, *args, **kwargs)
+
+    monkeypatch.setattr(core.documents, "chunk_sections", chunk)
+    s = Service(vault, worker.submit, BUNDLED)
+    work = s.create("notes")
+    report = s.add(work.id, [folder]).result(timeout=WAIT)
+    assert sorted(Path(p).name for p in report.indexed) == ["a.txt", "c.txt"]
+    assert [(Path(p).name, "internal error" in why) for p, why in report.failed] == [("b.txt", True)]
+    assert s.service.close(CLOSE_WAIT)
