@@ -21,6 +21,8 @@ from core.passphrase import acceptable
 from core.session import Session
 from core.settings import Settings
 from core.vault import (
+    DamagedVault,
+    NewerVault,
     PassphraseChanged,
     Vault,
     VaultClosed,
@@ -273,7 +275,29 @@ class VaultMaintenance(QObject):
         path = self.flows.path
 
         self.window.lock_screen.set_busy(True)
-        self._background(lambda: Session.restore(source, passphrase, path), self.flows.opened, self.flows.open_failed)
+        self._background(lambda: Session.restore(source, passphrase, path), self.flows.opened,
+                         lambda exc: self._restore_failed(source, exc))
+
+    def _restore_failed(self, source: Path, exc: Exception) -> None:
+        """Said of the backup, not of the vault: a restore that failed went to the unlock's
+        handler, which called the chosen backup's damage the vault's own and advised
+        restoring over it (the vault was sound), or said "Wrong passphrase" of the lock
+        screen's field. Nothing was changed: the backup is checked before it replaces."""
+        name, kept = source.name, translate("vault.flows", "Your vault was not changed.")
+        if isinstance(exc, WrongPassphrase):
+            said = translate("vault.flows", "That passphrase does not open the backup {name}.").format(name=name)
+        elif isinstance(exc, DamagedVault):
+            said = translate("vault.flows", "The backup {name} is damaged or is not a Hearth vault: "
+                             "{reason}").format(name=name, reason=exc)
+        elif isinstance(exc, NewerVault):
+            said = str(exc)
+        elif (found := trouble(exc, self.flows.path.parent)) is not None:
+            said = found.message("")
+        else:
+            log.error("restoring a backup failed", exc_info=exc)
+            said = translate("vault.flows", "The backup {name} could not be restored ({kind}).").format(
+                name=name, kind=type(exc).__name__)
+        self.window.lock_screen.show_error(f"{said}\n\n{kept}", offer_restore=True)
 
     @Slot()
     def delete_everything(self) -> None:

@@ -7480,6 +7480,22 @@ Details were written to {path}.</source>
         <translation>恢复</translation>
     </message>
     <message>
+        <source>Your vault was not changed.</source>
+        <translation>你的保险库没有被改动。</translation>
+    </message>
+    <message>
+        <source>That passphrase does not open the backup {name}.</source>
+        <translation>这个口令无法打开备份 {name}。</translation>
+    </message>
+    <message>
+        <source>The backup {name} is damaged or is not a Hearth vault: {reason}</source>
+        <translation>备份 {name} 已损坏，或不是 Hearth 保险库：{reason}</translation>
+    </message>
+    <message>
+        <source>The backup {name} could not be restored ({kind}).</source>
+        <translation>无法恢复备份 {name}（{kind}）。</translation>
+    </message>
+    <message>
         <source>Some files could not be deleted:
 {files}</source>
         <translation>部分文件无法删除：

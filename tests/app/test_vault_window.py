@@ -209,6 +209,41 @@ def test_backup_then_restore_from_the_lock_screen(qtbot, make_window, monkeypatc
     assert list(vault_path().parent.glob("vault.db.before-restore-*"))
 
 
+def test_a_restore_that_fails_says_so_of_the_backup_and_the_vault_stays(qtbot, make_window, monkeypatch,
+                                                                         tmp_path) -> None:
+    """A restore's failure went to the unlock's handler: a damaged backup was said as the
+    vault's own damage, with the advice to restore the newest backup over it (the vault was
+    sound), and a wrong passphrase for the backup as "Wrong passphrase" of the lock screen's
+    field. Each is said of the backup now, and the vault still opens."""
+    window = make_window()
+    send(qtbot, window, "still here")
+    backup = tmp_path / "backup.db"
+    monkeypatch.setattr("app.shell.dialogs.save_path", lambda *a: backup)
+    monkeypatch.setattr("app.shell.dialogs.inform", lambda *a: None)
+    window.backup_action.trigger()
+    qtbot.waitUntil(backup.exists, timeout=WAIT_MS)
+    monkeypatch.setattr("app.shell.dialogs.open_path", lambda *a: backup)
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda *a: True)
+    screen = window.lock_screen
+    monkeypatch.setattr("app.shell.dialogs.passphrase", lambda *a: "not the backup's passphrase")
+    window.vault.maintenance.restore()
+    qtbot.waitUntil(lambda: screen.error.isVisible() and bool(screen.error.text()), timeout=WAIT_MS)
+    said = screen.error.text()
+    assert "does not open the backup backup.db" in said and "Your vault was not changed" in said
+    damaged = tmp_path / "damaged.db"
+    damaged.write_bytes(backup.read_bytes()[:3000])  # cut short: not a vault any more
+    monkeypatch.setattr("app.shell.dialogs.open_path", lambda *a: damaged)
+    monkeypatch.setattr("app.shell.dialogs.passphrase", lambda *a: PASSPHRASE)
+    screen.error.clear()
+    window.vault.maintenance.restore()
+    qtbot.waitUntil(lambda: bool(screen.error.text()), timeout=WAIT_MS)
+    said = screen.error.text()
+    assert "The backup damaged.db is damaged" in said and "Your vault was not changed" in said
+    assert "newest automatic backup" not in said  # no advice to restore over a sound vault
+    unlock(qtbot, window)
+    assert window.conversation.message_widgets()[0].text() == "still here"
+
+
 def _change_passphrase(qtbot, window, monkeypatch, new: str) -> list[str]:
     """Help ▸ Change passphrase, answered as the user would; what the window said after."""
     answers = iter([PASSPHRASE, new, new])
