@@ -3,7 +3,8 @@
 A backup is a consistent SQLite copy of the vault file, still encrypted under the same
 passphrase, written beside its target and renamed into place once complete. Automatic
 backups get a new name each time (``vault-DATE-TIME.db``) and only the newest few are
-kept; the older ones are crypto-erased, key record first, not merely unlinked. A restore
+kept; the older ones are crypto-erased, key record first, not merely unlinked (but none
+while the vault is known to be damaged: ``auto_backup``). A restore
 checks that the backup opens before it replaces the vault, and keeps the vault it
 replaces beside it. After a passphrase change, the copies the old passphrase opens are
 erased or re-encrypted (``retire_old_copies``).
@@ -67,13 +68,26 @@ def write_backup(source: Path, target: Path, closed: Callable[[], bool]) -> Path
     return target
 
 
-def auto_backup(folder: Path, force: bool, backup_to: Callable[[Path], Path]) -> Path | None:
+def auto_backup(folder: Path, force: bool, backup_to: Callable[[Path], Path],
+                damaged: Callable[[], bool] = lambda: False) -> Path | None:
     """A backup in ``folder`` if the newest there is a day old (or ``force``), and the
-    older ones beyond ``AUTO_BACKUPS_KEPT`` crypto-erased. Called under the backup lock."""
+    older ones beyond ``AUTO_BACKUPS_KEPT`` crypto-erased. Called under the backup lock.
+
+    ``damaged`` says whether the vault is known to be damaged (a field that did not
+    decrypt in this unlock); it is asked once the copy is written, so that damage found
+    while copying counts. While it is, nothing is erased: the new copy holds the damage
+    too, and rotating would push out the older backups, the ones written before the
+    damage, which the user is told to restore from. Keeping every copy is simpler than
+    finding out which ones read cleanly (that means decrypting each of them) and still
+    never erases a clean one; the folder grows by one copy a day until the damage is gone.
+    """
     existing = sorted(folder.glob("vault-*.db"))
     if not force and existing and time.time() - existing[-1].stat().st_mtime < AUTO_BACKUP_EVERY:
         return None
     target = backup_to(unused_backup_name(folder))
+    if damaged():
+        log.warning("the vault is damaged: older automatic backups are kept")
+        return target
     for old in sorted(folder.glob("vault-*.db"))[:-AUTO_BACKUPS_KEPT]:
         crypto_erase(old)  # deleted blocks survive: the key record goes first
         remove_with_sidecars(old)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -301,12 +301,15 @@ class Vault:
         with self._backup_lock:
             return copies.write_backup(self.path, target, lambda: self._closed)
 
-    def auto_backup(self, folder: Path, force: bool = False) -> Path | None:
+    def auto_backup(self, folder: Path, force: bool = False,
+                    damaged: Callable[[], bool] = lambda: False) -> Path | None:
         """Keep a recent encrypted copy for the day the vault file gets damaged (a new
-        name each time, so a copy is never written over another)."""
+        name each time, so a copy is never written over another). ``damaged``: whether
+        damage is known (the chat store's ``damaged_places``); while it is, no older
+        backup is erased (``storage.backups.auto_backup``)."""
         folder.mkdir(parents=True, exist_ok=True)
         with self._backup_lock:
-            return copies.auto_backup(folder, force, self.backup_to)
+            return copies.auto_backup(folder, force, self.backup_to, damaged)
 
     @classmethod
     def restore(cls, backup: Path, passphrase: str, target: Path) -> Path | None:

@@ -141,7 +141,10 @@ class VaultFlows(QObject):
         session.on_close("answer", lambda _left: self.controller.end_session())
         self.idle.set_minutes(self.settings.auto_lock_minutes)
         vault, folder = store.vault, backups_dir()
-        self._background(lambda: vault.auto_backup(folder), self._backed_up, self._backup_failed)
+        # Damage read in this unlock (the chat shown, the list of chats, the library) keeps
+        # every older backup: a copy of a damaged vault must not push out the clean ones.
+        self._background(lambda: vault.auto_backup(folder, damaged=lambda: bool(store.damaged_places)),
+                         self._backed_up, self._backup_failed)
         self.unlocked.emit()
 
     @Slot(object)
