@@ -7,7 +7,9 @@ kept; the older ones are crypto-erased, key record first, not merely unlinked (b
 while the vault is known to be damaged: ``auto_backup``). A restore
 checks that the backup opens before it replaces the vault, and keeps the vault it
 replaces beside it. After a passphrase change, the copies the old passphrase opens are
-erased or re-encrypted (``retire_old_copies``).
+erased or re-encrypted (``retire_old_copies``), and so are the copies that a crash left
+half-done (``storage.erase.erase_leftovers``). While a copy is written it is marked as this
+process's (``storage.files.writing``), so that erasing leftovers leaves it alone.
 
 ``storage.vault.Vault`` drives these under its backup lock; they take the vault's file,
 and where they must open a copy, the function that opens one, so that this module needs
@@ -27,7 +29,7 @@ from typing import Protocol
 from i18n import translate
 from storage import db
 from storage.crypto import DamagedVault, WrongPassphrase
-from storage.erase import crypto_erase
+from storage.erase import crypto_erase, erase_leftovers
 from storage.errors import not_damage
 from storage.files import (
     SIDECARS,
@@ -36,6 +38,7 @@ from storage.files import (
     move_with_sidecars,
     remove_with_sidecars,
     unused_kept_path,
+    writing,
 )
 from storage.vault_file import VaultMissing, damaged
 
@@ -56,15 +59,15 @@ class Copy(Protocol):
 def write_backup(source: Path, target: Path, closed: Callable[[], bool]) -> Path:
     """Copy the vault file ``source`` to ``target`` through ``target.partial``; ``closed``
     says whether the vault was closed meanwhile (then no backup is left)."""
-    partial = target.with_name(target.name + ".partial")
-    copy_or_clean_up(source, partial)
-    if closed():
-        # Locked (or everything deleted) while copying: a backup made now would outlive
-        # the vault it copies, key record and all.
-        remove_with_sidecars(partial)
-        raise db.VaultClosed(translate("storage.vault",
-                                       "The vault was closed while it was being backed up."))
-    os.replace(partial, target)
+    with writing(target.with_name(target.name + ".partial")) as partial:
+        copy_or_clean_up(source, partial)
+        if closed():
+            # Locked (or everything deleted) while copying: a backup made now would outlive
+            # the vault it copies, key record and all.
+            remove_with_sidecars(partial)
+            raise db.VaultClosed(translate("storage.vault",
+                                           "The vault was closed while it was being backed up."))
+        os.replace(partial, target)
     return target
 
 
@@ -117,7 +120,13 @@ def restore(backup: Path, passphrase: str, target: Path,
     if not backup.is_file():
         raise VaultMissing(translate("storage.vault", "There is no backup at {path}.")
                            .format(path=backup))
-    staged = target.with_name(target.name + ".restoring")
+    with writing(target.with_name(target.name + ".restoring")) as staged:
+        return _restore_through(staged, backup, passphrase, target, open_vault)
+
+
+def _restore_through(staged: Path, backup: Path, passphrase: str, target: Path,
+                     open_vault: Callable[[Path, str], Copy]) -> Path | None:
+    """``restore``, with the copy staged at ``staged`` (marked as this process's)."""
     try:
         copy_or_clean_up(backup, staged)
     except sqlite3.DatabaseError as exc:
@@ -151,7 +160,8 @@ def retire_old_copies(path: Path, old: str, new: str, backups: Path | None, fres
     The vault's own change has committed by now: nothing here may raise, or the user
     would be told the passphrase was not changed. A copy that fails (a full disk, a
     damaged file) is left as it was, logged, and counted. The copies need no live
-    vault: this runs even if the vault was locked meanwhile."""
+    vault: this runs even if the vault was locked meanwhile. What a crash left half-done
+    (a restore's staged copy, a partial backup: old passphrase, or another) is erased."""
     erased = rekeyed = failed = 0
     # Listed now, with backups held off (the backup lock): none can land after this.
     automatic = sorted(backups.glob("vault-*.db")) if backups is not None and backups.is_dir() else []
@@ -166,13 +176,9 @@ def retire_old_copies(path: Path, old: str, new: str, backups: Path | None, fres
             except OSError:
                 log.warning("an old backup could not be erased", exc_info=True)
                 failed += 1
-        for leftover in backups.glob("vault-*.db.partial") if backups is not None else ():
-            try:
-                remove_with_sidecars(leftover)
-            except OSError:
-                log.warning("a partial backup could not be removed", exc_info=True)
     else:
         to_rekey += automatic
+    failed += erase_leftovers(path, backups)
     for copy in to_rekey:
         try:
             kept = open_vault(copy, old)

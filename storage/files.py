@@ -1,17 +1,48 @@
 """The vault's files on disk: consistent copies, the -wal and -shm beside them, and the
-copies a restore keeps. A copy that fails leaves nothing half-written behind.
+copies a restore keeps. A copy that fails leaves nothing half-written behind; one that a
+crash stops does (``LEFTOVER_SUFFIXES``), and is crypto-erased later
+(``storage.erase.erase_leftovers``) unless an operation of this process is writing it.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from storage.paths import open_private
 
 SIDECARS = ("-wal", "-shm")  # the files SQLite keeps beside a database in WAL mode
+# What a copy of the vault is called while it is written: a restore's staged copy, a vault
+# being created, a backup (``backups/vault-*.db.partial``).
+LEFTOVER_SUFFIXES = (".restoring", ".creating")
+
+_writing: set[Path] = set()  # the copies above that an operation of this process is writing
+WRITING_LOCK = threading.Lock()  # held while one is added, and while leftovers are erased
+
+
+@contextmanager
+def writing(path: Path) -> Iterator[Path]:
+    """Mark ``path`` as written by an operation of this process until the block ends, so
+    that erasing leftovers leaves it alone. Entered before the file is made: erasing holds
+    ``WRITING_LOCK``, so it either finds the mark or runs before the file exists."""
+    key = Path(os.path.abspath(path))
+    with WRITING_LOCK:
+        _writing.add(key)
+    try:
+        yield path
+    finally:
+        with WRITING_LOCK:
+            _writing.discard(key)
+
+
+def being_written(path: Path) -> bool:
+    """Whether an operation of this process is writing ``path`` (call under WRITING_LOCK)."""
+    return Path(os.path.abspath(path)) in _writing
 
 
 def sqlite_copy(source: Path, target: Path) -> None:

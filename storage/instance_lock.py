@@ -1,7 +1,9 @@
 """One Hearth process per data directory: an OS file lock, released when the process ends.
 
 The lock is advisory and per-process (``flock`` / ``msvcrt.locking``), so a crashed
-instance never leaves a stale lock behind.
+instance never leaves a stale lock behind. ``held`` says whether this process holds a
+folder's lock: only the one Hearth that does may clear what a crash left there
+(``storage.erase.erase_leftovers``), since a command that only reads runs beside it.
 """
 
 from __future__ import annotations
@@ -16,6 +18,13 @@ from storage.paths import private_file
 
 SOCKET_FILE = "instance.sock"  # the running instance's activation socket (app.shell.single_instance)
 WAIT_POLL = 0.1  # seconds between two tries of a lock that is waited for
+
+_held: set[Path] = set()  # the folders whose lock this process holds
+
+
+def held(folder: Path) -> bool:
+    """Whether this process holds the lock of ``folder``."""
+    return Path(folder).resolve() in _held
 
 
 class AlreadyRunning(Exception):
@@ -62,9 +71,11 @@ class InstanceLock:
                 "or close it first.",
             )) from None
         self._fh = fh
+        _held.add(self.path.parent.resolve())
 
     def release(self) -> None:
         if self._fh is not None:
+            _held.discard(self.path.parent.resolve())
             self._fh.close()
             self._fh = None
 

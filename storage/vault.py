@@ -10,7 +10,10 @@ Hearth keeps (the automatic backups, the copies kept by a restore) are crypto-er
 a fresh backup is made. A format-1 vault is migrated the same way at its first unlock.
 
 Checking the file and its key record is ``storage.vault_file``; backups, restoring one
-and retiring the copies an old passphrase opens are ``storage.backups``.
+and retiring the copies an old passphrase opens are ``storage.backups``. Creating and
+unlocking the vault first crypto-erase the copies a crash left half-done beside it and in
+its backups folder (``storage.erase.erase_leftovers``), when this process is the Hearth
+that holds the data folder (``storage.instance_lock``).
 
 Every write goes through ``transaction()``, which holds the vault's write lock: a
 passphrase change re-encrypts under it, so no writer can seal a row with the old key
@@ -32,7 +35,7 @@ from sqlalchemy.exc import OperationalError
 
 from i18n import translate
 from storage import backups as copies
-from storage import db, schema
+from storage import db, instance_lock, schema
 from storage.crypto import (
     DEFAULT_KDF,
     FORMAT_VERSION,
@@ -48,8 +51,9 @@ from storage.crypto import (
     open_envelope,
 )
 from storage.documents import index_file
+from storage.erase import crypto_erase, erase_leftovers
 from storage.errors import KeyChangedElsewhere
-from storage.files import new_private_file
+from storage.files import new_private_file, remove_with_sidecars, writing
 from storage.reseal import add_message_lists, reseal
 from storage.vault_file import (
     ENVELOPE_KEY,
@@ -165,19 +169,20 @@ class Vault:
             raise VaultExists(translate("storage.vault", "A vault already exists at {path}.")
                               .format(path=path))
         path.parent.mkdir(parents=True, exist_ok=True)
+        cls._erase_leftovers(path)
         data_key, vault_id = new_data_key(), new_vault_id()
         envelope = new_envelope(passphrase, data_key, vault_id, kdf)
-        partial = path.with_name(path.name + ".creating")
-        for leftover in (partial, Path(f"{partial}-wal"), Path(f"{partial}-shm")):
-            leftover.unlink(missing_ok=True)
-        new_private_file(partial)
-        engine = db.make_engine(partial)
-        db.migrate(engine)
-        with engine.begin() as conn:
-            conn.execute(insert(schema.vault_meta).values(key=ENVELOPE_KEY, value=envelope.to_json()))
-        db.checkpoint(engine)
-        engine.dispose()
-        os.replace(partial, path)  # the vault appears complete, or not at all
+        with writing(path.with_name(path.name + ".creating")) as partial:
+            crypto_erase(partial)  # one a crash left: it is replaced, its key record first
+            remove_with_sidecars(partial)
+            new_private_file(partial)
+            engine = db.make_engine(partial)
+            db.migrate(engine)
+            with engine.begin() as conn:
+                conn.execute(insert(schema.vault_meta).values(key=ENVELOPE_KEY, value=envelope.to_json()))
+            db.checkpoint(engine)
+            engine.dispose()
+            os.replace(partial, path)  # the vault appears complete, or not at all
         return cls(path, db.make_engine(path), FieldCipher(data_key, vault_id), envelope.to_json())
 
     @classmethod
@@ -196,6 +201,8 @@ class Vault:
     def _open(cls, path: Path, passphrase: str, keep_copy: bool) -> Vault:
         path = Path(path)
         check_passphrase(passphrase)
+        if keep_copy:
+            cls._erase_leftovers(path)
         if keep_copy and path.is_file():
             label = upgrade_label(path)  # schema and format alike: one copy, before anything changes
             if label is not None:
@@ -212,6 +219,17 @@ class Vault:
             engine.dispose()
             raise
         return cls(path, engine, FieldCipher(data_key, envelope.vault_id), recorded)
+
+    @staticmethod
+    def _erase_leftovers(path: Path) -> None:
+        """Before the user's vault is created or opened, and before anything else writes
+        beside it: the copies a crash left half-done (``storage.erase.erase_leftovers``).
+        Only by the Hearth that holds the data folder: a command that only reads runs
+        beside the window without it, and must not erase a copy the window is writing."""
+        if not instance_lock.held(path.parent):
+            return
+        if erase_leftovers(path, path.parent / "backups"):
+            log.warning("copies left by an interrupted operation could not all be erased")
 
     @staticmethod
     def _migrate_format(engine: Engine, passphrase: str, envelope: Envelope, data_key: bytes) -> Envelope:

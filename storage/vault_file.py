@@ -20,7 +20,7 @@ from i18n import translate
 from storage import db, schema
 from storage.crypto import DamagedVault, Envelope, NewerVault, newer_vault_message
 from storage.errors import not_damage
-from storage.files import copy_or_clean_up
+from storage.files import copy_or_clean_up, writing
 from storage.paths import private_dir, private_file
 
 ENVELOPE_KEY = "envelope"
@@ -49,9 +49,9 @@ def keep_before_upgrade(path: Path, label: str) -> Path:
     if earlier:  # an upgrade that failed after its copy: that copy is the vault as it was
         return earlier[-1]
     target = folder / time.strftime(f"vault-%Y%m%d-%H%M%S-before-upgrade-{label}.db")
-    partial = target.with_name(target.name + ".partial")
-    copy_or_clean_up(path, partial)
-    os.replace(partial, target)
+    with writing(target.with_name(target.name + ".partial")) as partial:
+        copy_or_clean_up(path, partial)
+        os.replace(partial, target)
     return target
 
 

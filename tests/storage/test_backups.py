@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from functools import partial
 from pathlib import Path
 
+from storage.backups import restore
 from storage.chats import DAMAGED, ChatStore
+from storage.crypto import DamagedVault
+from storage.erase import erase_everything
+from storage.instance_lock import InstanceLock
 from storage.vault import Vault
 from tests.storage.conftest import FAST_KDF, PASSPHRASE, reopen
 
@@ -56,3 +61,101 @@ def test_without_known_damage_backups_are_rotated_as_before(vault_path: Path, tm
     made = vault.auto_backup(folder, force=True, damaged=lambda: False)
     vault.close()
     assert sorted(folder.glob("vault-*.db")) == [*older[1:], made]
+
+
+def _crash_leftovers(folder: Path, links: Path) -> list[Path]:
+    """Whole copies of the vault under the names an interrupted restore, create and backup
+    leave, each also hard-linked into ``links`` to see its blocks once it is unlinked."""
+    vault = Vault.open(folder / "vault.db", PASSPHRASE)
+    (folder / "backups").mkdir(exist_ok=True)
+    links.mkdir()
+    names = ["vault.db.restoring", "vault.db.creating", "backups/vault-20000101-000000.db.partial"]
+    for name in names:
+        vault.backup_to(folder / name)
+        os.link(folder / name, links / Path(name).name)
+    vault.close()
+    return [folder / name for name in names]
+
+
+def _make_vault(folder: Path) -> None:
+    store = ChatStore(Vault.create(folder / "vault.db", PASSPHRASE, FAST_KDF))
+    store.add_message(store.create_chat("secret").id, "user", "SECRET")
+    store.close()
+
+
+def _none_opens(links: Path) -> bool:
+    for copy in links.iterdir():
+        try:
+            Vault.open(copy, PASSPHRASE).close()
+        except DamagedVault:
+            continue
+        return False
+    return True
+
+
+def test_an_unlock_crypto_erases_what_an_interrupted_restore_create_or_backup_left(tmp_path: Path) -> None:
+    """A restore killed midway left vault.db.restoring, a whole copy under the old
+    passphrase, and nothing ever erased it."""
+    folder = tmp_path / "data"
+    _make_vault(folder)
+    left = _crash_leftovers(folder, tmp_path / "links")
+    lock = InstanceLock(folder)
+    lock.acquire()
+    try:
+        Vault.open_live(folder / "vault.db", PASSPHRASE).close()
+    finally:
+        lock.release()
+    assert not any(p.exists() for p in left) and _none_opens(tmp_path / "links")
+
+
+def test_an_unlock_without_the_data_folders_lock_leaves_them_alone(tmp_path: Path) -> None:
+    """A command that only reads opens the vault beside the window, whose restore or backup
+    may be writing those very files."""
+    folder = tmp_path / "data"
+    _make_vault(folder)
+    left = _crash_leftovers(folder, tmp_path / "links")
+    Vault.open_live(folder / "vault.db", PASSPHRASE).close()
+    assert all(p.exists() for p in left)
+
+
+def test_a_restore_under_way_in_this_process_keeps_its_copy_through_an_unlock(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    _make_vault(folder)
+    backup = tmp_path / "backup.db"
+    store = ChatStore(Vault.create(backup, PASSPHRASE, FAST_KDF))
+    store.create_chat("from the backup")
+    store.close()
+
+    def unlock_meanwhile(staged: Path, passphrase: str) -> Vault:
+        assert staged.exists()
+        Vault.open_live(folder / "vault.db", PASSPHRASE).close()  # erases leftovers, not this
+        return Vault.open(staged, passphrase)
+
+    lock = InstanceLock(folder)
+    lock.acquire()
+    try:
+        restore(backup, PASSPHRASE, folder / "vault.db", unlock_meanwhile)
+    finally:
+        lock.release()
+    restored = reopen(folder / "vault.db")
+    assert [chat.title for chat in restored.list_chats()] == ["from the backup"]
+    restored.close()
+
+
+def test_a_passphrase_change_crypto_erases_what_a_crash_left(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    _make_vault(folder)
+    left = _crash_leftovers(folder, tmp_path / "links")
+    vault = Vault.open(folder / "vault.db", PASSPHRASE)
+    changed = vault.change_passphrase(PASSPHRASE, "another long passphrase", backups=folder / "backups")
+    vault.close()
+    assert changed.failed_copies == 0
+    assert not any(p.exists() for p in left) and _none_opens(tmp_path / "links")
+
+
+def test_delete_everything_crypto_erases_what_a_crash_left(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    _make_vault(folder)
+    _crash_leftovers(folder, tmp_path / "links")
+    assert erase_everything(folder, keep=set()) == []
+    assert not any(folder.rglob("*")) and _none_opens(tmp_path / "links")
