@@ -10,6 +10,8 @@ whatever the file claims.
 
 from __future__ import annotations
 
+import os
+import stat
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +27,10 @@ MAX_STRING = 4 << 20  # 4 MiB: chat templates are tens of KB
 MAX_ARRAY = 1 << 26  # 64 Mi elements
 MAX_DIMS = 4
 KEPT_ARRAY = 64  # arrays up to this long are kept; longer ones only counted
+# Strings in all the header's arrays together: each is read one by one (about a
+# microsecond), on the window's thread at an import. A vocabulary and its merges are a
+# million or two; 64 Mi strings a key, thousands of keys, kept the window still for minutes.
+MAX_STRINGS = 1 << 22
 DEFAULT_ALIGNMENT = 32
 
 # GGUF value types
@@ -142,6 +148,7 @@ class _Reader:
         self.fh = fh
         self.size = size
         self.pos = 0
+        self.strings = 0  # in the arrays read so far (MAX_STRINGS)
 
     def _ends_inside(self, what: What, n: int) -> InvalidGGUF:
         return InvalidGGUF(translate("inference.gguf", "the file ends inside {what} (at byte "
@@ -216,6 +223,10 @@ def _value(r: _Reader, kind: int, key: str, lengths: dict[str, int], depth: int 
             return None
         return [r.scalar(item, ("key", key)) for _ in range(count)]
     if item == STRING:
+        r.strings += count
+        if r.strings > MAX_STRINGS:
+            raise InvalidGGUF(translate("inference.gguf", "its header holds more than {limit} "
+                                        "strings").format(limit=MAX_STRINGS))
         if count * 8 > r.size - r.pos:
             raise InvalidGGUF(translate("inference.gguf", "{key} claims {count} strings, more "
                                         "than the file holds").format(key=key, count=count))
@@ -230,8 +241,15 @@ def read_header(path: Path) -> GGUFHeader:
     """Parse and validate the header of ``path``; raise InvalidGGUF with the reason."""
     path = Path(path)
     try:
-        size = path.stat().st_size
-        fh = open(path, "rb")  # noqa: SIM115 - closed below
+        # Not blocking, and only a regular file: a FIFO named model.gguf (an archive keeps
+        # one) made the open wait for ever, on the window's thread.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            os.close(fd)
+            raise InvalidGGUF(translate("inference.gguf", "it is not a regular file"))
+        size = info.st_size
+        fh = os.fdopen(fd, "rb")
     except OSError as exc:
         raise InvalidGGUF(translate("inference.gguf", "the file cannot be read ({error})").format(
             error=exc.strerror)) from exc

@@ -5088,12 +5088,20 @@ Nothing is sent until you send it there.</source>
         <translation>{key} 声明有 {count} 个元素，超出了文件实际包含的数量</translation>
     </message>
     <message>
+        <source>its header holds more than {limit} strings</source>
+        <translation>它的文件头包含超过 {limit} 个字符串</translation>
+    </message>
+    <message>
         <source>{key} claims {count} strings, more than the file holds</source>
         <translation>{key} 声明有 {count} 个字符串，超出了文件实际包含的数量</translation>
     </message>
     <message>
         <source>{key} has an unsupported element type {kind}</source>
         <translation>{key} 的元素类型 {kind} 不受支持</translation>
+    </message>
+    <message>
+        <source>it is not a regular file</source>
+        <translation>它不是普通文件</translation>
     </message>
     <message>
         <source>the file cannot be read ({error})</source>

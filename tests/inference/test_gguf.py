@@ -51,6 +51,11 @@ MALFORMED = {
                    "elements \\(limit"),
     "array beyond file": (g.build(raw_kv=g.gstr("a") + struct.pack("<IIQ", g.ARRAY, g.U32, 10**6)),
                           "more than the file holds"),
+    # Read one by one on the window's thread: 64 Mi strings a key, thousands of keys, were
+    # minutes of a still window (a review).
+    "strings past the header's limit": (
+        g.build(raw_kv=g.gstr("a") + struct.pack("<IIQ", g.ARRAY, g.STRING, 5_000_000)),
+        "more than 4194304 strings"),
     "nested array": (g.build(raw_kv=g.gstr("a") + struct.pack("<IIQ", g.ARRAY, g.ARRAY, 1)),
                      "unsupported element type"),
     "unknown value type": (g.build(raw_kv=g.gstr("a") + struct.pack("<I", 77)), "unknown value type"),
@@ -81,6 +86,18 @@ def test_malformed_files_are_rejected_with_the_reason(tmp_path: Path, case: str)
 
 
 @pytest.mark.model
+@pytest.mark.timeout(30)  # before: the open waited for ever, on the window's thread
+def test_a_fifo_named_like_a_model_is_refused_without_waiting(tmp_path: Path) -> None:
+    """A FIFO called model.gguf (an archive keeps one; a file dialog lists it) made the
+    open of its header wait for a writer that never comes, on the window's thread."""
+    import os
+
+    fifo = tmp_path / "model.gguf"
+    os.mkfifo(fifo)
+    with pytest.raises(InvalidGGUF, match="not a regular file"):
+        read_header(fifo)
+
+
 def test_the_starter_model_truncated_anywhere_is_rejected(tmp_path: Path, starter_model_path: Path) -> None:
     size = starter_model_path.stat().st_size
     header_end = read_header(starter_model_path).data_offset
