@@ -77,3 +77,21 @@ def test_a_chunk_with_no_letter_or_digit_is_not_made() -> None:
                 Section("。。。……", 3, None), Section("第三页。", 4, None)]
     chunks = chunk_sections(sections, count, max_tokens=20, overlap=0)
     assert [c.text for c in chunks] == ["Real text here.", "第三页。"]
+
+
+def test_a_line_of_megabytes_without_spaces_is_cut_without_a_place_per_character() -> None:
+    """A 5 MB line with no space (minified code, a compact .json, unpunctuated Chinese)
+    was cut by a list of every character's place: 650 MB in Hearth's own process, outside
+    the reader's limits (a review). Now it is counted out."""
+    import tracemalloc
+
+    text = "x" * 5_000_000
+    tracemalloc.start()
+    try:
+        chunks = chunk_sections([Section(text)], lambda t: max(1, len(t) // 4), max_tokens=256, overlap=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 << 20, peak  # the text itself and its chunks' copies, not a tuple a character
+    assert "".join(c.text for c in chunks) == text
+    assert all(len(c.text) // 4 <= 256 for c in chunks)
