@@ -392,8 +392,8 @@ class Ingestion:
             nxt = known.get(str(after.path)) or Document(0, collection.id, str(after.path), PENDING)
             if isinstance(_screen(after, nxt), os.stat_result):
                 self.steps.read_ahead(after.path, after.identity)
-        # One round trip to the worker for all units, headings and the passage prefix; only
-        # pieces of over-long units (rare) are counted one by one afterwards.
+        # One round trip to the worker for all units, headings and the passage prefix; the
+        # pieces of an over-long unit (rare) one more each such unit.
         shape = profile(model)
         prefix = [shape.passage_prefix] if shape.passage_prefix else []
         units = list(dict.fromkeys(unit_texts(sections) + prefix))
@@ -401,13 +401,18 @@ class Ingestion:
         units_cache: dict[str, int] = dict(zip(units, counts, strict=True))
 
         def count(text: str) -> int:
-            if text not in units_cache:
-                units_cache[text] = self.steps.count_tokens([text], model)[0]
-            return units_cache[text]
+            return count_many([text])[0]
+
+        def count_many(texts: list[str]) -> list[int]:
+            missing = [t for t in dict.fromkeys(texts) if t not in units_cache]
+            if missing:
+                units_cache.update(zip(missing, self.steps.count_tokens(missing, model), strict=True))
+            return [units_cache[t] for t in texts]
 
         # One input holds N_CTX positions: the special tokens, the prefix, the heading, the text.
         room = N_CTX - SPECIAL_TOKENS - (count(shape.passage_prefix) if shape.passage_prefix else 0)
-        chunks = chunk_sections(sections, count, max_tokens=shape.chunk_tokens or MAX_TOKENS, room=room)
+        chunks = chunk_sections(sections, count, max_tokens=shape.chunk_tokens or MAX_TOKENS, room=room,
+                                count_many=count_many)
         matrix = reembedding.embed_chunks(self.steps, chunks, model)
         self.steps.check()
         expected = self.indexes.dimensions(model)

@@ -81,9 +81,12 @@ def _split_long(text: str, start: int, end: int, tokens: int, max_tokens: int) -
 
 def chunk_sections(sections: list[Section], count_tokens: Callable[[str], int],
                    max_tokens: int = MAX_TOKENS, overlap: int = OVERLAP,
-                   room: int | None = None) -> list[Chunk]:
+                   room: int | None = None,
+                   count_many: Callable[[list[str]], list[int]] | None = None) -> list[Chunk]:
     """``room``: the tokens one embedding input holds for a heading and its chunk's text
-    together (None: no bound beyond ``max_tokens``)."""
+    together (None: no bound beyond ``max_tokens``). ``count_many`` counts the pieces of an
+    over-long unit in one call (a round trip to the worker each, one by one: a 5 MB line
+    is some 5,000 pieces)."""
     chunks: list[Chunk] = []
     wanted = max_tokens
     for index, section in enumerate(sections):
@@ -93,8 +96,10 @@ def chunk_sections(sections: list[Section], count_tokens: Callable[[str], int],
         for start, end in _units(text):
             tokens = count_tokens(text[start:end])
             if tokens > max_tokens:
-                for s, e in _split_long(text, start, end, tokens, max_tokens):
-                    units.append((s, e, count_tokens(text[s:e])))
+                pieces = _split_long(text, start, end, tokens, max_tokens)
+                texts = [text[s:e] for s, e in pieces]
+                counts = count_many(texts) if count_many is not None else [count_tokens(t) for t in texts]
+                units += [(s, e, n) for (s, e), n in zip(pieces, counts, strict=True)]
             else:
                 units.append((start, end, tokens))
         i = 0

@@ -95,3 +95,21 @@ def test_a_line_of_megabytes_without_spaces_is_cut_without_a_place_per_character
     assert peak < 64 << 20, peak  # the text itself and its chunks' copies, not a tuple a character
     assert "".join(c.text for c in chunks) == text
     assert all(len(c.text) // 4 <= 256 for c in chunks)
+
+
+def test_the_pieces_of_a_long_unit_are_counted_in_one_call() -> None:
+    """Each piece was counted alone: a round trip to the worker each, some 5,000 for a
+    5 MB line."""
+    single: list[str] = []
+    batches: list[list[str]] = []
+
+    def one(text: str) -> int:
+        single.append(text)
+        return len(text)
+
+    def many(texts: list[str]) -> list[int]:
+        batches.append(texts)
+        return [len(t) for t in texts]
+
+    chunks = chunk_sections([Section("y" * 10_000)], one, max_tokens=100, overlap=0, count_many=many)
+    assert len(chunks) >= 100 and len(single) == 1 and len(batches) == 1 and len(batches[0]) == len(chunks)
