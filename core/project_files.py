@@ -210,8 +210,20 @@ def kept_stats(stats: dict[str, Any]) -> dict[str, Any]:
     pictures (read back as any message's are)."""
     kept = {k: stats[k] for k in STATS_KEPT if k in stats}
     if isinstance(kept.get("sources"), list):
-        kept["sources"] = [{k: v for k, v in s.items() if k != "path"} for s in kept["sources"] if isinstance(s, dict)]
+        kept["sources"] = [_source(s) for s in kept["sources"] if _numbered(s)]
     return kept
+
+
+def _numbered(source: Any) -> bool:
+    number = source.get("number") if isinstance(source, dict) else None
+    return type(number) is int and 0 < number < 10_000
+
+
+def _source(source: dict[str, Any]) -> dict[str, Any]:
+    """A cited source as the window reads one: its path empty (the sources list took a
+    missing one for damage: the chat stopped showing at its first cited answer, even in a
+    project Hearth wrote itself), its label and text text."""
+    return {**source, "path": "", "label": str(source.get("label") or ""), "text": str(source.get("text") or "")}
 
 
 def kept_sampling(sampling: dict[str, Any]) -> dict[str, Any]:

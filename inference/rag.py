@@ -112,7 +112,7 @@ def user_turn(question: str, sources: Sequence[dict] | None) -> ChatMessage:
     try:
         passages = [Passage(int(s.get("number") or 0), str(s.get("label") or ""), str(s.get("text") or ""),
                             str(s.get("path") or "")) for s in sources if isinstance(s, dict)]
-    except (TypeError, ValueError):  # a damaged record, or one of an older shape: the question alone
+    except (TypeError, ValueError, OverflowError):  # a damaged record, or an older shape: the question alone
         return ChatMessage("user", question)
     return ChatMessage("user", render(passages, question), plain=question)
 

@@ -23,6 +23,13 @@ EXCERPT_CHARS = 180
 LABEL_CHARS = 90  # on the button; the whole label is in its name and tooltip
 
 
+def readable(source: object) -> bool:
+    """A source the list can show: a record with a whole number. A chat from a project
+    file had no path in its sources, and the list stopped the chat's showing there."""
+    number = source.get("number") if isinstance(source, dict) else None
+    return type(number) is int
+
+
 class SourceButton(QPushButton):
     """A cited passage; ``opened`` carries its source (number, label, path, page, heading,
     text), for the viewer."""
@@ -30,8 +37,8 @@ class SourceButton(QPushButton):
     opened = Signal(object)
 
     def __init__(self, source: dict, excerpt: str, parent: QWidget | None = None) -> None:
-        number, label = int(source["number"]), one_line(str(source["label"]))
-        path = str(source["path"])  # the real one, for the viewer to open; one_line where shown
+        number, label = int(source["number"]), one_line(str(source.get("label") or ""))
+        path = str(source.get("path") or "")  # the real one, for the viewer to open; one_line where shown
         shown = label if len(label) <= LABEL_CHARS else label[:LABEL_CHARS] + "…"
         super().__init__(f"[{number}] {shown}".replace("&", "&&"), parent)
         self.source = source
@@ -83,6 +90,8 @@ class SourceList(QWidget):
         self._rows, self.buttons, self._texts = [], [], []
         support = support if isinstance(support, dict) else {}
         for source in sources or []:
+            if not readable(source):  # a damaged record, or a stranger's: left out, the rest shown
+                continue
             backing = support.get(str(source.get("number")))
             if isinstance(backing, str) and backing:
                 source = {**source, "support": backing}  # the viewer marks it in the passage
@@ -99,7 +108,7 @@ class SourceList(QWidget):
             self._layout.addWidget(excerpt_label)
             self._rows += [button, excerpt_label]
             self.buttons.append(button)
-            self._texts += [f"[{source['number']}] {one_line(str(source['label']))}", excerpt]
+            self._texts += [f"[{source['number']}] {one_line(str(source.get('label') or ''))}", excerpt]
         self.setVisible(bool(self.buttons))
 
     def text(self) -> str:

@@ -57,3 +57,15 @@ def test_the_source_viewer_shows_the_name_and_path_without_controls(qtbot, tmp_p
     assert f"no longer at {tmp_path / SHOWN}" in viewer.problem.text()  # the file is not there
     assert hides_nothing(viewer.problem.text())
     assert viewer.path == str(tmp_path / NAME)
+
+
+def test_sources_from_a_stranger_or_a_project_file_are_shown_as_far_as_they_read(qtbot) -> None:
+    """A chat from a project file keeps its sources without their paths: the list read
+    ``source["path"]`` and raised, so the chat stopped showing at its first cited answer
+    (a review; also with a project Hearth wrote itself). A source without a whole number
+    is left out, the others shown."""
+    sources = SourceList()
+    qtbot.addWidget(sources)
+    sources.set_sources([{"number": 1, "label": "lease.pdf, p. 3", "text": "The lease ends on 30 June."},
+                         {"number": 1e400, "label": "odd"}, {"label": "no number"}, "not a record"])
+    assert [b.text() for b in sources.buttons] == ["[1] lease.pdf, p. 3"] and sources.buttons[0].path == ""

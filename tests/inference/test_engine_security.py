@@ -131,3 +131,12 @@ def test_the_app_refuses_an_oversized_render_on_a_turn(starter_model_path: Path,
             generate(engine, [ChatMessage("user", "boom")])
     finally:
         engine.close()
+
+
+def test_an_earlier_answers_sources_with_a_number_too_large_give_the_question_alone() -> None:
+    """A source numbered 1e400 (from a stranger's project file) raised OverflowError at
+    every later question of its chat; such a record is read as damaged: the question alone."""
+    from inference.rag import user_turn
+
+    turn = user_turn("When does the lease end?", [{"number": 1e400, "label": "x", "text": "y"}])
+    assert turn.content == "When does the lease end?"
