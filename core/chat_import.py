@@ -21,6 +21,7 @@ import json
 import logging
 import math
 import os
+import stat
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from core import gpt4all_chat
+from guard.text import one_line
 from i18n import translate
 
 log = logging.getLogger(__name__)
@@ -37,6 +39,8 @@ MAX_CHATS = 20_000
 MAX_MESSAGES = 500_000  # in all
 MAX_CHAT_MESSAGES = 20_000
 MAX_MESSAGE_CHARS = 1_000_000
+TITLE_CHARS = 200
+MAX_BLOCKS = 10_000  # content blocks of one LM Studio message
 LATEST = 4_102_444_800.0  # 2100-01-01: a later time is not a message's
 ROLES = {"user": "user", "human": "user", "assistant": "assistant", "gpt": "assistant", "model": "assistant",
          "system": "system"}
@@ -122,7 +126,7 @@ def read(path: Path) -> Found:
         if chats:
             return _gpt4all(path, chats)
         path = path / "messages.jsonl"
-    raw = _bounded(path)
+    raw = bounded(path)
     if gpt4all_chat.is_chat(raw):
         return _gpt4all(path.parent, [path], {path: raw})
     text = raw.decode("utf-8", errors="replace")
@@ -151,15 +155,20 @@ def read(path: Path) -> Found:
                                   "files, Jan's threads and GPT4All's chats.").format(name=path.name))
 
 
-def _bounded(path: Path, limit: int | None = None) -> bytes:
+def bounded(path: Path, limit: int | None = None) -> bytes:
     """A file's bytes, refused in words when it cannot be read or holds more than ``limit``
     (MAX_BYTES unless said)."""
     limit = MAX_BYTES if limit is None else limit
     try:
-        if path.stat().st_size > limit:
-            raise ImportRefused(translate("core.chat_import", "{name} is larger than {limit} MB.").format(
-                name=path.name, limit=limit >> 20))
-        with open(path, "rb") as fh:
+        # Without blocking, and a regular file only: a FIFO made the read wait for ever.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with os.fdopen(fd, "rb") as fh:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise ImportRefused(translate("core.chat_import", "{name} is not a file.").format(name=path.name))
+            if info.st_size > limit:
+                raise ImportRefused(translate("core.chat_import", "{name} is larger than {limit} MB.").format(
+                    name=path.name, limit=limit >> 20))
             raw = fh.read(limit + 1)
     except OSError as exc:
         raise ImportRefused(translate("core.chat_import", "{name} cannot be read: {reason}.").format(
@@ -188,7 +197,7 @@ def _gpt4all(folder: Path, files: list[Path], read_already: dict[Path, bytes] | 
                     "core.chat_import", "The chats in {name} are larger than {limit} MB together: import them a "
                     "few at a time.").format(name=folder.name, limit=MAX_BYTES >> 20))
             try:
-                raw = _bounded(file, left)
+                raw = bounded(file, left)
             except ImportRefused:  # not readable (permissions): the others still come
                 if len(files) == 1:
                     raise
@@ -230,14 +239,22 @@ def clean(text: str) -> str:
 def seconds(value: Any) -> float:
     """A time as the sources write it (seconds, or milliseconds), 0 for anything else: not a
     number, infinite, before 1970 or after 2100."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         return 0.0
-    value = float(value) / 1000 if value > 1e11 else float(value)
+    try:
+        value = float(value)  # a 400-digit integer raised OverflowError: an internal error
+    except OverflowError:
+        return 0.0
+    if not math.isfinite(value) or value <= 0:
+        return 0.0
+    value = value / 1000 if value > 1e11 else value
     return value if value < LATEST else 0.0
 
 
 def _title(value: Any) -> str:
-    return clean(" ".join(value.split())[:200]) if isinstance(value, str) and value.strip() else ""
+    """A title as one line of at most TITLE_CHARS, without control characters (a right-to-
+    left override made "Invoice‮fdp.exe" read as "Invoiceexe.pdf" in the chat list)."""
+    return clean(one_line(value)[:TITLE_CHARS]) if isinstance(value, str) and value.strip() else ""
 
 
 def _tree(found: Found, nodes: dict[str, tuple[str | None, str, Any, float]]) -> list[Turn]:
@@ -354,11 +371,13 @@ def _lm_studio(items: list[Any]) -> Found:
 def _lm_text(found: Found, version: Any) -> str:
     if not isinstance(version, dict):
         return ""
-    blocks = _list(version.get("content"))
+    blocks = _list(version.get("content"))[:MAX_BLOCKS]
     for step in _list(version.get("steps")):
+        if len(blocks) >= MAX_BLOCKS:  # copied whole at each step before: quadratic, hours for 25 MB
+            break
         if isinstance(step, dict) and isinstance(step.get("content"), list):
-            blocks = [*blocks, *step["content"]]
-    return found.text("".join(b.get("text", "") for b in blocks[:10_000] if isinstance(b, dict)
+            blocks.extend(step["content"][: MAX_BLOCKS - len(blocks)])
+    return found.text("".join(b.get("text", "") for b in blocks if isinstance(b, dict)
                               and isinstance(b.get("text"), str)))
 
 

@@ -29,14 +29,17 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from core.chat_import import (
     MAX_BYTES,
     MAX_CHAT_MESSAGES,
+    TITLE_CHARS,
     Found,
     ImportedChat,
     ImportRefused,
     Turn,
+    bounded,
     clean,
     seconds,
 )
 from core.projects import Project, ProjectError, Projects, project_of
+from guard.text import one_line
 from i18n import translate
 from storage import export
 from storage.crypto import DEFAULT_KDF, KdfParams, derive_kek
@@ -113,13 +116,8 @@ def read(path: Path, passphrase: str) -> Read:
     """The project, its chats (each with its settings), what was left out and the names of
     its collections; ImportRefused
     in words for a file that is not one, too large, damaged, or another passphrase's."""
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise ImportRefused(translate("core.project_files", "{name} cannot be read: {reason}.").format(
-            name=path.name, reason=exc.strerror or exc)) from None
-    if not raw.startswith(MAGIC) or len(raw) > MAX_BYTES:
+    raw = bounded(path, MAX_BYTES)  # a regular file only, read without blocking
+    if not raw.startswith(MAGIC):
         raise ImportRefused(translate("core.project_files", "{name} is not a Hearth project file.").format(
             name=path.name))
     header, newline, sealed = raw[len(MAGIC):].partition(b"\n")
@@ -127,7 +125,7 @@ def read(path: Path, passphrase: str) -> Read:
         shape: Any = json.loads(header) if newline and len(header) < 4096 else None
         kdf = _kdf(shape["kdf"])
         nonce = bytes.fromhex(shape["nonce"])
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, OverflowError):  # OverflowError: memory_kib 1e400
         raise ImportRefused(translate("core.project_files", "{name} is not a Hearth project file.").format(
             name=path.name)) from None
     try:
@@ -186,7 +184,7 @@ def _payload(path: Path, payload: Any) -> Read:
             turns.append(Turn(key, parent if isinstance(parent, str) and parent in keys else None,
                               message["role"], found.text(message.get("content")), seconds(message.get("created_at"))))
             keys.add(key)
-        title = clean(item["title"]) if isinstance(item.get("title"), str) else ""
+        title = _line(item["title"]) if isinstance(item.get("title"), str) else ""
         wanted = item.get("shown")
         shown = wanted if isinstance(wanted, str) and wanted in keys else (turns[-1].key if turns else None)
         chat = ImportedChat(title, seconds(item.get("created_at")), turns, shown)
@@ -199,8 +197,14 @@ def _payload(path: Path, payload: Any) -> Read:
             chats.append((chat, {**settings, "_stats": stats}))
     # A stranger's settings are read as values of their kind and range; its tool servers,
     # named on another computer, are not switched on here.
-    return (replace(project, name=clean(project.name), instructions=clean(project.instructions), collections=(),
+    return (replace(project, name=_line(project.name), instructions=clean(project.instructions), collections=(),
                     sampling=kept_sampling(project.sampling), tools=()), chats, found, names)
+
+
+def _line(text: str) -> str:
+    """A title or name from the file: one line of at most TITLE_CHARS, no control characters
+    (a right-to-left override, an escape; two million characters)."""
+    return clean(one_line(text)[:TITLE_CHARS])
 
 
 def kept_stats(stats: dict[str, Any]) -> dict[str, Any]:
@@ -230,8 +234,8 @@ def kept_sampling(sampling: dict[str, Any]) -> dict[str, Any]:
     kept: dict[str, Any] = {}
     for key, (low, high) in SAMPLING_RANGES.items():
         value = sampling.get(key)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) \
-                and low <= value <= high:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and low <= value <= high \
+                and math.isfinite(value):  # compared first: a 400-digit integer overflows isfinite
             kept[key] = int(value) if isinstance(low, int) else float(value)
     return kept
 

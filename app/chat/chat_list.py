@@ -16,12 +16,14 @@ from app.shell.background import start_job
 from app.shell.text import tooltip
 from core.projects import Project, Projects, project_of
 from core.records import UNTITLED, Chat
+from guard.text import one_line
 from i18n import translate
 
 log = logging.getLogger(__name__)
 
 PIN = "★ "
 PROJECT_MARK = "▸ "
+TITLE_CHARS = 200  # of a title as the list shows it
 # Up to this many messages a search reads their texts itself, at once (about 11 µs each: a
 # fifth of a second); past it they are read in the background while the list shows the chats
 # whose titles match, and the search runs again once they are in.
@@ -36,7 +38,7 @@ def shown_title(chat: Chat | None) -> str:
     in the interface language (the vault keeps the English default)."""
     if chat is None or chat.title == UNTITLED:
         return translate("chat.chat_list", "New chat")
-    return chat.title
+    return one_line(chat.title)[:TITLE_CHARS]  # an imported one is a stranger's text
 
 
 class ChatListWindow(Protocol):

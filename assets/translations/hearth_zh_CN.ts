@@ -3055,6 +3055,10 @@ Nothing is sent until you send it there.</source>
         <translation>{name} 不是 Hearth 认识的对话导出文件：它可以导入 ChatGPT 的 conversations.json、Open WebUI 的导出、LM Studio 的对话文件、Jan 的对话线程和 GPT4All 的对话。</translation>
     </message>
     <message>
+        <source>{name} is not a file.</source>
+        <translation>{name} 不是一个文件。</translation>
+    </message>
+    <message>
         <source>The chats in {name} are larger than {limit} MB together: import them a few at a time.</source>
         <translation>{name} 中的对话合计超过 {limit} MB：请分几次导入。</translation>
     </message>
@@ -3520,10 +3524,6 @@ Nothing is sent until you send it there.</source>
 </context>
 <context>
     <name>core.project_files</name>
-    <message>
-        <source>{name} cannot be read: {reason}.</source>
-        <translation>无法读取 {name}：{reason}。</translation>
-    </message>
     <message>
         <source>{name} is not a Hearth project file.</source>
         <translation>{name} 不是 Hearth 项目文件。</translation>

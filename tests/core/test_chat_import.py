@@ -241,3 +241,40 @@ def test_an_import_that_fails_midway_leaves_nothing_and_a_folder_is_not_deleted(
     with pytest.raises(IsADirectoryError):
         chat_import.delete_source(jan_thread(tmp_path / "thread"))
     assert (tmp_path / "thread" / "messages.jsonl").exists()
+
+
+def test_a_strangers_export_is_read_in_words_whatever_its_numbers_and_names(tmp_path: Path) -> None:
+    """Found by a review of files imported from others:
+    - a 400-digit time raised OverflowError ("an internal error") instead of counting as
+      no time;
+    - a title kept a right-to-left override, escapes and any length ("Invoice‮fdp.exe" read
+      as "Invoiceexe.pdf" in the chat list);
+    - a FIFO chosen as the export made the read wait for ever."""
+    import os
+
+    huge = "9" * 400
+    path = tmp_path / "conversations.json"
+    path.write_text('[{"title": "Invoice\\u202efdp.exe\\u001b[2J' + "A" * 5000 + '", "create_time": ' + huge
+                    + ', "mapping": {"a": {"message": {"author": {"role": "user"}, "create_time": ' + huge
+                    + ', "content": {"parts": ["hi"]}}, "parent": null}}}]')
+    (chat,) = read(path).chats
+    assert chat.title.startswith("Invoicefdp.exe[2JAAA") and len(chat.title) == 200 and chat.created_at == 0.0
+    fifo = tmp_path / "export.json"
+    os.mkfifo(fifo)
+    with pytest.raises(ImportRefused, match="is not a file"):
+        read(fifo)
+
+
+@pytest.mark.timeout(60)  # "at once": the quadratic copy took minutes here, this limit is the bound
+def test_an_lm_studio_message_of_many_steps_is_read_at_once(tmp_path: Path) -> None:
+    """Each of an LM Studio message's steps copied the blocks so far whole (quadratic:
+    hours for a 25 MB file, and no way to stop the import). Its first 10,000 blocks are
+    read, as before, and no step after them is looked at."""
+    steps = [{"type": "contentBlock", "content": [{"type": "text", "text": "x"}]}] * 400_000
+    lm = tmp_path / "1720000000000.conversation.json"
+    lm.write_text(json.dumps({"name": "Steps", "createdAt": 1720000000000, "messages": [
+        {"versions": [{"type": "singleStep", "role": "user", "content": [{"type": "text", "text": "Go."}]}],
+         "currentlySelected": 0},
+        {"versions": [{"type": "multiStep", "role": "assistant", "steps": steps}], "currentlySelected": 0}]}))
+    (chat,) = read(lm).chats
+    assert chat.turns[-1].content == "x" * 10_000

@@ -65,7 +65,7 @@ def test_a_project_moves_between_two_vaults_with_its_chats_and_branches(store: C
         other.close()
 
 
-@pytest.mark.parametrize("case", ["passphrase", "tampered", "kdf", "bomb", "not"])
+@pytest.mark.parametrize("case", ["passphrase", "tampered", "kdf", "kdf-infinite", "bomb", "not"])
 def test_a_file_that_is_not_one_or_not_this_passphrases_does_not_open(store: ChatStore, tmp_path: Path,  # noqa: F811
                                                                       case: str) -> None:
     projects, project, _chat = matter(store)
@@ -81,6 +81,11 @@ def test_a_file_that_is_not_one_or_not_this_passphrases_does_not_open(store: Cha
         header = json.loads(raw[len(project_files.MAGIC):].split(b"\n", 1)[0])
         header["kdf"]["memory_kib"] = 1 << 30
         raw = bytearray(project_files.MAGIC + json.dumps(header).encode() + b"\n" + bytes(raw).split(b"\n", 2)[2])
+    elif case == "kdf-infinite":  # 1e400: OverflowError, an internal error (a review)
+        header = json.loads(raw[len(project_files.MAGIC):].split(b"\n", 1)[0])
+        header["kdf"]["memory_kib"] = "INFINITE"
+        raw = bytearray(project_files.MAGIC + json.dumps(header).encode().replace(b'"INFINITE"', b"1e400")
+                        + b"\n" + bytes(raw).split(b"\n", 2)[2])
     elif case == "bomb":  # a well-sealed file whose payload inflates past the bound
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
@@ -176,9 +181,10 @@ def test_a_project_files_values_are_read_as_their_kind_and_its_paths_dropped(sto
                                                                              monkeypatch) -> None:
     """A stranger's file: a source's path (which a citation would open), sampling of the
     wrong kind, tool servers by name and duplicate keys are not taken as they are."""
-    payload = {"project": {"id": "p", "name": "Odd", "sampling": {"temperature": "hot", "top_p": 0.5, "top_k": 1e9},
+    payload = {"project": {"id": "p", "name": "Odd\u202e\x1b[2J", "sampling": {"temperature": 10 ** 400, "top_p": 0.5,
+                                                                         "top_k": 1e9},
                            "tools": ["tracker"], "collections": []},
-               "chats": [{"title": "c", "settings": {"sampling": {"max_tokens": -5}, "tools": ["tracker"]},
+               "chats": [{"title": "Invoice\u202efdp.exe" + "A" * 5000, "settings": {"sampling": {"max_tokens": -5}, "tools": ["tracker"]},
                           "messages": [
                               {"key": "1", "role": "user", "content": "q", "parent": ["x"]},
                               {"key": "1", "role": "user", "content": "again"},
@@ -189,7 +195,9 @@ def test_a_project_files_values_are_read_as_their_kind_and_its_paths_dropped(sto
     monkeypatch.setattr(project_files, "read", lambda _p, _s: project_files._payload(Path("odd"), payload))
     made, found, _missing = project_files.import_into(Path("odd"), "x", store, ModelLibrary(store), {})
     assert made.sampling == {"top_p": 0.5} and made.tools == () and found.skipped == 1
+    assert made.name == "Odd[2J"  # one line, no controls (a right-to-left override, an escape)
     (chat,) = [c for c in store.list_chats() if project_of(c) == made.id]
+    assert chat.title.startswith("Invoicefdp.exeAAA") and len(chat.title) == 200
     assert "sampling" not in chat.settings and "tools" not in chat.settings
     answer = store.messages(chat.id)[-1]
     # Its path empty (the window's list took a missing one for damage, and stopped showing
