@@ -138,7 +138,7 @@ def read(path: Path, passphrase: str) -> Read:
         text = inflater.decompress(packed, MAX_INFLATED)
     except zlib.error:
         raise ImportRefused(translate("core.project_files", "{name} is damaged.").format(name=path.name)) from None
-    if inflater.unconsumed_tail:
+    if inflater.unconsumed_tail or _dense(text):
         raise ImportRefused(translate("core.project_files", "{name} holds more than Hearth reads.").format(
             name=path.name))
     try:
@@ -146,6 +146,15 @@ def read(path: Path, passphrase: str) -> Read:
     except (ValueError, RecursionError):
         raise ImportRefused(translate("core.project_files", "{name} is damaged.").format(name=path.name)) from None
     return _payload(path, payload)
+
+
+def _dense(text: bytes) -> bool:
+    """Whether the text holds far more lists and objects than a project's chats make: each
+    becomes a Python object of some 60 to 200 bytes, so ``[[],[],…]`` (3 bytes each,
+    compressed to nearly nothing) made a file of a few hundred KiB take gigabytes to read.
+    A project's messages are objects of a hundred bytes and more."""
+    containers = text.count(b"[") + text.count(b"{")
+    return containers > 100_000 and containers * 16 > len(text)
 
 
 def _kdf(data: Any) -> KdfParams:

@@ -65,7 +65,7 @@ def test_a_project_moves_between_two_vaults_with_its_chats_and_branches(store: C
         other.close()
 
 
-@pytest.mark.parametrize("case", ["passphrase", "tampered", "kdf", "kdf-infinite", "bomb", "not"])
+@pytest.mark.parametrize("case", ["passphrase", "tampered", "kdf", "kdf-infinite", "bomb", "dense", "not"])
 def test_a_file_that_is_not_one_or_not_this_passphrases_does_not_open(store: ChatStore, tmp_path: Path,  # noqa: F811
                                                                       case: str) -> None:
     projects, project, _chat = matter(store)
@@ -86,7 +86,7 @@ def test_a_file_that_is_not_one_or_not_this_passphrases_does_not_open(store: Cha
         header["kdf"]["memory_kib"] = "INFINITE"
         raw = bytearray(project_files.MAGIC + json.dumps(header).encode().replace(b'"INFINITE"', b"1e400")
                         + b"\n" + bytes(raw).split(b"\n", 2)[2])
-    elif case == "bomb":  # a well-sealed file whose payload inflates past the bound
+    elif case in ("bomb", "dense"):  # a well-sealed file whose payload inflates past the bound
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
         from storage.crypto import derive_kek
@@ -94,7 +94,11 @@ def test_a_file_that_is_not_one_or_not_this_passphrases_does_not_open(store: Cha
         kdf = FAST_KDF.with_new_salt()
         header = json.dumps({"kdf": {"memory_kib": kdf.memory_kib, "iterations": kdf.iterations, "lanes": kdf.lanes,
                                      "salt": kdf.salt.hex()}, "nonce": "00" * 12}).encode() + b"\n"
-        packed = zlib.compress(b" " * (project_files.MAX_INFLATED + 10), 9)
+        # "dense": a list of empty lists, each a Python object of some 60 bytes for 3 of
+        # text (a review: 8 KiB of file, 220 MB to read; 260 KiB would be gigabytes).
+        payload = (b" " * (project_files.MAX_INFLATED + 10) if case == "bomb"
+                   else b'{"project": {"id": "p", "name": "x"}, "chats": [' + b"[]," * 2_000_000 + b"[]]}")
+        packed = zlib.compress(payload, 9)
         raw = bytearray(project_files.MAGIC + header + AESGCM(derive_kek(secret, kdf)).encrypt(
             bytes(12), packed, project_files.MAGIC + header))
     else:
