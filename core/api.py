@@ -145,9 +145,11 @@ async def unless_gone(request: Request, work: Awaitable[T]) -> T:
         await asyncio.wait({task, watch}, return_when=asyncio.FIRST_COMPLETED)
     finally:
         watch.cancel()
-        if not task.done():
-            task.cancel()
-    if task.cancelled():
+        left = not task.done()
+        if left:
+            task.cancel()  # asked: the task ends at its next await, its finally run
+            await asyncio.gather(task, return_exceptions=True)
+    if left:
         raise ClientGone()
     return task.result()
 

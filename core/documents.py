@@ -114,8 +114,9 @@ def _screen(file: Candidate, record: Document) -> os.stat_result | tuple[str, st
 def _this_file_alone(exc: Exception) -> bool:
     """Whether a failure belongs to one file, so that the import goes on with the next:
     not a stop, a locked or closed vault, the machine's trouble (a full disk: every file
-    would meet it) or the embedding model's (no file can be embedded)."""
-    return not isinstance(exc, (Stopped, VaultClosed, InferenceError)) and trouble(exc) is None
+    would meet it), the embedding model's or the worker's (no file can be embedded; the
+    worker's refusals are InferenceErrors), nor a wait for the worker that ran out."""
+    return not isinstance(exc, (Stopped, VaultClosed, InferenceError, TimeoutError)) and trouble(exc) is None
 
 
 class Ingestion:

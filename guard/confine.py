@@ -12,7 +12,8 @@ the server never sees. In order:
    (``watch``): when Hearth ends, however it ends (PR_SET_PDEATHSIG), the watchdog kills
    the whole process group, so what the server started dies too (a child does not inherit
    the death signal, and the server could clear its own). The watchdog is Hearth's code
-   alone, and outside the sandbox, where the server cannot signal it. The group's leader
+   alone, and outside the sandbox, where the server cannot signal it (Landlock's scopes,
+   ABI 6, Linux 6.12; on an older kernel a hostile server could stop it). The group's leader
    is the launcher (Hearth started it in a new session), which the server may not leave
    (seccomp refuses setsid and setpgid), so stopping the group stops everything the
    server started;
@@ -251,22 +252,21 @@ def watch(plan: dict) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         plan["parent"] = os.getppid()  # the server dies with its watchdog (``confine``)
         return
-    # The watchdog holds none of the server's pipes (Hearth reads their end) nor the relay.
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
-    os.closerange(3, 1 << 16)
-    while True:
-        try:
-            _pid, status = os.waitpid(child, 0)
-            break
-        except ChildProcessError:
-            os._exit(127)
-    if os.WIFSIGNALED(status):
-        number = os.WTERMSIG(status)
-        signal.signal(number, signal.SIG_DFL)
-        os.kill(os.getpid(), number)
-    os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 127)
+    try:  # never back into main(): whatever happens here, the watchdog ends here
+        # It holds none of the server's pipes (Hearth reads their end) nor the relay.
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.closerange(3, 1 << 16)
+        _pid, status = os.waitpid(child, 0)
+        if os.WIFSIGNALED(status):  # ended the same way: SIGKILL (a CPU or memory limit) too
+            number = os.WTERMSIG(status)
+            if number not in (signal.SIGKILL, signal.SIGSTOP):  # these two keep their action
+                signal.signal(number, signal.SIG_DFL)
+            os.kill(os.getpid(), number)
+        os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 127)
+    finally:
+        os._exit(127)
 
 
 def main() -> int:

@@ -13,6 +13,11 @@ class ModelLoadError(InferenceError):
     pass
 
 
+class WorkerRefused(InferenceError, RuntimeError):
+    """The worker will not run the request (it stopped, or met an internal error): every
+    request after it meets the same (a RuntimeError, as it was)."""
+
+
 class NoModelLoaded(InferenceError):
     def __init__(self) -> None:
         super().__init__(translate("inference.errors", "No model is loaded yet. Wait for it to "

@@ -243,16 +243,21 @@ def read_header(path: Path) -> GGUFHeader:
     try:
         # Not blocking, and only a regular file: a FIFO named model.gguf (an archive keeps
         # one) made the open wait for ever, on the window's thread.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            os.close(fd)
-            raise InvalidGGUF(translate("inference.gguf", "it is not a regular file"))
-        size = info.st_size
-        fh = os.fdopen(fd, "rb")
+        fh = os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)),
+                       "rb")
     except OSError as exc:
         raise InvalidGGUF(translate("inference.gguf", "the file cannot be read ({error})").format(
             error=exc.strerror)) from exc
+    try:
+        info = os.fstat(fh.fileno())
+    except OSError as exc:
+        fh.close()
+        raise InvalidGGUF(translate("inference.gguf", "the file cannot be read ({error})").format(
+            error=exc.strerror)) from exc
+    if not stat.S_ISREG(info.st_mode):
+        fh.close()
+        raise InvalidGGUF(translate("inference.gguf", "it is not a regular file"))
+    size = info.st_size
     with fh:
         r = _Reader(fh, size)
         if size < 24 or r.read(4, ("magic", None)) != MAGIC:

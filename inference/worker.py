@@ -24,7 +24,7 @@ from inference import tool_formats
 from inference.citations import document_answer
 from inference.embedder import EmbedderPool
 from inference.engine import Engine
-from inference.errors import InferenceError, NoModelLoaded
+from inference.errors import InferenceError, NoModelLoaded, WorkerRefused
 from inference.generation import emit_safely, place_passages, stream_pieces
 from inference.prompt import answer_reserve, fit_messages
 from inference.protocol import (
@@ -63,7 +63,7 @@ def refuse(command: Command, reason: str, emit: Sink) -> None:
     """Answer a command that will not run, so that nobody waits for it forever."""
     if isinstance(command, (Embed, CountTokens)):
         if not command.future.done():
-            command.future.set_exception(RuntimeError(reason))
+            command.future.set_exception(WorkerRefused(reason))
     elif isinstance(command, Generate):
         emit(Failed(command.request_id, reason))
     elif isinstance(command, LoadModel):

@@ -18,6 +18,7 @@ no vault of its own.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sqlite3
@@ -78,32 +79,45 @@ def auto_backup(folder: Path, force: bool, backup_to: Callable[[Path], Path],
 
     ``damaged`` says whether the vault is known to be damaged (a field that did not
     decrypt in this unlock); it is asked once the copy is written, so that damage found
-    while copying counts. While it is, nothing is erased: the new copy holds the damage
-    too, and rotating would push out the older backups, the ones written before the
-    damage, which the user is told to restore from. Keeping every copy is simpler than
-    finding out which ones read cleanly (that means decrypting each of them) and still
-    never erases a clean one; the folder grows by one copy a day until the damage is gone.
+    while copying counts. While it is, the oldest AUTO_BACKUPS_KEPT are kept as well as
+    the newest: the new copy holds the damage too, and rotating would push out the older
+    backups, the ones written before the damage, which the user is told to restore from.
+    Keeping the oldest is simpler than finding out which ones read cleanly (that means
+    decrypting each of them); the copies between them go, so that a damage that stays
+    does not grow the folder by a copy a day.
     """
     existing = sorted(folder.glob("vault-*.db"))
     if not force and existing and time.time() - existing[-1].stat().st_mtime < AUTO_BACKUP_EVERY:
         return None
     target = backup_to(unused_backup_name(folder))
+    every = sorted(folder.glob("vault-*.db"))
     if damaged():
-        log.warning("the vault is damaged: older automatic backups are kept")
-        return target
-    for old in sorted(folder.glob("vault-*.db"))[:-AUTO_BACKUPS_KEPT]:
+        log.warning("the vault is damaged: the oldest automatic backups are kept")
+        going = every[AUTO_BACKUPS_KEPT:-AUTO_BACKUPS_KEPT]
+    else:
+        going = every[:-AUTO_BACKUPS_KEPT]
+    for old in going:
         crypto_erase(old)  # deleted blocks survive: the key record goes first
         remove_with_sidecars(old)
     return target
 
 
 def unused_backup_name(folder: Path) -> Path:
-    """``vault-DATE-TIME.db``; a second backup within the second takes the next free one."""
+    """``vault-DATE-TIME.db``, after every name there (the names' order is their age: the
+    rotation keeps the newest by it); a second backup within the second takes the next
+    second. A name freed by the rotation is not taken again: it sorted among the old ones,
+    and the next rotation erased the newest backup."""
+    pattern = "vault-%Y%m%d-%H%M%S.db"
+    newest = max((p.name for p in folder.glob("vault-*.db")), default="")
     stamp = time.time()
-    target = folder / time.strftime("vault-%Y%m%d-%H%M%S.db", time.localtime(stamp))
+    target = folder / time.strftime(pattern, time.localtime(stamp))
+    if target.name <= newest:  # within its second, or the clock went back: the second after it
+        with contextlib.suppress(ValueError, OverflowError):
+            stamp = time.mktime(time.strptime(newest, pattern)) + 1
+        target = folder / time.strftime(pattern, time.localtime(stamp))
     while target.exists():
         stamp += 1
-        target = folder / time.strftime("vault-%Y%m%d-%H%M%S.db", time.localtime(stamp))
+        target = folder / time.strftime(pattern, time.localtime(stamp))
     return target
 
 

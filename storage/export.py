@@ -163,7 +163,7 @@ def write(target: Path, data: bytes) -> None:
     a file that was there kept its own permissions (0644: everyone's to read), and a link
     was followed to wherever it pointed."""
     target = Path(target)
-    fd, partial = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
+    fd, partial = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".partial", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

@@ -153,7 +153,8 @@ class Vault:
         except Exception:  # the file cannot say: as far as this vault knows, it is damage
             log.debug("the key record could not be read back", exc_info=True)
             return
-        if now not in (self._envelope, self._staged_envelope):
+        staged = self._staged_envelope  # before the current: a change of ours moves both
+        if now not in (staged, self._envelope):
             raise KeyChangedElsewhere()
 
     # Creating and opening ---------------------------------------------------------

@@ -423,3 +423,32 @@ def test_embeddings_are_asked_of_the_named_model_only() -> None:
     finally:
         api.stop()
     assert [(c.texts, c.model) for c in asked] == [(("x",), "a" * 64)]
+
+
+def test_a_client_gone_before_its_whole_answer_is_said_as_gone_not_as_a_fault() -> None:
+    """The watch for a client's leaving asked the work to stop, then read its result
+    before the stop had run: InvalidStateError, an internal error in the log at every
+    whole answer or tool choice whose client left (a review), where ClientGone (499) was
+    meant. The work's own cleaning up (the worker's cancel) runs before."""
+    import asyncio
+
+    from core.api import ClientGone, unless_gone
+
+    cleaned: list[bool] = []
+
+    class Gone:
+        async def receive(self) -> dict:
+            return {"type": "http.disconnect"}
+
+    async def forever() -> None:
+        try:
+            await asyncio.sleep(3600)
+        finally:
+            cleaned.append(True)
+
+    async def run() -> None:
+        with pytest.raises(ClientGone):
+            await unless_gone(Gone(), forever())  # type: ignore[arg-type]
+
+    asyncio.run(run())
+    assert cleaned == [True]

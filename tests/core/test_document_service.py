@@ -789,4 +789,16 @@ def test_a_fault_of_one_file_alone_does_not_stop_the_others(vault: Vault, worker
     report = s.add(work.id, [folder]).result(timeout=WAIT)
     assert sorted(Path(p).name for p in report.indexed) == ["a.txt", "c.txt"]
     assert [(Path(p).name, "internal error" in why) for p, why in report.failed] == [("b.txt", True)]
+    # The worker refusing (it stopped): every file would meet it, so the import ends, with
+    # why (a review: each file was said as "an internal error" instead, and a wait for the
+    # worker that ran out cost ten minutes a file).
+    from inference.errors import WorkerRefused
+
+    def refused(sections, *args, **kwargs):  # type: ignore[no-untyped-def]
+        raise WorkerRefused("The model worker stopped unexpectedly.")
+
+    monkeypatch.setattr(core.documents, "chunk_sections", refused)
+    (folder / "d.txt").write_text("d.txt: a new note.\n")
+    with pytest.raises(WorkerRefused, match="stopped unexpectedly"):
+        s.add(work.id, [folder]).result(timeout=WAIT)
     assert s.service.close(CLOSE_WAIT)

@@ -434,6 +434,23 @@ def test_what_a_server_started_dies_with_hearth_however_hearth_ends(tmp_path: Pa
                 os.kill(pid, signal.SIGKILL)
 
 
+@needs_sandbox
+@pytest.mark.parametrize("how", ["exit 3", "SIGKILL", "SIGTERM"])
+def test_the_launcher_ends_as_its_server_ended(tmp_path: Path, how: str) -> None:
+    """Hearth reads the launcher's end as the server's: its exit code, or the signal that
+    ended it. A server killed by SIGKILL (its CPU limit, the OOM killer) made the watchdog
+    fall back into the launcher's refusal: 126, said as "was not started" (a review)."""
+    import subprocess
+
+    from guard import sandbox
+
+    code = {"exit 3": "raise SystemExit(3)", "SIGKILL": "import os; os.kill(os.getpid(), 9)",
+            "SIGTERM": "import os; os.kill(os.getpid(), 15)"}[how]
+    argv, env = sandbox.plan(sys.executable, ["-c", code]).spawn()
+    ended = subprocess.run(argv, env=env, start_new_session=True, timeout=60)
+    assert ended.returncode == {"exit 3": 3, "SIGKILL": -9, "SIGTERM": -15}[how]
+
+
 def _state(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
