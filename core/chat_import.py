@@ -21,7 +21,6 @@ import json
 import logging
 import math
 import os
-import stat
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from core import gpt4all_chat
+from guard.files import NotRegular, open_regular
 from guard.text import one_line
 from i18n import translate
 
@@ -160,16 +160,14 @@ def bounded(path: Path, limit: int | None = None) -> bytes:
     (MAX_BYTES unless said)."""
     limit = MAX_BYTES if limit is None else limit
     try:
-        # Without blocking, and a regular file only: a FIFO made the read wait for ever.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-        with os.fdopen(fd, "rb") as fh:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                raise ImportRefused(translate("core.chat_import", "{name} is not a file.").format(name=path.name))
+        fh, info = open_regular(path)  # a FIFO made the read wait for ever
+        with fh:
             if info.st_size > limit:
                 raise ImportRefused(translate("core.chat_import", "{name} is larger than {limit} MB.").format(
                     name=path.name, limit=limit >> 20))
             raw = fh.read(limit + 1)
+    except NotRegular:
+        raise ImportRefused(translate("core.chat_import", "{name} is not a file.").format(name=path.name)) from None
     except OSError as exc:
         raise ImportRefused(translate("core.chat_import", "{name} cannot be read: {reason}.").format(
             name=path.name, reason=exc.strerror or exc)) from None

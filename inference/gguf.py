@@ -10,13 +10,12 @@ whatever the file claims.
 
 from __future__ import annotations
 
-import os
-import stat
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from guard.files import NotRegular, open_regular
 from i18n import translate
 
 MAGIC = b"GGUF"
@@ -240,23 +239,13 @@ def _value(r: _Reader, kind: int, key: str, lengths: dict[str, int], depth: int 
 def read_header(path: Path) -> GGUFHeader:
     """Parse and validate the header of ``path``; raise InvalidGGUF with the reason."""
     path = Path(path)
-    try:
-        # Not blocking, and only a regular file: a FIFO named model.gguf (an archive keeps
-        # one) made the open wait for ever, on the window's thread.
-        fh = os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)),
-                       "rb")
+    try:  # a FIFO named model.gguf made the open wait for ever, on the window's thread
+        fh, info = open_regular(path)
+    except NotRegular:
+        raise InvalidGGUF(translate("inference.gguf", "it is not a regular file")) from None
     except OSError as exc:
         raise InvalidGGUF(translate("inference.gguf", "the file cannot be read ({error})").format(
             error=exc.strerror)) from exc
-    try:
-        info = os.fstat(fh.fileno())
-    except OSError as exc:
-        fh.close()
-        raise InvalidGGUF(translate("inference.gguf", "the file cannot be read ({error})").format(
-            error=exc.strerror)) from exc
-    if not stat.S_ISREG(info.st_mode):
-        fh.close()
-        raise InvalidGGUF(translate("inference.gguf", "it is not a regular file"))
     size = info.st_size
     with fh:
         r = _Reader(fh, size)

@@ -44,6 +44,12 @@ def pdf_bomb(path: Path, expanded: int = 2 << 30) -> Path:
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
         b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(data) + data + b"\nendstream",
     ]
+    return pdf_of_objects(path, objects)
+
+
+def pdf_of_objects(path: Path, objects: list[bytes]) -> Path:
+    """A PDF written by hand from its objects (numbered from 1, the catalog first), with
+    its cross-reference table."""
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for number, body in enumerate(objects, start=1):

@@ -233,21 +233,14 @@ def _one_line_pdf(path: Path, text: str, mediabox: str = "0 0 612 792", rotate: 
     turned by /Rotate, or whose box does not start at 0)."""
     content = f"BT /F1 12 Tf 72 {y} Td ({text}) Tj ET".encode()
     turned = f" /Rotate {rotate}" if rotate is not None else ""
-    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-               f"<< /Type /Page /Parent 2 0 R /MediaBox [{mediabox}]{turned} /Resources << /Font "
-               f"<< /F1 5 0 R >> >> /Contents 4 0 R >>".encode(),
-               b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
-               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
-    out, offsets = bytearray(b"%PDF-1.4\n"), []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    table = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, table)
-    path.write_bytes(bytes(out))
-    return path
+    from tests.documents_corpus import pdf_of_objects
+
+    return pdf_of_objects(path, [
+        b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        f"<< /Type /Page /Parent 2 0 R /MediaBox [{mediabox}]{turned} /Resources << /Font "
+        f"<< /F1 5 0 R >> >> /Contents 4 0 R >>".encode(),
+        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"])
 
 
 def test_a_turned_page_or_one_whose_box_does_not_start_at_0_is_marked_where_its_words_are(

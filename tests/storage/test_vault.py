@@ -584,6 +584,17 @@ def test_a_backup_started_before_a_passphrase_change_cannot_outlive_it(
     store.close()
 
 
+def _window_and_command(vault_path: Path) -> tuple[Vault, Vault, ChatStore, int]:
+    """Two handles on one vault, as the window and a terminal command hold it; a chat with
+    one message written through the command's: its store and the chat's id."""
+    Vault.create(vault_path, PASSPHRASE, FAST_KDF).close()
+    window, command = Vault.open(vault_path, PASSPHRASE), Vault.open(vault_path, PASSPHRASE)
+    chats = ChatStore(command)
+    chat = chats.create_chat("Before the change")
+    chats.add_message(chat.id, "user", "written before")
+    return window, command, chats, chat.id
+
+
 def test_a_write_after_another_hearth_changed_the_passphrase_is_refused_and_nothing_is_lost(
         vault_path: Path) -> None:
     """A terminal command keeps the vault open while the window changes its passphrase
@@ -593,12 +604,8 @@ def test_a_write_after_another_hearth_changed_the_passphrase_is_refused_and_noth
     Its write is now rolled back with a message in the user's words."""
     from storage.errors import KeyChangedElsewhere, trouble
 
-    Vault.create(vault_path, PASSPHRASE, FAST_KDF).close()
-    window, command = Vault.open(vault_path, PASSPHRASE), Vault.open(vault_path, PASSPHRASE)
+    window, command, chats, chat_id = _window_and_command(vault_path)
     try:
-        chats = ChatStore(command)
-        chat = chats.create_chat("Before the change")
-        chats.add_message(chat.id, "user", "written before")
         window.change_passphrase(PASSPHRASE, "a brand new passphrase", FAST_KDF)
         with pytest.raises(KeyChangedElsewhere) as refused:
             chats.create_chat("Written after the change")
@@ -614,7 +621,7 @@ def test_a_write_after_another_hearth_changed_the_passphrase_is_refused_and_noth
         store = ChatStore(reopened)
         assert [c.title for c in store.list_chats()] == ["Before the change"]
         assert not any(c.damaged for c in store.list_chats())  # every row opens
-        assert [m.content for m in store.messages(chat.id)] == ["written before"]
+        assert [m.content for m in store.messages(chat_id)] == ["written before"]
     finally:
         reopened.close()
 
@@ -629,18 +636,14 @@ def test_reads_after_another_hearth_changed_the_passphrase_say_so_and_not_that_a
     from storage import checkup
     from storage.errors import REKEYED, KeyChangedElsewhere, trouble
 
-    Vault.create(vault_path, PASSPHRASE, FAST_KDF).close()
-    window, command = Vault.open(vault_path, PASSPHRASE), Vault.open(vault_path, PASSPHRASE)
+    window, command, chats, chat_id = _window_and_command(vault_path)
     try:
-        chats = ChatStore(command)
-        chat = chats.create_chat("Before the change")
-        chats.add_message(chat.id, "user", "written before")
         assert checkup.problems(chats) == []
         window.change_passphrase(PASSPHRASE, "a brand new passphrase", FAST_KDF)
         fresh = ChatStore(command)  # no row kept from before
-        for read in (fresh.list_chats, lambda: fresh.messages(chat.id),
+        for read in (fresh.list_chats, lambda: fresh.messages(chat_id),
                      lambda: checkup.problems(fresh),
-                     lambda: chats.add_message(chat.id, "user", "written after")):
+                     lambda: chats.add_message(chat_id, "user", "written after")):
             with pytest.raises(KeyChangedElsewhere) as refused:
                 read()
             assert trouble(refused.value).kind == REKEYED
@@ -648,7 +651,7 @@ def test_reads_after_another_hearth_changed_the_passphrase_say_so_and_not_that_a
         # Damage is still damage where the key did not change: the window's own handle.
         with window.transaction() as conn:
             conn.exec_driver_sql("UPDATE messages SET payload = X'00'")
-        assert [m.status for m in ChatStore(window).messages(chat.id)] == ["damaged"]
+        assert [m.status for m in ChatStore(window).messages(chat_id)] == ["damaged"]
     finally:
         command.close()
         window.close()
