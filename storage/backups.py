@@ -33,6 +33,7 @@ from storage.crypto import DamagedVault, WrongPassphrase
 from storage.erase import crypto_erase, erase_leftovers
 from storage.errors import not_damage
 from storage.files import (
+    READY,
     SIDECARS,
     copy_or_clean_up,
     kept_copies,
@@ -157,13 +158,17 @@ def _restore_through(staged: Path, backup: Path, passphrase: str, target: Path,
     except BaseException:
         remove_with_sidecars(staged)
         raise
-    kept = None
-    if target.exists():
-        kept = unused_kept_path(target)
-        move_with_sidecars(target, kept)
-    for suffix in SIDECARS:  # strays without a main file must not meet the restored one
-        Path(f"{target}{suffix}").unlink(missing_ok=True)
-    os.replace(staged, target)
+    # Checked: renamed first, so that a crash between the two renames below is finished at
+    # the next start (``storage.files.finish_interrupted_restore``), not left without a vault.
+    with writing(target.with_name(target.name + READY)) as ready:
+        move_with_sidecars(staged, ready)
+        kept = None
+        if target.exists():
+            kept = unused_kept_path(target)
+            move_with_sidecars(target, kept)
+        for suffix in SIDECARS:  # strays without a main file must not meet the restored one
+            Path(f"{target}{suffix}").unlink(missing_ok=True)
+        move_with_sidecars(ready, target)
     return kept
 
 

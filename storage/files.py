@@ -19,7 +19,11 @@ from storage.paths import open_private
 SIDECARS = ("-wal", "-shm")  # the files SQLite keeps beside a database in WAL mode
 # What a copy of the vault is called while it is written: a restore's staged copy, a vault
 # being created, a backup (``backups/vault-*.db.partial``).
-LEFTOVER_SUFFIXES = (".restoring", ".creating")
+# A restore's checked copy waits under READY while the vault is moved aside; a crash between
+# the two renames is finished by ``finish_interrupted_restore`` (when no vault is there) or
+# leaves a leftover like the others (when the vault was not moved yet).
+READY = ".restored"
+LEFTOVER_SUFFIXES = (".restoring", ".creating", READY)
 
 _writing: set[Path] = set()  # the copies above that an operation of this process is writing
 WRITING_LOCK = threading.Lock()  # held while one is added, and while leftovers are erased
@@ -117,3 +121,20 @@ def kept_copies(path: Path) -> list[Path]:
     """The copies a restore kept beside the vault (without their WAL files)."""
     return sorted(p for p in path.parent.glob(f"{path.name}.before-restore*")
                   if not p.name.endswith(("-wal", "-shm", "-journal")))
+
+
+def finish_interrupted_restore(target: Path) -> bool:
+    """Put a restore's checked copy in place if a crash stopped the restore after the vault
+    was moved aside (kept as ``*.before-restore-*``) and before the copy took its place.
+
+    Without it, the next start would find no vault and offer to create a new one, and the
+    restored copy would be erased as a leftover. Called by the Hearth that holds the data
+    folder only, before it asks whether a vault is there."""
+    ready = target.with_name(target.name + READY)
+    with WRITING_LOCK:
+        if being_written(ready) or target.exists() or not ready.is_file():
+            return False  # a restore of this process is between its renames: it finishes
+        for suffix in SIDECARS:  # strays without a main file must not meet the restored one
+            Path(f"{target}{suffix}").unlink(missing_ok=True)
+        move_with_sidecars(ready, target)
+    return True

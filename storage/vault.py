@@ -53,7 +53,12 @@ from storage.crypto import (
 from storage.documents import index_file
 from storage.erase import crypto_erase, erase_leftovers
 from storage.errors import KeyChangedElsewhere
-from storage.files import new_private_file, remove_with_sidecars, writing
+from storage.files import (
+    finish_interrupted_restore,
+    new_private_file,
+    remove_with_sidecars,
+    writing,
+)
 from storage.reseal import add_message_lists, reseal
 from storage.vault_file import (
     ENVELOPE_KEY,
@@ -158,9 +163,19 @@ class Vault:
             raise KeyChangedElsewhere()
 
     # Creating and opening ---------------------------------------------------------
-    @staticmethod
-    def exists(path: Path) -> bool:
+    @classmethod
+    def exists(cls, path: Path) -> bool:
+        """Whether a vault is there to open (else the user is offered a new one): a restore
+        that a crash stopped between its two renames is finished first."""
+        cls._finish_restore(Path(path))
         return Path(path).is_file()
+
+    @staticmethod
+    def _finish_restore(path: Path) -> None:
+        """``storage.files.finish_interrupted_restore``, by the Hearth that holds the data
+        folder only (a command that merely reads must not move the vault's files)."""
+        if instance_lock.held(path.parent) and finish_interrupted_restore(path):
+            log.warning("a restore stopped by a crash was finished: the backup is in place")
 
     @classmethod
     def create(cls, path: Path, passphrase: str, kdf: KdfParams = DEFAULT_KDF) -> Vault:
@@ -221,14 +236,15 @@ class Vault:
             raise
         return cls(path, engine, FieldCipher(data_key, envelope.vault_id), recorded)
 
-    @staticmethod
-    def _erase_leftovers(path: Path) -> None:
+    @classmethod
+    def _erase_leftovers(cls, path: Path) -> None:
         """Before the user's vault is created or opened, and before anything else writes
         beside it: the copies a crash left half-done (``storage.erase.erase_leftovers``).
         Only by the Hearth that holds the data folder: a command that only reads runs
         beside the window without it, and must not erase a copy the window is writing."""
         if not instance_lock.held(path.parent):
             return
+        cls._finish_restore(path)  # its copy is no leftover while no vault is there
         if erase_leftovers(path, path.parent / "backups"):
             log.warning("copies left by an interrupted operation could not all be erased")
 

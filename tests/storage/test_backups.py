@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import signal
 import sqlite3
+import subprocess
+import sys
 from functools import partial
 from pathlib import Path
 
@@ -71,7 +74,8 @@ def _crash_leftovers(folder: Path, links: Path) -> list[Path]:
     vault = Vault.open(folder / "vault.db", PASSPHRASE)
     (folder / "backups").mkdir(exist_ok=True)
     links.mkdir()
-    names = ["vault.db.restoring", "vault.db.creating", "backups/vault-20000101-000000.db.partial"]
+    names = ["vault.db.restoring", "vault.db.restored", "vault.db.creating",
+             "backups/vault-20000101-000000.db.partial"]
     for name in names:
         vault.backup_to(folder / name)
         os.link(folder / name, links / Path(name).name)
@@ -161,3 +165,61 @@ def test_delete_everything_crypto_erases_what_a_crash_left(tmp_path: Path) -> No
     _crash_leftovers(folder, tmp_path / "links")
     assert erase_everything(folder, keep=set()) == []
     assert not any(folder.rglob("*")) and _none_opens(tmp_path / "links")
+
+
+# A restore in its own process, killed at the rename that puts the checked copy in place.
+_KILLED_AT_THE_LAST_RENAME = """
+import os, signal, sys
+from pathlib import Path
+from storage.instance_lock import InstanceLock
+from storage.vault import Vault
+
+real_replace = os.replace
+def replace(source, target):
+    if Path(target).name == "vault.db":
+        os.kill(os.getpid(), signal.SIGKILL)
+    real_replace(source, target)
+os.replace = replace
+folder = Path(sys.argv[1])
+InstanceLock(folder).acquire()
+Vault.restore(Path(sys.argv[2]), sys.argv[3], folder / "vault.db")
+"""
+
+
+def test_a_restore_killed_between_its_renames_is_finished_at_the_next_start(tmp_path: Path) -> None:
+    """The vault had been moved aside and the checked copy not yet put in its place: the
+    next start found no vault, offered to create a new one, and erased the restored copy
+    as a crash's leftover (a review of the vault's files)."""
+    folder = tmp_path / "data"
+    _make_vault(folder)
+    backup = tmp_path / "backup.db"
+    store = ChatStore(Vault.create(backup, PASSPHRASE, FAST_KDF))
+    store.create_chat("from the backup")
+    store.close()
+    root = Path(__file__).resolve().parents[2]
+    run = subprocess.run([sys.executable, "-c", _KILLED_AT_THE_LAST_RENAME, str(folder), str(backup),
+                          PASSPHRASE], cwd=root, env={**os.environ, "PYTHONPATH": str(root)},
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == -signal.SIGKILL, run.stderr
+    assert not (folder / "vault.db").exists()  # the moment the crash left
+
+    assert not Vault.exists(folder / "vault.db")  # a command that only reads moves nothing
+    lock = InstanceLock(folder)
+    lock.acquire()
+    try:
+        assert Vault.exists(folder / "vault.db")
+        Vault.open_live(folder / "vault.db", PASSPHRASE).close()  # erases leftovers: not it
+    finally:
+        lock.release()
+    assert _titles(folder / "vault.db") == ["from the backup"]
+    assert _titles(next(folder.glob("vault.db.before-restore-*"))) == ["secret"]
+    assert sorted(p.name for p in folder.iterdir() if not p.name.startswith("vault.db.before-restore"))\
+        == ["hearth.lock", "vault.db"]
+
+
+def _titles(path: Path) -> list[str]:
+    store = reopen(path)
+    try:
+        return [chat.title for chat in store.list_chats()]
+    finally:
+        store.close()
