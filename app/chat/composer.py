@@ -43,6 +43,9 @@ class Composer(QObject):
         self.controller = window.controller
         self._draft_key: object = _NO_DRAFT
         self._sending = False
+        # Unsent text the disk refused when the vault locked, as (its chat, the text): held
+        # in memory until the next unlock saves it with its chat or puts it back in the box.
+        self._held: tuple[object, str] | None = None
         self.draft_timer = QTimer(self)  # started by each change of the input's text
         self.draft_timer.setSingleShot(True)
         self.draft_timer.setInterval(DRAFT_SAVE_MS)
@@ -115,14 +118,20 @@ class Composer(QObject):
         key = chat.id if chat is not None else None
         if key == self._draft_key:
             return
+        saved = True
         if not self._sending:  # (a send names a new chat: what it sends is no draft)
-            if self.save_draft():
+            saved = self.save_draft()
+            if saved:
                 drafts = self.controller.drafts
                 self.window.input.setPlainText(drafts.read(key) if drafts is not None else "")
-            else:  # not written (a full disk): the words stay in the box, never lost
+                self._put_back_held(key)
+            else:  # not written (a full disk): the words stay in the box, never lost, and
+                # stay the draft of the chat they were typed in (not of this one: its own
+                # draft would be written over with them at the next save)
                 self.window.show_notice(translate(
-                    "shell.main_window", "Your unsent text could not be saved with its chat, so it "
-                    "stays in the box; copy it somewhere if you need it."))
+                    "shell.main_window", "Your unsent text could not be saved with the chat you "
+                    "left (the disk refused it), so it stays in the box. It is saved with that "
+                    "chat as soon as the disk takes it."))
             self.draft_timer.stop()
             bar = self.attachments()
             if bar.names() and self._draft_key is not _NO_DRAFT:
@@ -132,7 +141,44 @@ class Composer(QObject):
                 self.window.show_notice(translate("chat.attachments", "The files you attached were taken "
                                                   "off: they were for the chat you left. Attach them again "
                                                   "here if you want them."))
-        self._draft_key = key
+        if saved:
+            self._draft_key = key
+
+    def save_for_lock(self) -> bool:
+        """The session's first close step: the input's text written as its chat's draft. If
+        the disk refuses it, the words are held in memory, never on disk, until the next
+        unlock saves them with their chat or puts them back in the box (``held``)."""
+        if self.save_draft():
+            return True
+        text = self.window.input.toPlainText()
+        if text.strip():
+            self._held = (self._draft_key, text)
+        return False
+
+    @property
+    def held(self) -> bool:
+        """Unsent text is held in memory: the disk refused it at the last lock."""
+        return self._held is not None
+
+    def _put_back_held(self, shown: object) -> None:
+        """After an unlock: the held text saved with its chat now, or else put back in the
+        box when its chat is the one shown (held on, and said, while another is)."""
+        drafts = self.controller.drafts
+        if self._held is None or drafts is None:
+            return
+        key, text = self._held
+        if drafts.save(cast(int | None, key), text):
+            self._held = None
+            if key == shown:
+                self.window.input.setPlainText(text)
+        elif key == shown:  # the box has it now, as after any refused write
+            self._held = None
+            self.window.input.setPlainText(text)
+        else:
+            self.window.show_notice(translate(
+                "shell.main_window", "The text you had not sent before the lock still could not "
+                "be saved (the disk refused it). Hearth keeps it until it quits: open the chat you "
+                "wrote it in to see it, or free some space."))
 
     def locked(self) -> None:
         """Locked: the input holds no chat's draft (saved already, as the session's first

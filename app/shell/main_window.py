@@ -35,7 +35,7 @@ from app.documents.controller import DocumentsController
 from app.engines.window import EngineActions
 from app.models.controller import ModelsController
 from app.models.dialog import starter_hint
-from app.shell import a11y, language, style
+from app.shell import a11y, dialogs, language, style
 from app.shell.appearance import Appearance
 from app.shell.menus import build_menus
 from app.shell.text import plain
@@ -123,6 +123,7 @@ class MainWindow(QMainWindow):
         style.apply(self, settings.theme)
         self.appearance = Appearance(self)  # it follows the system's theme from now on
         self.closing = False
+        self._quit_anyway = False  # the user chose to quit although some words were not saved
 
         self.pages = QStackedWidget()
         self.setCentralWidget(self.pages)
@@ -451,7 +452,26 @@ class MainWindow(QMainWindow):
         a11y.announce(self.notice, text)
 
     # Shutdown ---------------------------------------------------------------------
+    def ready_to_quit(self) -> bool:
+        """Whether Hearth may quit: the draft is written now, and if the disk refuses it (or
+        a part of an answer, or text held since a lock), the user chooses."""
+        if self.closing or self._quit_anyway:
+            return True
+        saved = self.composer.save_draft()
+        if saved and not self.controller.unsaved and not self.composer.held:
+            return True
+        self._quit_anyway = dialogs.confirm(
+            self, translate("shell.main_window", "Quit Hearth?"),
+            translate("shell.main_window", "Some of what you wrote could not be saved: the disk "
+                      "refused it. If Hearth quits now, it is lost. Free some space, or copy your "
+                      "text somewhere, then quit."),
+            translate("shell.main_window", "Quit Anyway"))
+        return self._quit_anyway
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.ready_to_quit():
+            event.ignore()
+            return
         if not self.closing:
             self.closing = True
             self.appearance.stop_following()

@@ -33,6 +33,9 @@ def command() -> tuple[str, list[str], str]:
 def restart(window: QWidget) -> bool:
     """Start Hearth again and close this window (which quits this instance). False, and
     nothing closed, if the new one could not be started."""
+    ready = getattr(window, "ready_to_quit", None)  # the main window: nothing unsaved lost
+    if ready is not None and not ready():
+        return False
     program, arguments, folder = command()
     process = QProcess()
     process.setProgram(program)

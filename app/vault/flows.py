@@ -66,6 +66,7 @@ class VaultFlows(QObject):
         self.path = vault_path()
         self.settings = settings or Settings.load()
         self.session: Session | None = None  # while unlocked
+        self._lock_notes: list[str] = []  # what the last lock had to say (on the lock screen)
         from app.api.controller import ApiController
 
         self.api = ApiController(window.controller, self.settings)
@@ -133,7 +134,7 @@ class VaultFlows(QObject):
         self.window.models.attach(session)
         self.window.documents.attach(session)
         self.api.start()  # only if the user switched it on
-        session.on_close("requests", lambda _left: self.window.composer.save_draft())  # first: the user's words
+        session.on_close("requests", lambda _left: self.window.composer.save_for_lock())  # first: the user's words
         session.on_close("requests", self.api.stop)
         session.on_close("jobs", self.window.models.detach)
         session.on_close("jobs", jobs().wait)  # an automatic backup gives up once cancelled
@@ -192,10 +193,28 @@ class VaultFlows(QObject):
         # The engines dialog holds this unlock's engines (names, addresses): it goes with it.
         self.window.engine_actions.close_dialogs()
         self.window.end_speech()  # the microphone's sound and a reading go first: no wait on Whisper
-        self.end_session()
+        # What closing says (a part of an answer the disk refused) would be hidden with the
+        # chat: the lock screen says it instead.
+        self._lock_notes = []
+        self.controller.notice.connect(self._note_while_locking)
+        try:
+            self.end_session()
+        finally:
+            self.controller.notice.disconnect(self._note_while_locking)
+        if self.window.composer.held:
+            self._lock_notes.append(translate(
+                "vault.flows", "What you were typing could not be saved (the disk refused it). "
+                "Hearth keeps it in memory and puts it back when you unlock; it is lost if Hearth "
+                "quits first."))
         self.controller.locked_out()
         self.window.lock_screen.show_unlock()
+        if self._lock_notes:
+            self.window.lock_screen.show_error("\n".join(self._lock_notes))
         self.locked.emit()
+
+    @Slot(str)
+    def _note_while_locking(self, text: str) -> None:
+        self._lock_notes.append(text)
 
     @Slot()
     def auto_lock(self) -> None:
@@ -203,8 +222,8 @@ class VaultFlows(QObject):
             return
         self.lock()
         minutes = self.settings.auto_lock_minutes
-        self.window.lock_screen.show_error(translate(
-            "vault.flows", "Locked after %n minutes without use.", None, minutes))
+        self.window.lock_screen.show_error("\n".join([translate(
+            "vault.flows", "Locked after %n minutes without use.", None, minutes), *self._lock_notes]))
 
     def end_session(self, timeout: float = CLOSE_TIMEOUT) -> None:
         """Close this unlock's session (core.session: API, jobs, documents, answer, vault)."""

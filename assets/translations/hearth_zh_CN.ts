@@ -6489,6 +6489,18 @@ Nothing is copied, changed or sent.</source>
         <translation>正在加载模型</translation>
     </message>
     <message>
+        <source>Quit Hearth?</source>
+        <translation>退出 Hearth？</translation>
+    </message>
+    <message>
+        <source>Some of what you wrote could not be saved: the disk refused it. If Hearth quits now, it is lost. Free some space, or copy your text somewhere, then quit.</source>
+        <translation>您写的部分内容未能保存：磁盘拒绝了写入。如果现在退出 Hearth，这些内容将会丢失。请先释放一些空间，或把文字复制到别处，然后再退出。</translation>
+    </message>
+    <message>
+        <source>Quit Anyway</source>
+        <translation>仍然退出</translation>
+    </message>
+    <message>
         <source>Wait for the answer to finish (or stop it) before regenerating.</source>
         <translation>请等待回答完成（或将其停止）后再重新生成。</translation>
     </message>
@@ -6517,16 +6529,20 @@ Nothing is copied, changed or sent.</source>
         <translation>请先解锁 Hearth，然后再次拖放这些文件。</translation>
     </message>
     <message>
-        <source>Your unsent text could not be saved with its chat, so it stays in the box; copy it somewhere if you need it.</source>
-        <translation>你尚未发送的文字未能随聊天一起保存，所以仍留在输入框中；如有需要，请把它复制到别处。</translation>
-    </message>
-    <message>
         <source>The model could not be loaded: {reason}</source>
         <translation>无法加载模型：{reason}</translation>
     </message>
     <message>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
+    </message>
+    <message>
+        <source>Your unsent text could not be saved with the chat you left (the disk refused it), so it stays in the box. It is saved with that chat as soon as the disk takes it.</source>
+        <translation>您未发送的文字未能随刚离开的聊天一起保存（磁盘拒绝了写入），因此它留在输入框中。一旦磁盘可以写入，它就会随那个聊天一起保存。</translation>
+    </message>
+    <message>
+        <source>The text you had not sent before the lock still could not be saved (the disk refused it). Hearth keeps it until it quits: open the chat you wrote it in to see it, or free some space.</source>
+        <translation>锁定前未发送的文字仍未能保存（磁盘拒绝了写入）。Hearth 会保留它直到退出：打开您写下它的那个聊天即可看到，或释放一些空间。</translation>
     </message>
 </context>
 <context>
@@ -7309,6 +7325,10 @@ Details were written to {path}.</source>
     <message>
         <source>The vault could not be opened ({kind}: {error}).</source>
         <translation>无法打开保险库（{kind}：{error}）。</translation>
+    </message>
+    <message>
+        <source>What you were typing could not be saved (the disk refused it). Hearth keeps it in memory and puts it back when you unlock; it is lost if Hearth quits first.</source>
+        <translation>您正在输入的文字未能保存（磁盘拒绝了写入）。Hearth 会把它保留在内存中，并在您解锁时放回输入框；如果 Hearth 先退出，它将会丢失。</translation>
     </message>
     <message numerus="yes">
         <source>Locked after %n minutes without use.</source>

@@ -91,3 +91,91 @@ def test_a_draft_that_cannot_be_written_stays_in_the_box_and_none_is_kept_in_mem
     assert all(len(digest) == 32 for digest in drafts._written.values())  # digests only
     window.vault.lock()
     assert window.controller.drafts is None  # and none after the session
+
+
+def test_an_auto_lock_on_a_full_disk_holds_the_unsent_text_says_so_and_gives_it_back(
+        qtbot, make_window, make_small_disk, monkeypatch) -> None:
+    """A review: the draft's write at the lock was refused, the lock cleared the box, and
+    nothing was said; nobody is at the keyboard when the auto-lock comes."""
+    disk = make_small_disk(8)
+    monkeypatch.setenv("HEARTH_DATA_DIR", str(disk.path))
+    window = make_window(FakeEngine())
+    send(qtbot, window, "first chat")
+    chat = window.controller.current_chat.id
+    disk.fill()
+    window.input.setPlainText("a long paragraph I typed and did not send")
+    window.vault.auto_lock()
+    said = window.lock_screen.error.text()
+    assert "Locked after" in said and "could not be saved" in said and "when you unlock" in said
+    assert window.input.toPlainText() == ""  # not on screen while locked
+    disk.free()
+    unlock(qtbot, window)
+    window.controller.chats.select(chat)
+    assert window.input.toPlainText() == "a long paragraph I typed and did not send"
+    assert window.controller.drafts.read(chat) == "a long paragraph I typed and did not send"
+    assert not window.composer.held
+
+
+def test_a_refused_switch_never_writes_one_chats_words_as_anothers_draft(
+        qtbot, make_window, monkeypatch) -> None:
+    """A review: the box kept A's words but became B's, so the next save wrote them over
+    B's own draft."""
+    window = make_window(FakeEngine())
+    send(qtbot, window, "chat A")
+    a = window.controller.current_chat.id
+    window.new_chat_button.click()
+    send(qtbot, window, "chat B")
+    b = window.controller.current_chat.id
+    window.input.setPlainText("B's own unsent draft")
+    window.controller.chats.select(a)
+    window.input.setPlainText("A's words, typed while the disk was full")
+
+    def full_disk(*_args) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(window.controller.store, "set_draft", full_disk)
+    window.controller.chats.select(b)
+    assert window.input.toPlainText() == "A's words, typed while the disk was full"
+    assert "saved with that chat as soon as" in window.notice.text()
+    monkeypatch.undo()
+    window.input.setPlainText("A's words, typed while the disk was full and more")
+    assert window.composer.save_draft()
+    drafts = window.controller.drafts
+    assert drafts.read(b) == "B's own unsent draft"
+    assert drafts.read(a) == "A's words, typed while the disk was full and more"
+    window.controller.chats.select(a)
+    window.controller.chats.select(b)
+    assert window.input.toPlainText() == "B's own unsent draft"
+
+
+def test_quitting_with_words_the_disk_refused_asks_first(
+        qtbot, make_window, make_small_disk, monkeypatch) -> None:
+    disk = make_small_disk(8)
+    monkeypatch.setenv("HEARTH_DATA_DIR", str(disk.path))
+    window = make_window(FakeEngine())
+    send(qtbot, window, "first chat")
+    chat = window.controller.current_chat.id
+    disk.fill()
+    window.input.setPlainText("typed before quitting")
+    asked: list[str] = []
+
+    def stay(_parent, _title, text, _action) -> bool:
+        asked.append(text)
+        return False
+
+    monkeypatch.setattr("app.shell.dialogs.confirm", stay)
+    assert not window.close()
+    assert asked and "it is lost" in asked[0] and not window.closing
+    assert window.input.toPlainText() == "typed before quitting"
+    disk.free()
+    assert window.close()  # written now: nothing to ask
+    assert len(asked) == 1
+    from storage.chats import ChatStore
+    from storage.vault import Vault
+    from tests.app.conftest import PASSPHRASE
+
+    store = ChatStore(Vault.open(disk.path / "vault.db", PASSPHRASE))
+    try:
+        assert store.draft(chat) == "typed before quitting"
+    finally:
+        store.close()

@@ -172,3 +172,23 @@ def test_unlocking_on_a_full_disk_says_the_disk_is_full_not_that_the_vault_is_da
         screen.submit.click()
     messages = window.controller.store.messages(window.controller.current_chat.id)
     assert messages[0].content == "kept safe"
+
+
+def test_a_lock_says_on_the_lock_screen_what_the_disk_refused_of_the_answer(
+        qtbot, make_window, make_small_disk, monkeypatch) -> None:
+    """A review: closing said that part of the answer was lost, and the lock hid the
+    notice in the same instant."""
+    disk = make_small_disk(8)
+    monkeypatch.setenv("HEARTH_DATA_DIR", str(disk.path))
+    monkeypatch.setattr("core.turns.CHECKPOINT_SECONDS", 0.0)
+    window = make_window(FakeEngine(tokens=["word "] * 3000, delay=0.002))
+    window.input.setPlainText("the question I typed")
+    window.send_button.click()
+    qtbot.waitUntil(lambda: "word" in window.conversation.message_widgets()[-1].text(), timeout=WAIT_MS)
+    disk.fill()
+    qtbot.waitUntil(lambda: "The disk is full" in window.notice.text(), timeout=WAIT_MS)
+    window.vault.lock()
+    assert "Some of the last answer could not be saved" in window.lock_screen.error.text()
+    assert window.lock_screen.error.isVisibleTo(window.lock_screen)
+    disk.free()
+
