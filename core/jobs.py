@@ -35,6 +35,9 @@ def direct(callback: Callable[[], None]) -> None:
 @dataclass(eq=False)
 class Job:
     name: str
+    # Whether it reads or writes the vault: a lock waits for those only. One that does not
+    # (an engine check held by a server that never answers) must not hold the lock up.
+    vault: bool = True
     cancel: threading.Event = field(default_factory=threading.Event)
     done: threading.Event = field(default_factory=threading.Event)
 
@@ -55,13 +58,15 @@ class JobRegistry:
         work: Callable[[threading.Event], Any],
         on_success: Callable[[Any], None],
         on_failure: Callable[[Exception], None],
+        vault: bool = True,
     ) -> Job:
         """Run ``work(cancel)`` on its own thread; one of the callbacks gets its outcome.
 
         A cancelled job's outcome is still delivered (a copy cancelled half-way raises
-        its own ``Cancelled``): the callback decides what a late answer means.
+        its own ``Cancelled``): the callback decides what a late answer means. ``vault``:
+        whether the work touches the vault (``Job.vault``).
         """
-        job = Job(name)
+        job = Job(name, vault)
         with self._lock:
             self._jobs.add(job)
 
@@ -84,19 +89,21 @@ class JobRegistry:
         threading.Thread(target=run, name=f"hearth-job-{name}", daemon=True).start()
         return job
 
-    def running(self) -> list[Job]:
+    def running(self, vault_only: bool = False) -> list[Job]:
         with self._lock:
-            return sorted(self._jobs, key=lambda job: job.name)
+            return sorted((job for job in self._jobs if job.vault or not vault_only),
+                          key=lambda job: job.name)
 
     def cancel_all(self) -> None:
         for job in self.running():
             job.cancel.set()
 
-    def wait(self, timeout: float) -> bool:
-        """Wait until every job under way has ended, at most ``timeout`` seconds in all;
-        True if none is left. Jobs started meanwhile are waited for too."""
+    def wait(self, timeout: float, vault_only: bool = False) -> bool:
+        """Wait until every job under way has ended (``vault_only``: every one that touches
+        the vault), at most ``timeout`` seconds in all; True if none is left. Jobs started
+        meanwhile are waited for too."""
         deadline = time.monotonic() + timeout
-        while jobs := self.running():
+        while jobs := self.running(vault_only):
             left = deadline - time.monotonic()
             if left <= 0:
                 log.warning("background jobs still running: %s", ", ".join(j.name for j in jobs))

@@ -149,8 +149,8 @@ class EngineForm(QDialog):
         self.status.setText(translate("engines.dialog", "Checking {url}…").format(url=record.url))
         self.save_button.setEnabled(False)
         engines = self.engines
-        run_in_background(lambda: engines.check(record), self,
-                          self._checked, self._failed, name="engine check")
+        run_in_background(lambda: engines.check(record), self,  # no vault: a lock need not wait
+                          self._checked, self._failed, name="engine check", vault=False)
 
     def reject(self) -> None:
         self._cancelled = True
@@ -276,7 +276,7 @@ class EnginesDialog(QDialog):
         self.status.setText(translate("engines.dialog", "Checking {name}…").format(name=record.name))
         engines = self.engines
         run_in_background(lambda: engines.check(record), self, self._checked,
-                          lambda exc: self.status.setText(_reason(exc)), name="engine check")
+                          lambda exc: self.status.setText(_reason(exc)), name="engine check", vault=False)
 
     def _checked(self, record: EngineRecord) -> None:
         current = self.engines.get(record.name)

@@ -54,9 +54,11 @@ def start_job(
     parent: QObject,
     on_success: Callable[[Any], None],
     on_failure: Callable[[Exception], None],
+    vault: bool = True,
 ) -> Job:
     """Run ``work(cancel)`` in the background; a callback gets its outcome on the UI thread,
-    unless ``parent`` has been deleted by then."""
+    unless ``parent`` has been deleted by then. ``vault=False``: the work touches no vault,
+    and a lock does not wait for it (``core.jobs.Job.vault``)."""
 
     def alive(callback: Callable[[Any], None]) -> Callable[[Any], None]:
         def deliver(value: Any) -> None:
@@ -64,7 +66,7 @@ def start_job(
                 callback(value)
         return deliver
 
-    return jobs().start(name, work, alive(on_success), alive(on_failure))
+    return jobs().start(name, work, alive(on_success), alive(on_failure), vault)
 
 
 def run_in_background(
@@ -73,6 +75,7 @@ def run_in_background(
     on_success: Callable[[Any], None],
     on_failure: Callable[[Exception], None],
     name: str = "task",
+    vault: bool = True,
 ) -> Job:
     """``start_job`` for work that cannot be cancelled half-way (a key derivation)."""
-    return start_job(name, lambda _cancel: fn(), parent, on_success, on_failure)
+    return start_job(name, lambda _cancel: fn(), parent, on_success, on_failure, vault)

@@ -137,7 +137,9 @@ class VaultFlows(QObject):
         session.on_close("requests", lambda _left: self.window.composer.save_for_lock())  # first: the user's words
         session.on_close("requests", self.api.stop)
         session.on_close("jobs", self.window.models.detach)
-        session.on_close("jobs", jobs().wait)  # an automatic backup gives up once cancelled
+        # Those that touch the vault (an automatic backup gives up once it is closed); not an
+        # engine check that a silent server holds, which would hold the lock up with it.
+        session.on_close("jobs", lambda left: jobs().wait(left, vault_only=True))
         session.on_close("documents", self.window.documents.detach)
         session.on_close("answer", lambda _left: self.controller.end_session())
         self.idle.set_minutes(self.settings.auto_lock_minutes)

@@ -192,3 +192,30 @@ def test_a_lock_says_on_the_lock_screen_what_the_disk_refused_of_the_answer(
     assert window.lock_screen.error.isVisibleTo(window.lock_screen)
     disk.free()
 
+
+def test_a_lock_does_not_wait_for_an_engine_check_that_hangs(qtbot, make_window, caplog) -> None:
+    """A review: a check held by a server that accepts and never answers (up to the read
+    timeout) held every lock for the session's whole deadline on the window's thread, and
+    left the document service no time to stop before the vault closed."""
+    import logging
+    import socket
+
+    from app.engines.dialog import EngineForm
+    from app.shell.background import jobs
+
+    silent = socket.create_server(("127.0.0.1", 0))  # the kernel accepts; nobody answers
+    try:
+        window = make_window()
+        form = EngineForm(window.controller.engines, None, window)
+        qtbot.addWidget(form)
+        form.name.setText("Silent")
+        form.url.setText(f"http://127.0.0.1:{silent.getsockname()[1]}")
+        form.check_and_save()
+        qtbot.waitUntil(lambda: any(job.name == "engine check" for job in jobs().running()), timeout=WAIT_MS)
+        with caplog.at_level(logging.WARNING):
+            window.vault.lock()
+        assert window.controller.locked
+        assert "background jobs still running" not in caplog.text
+        assert "did not stop in time" not in caplog.text
+    finally:
+        silent.close()
