@@ -348,7 +348,7 @@ class ToolsDialog(QDialog):
         record = self.selected()
         if record is None:
             return
-        self.session.tools.stop(record.name)
+        self.session.tools.stop(record.name, wait=False)  # one that hangs must not freeze the window
         self.session.tool_servers.remove(record.name)
         self.refresh()
         self.changed.emit()

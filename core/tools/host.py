@@ -199,10 +199,17 @@ class ToolHost:
         connection = self._connections.get(name)
         return connection is not None and connection.running
 
-    def stop(self, name: str) -> None:
+    def stop(self, name: str, wait: bool = True) -> None:
+        """End a server's session and reap it. ``wait=False`` (the window's thread): the stop
+        runs on the host's loop and nothing waits for it; a server that no longer answers
+        takes its few seconds there, not in the window."""
         connection = self._connections.get(name)
-        if connection is not None and self._loop is not None:
+        if connection is None or self._loop is None:
+            return
+        if wait:
             self._wait(connection.stop, 5.0)
+        else:
+            asyncio.run_coroutine_threadsafe(connection.stop(), self._loop)
 
     def audit(self) -> list[Audit]:
         audits = []

@@ -63,6 +63,9 @@ async def front(scope, receive, send):
         with open(options["log"], "a") as log:
             log.write(scope["method"] + " " + scope["path"] + "\\n")
             log.write("accept-encoding: " + dict(scope["headers"]).get(b"accept-encoding", b"").decode() + "\\n")
+        if scope["method"] == "DELETE" and options.get("hang_delete") == "1":  # a server gone silent
+            import anyio
+            await anyio.sleep(3600)
         token = options.get("token")
         if token and dict(scope["headers"]).get(b"authorization") != b"Bearer " + token.encode():
             await send({"type": "http.response.start", "status": 401, "headers": [(b"content-length", b"0")]})
@@ -434,3 +437,27 @@ def test_the_log_keeps_no_servers_name_address_or_words(session: Session, caplog
         session.tools.check("matter-Hargreaves-7741")
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert "ended (" in logged and "Hargreaves" not in logged and "127.0.0.1:9" not in logged
+
+
+def test_removing_a_server_that_stopped_answering_does_not_hold_the_window(
+        qtbot, session: Session, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A review: Settings ▸ Tools ▸ Remove stopped the server on the window's thread, which
+    waited for one that had gone silent (its session's end) for seconds."""
+    from app.chat.tools_dialog import ToolsDialog
+    from core.tools.host import ToolHost
+
+    with mcp_server(tmp_path, hang_delete="1") as served:
+        session.tool_servers.add_http("remote", served.url, Trust())
+        session.tools.start("remote")
+        dialog = ToolsDialog(session)
+        qtbot.addWidget(dialog)
+        dialog.list.setCurrentRow(0)
+        assert dialog.selected() is not None
+        waits: list[object] = []
+        real_wait = ToolHost._wait
+        monkeypatch.setattr(ToolHost, "_wait", lambda host, *args: waits.append(args) or real_wait(host, *args))
+        dialog.remove()
+        assert waits == []  # the window's thread waited on nothing
+        assert session.tool_servers.records() == []
+        qtbot.waitUntil(lambda: "DELETE /mcp" in served.requests(), timeout=30_000)  # told, on the host's loop
+        qtbot.waitUntil(lambda: " tool: remote" not in admitted(), timeout=30_000)  # and let go
