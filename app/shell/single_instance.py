@@ -25,6 +25,7 @@ from PySide6.QtNetwork import QLocalServer, QLocalSocket
 from core.vault import SOCKET_FILE
 
 ACTIVATE = b"activate\n"
+ACKNOWLEDGED = b"ok\n"  # the first instance's answer: its event loop runs, the window came forward
 
 
 SOCKET_PATH_MAX = 100  # bytes of a Unix socket's path (sun_path is 104 to 108 with its NUL)
@@ -52,15 +53,24 @@ def server_name(data_folder: Path) -> str:
     return inside  # too long to listen on: the lock still keeps a second window off the vault
 
 
-def ask_first_instance_to_show(data_folder: Path, timeout_ms: int = 1000) -> bool:
+REACHED, SILENT, UNREACHABLE = "reached", "silent", "unreachable"
+
+
+def ask_first_instance_to_show(data_folder: Path, timeout_ms: int = 1000) -> str:
+    """REACHED when the first instance answered (its window came forward); SILENT when its
+    socket took the connection but it did not answer (hung: the kernel accepts for it);
+    UNREACHABLE when nothing listens."""
     socket = QLocalSocket()
     socket.connectToServer(server_name(data_folder))
     if not socket.waitForConnected(timeout_ms):
-        return False
+        return UNREACHABLE
     socket.write(ACTIVATE)
     socket.waitForBytesWritten(timeout_ms)
+    answered = b""
+    while ACKNOWLEDGED not in answered and len(answered) < 64 and socket.waitForReadyRead(timeout_ms):
+        answered += bytes(socket.readAll().data())
     socket.disconnectFromServer()
-    return True
+    return REACHED if ACKNOWLEDGED in answered else SILENT
 
 
 class ActivationServer(QObject):
@@ -79,5 +89,15 @@ class ActivationServer(QObject):
     def _accept(self) -> None:
         while self._server.hasPendingConnections():
             connection = self._server.nextPendingConnection()
-            connection.readyRead.connect(self.activate_requested)
+            connection.readyRead.connect(self._read)
             connection.disconnected.connect(connection.deleteLater)
+
+    @Slot()
+    def _read(self) -> None:
+        connection = self.sender()
+        if not isinstance(connection, QLocalSocket):
+            return
+        if ACTIVATE.strip() in bytes(connection.readAll().data()):
+            connection.write(ACKNOWLEDGED)
+            connection.flush()
+            self.activate_requested.emit()

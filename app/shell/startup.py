@@ -16,7 +16,12 @@ from app.chat.controller import ChatController, default_model_spec
 from app.shell import crash_notice, dialogs, language
 from app.shell.main_window import MainWindow
 from app.shell.restart import RESTART_WAIT_ENV
-from app.shell.single_instance import ActivationServer, ask_first_instance_to_show
+from app.shell.single_instance import (
+    REACHED,
+    UNREACHABLE,
+    ActivationServer,
+    ask_first_instance_to_show,
+)
 from core.models import resolve_embedding_model, resolve_model
 from core.protocol import InferenceError, LoadEmbedder
 from core.settings import Settings
@@ -79,11 +84,16 @@ def run_gui() -> int:
         # Started by "Restart Hearth" (app.shell.restart): the quitting instance lets go soon.
         lock.acquire(wait=float(os.environ.pop(RESTART_WAIT_ENV, "0") or 0))
     except AlreadyRunning as exc:
-        if ask_first_instance_to_show(folder):
+        asked = ask_first_instance_to_show(folder)
+        if asked == REACHED:
             print(translate("shell.startup", "Hearth is already open; its window was brought "
                                              "forward."))
             return 0
-        dialogs.inform(None, translate("shell.startup", "Hearth is already open"), str(exc))
+        said = str(exc) if asked == UNREACHABLE else translate(
+            "shell.startup", "Hearth is already open with this data folder, but its window does not "
+            "answer. If it stays that way, close it (or end Hearth in your system's task manager), "
+            "then start Hearth again.")
+        dialogs.inform(None, translate("shell.startup", "Hearth is already open"), said)
         return 1
     sys.excepthook = _calm_dialog
     window = build_window(settings=settings)

@@ -6868,6 +6868,10 @@ Details were written to {path}.</source>
         <translation>Hearth 已经打开；已将其窗口置于前台。</translation>
     </message>
     <message>
+        <source>Hearth is already open with this data folder, but its window does not answer. If it stays that way, close it (or end Hearth in your system&apos;s task manager), then start Hearth again.</source>
+        <translation>Hearth 已用这个数据文件夹打开，但它的窗口没有响应。如果一直如此，请关闭它（或在系统的任务管理器中结束 Hearth），然后再次启动 Hearth。</translation>
+    </message>
+    <message>
         <source>Hearth is already open</source>
         <translation>Hearth 已经打开</translation>
     </message>

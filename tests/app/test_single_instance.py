@@ -54,3 +54,23 @@ def test_the_socket_is_inside_the_private_data_folder_not_in_a_shared_one(qtbot,
     assert server_name(deep).startswith(str(runtime) + "/hearth-")
     runtime.chmod(0o755)  # shared with others: not used
     assert server_name(deep) == str((deep / SOCKET_FILE).resolve())
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a Unix socket stands in for a hung first instance")
+def test_a_first_instance_that_does_not_answer_is_not_said_to_have_come_forward(data_dir: Path) -> None:
+    """A review: a hung first instance's socket still takes connections (the kernel does),
+    and a second launch said that its window had been brought forward."""
+    import socket
+
+    from app.shell.single_instance import SILENT, UNREACHABLE, ask_first_instance_to_show, server_name
+
+    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    assert ask_first_instance_to_show(data_dir, timeout_ms=300) == UNREACHABLE
+    hung = socket.socket(socket.AF_UNIX)
+    hung.bind(server_name(data_dir))
+    hung.listen(1)  # never accepted, never answered: a first instance whose loop is stuck
+    try:
+        assert ask_first_instance_to_show(data_dir, timeout_ms=300) == SILENT
+    finally:
+        hung.close()
+        Path(server_name(data_dir)).unlink()
