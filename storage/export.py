@@ -9,6 +9,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from guard.markdown import inert_line, inert_markdown
+from guard.text import one_line
 from i18n import translate
 from storage.chats import DAMAGED, FAILED, INTERRUPTED, Chat, Message
 
@@ -44,15 +46,28 @@ def _heading(m: Message) -> str:
     return role_names().get(m.role, m.role) + note
 
 
+def _image_label(alt: str) -> str:
+    """The words an image of the model's is written as, a link ("image: alt")."""
+    alt = one_line(alt) or translate("storage.export", "untitled")
+    return translate("storage.export", "image: {alt}").format(alt=alt)
+
+
 def _markdown(title: str, chats: list[tuple[Chat, list[Message]]]) -> str:
-    """One chat (its title the document's) or a project's chats, each under its title."""
-    lines = [f"# {title}", "", f"_{_exported_on()}_", ""]
+    """One chat (its title the document's) or a project's chats, each under its title.
+
+    The file is opened in other programs' Markdown viewers, which fetch images and render
+    HTML: nothing in it may load anything (guard/markdown.py). What is not the user's own
+    typing (answers, tool results, titles) has its images made links; no message keeps raw
+    HTML, and none leaves a fence open to run into the next one (the user's own neither:
+    an unclosed fence there would make the answer after it live)."""
+    lines = [f"# {inert_line(title, _image_label)}", "", f"_{_exported_on()}_", ""]
     level = "##" if len(chats) == 1 and chats[0][0].title == title else "###"
     for chat, messages in chats:
         if level == "###":
-            lines += [f"## {chat.title}", ""]
+            lines += [f"## {inert_line(chat.title, _image_label)}", ""]
         for m in messages:
-            lines += [f"{level} {_heading(m)}", "", m.content, ""]
+            content = inert_markdown(m.content, None if m.role == "user" else _image_label)
+            lines += [f"{level} {inert_line(_heading(m), _image_label)}", "", content, ""]
     return "\n".join(lines)
 
 

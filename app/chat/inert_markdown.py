@@ -11,7 +11,6 @@ QTextDocument read a local file itself.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QUrl
@@ -27,6 +26,7 @@ from PySide6.QtGui import (
 )
 
 from app.shell import style
+from guard import markdown as inert
 from i18n import translate
 
 MARKDOWN_FEATURES = (
@@ -35,14 +35,12 @@ MARKDOWN_FEATURES = (
 )
 
 
-_IMAGE = re.compile(r"!\[([^\]]*)\](\(|\[)")
-
-
 def inert_images(markdown: str) -> str:
     """Markdown images become plain links ("image: alt"): nothing is ever loaded, and the
     address opens only if the user clicks it and confirms. Answers that embed remote
-    images are a known way to smuggle text out (the address carries it)."""
-    return _IMAGE.sub(lambda m: f"[{_image_label(m.group(1))}]{m.group(2)}", markdown)
+    images are a known way to smuggle text out (the address carries it). The rewrite is
+    guard/markdown.py's, which the Markdown export uses too."""
+    return inert.inert_images(markdown, _image_label)
 
 
 def _image_label(alt: str) -> str:
