@@ -3,6 +3,7 @@ level (strace) and in a network namespace without interfaces (unshare -rn)."""
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import re
@@ -162,7 +163,20 @@ def test_a_whole_session_works_with_no_network_at_all(data_dir: Path) -> None:
     assert not modules & PHONE_HOME, modules & PHONE_HOME
 
 
-ADDRESS = re.compile(r'inet_addr\("([^"]+)"\)|inet_pton\(AF_INET6,\s*"([^"]+)"\)')
+# strace writes inet_addr("192.0.2.1") and inet_pton(AF_INET6, "2001:db8::1", &sin6_addr)
+ADDRESS = re.compile(r'inet_addr\("([^"]+)"\)|inet_pton\(AF_INET6,\s*"([^"]+)"')
+
+
+def _stays_here(address: str) -> bool:
+    """Loopback (127/8, ::1, and 127/8 through an IPv6 socket, ::ffff:127.x) or the
+    unspecified address (which Linux connects to this machine); anything unreadable is not."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_loopback or ip.is_unspecified
 
 
 def non_loopback_traffic(trace: str) -> list[str]:
@@ -171,11 +185,33 @@ def non_loopback_traffic(trace: str) -> list[str]:
     for line in trace.splitlines():
         if not re.search(r"\b(connect|sendto|sendmsg|sendmmsg)\(", line):
             continue
-        for v4, v6 in ADDRESS.findall(line):
-            address = v4 or v6
-            if not (address.startswith("127.") or address in ("::1", "::ffff:127.0.0.1", "0.0.0.0", "::")):
-                found.append(line.strip())
+        if any(not _stays_here(v4 or v6) for v4, v6 in ADDRESS.findall(line)):
+            found.append(line.strip())
     return found
+
+
+# What strace writes for each kind of address (strace 5 and 6), one line each way out.
+STRACE_LINES = {
+    "192.0.2.1": 'sendto(5, "x", 1, 0, {sa_family=AF_INET, sin_port=htons(9), sin_addr=inet_addr("192.0.2.1")}, 16) = 1',
+    "2001:db8::1": 'sendto(3, "x", 1, 0, {sa_family=AF_INET6, sin6_port=htons(9), sin6_flowinfo=htonl(0), '
+                   'inet_pton(AF_INET6, "2001:db8::1", &sin6_addr), sin6_scope_id=0}, 28) = 1',
+    "::ffff:192.0.2.9": 'connect(4, {sa_family=AF_INET6, sin6_port=htons(443), sin6_flowinfo=htonl(0), '
+                        'inet_pton(AF_INET6, "::ffff:192.0.2.9", &sin6_addr), sin6_scope_id=0}, 28) = -1 EINPROGRESS',
+    "::1": 'connect(4, {sa_family=AF_INET6, sin6_port=htons(9), sin6_flowinfo=htonl(0), '
+           'inet_pton(AF_INET6, "::1", &sin6_addr), sin6_scope_id=0}, 28) = 0',
+    "::ffff:127.0.0.2": 'sendto(3, "x", 1, 0, {sa_family=AF_INET6, sin6_port=htons(9), sin6_flowinfo=htonl(0), '
+                        'inet_pton(AF_INET6, "::ffff:127.0.0.2", &sin6_addr), sin6_scope_id=0}, 28) = 1',
+    "127.0.0.1": 'connect(5, {sa_family=AF_INET, sin_port=htons(9), sin_addr=inet_addr("127.0.0.1")}, 16) = 0',
+}
+
+
+def test_the_strace_check_reads_every_kind_of_address() -> None:
+    """The check's pattern wanted ``inet_pton(AF_INET6, "…")`` with the quote closed by a
+    parenthesis; strace writes ``, &sin6_addr)`` there, so no IPv6 address was ever read and
+    the whole-session proof was blind to IPv6 and to IPv4 reached through an IPv6 socket."""
+    trace = "\n".join(f"4242 {line}" for line in STRACE_LINES.values())
+    flagged = non_loopback_traffic(trace)
+    assert flagged == [f"4242 {STRACE_LINES[a]}" for a in ("192.0.2.1", "2001:db8::1", "::ffff:192.0.2.9")]
 
 
 def test_the_strace_check_does_see_egress(tmp_path: Path) -> None:
@@ -184,11 +220,20 @@ def test_the_strace_check_does_see_egress(tmp_path: Path) -> None:
         pytest.skip(why)
     log = tmp_path / "trace.log"
     code = ("import socket\ns=socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
-            "s.sendto(b'x', ('192.0.2.1', 9))\ns.connect(('127.0.0.1', 9))\n")
-    subprocess.run(["strace", "-f", "-e", "trace=network", "-o", str(log), sys.executable, "-c", code],
-                   capture_output=True, timeout=60)
+            "s.sendto(b'x', ('192.0.2.1', 9))\ns.connect(('127.0.0.1', 9))\n"
+            "try:\n six = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)\n"
+            "except OSError:\n raise SystemExit(0)\n"  # no IPv6 in this kernel: the canned lines above stand
+            "for a in ('2001:db8::1', '::ffff:192.0.2.9', '::1', '::ffff:127.0.0.1'):\n"
+            " try:\n  six.sendto(b'x', (a, 9))\n except OSError:\n  pass\n"  # the call is traced, sent or not
+            "print('v6')\n")
+    done = subprocess.run(["strace", "-f", "-e", "trace=network", "-o", str(log), sys.executable, "-c", code],
+                          capture_output=True, text=True, timeout=60)
     bad = non_loopback_traffic(log.read_text())
-    assert len(bad) == 1 and "192.0.2.1" in bad[0]  # seen; the loopback connect is not counted
+    assert "192.0.2.1" in bad[0]  # seen; the loopback connect is not counted
+    if "v6" in done.stdout:
+        assert len(bad) == 3 and "2001:db8::1" in bad[1] and "::ffff:192.0.2.9" in bad[2], bad
+    else:
+        assert len(bad) == 1, bad
 
 
 @pytest.mark.e2e
