@@ -7,11 +7,12 @@ from __future__ import annotations
 import html
 from typing import Any, Protocol, cast
 
-from PySide6.QtCore import QObject, Qt, Slot
-from PySide6.QtWidgets import QMessageBox, QWidget
+from PySide6.QtCore import QObject, Slot
+from PySide6.QtWidgets import QWidget
 
 from app.engines.compare_dialog import CompareDialog
 from app.engines.dialog import EnginesDialog
+from app.shell import dialogs
 from core.engines import EngineRecord
 from core.history import route
 from guard import egress
@@ -99,17 +100,15 @@ class EngineActions(QObject):
         self.update_guard_label()
 
     def disclose(self, record: EngineRecord, documents: bool, pictures: bool = False) -> bool:
-        """Asked once per chat and engine (the controller remembers the answer in the chat)."""
-        box = QMessageBox(cast(QWidget, self.window))
-        box.setIcon(QMessageBox.Icon.Information)
-        box.setWindowTitle(translate("engines.window", "Send to {name}?").format(name=record.name))
-        box.setTextFormat(Qt.TextFormat.PlainText)  # the name and address are not markup
-        box.setText(disclosure_text(record, documents, pictures))
-        box.setStandardButtons(QMessageBox.StandardButton.Cancel)
-        send = box.addButton(translate("engines.window", "Send"), QMessageBox.ButtonRole.AcceptRole)
-        box.setDefaultButton(send)
-        box.exec()
-        return box.clickedButton() is send
+        """Asked once per chat and engine (the controller remembers the answer in the chat).
+
+        Cancel is the default, as for every question that lets something leave: the Enter
+        that sent the message, held (auto-repeat) or pressed twice, must not consent before
+        the text is read. The text is plain (the name and address are not markup)."""
+        return dialogs.confirm(cast(QWidget, self.window),
+                               translate("engines.window", "Send to {name}?").format(name=record.name),
+                               disclosure_text(record, documents, pictures),
+                               translate("engines.window", "Send"))
 
     def where_text(self, engine: str) -> str:
         """"Offline", or "Intranet: NAME" while the open chat answers with ``engine``."""
