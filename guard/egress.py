@@ -60,6 +60,10 @@ OFFLINE_ENVIRONMENT = {
 WATCHED = {"socket.connect", "socket.sendto", "socket.sendmsg", "socket.getaddrinfo",
            "socket.gethostbyname", "socket.gethostbyaddr", "socket.getnameinfo", "socket.bind"}
 LOCAL_NAMES = {None, "", "localhost", "127.0.0.1", "::1", "ip6-localhost"}
+# To connect or send, "" is INADDR_ANY, which Linux takes for this machine; to bind it is every
+# interface (0.0.0.0, or :: for IPv6), as None is to asyncio and socketserver: never loopback.
+_EVERY_INTERFACE = {None, ""}
+_ANY = {socket.AF_INET: "0.0.0.0", socket.AF_INET6: "::"}
 LOCALHOST_NAMES = {"localhost", "localhost.", "ip6-localhost", "ip6-loopback"}
 # Families that carry traffic off the machine without going through IP addresses we check.
 _OTHER_NETWORKS = {getattr(socket, name) for name in (
@@ -276,8 +280,8 @@ def _check(event: str, args: tuple) -> None:
         return  # Unix sockets, netlink, socketpairs: not a network
     host, port = address[0], address[1] if len(address) > 1 else 0
     if event == "socket.bind":
-        if not _is_loopback(host):
-            _refuse("listening", f"{host}:{port}")
+        if host in _EVERY_INTERFACE or not _is_loopback(host):
+            _refuse("listening", f"{host or _ANY[family]}:{port}")
         return
     if _is_loopback(host) and int(port) in GUARD.allowed_ports:
         return
@@ -300,7 +304,7 @@ def _literal(family: int, host: object) -> object:
     if not isinstance(host, str):
         return host  # C refuses it with a TypeError, before any lookup
     if host == "":
-        return host  # INADDR_ANY: no lookup
+        return host  # INADDR_ANY: no lookup (to bind, every interface: the audit hook refuses it)
     if "%" not in host:
         try:
             socket.inet_pton(family, host)
@@ -337,6 +341,17 @@ def _bind(self: socket.socket, address: object) -> None:
     return _C_SOCKET.bind(self, _resolved(self, address))
 
 
+def _listen(self: socket.socket, *backlog: int) -> None:
+    """Listen only where bind put the socket, on loopback. A socket never bound is bound
+    by the kernel at listen() to every interface (0.0.0.0 or ::, a port of its choosing),
+    and listen() fires no audit event: its address is checked here, before the call."""
+    if self.family in (socket.AF_INET, socket.AF_INET6):
+        host, port = self.getsockname()[:2]
+        if not _is_loopback(host):
+            _refuse("listening", f"{host}:{port}")
+    return _C_SOCKET.listen(self, *backlog)
+
+
 def _sendto(self: socket.socket, data: object, *args: object) -> int:
     if args:  # sendto(data, address) or sendto(data, flags, address)
         args = (*args[:-1], _resolved(self, args[-1]))
@@ -349,8 +364,8 @@ def _sendmsg(self: socket.socket, buffers: object, *args: object) -> int:
     return _C_SOCKET.sendmsg(self, buffers, *args)
 
 
-_WRAPPERS = {"connect": _connect, "connect_ex": _connect_ex, "bind": _bind, "sendto": _sendto,
-             "sendmsg": _sendmsg}
+_WRAPPERS = {"connect": _connect, "connect_ex": _connect_ex, "bind": _bind, "listen": _listen,
+             "sendto": _sendto, "sendmsg": _sendmsg}
 
 
 def _wrap_socket_methods() -> None:
