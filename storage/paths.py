@@ -80,6 +80,13 @@ def vault_path() -> Path:
     return data_dir() / "vault.db"
 
 
+def index_path(vault: Path | None = None) -> Path:
+    """Where the sealed search index of the vault at ``vault`` (the user's, by default) is
+    kept: beside it (storage/documents/index_file.py writes it; Help ▸ Privacy names it)."""
+    vault = vault_path() if vault is None else vault
+    return vault.with_name(vault.name + ".index")
+
+
 def backups_dir() -> Path:
     return private_dir(data_dir() / "backups")
 

@@ -22,7 +22,7 @@ from app.shell.a11y import named
 from core.engines import Engines
 from core.tools import missing_layers, sandbox_layers
 from core.tools.host import Audit, ToolHost
-from core.vault import data_dir
+from core.vault import data_dir, index_path
 from guard import egress
 from i18n import translate
 
@@ -97,8 +97,9 @@ class PrivacyDialog(QDialog):
             + translate("shell.privacy_dialog",
                         "<p>Chats, titles, settings, the model library and your documents' text, "
                         "paths and vectors are <b>encrypted</b> (AES-256-GCM) with a key that only "
-                        "your passphrase unlocks (Argon2id). The document search index exists "
-                        "only in memory while Hearth is unlocked.</p>")
+                        "your passphrase unlocks (Argon2id). The document search index is kept in "
+                        "the same folder, as <tt>{index}</tt>, encrypted with the same key, so that "
+                        "unlocking need not build it again.</p>").format(index=html.escape(index_path().name))
             + translate("shell.privacy_dialog", "<h3>Network</h3><p>Network guard: "
                         "<b>{status}</b>. Hearth makes no network connections but to the intranet "
                         "engines below; every other attempt is refused and counted here.</p>").format(status=status)

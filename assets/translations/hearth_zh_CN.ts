@@ -6751,8 +6751,8 @@ Nothing is copied, changed or sent.</source>
         <translation>&lt;h3&gt;你的数据&lt;/h3&gt;&lt;p&gt;仅存储在这台电脑上，位于&lt;br&gt;&lt;tt&gt;{folder}&lt;/tt&gt;&lt;/p&gt;</translation>
     </message>
     <message>
-        <source>&lt;p&gt;Chats, titles, settings, the model library and your documents&apos; text, paths and vectors are &lt;b&gt;encrypted&lt;/b&gt; (AES-256-GCM) with a key that only your passphrase unlocks (Argon2id). The document search index exists only in memory while Hearth is unlocked.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;对话、标题、设置、模型库，以及你的文档的文本、路径和向量均已&lt;b&gt;加密&lt;/b&gt;（AES-256-GCM），密钥只有你的密码短语才能解锁（Argon2id）。文档搜索索引仅在 Hearth 解锁期间存在于内存中。&lt;/p&gt;</translation>
+        <source>&lt;p&gt;Chats, titles, settings, the model library and your documents&apos; text, paths and vectors are &lt;b&gt;encrypted&lt;/b&gt; (AES-256-GCM) with a key that only your passphrase unlocks (Argon2id). The document search index is kept in the same folder, as &lt;tt&gt;{index}&lt;/tt&gt;, encrypted with the same key, so that unlocking need not build it again.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;对话、标题、设置、模型库，以及你的文档的文本、路径和向量均已&lt;b&gt;加密&lt;/b&gt;（AES-256-GCM），密钥只有你的密码短语才能解锁（Argon2id）。文档搜索索引保存在同一文件夹中，即 &lt;tt&gt;{index}&lt;/tt&gt;，用同一密钥加密，这样解锁时不必重新建立它。&lt;/p&gt;</translation>
     </message>
     <message>
         <source>&lt;h3&gt;Network&lt;/h3&gt;&lt;p&gt;Network guard: &lt;b&gt;{status}&lt;/b&gt;. Hearth makes no network connections but to the intranet engines below; every other attempt is refused and counted here.&lt;/p&gt;</source>
@@ -7202,6 +7202,14 @@ Details were written to {path}.</source>
     <message>
         <source>Exported from Hearth on {date}</source>
         <translation>于 {date} 从 Hearth 导出</translation>
+    </message>
+    <message>
+        <source>untitled</source>
+        <translation>无标题</translation>
+    </message>
+    <message>
+        <source>image: {alt}</source>
+        <translation>图片：{alt}</translation>
     </message>
 </context>
 <context>

@@ -32,7 +32,7 @@ import numpy as np
 
 from storage.crypto import KEY_CHANGE, DamagedVault, FieldCipher
 from storage.db import VaultClosed
-from storage.paths import open_private
+from storage.paths import index_path, open_private
 
 MAGIC = b"HEARTH-INDEX\x01"
 FRAME = 4 << 20  # plaintext bytes per sealed frame
@@ -52,7 +52,7 @@ class KeyChanged(Exception):
 
 def path_for(vault_path: Path) -> Path:
     """Where the index of the vault at ``vault_path`` is kept."""
-    return vault_path.with_name(vault_path.name + ".index")
+    return index_path(vault_path)
 
 
 def remove(vault_path: Path, partial: bool = False) -> None:

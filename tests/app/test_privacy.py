@@ -97,3 +97,24 @@ def test_delete_everything_crypto_erases_the_copies_a_restore_kept(tmp_path, mon
     monkeypatch.setattr(erase, "crypto_erase", lambda path: (erased.append(path.name), original(path)))
     assert erase.erase_everything(folder, keep=set()) == []
     assert kept.name in erased and not kept.exists()
+
+
+@pytest.mark.parametrize("setting", ["en", "zh_CN"])
+def test_the_panel_says_where_the_search_index_is_kept(qtbot, setting) -> None:
+    """It said the index "exists only in memory while Hearth is unlocked"; it is written
+    beside the vault, sealed (storage/documents/index_file.py; docs/privacy.md says so)."""
+    import re
+
+    from app.shell import language
+    from storage.documents.index_file import path_for
+
+    try:
+        language.apply(setting)
+        dialog = PrivacyDialog()
+        qtbot.addWidget(dialog)
+        text = re.sub(r"<[^>]+>", "", dialog.report.text())
+    finally:
+        language.apply("system")
+    assert "only in memory" not in text and "仅在" not in text, text
+    assert path_for(vault_path()).name in text, text
+    assert ("encrypted with the same key" if setting == "en" else "同一密钥") in text, text
