@@ -26,6 +26,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
+from guard.text import one_line
+
 _IMAGE = re.compile(r"!\[([^\]]*)\](\(|\[)")
 
 
@@ -47,8 +49,9 @@ def inert_markdown(markdown: str, label: Callable[[str], str] | None) -> str:
 
 
 def inert_line(text: str, label: Callable[[str], str] | None) -> str:
-    """One line (a heading's words) the same way: no tag, no image."""
-    return _prose(" ".join(text.split()), label)
+    """One line (a heading's words) the same way: no tag, no image, no line break to start
+    a block of its own."""
+    return _prose(one_line(text), label)
 
 
 _OPENER = re.compile(r"( {0,3})(`{3,}|~{3,})(.*)")
@@ -115,10 +118,15 @@ def _no_tags(line: str) -> str:
     where a viewer pairs the backticks otherwise, it shows "&lt;" and still no tag."""
     out: list[str] = []
     runs = list(_TICKS.finditer(line))
+    following: list[int | None] = [None] * len(runs)  # the next run as long as each (one pass, from the end)
+    last: dict[int, int] = {}
+    for j in range(len(runs) - 1, -1, -1):
+        following[j] = last.get(len(runs[j].group()))
+        last[len(runs[j].group())] = j
     done = k = 0
     while k < len(runs):
         opener = runs[k]
-        close = next((j for j in range(k + 1, len(runs)) if len(runs[j].group()) == len(opener.group())), None)
+        close = following[k]
         if close is None or _escaped(line, opener.start()):
             k += 1
             continue
@@ -134,5 +142,7 @@ def _no_tags(line: str) -> str:
 
 def _escaped(line: str, at: int) -> bool:
     """Whether the character at ``at`` follows an odd number of backslashes."""
-    slashes = len(line[:at]) - len(line[:at].rstrip("\\"))
-    return slashes % 2 == 1
+    start = at
+    while start and line[start - 1] == "\\":
+        start -= 1
+    return (at - start) % 2 == 1

@@ -113,3 +113,17 @@ def test_every_way_out_writes_the_inert_markdown(store: ChatStore, tmp_path: Pat
     many = export.exported_many("Project", [(chat, store.messages(chat.id))], ".md").decode()
     for md in ((tmp_path / "chat.md").read_text(), many):
         assert _live(_viewer().parse(md)) == [], md
+
+
+def test_a_message_built_to_be_slow_to_take_apart_is_not() -> None:
+    """A million characters of backtick runs, each length once and then many short ones:
+    looking for each run's closer by walking the rest of the line was quadratic (minutes);
+    each run's next of its length is found in one pass now."""
+    import time
+
+    from guard.markdown import inert_markdown
+
+    text = " ".join("`" * n for n in range(2, 1000)) + " " + "` <a " * 100_000 + "\\" * 100_000 + "`<b`"
+    started = time.monotonic()
+    out = inert_markdown(text, lambda alt: alt)
+    assert time.monotonic() - started < 10 and "<a" not in out and "<b" not in out
