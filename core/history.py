@@ -23,6 +23,11 @@ def not_sent() -> str:
     return translate("core.turns", "Your message was not sent; it is still in the box.")
 
 
+def not_started() -> str:
+    """What the notice says when an answer could not be started (its question is kept)."""
+    return translate("core.turns", "No answer was started; your messages so far are saved.")
+
+
 def title_from(text: str) -> str:
     first_line = text.strip().splitlines()[0].strip() if text.strip() else UNTITLED
     return first_line if len(first_line) <= TITLE_LENGTH else first_line[: TITLE_LENGTH - 1] + "…"

@@ -21,7 +21,7 @@ from typing import Any
 
 from core import attachments as attaching
 from core.endings import Endings
-from core.history import asked, continued, history, not_sent, route, title_from
+from core.history import asked, continued, history, not_sent, not_started, route, title_from
 from core.steps import (
     Ask,
     Finder,
@@ -106,9 +106,13 @@ class TurnMachine:
         version of that answer), with the branch's attachments. False if not started."""
         store = self.store
         assert store is not None and self.active is None
-        messages = history(store, store.get_chat(chat_id), chat_id, until=replaces)
+        try:  # a read opens a connection, which a full disk can refuse (as it refuses a write)
+            messages = history(store, store.get_chat(chat_id), chat_id, until=replaces)
+            shown = store.messages(chat_id)
+        except Exception as exc:
+            self.environmental(exc, not_started())
+            return False
         parent = None
-        shown = store.messages(chat_id)
         if replaces is not None:
             old = next((m for m in shown if m.id == replaces), None)
             if old is None:
@@ -123,20 +127,21 @@ class TurnMachine:
         stays with everything after it. False (and a notice) if it did not start."""
         store = self.store
         assert store is not None and self.active is None
-        shown = store.messages(chat_id)
-        question = next((m for m in shown if m.id == message_id and m.role == "user"), None)
-        if question is None or not text.strip():
-            return False
-        chat = store.get_chat(chat_id)
-        messages = history(store, chat, chat_id, until=message_id)
-        if messages[-1].role == "user":  # a question left without its answer, just before
-            messages = messages[:-1]
-        try:  # the new question keeps the old one's attachments
+        try:  # reading needs the disk too (a new connection): refused, the edit is not sent
+            shown = store.messages(chat_id)
+            question = next((m for m in shown if m.id == message_id and m.role == "user"), None)
+            if question is None or not text.strip():
+                return False
+            chat = store.get_chat(chat_id)
+            messages = history(store, chat, chat_id, until=message_id)
+            if messages[-1].role == "user":  # a question left without its answer, just before
+                messages = messages[:-1]
+            # The new question keeps the old one's attachments.
             edited = store.add_message(chat_id, "user", text, parent=question.parent, show=False,
                                        stats=attaching.kept_by_edit(question.stats))
         except Exception as exc:
-            self.environmental(exc, translate("core.turns",
-                                              "The edit was not sent; your chat is as it was."))
+            self.environmental(exc, translate("core.turns", "The edited question was not sent: your "
+                                              "new wording stays in its editor, and the chat is as it was."))
             return False
         found = attaching.finder([*attaching.attached(shown, until=message_id), *attaching.from_stats(edited.stats)],
                                  retrieval_for, self._submit)
@@ -155,18 +160,18 @@ class TurnMachine:
         place. False if it is not the chat's last message, or did not start."""
         store = self.store
         assert store is not None and self.active is None
-        shown = store.messages(chat_id)
-        answer = shown[-1] if shown else None
-        if answer is None or answer.id != message_id or answer.role != "assistant" or not answer.content:
-            return False
-        chat = store.get_chat(chat_id)
-        messages = continued(store, chat, chat_id, answer)
-        sources = answer.stats.get("sources")
-        try:
+        try:  # reads too: a full disk can refuse the connection
+            shown = store.messages(chat_id)
+            answer = shown[-1] if shown else None
+            if answer is None or answer.id != message_id or answer.role != "assistant" or not answer.content:
+                return False
+            chat = store.get_chat(chat_id)
+            messages = continued(store, chat, chat_id, answer)
             store.update_message(message_id, status=STREAMING)
         except Exception as exc:
             self.environmental(exc, translate("core.turns", "The answer was not continued; it is as it was."))
             return False
+        sources = answer.stats.get("sources")
         engine, model = route(chat)
         turn = Turn(next(self._ids), chat_id, message_id, text=answer.content, last_checkpoint=self._clock(),
                     before=answer.status, earlier=dict(answer.stats), engine=engine, model=model)
@@ -185,12 +190,12 @@ class TurnMachine:
         store = self.store
         assert store is not None
         aside = version_of is not None or edited is not None  # a version or branch, not yet chosen
-        engine, model = route(store.get_chat(chat_id))
-        # Who is writing it, from the first moment on screen (the finished answer says again).
-        stats: dict[str, Any] = {"model": model or ("" if engine else self.model_name)}
-        if engine:
-            stats["engine"] = engine
         try:
+            engine, model = route(store.get_chat(chat_id))
+            # Who is writing it, from the first moment on screen (the finished answer says again).
+            stats: dict[str, Any] = {"model": model or ("" if engine else self.model_name)}
+            if engine:
+                stats["engine"] = engine
             placeholder = store.add_message(chat_id, "assistant", "", STREAMING, stats=stats,
                                             parent=parent, show=not aside)
         except Exception as exc:
@@ -198,8 +203,7 @@ class TurnMachine:
                 # The edited question is kept, as a branch the user can see and ask again from.
                 self.write(translate("core.turns", "the edited question"),
                             lambda: self._endings.show(chat_id, edited))
-            self.environmental(exc, translate("core.turns",
-                                              "No answer was started; your messages so far are saved."))
+            self.environmental(exc, not_started())
             return False
         if aside:
             self.listener.branch_changed(chat_id, placeholder.id)

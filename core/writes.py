@@ -53,7 +53,8 @@ class Writes:
             found = self.trouble_or_raise(exc)
             self._pending.append(job)
             self._notice(found.message(
-                outcome or translate("core.turns", "Saving {what} failed for now.").format(what=what)))
+                outcome or translate("core.turns", "Saving {what} failed for now.").format(what=what),
+                retrying=True))
 
     @staticmethod
     def _run(job: _Pending) -> None:
@@ -92,7 +93,7 @@ class Writes:
         checkpoints wait a while."""
         found = self.trouble_or_raise(exc)
         if self._paused_until == 0.0:
-            self._notice(found.message(outcome))
+            self._notice(found.message(outcome, retrying=True))
         self._paused_until = now + RETRY_SECONDS
 
     def resume(self) -> None:

@@ -70,12 +70,17 @@ def _said() -> dict[str, str]:
     }
 
 
-def _advice() -> dict[str, str]:
+def _advice(retrying: bool) -> dict[str, str]:
+    """What the user can do. "Hearth keeps trying" only where something does try again
+    (``core.writes``: a refused write waits and is retried): said after a change that was
+    simply refused, it would promise a save that never comes."""
     return {
-        FULL: translate("storage.errors", "Free some space; Hearth keeps trying."),
+        FULL: translate("storage.errors", "Free some space; Hearth keeps trying.") if retrying
+        else translate("storage.errors", "Free some space, then try again."),
         READ_ONLY: translate("storage.errors", "Check the folder's permissions."),
         IO: translate("storage.errors", "The disk may be failing or was removed; check it."),
-        BUSY: translate("storage.errors", "Close the other program; Hearth keeps trying."),
+        BUSY: translate("storage.errors", "Close the other program; Hearth keeps trying.") if retrying
+        else translate("storage.errors", "Close the other program, then try again."),
         CORRUPT: translate("storage.errors", "See Help ▸ Check vault; your automatic backups "
                            "are in the backups folder."),
         REKEYED: translate("storage.errors", "Open Hearth again with the new passphrase."),
@@ -91,14 +96,15 @@ class Trouble:
         """What happened, in the user's words, without a full stop."""
         return _said()[self.kind]
 
-    @property
-    def advice(self) -> str:
-        return _advice()[self.kind]
+    def advice(self, retrying: bool = False) -> str:
+        """``retrying``: the write that failed is tried again by itself (``core.writes``)."""
+        return _advice(retrying)[self.kind]
 
-    def message(self, outcome: str) -> str:
-        """``outcome`` says what was and was not saved, e.g. "Your message was not sent"."""
+    def message(self, outcome: str, retrying: bool = False) -> str:
+        """``outcome`` says what was and was not saved, e.g. "Your message was not sent";
+        ``retrying``: only where the refused write is really tried again."""
         return translate("storage.errors", "{said}. {outcome} {advice}").format(
-            said=self.said, outcome=outcome, advice=self.advice).strip()
+            said=self.said, outcome=outcome, advice=self.advice(retrying)).strip()
 
 
 def trouble(exc: BaseException | None, where: Path | None = None) -> Trouble | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol, cast
 
+import shiboken6
 from PySide6.QtCore import QObject, Qt, QUrl, Slot
 from PySide6.QtWidgets import QWidget
 
@@ -53,8 +54,6 @@ class ConversationActions(QObject):
     @Slot(object, str)
     def open_source(self, source: dict, question: str) -> None:
         """The cited passage in a viewer of Hearth's own, its page asked of the documents."""
-        import shiboken6
-
         from app.chat.source_viewer import SourceViewer
 
         viewer = SourceViewer(source, question, self._as_widget())
@@ -105,7 +104,9 @@ class ConversationActions(QObject):
 
     @Slot(int, str)
     def ask_edited(self, message_id: int, text: str) -> None:
-        """An earlier question, edited in place: asked again as a branch beside the old one."""
+        """An earlier question, edited in place: asked again as a branch beside the old one.
+        Its editor closes only once the edit was accepted; refused (a notice says why), it
+        stays open with the new wording."""
         if self.controller.locked:
             return
         if self.controller.busy:
@@ -113,8 +114,10 @@ class ConversationActions(QObject):
                 "chat.actions",
                 "Wait for the answer to finish (or stop it) before editing a question."))
             return
+        widget = self.window.conversation.widget_for(message_id)
         self.window.notice.hide()
-        self.controller.edit(message_id, text)
+        if self.controller.edit(message_id, text) and widget is not None and shiboken6.isValid(widget):
+            widget.edit_accepted()
 
     @Slot(int)
     def show_version(self, message_id: int) -> None:

@@ -344,11 +344,17 @@ class MessageWidget(QFrame):
 
     @Slot(str)
     def _edited(self, text: str) -> None:
+        """Enter in the editor: the edit is asked for, and the editor stays open with the
+        user's words until it is accepted (``edit_accepted``), as the composer keeps a
+        message it could not send: a refusal (the model not loaded, a full disk) loses nothing."""
         if not text.strip() or text == self.text():
             self.stop_editing()
             return
-        self.stop_editing()
         self.edit_submitted.emit(self.message_id, text)
+
+    def edit_accepted(self) -> None:
+        """The edited question was asked: the editor closes."""
+        self.stop_editing()
 
 
 def format_stats(stats: dict) -> str:

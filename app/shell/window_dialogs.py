@@ -16,6 +16,7 @@ from app.documents.dialog import CollectionsDialog
 from app.models.dialog import ModelsDialog, ask_import, gguf_paths
 from app.shell import dialogs
 from app.shell.privacy_dialog import PrivacyDialog
+from core.vault import trouble
 from i18n import translate
 
 
@@ -147,9 +148,26 @@ class WindowDialogs(QObject):
         dialog = ChatSettingsDialog(chat.settings, self.controller.params, self._widget())
         try:
             # A lock while it is open rejects it (app.vault.flows.lock): nothing is saved.
-            if dialog.exec() == QDialog.DialogCode.Accepted and not self.controller.locked:
-                kept = {k: v for k, v in chat.settings.items()
-                        if k not in ("system_prompt", "sampling", "passages")}
-                self.controller.set_chat_settings(chat.id, {**kept, **dialog.values()})
+            # Refused by the disk, the dialog comes back with what the user set in it (a
+            # system prompt can take minutes to write), to save again or to cancel.
+            while dialog.exec() == QDialog.DialogCode.Accepted and not self.controller.locked:
+                if self._save_chat_settings(chat, dialog.values()):
+                    break
         finally:
             dialog.deleteLater()  # the system prompt does not stay behind in a hidden widget
+
+    def _save_chat_settings(self, chat: Any, values: dict[str, Any]) -> bool:
+        """Whether the chat's settings were saved; a fault of the machine (a full disk) is
+        said, and nothing of them was saved (one transaction)."""
+        kept = {k: v for k, v in chat.settings.items() if k not in ("system_prompt", "sampling", "passages")}
+        try:
+            self.controller.set_chat_settings(chat.id, {**kept, **values})
+        except Exception as exc:
+            found = trouble(exc)
+            if found is None:
+                raise
+            dialogs.warn(self._widget(), translate("shell.main_window", "Chat settings"), found.message(
+                translate("shell.main_window", "The chat's settings were not saved. They are shown "
+                          "again as you set them, to save again or to cancel.")))
+            return False
+        return True
