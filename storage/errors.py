@@ -14,6 +14,7 @@ fault, or None for a bug.
 from __future__ import annotations
 
 import errno
+import os
 import shutil
 import sqlite3
 from collections.abc import Iterator
@@ -111,11 +112,17 @@ def trouble(exc: BaseException | None, where: Path | None = None) -> Trouble | N
     """The environmental fault behind ``exc``, or None when it is a bug.
 
     SQLite often reports a full disk as "disk I/O error" (growing its shared-memory or
-    WAL file fails half-way); when the folder it writes to (``where``, by default the
-    data folder) has next to no space left, that is said as a full disk."""
+    WAL file fails half-way), and a read-only folder the same way (it cannot open its
+    ``-shm`` file for writing): when the folder it writes to (``where``, by default the
+    data folder) cannot be written to, that is said; when it has next to no space left,
+    a full disk is. Only what is left is a read or write error of the disk itself."""
     found = _kind(exc)
-    if found == IO and _nearly_full(where):
-        found = FULL
+    if found == IO:
+        folder = _folder(where)
+        if folder is not None and _read_only(folder):
+            found = READ_ONLY
+        elif folder is not None and _nearly_full(folder):
+            found = FULL
     return Trouble(found) if found else None
 
 
@@ -143,10 +150,26 @@ def _kind(exc: BaseException | None) -> str | None:
     return None
 
 
-def _nearly_full(where: Path | None) -> bool:
+def _folder(where: Path | None) -> Path | None:
     try:
-        folder = where if where is not None else data_dir()
+        return where if where is not None else data_dir()
+    except OSError:
+        return None
+
+
+def _nearly_full(folder: Path) -> bool:
+    try:
         return shutil.disk_usage(folder).free < NEARLY_FULL
+    except OSError:
+        return False
+
+
+def _read_only(folder: Path) -> bool:
+    """The folder's filesystem is mounted read-only, or this user may not write in it."""
+    try:
+        if hasattr(os, "statvfs") and os.statvfs(folder).f_flag & getattr(os, "ST_RDONLY", 1):
+            return True
+        return Path(folder).is_dir() and not os.access(folder, os.W_OK)
     except OSError:
         return False
 

@@ -166,9 +166,11 @@ class Vault:
     @classmethod
     def exists(cls, path: Path) -> bool:
         """Whether a vault is there to open (else the user is offered a new one): a restore
-        that a crash stopped between its two renames is finished first."""
+        that a crash stopped between its two renames is finished first. Anything at the
+        path counts (a folder, a broken link): offered a new vault, the user would be told
+        one exists; opening it says what is there instead (``vault_file.NotAFile``)."""
         cls._finish_restore(Path(path))
-        return Path(path).is_file()
+        return os.path.lexists(path)
 
     @staticmethod
     def _finish_restore(path: Path) -> None:

@@ -34,6 +34,12 @@ class VaultExists(Exception):
     pass
 
 
+class NotAFile(DamagedVault):
+    """Something other than a file is where the vault should be (a folder, a broken link):
+    nothing to open, and nothing to create over it. Said as damage is (a backup can be
+    restored in its place), in words of its own."""
+
+
 def damaged(path: Path, detail: str) -> DamagedVault:
     return DamagedVault(translate("storage.vault", "The vault file {path} is damaged or was changed "
                                   "outside Hearth ({detail}).").format(path=path, detail=detail))
@@ -90,9 +96,16 @@ def write_envelope(conn: Connection, envelope: Envelope) -> None:
 def open_engine(path: Path) -> Engine:
     """The vault file checked and at the current schema (a copy of it as it was is the
     caller's to keep first: ``upgrade_label``, ``keep_before_upgrade``)."""
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise VaultMissing(translate("storage.vault", "There is no vault at {path}.")
                            .format(path=path))
+    if not path.is_file():
+        what = (translate("storage.vault", "a folder") if path.is_dir()
+                else translate("storage.vault", "a link to nothing") if path.is_symlink()
+                else translate("storage.vault", "something other than a file"))
+        raise NotAFile(translate("storage.vault", "Where Hearth keeps its vault, {path}, there is {what}, "
+                                 "not the vault file. Hearth changed nothing there. If you moved the vault "
+                                 "file, put it back in its place.").format(path=path, what=what))
     private_file(path)  # a vault an earlier version made 0644
     try:
         if path.stat().st_size == 0 or not db.looks_like_sqlite(path):
