@@ -9,7 +9,7 @@ from typing import Any
 
 from cli.common import terminal_safe
 from cli.headless import HeadlessError, unlocked
-from core.chat_import import ImportRefused, delete_source, read, report, save
+from core.chat_import import ImportRefused, delete_source, not_imported, read, report, save
 from i18n import translate
 
 
@@ -18,7 +18,16 @@ def run(args: Any) -> int:
         if args.chats_command == "import":
             found = read(Path(args.file))
             with unlocked() as session:
-                save(session.store, found)
+                try:
+                    save(session.store, found)
+                except Exception as exc:
+                    from core.vault import trouble
+
+                    if (fault := trouble(exc)) is None:
+                        raise  # a bug: logged and said by cli.main
+                    print(terminal_safe(translate("cli.main", "error: {message}").format(
+                        message=fault.message(not_imported(exc)))), file=sys.stderr)
+                    return 1
             print(terminal_safe(report(found)))
             if args.delete_source:
                 try:

@@ -16,7 +16,6 @@ delete it (``delete_source``), saying that deleting a file on an SSD does not er
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import math
@@ -456,22 +455,29 @@ def untitled(chat: ImportedChat) -> str:
 
 
 def save(store: Any, found: Found) -> list[int]:
-    """Write the chats found into the vault (each in one transaction); their ids."""
-    from storage.chat_bulk import Written, add_whole_chat
+    """Write the chats found into the vault, all or nothing (``storage.chat_bulk``: in
+    batches that leave the window room to write, shown once all are in); their ids. An
+    import that did not finish raises ``storage.chat_bulk.ImportStopped`` from its cause;
+    ``not_imported`` says what it left."""
+    from storage.chat_bulk import WholeChat, Written, import_chats
 
-    made: list[int] = []
-    try:
-        for chat in found.chats:
-            messages = [Written(t.key, t.parent, t.role, t.content, t.created_at, {"imported_from": found.source})
-                        for t in chat.turns]
-            made.append(add_whole_chat(store, chat.title or untitled(chat), chat.created_at, messages,
-                                       chat.shown).id)
-    except BaseException:
-        for chat_id in made:  # all or nothing: an import that failed leaves no part of itself
-            with contextlib.suppress(Exception):
-                store.delete_chat(chat_id)
-        raise
-    return made
+    def whole(chat: ImportedChat) -> WholeChat:  # built as it is written: no second copy of them all
+        messages = [Written(t.key, t.parent, t.role, t.content, t.created_at, {"imported_from": found.source})
+                    for t in chat.turns]
+        return WholeChat(chat.title or untitled(chat), chat.created_at, messages, chat.shown)
+
+    return import_chats(store, (whole(chat) for chat in found.chats))
+
+
+def not_imported(exc: BaseException) -> str:
+    """What an import that failed with ``exc`` left in the vault, in the user's words:
+    none of its chats, either removed already or hidden until they can be."""
+    from storage.chat_bulk import ImportStopped
+
+    if isinstance(exc, ImportStopped) and exc.left:
+        return translate("core.chat_import", "None of the chats was imported. The part written before it "
+                         "stopped is hidden, and is removed the next time Hearth is unlocked or imports chats.")
+    return translate("core.chat_import", "None of the chats was imported; your vault is as it was.")
 
 
 def report(found: Found) -> str:

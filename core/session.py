@@ -69,8 +69,26 @@ class Session:
     # Opening ------------------------------------------------------------------------
     @classmethod
     def open(cls, path: Path, passphrase: str) -> Session:
-        """Unlock the vault at ``path`` (WrongPassphrase, DamagedVault, VaultMissing…)."""
-        return cls(ChatStore(Vault.open_live(path, passphrase)))
+        """Unlock the vault at ``path`` (WrongPassphrase, DamagedVault, VaultMissing…); the
+        chats of an import that did not finish (Hearth was killed, or the disk refused even
+        their removal) are removed first."""
+        session = cls(ChatStore(Vault.open_live(path, passphrase)))
+        session._undo_unfinished_imports()
+        return session
+
+    def _undo_unfinished_imports(self) -> None:
+        """``storage.chat_bulk.undo_unfinished``; a failure leaves them hidden for next time."""
+        from storage.chat_bulk import undo_unfinished
+        from storage.errors import trouble
+
+        try:
+            undo_unfinished(self.store)
+        except Exception as exc:
+            found = trouble(exc)
+            if found is None:
+                log.error("the chats of an unfinished import could not be removed", exc_info=exc)
+            else:
+                log.warning("the chats of an unfinished import wait (%s)", found.kind)
 
     @classmethod
     def create(cls, path: Path, passphrase: str, kdf: KdfParams = DEFAULT_KDF) -> Session:

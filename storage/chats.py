@@ -56,6 +56,17 @@ from storage.vault import Vault
 log = logging.getLogger(__name__)
 # A chat's tree and list of message versions: most of its row, and no part of its record.
 NOT_IN_RECORD = frozenset({"messages", "parents", "chosen"})
+# An import under way, or one that did not finish (``storage.chat_bulk``): its token is in a
+# ``vault_meta`` row under this prefix, and in the sealed payload of each chat it wrote.
+UNFINISHED_IMPORT = "import:"
+IMPORT_MARK = "import"
+
+
+def unfinished_imports(conn: Connection) -> set[str]:
+    """The tokens of the imports whose chats are not shown (not finished, or not undone yet)."""
+    key = schema.vault_meta.c.key
+    found = conn.scalars(select(key).where(key.startswith(UNFINISHED_IMPORT, autoescape=True)))
+    return {k[len(UNFINISHED_IMPORT):] for k in found}
 
 
 class ChatStore:
@@ -73,8 +84,12 @@ class ChatStore:
         self.search = ChatSearch(self._engine, self.list_chats, self._searched)
 
     # Rows as records --------------------------------------------------------------
-    def _chat(self, row_id: int, blob: bytes, places: list[str] | None = None) -> Chat:
+    def _chat(self, row_id: int, blob: bytes, places: list[str] | None = None,
+              hidden: set[str] | frozenset[str] = frozenset()) -> Chat | None:
+        """The chat's record; None for a chat of an import in ``hidden`` (not finished)."""
         data = self.payloads.unseal("chats", row_id, blob, places, skipped=NOT_IN_RECORD)
+        if hidden and data is not None and data.get(IMPORT_MARK) in hidden:
+            return None
         if data is None:
             title = translate("storage.chats", "⚠ Damaged chat")
             return Chat(row_id, title, 0.0, 0.0, False, True)
@@ -148,17 +163,19 @@ class ChatStore:
         return Chat(chat_id, title, now, now, settings=dict(settings or {}))
 
     def list_chats(self) -> list[Chat]:
-        """Pinned chats first, then the most recently used."""
-        with self._engine.connect() as conn:
+        """Pinned chats first, then the most recently used; not those of an import that has
+        not finished (it shows all its chats at once, or none)."""
+        with snapshot(self._engine) as conn:
             rows = conn.execute(select(schema.chats.c.id, schema.chats.c.payload)).all()
-        found = [self._chat(row_id, blob) for row_id, blob in rows]
+            hidden = unfinished_imports(conn)
+        found = [chat for row_id, blob in rows if (chat := self._chat(row_id, blob, hidden=hidden)) is not None]
         found.sort(key=lambda c: (not c.pinned, -c.updated_at, -c.id))
         return found
 
     def get_chat(self, chat_id: int) -> Chat | None:
         with self._engine.connect() as conn:
             blob = conn.scalar(select(schema.chats.c.payload).where(schema.chats.c.id == chat_id))
-        return None if blob is None else self._chat(chat_id, blob)
+        return None if blob is None else self._chat(chat_id, blob)  # (never hidden: asked by its id)
 
     def rename_chat(self, chat_id: int, title: str) -> None:
         with self.vault.transaction() as conn:

@@ -4,7 +4,10 @@ What stays in the clear is only what SQLite needs to find and order rows: row id
 chat a message belongs to, a message's position in its chat, the collection and
 document of a chunk, the schema version and the key record (KDF parameters, salt,
 wrapped key, the vault's random id and format). Those plaintext columns are bound into
-each row's ciphertext (``SEALED``): edited without the key, the row no longer decrypts. Everything a person wrote or that
+each row's ciphertext (``SEALED``): edited without the key, the row no longer decrypts.
+(While a chat import is unfinished, ``vault_meta`` also holds its record, unbound: a
+random token and the chat id its chats come after, ``storage.chat_bulk``. Edited, it can
+only hide or remove an import's chats, which deleting their rows does as well.) Everything a person wrote or that
 describes them (titles, text, timestamps, model names, settings, states) is inside an
 encrypted ``payload``. Ids use AUTOINCREMENT, so a deleted row's id (and with it the
 associated data its ciphertext is bound to) is never given to a new row.

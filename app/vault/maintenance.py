@@ -221,13 +221,20 @@ class VaultMaintenance(QObject):
                                                                                        reason=exc.strerror or exc))
 
     def _import_failed(self, title: str, exc: Exception) -> None:
+        """Why, in the user's words (a full disk as a full disk), and what the vault kept."""
         if isinstance(exc, chat_import.ImportRefused):
             dialogs.warn(self.parent_widget, title, str(exc))
             return
-        log.error("chat import failed", exc_info=exc)
-        dialogs.warn(self.parent_widget, title, translate("vault.flows", "The chats could not be imported "
-                                                          "({kind}); nothing of them was kept. Details are in "
-                                                          "the log.").format(kind=type(exc).__name__))
+        kept = chat_import.not_imported(exc)
+        if (found := trouble(exc)) is not None:
+            said = found.message(kept)
+        elif any(isinstance(e, VaultClosed) for e in causes(exc)):
+            said = translate("vault.flows", "Hearth was locked before the import finished. {kept}").format(kept=kept)
+        else:
+            log.error("chat import failed", exc_info=exc)
+            said = translate("vault.flows", "The import stopped on an internal error; details are in the "
+                             "log. {kept}").format(kept=kept)
+        dialogs.warn(self.parent_widget, title, said)
 
     @Slot()
     def backup(self) -> None:

@@ -55,3 +55,37 @@ def test_a_gpt4all_chat_file_is_imported_from_the_window(qtbot, make_window, mon
     qtbot.waitUntil(lambda: bool(asked), timeout=10_000)
     assert "Imported 1 chat(s) with 4 message(s) from GPT4All." in asked[0]
     assert "Notice period" in [c.title for c in window.controller.store.list_chats()] and source.exists()
+
+
+def test_an_import_the_disk_stops_is_said_in_words_and_a_retry_brings_each_chat_once(
+        qtbot, make_window, make_small_disk, monkeypatch, tmp_path: Path) -> None:
+    import os
+
+    from tests.core.test_import_whole import export
+
+    disk = make_small_disk(32)
+    monkeypatch.setenv("HEARTH_DATA_DIR", str(disk.path))
+    window = make_window()
+    qtbot.waitUntil(lambda: any((disk.path / "backups").glob("vault-*.db")), timeout=10_000)  # the unlock's
+    source = export(tmp_path / "conversations.json", 150, 20_000)  # 6 MB
+    said: list[str] = []
+    monkeypatch.setattr("app.shell.dialogs.open_path", lambda *_a: source)
+    monkeypatch.setattr("app.shell.dialogs.warn", lambda _p, _t, text: said.append(text))
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda _p, _t, text, _a: said.append(text) and False)
+    disk.fill()
+    filler = disk.path / ".filler"
+    os.truncate(filler, filler.stat().st_size - (2 << 20))  # 2 MB free: it fills part-way
+
+    def imported() -> list[str]:
+        return [c.title for c in window.controller.store.list_chats() if c.title.startswith("imported")]
+
+    window.import_chats_action.trigger()
+    qtbot.waitUntil(lambda: bool(said), timeout=60_000)
+    assert said[0].startswith("The disk is full. None of the chats was imported"), said[0]
+    assert "Error" not in said[0] and "nothing of them" not in said[0]
+    assert imported() == []
+    disk.free()
+    window.import_chats_action.trigger()
+    qtbot.waitUntil(lambda: len(said) == 2, timeout=60_000)
+    assert "Imported 150 chat(s)" in said[1]
+    assert len(imported()) == 150  # each once

@@ -225,7 +225,7 @@ def test_an_import_that_fails_midway_leaves_nothing_and_a_folder_is_not_deleted(
 
     found = read(chatgpt_export(tmp_path / "conversations.json"))
     before = len(store.list_chats())
-    real = chat_bulk.add_whole_chat
+    real = chat_bulk._write
     calls: list[int] = []
 
     def failing(*args, **kwargs):
@@ -234,9 +234,13 @@ def test_an_import_that_fails_midway_leaves_nothing_and_a_folder_is_not_deleted(
             raise OSError(28, "No space left on device")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(chat_bulk, "add_whole_chat", failing)
-    with pytest.raises(OSError):
+    monkeypatch.setattr(chat_bulk, "BATCH_SECONDS", 0.0)  # the first chat committed on its own
+    monkeypatch.setattr(chat_bulk, "_write", failing)
+    with pytest.raises(chat_bulk.ImportStopped) as stopped:
         save(store, found)
+    assert isinstance(stopped.value.__cause__, OSError) and not stopped.value.left
+    with store.vault.engine.connect() as conn:  # removed, not merely hidden
+        assert conn.exec_driver_sql("SELECT count(*) FROM chats").scalar() == before
     assert len(store.list_chats()) == before
     with pytest.raises(IsADirectoryError):
         chat_import.delete_source(jan_thread(tmp_path / "thread"))
