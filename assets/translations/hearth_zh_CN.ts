@@ -3075,6 +3075,14 @@ Nothing is sent until you send it there.</source>
         <translation>Hearth 不会删除文件夹：如需删除，请自行删除</translation>
     </message>
     <message>
+        <source>None of the chats was imported. The part written before it stopped is hidden, and is removed the next time Hearth is unlocked or imports chats.</source>
+        <translation>没有导入任何对话。停止前已写入的部分已被隐藏，会在下次解锁 Hearth 或再次导入对话时删除。</translation>
+    </message>
+    <message>
+        <source>None of the chats was imported; your vault is as it was.</source>
+        <translation>没有导入任何对话；你的保险库保持原样。</translation>
+    </message>
+    <message>
         <source>Imported {chats} chat(s) with {messages} message(s) from {source}.</source>
         <translation>已从 {source} 导入 {chats} 个对话，共 {messages} 条消息。</translation>
     </message>
@@ -4032,10 +4040,6 @@ Nothing is sent until you send it there.</source>
         <translation>你的消息未发送；它仍在输入框中。</translation>
     </message>
     <message>
-        <source>The edit was not sent; your chat is as it was.</source>
-        <translation>所做的编辑未发送；你的对话保持原样。</translation>
-    </message>
-    <message>
         <source>the chat&apos;s new title</source>
         <translation>对话的新标题</translation>
     </message>
@@ -4054,6 +4058,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>the local API&apos;s conversation</source>
         <translation>本地 API 的对话</translation>
+    </message>
+    <message>
+        <source>The edited question was not sent: your new wording stays in its editor, and the chat is as it was.</source>
+        <translation>编辑后的问题没有发送：你的新措辞仍留在编辑框中，对话保持原样。</translation>
     </message>
     <message>
         <source>No passage in this chat&apos;s documents matched the question; the model was told so.</source>
@@ -6525,6 +6533,14 @@ Nothing is copied, changed or sent.</source>
         <translation>请先打开或新建一个对话。</translation>
     </message>
     <message>
+        <source>Chat settings</source>
+        <translation>对话设置</translation>
+    </message>
+    <message>
+        <source>The chat&apos;s settings were not saved. They are shown again as you set them, to save again or to cancel.</source>
+        <translation>对话设置没有保存。它们按你的设置重新显示出来，你可以再次保存或取消。</translation>
+    </message>
+    <message>
         <source>Unlock Hearth first, then drop the files again.</source>
         <translation>请先解锁 Hearth，然后再次拖放这些文件。</translation>
     </message>
@@ -7149,6 +7165,10 @@ Details were written to {path}.</source>
         <translation>请释放一些空间；Hearth 会持续重试。</translation>
     </message>
     <message>
+        <source>Free some space, then try again.</source>
+        <translation>请释放一些空间，然后再试一次。</translation>
+    </message>
+    <message>
         <source>Check the folder&apos;s permissions.</source>
         <translation>请检查该文件夹的权限。</translation>
     </message>
@@ -7159,6 +7179,10 @@ Details were written to {path}.</source>
     <message>
         <source>Close the other program; Hearth keeps trying.</source>
         <translation>请关闭另一个程序；Hearth 会持续重试。</translation>
+    </message>
+    <message>
+        <source>Close the other program, then try again.</source>
+        <translation>请关闭另一个程序，然后再试一次。</translation>
     </message>
     <message>
         <source>See Help ▸ Check vault; your automatic backups are in the backups folder.</source>
@@ -7232,6 +7256,22 @@ Details were written to {path}.</source>
     <message>
         <source>There is no vault at {path}.</source>
         <translation>{path} 处没有保险库。</translation>
+    </message>
+    <message>
+        <source>a folder</source>
+        <translation>一个文件夹</translation>
+    </message>
+    <message>
+        <source>a link to nothing</source>
+        <translation>一个指向不存在目标的链接</translation>
+    </message>
+    <message>
+        <source>something other than a file</source>
+        <translation>一个不是普通文件的东西</translation>
+    </message>
+    <message>
+        <source>Where Hearth keeps its vault, {path}, there is {what}, not the vault file. Hearth changed nothing there. If you moved the vault file, put it back in its place.</source>
+        <translation>在 Hearth 存放保险库的位置 {path}，有的是{what}，而不是保险库文件。Hearth 没有在那里做任何更改。如果你移动过保险库文件，请把它放回原处。</translation>
     </message>
     <message>
         <source>not a database</source>
@@ -7484,8 +7524,12 @@ Details were written to {path}.</source>
         <translation>{name} 未被删除：{reason}。</translation>
     </message>
     <message>
-        <source>The chats could not be imported ({kind}); nothing of them was kept. Details are in the log.</source>
-        <translation>无法导入这些对话（{kind}）；没有保留其中任何内容。详情已写入日志。</translation>
+        <source>Hearth was locked before the import finished. {kept}</source>
+        <translation>导入完成之前 Hearth 已被锁定。{kept}</translation>
+    </message>
+    <message>
+        <source>The import stopped on an internal error; details are in the log. {kept}</source>
+        <translation>导入因内部错误而停止；详细信息已写入日志。{kept}</translation>
     </message>
     <message>
         <source>Back up vault</source>
