@@ -62,7 +62,12 @@ def test_a_first_instance_that_does_not_answer_is_not_said_to_have_come_forward(
     and a second launch said that its window had been brought forward."""
     import socket
 
-    from app.shell.single_instance import SILENT, UNREACHABLE, ask_first_instance_to_show, server_name
+    from app.shell.single_instance import (
+        SILENT,
+        UNREACHABLE,
+        ask_first_instance_to_show,
+        server_name,
+    )
 
     data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     assert ask_first_instance_to_show(data_dir, timeout_ms=300) == UNREACHABLE
