@@ -20,6 +20,7 @@ import json
 import logging
 import math
 import os
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -454,11 +455,12 @@ def untitled(chat: ImportedChat) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(chat.created_at or time.time()))
 
 
-def save(store: Any, found: Found) -> list[int]:
+def save(store: Any, found: Found, cancel: threading.Event | None = None) -> list[int]:
     """Write the chats found into the vault, all or nothing (``storage.chat_bulk``: in
     batches that leave the window room to write, shown once all are in); their ids. An
     import that did not finish raises ``storage.chat_bulk.ImportStopped`` from its cause;
-    ``not_imported`` says what it left."""
+    ``not_imported`` says what it left. ``cancel`` set (a lock) stops it between batches,
+    its part removed while the vault is open (``was_cancelled``)."""
     from storage.chat_bulk import WholeChat, Written, import_chats
 
     def whole(chat: ImportedChat) -> WholeChat:  # built as it is written: no second copy of them all
@@ -466,7 +468,14 @@ def save(store: Any, found: Found) -> list[int]:
                     for t in chat.turns]
         return WholeChat(chat.title or untitled(chat), chat.created_at, messages, chat.shown)
 
-    return import_chats(store, (whole(chat) for chat in found.chats))
+    return import_chats(store, (whole(chat) for chat in found.chats), cancel=cancel)
+
+
+def was_cancelled(exc: BaseException) -> bool:
+    """Whether the import stopped because it was asked to (a lock), not on a fault."""
+    from storage.chat_bulk import ImportCancelled
+
+    return isinstance(exc.__cause__, ImportCancelled)
 
 
 def not_imported(exc: BaseException) -> str:

@@ -98,10 +98,17 @@ def add_whole_chat(store: ChatStore, title: str, created_at: float, messages: Se
     return chat
 
 
+class ImportCancelled(Exception):
+    """The import was asked to stop (the vault is locking): what it wrote is removed while
+    the vault is still open."""
+
+
 def import_chats(store: ChatStore, chats: Iterable[WholeChat],
-                 clock: Callable[[], float] = time.monotonic) -> list[int]:
+                 clock: Callable[[], float] = time.monotonic,
+                 cancel: threading.Event | None = None) -> list[int]:
     """Write ``chats`` all or nothing (see the module's docstring); their ids. Raises
-    ImportStopped, from what stopped it, when it did not finish."""
+    ImportStopped, from what stopped it, when it did not finish; ``cancel``, once set,
+    stops it between two batches (ImportStopped from ImportCancelled)."""
     undo_unfinished(store, spare_running=True)  # an earlier try's part first: nothing twice
     token = secrets.token_hex(16)
     with _running_lock:
@@ -128,6 +135,8 @@ def import_chats(store: ChatStore, chats: Iterable[WholeChat],
             _indexed(store, written)
             if finished:
                 break
+            if cancel is not None and cancel.is_set():
+                raise ImportCancelled()
             time.sleep(PAUSE_SECONDS)
         with store.vault.transaction() as conn:  # the import is whole: its chats show from now on
             conn.execute(delete(schema.vault_meta).where(schema.vault_meta.c.key == UNFINISHED_IMPORT + token))

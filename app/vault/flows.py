@@ -137,9 +137,7 @@ class VaultFlows(QObject):
         session.on_close("requests", lambda _left: self.window.composer.save_for_lock())  # first: the user's words
         session.on_close("requests", self.api.stop)
         session.on_close("jobs", self.window.models.detach)
-        # Those that touch the vault (an automatic backup gives up once it is closed); not an
-        # engine check that a silent server holds, which would hold the lock up with it.
-        session.on_close("jobs", lambda left: jobs().wait(left, vault_only=True))
+        session.on_close("jobs", self._end_jobs)
         session.on_close("documents", self.window.documents.detach)
         session.on_close("answer", lambda _left: self.controller.end_session())
         self.idle.set_minutes(self.settings.auto_lock_minutes)
@@ -213,6 +211,15 @@ class VaultFlows(QObject):
         if self._lock_notes:
             self.window.lock_screen.show_error("\n".join(self._lock_notes))
         self.locked.emit()
+
+    @staticmethod
+    def _end_jobs(left: float) -> None:
+        """The session's jobs step: every job asked to stop (an import removes its part while
+        the vault is still open; the dialogs of the others close with the lock), then those
+        that touch the vault waited for (an automatic backup gives up once it is closed); not
+        an engine check that a silent server holds, which would hold the lock up with it."""
+        jobs().cancel_all()
+        jobs().wait(left, vault_only=True)
 
     @Slot(str)
     def _note_while_locking(self, text: str) -> None:

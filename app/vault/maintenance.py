@@ -6,6 +6,7 @@ UI thread; each outcome is said in a dialog. The unlock and lock are ``flows.Vau
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -14,7 +15,7 @@ from PySide6.QtCore import QObject, Slot
 from PySide6.QtWidgets import QProgressDialog
 
 from app.shell import dialogs
-from app.shell.background import jobs, run_in_background
+from app.shell.background import jobs, run_in_background, start_job
 from app.vault.damage import damaged_message
 from core import chat_import
 from core.passphrase import acceptable
@@ -198,13 +199,13 @@ class VaultMaintenance(QObject):
             return
         store = self.controller.store
 
-        def work() -> str:
+        def work(cancel: threading.Event) -> str:
             found = chat_import.read(source)
-            chat_import.save(store, found)
+            chat_import.save(store, found, cancel)  # a lock stops it, its part removed first
             return chat_import.report(found)
 
-        self._background(work, lambda said: self._imported(source, said),
-                         lambda exc: self._import_failed(title, exc))
+        start_job("chat import", work, self, lambda said: self._imported(source, said),
+                  lambda exc: self._import_failed(title, exc))
 
     def _imported(self, source: Path, said: str) -> None:
         self.controller.chats_changed.emit()
@@ -228,7 +229,7 @@ class VaultMaintenance(QObject):
         kept = chat_import.not_imported(exc)
         if (found := trouble(exc)) is not None:
             said = found.message(kept)
-        elif any(isinstance(e, VaultClosed) for e in causes(exc)):
+        elif chat_import.was_cancelled(exc) or any(isinstance(e, VaultClosed) for e in causes(exc)):
             said = translate("vault.flows", "Hearth was locked before the import finished. {kept}").format(kept=kept)
         else:
             log.error("chat import failed", exc_info=exc)

@@ -89,3 +89,45 @@ def test_an_import_the_disk_stops_is_said_in_words_and_a_retry_brings_each_chat_
     qtbot.waitUntil(lambda: len(said) == 2, timeout=60_000)
     assert "Imported 150 chat(s)" in said[1]
     assert len(imported()) == 150  # each once
+
+
+def test_a_lock_during_an_import_stops_it_and_removes_its_part_before_the_vault_closes(
+        qtbot, make_window, monkeypatch, tmp_path: Path, caplog) -> None:
+    """A review: the lock waited out its whole deadline for the import, then closed the
+    vault under it; the part written could no longer be removed and was left, hidden,
+    for the next unlock."""
+    import logging
+    import sqlite3
+
+    from app.shell.background import jobs
+    from tests.core.test_import_whole import export
+
+    window = make_window()
+    source = export(tmp_path / "conversations.json", 3000, 200)
+    said: list[str] = []
+    monkeypatch.setattr("app.shell.dialogs.open_path", lambda *_a: source)
+    monkeypatch.setattr("app.shell.dialogs.warn", lambda _p, _t, text: said.append(text))
+    path = window.controller.store.path
+
+    def written() -> int:
+        conn = sqlite3.connect(path)
+        try:
+            return conn.execute("SELECT count(*) FROM chats").fetchone()[0]
+        finally:
+            conn.close()
+
+    window.import_chats_action.trigger()
+    qtbot.waitUntil(lambda: written() > 0, timeout=60_000)  # part-way
+    with caplog.at_level(logging.WARNING):
+        window.vault.lock()
+    assert "background jobs still running" not in caplog.text
+    assert not [job for job in jobs().running() if job.name == "chat import"]
+    qtbot.waitUntil(lambda: bool(said), timeout=10_000)
+    assert said[0].startswith("Hearth was locked before the import finished. None of the chats was "
+                              "imported; your vault is as it was."), said[0]
+    conn = sqlite3.connect(path)
+    try:  # removed while the vault was open: no chat of it, and no record of it, left
+        assert conn.execute("SELECT count(*) FROM chats").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM vault_meta WHERE key LIKE 'import:%'").fetchone()[0] == 0
+    finally:
+        conn.close()
