@@ -27,6 +27,7 @@ class ComposerWindow(Protocol):
     controller: Any
     input: Any
     notice: Any
+    conversation: Any  # its questions being edited in place (``take_edits``)
     chat_page: Any  # its attachment_bar
     pages: Any
     dialogs: Any
@@ -46,6 +47,7 @@ class Composer(QObject):
         # Unsent text the disk refused when the vault locked, as (its chat, the text): held
         # in memory until the next unlock saves it with its chat or puts it back in the box.
         self._held: tuple[object, str] | None = None
+        self.edits_kept = False  # the last lock put a question being edited into the box
         self.draft_timer = QTimer(self)  # started by each change of the input's text
         self.draft_timer.setSingleShot(True)
         self.draft_timer.setInterval(DRAFT_SAVE_MS)
@@ -144,10 +146,23 @@ class Composer(QObject):
         if saved:
             self._draft_key = key
 
+    def keep_edits(self) -> bool:
+        """Before a lock or a quit: the words of a question being edited in place go into
+        the box, after what is there, to be kept as its draft (the editor would drop them).
+        True if there were any."""
+        edits = self.window.conversation.take_edits() if self._draft_key is not _NO_DRAFT else []
+        if not edits:
+            return False
+        box = self.window.input
+        box.setPlainText("\n\n".join([box.toPlainText(), *edits] if box.toPlainText().strip() else edits))
+        return True
+
     def save_for_lock(self) -> bool:
-        """The session's first close step: the input's text written as its chat's draft. If
-        the disk refuses it, the words are held in memory, never on disk, until the next
-        unlock saves them with their chat or puts them back in the box (``held``)."""
+        """The session's first close step: the input's text written as its chat's draft (with
+        any question being edited, ``keep_edits``). If the disk refuses it, the words are
+        held in memory, never on disk, until the next unlock saves them with their chat or
+        puts them back in the box (``held``)."""
+        self.edits_kept = self.keep_edits()
         if self.save_draft():
             return True
         text = self.window.input.toPlainText()

@@ -236,6 +236,10 @@ class ConversationView(QScrollArea):
     def message_widgets(self) -> list[MessageWidget]:
         return list(self._widgets.values())
 
+    def take_edits(self) -> list[str]:
+        """The changed words of every question being edited in place; their editors close."""
+        return [text for widget in self.message_widgets() if (text := widget.take_edit())]
+
     @Slot(int, str, int, int)
     def set_progress(self, message_id: int, stage: str, done: int, total: int) -> None:
         widget = self._widgets.get(message_id)

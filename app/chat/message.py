@@ -356,6 +356,15 @@ class MessageWidget(QFrame):
         """The edited question was asked: the editor closes."""
         self.stop_editing()
 
+    def take_edit(self) -> str:
+        """The words of an edit under way that differ from the question (else ""); the
+        editor closes. For a lock or a quit, which would otherwise drop them."""
+        if not self.editing or self.editor is None:
+            return ""
+        text = self.editor.text.toPlainText()
+        self.stop_editing()
+        return text if text.strip() and text != self.text() else ""
+
 
 def format_stats(stats: dict) -> str:
     locale = QLocale()

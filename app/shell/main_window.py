@@ -457,6 +457,7 @@ class MainWindow(QMainWindow):
         a part of an answer, or text held since a lock), the user chooses."""
         if self.closing or self._quit_anyway:
             return True
+        self.composer.keep_edits()  # a question being edited is kept as the draft too
         saved = self.composer.save_draft()
         if saved and not self.controller.unsaved and not self.composer.held:
             return True

@@ -201,6 +201,10 @@ class VaultFlows(QObject):
             self.end_session()
         finally:
             self.controller.notice.disconnect(self._note_while_locking)
+        if self.window.composer.edits_kept:
+            self._lock_notes.append(translate(
+                "vault.flows", "The question you were editing was put in the message box, as it "
+                "stood, so that it is kept: ask it from there, or edit the question again."))
         if self.window.composer.held:
             self._lock_notes.append(translate(
                 "vault.flows", "What you were typing could not be saved (the disk refused it). "

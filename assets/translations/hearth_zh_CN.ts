@@ -7379,6 +7379,10 @@ Details were written to {path}.</source>
         <translation>无法打开保险库（{kind}：{error}）。</translation>
     </message>
     <message>
+        <source>The question you were editing was put in the message box, as it stood, so that it is kept: ask it from there, or edit the question again.</source>
+        <translation>您正在编辑的问题已按原样放入消息框，以免丢失：可以从那里提问，或再次编辑该问题。</translation>
+    </message>
+    <message>
         <source>What you were typing could not be saved (the disk refused it). Hearth keeps it in memory and puts it back when you unlock; it is lost if Hearth quits first.</source>
         <translation>您正在输入的文字未能保存（磁盘拒绝了写入）。Hearth 会把它保留在内存中，并在您解锁时放回输入框；如果 Hearth 先退出，它将会丢失。</translation>
     </message>

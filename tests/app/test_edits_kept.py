@@ -113,3 +113,46 @@ def test_an_uncaught_full_disk_promises_no_retry(qtbot, monkeypatch) -> None:
     startup._calm_dialog(OSError, OSError(errno.ENOSPC, "No space left on device"), None)
     assert said and "The disk is full" in said[0] and "keeps trying" not in said[0]
     assert "try again" in said[0]
+
+
+
+def _editing(window, text: str) -> None:
+    widget = window.conversation.message_widgets()[0]
+    widget.edit_button.click()
+    assert widget.editing
+    widget.editor.text.setPlainText(text)
+
+
+def test_a_question_being_edited_is_kept_over_an_auto_lock(qtbot, make_window) -> None:
+    """A review: the words of a question being edited in place went with the lock's cleared
+    conversation; only the message box's draft was kept."""
+    from tests.app.conftest import unlock
+
+    window = make_window(FakeEngine())
+    send(qtbot, window, "original question")
+    chat = window.controller.current_chat.id
+    _editing(window, EDITED)
+    window.input.setPlainText("something else I was typing")
+    window.vault.auto_lock()
+    assert "The question you were editing was put in the message box" in window.lock_screen.error.text()
+    unlock(qtbot, window)
+    window.controller.chats.select(chat)
+    assert window.input.toPlainText() == "something else I was typing\n\n" + EDITED
+    assert _contents(window)[0] == "original question"  # asked again only if the user does
+
+
+def test_a_question_being_edited_is_kept_over_a_quit(qtbot, make_window) -> None:
+    from storage.chats import ChatStore
+    from storage.vault import Vault
+    from tests.app.conftest import PASSPHRASE
+
+    window = make_window(FakeEngine())
+    send(qtbot, window, "original question")
+    chat, path = window.controller.current_chat.id, window.controller.store.path
+    _editing(window, EDITED)
+    assert window.close()
+    store = ChatStore(Vault.open(path, PASSPHRASE))
+    try:
+        assert store.draft(chat) == EDITED
+    finally:
+        store.close()
