@@ -10,7 +10,8 @@ page claims.
 
 The angle classifier is off: it turned some upright lines of a test scan upside down
 (86 % of the words read with it, 100 % without); a page scanned sideways is turned by
-the PDF's own /Rotate, which PDFium applies.
+the PDF's own /Rotate, which PDFium applies, and an image turned by its EXIF
+orientation (a phone's photo of a page) is turned upright before it is read.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, BinaryIO
 
-from storage.documents.images import MAX_IMAGE_PIXELS, open_image
+from storage.documents.images import MAX_IMAGE_PIXELS, as_seen, open_image
 from storage.documents.reading import (
     IMAGE_TOO_LARGE,
     MAX_BYTES,
@@ -87,7 +88,8 @@ def pdf_page(data: bytes, page: int) -> Any:
 
 
 def image_page(data: bytes, page: int) -> Any:
-    """Frame ``page`` (1-based) of an image file, no larger than the bounds."""
+    """Frame ``page`` (1-based) of an image file as a person sees it (``images.as_seen``),
+    no larger than the bounds."""
     image = open_image(data)
     frames = int(getattr(image, "n_frames", 1) or 1)
     if not 1 <= page <= frames:
@@ -96,8 +98,7 @@ def image_page(data: bytes, page: int) -> Any:
     width, height = image.size  # each frame its own size: checked again, before it is decoded
     if width * height > MAX_IMAGE_PIXELS:
         raise refused(IMAGE_TOO_LARGE, pixels=width * height / 1e6, limit=MAX_IMAGE_PIXELS // 1_000_000)
-    image.thumbnail((MAX_SIDE, MAX_SIDE))
-    return image
+    return as_seen(image, MAX_SIDE)  # upright, 8 bits, transparency on white: as the user sees it
 
 
 def recognise_file(fh: BinaryIO, suffix: str, page: int) -> str:

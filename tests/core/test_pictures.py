@@ -61,6 +61,18 @@ def test_transparency_is_laid_on_white_and_only_a_first_frame_is_taken(tmp_path:
     assert set(parser.pixels(tmp_path / "two.tiff")[2]) == {10}
 
 
+def test_sixteen_bit_and_float_pictures_keep_their_grey_levels(tmp_path: Path, parser) -> None:
+    """A 16-bit greyscale scan (and a float TIFF) scaled to 8 bits, not clipped to white."""
+    ramp = (np.arange(256, dtype=np.uint16) * 257).reshape(1, 256).repeat(4, axis=0)
+    Image.fromarray(ramp).save(tmp_path / "ramp16.png")
+    width, height, rgb = parser.pixels(tmp_path / "ramp16.png")
+    seen = np.frombuffer(rgb, dtype=np.uint8).reshape(height, width, 3)
+    assert (width, height) == (256, 4) and len(np.unique(seen)) == 256
+    assert list(seen[0, :3, 0]) == [0, 1, 2] and seen[0, -1, 0] == 255
+    Image.new("F", (8, 8), 0.5).save(tmp_path / "half.tif")
+    assert set(parser.pixels(tmp_path / "half.tif")[2]) in ({127}, {128})
+
+
 @pytest.mark.parametrize("name", ["bomb", "archive", "pdf"])
 def test_what_is_not_a_picture_gives_no_pixels(tmp_path: Path, parser, name: str) -> None:
     from tests.core.test_attachments import _png_claiming

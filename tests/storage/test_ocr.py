@@ -152,3 +152,42 @@ def test_a_later_tiff_page_past_the_pixel_limit_is_refused_before_it_is_decoded(
     assert "fine" in parser.recognise(path, 1)
     with pytest.raises(ParseError, match="megapixels"):
         parser.recognise(path, 2)
+
+
+def test_a_phone_photo_turned_by_its_exif_is_read_upright(tmp_path: Path, parser) -> None:
+    """Phones store a portrait shot sideways with EXIF orientation 6 ("turn me a quarter
+    clockwise"): the page is read as it is seen, not as the sensor stored it."""
+    from PIL import Image
+
+    upright = scans.page(scans.ENGLISH).convert("RGB")
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    upright.transpose(Image.Transpose.ROTATE_90).save(tmp_path / "phone.jpg", quality=92, exif=exif.tobytes())
+    text = parser.recognise(tmp_path / "phone.jpg", 1)
+    assert scans.words_found(scans.ENGLISH, text) >= 0.9, text
+
+
+def test_black_text_on_a_transparent_background_is_read(tmp_path: Path, parser) -> None:
+    """An exported diagram or a snipping tool's PNG: transparent pixels stored as
+    (0, 0, 0, 0) are white paper, not black ink."""
+    from PIL import Image
+
+    grey = scans.page(scans.ENGLISH).convert("L")
+    clear = Image.new("RGBA", grey.size, (0, 0, 0, 0))
+    clear.putalpha(grey.point(lambda level: 255 - level))  # the ink opaque black, the page transparent
+    clear.save(tmp_path / "clear.png")
+    text = parser.recognise(tmp_path / "clear.png", 1)
+    assert scans.words_found(scans.ENGLISH, text) >= 0.9, text
+
+
+def test_a_16_bit_grey_scan_keeps_its_grey_levels_for_recognition(tmp_path: Path, parser) -> None:
+    """Scanners write 16-bit greyscale PNGs; turned to 8 bits by clipping, all but the
+    darkest levels come out white and the page reads as empty."""
+    import numpy as np
+    from PIL import Image
+
+    levels = np.asarray(scans.page(scans.ENGLISH).convert("L")).astype(np.uint16) * 257
+    Image.fromarray(levels).save(tmp_path / "scan16.png")
+    assert Image.open(tmp_path / "scan16.png").mode.startswith("I")
+    text = parser.recognise(tmp_path / "scan16.png", 1)
+    assert scans.words_found(scans.ENGLISH, text) >= 0.9, text
