@@ -31,6 +31,7 @@ from inference.errors import ModelLoadError
 from storage.documents.isolation import IsolatedParser
 from storage.documents.reading import AUDIO_SUFFIXES as READING_AUDIO
 from storage.documents.reading import ParseError, Section
+from storage.instance_lock import exclusive
 from storage.paths import models_dir, package_file
 
 __all__ = ["AUDIO_SUFFIXES", "SPEECH_MEMORY_LIMIT", "SPEECH_TIMEOUT", "ParseError", "Segment", "Transcript", "as_srt", "clock", "listen", "recognise_recording",
@@ -85,12 +86,26 @@ def speech_model() -> Path:
                                        "again.")) from None
 
 
+PARTIAL = ".joining-"  # a file being written aside: .joining-<pid>-<random>.partial
+STALE_UNNAMED = 3600.0  # seconds: an aside file without a writer's id (an older Hearth's) is a leftover
+PLACING_LOCK = ".placing.lock"  # in the model's folder: one placer a folder, across processes
+_placing = threading.Lock()  # one placer a process (two recordings attached at once)
+
+
+def _whole(target: Path, manifest: dict) -> bool:
+    model_bin = target / "model.bin"
+    return model_bin.is_file() and model_bin.stat().st_size == manifest["size"] and \
+        all((target / name).is_file() for name in manifest["files"])
+
+
 def _placed() -> Path:
+    """The bundled model's folder, placed if it is not whole yet. Two recordings attached
+    at once (two threads), or the window and ``python -m app transcribe`` (two processes),
+    may both find it missing: the placing is one at a time (a lock of this process and
+    a file lock in the folder), and the one that waited finds it whole and places nothing."""
     manifest = _manifest()
     target = models_dir() / manifest["folder"]
-    model_bin = target / "model.bin"
-    if model_bin.is_file() and model_bin.stat().st_size == manifest["size"] and \
-            all((target / name).is_file() for name in manifest["files"]):
+    if _whole(target, manifest):
         return target
     parts = [package_file(p) for p in manifest["parts"]]
     files = {name: package_file(f"{manifest['files_from']}/{name}") for name in manifest["files"]}
@@ -99,20 +114,46 @@ def _placed() -> Path:
                                        "from the README again (it installs the packages {packages}).").format(
                                            packages=", ".join(manifest["packages"])))
     target.mkdir(parents=True, exist_ok=True)
-    for stale in target.glob(".joining-*.partial"):  # what a joiner killed midway left
-        stale.unlink(missing_ok=True)
+    with _placing, exclusive(target / PLACING_LOCK):
+        if _whole(target, manifest):  # placed while this one waited
+            return target
+        _sweep(target)
+        _join(target, manifest, [p for p in parts if p is not None],
+              {name: f for name, f in files.items() if f is not None})
+    return target
+
+
+def _sweep(target: Path) -> None:
+    """Remove what a placer killed midway left: only files whose writer is gone (its
+    process id in the name), or, without one, old ones; never one being written."""
+    from guard.sandbox import owner_gone
+
+    for stale in target.glob(f"{PARTIAL}*.partial"):
+        pid = stale.name[len(PARTIAL):].split("-", 1)[0]
+        try:
+            gone = owner_gone(int(pid)) if pid.isdigit() and "-" in stale.name[len(PARTIAL):] else \
+                time.time() - stale.stat().st_mtime > STALE_UNNAMED
+        except OSError:
+            continue
+        if gone:
+            stale.unlink(missing_ok=True)
+
+
+def _join(target: Path, manifest: dict, parts: list[Path], files: dict[str, Path]) -> None:
+    aside = f"{PARTIAL}{os.getpid()}-"
     for file_name, source in files.items():
-        assert source is not None
-        handle, aside = tempfile.mkstemp(dir=target, prefix=".joining-", suffix=".partial")
+        handle, written = tempfile.mkstemp(dir=target, prefix=aside, suffix=".partial")
         os.close(handle)
-        shutil.copyfile(source, aside)
-        os.replace(aside, target / file_name)
-    handle, name = tempfile.mkstemp(dir=target, prefix=".joining-", suffix=".partial")
+        try:
+            shutil.copyfile(source, written)
+            os.replace(written, target / file_name)
+        finally:
+            Path(written).unlink(missing_ok=True)
+    handle, name = tempfile.mkstemp(dir=target, prefix=aside, suffix=".partial")
     digest = hashlib.sha256()
     try:
         with os.fdopen(handle, "wb") as out:
             for part in parts:
-                assert part is not None
                 with open(part, "rb") as src:
                     while block := src.read(1 << 20):
                         digest.update(block)
@@ -120,10 +161,9 @@ def _placed() -> Path:
         if digest.hexdigest() != manifest["sha256"]:
             raise ModelLoadError(translate("core.speech", "The speech model's parts do not make the model Hearth "
                                            "expects; install them again."))
-        os.replace(name, model_bin)  # last: its size in place says the folder is whole
+        os.replace(name, target / "model.bin")  # last: its size in place says the folder is whole
     finally:
         Path(name).unlink(missing_ok=True)
-    return target
 
 
 def check_loads() -> float:

@@ -4,12 +4,19 @@ The lock is advisory and per-process (``flock`` / ``msvcrt.locking``), so a cras
 instance never leaves a stale lock behind. ``held`` says whether this process holds a
 folder's lock: only the one Hearth that does may clear what a crash left there
 (``storage.erase.erase_leftovers``), since a command that only reads runs beside it.
+
+``exclusive`` is the same kind of lock, waited for, around one piece of work that two
+threads or two processes must not do at once in the same folder (placing the speech model:
+``core.speech``).
 """
 
 from __future__ import annotations
 
+import errno
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
@@ -85,3 +92,36 @@ class InstanceLock:
 
     def __exit__(self, *_exc: object) -> None:
         self.release()
+
+
+@contextmanager
+def exclusive(path: Path) -> Iterator[None]:
+    """Hold the OS lock of the file ``path`` (made if missing), waiting while another
+    process or thread holds it. Per open file, so two threads of one process exclude each
+    other as two processes do; a process that dies lets go, so a crash leaves no lock."""
+    with open(path, "a+") as fh:
+        private_file(path)
+        while True:
+            try:
+                if sys.platform == "win32":
+                    import msvcrt
+
+                    fh.seek(0)
+                    msvcrt.locking(fh.fileno(), msvcrt.LK_NBLCK, 1)
+                else:
+                    import fcntl
+
+                    fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+                break
+            except OSError as exc:
+                if sys.platform != "win32" or exc.errno not in (errno.EACCES, errno.EDEADLK):
+                    raise  # a folder without locks (some network mounts): said by the caller
+                time.sleep(WAIT_POLL)  # held by another: msvcrt has no lock that waits long
+        try:
+            yield
+        finally:
+            if sys.platform == "win32":
+                import msvcrt
+
+                fh.seek(0)
+                msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
