@@ -36,7 +36,7 @@ from storage.paths import models_dir, package_file
 
 __all__ = ["AUDIO_SUFFIXES", "SPEECH_MEMORY_LIMIT", "SPEECH_TIMEOUT", "ParseError", "Segment", "Transcript", "as_srt", "clock", "listen", "recognise_recording",
            "seconds_of",
-           "sections", "silence_wav", "isolated_child", "speech_model", "transcribe"]
+           "sections", "silence_wav", "isolated_child", "speech_model", "transcribe", "unavailable"]
 
 AUDIO_SUFFIXES = frozenset(READING_AUDIO)
 SECTION_SECONDS = 45.0  # a recording's passages are cut here, each headed by its time
@@ -98,6 +98,33 @@ def _whole(target: Path, manifest: dict) -> bool:
         all((target / name).is_file() for name in manifest["files"])
 
 
+def unavailable() -> str | None:
+    """Why no speech can be recognised here, in words, found at once (nothing is placed or
+    loaded: dictation asks it on the UI thread before the user speaks); None when the model
+    in use is there, or its packages are, to be placed when it is first needed."""
+    from core.speech_models import chosen
+
+    try:
+        if chosen() is not None:
+            return None
+        manifest = _manifest()
+        if _whole(models_dir() / manifest["folder"], manifest):
+            return None
+        installed = all(package_file(p) is not None for p in manifest["parts"]) and all(
+            package_file(f"{manifest['files_from']}/{name}") is not None for name in manifest["files"])
+    except OSError as exc:
+        return translate("core.speech", "The speech model could not be read ({reason}).").format(
+            reason=exc.strerror or exc)
+    except (ValueError, KeyError, TypeError):
+        return translate("core.speech", "The speech model's manifest is damaged; install Hearth again.")
+    return None if installed else _not_installed(manifest)
+
+
+def _not_installed(manifest: dict) -> str:
+    return translate("core.speech", "The speech model is not installed. Run the install command from the README "
+                     "again (it installs the packages {packages}).").format(packages=", ".join(manifest["packages"]))
+
+
 def _placed() -> Path:
     """The bundled model's folder, placed if it is not whole yet. Two recordings attached
     at once (two threads), or the window and ``python -m app transcribe`` (two processes),
@@ -110,9 +137,7 @@ def _placed() -> Path:
     parts = [package_file(p) for p in manifest["parts"]]
     files = {name: package_file(f"{manifest['files_from']}/{name}") for name in manifest["files"]}
     if any(p is None for p in parts) or any(f is None for f in files.values()):
-        raise ModelLoadError(translate("core.speech", "The speech model is not installed. Run the install command "
-                                       "from the README again (it installs the packages {packages}).").format(
-                                           packages=", ".join(manifest["packages"])))
+        raise ModelLoadError(_not_installed(manifest))
     target.mkdir(parents=True, exist_ok=True)
     with _placing, exclusive(target / PLACING_LOCK):
         if _whole(target, manifest):  # placed while this one waited

@@ -5,10 +5,13 @@ into the message box at the cursor, to be read and sent by the user. Nothing is 
 its own.
 
 The sound never reaches the vault or the disk as a recording: it goes to the child through
-a private file in memory where the system offers one (``core.attachments.private_folder``,
-0600), removed as soon as it was read. Locking or quitting while listening throws it away.
-Qt Multimedia comes with PySide6's add-ons; where it is missing (a build without it) the
-button says so instead of listening.
+the pipe (``core.speech.recognise_recording``), and no file is written anywhere. Whether
+the speech model can be had is asked before the user speaks (``core.speech.unavailable``),
+not after five minutes of talking; and the last recording stays in memory until it is
+recognised, so a model that could not be placed or a child that failed costs a "Try
+again", not what was said. Locking or quitting throws it away, listening, recognising or
+kept. Qt Multimedia comes with PySide6's add-ons; where it is missing (a build without
+it) the button says so instead of listening.
 """
 
 from __future__ import annotations
@@ -47,6 +50,11 @@ def available() -> str | None:
     if importlib.util.find_spec("faster_whisper") is None:
         return translate("chat.dictation", "Dictation needs speech recognition, which this build of Hearth does not "
                          "have yet.")
+    from core import speech
+
+    model = speech.unavailable()  # a quick look: the model is placed when it is first needed
+    if model is not None:
+        return model
     try:
         from PySide6.QtMultimedia import QMediaDevices
     except ImportError:
@@ -121,9 +129,11 @@ def recognise(wav: bytes, language: str = "", cancel: Any = None) -> str:
 
 
 class Dictation(QObject):
-    """One dictation at a time: ``toggle`` starts listening, and again stops and recognises."""
+    """One dictation at a time: ``toggle`` starts listening, and again stops and recognises;
+    ``again`` recognises the kept recording once more after a failure."""
 
     state_changed = Signal(str)  # "idle", "listening", "recognising"
+    kept_changed = Signal(bool)  # a recording is kept for another try (``again``)
     heard = Signal(str)  # the words, for the message box
     failed = Signal(str)  # why not, in the user's words
     elapsed = Signal(int)  # seconds listened so far
@@ -139,6 +149,7 @@ class Dictation(QObject):
         self._began = 0.0
         self._job: Job | None = None
         self._dropped = False  # locked while recognising: the words are nobody's
+        self._kept: tuple[bytes, tuple[int, int, str]] | None = None  # the last recording, not yet recognised
         self._ticker = QTimer(self)
         self._ticker.setInterval(500)
         self._ticker.timeout.connect(self._tick)
@@ -228,17 +239,44 @@ class Dictation(QObject):
             self._source.deleteLater()
         self._source = self._device = None
 
+    @property
+    def kept(self) -> bool:
+        """Whether a recording that was not recognised waits for another try."""
+        return self._kept is not None
+
+    def _keep(self, kept: tuple[bytes, tuple[int, int, str]] | None) -> None:
+        self._kept = kept
+        self.kept_changed.emit(kept is not None)
+
     def finish(self) -> None:
-        """Stop listening and recognise what was heard."""
+        """Stop listening and recognise what was heard (kept until it is recognised)."""
         if self.state != "listening":
             return
         self._close_source()
-        rate, channels, kind = self._format
+        rate, channels, _kind = self._format
         pcm, self._pcm = bytes(self._pcm), bytearray()
         if len(pcm) < rate * channels // 4:  # under a quarter of a second: nothing was said
             self._set("idle")
             self.failed.emit(translate("chat.dictation", "Nothing was heard."))
             return
+        self._keep((pcm, self._format))  # this one now, in place of any earlier one
+        self._recognise()
+
+    @Slot()
+    def again(self) -> None:
+        """Recognise the kept recording once more (the model installed or the disk freed
+        meanwhile); the same quick look at the model first as before listening."""
+        if self.state != "idle" or self._kept is None:
+            return
+        why = available()
+        if why is not None:
+            self.failed.emit(why)
+            return
+        self._recognise()
+
+    def _recognise(self) -> None:
+        assert self._kept is not None
+        pcm, (rate, channels, kind) = self._kept
         self._set("recognising")
         self._dropped = False
 
@@ -252,6 +290,7 @@ class Dictation(QObject):
         self._set("idle")
         if self._dropped:
             return
+        self._keep(None)  # recognised: nothing is left to try again
         if text:
             self.heard.emit(text)
         else:
@@ -263,11 +302,15 @@ class Dictation(QObject):
         if self._dropped:
             return
         log.warning("dictation not recognised: %s", type(exc).__name__)
-        self.failed.emit(translate("chat.dictation", "What you said could not be recognised: {reason}").format(
-            reason=exc))
+        self.failed.emit(translate("chat.dictation", "What you said could not be recognised: {reason} The "
+                                   "recording is kept (in memory, until Hearth is locked): choose “Try again” "
+                                   "once that is put right.").format(reason=exc))
 
     def discard(self) -> None:
-        """Locked or quitting: what was heard is thrown away, and nothing is recognised."""
+        """Locked or quitting: what was heard is thrown away, kept or not, and nothing is
+        recognised."""
+        if self._kept is not None:
+            self._keep(None)
         if self.state == "asking":
             self._set("idle")  # the system's answer, when it comes, starts nothing
         elif self.state == "listening":

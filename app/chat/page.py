@@ -33,7 +33,7 @@ from i18n import translate
 PARTS = ("new_chat_button", "search", "chat_list", "delete_chat_button", "chat_title", "model_picker",
          "documents_button", "documents_menu", "tools_button", "tools_menu", "conversation", "notice",
          "tool_approval", "attachment_bar", "input", "send_button", "stop_button", "regenerate_button",
-         "dictate_button", "dictate_level")
+         "dictate_button", "dictate_again_button", "dictate_level")
 
 
 def dictate_text(state: str, seconds: int = 0) -> str:
@@ -108,6 +108,9 @@ class ChatPage(QSplitter):
         self.stop_button.setToolTip(translate("chat.page", "Stop generating (Esc)"))
         self.regenerate_button = QPushButton(translate("chat.page", "Regenerate"))
         self.dictate_button = QPushButton(dictate_text("idle"))
+        # Shown while a recording that could not be recognised is kept (app.chat.dictation).
+        self.dictate_again_button = QPushButton(translate("chat.page", "Try again"))
+        self.dictate_again_button.hide()
         # How loud the microphone hears the user, while dictating (so silence is seen).
         self.dictate_level = named(QProgressBar(), translate("chat.page", "Microphone level"))
         self.dictate_level.setRange(0, 100)
@@ -116,7 +119,7 @@ class ChatPage(QSplitter):
         self.dictate_level.hide()
         buttons = QVBoxLayout()
         for button in (self.send_button, self.stop_button, self.regenerate_button, self.dictate_button,
-                       self.dictate_level):
+                       self.dictate_again_button, self.dictate_level):
             buttons.addWidget(button)
         buttons.addStretch(1)
         input_row = QHBoxLayout()
@@ -164,6 +167,10 @@ class ChatPage(QSplitter):
                             "the message box, recognised on this computer (Ctrl+Shift+M)")
         named(self.dictate_button, translate("chat.page", "Dictate"), dictate)
         self.dictate_button.setToolTip(dictate)
+        again = translate("chat.page", "Recognise the last recording once more (it is kept in memory until Hearth "
+                          "is locked)")
+        named(self.dictate_again_button, translate("chat.page", "Try again"), again)
+        self.dictate_again_button.setToolTip(again)
         regenerate = translate("chat.page", "Replace the last answer with a new one (Ctrl+R)")
         named(self.regenerate_button, translate("chat.page", "Regenerate"), regenerate)
         self.regenerate_button.setToolTip(regenerate)
@@ -178,6 +185,7 @@ class ChatPage(QSplitter):
                  *self.conversation.focus_chain(), self.tool_approval.once_button,
                  self.tool_approval.always_button, self.tool_approval.refuse_button,
                  self.tool_approval.arguments, self.input, self.send_button, self.stop_button,
-                 self.regenerate_button, self.dictate_button, *self.attachment_bar.focus_chain()]
+                 self.regenerate_button, self.dictate_button, self.dictate_again_button,
+                 *self.attachment_bar.focus_chain()]
         for first, second in pairwise(chain):
             QWidget.setTabOrder(first, second)

@@ -75,6 +75,7 @@ class MainWindow(QMainWindow):
     stop_button: QPushButton
     regenerate_button: QPushButton
     dictate_button: QPushButton
+    dictate_again_button: QPushButton
     dictate_level: QProgressBar
     # Set by app.shell.menus.build_menus.
     new_chat_action: QAction
@@ -189,6 +190,7 @@ class MainWindow(QMainWindow):
         self.stop_button.clicked.connect(self.controller.stop)
         self.regenerate_button.clicked.connect(actions.regenerate)
         self.dictate_button.clicked.connect(self.dictation.toggle)
+        self.dictate_again_button.clicked.connect(self.dictation.again)
         self._dictation_state(self.dictation.state)
         self.conversation.link_requested.connect(actions.open_link)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self.chat_page, self.controller.stop)
@@ -210,6 +212,7 @@ class MainWindow(QMainWindow):
     def _wire(self) -> None:
         """The controllers' signals: once, to the window's slots and its objects'."""
         self.dictation.state_changed.connect(self._dictation_state)
+        self.dictation.kept_changed.connect(self._dictation_kept)
         self.dictation.elapsed.connect(lambda seconds: self.dictate_button.setText(
             dictate_text("listening", seconds)))
         self.dictation.heard.connect(self._dictated)
@@ -359,6 +362,11 @@ class MainWindow(QMainWindow):
         self.dictate_button.setEnabled(state not in ("recognising", "asking"))
         self.dictate_level.setValue(0)
         self.dictate_level.setVisible(state == "listening")
+        self.dictate_again_button.setVisible(state == "idle" and self.dictation.kept)
+
+    @Slot(bool)
+    def _dictation_kept(self, _kept: bool) -> None:
+        self._dictation_state(self.dictation.state)
 
     @Slot(str)
     def _dictated(self, text: str) -> None:

@@ -164,3 +164,56 @@ def test_a_refused_microphone_says_how_to_allow_it_on_each_system(qtbot, monkeyp
     recorder.discard()  # locked before the system answered
     asked[2][1](Answer(Qt.PermissionStatus.Granted))
     assert listened == [True] and recorder.state == "idle"
+
+
+def test_without_the_speech_model_it_says_so_before_listening(qtbot, make_window, sound_server,
+                                                              monkeypatch) -> None:
+    """A source install without the model's packages: said when Dictate is pressed, not
+    after the user has spoken for minutes."""
+    from core import speech
+
+    monkeypatch.setattr(speech, "package_file", lambda _name: None)  # the two packages not installed
+    window = make_window()
+    window.dictate_button.click()
+    assert window.dictation.state == "idle" and not window.dictate_level.isVisible()
+    assert "speech model is not installed" in window.notice.text() and window.notice.isVisible()
+
+
+@pytest.mark.timeout(300)
+def test_a_recording_that_could_not_be_recognised_is_kept_to_try_again(qtbot, make_window, sound_server,
+                                                                       data_dir: Path, make_small_disk,
+                                                                       tmp_path: Path) -> None:
+    """The models folder full when the model is placed on first use: the recording stays in
+    memory, "Try again" recognises it once the disk has room; a lock throws a kept one away."""
+    disk = make_small_disk(200)  # the model is 145 MB
+    data_dir.mkdir(parents=True, exist_ok=True)
+    (data_dir / "models").symlink_to(disk.path, target_is_directory=True)
+    disk.fill()
+    wav = tmp_path / "said.wav"
+    subprocess.run(["espeak-ng", "-w", str(wav), SAID], check=True, capture_output=True, timeout=60)
+    window = make_window()
+    window.controller.chats.new()
+    window.dictate_button.click()
+    assert window.dictation.state == "listening"
+    play(qtbot, sound_server, wav)
+    window.dictate_button.click()
+    qtbot.waitUntil(lambda: window.dictation.state == "idle", timeout=120_000)
+    assert "could not be placed" in window.notice.text() and "recording is kept" in window.notice.text()
+    assert window.dictation.kept and window.dictate_again_button.isVisible() and window.input.toPlainText() == ""
+    disk.free()
+    window.dictate_again_button.click()
+    assert window.dictation.state == "recognising" and not window.dictate_again_button.isVisible()
+    qtbot.waitUntil(lambda: window.dictation.state == "idle", timeout=120_000)
+    text = window.input.toPlainText()
+    assert wer(SAID, text) <= MAX_WER and "potting" in text.lower(), text
+    assert not window.dictation.kept and not window.dictate_again_button.isVisible()
+
+    shutil.rmtree(disk.path / "whisper-base")  # gone again (another disk, say): a second failure
+    disk.fill()
+    window.dictate_button.click()
+    play(qtbot, sound_server, wav)
+    window.dictate_button.click()
+    qtbot.waitUntil(lambda: window.dictation.state == "idle", timeout=120_000)
+    assert window.dictation.kept and window.dictate_again_button.isVisible()
+    window.vault.lock()
+    assert not window.dictation.kept and window.dictate_again_button.isHidden()
