@@ -4,6 +4,8 @@ stored."""
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,12 +19,18 @@ from i18n import translate
 def run(args: Any) -> int:
     path = Path(args.file)
     language = "" if args.language == "auto" else args.language
+    # A link the user named is followed to its file, as attaching and ``docs add`` do; the
+    # child then opens that file without following links and checks it is the one seen here.
+    real = Path(os.path.realpath(path))
     try:
-        transcript = transcribe(path, language)
+        info = real.stat()
+        if not stat.S_ISREG(info.st_mode):
+            return _refused(path, translate("cli.transcribe", "it is not a file."))
+        transcript = transcribe(real, language, identity=(info.st_dev, info.st_ino))
+    except OSError as exc:
+        return _refused(path, exc.strerror or str(exc))
     except (ParseError, InferenceError) as exc:
-        print(terminal_safe(translate("cli.transcribe", "{name} cannot be transcribed: {why}").format(
-            name=path.name, why=exc)), file=sys.stderr)
-        return 1
+        return _refused(path, str(exc))
     if args.srt:
         print(terminal_safe(as_srt(transcript)))
     else:
@@ -31,6 +39,12 @@ def run(args: Any) -> int:
     if not transcript.segments:
         print(translate("cli.transcribe", "(no speech was heard)"), file=sys.stderr)
     return 0
+
+
+def _refused(path: Path, why: str) -> int:
+    print(terminal_safe(translate("cli.transcribe", "{name} cannot be transcribed: {why}").format(
+        name=path.name, why=why)), file=sys.stderr)
+    return 1
 
 
 def add_parser(commands: Any) -> None:

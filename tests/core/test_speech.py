@@ -249,3 +249,18 @@ def test_a_recording_held_in_memory_is_recognised_without_any_file(data_dir: Pat
                                                                    if p.name.startswith("pytest-")}
     with pytest.raises(ParseError, match="too long"):
         speech.recognise_recording(b"\0" * ((64 << 20) + 1))
+
+
+def test_the_terminal_follows_a_link_it_was_named_to_a_file_only(data_dir: Path, recordings: dict[str, Path],
+                                                                 tmp_path: Path) -> None:
+    """As attaching and ``docs add`` do: the user chose the link, so its file is read (the
+    child then opens that very file, without following links); a link to something that is
+    not a file is refused in words."""
+    from tests.tools.test_cli_tools import hearth
+
+    (tmp_path / "shed link.wav").symlink_to(recordings["wav"])
+    linked = hearth(data_dir, "transcribe", str(tmp_path / "shed link.wav"), "--language", "en")
+    assert linked.returncode == 0 and wer(SAID, linked.stdout.removeprefix("[0:00] ")) <= MAX_WER, linked.stderr
+    (tmp_path / "zero.wav").symlink_to("/dev/zero")
+    device = hearth(data_dir, "transcribe", str(tmp_path / "zero.wav"))
+    assert device.returncode == 1 and "zero.wav cannot be transcribed: it is not a file" in device.stderr, device.stderr
