@@ -36,6 +36,9 @@ def run(args: Any) -> int:
     else:
         for segment in transcript.segments:
             print(terminal_safe(f"[{clock(segment.start)}] {segment.text}"))
+    if transcript.cut:
+        print(translate("cli.transcribe", "The recording is damaged midway: this is what came before the damage."),
+              file=sys.stderr)
     if not transcript.segments:
         print(translate("cli.transcribe", "(no speech was heard)"), file=sys.stderr)
     return 0

@@ -251,6 +251,20 @@ def test_a_recording_held_in_memory_is_recognised_without_any_file(data_dir: Pat
         speech.recognise_recording(b"\0" * ((64 << 20) + 1))
 
 
+def test_the_terminal_says_a_recording_was_cut_short(data_dir: Path, recordings: dict[str, Path],
+                                                     tmp_path: Path) -> None:
+    """What came before the damage is printed, and stderr says that is all there is."""
+    from tests.tools.test_cli_tools import hearth
+
+    whole = encode(recordings["wav"], tmp_path / "shed.flac", "flac").read_bytes()
+    (tmp_path / "cut.flac").write_bytes(whole[: len(whole) // 2])
+    cut = hearth(data_dir, "transcribe", str(tmp_path / "cut.flac"), "--language", "en")
+    assert cut.returncode == 0 and cut.stdout.startswith("[0:00] "), cut.stderr
+    assert "damaged midway" in cut.stderr and "what came before" in cut.stderr, cut.stderr
+    untouched = hearth(data_dir, "transcribe", str(tmp_path / "shed.flac"), "--language", "en")
+    assert untouched.returncode == 0 and "damaged" not in untouched.stderr, untouched.stderr
+
+
 def test_the_terminal_follows_a_link_it_was_named_to_a_file_only(data_dir: Path, recordings: dict[str, Path],
                                                                  tmp_path: Path) -> None:
     """As attaching and ``docs add`` do: the user chose the link, so its file is read (the
