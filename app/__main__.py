@@ -22,6 +22,12 @@ import sys  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Hearth's Python children (the isolated reader, the speech child) are started as
+    # ``python -c …`` in the folder Hearth was started from, and ``-c`` puts that folder
+    # first on their sys.path: a ``pickle.py`` in ~/Downloads would run in each of them,
+    # before its guard and seccomp, with this process's environment. Python 3.11's safe
+    # path keeps it off for every Python this process starts (they inherit it).
+    os.environ["PYTHONSAFEPATH"] = "1"
     from cli import main as terminal
 
     args = terminal.parse_args(argv)

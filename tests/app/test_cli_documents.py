@@ -119,3 +119,30 @@ def test_docs_sync_catches_a_collection_up_with_its_folder(data_dir: Path, tmp_p
     listed = hearth(data_dir, "docs", "list").stdout
     assert "lease-unit-4.md" in listed and "old.md" not in listed
     assert hearth(data_dir, "docs", "sync", "no-such").returncode == 1
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="Python's safe path (PYTHONSAFEPATH) is 3.11's")
+def test_a_module_in_the_folder_hearth_is_started_from_does_not_run_in_its_children(
+        data_dir: Path, tmp_path: Path) -> None:
+    """A review: the isolated reader is started as ``python -c`` in Hearth's working folder,
+    which ``-c`` puts first on its sys.path; a ``pickle.py`` planted there (~/Downloads) ran
+    in the reader, before its guard and seccomp, with HEARTH_PASSPHRASE in its environment."""
+    started_in = tmp_path / "Downloads"
+    started_in.mkdir()
+    ran = tmp_path / "planted-ran"
+    (started_in / "pickle.py").write_text(
+        f"open({str(ran)!r}, 'w').close()\n"
+        "import os, sys, importlib\n"
+        "sys.path = [p for p in sys.path if p not in ('', os.getcwd())]\n"
+        "del sys.modules['pickle']\n"
+        "globals().update(importlib.import_module('pickle').__dict__)\n")
+    note = started_in / "note.txt"
+    note.write_text("The harbour permit covers hazardous cargo.\n")
+    script = Path(sys.executable).parent / ("hearth.exe" if os.name == "nt" else "hearth")  # as installed
+    env = dict(os.environ, HEARTH_DATA_DIR=str(data_dir), HEARTH_PASSPHRASE="lantern quarry velvet")
+    env.pop("PYTHONSAFEPATH", None)
+    added = subprocess.run([str(script), "docs", "add", "notes", str(note)], cwd=started_in, env=env,
+                           capture_output=True, text=True, timeout=600)
+    assert added.returncode == 0, added.stderr
+    assert "1 indexed" in added.stdout
+    assert not ran.exists()
