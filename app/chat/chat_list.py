@@ -119,7 +119,9 @@ class ChatListActions(QObject):
         title = chat.title
         if dialogs.confirm(self._as_widget(), translate("chat.chat_list", "Delete chat"),
                            translate("chat.chat_list", "Delete “{title}” and all its messages? "
-                                     "This cannot be undone.").format(title=title),
+                                     "This cannot be undone. Copies stay in the automatic backups "
+                                     "made before now, until a passphrase change replaces "
+                                     "them.").format(title=title),
                            translate("chat.chat_list", "Delete")):
             self.controller.chats.delete(chat.id)
 

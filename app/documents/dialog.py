@@ -289,7 +289,9 @@ class CollectionsDialog(QDialog):
         if dialogs.confirm(self, translate("documents.dialog", "Remove from collection"),
                            translate("documents.dialog", "Take %n files out of “{name}” and its index? "
                                      "The files themselves are not touched; add them again to bring "
-                                     "them back.", None, count).format(name=collection.name),
+                                     "them back. Copies stay in the automatic backups made before now, "
+                                     "until a passphrase change replaces them.", None, count)
+                           .format(name=collection.name),
                            translate("documents.dialog", "Remove")):
             for document_id in chosen:
                 self.docs.remove_document(collection.id, document_id)
@@ -339,7 +341,8 @@ class CollectionsDialog(QDialog):
         if collection and dialogs.confirm(
                 self, translate("documents.dialog", "Delete collection"),
                 translate("documents.dialog", "Delete “{name}” and its index? Your files "
-                          "themselves are not touched.").format(name=collection.name),
+                          "themselves are not touched. Copies stay in the automatic backups made "
+                          "before now, until a passphrase change replaces them.").format(name=collection.name),
                 translate("documents.dialog", "Delete")):
             self.docs.delete(collection.id)
 

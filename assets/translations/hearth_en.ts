@@ -242,17 +242,17 @@
 <context>
     <name>documents.dialog</name>
     <message numerus="yes">
+        <source>Take %n files out of “{name}” and its index? The files themselves are not touched; add them again to bring them back. Copies stay in the automatic backups made before now, until a passphrase change replaces them.</source>
+        <translation>
+            <numerusform>Take %n file out of “{name}” and its index? The files themselves are not touched; add it again to bring it back. Copies stay in the automatic backups made before now, until a passphrase change replaces them.</numerusform>
+            <numerusform>Take %n files out of “{name}” and its index? The files themselves are not touched; add them again to bring them back. Copies stay in the automatic backups made before now, until a passphrase change replaces them.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>%n passages</source>
         <translation>
             <numerusform>%n passage</numerusform>
             <numerusform>%n passages</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Take %n files out of “{name}” and its index? The files themselves are not touched; add them again to bring them back.</source>
-        <translation>
-            <numerusform>Take %n file out of “{name}” and its index? The file itself is not touched; add it again to bring it back.</numerusform>
-            <numerusform>Take %n files out of “{name}” and its index? The files themselves are not touched; add them again to bring them back.</numerusform>
         </translation>
     </message>
     <message numerus="yes">

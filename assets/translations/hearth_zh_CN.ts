@@ -275,8 +275,8 @@ Send the token below as “Authorization: Bearer …”.</source>
         <translation>删除对话</translation>
     </message>
     <message>
-        <source>Delete “{title}” and all its messages? This cannot be undone.</source>
-        <translation>删除「{title}」及其所有消息？此操作无法撤销。</translation>
+        <source>Delete “{title}” and all its messages? This cannot be undone. Copies stay in the automatic backups made before now, until a passphrase change replaces them.</source>
+        <translation>删除“{title}”及其所有消息？此操作无法撤销。此前已生成的自动备份中仍留有副本，直到更改密码短语时将其替换。</translation>
     </message>
     <message>
         <source>Delete</source>
@@ -4268,9 +4268,19 @@ Nothing is sent until you send it there.</source>
         <source>Import progress</source>
         <translation>导入进度</translation>
     </message>
+    <message numerus="yes">
+        <source>Take %n files out of “{name}” and its index? The files themselves are not touched; add them again to bring them back. Copies stay in the automatic backups made before now, until a passphrase change replaces them.</source>
+        <translation>
+            <numerusform>把 %n 个文件移出“{name}”及其索引？文件本身不受影响；重新添加即可恢复。此前已生成的自动备份中仍留有副本，直到更改密码短语时将其替换。</numerusform>
+        </translation>
+    </message>
     <message>
         <source>{engine} ({where}): {model}</source>
         <translation>{engine}（{where}）：{model}</translation>
+    </message>
+    <message>
+        <source>Delete “{name}” and its index? Your files themselves are not touched. Copies stay in the automatic backups made before now, until a passphrase change replaces them.</source>
+        <translation>删除“{name}”及其索引？你的文件本身不受影响。此前已生成的自动备份中仍留有副本，直到更改密码短语时将其替换。</translation>
     </message>
     <message>
         <source>Files</source>
@@ -4306,12 +4316,6 @@ Nothing is sent until you send it there.</source>
         <source>Another collection is called “{name}”. Choose another name.</source>
         <translation>已有一个文档集叫“{name}”。请换一个名称。</translation>
     </message>
-    <message numerus="yes">
-        <source>Take %n files out of “{name}” and its index? The files themselves are not touched; add them again to bring them back.</source>
-        <translation>
-            <numerusform>把 %n 个文件从“{name}”及其索引中移除？文件本身不受影响；再次添加即可恢复。</numerusform>
-        </translation>
-    </message>
     <message>
         <source>Remove</source>
         <translation>移除</translation>
@@ -4343,10 +4347,6 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>Name:</source>
         <translation>名称：</translation>
-    </message>
-    <message>
-        <source>Delete “{name}” and its index? Your files themselves are not touched.</source>
-        <translation>要删除「{name}」及其索引吗？你的文件本身不会被改动。</translation>
     </message>
     <message>
         <source>Delete</source>

@@ -296,6 +296,8 @@ def test_model_metadata_and_chat_titles_are_never_rich_text(qtbot, make_window, 
     window.chat_list_actions.delete_current_chat()
     assert isinstance(boxes[0], QMessageBox)
     assert boxes[0].textFormat() == Qt.TextFormat.PlainText and HOSTILE_TITLE in boxes[0].text()
+    # A review: deleting said "cannot be undone", and the chat lived on, whole, in the backups.
+    assert "Copies stay in the automatic backups" in boxes[0].text()
 
 
 def test_message_labels_show_names_as_written(qtbot, make_window) -> None:
