@@ -55,6 +55,9 @@ OFFLINE_ENVIRONMENT = {
     "GRADIO_ANALYTICS_ENABLED": "False",
     "ANONYMIZED_TELEMETRY": "False",
     "SCARF_NO_ANALYTICS": "true",
+    # ONNX Runtime (text recognition) keeps a device id and a queue of usage events under
+    # ~/.cache/Microsoft for its collector, and a session file in the temporary folder.
+    "ORT_DISABLE_TELEMETRY": "1",
     "PYTHONHTTPSVERIFY": "1",
 }
 WATCHED = {"socket.connect", "socket.sendto", "socket.sendmsg", "socket.getaddrinfo",

@@ -40,6 +40,12 @@ _engine: Any = None
 def _ocr() -> Any:
     global _engine
     if _engine is None:
+        import onnxruntime
+
+        # Its usage events, besides ORT_DISABLE_TELEMETRY (guard/egress.py): nothing is
+        # queued on disk for a collector, nor a device id kept.
+        if hasattr(onnxruntime, "disable_telemetry_events"):
+            onnxruntime.disable_telemetry_events()
         from rapidocr_onnxruntime import RapidOCR
 
         _engine = RapidOCR(max_side_len=MAX_SIDE, print_verbose=False)

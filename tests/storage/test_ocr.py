@@ -191,3 +191,19 @@ def test_a_16_bit_grey_scan_keeps_its_grey_levels_for_recognition(tmp_path: Path
     assert Image.open(tmp_path / "scan16.png").mode.startswith("I")
     text = parser.recognise(tmp_path / "scan16.png", 1)
     assert scans.words_found(scans.ENGLISH, text) >= 0.9, text
+
+
+def test_text_recognition_leaves_no_usage_log_or_device_id(tmp_path: Path, monkeypatch) -> None:
+    """A review: ONNX Runtime kept a device id and a queue of usage events (the program's
+    path, the times of each recognition) under ~/.cache/Microsoft, and a session file in
+    the temporary folder, for its collector."""
+    home, temporary = tmp_path / "home", tmp_path / "tmp"
+    home.mkdir()
+    temporary.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("TMPDIR", str(temporary))
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    path = scans.scanned_pdf(tmp_path / "scan.pdf", [scans.page(scans.ENGLISH)])
+    with IsolatedParser(timeout=120, memory_limit=OCR_MEMORY_LIMIT) as fresh:  # its own child: this HOME
+        assert scans.words_found(scans.ENGLISH, fresh.recognise(path, 1)) >= 0.9
+    assert [p.relative_to(tmp_path) for p in (*home.rglob("*"), *temporary.rglob("*"))] == []
