@@ -39,6 +39,7 @@ from core.protocol import CountTokens, Embed, LoadEmbedder, embedding_model
 from core.remote_embedding import Choice, EngineError, choose
 from core.session import Session
 from core.vault import trouble
+from guard import egress
 
 log = logging.getLogger(__name__)
 REFRESH_MS = 5 * 60_000
@@ -326,7 +327,9 @@ class DocumentsController(QObject):
             try:
                 found += [choose(engines, record.name, model.id) for model in record.models]
             except EngineError as exc:  # a record that no longer reads (an old URL): not offered
-                log.warning("engine %s not offered for embedding: %s", record.name, exc)
+                # The name can name a client or a case: the log is plain text on disk.
+                log.warning("engine %s not offered for embedding: %s", egress.log_tag(record.name),
+                            type(exc).__name__)
         return found
 
     def embed_with(self, collection_id: int, embedder: str) -> None:

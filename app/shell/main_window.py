@@ -389,6 +389,7 @@ class MainWindow(QMainWindow):
             self.search.blockSignals(True)
             self.search.clear()
             self.search.blockSignals(False)
+            self.conversation.highlight("")  # the search's words are not kept past the lock
             self.chat_list_actions.refresh_chats()
             self.input.clear()
             self.notice.hide()

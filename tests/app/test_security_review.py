@@ -437,3 +437,29 @@ def test_a_mailto_link_shows_every_field_and_warns_of_a_hidden_recipient() -> No
     text = check_link(padded).text
     assert "Hidden copy to: attacker@evil.example" in text and "hidden recipient" in text
     assert "Copy to: boss@x.com" in text and "To: friend@x.com" in text
+
+
+def test_an_engine_the_collections_cannot_use_is_not_named_in_the_log(qtbot, make_window, caplog) -> None:
+    """A review: an engine whose stored address this version refuses was logged by its
+    name (which can name a client or a case) when the collections asked for engines."""
+    import logging
+
+    from tests.app.conftest import unlock
+
+    window = make_window()
+    window.vault.session.library.set_preference("engines", [{
+        "name": "Dr Weiss custody case GPU", "url": "http://10.20.30.40:8080", "enabled": True,
+        "allow_http": False, "models": [{"id": "corp-embed"}]}])
+    window.vault.lock()
+    unlock(qtbot, window)
+    with caplog.at_level(logging.DEBUG):
+        assert window.documents.engine_models() == []
+    assert "not offered for embedding" in caplog.text
+    assert "Weiss" not in caplog.text and "10.20.30.40" not in caplog.text
+
+
+def test_the_chat_searchs_words_are_not_kept_past_the_lock(qtbot, make_window) -> None:
+    window = make_window()
+    window.conversation.highlight("ZEBRAQUARTZ")
+    window.vault.lock()
+    assert window.conversation._query == ""
