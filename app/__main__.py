@@ -71,6 +71,11 @@ def _kernel_line(args) -> None:
         return  # the window, and the terminal commands that reach a tool server
     from guard import seccomp
 
+    if not (command or getattr(args, "self_test", False) or getattr(args, "prepare_models", False)):
+        # The window: a restart (to switch the API on) must start outside the line.
+        from app import relaunch
+
+        relaunch.arm()
     seccomp.restrict()
 
 

@@ -12,6 +12,7 @@ as at any start. Nothing unsaved is lost: quitting saves as it always does.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -37,16 +38,23 @@ def restart(window: QWidget) -> bool:
     if ready is not None and not ready():
         return False
     program, arguments, folder = command()
-    process = QProcess()
-    process.setProgram(program)
-    process.setArguments(arguments)
-    process.setWorkingDirectory(folder)
-    environment = QProcessEnvironment.systemEnvironment()
-    environment.insert(RESTART_WAIT_ENV, str(RESTART_WAIT_SECONDS))
-    process.setProcessEnvironment(environment)
-    started, _pid = process.startDetached()
-    if not started:
-        return False
+    from app import relaunch
+
+    if relaunch.armed():  # this process is behind the kernel line: the relauncher is not
+        environment = {**os.environ, RESTART_WAIT_ENV: str(RESTART_WAIT_SECONDS)}
+        if not relaunch.request(program, arguments, folder, environment):
+            return False
+    else:
+        process = QProcess()
+        process.setProgram(program)
+        process.setArguments(arguments)
+        process.setWorkingDirectory(folder)
+        qt_environment = QProcessEnvironment.systemEnvironment()
+        qt_environment.insert(RESTART_WAIT_ENV, str(RESTART_WAIT_SECONDS))
+        process.setProcessEnvironment(qt_environment)
+        started = process.startDetached()  # a bool in PySide6 6.11 (a tuple in older ones)
+        if not (started[0] if isinstance(started, tuple) else started):
+            return False
     window.close()
     app = QApplication.instance()
     if app is not None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import http.client
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -225,7 +227,7 @@ def test_a_restart_starts_hearth_again_waiting_for_the_lock_and_closes_this_wind
 
         def startDetached(self):  # noqa: N802
             started.append(self.values)
-            return True, 4242
+            return True  # PySide6 6.11 gives a bool (a review: unpacking it raised TypeError)
 
     monkeypatch.setattr(restart_module, "QProcess", Recorder)
     quit_calls: list = []
@@ -289,3 +291,50 @@ def test_a_kept_api_conversation_refused_by_a_full_disk_is_written_once_there_is
     kept = [c for c in window.controller.chats.all() if c.title.startswith("API: kept through")]
     assert len(kept) == 1
     assert [m.content for m in store.messages(kept[0].id)] == ["kept through a full disk", "the answer"]
+
+
+RELAUNCHED = """
+import os, sys, psutil
+from app import relaunch
+from guard import seccomp
+assert relaunch.arm()
+print(psutil.Process().children()[0].pid, flush=True)
+assert seccomp.restrict()
+if sys.argv[1] == "restart":
+    code = ("import socket, sys\\n"
+            "s = socket.socket(socket.AF_INET, socket.SOCK_STREAM); s.bind(('127.0.0.1', 0))\\n"
+            "open(sys.argv[1], 'w').write('listens ' + [l.split()[1] for l in open('/proc/self/status')"
+            " if l.startswith('Seccomp:')][0])")
+    assert relaunch.request(sys.executable, ["-c", code, sys.argv[2]], os.getcwd(), dict(os.environ))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel line is Linux's (seccomp)")
+def test_a_restart_from_behind_the_kernel_line_starts_a_hearth_that_can_listen(tmp_path) -> None:
+    """A review: the restart offered to switch the API on forked the new Hearth from the
+    filtered process, which inherited the filter and could not listen either. The
+    relauncher, forked before the filter, starts it from outside; asked nothing, it ends."""
+    import subprocess
+    import time
+
+    import psutil
+
+    root = Path(__file__).resolve().parents[2]
+    said = tmp_path / "said"
+    done = subprocess.run([sys.executable, "-c", RELAUNCHED, "restart", str(said)], cwd=root,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    deadline = time.monotonic() + 30
+    while not said.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert said.read_text() == "listens 0"  # no filter at all in the new one
+
+    quiet = subprocess.run([sys.executable, "-c", RELAUNCHED, "quit", ""], cwd=root,
+                           capture_output=True, text=True, timeout=60)
+    assert quiet.returncode == 0, quiet.stderr
+    relauncher = int(quiet.stdout.split()[0])
+    deadline = time.monotonic() + 30
+    while psutil.pid_exists(relauncher) and psutil.Process(relauncher).status() != psutil.STATUS_ZOMBIE \
+            and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not psutil.pid_exists(relauncher) or psutil.Process(relauncher).status() == psutil.STATUS_ZOMBIE
