@@ -25,6 +25,7 @@ import contextlib
 import json
 import os
 import re
+import secrets
 import shutil
 import subprocess
 import sys
@@ -126,9 +127,10 @@ def read_text(path: Path) -> str:
 
 
 def target_for(source: Path, kind: str, folder: Path) -> Path:
-    """``NAME.KIND.gguf`` in ``folder``, the source's own type left out of the name."""
-    stem = re.sub(r"[.-](f32|f16|bf16|q8_0)$", "", source.stem, flags=re.IGNORECASE)
-    return folder / f"{stem}.{kind}.gguf"
+    """A new name in ``folder`` for the copy while it is made and measured: one that says
+    nothing of the user's file (a file name can name a client or a matter, and the models
+    folder is not encrypted); ``keep`` names it by its sha256, as imported copies are."""
+    return folder / f"copy-{secrets.token_hex(8)}.{kind}.gguf"
 
 
 def expected_size(source: Path, quantization: str, kind: str) -> int:
@@ -306,6 +308,9 @@ def keep(library: object, path: Path, kind: str, original: object, sha: str | No
         if Path(existing.path) != path:
             path.unlink(missing_ok=True)
         return existing
+    named = path.with_name(f"{sha}.gguf")  # as an imported copy is: no name of the user's
+    os.replace(path, named)
+    path = named
     settings = ModelSettings.for_model(info.context_length)
     name = re.sub(r"\s*\((F32|F16|BF16|Q8_0)\)$", "", str(getattr(original, "name", "") or info.name))
     seeing = {k: v for k, v in dict(getattr(original, "info", {}) or {}).items()

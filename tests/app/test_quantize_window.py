@@ -71,7 +71,9 @@ def test_a_smaller_copy_is_made_measured_and_kept_beside_its_original(qtbot, mak
         quantizing.keep_button.click()
     copy = window.models.library.get(kept.args[0].id)
     assert copy.name == f"{entry.name} (Q4_K_M)" and copy.info["quantization"] == "Q4_K_M"
-    assert Path(copy.path) == made and copy.stored == "copy" and copy.info["quantized_from"] == entry.name
+    assert copy.stored == "copy" and copy.info["quantized_from"] == entry.name
+    # Named by its sha256 once kept, as an imported copy is: no name of the user's file.
+    assert Path(copy.path) == made.with_name(f"{copy.sha256}.gguf") and not made.exists()
     assert f16_model.exists()  # the original stays
 
 

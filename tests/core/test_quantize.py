@@ -24,7 +24,9 @@ def test_q8_0_costs_less_than_q4_k_m_and_both_are_smaller(f16_model: Path, tmp_p
     for kind in ("Q8_0", "Q4_K_M"):
         seen: list[tuple[int, int]] = []
         target = quantize.target_for(f16_model, kind, tmp_path)
-        assert target.name == f"SmolLM2-135M-Instruct.{kind}.gguf"
+        # A review: the copy was named after the user's file, in a folder that is not encrypted.
+        assert target.name.startswith("copy-") and target.name.endswith(f".{kind}.gguf")
+        assert "SmolLM2" not in target.name
         made = quantize.quantize(f16_model, "F16", kind, target, progress=lambda done, total, seen=seen:
                                  seen.append((done, total)))
         assert made == target and read_info(made).quantization == kind
@@ -132,9 +134,13 @@ def test_the_terminal_quantizes_measures_and_keeps_the_copy(data_dir: Path, f16_
     assert "The original is reading sample.txt: part 1 of 1" in again.stderr  # weighed by the text
     assert "The copy was deleted (--discard)." in again.stdout
     assert "(Q4_K_M)" not in hearth(data_dir, "models", "list").stdout
+    copies = sorted(p.name for p in (data_dir / "models").glob("*.gguf") if not p.name.startswith("SmolLM2"))
+    assert len(copies) == 1 and re.fullmatch(r"[0-9a-f]{64}\.gguf", copies[0])  # named as imports are
     twice = hearth(data_dir, "models", "quantize", str(f16_model), "--type", "Q8_0")  # its copy is there
-    assert twice.returncode == 1 and "is there already" in twice.stderr
-    assert (data_dir / "models" / "SmolLM2-135M-Instruct.Q8_0.gguf").is_file()  # the kept copy was not touched
+    assert twice.returncode == 0, twice.stderr
+    assert f"Kept in the library as “{kept.group(1)}”" in twice.stdout  # the same bytes: the one entry
+    assert sorted(p.name for p in (data_dir / "models").glob("*.gguf") if not p.name.startswith("SmolLM2")) \
+        == copies  # the kept copy was not touched, and no second one stays
     refused = hearth(data_dir, "models", "quantize", str(starter_model_path))
     assert refused.returncode == 1 and "already quantized (Q4_1)" in refused.stderr
     unread = hearth(data_dir, "models", "quantize", str(f16_model), "--type", "Q4_K_M", "--importance",
