@@ -26,7 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (  # noqa: E402 - the scripts' shared part, beside this file
     ROOT,
     VARIANT_CACHE,
+    cached_wheels,
     is_x86,
+    keep_in_cache,
     step,
     venv_dir,
     venv_python,
@@ -37,39 +39,61 @@ from llama_build import BASELINE_X86, build_variant, install_llama, llama_cmake_
 # multiplies no matrices (its one matrix-vector product is SimSIMD's over int8 vector codes,
 # or an einsum, as fast without BLAS: storage/documents/cosine.py).
 NUMPY_VERSION = "2.4.6"
+NUMPY_SHA256 = "f3a3570c4a2a16746ac2c31a7c7c7b0c186b95ce902e33db6f28094ed7387dda"  # its source package
+# pip 23.1 is the first to take -C (--config-settings) more than once for the same key:
+# older ones, as some systems' Python brings (Debian 12: 23.0.1), stop at "no such option".
+PIP_AT_LEAST = "23.1"
 NUMPY_NO_BLAS = ("-Csetup-args=-Dallow-noblas=true", "-Csetup-args=-Dblas=none", "-Csetup-args=-Dlapack=none")
 
 
 def install_numpy_without_blas(python: str) -> None:
     """Build NumPy from source without BLAS once per machine (about 5 minutes; the wheel is
     kept in the build cache) and install it before the project, which then keeps it."""
-    import glob
 
     cached = VARIANT_CACHE / f"numpy-{NUMPY_VERSION}-noblas"
-    wheels = glob.glob(str(cached / "numpy-*.whl"))
+    wheels = cached_wheels(cached, "numpy-*.whl")
     if not wheels:
-        import shutil
         import tempfile
 
         with tempfile.TemporaryDirectory() as tmp:
+            pinned = Path(tmp) / "numpy.txt"  # the source checked against its sha256 before it is built
+            pinned.write_text(f"numpy=={NUMPY_VERSION} --hash=sha256:{NUMPY_SHA256}\n")
             step("building NumPy without BLAS (about 5 minutes, once per machine)",
                  [python, "-m", "pip", "wheel", "--disable-pip-version-check", "-q", "--no-deps",
-                  "--no-cache-dir", "--no-binary", "numpy", "-w", tmp, *NUMPY_NO_BLAS,
-                  f"numpy=={NUMPY_VERSION}"])
-            cached.mkdir(parents=True, exist_ok=True)
+                  "--no-cache-dir", "--no-binary", "numpy", "-w", tmp, *NUMPY_NO_BLAS, "-r", str(pinned)])
             for wheel in Path(tmp).glob("numpy-*.whl"):
-                shutil.copy2(wheel, cached / wheel.name)
-        wheels = glob.glob(str(cached / "numpy-*.whl"))
+                keep_in_cache(wheel, cached / wheel.name)
+        wheels = cached_wheels(cached, "numpy-*.whl")
     step("installing NumPy (without BLAS)",
          [python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "--no-deps",
-          "--force-reinstall", wheels[0]])
+          "--force-reinstall", str(wheels[0])])
+
+
+def usable_venv() -> bool:
+    """Whether ``.venv`` is there and has pip: a first run stopped while creating it (Ctrl+C,
+    or a system without its venv module's pip) leaves a Python without pip, which every
+    later run would fail on."""
+    if not venv_python().exists():
+        return False
+    return subprocess.run([str(venv_python()), "-m", "pip", "--version"], capture_output=True).returncode == 0
 
 
 def install(with_tests: bool) -> Path:
-    if not venv_python().exists():
+    if not usable_venv():
+        if venv_dir().exists():
+            import shutil
+
+            print(f"==> {venv_dir()} is incomplete (an earlier run stopped while making it): making it again",
+                  flush=True)
+            shutil.rmtree(venv_dir())
         print(f"==> creating virtual environment in {venv_dir()}", flush=True)
         venv.EnvBuilder(with_pip=True).create(venv_dir())
+        if not usable_venv():
+            raise SystemExit("the virtual environment has no pip: install your system's venv module "
+                             "(on Debian or Ubuntu: apt install python3-venv), then run this again")
     python = str(venv_python())
+    step(f"making sure pip is {PIP_AT_LEAST} or newer",
+         [python, "-m", "pip", "install", "--disable-pip-version-check", "-q", f"pip>={PIP_AT_LEAST}"])
     env = dict(os.environ, CMAKE_ARGS=llama_cmake_args())
     target = ".[build,test,package]" if with_tests else ".[build]"
     if sys.platform.startswith("linux"):
@@ -194,6 +218,11 @@ def main(argv: list[str]) -> int:
         python = str(install(with_tests=argv[0] == "test"))
     except subprocess.CalledProcessError as exc:
         print(f"setup failed: {' '.join(map(str, exc.cmd))} exited {exc.returncode}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # a full disk, a folder it may not write: said, not a traceback
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"setup failed: {exc.strerror or exc}{where}. Free some space or fix the folder, then run "
+              "this again: what is complete is kept.", file=sys.stderr)
         return 1
     if argv[0] == "run":
         step("placing the bundled models", [python, "-m", "app", "--prepare-models"])

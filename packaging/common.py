@@ -9,12 +9,17 @@ from __future__ import annotations
 import hashlib
 import os
 import platform
+import shutil
 import subprocess
 import tarfile
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LLAMA_VERSION = "0.3.36"
+# Its source package's sha256, as the package index lists it: the source is checked before
+# it is unpacked and built (a same-version file served by a mirror is refused).
+LLAMA_SHA256 = "832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e"
 PORTABLE_X86 = "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
 # One change to llama.cpp's source, made in every build (the binding's, its variants and the
 # C++ tools, so that llama-bench measures the same code): llamafile's sgemm takes over the
@@ -67,7 +72,12 @@ def llama_source(python: str, into: Path, find_links: str | None = None) -> Path
     subprocess.run([python, "-m", "pip", "download", "--disable-pip-version-check", "-q", "--no-deps",
                     "--no-binary", ":all:", *source, f"llama-cpp-python=={LLAMA_VERSION}", "-d", str(into)],
                    check=True)
-    with tarfile.open(into / f"llama_cpp_python-{LLAMA_VERSION}.tar.gz") as tar:
+    archive = into / f"llama_cpp_python-{LLAMA_VERSION}.tar.gz"
+    if hashlib.sha256(archive.read_bytes()).hexdigest() != LLAMA_SHA256:
+        archive.unlink()
+        raise SystemExit(f"{archive.name} is not the source package Hearth was built and tested with "
+                         "(its sha256 differs): it was not used")
+    with tarfile.open(archive) as tar:
         # Python before 3.10.12 / 3.11.4 has no extraction filters; what the package holds
         # is run by its build anyway, so the filter only tidies, it protects nothing more.
         if hasattr(tarfile, "data_filter"):
@@ -90,6 +100,37 @@ def apply_patches(root: Path, patches: tuple[tuple[str, str, str], ...] = SOURCE
             raise SystemExit(f"{relative} no longer holds the code Hearth changes in llama.cpp: "
                              "review SOURCE_PATCHES in packaging/common.py")
         path.write_bytes(text.replace(old, new).encode("utf-8"))
+
+
+def keep_in_cache(source: Path, target: Path) -> None:
+    """Copy a built file into the build cache whole or not at all: written aside, then
+    renamed. A copy cut short (a full disk) left a truncated wheel under its real name,
+    which every later run took from the cache and failed on."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    try:
+        shutil.copyfile(source, partial)
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def cached_wheels(folder: Path, pattern: str) -> list[Path]:
+    """The wheels in the build cache that open whole; one that does not is removed (built
+    again), rather than handed to pip, which refuses it on every run."""
+    found = []
+    for wheel in sorted(folder.glob(pattern)):
+        try:
+            with zipfile.ZipFile(wheel) as archive:
+                whole = archive.testzip() is None
+        except (OSError, zipfile.BadZipFile):
+            whole = False
+        if whole:
+            found.append(wheel)
+        else:
+            print(f"==> {wheel.name} in the build cache is damaged: building it again", flush=True)
+            wheel.unlink(missing_ok=True)
+    return found
 
 
 def step(title: str, command: list[str], env: dict[str, str] | None = None) -> None:

@@ -26,6 +26,8 @@ from common import (  # noqa: E402 - the scripts' shared part, beside this file
     PORTABLE_X86,
     VARIANT_CACHE,
     build_key,
+    cached_wheels,
+    keep_in_cache,
     llama_source,
     step,
     venv_dir,
@@ -81,16 +83,15 @@ def install_llama(python: str, env: dict[str, str]) -> None:
     key = build_key(flags)
     cached = VARIANT_CACHE / f"llama-cpp-python-{LLAMA_VERSION}-wheel-{key}"
     marker = venv_dir() / "hearth-llama-build.json"  # not in hearth-llama/, whose folders are variants
-    wheels = sorted(cached.glob("llama_cpp_python-*.whl"))
+    wheels = cached_wheels(cached, "llama_cpp_python-*.whl")
     if not wheels:
         with tempfile.TemporaryDirectory() as tmp:
             wheel = _wheel(python, "building llama.cpp (about 7 minutes, once per machine and set of flags)",
                            flags, Path(tmp))
             if cached.exists():
                 shutil.rmtree(cached)
-            cached.mkdir(parents=True)
-            shutil.copyfile(wheel, cached / wheel.name)
-        wheels = sorted(cached.glob("llama_cpp_python-*.whl"))
+            keep_in_cache(wheel, cached / wheel.name)
+        wheels = cached_wheels(cached, "llama_cpp_python-*.whl")
     build = {"version": LLAMA_VERSION, "cmake_args": flags, "patch": PATCH_KEY}
     try:
         installed = json.loads(marker.read_text())
@@ -135,7 +136,10 @@ def build_variant(python: str, name: str, cmake_args: str, find_links: str | Non
             if cached.exists():
                 shutil.rmtree(cached)
             cached.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copytree(staging, cached)
+            partial = cached.with_name(cached.name + ".partial")  # whole or not there (a full disk)
+            shutil.rmtree(partial, ignore_errors=True)
+            shutil.copytree(staging, partial)
+            os.replace(partial, cached)
     if not _variant_matches(target, cmake_args):
         if target.exists():
             shutil.rmtree(target)
