@@ -6,7 +6,8 @@ Hearth, and one started from this process (QProcess.startDetached forks it) inhe
 the same filter: it could not listen either. So before the filter goes in, the window
 forks a small relauncher: it holds nothing of the session (it is forked before anything
 is read, even the settings' engines' names are not in it), waits on a pipe and, once
-this Hearth has quit, starts the new one if asked to (``request``), or simply ends.
+this Hearth has ended (the pipe's end), starts the new one if it was asked to
+(``request``), in a session of its own, or simply ends.
 
 No Qt here: it runs before the window's imports.
 """
@@ -38,19 +39,24 @@ def armed() -> bool:
     return bool(_requests)
 
 
+_asked: list[int] = []  # the write end once asked: kept open until this process ends
+
+
 def request(program: str, arguments: list[str], folder: str, environment: dict[str, str]) -> bool:
-    """Ask the relauncher to start ``program`` once this process has ended; False if there
-    is none (it was not armed, or it is gone)."""
+    """Ask the relauncher to start ``program`` once this process has ended (the pipe's
+    write end stays open until then: its end is the signal); False if there is none (it
+    was not armed, or it is gone)."""
     if not _requests:
         return False
     payload = json.dumps({"program": program, "arguments": arguments, "folder": folder,
                           "environment": environment}).encode()
+    write_end = _requests.pop()
     try:
-        os.write(_requests[0], payload)
+        os.write(write_end, payload)
     except OSError:
+        os.close(write_end)
         return False
-    finally:
-        os.close(_requests.pop())  # the relauncher reads to the end, then starts it
+    _asked.append(write_end)
     return True
 
 
@@ -66,6 +72,10 @@ def _wait_then_start(read_end: int) -> None:
         if asked:
             wanted = json.loads(asked)
             os.chdir(wanted["folder"])
+            os.setsid()  # its own session, as a program started from the desktop: not the terminal's
+            quiet = os.open(os.devnull, os.O_RDWR)
+            for standard in (0, 1, 2):
+                os.dup2(quiet, standard)
             os.execve(wanted["program"], [wanted["program"], *wanted["arguments"]], wanted["environment"])
     except BaseException:  # noqa: S110 - nothing to tell, and no one to tell it to
         pass

@@ -478,6 +478,11 @@ class MainWindow(QMainWindow):
             translate("shell.main_window", "Quit Anyway"))
         return self._quit_anyway
 
+    def forget_quit_choice(self) -> None:
+        """A quit the user agreed to did not happen (a restart that could not start the new
+        Hearth): words the disk refuses later are asked about again."""
+        self._quit_anyway = False
+
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.ready_to_quit():
             event.ignore()

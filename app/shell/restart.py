@@ -37,6 +37,20 @@ def restart(window: QWidget) -> bool:
     ready = getattr(window, "ready_to_quit", None)  # the main window: nothing unsaved lost
     if ready is not None and not ready():
         return False
+    if not _start_again():
+        forget = getattr(window, "forget_quit_choice", None)  # not quitting: ask again next time
+        if forget is not None:
+            forget()
+        return False
+    window.close()
+    app = QApplication.instance()
+    if app is not None:
+        app.quit()
+    return True
+
+
+def _start_again() -> bool:
+    """The new Hearth started, or asked for once this one has ended (``app.relaunch``)."""
     program, arguments, folder = command()
     from app import relaunch
 
@@ -55,8 +69,4 @@ def restart(window: QWidget) -> bool:
         started = process.startDetached()  # a bool in PySide6 6.11 (a tuple in older ones)
         if not (started[0] if isinstance(started, tuple) else started):
             return False
-    window.close()
-    app = QApplication.instance()
-    if app is not None:
-        app.quit()
     return True

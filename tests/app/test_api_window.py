@@ -303,8 +303,9 @@ assert seccomp.restrict()
 if sys.argv[1] == "restart":
     code = ("import socket, sys\\n"
             "s = socket.socket(socket.AF_INET, socket.SOCK_STREAM); s.bind(('127.0.0.1', 0))\\n"
+            "import os\\n"
             "open(sys.argv[1], 'w').write('listens ' + [l.split()[1] for l in open('/proc/self/status')"
-            " if l.startswith('Seccomp:')][0])")
+            " if l.startswith('Seccomp:')][0] + (' alone' if os.getsid(0) == os.getpid() else ''))")
     assert relaunch.request(sys.executable, ["-c", code, sys.argv[2]], os.getcwd(), dict(os.environ))
 """
 
@@ -327,7 +328,8 @@ def test_a_restart_from_behind_the_kernel_line_starts_a_hearth_that_can_listen(t
     deadline = time.monotonic() + 30
     while not said.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert said.read_text() == "listens 0"  # no filter at all in the new one
+    # No filter at all in the new one, and a session of its own (not the terminal's).
+    assert said.read_text() == "listens 0 alone"
 
     quiet = subprocess.run([sys.executable, "-c", RELAUNCHED, "quit", ""], cwd=root,
                            capture_output=True, text=True, timeout=60)
@@ -338,3 +340,22 @@ def test_a_restart_from_behind_the_kernel_line_starts_a_hearth_that_can_listen(t
             and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not psutil.pid_exists(relauncher) or psutil.Process(relauncher).status() == psutil.STATUS_ZOMBIE
+
+
+def test_a_restart_that_could_not_start_hearth_asks_again_at_the_next_quit(
+        qtbot, make_window, monkeypatch) -> None:
+    """A review of the change: "Quit Anyway" chosen for a restart that then failed stayed
+    chosen, and a later quit lost words the disk refused without asking."""
+    from app.shell import restart as restart_module
+
+    window = make_window(FakeEngine())
+    asked: list[str] = []
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda *_a: asked.append("quit?") or True)
+    monkeypatch.setattr(window.composer, "save_draft", lambda *_a: False)  # the disk refuses the words
+    monkeypatch.setattr(restart_module, "_start_again", lambda: False)
+    assert not restart_module.restart(window)
+    assert asked == ["quit?"] and not window.closing
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda *_a: asked.append("quit?") and False)
+    assert not window.close()  # asked again, and the user stays
+    assert asked == ["quit?", "quit?"]
+    monkeypatch.undo()
