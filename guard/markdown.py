@@ -28,7 +28,9 @@ from collections.abc import Callable, Iterator
 
 from guard.text import one_line
 
-_IMAGE = re.compile(r"!\[([^\]]*)\](\(|\[)")
+# No "[" in the alt text: from each "![" the scan stops at the next bracket, so a line of
+# unclosed "![" costs its length, not its square (nested alt text is escaped afterwards).
+_IMAGE = re.compile(r"!\[([^\[\]]*)\](\(|\[)")
 
 
 def inert_images(markdown: str, label: Callable[[str], str]) -> str:
