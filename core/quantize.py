@@ -298,8 +298,7 @@ def keep(library: object, path: Path, kind: str, original: object, sha: str | No
     Hearth made: removing it from the library deletes the file; a picture reader the
     original has is the copy's too, but stays the original's to delete); its entry."""
     from core.models import hash_file
-    from core.protocol import ModelSettings, read_info
-    from core.records import COPY
+    from core.protocol import read_info
 
     info = read_info(path)
     sha = sha or hash_file(path)
@@ -310,7 +309,17 @@ def keep(library: object, path: Path, kind: str, original: object, sha: str | No
         return existing
     named = path.with_name(f"{sha}.gguf")  # as an imported copy is: no name of the user's
     os.replace(path, named)
-    path = named
+    try:
+        return _add_copy(library, named, kind, original, sha, info)
+    except BaseException:
+        os.replace(named, path)  # where the caller, which removes it, expects it
+        raise
+
+
+def _add_copy(library: object, path: Path, kind: str, original: object, sha: str, info: Any) -> object:
+    from core.protocol import ModelSettings
+    from core.records import COPY
+
     settings = ModelSettings.for_model(info.context_length)
     name = re.sub(r"\s*\((F32|F16|BF16|Q8_0)\)$", "", str(getattr(original, "name", "") or info.name))
     seeing = {k: v for k, v in dict(getattr(original, "info", {}) or {}).items()

@@ -9,6 +9,7 @@ text of the user's (an importance matrix: the original reads it first, its steps
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +37,10 @@ from core.jobs import Job
 from core.models import hash_file
 from core.protocol import ModelInfo, read_info
 from core.records import LibraryEntry
-from core.vault import models_dir
+from core.vault import models_dir, trouble
 from i18n import translate
+
+log = logging.getLogger(__name__)
 
 
 class _Progress(QObject):
@@ -270,7 +273,20 @@ class QuantizeDialog(QDialog):
         def added(sha: str) -> None:
             self.made = None
             self.job = None
-            self.kept.emit(self.models.keep_quantized(made, kind, self.entry, sha))
+            try:
+                entry = self.models.keep_quantized(made, kind, self.entry, sha)
+            except Exception as exc:  # a full disk: the copy goes, not left outside the library
+                made.unlink(missing_ok=True)
+                self.discard_button.setEnabled(True)
+                outcome = translate("models.quantize", "The copy could not be added to your library, "
+                                    "and was deleted.")
+                found = trouble(exc)
+                if found is None:
+                    log.error("a quantized copy could not be kept", exc_info=exc)
+                self.status.setText(found.message(outcome) if found is not None else outcome + " " + translate(
+                    "models.quantize", "Details are in the log."))
+                return
+            self.kept.emit(entry)
             self.accept()
 
         def failed(exc: Exception) -> None:

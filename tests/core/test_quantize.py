@@ -149,3 +149,25 @@ def test_the_terminal_quantizes_measures_and_keeps_the_copy(data_dir: Path, f16_
     unused = hearth(data_dir, "models", "quantize", str(f16_model), "--type", "Q8_0", "--importance",
                     str(tmp_path / "gone.txt"))  # refused for the type before the file is looked at
     assert unused.returncode == 1 and "Q8_0 has no use for a text" in unused.stderr, unused.stderr
+
+
+def test_a_copy_the_library_cannot_take_is_left_where_its_maker_removes_it(
+        starter_model_path: Path, tmp_path: Path) -> None:
+    """A review of the change: the copy was renamed to its sha256 before the library took
+    it; when the library refused it (a full disk), the maker removed the old name, and a
+    copy of gigabytes stayed, outside the library, in the models folder."""
+    import shutil
+
+    made = tmp_path / quantize.target_for(starter_model_path, "Q8_0", tmp_path).name
+    shutil.copyfile(starter_model_path, made)
+
+    class FullLibrary:
+        def find_sha256(self, _sha: str) -> None:
+            return None
+
+        def add(self, *_args: object) -> None:
+            raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space left"):
+        quantize.keep(FullLibrary(), made, "Q8_0", None, "ab" * 32)
+    assert [p.name for p in tmp_path.iterdir()] == [made.name]  # the maker's name: it removes it
