@@ -44,6 +44,10 @@ class Drafts:
         self._written[NO_CHAT if chat_id is None else chat_id] = _digest(text)
         return text
 
+    def exists(self, chat_id: int | None) -> bool:
+        """Whether the chat is still there (None, the window with no chat, always is)."""
+        return chat_id is None or self._session.store.get_chat(chat_id) is not None
+
     def save(self, chat_id: int | None, text: str) -> bool:
         """Keep the unsent text in the vault, encrypted (only when it changed); False if it
         could not be written (a full disk): the caller keeps the text meanwhile."""

@@ -43,6 +43,7 @@ class Composer(QObject):
         self.window = window
         self.controller = window.controller
         self._draft_key: object = _NO_DRAFT
+        self._shown: object = _NO_DRAFT  # the chat shown (the box's words may be another's)
         self._sending = False
         # Unsent text the disk refused when the vault locked, as (its chat, the text): held
         # in memory until the next unlock saves it with its chat or puts it back in the box.
@@ -84,7 +85,24 @@ class Composer(QObject):
         drafts = self.controller.drafts
         if self._draft_key is _NO_DRAFT or drafts is None:  # (None: locked)
             return True
+        self._adopt_if_orphaned(drafts)
         return drafts.save(cast(int | None, self._draft_key), self.window.input.toPlainText())
+
+    def _adopt_if_orphaned(self, drafts: Any) -> None:
+        """The box holds words of a chat the user left (its save was refused) and that chat
+        was deleted since: they become the shown chat's draft, after its own, rather than go
+        with a chat that is no longer there."""
+        key, shown = self._draft_key, self._shown
+        if shown is _NO_DRAFT or key == shown or drafts.exists(cast(int | None, key)):
+            return
+        box = self.window.input
+        own = drafts.read(cast(int | None, shown))
+        if own.strip() and own != box.toPlainText():
+            box.setPlainText(own + "\n\n" + box.toPlainText())
+        self._draft_key = shown
+        self.window.show_notice(translate(
+            "shell.main_window", "The chat your unsent text was written in was deleted: the text "
+            "stays in the box, as this chat's draft."))
 
     @Slot()
     def send(self) -> None:
@@ -119,6 +137,7 @@ class Composer(QObject):
         self.attachments()  # (wired: a page built again is shown through here)
         key = chat.id if chat is not None else None
         if key == self._draft_key:
+            self._shown = key  # back in the chat the box's words are from
             return
         saved = True
         if not self._sending:  # (a send names a new chat: what it sends is no draft)
@@ -145,6 +164,7 @@ class Composer(QObject):
                                                   "here if you want them."))
         if saved:
             self._draft_key = key
+        self._shown = key
 
     def keep_edits(self) -> bool:
         """Before a lock or a quit: the words of a question being edited in place go into
@@ -200,4 +220,4 @@ class Composer(QObject):
         step), and no file stays attached (their text is not kept past the lock)."""
         self.draft_timer.stop()
         self.attachments().clear()
-        self._draft_key = _NO_DRAFT
+        self._draft_key = self._shown = _NO_DRAFT

@@ -6227,6 +6227,14 @@ Nothing is copied, changed or sent.</source>
         <translation>正在把副本加入模型库…</translation>
     </message>
     <message>
+        <source>The copy could not be added to your library, and was deleted.</source>
+        <translation>副本未能加入你的模型库，已被删除。</translation>
+    </message>
+    <message>
+        <source>Details are in the log.</source>
+        <translation>详情见日志。</translation>
+    </message>
+    <message>
         <source>The copy could not be added: {reason}.</source>
         <translation>无法把副本加入模型库：{reason}。</translation>
     </message>
@@ -6571,6 +6579,10 @@ Nothing is copied, changed or sent.</source>
     <message>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
+    </message>
+    <message>
+        <source>The chat your unsent text was written in was deleted: the text stays in the box, as this chat&apos;s draft.</source>
+        <translation>写下这段未发送文字的那个聊天已被删除：文字留在输入框中，作为当前聊天的草稿。</translation>
     </message>
     <message>
         <source>Your unsent text could not be saved with the chat you left (the disk refused it), so it stays in the box. It is saved with that chat as soon as the disk takes it.</source>

@@ -179,3 +179,29 @@ def test_quitting_with_words_the_disk_refused_asks_first(
         assert store.draft(chat) == "typed before quitting"
     finally:
         store.close()
+
+
+def test_words_kept_from_a_refused_switch_survive_the_deletion_of_their_chat(
+        qtbot, make_window, monkeypatch) -> None:
+    """A review of the change: the box held A's words under A's key while B was shown, the
+    user deleted A, and the next switch took the words for saved (with A)."""
+    window = make_window(FakeEngine())
+    send(qtbot, window, "chat A")
+    a = window.controller.current_chat.id
+    window.new_chat_button.click()
+    send(qtbot, window, "chat B")
+    b = window.controller.current_chat.id
+    window.input.setPlainText("B's own draft")
+    window.controller.chats.select(a)
+    window.input.setPlainText("A's words, typed while the disk was full")
+
+    def full_disk(*_args) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(window.controller.store, "set_draft", full_disk)
+    window.controller.chats.select(b)
+    monkeypatch.undo()
+    window.controller.chats.delete(a)
+    window.new_chat_button.click()
+    window.controller.chats.select(b)
+    assert window.input.toPlainText() == "B's own draft\n\nA's words, typed while the disk was full"
