@@ -171,6 +171,8 @@ def restore(cls: Any, described: Mapping[str, Any], arrays: Mapping[str, np.ndar
                          "roles": get("role")[rows], "headings": given}, headings, model, paths, chunk_texts)
     # Each document's and collection's rows, in the index's order (grouped, not a loop).
     for owners, by in ((documents, index._by_document), (get("collection")[rows], index._by_collection)):
+        if not len(owners):  # an index of nothing (every collection deleted): no groups
+            continue
         order = np.argsort(owners, kind="stable")
         keys, firsts = np.unique(owners[order], return_index=True)
         for key, part in zip(keys.tolist(), np.split(order.astype(np.int64), firsts[1:]), strict=True):
