@@ -131,6 +131,7 @@ class Ingestion:
         # an import of hours has no idle time for it).
         self._between_files = between_files
         self._saved = 0  # the index's changes when it was last saved or restored
+        self._removed = 0  # and the passages taken out of it then (``removal_unsaved``)
         self._unsaved = False  # no usable file: the next save is due whatever changed
         self._sealed_with: int | None = None  # the vault's key then (a passphrase change retires it)
 
@@ -200,15 +201,28 @@ class Ingestion:
             self._unsaved = True
             return None
         del arrays
-        self._saved = 0  # the restored index counts what it left out as changes
+        # The restored index counts what it left out as changes, and as passages taken out:
+        # the file still holds their words, so a save is due (``removal_unsaved``).
+        self._saved = self._removed = 0
         self._sealed_with = key
         return np.setdiff1d(rows_now[0], self.indexes.ids(), assume_unique=True).tolist()
 
+    @property
+    def removal_unsaved(self) -> bool:
+        """Whether passages were taken out of the index (a file removed, gone or read again,
+        a collection deleted, rows a load left out) since its file was last written: the
+        file still holds their words, headings and vectors, which must not outlive them."""
+        return self.indexes.removed > self._removed
+
     def index_due(self, by_amount: bool = False) -> bool:
-        """Whether the index has changed enough since it was saved that the next unlock
-        would read many rows again: a hundred passages, or a fiftieth of the index, up to
-        5,000 (about a second and a half of catching up). ``by_amount``: that alone (between
-        the files of an import); a missing file is otherwise saved at any change."""
+        """Whether the index should be saved now: at once after anything was taken out of
+        it (``removal_unsaved``, whatever the amount), else when it has changed enough since
+        it was saved that the next unlock would read many rows again: a hundred passages,
+        or a fiftieth of the index, up to 5,000 (about a second and a half of catching up).
+        ``by_amount``: that alone (between the files of an import); a missing file is
+        otherwise saved at any change."""
+        if not by_amount and self.removal_unsaved:
+            return True
         changed = self.indexes.changes - self._saved
         if self._unsaved and not by_amount:
             return changed > 0
@@ -219,16 +233,37 @@ class Ingestion:
         return changed > 0 and changed >= max(SAVE_AFTER, min(SAVE_AT_MOST, len(self.indexes) // 50))
 
     def saved_now(self) -> None:
-        """Count the index as saved as it is (after a save that failed: not at once again)."""
+        """Count the index as saved as it is (after a save that failed: not at once again).
+        A file that still holds passages taken out since it was written is deleted instead
+        (``drop_stale_index``): the next unlock reads their rows again, but it cannot find
+        what was removed."""
+        self.drop_stale_index()
         self._saved, self._unsaved, self._sealed_with = self.indexes.changes, False, self.store.sealing_key()
+        self._removed = self.indexes.removed
+
+    def drop_stale_index(self) -> bool:
+        """Delete the index file if passages were taken out since it was written (a save
+        that failed, or that a lock or a quit stopped or came before); True if so. Deleting
+        it is enough: it is sealed with the vault's key, and what it held of them goes with
+        it (a save writes a partial file and renames it over the old one, which goes then)."""
+        if not self.removal_unsaved:
+            return False
+        try:
+            self.store.drop_saved_index()
+        except OSError as exc:
+            log.warning("the saved search index holds passages taken out since, and could not be deleted (%s)",
+                        type(exc).__name__)
+            return False
+        log.info("the saved search index held passages taken out since: deleted")
+        return True
 
     def save_index(self, check: Callable[[], None]) -> int:
         """Seal the index into its file; its size. ``check`` may raise to stop (the file
         that was there stays)."""
-        changes, key = self.indexes.changes, self.store.sealing_key()
+        changes, removed, key = self.indexes.changes, self.indexes.removed, self.store.sealing_key()
         header, items = self.indexes.export(self.store.chunk_nonces(check), check)
         size = self.store.save_index(header, items, check, key)
-        self._saved, self._unsaved, self._sealed_with = changes, False, key
+        self._saved, self._removed, self._unsaved, self._sealed_with = changes, removed, False, key
         return size
 
     def create(self, name: str, model: str) -> Collection:

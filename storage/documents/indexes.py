@@ -54,6 +54,11 @@ class Indexes:
     def changes(self) -> int:
         return sum(index.changes for index in self._by_model.values())
 
+    @property
+    def removed(self) -> int:
+        """Live passages taken out since each index was made or restored (``SearchIndex.removed``)."""
+        return sum(index.removed for index in self._by_model.values())
+
     def ids(self) -> np.ndarray:
         """The row ids of every live passage."""
         found = [index.ids() for index in self._by_model.values()]

@@ -139,6 +139,10 @@ class SearchIndex:
         self._by_document: dict[int, array[int]] = defaultdict(lambda: array("q"))
         self._by_collection: dict[int, array[int]] = defaultdict(lambda: array("q"))
         self.changes = 0  # passages added and taken out since it was made (when to save it)
+        # Of those, the live passages taken out (a file removed or read again, a collection
+        # deleted, or left out at a restore): any makes a save due, whatever the amount, as
+        # the saved file still holds their words, headings and vectors.
+        self.removed = 0
         # Per collection, over its live passages: CJK characters, letters, words, passages
         # (what a search would otherwise sum over every passage each time).
         self._stats: dict[int, np.ndarray] = {}
@@ -292,6 +296,7 @@ class SearchIndex:
             self.changes += len(held)
             for index in held:
                 if self._alive[index]:
+                    self.removed += 1
                     cjk, total = self._letters[index]
                     self._count(int(self._owners[index]), -cjk, -total, -self._lengths[index], -1)
                 self._alive[index] = False
@@ -302,7 +307,9 @@ class SearchIndex:
             self._stats.pop(collection_id, None)
             self.changes += len(held)
             if held:
-                self._alive[np.frombuffer(held, dtype=np.int64)] = False
+                rows = np.frombuffer(held, dtype=np.int64)
+                self.removed += int(self._alive[rows].sum())
+                self._alive[rows] = False
 
     def _arrays_now(self) -> dict[str, np.ndarray]:
         """Views of the filled rows of each column."""

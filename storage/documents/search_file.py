@@ -74,6 +74,12 @@ def export(self: Any, prefix: str, nonces: Callable[[np.ndarray], tuple[np.ndarr
                 check()  # (on the thread that alone changes the index: searches only read)
             idx = self._word_postings(word)[0]
             counts[w] = len(idx) if everything else np.count_nonzero(keep[idx])
+        # Only the words of the passages written: a word whose passages were all taken out
+        # (a removed file's names) is not written with a count of 0, nor kept for ever.
+        held = np.flatnonzero(counts)
+        if len(held) < len(words):
+            words = [words[w] for w in held.tolist()]
+            counts = counts[held]
     m = len(rows)
 
     def blocks(array_: np.ndarray | Blocks) -> Iterator[np.ndarray]:
@@ -204,7 +210,7 @@ def restore(cls: Any, described: Mapping[str, Any], arrays: Mapping[str, np.ndar
     index._owners = kept(get("collection"))
     index._lengths, index._weights, index._letters = kept(get("lengths")), kept(get("weights")), kept(get("letters"))
     index._recount()
-    index.changes = len(stored_ids) - m  # left out: a save writes the index without them
+    index.changes = index.removed = len(stored_ids) - m  # left out: a save writes the index without them
     words = get("words").tobytes().decode().split("\n") if len(get("words")) else []
     sizes, posting_rows, posting_tf = get("counts"), get("posting_rows"), get("posting_counts")
     if len(words) != len(sizes) or int(sizes.sum()) != len(posting_rows) or len(posting_tf) != len(posting_rows):
@@ -217,8 +223,13 @@ def restore(cls: Any, described: Mapping[str, Any], arrays: Mapping[str, np.ndar
         posting_rows = renumber[posting_rows[held]].astype(np.int32)
         posting_tf = posting_tf[held]
         sizes = np.bincount(word_of[held], minlength=len(words)).astype(np.int64)
+    starts = np.cumsum(sizes) - sizes
+    present = np.flatnonzero(sizes)
+    if len(present) < len(words):  # the words of passages left out alone: not kept to be written again
+        words = [words[w] for w in present.tolist()]
+        sizes, starts = sizes[present], starts[present]
     index._base = dict(zip(words, range(len(words)), strict=True))
     index._base_sizes = sizes
-    index._base_starts = np.cumsum(sizes) - sizes
+    index._base_starts = starts
     index._base_rows, index._base_tf = posting_rows, posting_tf
     return index
