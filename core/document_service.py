@@ -200,7 +200,10 @@ class DocumentService(DocumentCalls):
         self.post(Close())
         if self._thread.is_alive() and threading.current_thread() is not self._thread:
             self._thread.join(timeout)
-        return not self._thread.is_alive()
+        ended = not self._thread.is_alive()
+        if not ended:  # blocked (in a write): what it ends with is refused, the stale file goes now
+            self._drop_stale_index()
+        return ended
 
     # The thread ---------------------------------------------------------------------
     def _emit(self, event: object) -> None:
@@ -231,11 +234,27 @@ class DocumentService(DocumentCalls):
                 "core.document_service", "Hearth's document search stopped after an internal "
                 "error; details are in the log. Lock and unlock Hearth to restart it.")))
         finally:
+            self._drop_stale_index()
             for child in (self._parser, self._ocr, self._speech):
                 child.kill()
                 child.close()
             for command in [*self._inbox.close(), *self._pending, *self._lookups.waiting]:
                 refuse(command)
+
+    def _drop_stale_index(self) -> None:
+        """At a lock or a quit (or a fault that ends the thread): if passages were taken out
+        of the index since its file was written (the save after a removal had not run, or
+        the lock stopped it), the file is deleted, so that what was removed is not left in
+        it until the next unlock; that unlock reads the rows instead. Called on this thread
+        as it ends, or by ``close`` if it does not end in time (it only reads a count, and
+        a save it may still finish writes the index without them). Not by a terminal command
+        that only reads: it writes nothing, and took nothing out."""
+        if not self._save_when_idle:
+            return
+        try:
+            self._ingestion.drop_stale_index()
+        except Exception:  # the lock goes on whatever happens here
+            log.exception("the stale search index file could not be deleted")
 
     def _save_between_files(self) -> None:
         """Between two files of an import: the index is saved too when enough has changed.

@@ -68,13 +68,23 @@ def test_docs_add_and_sync_save_the_index_that_the_next_unlock_loads(
     stored, restored, read = _unlock(caplog)
     assert stored >= 3 and (restored, read) == (stored, 0)
 
-    # A small change is not worth a save (the idle save's rule): the next unlock reads
+    # A small addition is not worth a save (the idle save's rule): the next unlock reads
     # the new file's rows beside the saved index.
     _notes(folder, ["curlew"])
-    (folder / "otter.md").unlink()
     assert _command(monkeypatch, lambda: docs_sync("birds")) == 0
     stored, restored, read = _unlock(caplog)
     assert read > 0 and restored + read == stored
+    # A file gone is, whatever its size: what the vault no longer holds leaves the index's file.
+    (folder / "otter.md").unlink()
+    assert _command(monkeypatch, lambda: docs_sync("birds")) == 0
+    stored, restored, read = _unlock(caplog)
+    assert (restored, read) == (stored, 0)
+    vault = Vault.open(vault_path(), PASSPHRASE)
+    try:
+        _header, arrays = index_file.read(vault.path, vault.cipher)
+    finally:
+        vault.close()
+    assert "otter" not in arrays["0.words"].tobytes().decode().split("\n")
 
     # Without a usable file the next command that writes saves one, whatever it changed.
     saved.unlink()
