@@ -309,6 +309,17 @@ EMBED_CHUNKS = 1200  # passages of a turn's attachments beyond which they are se
 VECTORS_KEPT = 32  # attachments whose vectors are kept (in memory, this session) for the next turn
 _vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 _vectors_lock = threading.Lock()
+_session = [0]  # which session's vectors may be kept (``forget`` moves it on)
+
+
+def forget() -> None:
+    """Drop the attachments' vectors kept for the next turn: at a lock, a quit and "delete
+    everything" (the session's closers), as the rest of what an unlock decrypted is
+    dropped; otherwise the same file attached after them is recognised by its text's hash.
+    Vectors an answer still being made embeds meanwhile are not kept either."""
+    with _vectors_lock:
+        _vectors.clear()
+        _session[0] += 1
 
 
 def _embedded(texts: list[str], embed: Callable[[list[str]], Any], model: str) -> np.ndarray:
@@ -318,9 +329,12 @@ def _embedded(texts: list[str], embed: Callable[[list[str]], Any], model: str) -
         if (kept := _vectors.get(key)) is not None:
             _vectors.move_to_end(key)
             return kept
+        session = _session[0]
     matrix = np.vstack([np.asarray(embed(texts[at:at + EMBED_BATCH]), dtype=np.float32)
                         for at in range(0, len(texts), EMBED_BATCH)])
     with _vectors_lock:
+        if session != _session[0]:  # the session ended while they were made
+            return matrix
         _vectors[key] = matrix
         while len(_vectors) > VECTORS_KEPT:
             _vectors.popitem(last=False)

@@ -16,7 +16,8 @@ session this way, so no path can close the vault under a job that still writes:
 3. ``jobs``: model copies and probes are cancelled (their partial files go);
 4. ``documents``: the document service stops its job, kills a parse, joins its thread;
 5. ``answer``: the answer in progress is stopped and saved, waiting writes retried once;
-6. the vault: WAL checkpointed, key dropped.
+6. the attachments' vectors kept for the next turn are dropped (``core.attachments.forget``);
+7. the vault: WAL checkpointed, key dropped.
 
 A step that fails is logged and the next one still runs: a bug in one must not leave the
 vault open. ``close(timeout)`` shares one deadline among the steps: each is handed the
@@ -186,4 +187,17 @@ class Session:
                     stop(max(0.0, deadline - time.monotonic()))
                 except Exception:
                     log.exception("ending the session: the %s step failed", stage)
+        self._forget()
         self.store.close()
+
+    @staticmethod
+    def _forget() -> None:
+        """What this process keeps of the session outside the vault's objects: the
+        attachments' vectors kept for the next turn. After every step, so that no answer
+        still being made keeps them again."""
+        from core.attachments import forget
+
+        try:
+            forget()
+        except Exception:
+            log.exception("ending the session: the attachments' vectors were not dropped")

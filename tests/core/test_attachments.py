@@ -291,6 +291,40 @@ def test_a_long_attachment_is_embedded_once_in_batches_and_a_huge_one_by_keyword
     assert passages([long], "When does the office open?", embed, "m") and batches == []
 
 
+def test_a_lock_drops_the_attachments_vectors_kept_for_the_next_turn(vault_path: Path) -> None:  # noqa: F811
+    """The vectors are kept "in memory, this session": a lock (and so a quit, and "delete
+    everything", which locks first) drops them, and the same file attached in the next
+    session, or in a new vault, is embedded again rather than recognised."""
+    import numpy as np
+
+    from core import attachments as module
+    from core.session import Session
+    from tests.storage.conftest import FAST_KDF, PASSPHRASE
+
+    sections = tuple(Section(f"Clause {i}. The Kowalczyk settlement moves the alimony offshore. " * 8, i)
+                     for i in range(1, 30))
+    memo = Attachment("memo.pdf", sections)
+    embedded: list[int] = []
+
+    def embed(texts: list[str]):
+        embedded.append(len(texts))
+        return np.ones((len(texts), 4), dtype=np.float32)
+
+    session = Session.create(vault_path, PASSPHRASE, FAST_KDF)
+    passages([memo], "Where did the money go?", embed, "m")
+    assert module._vectors and sum(embedded) > 1
+    session.close()  # the lock
+    assert not module._vectors
+    embedded.clear()
+    again = Session.open(vault_path, PASSPHRASE)
+    try:
+        passages([memo], "Where did the money go?", embed, "m")
+        assert sum(embedded) > 1  # its passages embedded again, not only the question
+    finally:
+        again.close()
+    assert not module._vectors
+
+
 def test_a_link_the_user_chose_is_read_as_its_file_and_named_as_they_named_it(tmp_path: Path) -> None:
     real = tmp_path / "real-notes.txt"
     real.write_text("The harbour office opens at nine.")
