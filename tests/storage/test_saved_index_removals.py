@@ -214,3 +214,20 @@ def test_an_index_of_nothing_is_saved_and_read_back_without_a_warning(
     assert len(again.indexes) == 0 and not again.index_due()
     assert "does not read" not in caplog.text and "not used" not in caplog.text
     assert "0 passages from the saved index, 0 rows read" in caplog.text
+
+
+def test_a_passphrase_change_seals_the_index_again_without_what_was_taken_out(vault: Vault) -> None:
+    """A passphrase change deletes the file and the index is sealed again at once under the
+    new key, from memory: without the removed document's words, even those it still
+    counts (at 0) in memory."""
+    store = DocumentStore(vault)
+    clients = _collection(store, "clients")
+    secret = _secret(store, clients)
+    _ordinary(store, clients)
+    ingestion = _unlock(vault)
+    ingestion.save_index(lambda: None)
+    ingestion.remove_document(clients, secret.id)
+    vault.change_passphrase(PASSPHRASE, "copper meadow falcon ridge 77")
+    assert not index_file.path_for(vault.path).exists() and ingestion.index_due()
+    ingestion.save_index(lambda: None)
+    assert _gone(vault) and _held(vault)["passages"] == 300
