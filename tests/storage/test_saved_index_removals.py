@@ -231,3 +231,32 @@ def test_a_passphrase_change_seals_the_index_again_without_what_was_taken_out(va
     assert not index_file.path_for(vault.path).exists() and ingestion.index_due()
     ingestion.save_index(lambda: None)
     assert _gone(vault) and _held(vault)["passages"] == 300
+
+
+def test_a_save_after_a_removal_that_the_disk_refuses_deletes_the_file(make_small_disk, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A real full disk (tmpfs): the save that the removal made due fails with ENOSPC, and
+    the service counts the index as saved (``saved_now``, so as not to try again at once):
+    the file that still holds the removed document is deleted then, not kept."""
+    import errno
+
+    disk = make_small_disk(8)
+    vault = Vault.create(disk.path / "vault.db", PASSPHRASE, FAST_KDF)
+    try:
+        store = DocumentStore(vault)
+        clients = _collection(store, "clients")
+        secret = _secret(store, clients)
+        _ordinary(store, clients)
+        ingestion = _unlock(vault)
+        ingestion.save_index(lambda: None)
+        ingestion.remove_document(clients, secret.id)
+        rows_now = store.chunk_nonces()  # (SQLite's own reads need room too: read before the disk fills)
+        monkeypatch.setattr(ingestion.store, "chunk_nonces", lambda _check=None: rows_now)
+        disk.fill()
+        with pytest.raises(OSError) as failed:
+            ingestion.save_index(lambda: None)
+        assert failed.value.errno == errno.ENOSPC and _held(vault)["words"]
+        ingestion.saved_now()  # what the service does after a save that failed
+        assert not index_file.path_for(vault.path).exists() and not ingestion.index_due()
+        disk.free()
+    finally:
+        vault.close()
