@@ -57,7 +57,7 @@ class Drafts:
         try:
             if chat_id is None:
                 self._session.library.set_preference(DRAFT_PREFERENCE, text)
-            elif self._session.store.get_chat(chat_id) is not None:  # (deleted meanwhile: nothing)
+            elif self.exists(chat_id):  # (deleted meanwhile: nothing)
                 self._session.store.set_draft(chat_id, text)
         except Exception:
             log.warning("a draft could not be saved", exc_info=True)

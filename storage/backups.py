@@ -34,10 +34,10 @@ from storage.erase import crypto_erase, erase_leftovers
 from storage.errors import not_damage
 from storage.files import (
     READY,
-    SIDECARS,
     copy_or_clean_up,
     kept_copies,
     move_with_sidecars,
+    put_in_place,
     remove_with_sidecars,
     unused_kept_path,
     writing,
@@ -166,9 +166,7 @@ def _restore_through(staged: Path, backup: Path, passphrase: str, target: Path,
         if target.exists():
             kept = unused_kept_path(target)
             move_with_sidecars(target, kept)
-        for suffix in SIDECARS:  # strays without a main file must not meet the restored one
-            Path(f"{target}{suffix}").unlink(missing_ok=True)
-        move_with_sidecars(ready, target)
+        put_in_place(ready, target)
     return kept
 
 

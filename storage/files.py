@@ -117,6 +117,15 @@ def move_with_sidecars(source: Path, target: Path) -> None:
             os.replace(sidecar, Path(f"{target}{suffix}"))
 
 
+def put_in_place(ready: Path, target: Path) -> None:
+    """A restore's checked copy moved into the vault's place (``move_with_sidecars``), once
+    -wal or -shm files left there without their main file are gone: strays must not meet
+    the restored database."""
+    for suffix in SIDECARS:
+        Path(f"{target}{suffix}").unlink(missing_ok=True)
+    move_with_sidecars(ready, target)
+
+
 def kept_copies(path: Path) -> list[Path]:
     """The copies a restore kept beside the vault (without their WAL files)."""
     return sorted(p for p in path.parent.glob(f"{path.name}.before-restore*")
@@ -134,7 +143,5 @@ def finish_interrupted_restore(target: Path) -> bool:
     with WRITING_LOCK:
         if being_written(ready) or target.exists() or not ready.is_file():
             return False  # a restore of this process is between its renames: it finishes
-        for suffix in SIDECARS:  # strays without a main file must not meet the restored one
-            Path(f"{target}{suffix}").unlink(missing_ok=True)
-        move_with_sidecars(ready, target)
+        put_in_place(ready, target)
     return True

@@ -116,17 +116,16 @@ def test_an_auto_lock_on_a_full_disk_holds_the_unsent_text_says_so_and_gives_it_
     assert not window.composer.held
 
 
-def test_a_refused_switch_never_writes_one_chats_words_as_anothers_draft(
-        qtbot, make_window, monkeypatch) -> None:
-    """A review: the box kept A's words but became B's, so the next save wrote them over
-    B's own draft."""
+def _switched_on_a_full_disk(qtbot, make_window, monkeypatch, b_draft: str):
+    """Chats A and B (B with ``b_draft``), A's words typed, then a switch to B that the disk
+    refuses to save them for: (window, A's id, B's id), the disk still refusing."""
     window = make_window(FakeEngine())
     send(qtbot, window, "chat A")
     a = window.controller.current_chat.id
     window.new_chat_button.click()
     send(qtbot, window, "chat B")
     b = window.controller.current_chat.id
-    window.input.setPlainText("B's own unsent draft")
+    window.input.setPlainText(b_draft)
     window.controller.chats.select(a)
     window.input.setPlainText("A's words, typed while the disk was full")
 
@@ -135,6 +134,14 @@ def test_a_refused_switch_never_writes_one_chats_words_as_anothers_draft(
 
     monkeypatch.setattr(window.controller.store, "set_draft", full_disk)
     window.controller.chats.select(b)
+    return window, a, b
+
+
+def test_a_refused_switch_never_writes_one_chats_words_as_anothers_draft(
+        qtbot, make_window, monkeypatch) -> None:
+    """A review: the box kept A's words but became B's, so the next save wrote them over
+    B's own draft."""
+    window, a, b = _switched_on_a_full_disk(qtbot, make_window, monkeypatch, "B's own unsent draft")
     assert window.input.toPlainText() == "A's words, typed while the disk was full"
     assert "saved with that chat as soon as" in window.notice.text()
     monkeypatch.undo()
@@ -185,21 +192,7 @@ def test_words_kept_from_a_refused_switch_survive_the_deletion_of_their_chat(
         qtbot, make_window, monkeypatch) -> None:
     """A review of the change: the box held A's words under A's key while B was shown, the
     user deleted A, and the next switch took the words for saved (with A)."""
-    window = make_window(FakeEngine())
-    send(qtbot, window, "chat A")
-    a = window.controller.current_chat.id
-    window.new_chat_button.click()
-    send(qtbot, window, "chat B")
-    b = window.controller.current_chat.id
-    window.input.setPlainText("B's own draft")
-    window.controller.chats.select(a)
-    window.input.setPlainText("A's words, typed while the disk was full")
-
-    def full_disk(*_args) -> None:
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(window.controller.store, "set_draft", full_disk)
-    window.controller.chats.select(b)
+    window, a, b = _switched_on_a_full_disk(qtbot, make_window, monkeypatch, "B's own draft")
     monkeypatch.undo()
     window.controller.chats.delete(a)
     window.new_chat_button.click()
