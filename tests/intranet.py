@@ -62,7 +62,7 @@ def _write_key(key: ec.EllipticCurvePrivateKey, path: Path) -> None:
 def make_pki(folder: Path, hosts: tuple[str, ...] = (ENGINE_HOST, ENGINE_NAME), label: str = "corp") -> Pki:
     """A CA and a server certificate it signed, for ``hosts`` (IP literals or names)."""
     folder.mkdir(parents=True, exist_ok=True)
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca = (x509.CertificateBuilder().subject_name(_name(f"Hearth test CA {label}"))
           .issuer_name(_name(f"Hearth test CA {label}")).public_key(ca_key.public_key())

@@ -55,7 +55,7 @@ SCANNED = ("nextrelease",)  # printed and scanned: a PDF of page images
 FORMATS = ("html", "docx", "md", "epub", "rst", "pptx", "txt", "xlsx")
 CJK_FONT = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
 EPOCH = (2024, 1, 1, 0, 0, 0)  # every zip member's date: the same bytes on every run
-FIXED_DATE = datetime.datetime(*EPOCH, tzinfo=datetime.timezone.utc)
+FIXED_DATE = datetime.datetime(*EPOCH, tzinfo=datetime.UTC)
 
 
 class Unavailable(Exception):

@@ -45,7 +45,7 @@ def test_conversions() -> None:
 
 
 def test_the_date_and_days_from_it() -> None:
-    clock = lambda: dt.datetime(2026, 12, 5, 9, 30, tzinfo=dt.timezone.utc)  # noqa: E731
+    clock = lambda: dt.datetime(2026, 12, 5, 9, 30, tzinfo=dt.UTC)  # noqa: E731
     assert _now({}, clock) == "Saturday 2026-12-05 09:30 (UTC)"
     assert _now({"add_days": 30}, clock) == "+30 days from now: Monday 2027-01-04 09:30 (UTC)"
     with pytest.raises(ToolArgumentError):
