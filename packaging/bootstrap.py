@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import venv
 from pathlib import Path
 
@@ -34,6 +35,9 @@ from common import (  # noqa: E402 - the scripts' shared part, beside this file
     venv_python,
 )
 from llama_build import BASELINE_X86, build_variant, install_llama, llama_cmake_args  # noqa: E402
+
+RUNTIME_LOCK = ROOT / "packaging" / "requirements.lock"
+DEV_LOCK = ROOT / "packaging" / "requirements-dev.lock"
 
 # NumPy without BLAS on Linux: the wheel's OpenBLAS is 28 MB of the installer, and Hearth
 # multiplies no matrices (its one matrix-vector product is SimSIMD's over int8 vector codes,
@@ -53,8 +57,6 @@ def install_numpy_without_blas(python: str) -> None:
     cached = VARIANT_CACHE / f"numpy-{NUMPY_VERSION}-noblas"
     wheels = cached_wheels(cached, "numpy-*.whl")
     if not wheels:
-        import tempfile
-
         with tempfile.TemporaryDirectory() as tmp:
             pinned = Path(tmp) / "numpy.txt"  # the source checked against its sha256 before it is built
             pinned.write_text(f"numpy=={NUMPY_VERSION} --hash=sha256:{NUMPY_SHA256}\n")
@@ -67,6 +69,28 @@ def install_numpy_without_blas(python: str) -> None:
     step("installing NumPy (without BLAS)",
          [python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "--no-deps",
           "--force-reinstall", str(wheels[0])])
+
+
+def dependency_command(python: str, lock: Path) -> list[str]:
+    """pip's command for a lock file: every package at the version the lock names, each file
+    checked against the sha256 the package index listed when the lock was written
+    (packaging/lock.py), so a file changed or added since, or served by a mirror, is
+    refused. Wheels only, so no package's build runs code fetched unchecked; the project
+    itself then builds with the locked setuptools."""
+    return [python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "--require-hashes",
+            "--only-binary", ":all:", "-r", str(lock)]
+
+
+def locked_block(lock: Path, name: str) -> str:
+    """One package's pin and hashes from a lock file, as a lock file of its own."""
+    lines = lock.read_text(encoding="utf-8").splitlines()
+    for start, line in enumerate(lines):
+        if line.lower().startswith(f"{name}=="):
+            end = start + 1
+            while end < len(lines) and lines[end].startswith(" "):
+                end += 1
+            return "\n".join(lines[start:end]) + "\n"
+    raise SystemExit(f"{lock.name} has no {name}: run packaging/lock.py")
 
 
 def usable_venv() -> bool:
@@ -92,16 +116,22 @@ def install(with_tests: bool) -> Path:
             raise SystemExit("the virtual environment has no pip: install your system's venv module "
                              "(on Debian or Ubuntu: apt install python3-venv), then run this again")
     python = str(venv_python())
-    step(f"making sure pip is {PIP_AT_LEAST} or newer",
-         [python, "-m", "pip", "install", "--disable-pip-version-check", "-q", f"pip>={PIP_AT_LEAST}"])
+    lock = DEV_LOCK if with_tests else RUNTIME_LOCK
+    with tempfile.TemporaryDirectory() as tmp:
+        pip_lock = Path(tmp) / "pip.lock"
+        pip_lock.write_text(locked_block(lock, "pip"), encoding="utf-8")
+        step(f"making sure pip is {PIP_AT_LEAST} or newer (the locked pip, its sha256 checked)",
+             dependency_command(python, pip_lock))
     env = dict(os.environ, CMAKE_ARGS=llama_cmake_args())
-    target = ".[build,test,package]" if with_tests else ".[build]"
     if sys.platform.startswith("linux"):
         install_numpy_without_blas(python)
     install_llama(python, env)
+    step(f"installing Hearth's dependencies (packaging/{lock.name}, every file's sha256 checked)",
+         dependency_command(python, lock), env)
     step(
-        "installing Hearth and its dependencies",
-        [python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "-e", target],
+        "installing Hearth",
+        [python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "--no-deps",
+         "--no-build-isolation", "-e", str(ROOT)],
         env,
     )
     if is_x86() and not os.environ.get("CMAKE_ARGS"):
@@ -214,6 +244,11 @@ def main(argv: list[str]) -> int:
     if len(argv) != 1 or argv[0] not in ("run", "test"):
         print(__doc__)
         return 2
+    if sys.version_info < (3, 11):  # noqa: UP036 - run by the system's python3, which may be older
+        print(f"Hearth needs Python 3.11 or newer; this is {sys.version.split()[0]}. Run this "
+              "again with a newer python3 (on Debian or Ubuntu: apt install python3.11 python3.11-venv).",
+              file=sys.stderr)
+        return 1
     try:
         python = str(install(with_tests=argv[0] == "test"))
     except subprocess.CalledProcessError as exc:
@@ -289,7 +324,6 @@ def _say_free_space(when: str) -> None:
     """The free space where the tests write (the temporary folder), in CI's log: a full
     disk once failed a test far from its cause."""
     import shutil
-    import tempfile
 
     free = shutil.disk_usage(tempfile.gettempdir()).free
     print(f"==> {free / 2**30:.1f} GB free in {tempfile.gettempdir()} {when}", flush=True)
