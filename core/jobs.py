@@ -32,13 +32,42 @@ def direct(callback: Callable[[], None]) -> None:
     callback()
 
 
+class Cancel(threading.Event):
+    """A job's cancel event, which can also act at once: work blocked where it cannot look
+    at the event (a request waiting on a server that never answers) registers what stops
+    it (``when_set``: its connection closed), run by whoever cancels, on their thread."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._guard = threading.Lock()
+        self._callbacks: list[Callable[[], None]] = []
+
+    def set(self) -> None:
+        with self._guard:
+            super().set()
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            try:
+                callback()
+            except Exception:  # the other callbacks, and the other jobs cancelled with it, still run
+                log.exception("a cancel callback failed")
+
+    def when_set(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` when the job is cancelled (now if it was already)."""
+        with self._guard:
+            if not self.is_set():
+                self._callbacks.append(callback)
+                return
+        callback()
+
+
 @dataclass(eq=False)
 class Job:
     name: str
     # Whether it reads or writes the vault: a lock waits for those only. One that does not
     # (an engine check held by a server that never answers) must not hold the lock up.
     vault: bool = True
-    cancel: threading.Event = field(default_factory=threading.Event)
+    cancel: Cancel = field(default_factory=Cancel)
     done: threading.Event = field(default_factory=threading.Event)
 
     @property
@@ -55,7 +84,7 @@ class JobRegistry:
     def start(
         self,
         name: str,
-        work: Callable[[threading.Event], Any],
+        work: Callable[[Cancel], Any],
         on_success: Callable[[Any], None],
         on_failure: Callable[[Exception], None],
         vault: bool = True,

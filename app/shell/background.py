@@ -8,14 +8,13 @@ wait for them with a deadline (``jobs().wait``), never with an unbounded pool wa
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
-from core.jobs import Job, JobRegistry
+from core.jobs import Cancel, Job, JobRegistry
 
 
 class _Poster(QObject):
@@ -50,7 +49,7 @@ def jobs() -> JobRegistry:
 
 def start_job(
     name: str,
-    work: Callable[[threading.Event], Any],
+    work: Callable[[Cancel], Any],
     parent: QObject,
     on_success: Callable[[Any], None],
     on_failure: Callable[[Exception], None],

@@ -59,3 +59,38 @@ def test_a_stuck_job_does_not_hold_wait_past_its_deadline_nor_the_process() -> N
     assert thread.daemon  # the interpreter does not wait for it at exit
     release.set()
     assert jobs.wait(5)
+
+
+def test_a_cancel_runs_what_the_job_registered_at_once_on_the_cancelling_thread() -> None:
+    """Work blocked where it cannot look at its event (a request to a server that never
+    answers) registers what stops it; cancel_all runs that at once, and a job that is
+    already cancelled runs it as it registers it."""
+    jobs = JobRegistry()
+    registered = threading.Event()
+    stopped: list[str] = []
+    release = threading.Event()
+
+    def work(cancel) -> str:
+        def fails() -> None:
+            raise RuntimeError("a broken callback")
+
+        cancel.when_set(fails)  # logged; the next one still runs
+        cancel.when_set(lambda: (stopped.append(threading.current_thread().name), release.set()))
+        registered.set()
+        return "stopped" if release.wait(10) else "timed out"
+
+    outcomes: list[object] = []
+    delivered = threading.Event()
+
+    def deliver(outcome: object) -> None:
+        outcomes.append(outcome)
+        delivered.set()
+
+    job = jobs.start("blocked", work, deliver, deliver)
+    assert registered.wait(5)
+    jobs.cancel_all()
+    assert stopped == [threading.current_thread().name]  # run by the canceller, before it returned
+    assert jobs.wait(5)
+    job.cancel.when_set(lambda: stopped.append("late"))  # already cancelled: at once
+    assert stopped[-1] == "late"
+    assert delivered.wait(5) and outcomes == ["stopped"]
