@@ -15,9 +15,11 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from core.jobs import Cancel
 from guard import egress
 from i18n import translate
 from inference.intranet import (
+    Abort,
     Client,
     EngineError,
     Trust,
@@ -212,16 +214,21 @@ class Engines:
                                                 getattr(exc, "strerror", None) or exc, 100))) from None
         return Client(record.name, endpoint, record.trust, record.api_key, guard_name=guard_name)
 
-    def check(self, record: EngineRecord) -> EngineRecord:
+    def check(self, record: EngineRecord, cancel: Cancel | None = None) -> EngineRecord:
         """Reach the engine as configured; the record with its models. Raises EngineError.
         Safe on any thread (no vault access): the window runs it in the background.
 
         The check is admitted by the guard under a name of its own, for the check only: a
         failed check, an edit being tried, or an engine that is switched off leaves nothing
-        admitted, and the engine in use keeps its own admission."""
+        admitted, and the engine in use keeps its own admission. ``cancel`` (the job's)
+        stops it at once: the request's connection is closed, the admission withdrawn, and
+        the check raises Aborted (a server that never answers held it to the read timeout)."""
         probe = CHECK_PREFIX + record.name
+        abort = Abort()
+        if cancel is not None:
+            cancel.when_set(abort.set)
         try:
-            info: EngineInfo = discover(self.client(record, probe))
+            info: EngineInfo = discover(self.client(record, probe), abort)
         finally:
             egress.revoke_destination(probe)
         return replace(record, kind=info.kind, models=info.models, checked_at=time.time())

@@ -11,7 +11,7 @@ from inference.errors import InferenceError
 from inference.fit import MIB, FitReport, available_memory, estimate, fit
 from inference.gguf import InvalidGGUF
 from inference.hardware import physical_cores
-from inference.intranet import EngineError, Trust, one_line
+from inference.intranet import Aborted, EngineError, Trust, one_line
 from inference.modelinfo import ModelInfo, read_info
 from inference.probe import ProbeCancelled, probe
 from inference.protocol import (
@@ -37,7 +37,7 @@ from inference.remote import RemoteEngine
 from inference.settings import ModelSettings
 from inference.worker import InferenceWorker
 
-__all__ = ["ChatMessage", "CountTokens", "Embed", "EngineError", "Event", "FitReport", "Forget",
+__all__ = ["Aborted", "ChatMessage", "CountTokens", "Embed", "EngineError", "Event", "FitReport", "Forget",
            "Generate", "InferenceError", "InferenceWorker", "InvalidGGUF", "LlamaEmbedder",
            "LoadEmbedder", "LoadModel", "MIB", "ModelFailed", "ModelInfo", "ModelLoaded",
            "ModelLoading", "ModelSettings", "ModelSpec", "Passages", "ProbeCancelled",

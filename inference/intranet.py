@@ -139,6 +139,8 @@ class Client:
     def _connected(self, abort: Abort | None) -> _Connection:
         """A connection to the first of the engine's addresses that takes one, TLS checked.
         Only a failed connect moves on to the next address: nothing was sent yet."""
+        if abort is not None and abort.is_set():  # stopped before anything was opened
+            raise Aborted()
         last: Exception | None = None
         for address in self._addresses():
             conn = _Connection(self.guard_name, self.endpoint, address, self.trust, self._read_timeout)
@@ -194,28 +196,34 @@ class Client:
         finally:
             conn.close()
 
-    def get_json(self, path: str) -> Any:
-        conn, response = self.open("GET", path)
+    def get_json(self, path: str, abort: Abort | None = None) -> Any:
+        conn, response = self.open("GET", path, abort=abort)
         try:
-            return self._read_json(response)
+            return self._read_json(response, abort)
         finally:
             conn.close()
 
     def post_json(self, path: str, body: dict[str, Any], abort: Abort | None = None) -> Any:
         conn, response = self.open("POST", path, body, abort=abort)
         try:
-            return self._read_json(response)
+            return self._read_json(response, abort)
         finally:
             conn.close()
 
-    def _read_json(self, response: http.client.HTTPResponse) -> Any:
+    def _read_json(self, response: http.client.HTTPResponse, abort: Abort | None = None) -> Any:
         """The answer's JSON, read whole within the read timeout. Each read waits at most
         that long; a server that sent a byte just before each wait ran out was read for
-        ever (an engine check's admission by the guard stayed open meanwhile)."""
+        ever (an engine check's admission by the guard stayed open meanwhile). Stopped
+        (``abort``), the connection's end is no answer: Aborted, not a JSON error."""
         deadline = time.monotonic() + self._read_timeout
         raw = bytearray()
         while len(raw) <= MAX_JSON:
-            part = response.read1(min(1 << 16, MAX_JSON + 1 - len(raw)))
+            try:
+                part = response.read1(min(1 << 16, MAX_JSON + 1 - len(raw)))
+            except (OSError, http.client.HTTPException):
+                if abort is not None and abort.is_set():
+                    raise Aborted() from None
+                raise
             egress.count_traffic(self.guard_name, received=len(part))
             if not part:
                 break
@@ -224,6 +232,8 @@ class Client:
                 raise EngineError(translate("inference.intranet", "The engine {name} took more than "
                                             "{seconds} seconds to send its answer.").format(
                                                 name=self.name, seconds=int(self._read_timeout)))
+        if abort is not None and abort.is_set():
+            raise Aborted()
         if len(raw) > MAX_JSON:
             raise EngineError(translate("inference.intranet", "The engine {name} sent an answer "
                                         "too large to be one.").format(name=self.name))

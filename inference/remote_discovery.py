@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from i18n import translate
-from inference.intranet import Client, EngineError, one_line
+from inference.intranet import Abort, Client, EngineError, one_line
 
 MAX_MODELS = 200
 
@@ -28,9 +28,10 @@ def positive(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 10**8 else 0
 
 
-def discover(client: Client) -> EngineInfo:
-    """Which kind of server this is, its models and their context windows."""
-    data = client.get_json(client.endpoint.path + "/models")
+def discover(client: Client, abort: Abort | None = None) -> EngineInfo:
+    """Which kind of server this is, its models and their context windows. ``abort``
+    stops it from another thread (its request's connection closed): Aborted."""
+    data = client.get_json(client.endpoint.path + "/models", abort)
     items = data.get("data") if isinstance(data, dict) else None
     if not isinstance(items, list):
         raise EngineError(translate("inference.remote", "The engine {name} did not list its models: "
@@ -53,7 +54,7 @@ def discover(client: Client) -> EngineInfo:
         # /v1/models gives the training length; the server's window (per parallel slot) is in
         # /props, and whether its model sees pictures (a projector loaded with --mmproj).
         try:
-            props = client.get_json(client.endpoint.root + "/props")
+            props = client.get_json(client.endpoint.root + "/props", abort)
         except EngineError:
             props = {}
         props = props if isinstance(props, dict) else {}

@@ -1,8 +1,10 @@
 """Settings ▸ Engines: the organisation's own serving engines, added, checked, switched.
 
 An engine is saved only after Hearth reached it as configured (the check runs in the
-background: a slow server never freezes the window). The API key field shows nothing
-stored; left empty in an edit, the stored key stays.
+background: a slow server never freezes the window). Cancel, Escape or closing the form
+stops a check under way at once (its connection closed, the guard's admission for it
+withdrawn) and keeps nothing of it. The API key field shows nothing stored; left empty
+in an edit, the stored key stays.
 """
 
 from __future__ import annotations
@@ -28,16 +30,19 @@ from PySide6.QtWidgets import (
 
 from app.shell import dialogs, named_list
 from app.shell.a11y import named
-from app.shell.background import run_in_background
+from app.shell.background import start_job
 from app.shell.text import plain
 from core.engines import EngineRecord, Engines, read_ca_file
-from core.protocol import EngineError, Trust
+from core.jobs import Cancel, Job
+from core.protocol import Aborted, EngineError, Trust
 from i18n import translate
 
 
 def _reason(exc: Exception) -> str:
     if isinstance(exc, EngineError):
         return str(exc)
+    if isinstance(exc, Aborted):  # stopped by a lock, or by closing the dialog
+        return translate("engines.dialog", "The check was stopped; nothing was saved.")
     return translate("engines.dialog", "The check failed ({kind}); details are in the log.").format(
         kind=type(exc).__name__)
 
@@ -51,6 +56,7 @@ class EngineForm(QDialog):
         self.old = record
         self.saved: EngineRecord | None = None
         self._cancelled = False  # a check still running when the form was cancelled keeps nothing
+        self.job: Job | None = None  # the check under way
         self._ca_pem = record.trust.ca_pem if record else ""
         self.setWindowTitle(translate("engines.dialog", "Edit engine") if record
                             else translate("engines.dialog", "Add an engine"))
@@ -149,14 +155,23 @@ class EngineForm(QDialog):
         self.status.setText(translate("engines.dialog", "Checking {url}…").format(url=record.url))
         self.save_button.setEnabled(False)
         engines = self.engines
-        run_in_background(lambda: engines.check(record), self,  # no vault: a lock need not wait
-                          self._checked, self._failed, name="engine check", vault=False)
+
+        def work(cancel: Cancel) -> EngineRecord:
+            return engines.check(record, cancel)
+
+        # No vault: a lock need not wait for it (and its cancel stops it at once).
+        self.job = start_job("engine check", work, self, self._checked, self._failed, vault=False)
 
     def reject(self) -> None:
+        """Cancel, Escape and the window's close button: a check under way is stopped now
+        (a server that never answers held it, and the guard's admission, to its timeout)."""
         self._cancelled = True
+        if self.job is not None:
+            self.job.cancel.set()
         super().reject()
 
     def _checked(self, record: EngineRecord) -> None:
+        self.job = None
         self.save_button.setEnabled(True)
         if self._cancelled:
             return
@@ -173,6 +188,7 @@ class EngineForm(QDialog):
         self.accept()
 
     def _failed(self, exc: Exception) -> None:
+        self.job = None
         self.save_button.setEnabled(True)
         if not self._cancelled:
             self.status.setText(_reason(exc))
@@ -185,6 +201,7 @@ class EnginesDialog(QDialog):
     def __init__(self, engines: Engines, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.engines = engines
+        self.jobs: set[Job] = set()  # the checks under way
         self.setWindowTitle(translate("engines.dialog", "Intranet engines"))
         self.resize(640, 380)
         intro = QLabel(translate("engines.dialog", "Your organisation's own model servers (vLLM, SGLang, "
@@ -275,10 +292,27 @@ class EnginesDialog(QDialog):
             return
         self.status.setText(translate("engines.dialog", "Checking {name}…").format(name=record.name))
         engines = self.engines
-        run_in_background(lambda: engines.check(record), self, self._checked,
-                          lambda exc: self.status.setText(_reason(exc)), name="engine check", vault=False)
 
-    def _checked(self, record: EngineRecord) -> None:
+        def work(cancel: Cancel) -> EngineRecord:
+            return engines.check(record, cancel)
+
+        job = start_job("engine check", work, self, lambda found: self._checked(job, found),
+                        lambda exc: self._failed(job, exc), vault=False)
+        self.jobs.add(job)
+
+    def reject(self) -> None:
+        """Closing the dialog stops the checks under way (their requests, the guard's
+        admissions for them)."""
+        for job in list(self.jobs):
+            job.cancel.set()
+        super().reject()
+
+    def _failed(self, job: Job, exc: Exception) -> None:
+        self.jobs.discard(job)
+        self.status.setText(_reason(exc))
+
+    def _checked(self, job: Job, record: EngineRecord) -> None:
+        self.jobs.discard(job)
         current = self.engines.get(record.name)
         if current is not None:
             self.engines.keep(replace(record, enabled=current.enabled), record.name)
