@@ -255,12 +255,18 @@ def _title(value: Any) -> str:
     return clean(one_line(value)[:TITLE_CHARS]) if isinstance(value, str) and value.strip() else ""
 
 
-def _tree(found: Found, nodes: dict[str, tuple[str | None, str, Any, float]]) -> list[Turn]:
+def _role(value: Any) -> str | None:
+    """The role Hearth keeps for a source's role; None for any other, a number or a list too
+    (``[…] in ROLES`` raised "unhashable type": an internal error)."""
+    return ROLES.get(value) if isinstance(value, str) else None
+
+
+def _tree(found: Found, nodes: dict[str, tuple[str | None, Any, Any, float]]) -> list[Turn]:
     """Turns from a source's tree (key: parent key, role, text, time), parents first;
     a message without a known role or any text is left out, what follows it hung on its
     parent. A node no root leads to (a loop in the source) is left out and counted."""
     children: dict[str | None, list[str]] = {}
-    for key, (parent, _role, _content, _when) in nodes.items():
+    for key, (parent, *_rest) in nodes.items():
         children.setdefault(parent if parent in nodes else None, []).append(key)
     for keys in children.values():
         keys.sort(key=lambda k: (nodes[k][3], k))  # siblings oldest first, as Hearth keeps them
@@ -270,10 +276,11 @@ def _tree(found: Found, nodes: dict[str, tuple[str | None, str, Any, float]]) ->
     while stack:
         key, above = stack.pop()
         visited += 1
-        _parent, role, content, when = nodes[key]
-        text = found.text(content) if role in ROLES else ""
-        if text.strip():
-            turns.append(Turn(key, above, ROLES[role], text, when))
+        _parent, given, content, when = nodes[key]
+        role = _role(given)
+        text = found.text(content) if role else ""
+        if role and text.strip():
+            turns.append(Turn(key, above, role, text, when))
             above = key
         stack.extend((child, above) for child in reversed(children.get(key, [])))
     found.skipped += len(nodes) - visited
@@ -287,7 +294,7 @@ def _chatgpt(items: list[Any]) -> Found:
         if not isinstance(mapping, dict):
             found.skipped += 1
             continue
-        nodes: dict[str, tuple[str | None, str, Any, float]] = {}
+        nodes: dict[str, tuple[str | None, Any, Any, float]] = {}
         for key, node in list(mapping.items())[:MAX_CHAT_MESSAGES * 2]:
             if not isinstance(node, dict) or not isinstance(key, str):
                 found.skipped += 1
@@ -299,14 +306,14 @@ def _chatgpt(items: list[Any]) -> Found:
             text = "\n".join(p for p in parts if isinstance(p, str)) if content.get("content_type") in (
                 None, "text", "multimodal_text") else ""
             parent = node.get("parent") if isinstance(node.get("parent"), str) else None
-            nodes[key] = (parent, str(author.get("role") or ""), text, seconds(message.get("create_time")))
+            nodes[key] = (parent, author.get("role"), text, seconds(message.get("create_time")))
         turns = _tree(found, nodes)
         found.keep(ImportedChat(_title(item.get("title")), seconds(item.get("create_time")), turns,
                                 _shown(turns, nodes, item.get("current_node"))))
     return found
 
 
-def _shown(turns: list[Turn], nodes: dict[str, tuple[str | None, str, Any, float]], leaf: Any) -> str | None:
+def _shown(turns: list[Turn], nodes: dict[str, tuple[str | None, Any, Any, float]], leaf: Any) -> str | None:
     keys = {t.key for t in turns}
     key = leaf if isinstance(leaf, str) else None
     seen: set[str] = set()
@@ -322,13 +329,13 @@ def _open_webui(items: list[Any]) -> Found:
         chat = _dict(item.get("chat")) or item
         history = _dict(chat.get("history"))
         messages = _dict(history.get("messages"))
-        nodes: dict[str, tuple[str | None, str, Any, float]] = {}
+        nodes: dict[str, tuple[str | None, Any, Any, float]] = {}
         for key, message in list(messages.items())[:MAX_CHAT_MESSAGES * 2]:
             if not isinstance(message, dict) or not isinstance(key, str):
                 found.skipped += 1
                 continue
             parent = message.get("parentId") if isinstance(message.get("parentId"), str) else None
-            nodes[key] = (parent, str(message.get("role") or ""), message.get("content"),
+            nodes[key] = (parent, message.get("role"), message.get("content"),
                           seconds(message.get("timestamp")))
         turns = _tree(found, nodes)
         title = _title(item.get("title")) or _title(chat.get("title"))
@@ -353,12 +360,12 @@ def _lm_studio(items: list[Any]) -> Found:
             chosen: str | None = None
             for number, version in enumerate(versions[:50]):
                 text = _lm_text(found, version)
-                role = version.get("role") if isinstance(version, dict) else None
-                if role not in ROLES or not text.strip():
+                role = _role(version.get("role")) if isinstance(version, dict) else None
+                if role is None or not text.strip():
                     found.skipped += 1
                     continue
                 key = f"{index}.{number}"
-                turns.append(Turn(key, parent, ROLES[role], text))
+                turns.append(Turn(key, parent, role, text))
                 if number == selected or chosen is None:
                     chosen = key
             parent = chosen if chosen is not None else parent
@@ -397,12 +404,12 @@ def _jan(path: Path, text: str) -> Found:
         content = message.get("content")
         parts = content if isinstance(content, list) else [{"text": {"value": content}}]
         said = "".join(_jan_text(part) for part in parts[:10_000])
-        role = message.get("role")
+        role = _role(message.get("role"))
         said = found.text(said)
-        if role not in ROLES or not said.strip():
+        if role is None or not said.strip():
             found.skipped += 1
             continue
-        turns.append(Turn(str(number), turns[-1].key if turns else None, ROLES[role], said,
+        turns.append(Turn(str(number), turns[-1].key if turns else None, role, said,
                           seconds(message.get("created_at") or message.get("created"))))
     title = ""
     try:

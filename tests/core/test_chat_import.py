@@ -282,3 +282,22 @@ def test_an_lm_studio_message_of_many_steps_is_read_at_once(tmp_path: Path) -> N
         {"versions": [{"type": "multiStep", "role": "assistant", "steps": steps}], "currentlySelected": 0}]}))
     (chat,) = read(lm).chats
     assert chat.turns[-1].content == "x" * 10_000
+
+
+@pytest.mark.parametrize("fmt", ["lm_studio", "jan"])
+@pytest.mark.parametrize("role", [["user"], {"name": "user"}, 5, None])
+def test_a_role_of_the_wrong_type_is_skipped_not_an_internal_error(tmp_path: Path, fmt: str, role: object) -> None:
+    """A role that was a list or an object ("unhashable type") stopped an LM Studio or Jan
+    import as an internal error; it is an item of the wrong shape like any other."""
+    if fmt == "lm_studio":
+        path = tmp_path / "1.conversation.json"
+        path.write_text(json.dumps({"name": "n", "messages": [
+            {"versions": [{"role": role, "content": [{"type": "text", "text": "odd"}]}]},
+            {"versions": [{"role": "user", "content": [{"type": "text", "text": "kept"}]}]}]}))
+    else:
+        path = tmp_path / "thread"
+        path.mkdir()
+        (path / "messages.jsonl").write_text(json.dumps({"role": role, "content": "odd"}) + "\n"
+                                             + json.dumps({"role": "user", "content": "kept"}) + "\n")
+    found = read(path)
+    assert [t.content for t in found.chats[0].turns] == ["kept"] and found.skipped == 1
