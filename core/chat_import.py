@@ -412,10 +412,10 @@ def _jan(path: Path, text: str) -> Found:
         turns.append(Turn(str(number), turns[-1].key if turns else None, role, said,
                           seconds(message.get("created_at") or message.get("created"))))
     title = ""
-    try:
-        thread = json.loads((path.parent / "thread.json").read_text(encoding="utf-8", errors="replace")[:1 << 20])
+    try:  # read as the export is: a FIFO there waited for ever, a link to /dev/zero read without end
+        thread = json.loads(bounded(path.parent / "thread.json", 1 << 20).decode("utf-8", errors="replace"))
         title = _title(thread.get("title")) if isinstance(thread, dict) else ""
-    except (OSError, ValueError, RecursionError):
+    except (ImportRefused, ValueError, RecursionError):
         pass
     found.keep(ImportedChat(title, turns[0].created_at if turns else 0.0, turns, turns[-1].key if turns else None))
     return found

@@ -301,3 +301,17 @@ def test_a_role_of_the_wrong_type_is_skipped_not_an_internal_error(tmp_path: Pat
                                              + json.dumps({"role": "user", "content": "kept"}) + "\n")
     found = read(path)
     assert [t.content for t in found.chats[0].turns] == ["kept"] and found.skipped == 1
+
+
+@pytest.mark.timeout(60)  # before, the read of the FIFO waited for ever: this limit is the failure
+def test_a_jan_threads_title_file_that_is_not_a_file_is_passed_over(tmp_path: Path) -> None:
+    """Jan's thread.json (only its title is read) was opened as it came: a FIFO there made
+    the import wait for ever, a link to /dev/zero read without end."""
+    import os
+
+    folder = tmp_path / "jan_1"
+    folder.mkdir()
+    (folder / "messages.jsonl").write_text(json.dumps({"role": "user", "content": "hi"}) + "\n")
+    os.mkfifo(folder / "thread.json")
+    (chat,) = read(folder).chats
+    assert chat.title == "" and [t.content for t in chat.turns] == ["hi"]
