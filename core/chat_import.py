@@ -20,6 +20,7 @@ import json
 import logging
 import math
 import os
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -42,6 +43,7 @@ MAX_MESSAGE_CHARS = 1_000_000
 TITLE_CHARS = 200
 MAX_BLOCKS = 10_000  # content blocks of one LM Studio message
 LATEST = 4_102_444_800.0  # 2100-01-01: a later time is not a message's
+_LINE = re.compile(r"[^\n]+")
 ROLES = {"user": "user", "human": "user", "assistant": "assistant", "gpt": "assistant", "model": "assistant",
          "system": "system"}
 
@@ -390,16 +392,18 @@ def _jan(path: Path, text: str) -> Found:
     """Jan: a thread's messages.jsonl, one message a line (its title in thread.json beside it)."""
     found = Found("Jan")
     turns: list[Turn] = []
-    for number, line in enumerate(text.splitlines()):
+    for number, line in enumerate(_lines(text)):
+        if not line.strip():
+            continue
         if number >= MAX_CHAT_MESSAGES:
             found.over += 1
             continue
         try:
-            message = json.loads(line) if line.strip() else None
+            message = json.loads(line)
         except (ValueError, RecursionError):
             message = None
         if not isinstance(message, dict):
-            found.skipped += bool(line.strip())
+            found.skipped += 1
             continue
         content = message.get("content")
         parts = content if isinstance(content, list) else [{"text": {"value": content}}]
@@ -419,6 +423,13 @@ def _jan(path: Path, text: str) -> Found:
         pass
     found.keep(ImportedChat(title, turns[0].created_at if turns else 0.0, turns, turns[-1].key if turns else None))
     return found
+
+
+def _lines(text: str) -> Iterator[str]:
+    """A JSON Lines file's lines that are not empty, one at a time, split at "\n" only: JSON
+    may hold U+2028, U+2029 and U+0085 unescaped (JavaScript writes them so), and
+    ``str.splitlines`` cut a message at them into pieces that were each skipped."""
+    return (match.group() for match in _LINE.finditer(text))
 
 
 def _jan_text(part: Any) -> str:

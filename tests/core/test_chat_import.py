@@ -315,3 +315,17 @@ def test_a_jan_threads_title_file_that_is_not_a_file_is_passed_over(tmp_path: Pa
     os.mkfifo(folder / "thread.json")
     (chat,) = read(folder).chats
     assert chat.title == "" and [t.content for t in chat.turns] == ["hi"]
+
+
+def test_a_jan_message_is_one_line_whatever_line_separators_its_text_holds(tmp_path: Path) -> None:
+    """JSON may hold U+2028, U+2029 and U+0085 unescaped (JavaScript's JSON.stringify writes
+    them so): splitting the file at them cut such a message into pieces, each skipped. And
+    blank lines past the limit were counted as messages left out."""
+    folder = tmp_path / "jan_1"
+    folder.mkdir()
+    said = "one\u2028two\u2029three\x85four\x1cfive"
+    (folder / "messages.jsonl").write_text(json.dumps({"role": "user", "content": said}, ensure_ascii=False)
+                                           + "\r\n\n" + json.dumps({"role": "assistant", "content": "ok"})
+                                           + "\n" * 50, encoding="utf-8")
+    found = read(folder)
+    assert [t.content for t in found.chats[0].turns] == [said, "ok"] and found.skipped == 0
