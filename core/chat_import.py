@@ -121,8 +121,16 @@ def _closed(turns: list[Turn]) -> list[Turn]:
 
 def read(path: Path) -> Found:
     """The chats in ``path`` (a file, Jan's thread folder or a folder of GPT4All's chats),
-    its format recognised from its content; ImportRefused says why not."""
-    path = Path(path)
+    its format recognised from its content; ImportRefused says why not, and where none of
+    its items is a chat Hearth can read (the window would offer to delete the source)."""
+    found = _read(Path(path))
+    if not found.chats:
+        raise ImportRefused(translate("core.chat_import", "{name} holds no chat that Hearth can read: nothing "
+                                      "was imported.").format(name=Path(path).name))
+    return found
+
+
+def _read(path: Path) -> Found:
     if path.is_dir():
         chats = sorted(f for f in path.glob("gpt4all-*.chat") if f.is_file() and not f.is_symlink())
         if chats:
@@ -226,8 +234,6 @@ def _gpt4all(folder: Path, files: list[Path], read_already: dict[Path, bytes] | 
                               seconds(chat.created)))
         found.keep(ImportedChat(_title(chat.name), seconds(chat.created), turns,
                                 turns[-1].key if turns else None))
-    if not found.chats and not found.skipped and len(files) == 1:
-        raise ImportRefused(translate("core.chat_import", "{name} holds no chat.").format(name=files[0].name))
     return found
 
 

@@ -43,6 +43,23 @@ def test_a_file_that_is_no_export_is_refused_in_words(qtbot, make_window, monkey
     assert "not a chat export Hearth knows" in warned[0]
 
 
+def test_a_file_with_no_chat_in_it_is_refused_and_its_deletion_not_offered(qtbot, make_window, monkeypatch,
+                                                                         tmp_path: Path) -> None:
+    """An export whose every item was of the wrong shape was "imported" (0 chats), and the
+    window offered to delete the file as if its chats were safe in the vault."""
+    window = make_window()
+    source = tmp_path / "conversations.json"
+    source.write_text('[{"title": "t", "mapping": {"a": {"message": {"author": {"role": ["user"]}}}}}]')
+    warned: list[str] = []
+    monkeypatch.setattr("app.shell.dialogs.open_path", lambda *_a: source)
+    monkeypatch.setattr("app.shell.dialogs.warn", lambda _p, _t, text: warned.append(text))
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda *_a: warned.append("asked to delete") or True)
+    window.import_chats_action.trigger()
+    qtbot.waitUntil(lambda: bool(warned), timeout=10_000)
+    assert warned == ["conversations.json holds no chat that Hearth can read: nothing was imported."]
+    assert source.exists()
+
+
 def test_a_gpt4all_chat_file_is_imported_from_the_window(qtbot, make_window, monkeypatch, tmp_path: Path) -> None:
     from tests.core.test_gpt4all_import import a_chat, gpt4all_file
 

@@ -156,8 +156,8 @@ def test_a_hostile_import_is_bounded_with_a_message(store: ChatStore, tmp_path: 
     if case == "types":
         path.write_text(json.dumps([{"mapping": {"a": {"message": {"author": "me", "content": 5}, "parent": 7},
                                                  "b": ["x"], 3: None}, "title": ["t"], "create_time": "soon"}]))
-        found = read(path)
-        assert found.chats == [] and found.skipped >= 1
+        with pytest.raises(ImportRefused, match="holds no chat that Hearth can read"):
+            read(path)
         return
     if case == "loop":  # a tree that goes round: left out, the rest kept
         def at(key, parent, role, text):
@@ -329,3 +329,19 @@ def test_a_jan_message_is_one_line_whatever_line_separators_its_text_holds(tmp_p
                                            + "\n" * 50, encoding="utf-8")
     found = read(folder)
     assert [t.content for t in found.chats[0].turns] == [said, "ok"] and found.skipped == 0
+
+
+def test_a_file_that_brings_no_chat_is_refused_not_reported_as_imported(tmp_path: Path) -> None:
+    """A file whose every item was of the wrong shape was "imported": 0 chats, and the
+    window then offered to delete it as if its chats were safe in the vault."""
+    path = tmp_path / "conversations.json"
+    for data in ([None, {"mapping": 5}], {"mapping": []}, [{"chat": {"history": {"messages": {
+            "a": {"role": "user", "content": ""}}}}}]):
+        path.write_text(json.dumps(data))
+        with pytest.raises(ImportRefused, match="holds no chat that Hearth can read"):
+            read(path)
+    folder = tmp_path / "thread"
+    folder.mkdir()
+    (folder / "messages.jsonl").write_text("not json\n" + json.dumps({"role": "tool", "content": "x"}) + "\n")
+    with pytest.raises(ImportRefused, match="holds no chat that Hearth can read"):
+        read(folder)
