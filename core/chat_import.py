@@ -36,6 +36,10 @@ from i18n import translate
 log = logging.getLogger(__name__)
 
 MAX_BYTES = 256 << 20
+# The JSON's values, counted before it is parsed (``values``): each becomes a Python object
+# of 40 to 200 bytes, so 256 MB of ``[[],[],…]`` took 6.8 GB. A ChatGPT export of 256 MB
+# holds 20 to 30 million; this many come to about 1.6 GB, as such an export does.
+MAX_VALUES = 32_000_000
 MAX_CHATS = 20_000
 MAX_MESSAGES = 500_000  # in all
 MAX_CHAT_MESSAGES = 20_000
@@ -139,7 +143,12 @@ def _read(path: Path) -> Found:
     raw = bounded(path)
     if gpt4all_chat.is_chat(raw):
         return _gpt4all(path.parent, [path], {path: raw})
+    if values(raw) > MAX_VALUES:
+        raise ImportRefused(translate("core.chat_import", "{name} holds more than {limit} values (messages, "
+                                      "fields, numbers): more than Hearth reads in one import. Nothing was "
+                                      "imported.").format(name=path.name, limit=f"{MAX_VALUES:,}"))
     text = raw.decode("utf-8", errors="replace")
+    del raw  # its text is what is parsed: the bytes need not stay beside it
     if path.name.endswith(".jsonl"):
         return _jan(path, text)
     try:
@@ -185,6 +194,15 @@ def bounded(path: Path, limit: int | None = None) -> bytes:
         raise ImportRefused(translate("core.chat_import", "{name} is larger than {limit} MB.").format(
             name=path.name, limit=limit >> 20))
     return raw
+
+
+def values(raw: bytes) -> int:
+    """About how many Python objects parsing the JSON (or JSON Lines) ``raw`` makes, counted
+    in C without parsing it: a value after each comma, each list, each object (twice: a dict
+    is three times a list's size), each string (two quotes), each line. Commas and quotes
+    within strings count too; a chat export holds few, and counting more only refuses sooner."""
+    return (2 * raw.count(b"{") + raw.count(b"[") + raw.count(b",") + raw.count(b'"') // 2
+            + raw.count(b"\n"))
 
 
 def _gpt4all(folder: Path, files: list[Path], read_already: dict[Path, bytes] | None = None) -> Found:

@@ -345,3 +345,31 @@ def test_a_file_that_brings_no_chat_is_refused_not_reported_as_imported(tmp_path
     (folder / "messages.jsonl").write_text("not json\n" + json.dumps({"role": "tool", "content": "x"}) + "\n")
     with pytest.raises(ImportRefused, match="holds no chat that Hearth can read"):
         read(folder)
+
+
+def test_an_export_of_countless_small_values_is_refused_before_it_is_parsed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each JSON value becomes a Python object of 50 to 200 bytes: ``[[],[],…]`` within
+    the size limit (3 bytes a list) took 6.8 GB to parse. The values are counted before."""
+    import tracemalloc
+
+    monkeypatch.setattr(chat_import, "MAX_VALUES", 100_000)
+    monkeypatch.setattr(chat_import, "MAX_BYTES", 1 << 20)  # the read's buffer: a small one for the files here
+    path = tmp_path / "conversations.json"
+    for dense in ("[" + "[]," * 200_000 + "[]]", "[" + '{"a":1},' * 100_000 + "{}]",
+                  "[" + '"ab",' * 200_000 + '""]', '{"messages": [' + "1.5," * 200_000 + "1]}"):
+        path.write_text(dense)
+        tracemalloc.start()
+        try:
+            with pytest.raises(ImportRefused, match=r"more than 100,000 values"):
+                read(path)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 4 << 20  # the bytes read, no parse (which took 6 to 18 MB for each here)
+    jan = tmp_path / "jan"
+    jan.mkdir()
+    (jan / "messages.jsonl").write_text("[" + "{}," * 200_000 + "{}]\n")
+    with pytest.raises(ImportRefused, match=r"more than 100,000 values"):
+        read(jan)
+    read(chatgpt_export(path))  # an export as they come is far below
