@@ -277,8 +277,10 @@ def seconds(value: Any) -> float:
 
 def _title(value: Any) -> str:
     """A title as one line of at most TITLE_CHARS, without control characters (a right-to-
-    left override made "Invoice‮fdp.exe" read as "Invoiceexe.pdf" in the chat list)."""
-    return clean(one_line(value)[:TITLE_CHARS]) if isinstance(value, str) and value.strip() else ""
+    left override made "Invoice‮fdp.exe" read as "Invoiceexe.pdf" in the chat list), made
+    from its start: made one line whole, a title of megabytes became a list of its words."""
+    head = value[:TITLE_CHARS * 64] if isinstance(value, str) else ""
+    return clean(one_line(head)[:TITLE_CHARS]) if head.strip() else ""
 
 
 def _role(value: Any) -> str | None:

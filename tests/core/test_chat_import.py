@@ -373,3 +373,20 @@ def test_an_export_of_countless_small_values_is_refused_before_it_is_parsed(
     with pytest.raises(ImportRefused, match=r"more than 100,000 values"):
         read(jan)
     read(chatgpt_export(path))  # an export as they come is far below
+
+
+def test_a_title_of_megabytes_is_read_without_copying_it_whole(tmp_path: Path) -> None:
+    """The title was made one line before it was cut: a title of 8 MB of "a " took its
+    words' list, 4 million entries, before 200 characters of it were kept."""
+    import tracemalloc
+
+    from core.chat_import import _title
+
+    title = "a " * (4 << 20)
+    tracemalloc.start()
+    try:
+        kept = _title(title)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert kept == "a " * 100 and peak < 1 << 20
