@@ -147,7 +147,7 @@ def _read(path: Path) -> Found:
         raise ImportRefused(translate("core.chat_import", "{name} holds more than {limit} values (messages, "
                                       "fields, numbers): more than Hearth reads in one import. Nothing was "
                                       "imported.").format(name=path.name, limit=f"{MAX_VALUES:,}"))
-    text = raw.decode("utf-8", errors="replace")
+    text = decoded(raw)
     del raw  # its text is what is parsed: the bytes need not stay beside it
     if path.name.endswith(".jsonl"):
         return _jan(path, text)
@@ -194,6 +194,13 @@ def bounded(path: Path, limit: int | None = None) -> bytes:
         raise ImportRefused(translate("core.chat_import", "{name} is larger than {limit} MB.").format(
             name=path.name, limit=limit >> 20))
     return raw
+
+
+def decoded(raw: bytes) -> str:
+    """JSON's text in the encoding it is in, as ``json.loads`` finds it for bytes: UTF-8 with
+    a byte order mark or without, UTF-16 or UTF-32 (an export saved again by Notepad, or by
+    Windows PowerShell's ``>``, was refused as not JSON); what does not decode replaced."""
+    return raw.decode(json.detect_encoding(raw), errors="replace")
 
 
 def values(raw: bytes) -> int:
@@ -443,7 +450,7 @@ def _jan(path: Path, text: str) -> Found:
                           seconds(message.get("created_at") or message.get("created"))))
     title = ""
     try:  # read as the export is: a FIFO there waited for ever, a link to /dev/zero read without end
-        thread = json.loads(bounded(path.parent / "thread.json", 1 << 20).decode("utf-8", errors="replace"))
+        thread = json.loads(decoded(bounded(path.parent / "thread.json", 1 << 20)))
         title = _title(thread.get("title")) if isinstance(thread, dict) else ""
     except (ImportRefused, ValueError, RecursionError):
         pass

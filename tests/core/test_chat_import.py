@@ -390,3 +390,13 @@ def test_a_title_of_megabytes_is_read_without_copying_it_whole(tmp_path: Path) -
     finally:
         tracemalloc.stop()
     assert kept == "a " * 100 and peak < 1 << 20
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16", "utf-16-le", "utf-32"])
+def test_an_export_saved_with_a_byte_order_mark_or_in_utf16_is_read(tmp_path: Path, encoding: str) -> None:
+    """An export saved again by Notepad (a byte order mark) or by Windows PowerShell's
+    redirection (UTF-16) was refused as "not JSON"."""
+    path = chatgpt_export(tmp_path / "conversations.json")
+    path.write_bytes(path.read_text(encoding="utf-8").encode(encoding))
+    found = read(path)
+    assert len(found.chats) == 2 and found.chats[1].turns[0].content == "Translate 合同 to English."
