@@ -49,7 +49,8 @@ MAX_INFLATED = 256 << 20
 # What a file's key derivation may ask for: what Hearth writes (64 MiB, 3 passes), with room
 # to spare, not the terabyte a stranger's header could name.
 KDF_LIMITS = {"memory_kib": (8, 1 << 20), "iterations": (1, 16), "lanes": (1, 16)}
-STATS_KEPT = ("model", "engine", "sources", "attachments", "imported_from")
+NAMES_KEPT = ("model", "engine", "imported_from")  # of a message's figures, besides its sources and attachments
+NAME_CHARS = 200
 SAMPLING_RANGES = {"temperature": (0.0, 5.0), "top_p": (0.0, 1.0), "top_k": (0, 1000), "min_p": (0.0, 1.0),
                    "repeat_penalty": (0.5, 3.0), "max_tokens": (1, 100_000), "seed": (0, 2**31 - 1)}
 SUFFIX = ".hearth-project"
@@ -217,13 +218,18 @@ def _line(text: str) -> str:
 
 
 def kept_stats(stats: dict[str, Any]) -> dict[str, Any]:
-    """What a message from a project file keeps of its figures: the answer's model and
-    engine, its sources (without the paths, which named files on the other computer: a
-    citation must not open a path a stranger chose) and its attachments' text and
-    pictures (read back as any message's are)."""
-    kept = {k: stats[k] for k in STATS_KEPT if k in stats}
-    if isinstance(kept.get("sources"), list):
-        kept["sources"] = [_source(s) for s in kept["sources"] if _numbered(s)]
+    """What a message from a project file keeps of its figures, each only in the shape
+    Hearth writes it: the answer's model and engine (names of at most NAME_CHARS: the
+    window makes them one line each time it shows the answer), its sources (without the
+    paths, which named files on the other computer: a citation must not open a path a
+    stranger chose) and its attachments' text and pictures (read back as any message's
+    are), each a list of records. Kept as they came, "attachments": 5 made the chat fail
+    to show ("'int' object is not iterable") each time it was chosen."""
+    kept: dict[str, Any] = {k: clean(stats[k][:NAME_CHARS]) for k in NAMES_KEPT if isinstance(stats.get(k), str)}
+    if isinstance(stats.get("sources"), list):
+        kept["sources"] = [_source(s) for s in stats["sources"] if _numbered(s)]
+    if isinstance(stats.get("attachments"), list):
+        kept["attachments"] = [a for a in stats["attachments"] if isinstance(a, dict)]
     return kept
 
 

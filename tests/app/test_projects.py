@@ -114,3 +114,51 @@ def test_the_projects_window_exports_and_imports_one_encrypted_file(qtbot, make_
     dialog.import_button.click()
     qtbot.waitUntil(lambda: "Imported" in dialog.message.text(), timeout=20_000)
     assert [p.name for p in Projects(controller.library).all()] == ["Memo", "Memo (imported 2)"]
+
+
+def sealed(target: Path, payload: dict, passphrase: str) -> Path:
+    """A project file as another Hearth would seal it, holding ``payload`` as it is."""
+    import json
+    import os
+    import zlib
+
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    from core import project_files
+    from storage.crypto import derive_kek
+    from tests.storage.conftest import FAST_KDF
+
+    kdf, nonce = FAST_KDF.with_new_salt(), os.urandom(12)
+    header = json.dumps({"kdf": {"memory_kib": kdf.memory_kib, "iterations": kdf.iterations, "lanes": kdf.lanes,
+                                 "salt": kdf.salt.hex()}, "nonce": nonce.hex()}).encode() + b"\n"
+    packed = zlib.compress(json.dumps(payload).encode())
+    target.write_bytes(project_files.MAGIC + header + AESGCM(derive_kek(passphrase, kdf)).encrypt(
+        nonce, packed, project_files.MAGIC + header))
+    return target
+
+
+def test_a_strangers_project_whose_figures_are_of_the_wrong_shape_shows_its_chat(qtbot, make_window, monkeypatch,
+                                                                                 tmp_path: Path) -> None:
+    """A message's figures were kept from a project file as they came: "attachments": 5
+    made the chat fail to show ("'int' object is not iterable") each time it was chosen,
+    and a model's name of a million characters was made one line each time it was shown."""
+    window = make_window()
+    controller = window.controller
+    source = sealed(tmp_path / "odd.hearth-project", {
+        "project": {"id": "p", "name": "Odd", "collections": []},
+        "chats": [{"title": "Hostile", "messages": [
+            {"key": "1", "role": "user", "content": "Question?", "stats": {"attachments": 5}},
+            {"key": "2", "role": "assistant", "content": "Answer.", "parent": "1",
+             "stats": {"model": "M" * 1_000_000, "engine": {"name": "x"}, "sources": 7, "imported_from": [1]}}]}]},
+        "a long file passphrase")
+    dialog = ProjectsDialog(controller, window)
+    qtbot.addWidget(dialog)
+    monkeypatch.setattr("app.shell.dialogs.open_path", lambda *_a: source)
+    monkeypatch.setattr("app.shell.dialogs.passphrase", lambda *_a: "a long file passphrase")
+    dialog.import_button.click()
+    qtbot.waitUntil(lambda: "Imported" in dialog.message.text(), timeout=20_000)
+    rows = [window.chat_list.item(i).text().strip() for i in range(window.chat_list.count())]
+    window.chat_list.setCurrentRow(rows.index("Hostile"))
+    assert [w.text() for w in window.conversation.message_widgets()] == ["Question?", "Answer."]
+    question, answer = controller.store.messages(controller.current_chat.id)
+    assert question.stats == {} and answer.stats == {"model": "M" * 200}
