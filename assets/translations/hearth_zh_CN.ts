@@ -3063,6 +3063,14 @@ Nothing is sent until you send it there.</source>
         <translation>{name} 嵌套层次太深，不可能是对话导出文件。</translation>
     </message>
     <message>
+        <source>{name} holds no chat that Hearth can read: nothing was imported.</source>
+        <translation>{name} 中没有 Hearth 能读取的对话：未导入任何内容。</translation>
+    </message>
+    <message>
+        <source>{name} holds more than {limit} values (messages, fields, numbers): more than Hearth reads in one import. Nothing was imported.</source>
+        <translation>{name} 包含超过 {limit} 个值（消息、字段、数字），超出了 Hearth 一次导入所能读取的数量。未导入任何内容。</translation>
+    </message>
+    <message>
         <source>{name} is not JSON: Hearth imports ChatGPT&apos;s conversations.json, Open WebUI&apos;s export, LM Studio&apos;s conversation files, Jan&apos;s threads and GPT4All&apos;s chats.</source>
         <translation>{name} 不是 JSON 文件：Hearth 可以导入 ChatGPT 的 conversations.json、Open WebUI 的导出、LM Studio 的对话文件、Jan 的对话线程和 GPT4All 的对话。</translation>
     </message>
@@ -3081,10 +3089,6 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>{name} is a GPT4All chat that Hearth cannot read: it is damaged, or from a GPT4All newer than Hearth knows. Nothing was imported.</source>
         <translation>{name} 是 Hearth 无法读取的 GPT4All 对话：文件已损坏，或来自比 Hearth 所知更新的 GPT4All 版本。没有导入任何内容。</translation>
-    </message>
-    <message>
-        <source>{name} holds no chat.</source>
-        <translation>{name} 中没有对话。</translation>
     </message>
     <message>
         <source>a folder is not deleted by Hearth: delete it yourself if you want it gone</source>
@@ -4597,6 +4601,10 @@ Nothing is sent until you send it there.</source>
 </context>
 <context>
     <name>engines.dialog</name>
+    <message>
+        <source>The check was stopped; nothing was saved.</source>
+        <translation>检查已停止，未保存任何内容。</translation>
+    </message>
     <message>
         <source>The check failed ({kind}); details are in the log.</source>
         <translation>检查失败（{kind}）；详情请见日志。</translation>
