@@ -223,7 +223,7 @@ class Engines:
         admitted, and the engine in use keeps its own admission. ``cancel`` (the job's)
         stops it at once: the request's connection is closed, the admission withdrawn, and
         the check raises Aborted (a server that never answers held it to the read timeout)."""
-        probe = CHECK_PREFIX + record.name
+        probe = egress.check_name(CHECK_PREFIX, record.name)
         abort = Abort()
         if cancel is not None:
             cancel.when_set(abort.set)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import _socket
 import hashlib
 import ipaddress
+import itertools
 import logging
 import os
 import socket
@@ -181,6 +182,16 @@ def allow_destination(name: str, host: str, port: int) -> Destination:
         GUARD.destinations[name] = found
     log.info("engine %s allowed: port %d on %d address(es)", log_tag(name), port, len(addresses))
     return found
+
+
+_CHECKS = itertools.count(1)
+
+
+def check_name(prefix: str, name: str) -> str:
+    """The name a check of ``name`` is admitted under, its own for each check: two checks of
+    one engine (one cancelled while its connect still waits, then another) had one name, so
+    the first one's end revoked the second's admission, or its own was replaced."""
+    return f"{prefix}{name} #{next(_CHECKS)}"
 
 
 def revoke_destination(name: str) -> None:

@@ -17,10 +17,11 @@ import ssl
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from cryptography import x509
@@ -231,3 +232,45 @@ def vllm_server(pki: Pki | None, host: str = ENGINE_HOST, max_model_len: int = 2
     with _serving("vLLM", args, host, port, pki, 300, ("--ssl-keyfile", "--ssl-certfile"),
                   vllm_engine.offline_env()) as server:
         yield server
+
+
+@dataclass
+class Silent:
+    """A TCP server on a free loopback port that takes one connection, reads the request
+    and never answers (``headers``: it sends a response's head, then nothing of its body)."""
+
+    headers: bool = False
+    listener: socket.socket = field(default_factory=lambda: socket.create_server(("127.0.0.1", 0)))
+    asked: threading.Event = field(default_factory=threading.Event)  # the request arrived
+    closed: threading.Event = field(default_factory=threading.Event)  # Hearth closed the connection
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.listener.getsockname()[1]}/v1"
+
+    def serve(self) -> None:
+        self.listener.settimeout(0.2)
+        conn = None
+        while conn is None and not self.stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                conn, _ = self.listener.accept()
+        if conn is None:
+            return
+        with conn:
+            conn.settimeout(0.2)
+            while not self.stop.is_set():
+                try:
+                    data = conn.recv(4096)
+                except TimeoutError:
+                    continue
+                except OSError:  # reset: closed too
+                    data = b""
+                if not data:
+                    self.closed.set()
+                    return
+                if b"\r\n\r\n" in data and not self.asked.is_set():
+                    if self.headers:
+                        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                     b"Content-Length: 100000\r\n\r\n{\"data\": [")
+                    self.asked.set()

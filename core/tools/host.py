@@ -24,6 +24,7 @@ import anyio
 
 from core.tools.results import CALL_SECONDS, START_SECONDS, ToolInfo, ToolResult
 from core.tools.servers import CHECK_PREFIX, ToolError, ToolServerRecord, ToolServers
+from guard import egress
 from guard.sandbox import sweep
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ def _connection(record: ToolServerRecord, check: bool = False) -> BaseConnection
     if record.remote:
         from core.tools.mcp_http import HttpConnection
 
-        return HttpConnection(record, (CHECK_PREFIX + record.name) if check else record.guard_name)
+        return HttpConnection(record, egress.check_name(CHECK_PREFIX, record.name) if check else record.guard_name)
     from core.tools.mcp_client import Connection
 
     return Connection(record)
