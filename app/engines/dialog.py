@@ -280,9 +280,15 @@ class EnginesDialog(QDialog):
             self._run_form(self.open_form(record))
 
     def _run_form(self, form: EngineForm) -> None:
-        if form.exec() == QDialog.DialogCode.Accepted and form.saved is not None:
-            self.status.setText(translate("engines.dialog", "{name} checked and saved.").format(name=form.saved.name))
-            self.refresh(form.saved.name)
+        try:
+            accepted = form.exec() == QDialog.DialogCode.Accepted
+            saved = form.saved
+        finally:
+            # Freed once closed: each form kept until the dialog went, its API key field with it.
+            form.deleteLater()
+        if accepted and saved is not None:
+            self.status.setText(translate("engines.dialog", "{name} checked and saved.").format(name=saved.name))
+            self.refresh(saved.name)
             self.changed.emit()
 
     @Slot()

@@ -97,6 +97,7 @@ def test_closing_the_form_stops_the_check_under_way(qtbot, make_window, silent, 
     assert seen["saved"] is None and window.controller.engines.records() == []
     assert not changed and "checked and saved" not in dialog.status.text()
     assert probes() == []  # the guard's admission for the check withdrawn
+    qtbot.waitUntil(lambda: not dialog.findChildren(EngineForm), timeout=WAIT_MS)  # the form freed
 
 
 def window_jobs() -> list[Job]:
