@@ -299,9 +299,12 @@ class ToolsDialog(QDialog):
 
     @Slot()
     def add(self) -> None:
-        self.form = ToolServerForm(self.session.tool_servers, self)
-        self.form.accepted.connect(self._added)
-        self.form.open()  # window-modal, without a nested event loop
+        form = self.form = ToolServerForm(self.session.tool_servers, self)
+        form.accepted.connect(self._added)
+        # Freed once closed (after _added has read it): kept until the dialog went, with the
+        # token and the variables typed into it.
+        form.finished.connect(form.deleteLater)
+        form.open()  # window-modal, without a nested event loop
 
     @Slot()
     def _added(self) -> None:

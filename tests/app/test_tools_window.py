@@ -115,6 +115,7 @@ def test_settings_tools_adds_checks_and_removes_a_server(qtbot, make_window, tmp
     form.read.setText(str(tmp_path / "notes"))
     form.ok_button.click()
     assert not form.isVisible() and dialog.list.count() == 1
+    qtbot.waitUntil(lambda: not dialog.findChildren(type(form)), timeout=WAIT_MS)  # freed, its token with it
     assert "CALM_TOKEN" in dialog.details.toPlainText() and "t-0123456789" not in dialog.details.toPlainText()
     dialog.check_button.click()
     qtbot.waitUntil(lambda: "Its tools:" in dialog.details.toPlainText() or "did not answer" in dialog.details.toPlainText(),
