@@ -1,6 +1,6 @@
-"""Chats brought from other apps (#40): ChatGPT's export (``conversations.json``), Open
-WebUI's export, LM Studio's conversation files, Jan's threads and GPT4All's chat files
-(``core.gpt4all_chat``; one file, or its folder with all of them), read into Hearth's vault.
+"""Chats brought from other apps (#40): ChatGPT's export (``conversations.json``), Open WebUI's
+export, LM Studio's conversation files, Jan's threads, GPT4All's chat files (``core.gpt4all_chat``;
+one file, or its folder with all of them) and Hearth's own JSON export, read into Hearth's vault.
 
 An import file is a stranger's file like any document: it is read within bounds before
 anything of it is believed. Its size is bounded before it is parsed (``MAX_BYTES``), the
@@ -83,6 +83,7 @@ class Found:
     cut: int = 0  # messages cut at MAX_MESSAGE_CHARS
     over: int = 0  # messages past the count limits
     messages: int = 0
+    bare: int = 0  # messages whose cited sources or attached files were left out (their text kept)
 
     def keep(self, chat: ImportedChat) -> None:
         if not chat.turns:
@@ -158,8 +159,9 @@ def _read(path: Path) -> Found:
                                       "export.").format(name=path.name)) from None
     except ValueError:
         raise ImportRefused(translate("core.chat_import", "{name} is not JSON: Hearth imports ChatGPT's "
-                                      "conversations.json, Open WebUI's export, LM Studio's conversation "
-                                      "files, Jan's threads and GPT4All's chats.").format(name=path.name)) from None
+                                      "conversations.json, Open WebUI's export, LM Studio's conversation files, "
+                                      "Jan's threads, GPT4All's chats and its own JSON export.").format(
+                                          name=path.name)) from None
     items = data if isinstance(data, list) else [data]
     first = next((i for i in items if isinstance(i, dict)), {})
     if "mapping" in first:
@@ -169,9 +171,12 @@ def _read(path: Path) -> Found:
     if isinstance(first.get("messages"), list) and any(isinstance(m, dict) and "versions" in m
                                                        for m in first["messages"][:50]):
         return _lm_studio(items)
+    if _is_hearth(first):
+        return _hearth(items)
     raise ImportRefused(translate("core.chat_import", "{name} is not a chat export Hearth knows: it imports "
                                   "ChatGPT's conversations.json, Open WebUI's export, LM Studio's conversation "
-                                  "files, Jan's threads and GPT4All's chats.").format(name=path.name))
+                                  "files, Jan's threads, GPT4All's chats and its own JSON export.").format(
+                                      name=path.name))
 
 
 def bounded(path: Path, limit: int | None = None) -> bytes:
@@ -421,6 +426,40 @@ def _lm_text(found: Found, version: Any) -> str:
                               and isinstance(b.get("text"), str)))
 
 
+def _is_hearth(item: dict[str, Any]) -> bool:
+    """Whether ``item`` is Hearth's JSON export: a project's, or a chat's (its messages with a "status")."""
+    messages = item.get("messages")
+    return ("project" in item and isinstance(item.get("chats"), list)) or (
+        "title" in item and "created_at" in item and isinstance(messages, list)
+        and (not messages or any(isinstance(m, dict) and "status" in m for m in messages[:50])))
+
+
+def _hearth(items: list[Any]) -> Found:
+    """Hearth's own JSON export (``storage.export``): a chat's shown branch (no other is in it), or a
+    project's chats. Messages' figures are not kept: one that cited sources or had files is counted."""
+    found = Found("Hearth")
+    for item in _dicts(found, items):
+        chats = item.get("chats") if "project" in item else [item]
+        found.skipped += not isinstance(chats, list)
+        for chat in _dicts(found, _list(chats)):
+            messages = _list(chat.get("messages"))
+            found.over += max(0, len(messages) - MAX_CHAT_MESSAGES)
+            turns: list[Turn] = []
+            for given in messages[:MAX_CHAT_MESSAGES]:
+                message = _dict(given)
+                role = _role(message.get("role"))
+                text = found.text(message.get("content")) if role else ""
+                if role is None or not text.strip():
+                    found.skipped += 1
+                    continue
+                found.bare += any(_list(_dict(message.get("stats")).get(k)) for k in ("sources", "attachments"))
+                turns.append(Turn(str(len(turns)), turns[-1].key if turns else None, role, text,
+                                  seconds(message.get("created_at"))))
+            found.keep(ImportedChat(_title(chat.get("title")), seconds(chat.get("created_at")), turns,
+                                    turns[-1].key if turns else None))
+    return found
+
+
 def _jan(path: Path, text: str) -> Found:
     """Jan: a thread's messages.jsonl, one message a line (its title in thread.json beside it)."""
     found = Found("Jan")
@@ -554,4 +593,7 @@ def report(found: Found) -> str:
     if found.skipped:
         said += " " + translate("core.chat_import", "{count} item(s) that were not chats or messages were "
                                 "skipped.").format(count=found.skipped)
+    if found.bare:
+        said += " " + translate("core.chat_import", "{count} message(s) came without their cited sources or "
+                                "attached files: an import keeps messages' text.").format(count=found.bare)
     return said

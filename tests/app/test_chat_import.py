@@ -148,3 +148,29 @@ def test_a_lock_during_an_import_stops_it_and_removes_its_part_before_the_vault_
         assert conn.execute("SELECT count(*) FROM vault_meta WHERE key LIKE 'import:%'").fetchone()[0] == 0
     finally:
         conn.close()
+
+
+def test_a_chat_exported_as_json_from_the_window_is_imported_back(qtbot, make_window, monkeypatch,
+                                                                  tmp_path: Path) -> None:
+    """File ▸ Export chat's JSON, then File ▸ Import chats… on it: the chat comes again."""
+    from tests.app.test_vault_window import send
+
+    window = make_window()
+    send(qtbot, window, "Which bed gets the tomatoes?")
+    chat = window.controller.current_chat
+    target = tmp_path / "Tomatoes.json"
+    monkeypatch.setattr("app.shell.dialogs.save_path", lambda *_a: target)
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda *_a: True)
+    window.export_action.trigger()
+    asked: list[str] = []
+    monkeypatch.setattr("app.shell.dialogs.open_path", lambda *_a: target)
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda _p, _t, text, _a: asked.append(text) and False)
+    monkeypatch.setattr("app.shell.dialogs.warn", lambda _p, _t, text: asked.append(text))  # a refusal
+    window.import_chats_action.trigger()
+    qtbot.waitUntil(lambda: bool(asked), timeout=10_000)
+    assert "Imported 1 chat(s) with 2 message(s) from Hearth." in asked[0] and target.exists()
+    store = window.controller.store
+    (copy,) = [c for c in store.list_chats() if c.id != chat.id]
+    assert copy.title == chat.title
+    assert [(m.role, m.content) for m in store.messages(copy.id)] == \
+        [(m.role, m.content) for m in store.messages(chat.id)]

@@ -1,0 +1,183 @@
+"""Hearth's own JSON export (File ▸ Export chat, a project's Export unencrypted) imported
+back through the chat import (``core.chat_import``): a chat made by the turn machine on a
+real vault (a file attached, documents cited, an answer regenerated, a question edited),
+exported by the real export code, comes into another vault as it was shown; what the
+import cannot keep is said; a stranger's file in this shape is read within the same
+bounds as the other formats, refused in words or its bad items counted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core import chat_import
+from core.attachments import Attachment
+from core.chat_import import ImportRefused, read, report, save
+from inference.protocol import SamplingParams
+from inference.rag import Passage
+from storage import export
+from storage.chats import ChatStore
+from storage.documents.reading import Section
+from storage.vault import Vault
+from tests.core.test_turns import Rig, finding
+from tests.fakes import FakeEngine
+from tests.storage.conftest import FAST_KDF, store, vault_path  # noqa: F401 - the vault fixtures
+
+PARAMS = SamplingParams(max_tokens=32, temperature=0.0, seed=1)
+
+
+def greenhouse_chat(store: ChatStore) -> int:  # noqa: F811
+    """A chat as the window makes one: a question with a file attached, answered from
+    documents; a follow-up whose answer was regenerated; that follow-up then edited, its
+    new answer regenerated, and the first version of it chosen again."""
+    engine = FakeEngine(tokens=["Under", " the", " bench."])
+    rig = Rig(store, engine)
+    try:
+        chat = store.create_chat("Greenhouse")
+        manual = Attachment("greenhouse.pdf", (Section("The spare fuse is in the blue tin.", 2),))
+        assert rig.turns.save_user_message(chat.id, "Where is the spare fuse?", [manual]) is not None
+        notes = [Passage(1, "notes.md", "The shed key hangs by the door.", "/home/me/notes.md")]
+        assert rig.turns.start(chat.id, PARAMS, lambda _c, _q: finding(notes))
+        rig.pump_until(lambda: not rig.turns.busy, 30)
+        assert rig.turns.save_user_message(chat.id, "How often is it watered?") is not None
+        assert rig.turns.start(chat.id, PARAMS, None)
+        rig.pump_until(lambda: not rig.turns.busy, 30)
+        assert rig.turns.start(chat.id, PARAMS, None, replaces=store.messages(chat.id)[-1].id)  # a version
+        rig.pump_until(lambda: not rig.turns.busy, 30)
+        asked = store.messages(chat.id)[2]
+        assert rig.turns.edit(chat.id, asked.id, "How often is the greenhouse watered?", PARAMS, None)  # a branch
+        rig.pump_until(lambda: not rig.turns.busy, 30)
+        first = store.messages(chat.id)[-1]
+        assert rig.turns.start(chat.id, PARAMS, None, replaces=first.id)
+        rig.pump_until(lambda: not rig.turns.busy, 30)
+        store.choose(first.id)  # the branch shown is not the one written last
+    finally:
+        rig.close()
+    shown = store.messages(chat.id)
+    assert [len(m.versions) for m in shown] == [1, 1, 2, 2] and shown[3].id == first.id
+    assert shown[0].stats["attachments"] and shown[1].stats["sources"]
+    return chat.id
+
+
+def test_hearths_own_json_export_comes_back_as_it_was_shown(store: ChatStore, tmp_path: Path) -> None:  # noqa: F811
+    chat_id = greenhouse_chat(store)
+    chat, shown = store.get_chat(chat_id), store.messages(chat_id)
+    target = tmp_path / "Greenhouse.json"
+    export.write(target, export.exported(chat, shown, target.suffix))  # as File ▸ Export chat writes it
+    text = target.read_text(encoding="utf-8")
+    assert "How often is it watered?" not in text  # the export holds the branch shown, no other
+    other = ChatStore(Vault.create(tmp_path / "other" / "vault.db", "another vault passphrase", FAST_KDF))
+    try:
+        found = read(target)
+        cited = [m for m in shown if m.stats.get("sources") or m.stats.get("attachments")]
+        assert found.source == "Hearth" and found.skipped == 0 and found.bare == len(cited) == 3
+        (made,) = save(other, found)
+        came = other.messages(made)
+        assert other.get_chat(made).title == "Greenhouse"
+        assert [(m.role, m.content) for m in came] == [(m.role, m.content) for m in shown]
+        assert [m.created_at for m in came] == pytest.approx([m.created_at for m in shown])
+        assert all(m.versions == (m.id,) for m in came)  # one branch: the one that was shown
+        assert other.get_chat(made).created_at == pytest.approx(chat.created_at)
+        assert came[1].stats == {"imported_from": "Hearth"}  # no path of the other computer's files
+        said = report(found)
+        assert "Imported 1 chat(s) with 4 message(s) from Hearth." in said
+        assert "3 message(s) came without their cited sources or attached files" in said
+        assert other.verify() == []
+    finally:
+        other.close()
+
+
+def test_a_projects_json_export_brings_each_of_its_chats(store: ChatStore, tmp_path: Path) -> None:  # noqa: F811
+    lease = store.create_chat("Lease")
+    store.add_message(lease.id, "user", "When does it end?")
+    store.add_message(lease.id, "assistant", "On 31 August.")
+    empty = store.create_chat("Nothing yet")
+    target = tmp_path / "Matter.json"
+    chats = [(c, store.messages(c.id)) for c in (lease, empty)]
+    export.write(target, export.exported_many("Matter", chats, ".json"))  # Export unencrypted…, JSON
+    found = read(target)
+    assert [(c.title, [t.content for t in c.turns]) for c in found.chats] == [
+        ("Lease", ["When does it end?", "On 31 August."])]
+    assert found.skipped == 1 and "1 item(s) that were not chats or messages were skipped." in report(found)
+
+
+def test_the_terminal_exports_a_chat_as_json_and_imports_it_back(data_dir: Path, tmp_path: Path) -> None:
+    from tests.core.test_chat_import import chatgpt_export
+    from tests.tools.test_cli_tools import hearth
+
+    assert hearth(data_dir, "chats", "import", str(chatgpt_export(tmp_path / "conversations.json"))).returncode == 0
+    target = tmp_path / "lease.json"
+    exported = hearth(data_dir, "chats", "export", "Lease renewal", str(target))
+    assert exported.returncode == 0, exported.stderr
+    again = hearth(data_dir, "chats", "import", str(target))
+    assert again.returncode == 0, again.stderr
+    assert "Imported 1 chat(s) with 2 message(s) from Hearth." in again.stdout
+    assert hearth(data_dir, "chats", "list").stdout.count("Lease renewal") == 2
+
+
+def write(path: Path, data: object) -> Path:
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("case", ["types", "missing", "empty", "huge", "many", "project", "not-a-list", "junk"])
+def test_a_strangers_file_in_hearths_shape_is_bounded_and_refused_in_words(
+        store: ChatStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str) -> None:  # noqa: F811
+    path = tmp_path / "chat.json"
+    if case == "types":  # every field of the wrong type: those messages skipped, the good one kept
+        write(path, {"title": ["not", "a title"], "created_at": "yesterday", "messages": [
+            5, None, {"role": 7, "content": "who?", "status": "complete"},
+            {"role": ["user"], "content": "a list", "status": 1}, {"role": "user", "content": {"text": "x"}},
+            {"role": "tool", "content": "a tool's", "status": "complete"},
+            {"role": "user", "content": "Kept.", "status": [], "created_at": "now",
+             "stats": {"sources": 3, "attachments": {"a": 1}}},
+            {"role": "assistant", "content": "Also kept.", "status": "complete", "stats": ["x"],
+             "created_at": {"when": 1}}]})
+        found = read(path)
+        (made,) = save(store, found)
+        assert [(m.role, m.content) for m in store.messages(made)] == [("user", "Kept."), ("assistant", "Also kept.")]
+        assert found.skipped == 6 and found.bare == 0 and store.get_chat(made).title == "Kept."
+        assert store.messages(made)[0].created_at > 0  # the import's time, not "now"
+    elif case == "missing":  # messages without a role or text: nothing to import, said so
+        write(path, {"title": "t", "created_at": 1, "messages": [{"status": "complete"}, {"role": "user",
+                                                                                           "status": "complete"}]})
+        with pytest.raises(ImportRefused, match="holds no chat that Hearth can read"):
+            read(path)
+    elif case == "empty":
+        write(path, {"title": "t", "created_at": 1, "messages": []})
+        with pytest.raises(ImportRefused, match="holds no chat that Hearth can read"):
+            read(path)
+    elif case == "huge":  # a title of megabytes, a 400-digit time, a message past the limit
+        monkeypatch.setattr(chat_import, "MAX_MESSAGE_CHARS", 1000)
+        path.write_text('{"title": "' + "T\u202e" * 1_000_000 + '", "created_at": ' + "9" * 400
+                        + ', "messages": [{"role": "user", "content": "' + "y" * 5000
+                        + '", "status": "complete", "created_at": 1e400}]}', encoding="utf-8")
+        found = read(path)
+        (chat,) = found.chats
+        assert len(chat.title) == chat_import.TITLE_CHARS and "\u202e" not in chat.title
+        assert chat.created_at == 0.0 and chat.turns[0].created_at == 0.0
+        assert len(chat.turns[0].content) == 1000 and found.cut == 1 and "were cut" in report(found)
+        save(store, found)
+    elif case == "many":  # past the count limit: the first kept, the rest counted
+        monkeypatch.setattr(chat_import, "MAX_CHAT_MESSAGES", 50)
+        write(path, {"title": "t", "created_at": 1, "messages": [
+            {"role": "user" if i % 2 == 0 else "assistant", "content": f"m{i}", "status": "complete"}
+            for i in range(5000)]})
+        found = read(path)
+        assert found.messages == 50 and found.over == 5000 - 50 and "left out" in report(found)
+    elif case == "project":  # a project's export whose chats are of every wrong shape
+        write(path, [{"project": "p", "chats": [1, "x", {"title": "no messages"},
+                                                {"title": "ok", "messages": [{"role": "user", "content": "hi"}]}]},
+                     {"project": "q", "chats": "not a list"}, 7])
+        found = read(path)
+        assert [[t.content for t in c.turns] for c in found.chats] == [["hi"]] and found.skipped == 5
+    elif case == "not-a-list":  # in no shape Hearth writes: refused as a format it does not know
+        write(path, {"title": "t", "created_at": 1, "messages": {"0": {"role": "user", "content": "hi"}}})
+        with pytest.raises(ImportRefused, match="not a chat export Hearth knows.*its own JSON export"):
+            read(path)
+    else:  # "junk": messages that are not Hearth's (no status): not taken for its export
+        write(path, {"title": "t", "created_at": 1, "messages": ["a", 1, {"role": "user", "content": "hi"}]})
+        with pytest.raises(ImportRefused, match="not a chat export Hearth knows"):
+            read(path)
