@@ -1,5 +1,5 @@
-"""``python -m app chats import FILE``: chats from ChatGPT, Open WebUI, LM Studio, Jan and GPT4All
-into the vault (``core.chat_import``); ``chats list``: the vault's chats."""
+"""``python -m app chats import FILE``: chats from ChatGPT, Open WebUI, LM Studio, Jan, GPT4All and
+Hearth's own JSON export into the vault (``core.chat_import``); ``chats list``: the vault's chats."""
 
 from __future__ import annotations
 
@@ -82,8 +82,8 @@ def add_parser(commands: Any) -> None:
     sub = chats.add_subparsers(dest="chats_command", required=True)
     imported = sub.add_parser("import", help=translate(
         "cli.chats", "import chats: ChatGPT's conversations.json, Open WebUI's export, an LM Studio "
-        "conversation file, a Jan thread's folder, or a GPT4All chat file or the folder with GPT4All's "
-        "chats"))
+        "conversation file, a Jan thread's folder, a GPT4All chat file or the folder with GPT4All's "
+        "chats, or a chat or project that Hearth exported as JSON"))
     imported.add_argument("file")
     imported.add_argument("--delete-source", action="store_true", help=translate(
         "cli.chats", "delete the source file once its chats are in the vault"))

@@ -188,8 +188,9 @@ class VaultMaintenance(QObject):
 
     @Slot()
     def import_chats(self) -> None:
-        """Chats from ChatGPT, Open WebUI, LM Studio, Jan or GPT4All (``core.chat_import``), read and
-        written in the background; what came is said, and deleting the source offered."""
+        """Chats from ChatGPT, Open WebUI, LM Studio, Jan, GPT4All or Hearth's own JSON export
+        (``core.chat_import``), read and written in the background; what came is said, and
+        deleting the source offered."""
         if self.controller.locked:
             return
         title = translate("vault.flows", "Import chats")
