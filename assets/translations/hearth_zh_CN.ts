@@ -1856,8 +1856,8 @@ Nothing is sent until you send it there.</source>
         <translation>保险库中的对话；从其他应用导入对话</translation>
     </message>
     <message>
-        <source>import chats: ChatGPT&apos;s conversations.json, Open WebUI&apos;s export, an LM Studio conversation file, a Jan thread&apos;s folder, or a GPT4All chat file or the folder with GPT4All&apos;s chats</source>
-        <translation>导入对话：ChatGPT 的 conversations.json、Open WebUI 的导出、LM Studio 的对话文件、Jan 的对话线程文件夹，或 GPT4All 的对话文件及存放这些对话的文件夹</translation>
+        <source>import chats: ChatGPT&apos;s conversations.json, Open WebUI&apos;s export, an LM Studio conversation file, a Jan thread&apos;s folder, a GPT4All chat file or the folder with GPT4All&apos;s chats, or a chat or project that Hearth exported as JSON</source>
+        <translation>导入对话：ChatGPT 的 conversations.json、Open WebUI 的导出、LM Studio 的对话文件、Jan 的对话线程文件夹、GPT4All 的对话文件或存放这些对话的文件夹，或者 Hearth 以 JSON 导出的对话或项目</translation>
     </message>
     <message>
         <source>delete the source file once its chats are in the vault</source>
@@ -3071,12 +3071,12 @@ Nothing is sent until you send it there.</source>
         <translation>{name} 包含超过 {limit} 个值（消息、字段、数字），超出了 Hearth 一次导入所能读取的数量。未导入任何内容。</translation>
     </message>
     <message>
-        <source>{name} is not JSON: Hearth imports ChatGPT&apos;s conversations.json, Open WebUI&apos;s export, LM Studio&apos;s conversation files, Jan&apos;s threads and GPT4All&apos;s chats.</source>
-        <translation>{name} 不是 JSON 文件：Hearth 可以导入 ChatGPT 的 conversations.json、Open WebUI 的导出、LM Studio 的对话文件、Jan 的对话线程和 GPT4All 的对话。</translation>
+        <source>{name} is not JSON: Hearth imports ChatGPT&apos;s conversations.json, Open WebUI&apos;s export, LM Studio&apos;s conversation files, Jan&apos;s threads, GPT4All&apos;s chats and its own JSON export.</source>
+        <translation>{name} 不是 JSON 文件：Hearth 可以导入 ChatGPT 的 conversations.json、Open WebUI 的导出、LM Studio 的对话文件、Jan 的对话线程、GPT4All 的对话，以及它自己导出的 JSON。</translation>
     </message>
     <message>
-        <source>{name} is not a chat export Hearth knows: it imports ChatGPT&apos;s conversations.json, Open WebUI&apos;s export, LM Studio&apos;s conversation files, Jan&apos;s threads and GPT4All&apos;s chats.</source>
-        <translation>{name} 不是 Hearth 认识的对话导出文件：它可以导入 ChatGPT 的 conversations.json、Open WebUI 的导出、LM Studio 的对话文件、Jan 的对话线程和 GPT4All 的对话。</translation>
+        <source>{name} is not a chat export Hearth knows: it imports ChatGPT&apos;s conversations.json, Open WebUI&apos;s export, LM Studio&apos;s conversation files, Jan&apos;s threads, GPT4All&apos;s chats and its own JSON export.</source>
+        <translation>{name} 不是 Hearth 认识的对话导出文件：它可以导入 ChatGPT 的 conversations.json、Open WebUI 的导出、LM Studio 的对话文件、Jan 的对话线程、GPT4All 的对话，以及它自己导出的 JSON。</translation>
     </message>
     <message>
         <source>{name} is not a file.</source>
@@ -3117,6 +3117,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>{count} item(s) that were not chats or messages were skipped.</source>
         <translation>跳过了 {count} 个不是对话或消息的条目。</translation>
+    </message>
+    <message>
+        <source>{count} message(s) came without their cited sources or attached files: an import keeps messages&apos; text.</source>
+        <translation>有 {count} 条消息导入时未带上其引用的来源或附加的文件：导入只保留消息的正文。</translation>
     </message>
 </context>
 <context>
