@@ -53,7 +53,7 @@
     </message>
     <message>
         <source>Send it as “Authorization: Bearer …”</source>
-        <translation>以「Authorization: Bearer …」形式发送</translation>
+        <translation>以“Authorization: Bearer …”形式发送</translation>
     </message>
     <message>
         <source>Copy the API token</source>
@@ -113,7 +113,7 @@ Model: {model}
 Send the token below as “Authorization: Bearer …”.</source>
         <translation>已开启：{url}
 模型：{model}
-请以「Authorization: Bearer …」形式发送下方的访问令牌。</translation>
+请以“Authorization: Bearer …”形式发送下方的访问令牌。</translation>
     </message>
     <message>
         <source>The token could not be saved in the vault: it changes the next time the API starts.</source>
@@ -327,7 +327,7 @@ Send the token below as “Authorization: Bearer …”.</source>
     </message>
     <message>
         <source>Part of this chat could not be decrypted: the vault file was changed outside Hearth or is damaged. The rest is intact; see Help ▸ Check vault.</source>
-        <translation>此对话的部分内容无法解密：保险库文件在 Hearth 之外被更改过，或已损坏。其余内容完好；请参阅「帮助 ▸ 检查保险库」。</translation>
+        <translation>此对话的部分内容无法解密：保险库文件在 Hearth 之外被更改过，或已损坏。其余内容完好；请参阅“帮助 ▸ 检查保险库”。</translation>
     </message>
     <message>
         <source>A chat needs a name.</source>
@@ -732,11 +732,11 @@ Send the token below as “Authorization: Bearer …”.</source>
     </message>
     <message>
         <source>“{name}” passed its check and can be chosen above.</source>
-        <translation>「{name}」已通过检查，可在上方选择。</translation>
+        <translation>“{name}”已通过检查，可在上方选择。</translation>
     </message>
     <message>
         <source>“{name}” cannot be used: {reason}</source>
-        <translation>「{name}」无法使用：{reason}</translation>
+        <translation>“{name}”无法使用：{reason}</translation>
     </message>
 </context>
 <context>
@@ -791,7 +791,7 @@ Your browser will connect to the internet; Hearth does not.</source>
     </message>
     <message>
         <source>Other field “{name}”</source>
-        <translation>其他字段「{name}」</translation>
+        <translation>其他字段“{name}”</translation>
     </message>
     <message>
         <source>nobody yet</source>
@@ -881,7 +881,7 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>The model that answers (Settings ▸ Models… to manage them)</source>
-        <translation>用于回答的模型（可在「设置 ▸ 模型…」中管理）</translation>
+        <translation>用于回答的模型（可在“设置 ▸ 模型…”中管理）</translation>
     </message>
     <message>
         <source>Documents: off</source>
@@ -893,7 +893,7 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>Tools: off</source>
-        <translation>工具：关</translation>
+        <translation>工具：已关闭</translation>
     </message>
     <message>
         <source>Tools the model may use in this chat</source>
@@ -1192,7 +1192,7 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>Empty: “You are a helpful assistant.”</source>
-        <translation>留空时使用：「You are a helpful assistant.」</translation>
+        <translation>留空时使用：“You are a helpful assistant.”</translation>
     </message>
     <message>
         <source>Use these sampling values instead of the model&apos;s</source>
@@ -1240,11 +1240,11 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>Seed</source>
-        <translation>种子</translation>
+        <translation>随机种子</translation>
     </message>
     <message>
         <source>What the model is told before the chat; empty: “You are a helpful assistant.”</source>
-        <translation>对话开始前告诉模型的内容；留空时使用：「You are a helpful assistant.」</translation>
+        <translation>对话开始前告诉模型的内容；留空时使用：“You are a helpful assistant.”</translation>
     </message>
     <message>
         <source>Save chat settings</source>
@@ -1417,7 +1417,7 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>Tools: off</source>
-        <translation>工具：关</translation>
+        <translation>工具：已关闭</translation>
     </message>
     <message>
         <source>{name} answers at its address; its tools are on in this chat: {tools}.</source>
@@ -1745,7 +1745,7 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>Your chats are encrypted with your passphrase and nothing is sent anywhere. To ask about your own files, choose Documents above. Try one of these:</source>
-        <translation>你的聊天用你的密码短语加密，不会发送到任何地方。要询问你自己的文件，请在上方选择“文档”。试试下面这些：</translation>
+        <translation>你的对话用你的密码短语加密，不会发送到任何地方。要询问你自己的文件，请在上方选择“文档”。试试下面这些：</translation>
     </message>
     <message>
         <source>Example: {prompt}</source>
@@ -2155,7 +2155,7 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>off</source>
-        <translation>关闭</translation>
+        <translation>已停用</translation>
     </message>
     <message>
         <source>{name}: {url} [{state}] {kind}; models (context): {models}</source>
@@ -2375,7 +2375,7 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>catch a collection up with its files and folders (new, changed, renamed, deleted)</source>
-        <translation>让文档集跟上它的文件和文件夹（新增、更改、重命名、删除）</translation>
+        <translation>让文档集与它的文件和文件夹保持同步（新增、更改、重命名、删除）</translation>
     </message>
     <message>
         <source>embed a collection on an intranet engine (its passages&apos; text is sent there), or on this computer again with --here</source>
@@ -3330,7 +3330,7 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>The engine {name} has no model listed: check it in Settings ▸ Engines.</source>
-        <translation>引擎 {name} 没有列出任何模型：请在「设置 ▸ 引擎」中检查。</translation>
+        <translation>引擎 {name} 没有列出任何模型：请在“设置 ▸ 引擎”中检查。</translation>
     </message>
     <message>
         <source>An engine&apos;s name is 1 to {limit} printable characters.</source>
@@ -3362,7 +3362,7 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>The engine {name} is switched off: switch it on in Settings ▸ Engines, or choose another model.</source>
-        <translation>引擎 {name} 已关闭：请在「设置 ▸ 引擎」中将其开启，或选择其他模型。</translation>
+        <translation>引擎 {name} 已关闭：请在“设置 ▸ 引擎”中将其开启，或选择其他模型。</translation>
     </message>
     <message>
         <source>The engine {name} was changed or switched off just now; try again.</source>
@@ -3400,7 +3400,7 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>The file of “{name}” changed since it was imported (its SHA-256 no longer matches), so Hearth did not load it. If you replaced it on purpose, remove the model from the library and import the file again.</source>
-        <translation>「{name}」的文件自导入以来已发生更改（其 SHA-256 已不匹配），因此 Hearth 没有加载它。如果是你有意替换的，请从模型库中移除该模型，然后重新导入该文件。</translation>
+        <translation>“{name}”的文件自导入以来已发生更改（其 SHA-256 已不匹配），因此 Hearth 没有加载它。如果是你有意替换的，请从模型库中移除该模型，然后重新导入该文件。</translation>
     </message>
 </context>
 <context>
@@ -3738,11 +3738,11 @@ Nothing is sent until you send it there.</source>
     <name>core.remote_embedding</name>
     <message>
         <source>The engine {name} is switched off: switch it on in Settings ▸ Engines first.</source>
-        <translation>引擎 {name} 已关闭：请先在「设置 ▸ 引擎」中将其开启。</translation>
+        <translation>引擎 {name} 已关闭：请先在“设置 ▸ 引擎”中将其开启。</translation>
     </message>
     <message>
         <source>The text of every passage of “{collection}” goes to the engine {name} ({where}) to be embedded by {model}, and so does each question asked about it. The documents, the index and the vectors stay on this computer, encrypted.</source>
-        <translation>「{collection}」中每个段落的文本都将发送到引擎 {name}（{where}），由 {model} 进行嵌入；针对它提出的每个问题也是如此。文档、索引和向量都加密保存在这台电脑上。</translation>
+        <translation>“{collection}”中每个段落的文本都将发送到引擎 {name}（{where}），由 {model} 进行嵌入；针对它提出的每个问题也是如此。文档、索引和向量都加密保存在这台电脑上。</translation>
     </message>
     <message>
         <source>Hearth is closing: nothing was embedded.</source>
@@ -3762,7 +3762,7 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>The engine {name}, which embeds these documents, is switched off: switch it on in Settings ▸ Engines.</source>
-        <translation>负责嵌入这些文档的引擎 {name} 已关闭：请在「设置 ▸ 引擎」中将其开启。</translation>
+        <translation>负责嵌入这些文档的引擎 {name} 已关闭：请在“设置 ▸ 引擎”中将其开启。</translation>
     </message>
     <message>
         <source>The engine {name} was changed or switched off just now; nothing was sent.</source>
@@ -4314,7 +4314,7 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>Follows its folders: caught up at {time}.</source>
-        <translation>跟随它的文件夹：已于 {time} 跟上。</translation>
+        <translation>跟随其文件夹：已于 {time} 同步到最新。</translation>
     </message>
     <message>
         <source>New name:</source>
@@ -4346,7 +4346,7 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>Which model embeds “{name}”?</source>
-        <translation>由哪个模型嵌入「{name}」？</translation>
+        <translation>由哪个模型嵌入“{name}”？</translation>
     </message>
     <message>
         <source>Send and embed</source>
@@ -4731,7 +4731,7 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>Switch off</source>
-        <translation>关闭</translation>
+        <translation>停用</translation>
     </message>
     <message>
         <source>Remove…</source>
@@ -4751,7 +4751,7 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>off</source>
-        <translation>关闭</translation>
+        <translation>已停用</translation>
     </message>
     <message>
         <source>{name} ({state}) · {url} · {models}</source>
@@ -4759,7 +4759,7 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>Switch on</source>
-        <translation>开启</translation>
+        <translation>启用</translation>
     </message>
     <message>
         <source>{name} checked and saved.</source>
@@ -4830,7 +4830,7 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>This chat&apos;s messages go to the intranet engine {name}, and nowhere else. Help ▸ Privacy for details.</source>
-        <translation>此对话的消息只会发送到内网引擎 {name}，不会发往其他任何地方。详情请见「帮助 ▸ 隐私」。</translation>
+        <translation>此对话的消息只会发送到内网引擎 {name}，不会发往其他任何地方。详情请见“帮助 ▸ 隐私”。</translation>
     </message>
 </context>
 <context>
@@ -4992,7 +4992,7 @@ Nothing is sent until you send it there.</source>
     <name>inference.embedder</name>
     <message>
         <source>The embedding model {model}… is not loaded, so nothing was embedded. Choose it again under Models, or wait for it to load.</source>
-        <translation>嵌入模型 {model}… 未加载，因此没有嵌入任何内容。请在「模型」中重新选择它，或等待其加载完成。</translation>
+        <translation>嵌入模型 {model}… 未加载，因此没有嵌入任何内容。请在“模型”中重新选择它，或等待其加载完成。</translation>
     </message>
     <message>
         <source>The embedding model {name} could not be loaded ({reason}).</source>
@@ -5236,7 +5236,7 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>Plain http:// would send your conversations unencrypted across the network. Use https://, or choose &quot;Allow unencrypted http://&quot; (or --allow-http) if this network is one you trust.</source>
-        <translation>普通的 http:// 会以未加密的方式在网络上传输你的对话。请使用 https://；如果你信任此网络，也可以选择「允许未加密的 http://」（或 --allow-http）。</translation>
+        <translation>普通的 http:// 会以未加密的方式在网络上传输你的对话。请使用 https://；如果你信任此网络，也可以选择“允许未加密的 http://”（或 --allow-http）。</translation>
     </message>
     <message>
         <source>The pin must be a SHA-256: 64 hexadecimal digits (colons allowed) or sha256/ and its Base64 form.</source>
@@ -5383,11 +5383,11 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>The chat template of {name} was stopped: {why}. Choose a built-in chat format for this model in Models ▸ Settings.</source>
-        <translation>{name} 的对话模板已被中止：{why}。请在「模型 ▸ 设置」中为此模型选择内置对话格式。</translation>
+        <translation>{name} 的对话模板已被中止：{why}。请在“模型 ▸ 设置”中为此模型选择内置对话格式。</translation>
     </message>
     <message>
         <source>The chat template of {name} cannot be rendered ({kind}: {error}). Choose a built-in chat format for this model in Models ▸ Settings.</source>
-        <translation>无法渲染 {name} 的对话模板（{kind}：{error}）。请在「模型 ▸ 设置」中为此模型选择内置对话格式。</translation>
+        <translation>无法渲染 {name} 的对话模板（{kind}：{error}）。请在“模型 ▸ 设置”中为此模型选择内置对话格式。</translation>
     </message>
     <message>
         <source>No model is loaded.</source>
@@ -5395,11 +5395,11 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>The model&apos;s chat template was stopped on this conversation: {why}. Choose a built-in chat format in Models ▸ Settings.</source>
-        <translation>模型的对话模板在处理此对话时被中止：{why}。请在「模型 ▸ 设置」中选择内置对话格式。</translation>
+        <translation>模型的对话模板在处理此对话时被中止：{why}。请在“模型 ▸ 设置”中选择内置对话格式。</translation>
     </message>
     <message>
         <source>The model&apos;s chat template failed on this conversation ({kind}: {error}). Choose a built-in chat format in Models ▸ Settings.</source>
-        <translation>模型的对话模板在处理此对话时出错（{kind}：{error}）。请在「模型 ▸ 设置」中选择内置对话格式。</translation>
+        <translation>模型的对话模板在处理此对话时出错（{kind}：{error}）。请在“模型 ▸ 设置”中选择内置对话格式。</translation>
     </message>
 </context>
 <context>
@@ -5611,7 +5611,7 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>{file} is already in your library as “{name}”.</source>
-        <translation>{file} 已在你的模型库中，名为「{name}」。</translation>
+        <translation>{file} 已在你的模型库中，名为“{name}”。</translation>
     </message>
     <message>
         <source>{file} was not imported; nothing was left behind.</source>
@@ -5631,35 +5631,35 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>“{name}” is a chat model, not an embedding model.</source>
-        <translation>「{name}」是对话模型，不是嵌入模型。</translation>
+        <translation>“{name}”是对话模型，不是嵌入模型。</translation>
     </message>
     <message>
         <source>“{name}” has not been checked yet.</source>
-        <translation>「{name}」尚未检查。</translation>
+        <translation>“{name}”尚未检查。</translation>
     </message>
     <message>
         <source>“{name}” is an embedding model: use it for documents, not for chat.</source>
-        <translation>「{name}」是嵌入模型：请将它用于文档，而不是对话。</translation>
+        <translation>“{name}”是嵌入模型：请将它用于文档，而不是对话。</translation>
     </message>
     <message>
         <source>The file of “{name}” is missing: {path}.</source>
-        <translation>「{name}」的文件缺失：{path}。</translation>
+        <translation>“{name}”的文件缺失：{path}。</translation>
     </message>
     <message>
         <source>“{name}” is being checked again after an update. Try again in a moment.</source>
-        <translation>「{name}」在更新后正在重新检查。请稍后再试。</translation>
+        <translation>“{name}”在更新后正在重新检查。请稍后再试。</translation>
     </message>
     <message>
         <source>“{name}” changed on disk since it was last checked: Hearth is making sure it is still the same model, and loads it if it is.</source>
-        <translation>「{name}」自上次检查后在磁盘上发生了变化：Hearth 正在确认它是否仍是同一个模型，如果是，就会加载它。</translation>
+        <translation>“{name}”自上次检查后在磁盘上发生了变化：Hearth 正在确认它是否仍是同一个模型，如果是，就会加载它。</translation>
     </message>
     <message>
         <source>“{name}” was not loaded.</source>
-        <translation>未加载「{name}」。</translation>
+        <translation>未加载“{name}”。</translation>
     </message>
     <message>
         <source>“{name}” could not be read, so it was not loaded.</source>
-        <translation>无法读取「{name}」，因此未加载。</translation>
+        <translation>无法读取“{name}”，因此未加载。</translation>
     </message>
     <message>
         <source>{file} was not kept: {problem}.</source>
@@ -5750,7 +5750,7 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
     </message>
     <message>
         <source>The starter model that comes with Hearth is very small: it answers short questions about your documents, best in English. A larger model (1 to 8 billion parameters, a .gguf file, for example a Qwen or Llama instruct model) gives much better answers, in Chinese too: choose Import… or drop the file here. Nothing is downloaded by Hearth; copy the file from wherever you got it.</source>
-        <translation>Hearth 附带的入门模型很小：它能回答关于你的文档的简短问题，用英文效果最好。更大的模型（10 亿到 80 亿参数的 .gguf 文件，例如 Qwen 或 Llama 的指令模型）能给出好得多的回答，中文也一样：请选择「导入…」或将文件拖放到这里。Hearth 不会下载任何内容；请从你获取该文件的地方复制过来。</translation>
+        <translation>Hearth 附带的入门模型很小：它能回答关于你的文档的简短问题，用英文效果最好。更大的模型（10 亿到 80 亿参数的 .gguf 文件，例如 Qwen 或 Llama 的指令模型）能给出好得多的回答，中文也一样：请选择“导入…”或将文件拖放到这里。Hearth 不会下载任何内容；请从你获取该文件的地方复制过来。</translation>
     </message>
     <message>
         <source>Models</source>
@@ -6010,23 +6010,23 @@ Copy: Hearth keeps its own copy (uses disk space; the original can move). Use wh
     </message>
     <message>
         <source>Remove “{name}” from the library? Hearth&apos;s copy of the file is deleted.</source>
-        <translation>要从模型库中移除「{name}」吗？Hearth 保存的文件副本将被删除。</translation>
+        <translation>要从模型库中移除“{name}”吗？Hearth 保存的文件副本将被删除。</translation>
     </message>
     <message>
         <source>Remove “{name}” from the library? The file itself stays where it is.</source>
-        <translation>要从模型库中移除「{name}」吗？文件本身会保留在原位置。</translation>
+        <translation>要从模型库中移除“{name}”吗？文件本身会保留在原位置。</translation>
     </message>
     <message>
         <source>Removed “{name}”.</source>
-        <translation>已移除「{name}」。</translation>
+        <translation>已移除“{name}”。</translation>
     </message>
     <message>
         <source>Loading “{name}”…</source>
-        <translation>正在加载「{name}」…</translation>
+        <translation>正在加载“{name}”…</translation>
     </message>
     <message>
         <source>Documents are indexed with “{name}” from now on; collections built by another model are indexed again.</source>
-        <translation>从现在起，文档将使用「{name}」进行索引；由其他模型构建的文档集将重新索引。</translation>
+        <translation>从现在起，文档将使用“{name}”进行索引；由其他模型构建的文档集将重新索引。</translation>
     </message>
     <message>
         <source>“{name}” is in your library now.</source>
@@ -6554,7 +6554,7 @@ Nothing is copied, changed or sent.</source>
     </message>
     <message>
         <source>Hearth makes no network connections. Help ▸ Privacy for details.</source>
-        <translation>Hearth 不会建立任何网络连接。详情请见「帮助 ▸ 隐私」。</translation>
+        <translation>Hearth 不会建立任何网络连接。详情请见“帮助 ▸ 隐私”。</translation>
     </message>
     <message>
         <source>Network guard off</source>
@@ -7397,11 +7397,11 @@ Details were written to {path}.</source>
     <name>vault.damage</name>
     <message>
         <source>Your newest automatic backup is {backup} (from {when}). Choose “Restore from a backup…” to bring it back; the damaged file is kept beside it.</source>
-        <translation>你最新的自动备份是 {backup}（创建于 {when}）。选择「从备份恢复…」即可将其恢复；已损坏的文件会保留在其旁边。</translation>
+        <translation>你最新的自动备份是 {backup}（创建于 {when}）。选择“从备份恢复…”即可将其恢复；已损坏的文件会保留在其旁边。</translation>
     </message>
     <message>
         <source>There is no automatic backup yet. If you saved one with File ▸ Back up vault, choose “Restore from a backup…”.</source>
-        <translation>目前还没有自动备份。如果你曾通过 文件 ▸ 备份保险库 保存过备份，请选择「从备份恢复…」。</translation>
+        <translation>目前还没有自动备份。如果你曾通过 文件 ▸ 备份保险库 保存过备份，请选择“从备份恢复…”。</translation>
     </message>
 </context>
 <context>

@@ -47,7 +47,7 @@ def english_left(texts: list[str]) -> list[str]:
     found = []
     for text in texts:
         # Markup, paths, and what is quoted as it is (the default system prompt the model reads).
-        bare = re.sub(r"「[^」]*」|<[^>]+>|\S*[/\\]\S*|\S+\.(gguf|db|json|md)\b", " ", text)
+        bare = re.sub(r"「[^」]*」|“[^”]*”|<[^>]+>|\S*[/\\]\S*|\S+\.(gguf|db|json|md)\b", " ", text)
         words = [w for w in re.findall(r"[A-Za-z]{3,}", bare) if w not in KEPT]
         if words and not (HAN.search(text) and len(words) <= 3):
             found.append(text)
