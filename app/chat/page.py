@@ -51,6 +51,7 @@ def dictate_text(state: str, seconds: int = 0) -> str:
 class ChatPage(QSplitter):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setObjectName("chatPage")  # the style sheet's tool-button rules are for this page only
         self.new_chat_button = QPushButton(translate("chat.page", "New chat"))
         self.search = QLineEdit()
         self.search.setPlaceholderText(translate("chat.page", "Search all chats"))
@@ -79,12 +80,14 @@ class ChatPage(QSplitter):
         self.documents_button.setToolTip(
             translate("chat.page", "Answer from your documents in this chat"))
         self.documents_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.documents_button.setProperty("menuButton", True)  # the sheet gives its arrow room
         self.documents_menu = QMenu(self.documents_button)
         self.documents_button.setMenu(self.documents_menu)
         self.tools_button = QToolButton()
         self.tools_button.setText(translate("chat.page", "Tools: off"))
         self.tools_button.setToolTip(translate("chat.page", "Tools the model may use in this chat"))
         self.tools_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.tools_button.setProperty("menuButton", True)
         self.tools_menu = QMenu(self.tools_button)
         self.tools_button.setMenu(self.tools_menu)
         header = QHBoxLayout()

@@ -12,7 +12,8 @@ The theme follows the system's light or dark setting unless the user chose one
 (Settings ▸ Appearance); ``apply`` sets the application's palette too, so that what the
 sheet does not colour (the window, menus, dialogs) matches.
 
-The focus ring: buttons, lists, inputs and the message texts get a 2-pixel border in
+The focus ring: buttons, lists, inputs, combo and spin boxes, check boxes, radio buttons
+and the message texts get a 2-pixel border in
 ``FOCUS`` when they have the keyboard focus (their resting border is as wide, so nothing
 moves when the focus does).
 """
@@ -112,6 +113,9 @@ def contrast_pairs(c: Colours) -> tuple[tuple[str, str, str, float], ...]:
         ("focus ring on the window", c.focus, c.window, LARGE),
         ("focus ring on your message", c.focus, c.user_bubble, LARGE),
         ("focus ring on a button", c.focus, c.button, LARGE),
+        ("dangerous button", c.error, c.button, NORMAL),
+        ("dangerous button, hovered", c.error, c.button_hover, NORMAL),
+        ("dangerous check box", c.error, c.window, NORMAL),
     )
 
 
@@ -119,6 +123,13 @@ def decoration(c: Colours) -> tuple[str, ...]:
     """Colours of borders and of disabled text: no contrast minimum applies to them."""
     return (c.user_border, c.assistant_border, c.panel_border, c.button_border, c.input_border,
             c.disabled_text)
+
+
+# The chat page's own tool buttons (its header's menus, an attachment's "×", an answer's
+# "Used 2 tools ▸"). Not every QToolButton: the sheet is the main window's, and a dialog
+# parented to it (QFileDialog's back, up, new-folder and view buttons) would take it too.
+TOOL = "QSplitter#chatPage QToolButton"
+MENU = TOOL + '[menuButton="true"]'  # those with a menu: their arrow gets room of its own
 
 
 def sheet(c: Colours) -> str:
@@ -151,14 +162,17 @@ QFrame#lockPanel QLabel#lockError {{ color: {c.error}; }}
 QFrame#lockPanel QLabel#strength {{ color: {c.muted}; }}
 QFrame#lockPanel QLabel#capsLock {{ color: {c.error}; font-weight: bold; }}
 
-QPushButton, QToolButton {{ color: {c.text}; background: {c.button}; border: 1px solid {c.button_border};
+QPushButton, {TOOL} {{ color: {c.text}; background: {c.button}; border: 1px solid {c.button_border};
     border-radius: 4px; padding: 4px 12px; }}
-QToolButton {{ padding: 4px 8px; }}
-QPushButton:hover, QToolButton:hover {{ background: {c.button_hover}; }}
-QPushButton:pressed, QToolButton:pressed {{ background: {c.button_pressed}; }}
+{TOOL} {{ padding: 4px 8px; }}
+QPushButton:hover, {TOOL}:hover {{ background: {c.button_hover}; }}
+QPushButton:pressed, {TOOL}:pressed {{ background: {c.button_pressed}; }}
 QPushButton:focus {{ border: 2px solid {c.focus}; padding: 3px 11px; }}
-QToolButton:focus {{ border: 2px solid {c.focus}; padding: 3px 7px; }}
-QPushButton:disabled, QToolButton:disabled {{ color: {c.disabled_text}; }}
+{TOOL}:focus {{ border: 2px solid {c.focus}; padding: 3px 7px; }}
+QPushButton:disabled, {TOOL}:disabled {{ color: {c.disabled_text}; }}
+{MENU} {{ padding-right: 22px; }}
+{MENU}:focus {{ padding-right: 21px; }}
+{MENU}::menu-indicator {{ subcontrol-origin: padding; subcontrol-position: center right; right: 6px; }}
 QPushButton:flat {{ background: transparent; border-color: transparent; }}
 QPushButton:flat:focus {{ border-color: {c.focus}; }}
 
@@ -168,6 +182,19 @@ QLineEdit, QPlainTextEdit, QListWidget, QTableWidget {{ color: {c.text}; backgro
 QLineEdit:focus, QPlainTextEdit:focus, QListWidget:focus, QTableWidget:focus {{
     border: 2px solid {c.focus}; padding: 1px; }}
 QLineEdit:disabled, QPlainTextEdit:disabled {{ color: {c.disabled_text}; }}
+QComboBox, QSpinBox, QDoubleSpinBox {{ color: {c.text}; background: {c.base}; border: 1px solid {c.input_border};
+    border-radius: 4px; padding: 2px 4px; selection-color: {c.selection_text};
+    selection-background-color: {c.selection}; }}
+QComboBox:focus, QSpinBox:focus, QDoubleSpinBox:focus {{ border: 2px solid {c.focus}; padding: 1px 3px; }}
+QComboBox:disabled, QSpinBox:disabled, QDoubleSpinBox:disabled {{ color: {c.disabled_text}; }}
+QCheckBox, QRadioButton {{ border: 2px solid transparent; border-radius: 4px; padding: 1px; }}
+QCheckBox:focus, QRadioButton:focus {{ border-color: {c.focus}; }}
+
+QPushButton#danger, QCheckBox#danger {{ color: {c.error}; }}
+QPushButton#danger {{ border-color: {c.error}; }}
+QPushButton#danger:focus {{ border-color: {c.focus}; }}
+QPushButton#danger:pressed {{ color: {c.text}; }}
+QPushButton#danger:disabled, QCheckBox#danger:disabled {{ color: {c.disabled_text}; border-color: {c.button_border}; }}
 """
 
 
@@ -236,6 +263,14 @@ def apply(widget: object, choice: str) -> Colours:
     app = QApplication.instance()
     if isinstance(app, QApplication):
         app.setPalette(palette)
+        # Fusion draws a check box's or radio button's edge in the Window colour made 1.4
+        # times darker (not in Mid or Dark): on the dark window that is all but black.
+        # Their own palette has a Window of which that darker shade is the inputs' border;
+        # they paint no background of their own, so only the edge changes.
+        edged = QPalette(palette)
+        edged.setColor(role.Window, QColor(c.input_border).lighter(140))
+        for name in ("QCheckBox", "QRadioButton"):
+            app.setPalette(edged, name)  # type: ignore[arg-type]  # the stubs say bytes; PySide takes str
     if isinstance(widget, QWidget):
         widget.setStyleSheet(sheet(c))
     return c
