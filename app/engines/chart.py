@@ -62,6 +62,13 @@ class LineChart(QWidget):
     def levels(self) -> list[int]:
         return sorted({x for s in self.series for x, _ in s.points}) or [1]
 
+    def arrangement(self, metrics: QFontMetrics | None = None) -> ChartLayout:
+        """Where the title, plot, ticks, axis title and legend go, in the widget's font."""
+        values = [y for s in self.series for _, y in s.points] + [self.threshold or 0.0]
+        return chart_layout(QRectF(self.rect()), metrics or QFontMetrics(self.font()), nice_top(max(values)),
+                            self.levels(), self.x_label or translate("engines.chart", "chats at once"),
+                            len(self.series))
+
     def paintEvent(self, _event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -70,34 +77,25 @@ class LineChart(QWidget):
         grid.setAlpha(50)
         metrics = QFontMetrics(self.font())
         line = metrics.height()
-        legend_rows = max(1, len(self.series))
-        plot = QRectF(self.rect()).adjusted(metrics.horizontalAdvance("0000.0") + 12, line * 1.6,
-                                            -12, -(line * (legend_rows + 2.2)))
+        shape = self.arrangement(metrics)
+        plot, top = shape.plot, shape.top
         painter.setPen(text)
-        painter.drawText(QRectF(0, 0, self.width(), line * 1.4), Qt.AlignmentFlag.AlignCenter,
+        painter.drawText(shape.title, Qt.AlignmentFlag.AlignCenter,
                          f"{self.title} ({self.unit})" if self.unit else self.title)
-        top = nice_top(max([y for s in self.series for _, y in s.points] + [self.threshold or 0.0]))
-        for step in range(5):  # the value axis, in fifths
-            value = top * step / 4
+        for (rect, label), step in zip(shape.y_ticks, range(5), strict=True):  # the value axis, in quarters
             y = plot.bottom() - plot.height() * step / 4
             painter.setPen(grid)
             painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
             painter.setPen(text)
-            painter.drawText(QRectF(0, y - line / 2, plot.left() - 6, line),
-                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                             f"{value:.3g}")
+            painter.drawText(rect, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, label)
         levels = self.levels()
 
         def x_of(level: int) -> float:
-            if len(levels) == 1:
-                return plot.center().x()
-            return plot.left() + plot.width() * levels.index(level) / (len(levels) - 1)
+            return shape.x_ticks[levels.index(level)][0].center().x()
 
-        for level in levels:  # the chats-at-once axis, one tick a level measured
-            painter.drawText(QRectF(x_of(level) - 30, plot.bottom() + 2, 60, line), Qt.AlignmentFlag.AlignCenter,
-                             str(level))
-        painter.drawText(QRectF(plot.left(), plot.bottom() + line, plot.width(), line), Qt.AlignmentFlag.AlignCenter,
-                         self.x_label or translate("engines.chart", "chats at once"))
+        for rect, label in shape.x_ticks:  # the chats-at-once axis, one tick a level measured
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, label)
+        painter.drawText(shape.x_title, Qt.AlignmentFlag.AlignCenter, shape.x_title_text)
         if self.threshold is not None:
             y = plot.bottom() - plot.height() * min(self.threshold / top, 1.0)
             painter.setPen(QPen(text, 1, Qt.PenStyle.DotLine))
@@ -106,7 +104,7 @@ class LineChart(QWidget):
                              Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom,
                              translate("engines.chart", "target"))
         setups = list(dict.fromkeys(s.setup for s in self.series))  # a setup's lines share a colour
-        for number, series in enumerate(self.series):
+        for series, row in zip(self.series, shape.legend, strict=False):
             colour = QColor(COLOURS[setups.index(series.setup) % len(COLOURS)])
             pen = QPen(colour, 2)
             if series.dashed:
@@ -118,10 +116,57 @@ class LineChart(QWidget):
             painter.setBrush(colour)
             for point in points:
                 painter.drawEllipse(point, 3, 3)
-            legend_y = plot.bottom() + line * (2.2 + number)
-            painter.drawLine(QPointF(plot.left(), legend_y), QPointF(plot.left() + 24, legend_y))
+            legend_y = row.center().y()
+            painter.drawLine(QPointF(row.left(), legend_y), QPointF(row.left() + 24, legend_y))
             painter.setPen(text)
-            painter.drawText(QRectF(plot.left() + 30, legend_y - line / 2, plot.width() - 30, line),
-                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                             metrics.elidedText(series.label, Qt.TextElideMode.ElideMiddle, int(plot.width() - 30)))
+            painter.drawText(row.adjusted(30, 0, 0, 0), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                             metrics.elidedText(series.label, Qt.TextElideMode.ElideMiddle, int(row.width() - 30)))
         painter.end()
+
+
+@dataclass(frozen=True)
+class ChartLayout:
+    """The rectangles a chart is drawn in, each the size of its text: none overlaps another."""
+
+    title: QRectF
+    plot: QRectF
+    top: float  # the value axis's top
+    y_ticks: tuple[tuple[QRectF, str], ...]  # bottom (0) to top
+    x_ticks: tuple[tuple[QRectF, str], ...]  # one a level, left to right
+    x_title: QRectF
+    x_title_text: str
+    legend: tuple[QRectF, ...]  # one row a series, under the axis title
+
+
+def chart_layout(area: QRectF, metrics: QFontMetrics, top: float, levels: Sequence[int], x_title: str,
+                 legend_rows: int) -> ChartLayout:
+    """Lays a chart out in ``area``: the title above the plot; the value ticks left of it;
+    under it, the level ticks (below the value axis's "0", which is centred on the plot's
+    bottom edge), then the axis title, then a gap and the legend, a row a series."""
+    line = float(metrics.height())
+    gap = max(2.0, line * 0.25)
+    y_labels = [f"{top * step / 4:.3g}" for step in range(5)]
+    label_width = max(metrics.horizontalAdvance(label) for label in [*y_labels, "0000.0"])
+    rows = max(1, legend_rows)
+    below = line / 2 + gap + line + line + gap * 2 + rows * line + gap  # ticks, title, gap, legend
+    plot = area.adjusted(label_width + 12, line * 1.6, -12, -below)
+    ticks = tuple((QRectF(plot.left() - 6 - metrics.horizontalAdvance(label), plot.bottom() - plot.height() * step / 4
+                          - line / 2, metrics.horizontalAdvance(label), line), label)
+                  for step, label in enumerate(y_labels))
+    inset = min(plot.width() / 4, max(metrics.horizontalAdvance(str(level)) for level in levels or [1]) / 2 + gap)
+    span = plot.adjusted(inset, 0, -inset, 0)  # the levels' ticks keep off the corners
+    tick_top = plot.bottom() + line / 2 + gap
+
+    def x_of(index: int) -> float:
+        return span.center().x() if len(levels) <= 1 else span.left() + span.width() * index / (len(levels) - 1)
+
+    x_ticks = tuple((QRectF(x_of(i) - metrics.horizontalAdvance(str(level)) / 2, tick_top,
+                            metrics.horizontalAdvance(str(level)), line), str(level))
+                    for i, level in enumerate(levels or [1]))
+    x_title = metrics.elidedText(x_title, Qt.TextElideMode.ElideRight, max(0, int(plot.width())))
+    title_width = float(metrics.horizontalAdvance(x_title))
+    x_title_rect = QRectF(plot.center().x() - title_width / 2, tick_top + line, title_width, line)
+    legend_top = x_title_rect.bottom() + gap * 2
+    legend = tuple(QRectF(plot.left(), legend_top + row * line, plot.width(), line) for row in range(legend_rows))
+    return ChartLayout(QRectF(area.left(), area.top(), area.width(), line * 1.4), plot, top, ticks, x_ticks,
+                       x_title_rect, x_title, legend)
