@@ -49,6 +49,7 @@ from i18n import translate
 
 ANSWER_TOKENS = 64
 ROUNDS = 2
+VISIBLE_ROWS = 4  # the table's rows shown without scrolling; the rest scroll
 
 
 class _Progress(QObject):
@@ -65,7 +66,7 @@ class CompareDialog(QDialog):
         self.controller = controller
         self.setWindowTitle(translate("engines.compare", "Compare engines"))
         self.setWindowModality(Qt.WindowModality.WindowModal)  # a chat sent meanwhile would skew the figures
-        self.resize(900, 720)
+        self.resize(900, 760)
         self.job: Job | None = None
         self._workload = "built-in"
         self.results: list[compare.Result] = []
@@ -119,7 +120,9 @@ class CompareDialog(QDialog):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.verticalHeader().setVisible(False)
+        self.table.resizeColumnsToContents()  # the headers whole before a run too
         named(self.table, translate("engines.compare", "Measurements"))
+        self._fit_rows()
         self.charts = QWidget()
         charts = QHBoxLayout(self.charts)
         self.throughput = LineChart(translate("engines.compare", "Tokens a second, in all"),
@@ -137,7 +140,7 @@ class CompareDialog(QDialog):
         layout.addLayout(row)
         layout.addWidget(self.status)
         layout.addWidget(self.table, 1)
-        layout.addWidget(self.charts, 2)
+        layout.addWidget(self.charts, 1)
         layout.addWidget(self.verdict)
         layout.addWidget(close)
         self.progress = _Progress(self)
@@ -289,6 +292,7 @@ class CompareDialog(QDialog):
             for column, text in enumerate(cells):
                 self.table.setItem(row, column, QTableWidgetItem(text))
         self.table.resizeColumnsToContents()
+        self._fit_rows()
         self.first_word.threshold = self.target.value()
         earlier = self.baseline_results()
         for chart, value in ((self.throughput, lambda r: r.total_tps), (self.first_word, lambda r: r.ttft_p95)):
@@ -296,6 +300,14 @@ class CompareDialog(QDialog):
         lines = compare.verdict(self.results, self.target.value()) if self.results else []
         self.verdict.setText("\n".join(lines))
         self._buttons()
+
+    def _fit_rows(self) -> None:
+        """Room for the header and the rows of a run (up to VISIBLE_ROWS, then it scrolls)."""
+        rows = max(1, min(self.table.rowCount(), VISIBLE_ROWS))
+        row = self.table.verticalHeader().defaultSectionSize()
+        scrollbar = self.table.horizontalScrollBar().sizeHint().height()
+        self.table.setMinimumHeight(self.table.horizontalHeader().sizeHint().height() + rows * row
+                                    + 2 * self.table.frameWidth() + scrollbar)
 
     @staticmethod
     def _series(results: list[compare.Result], value: Any, dashed: bool) -> list[Series]:

@@ -7,7 +7,12 @@ import pytest
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFont, QFontDatabase, QFontMetrics
 
+from app.engines import compare_dialog
 from app.engines.chart import LineChart, Series
+from app.engines.compare_dialog import CompareDialog
+from core import compare
+from tests.app.conftest import WAIT_MS
+from tests.app.test_compare_window import open_compare
 
 pytestmark = [pytest.mark.gui]
 
@@ -49,3 +54,36 @@ def test_the_axis_title_ticks_and_legend_do_not_overlap(qtbot, x_label: str, siz
         assert shape.x_title.top() >= max(t.bottom() for t, _ in shape.x_ticks)
         assert all(r.bottom() <= chart.height() for r in shape.legend)
         chart.grab()  # paints with that layout
+
+
+def results(setups: int = 2) -> list[compare.Result]:
+    return [compare.Result(f"setup {n}: SmolLM2 135M Instruct (Q4_1)", level, 9.0 * level, 9.0, 0.3, 0.5, 0)
+            for n in range(setups) for level in compare.LEVELS]
+
+
+def header_whole(dialog: CompareDialog) -> None:
+    header = dialog.table.horizontalHeader()
+    for column in range(dialog.table.columnCount()):
+        label = dialog.table.horizontalHeaderItem(column).text()
+        needed = header.fontMetrics().horizontalAdvance(label)
+        assert header.sectionSize(column) > needed, (label, header.sectionSize(column), needed)
+
+
+def visible_rows(dialog: CompareDialog) -> int:
+    table = dialog.table
+    viewport = table.viewport().rect()
+    return sum(1 for row in range(table.rowCount())
+               if viewport.contains(table.visualRect(table.model().index(row, 0))))
+
+
+def test_the_table_s_headers_are_whole_before_a_run_and_its_rows_have_room_after(qtbot, make_window) -> None:
+    window = make_window()
+    dialog = open_compare(window)
+    qtbot.waitExposed(dialog)
+    assert dialog.table.rowCount() == 0
+    header_whole(dialog)  # before a run: no "rst word p50 / p9"
+    dialog.results = results()  # what a run of 2 setups at 1, 2, 4 and 8 chats at once shows
+    dialog._show()
+    qtbot.waitUntil(lambda: visible_rows(dialog) >= compare_dialog.VISIBLE_ROWS, timeout=WAIT_MS)
+    header_whole(dialog)
+    assert dialog.throughput.height() >= dialog.throughput.minimumHeight()
