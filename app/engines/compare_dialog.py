@@ -52,6 +52,12 @@ ROUNDS = 2
 VISIBLE_ROWS = 4  # the table's rows shown without scrolling; the rest scroll
 
 
+def seconds_text(seconds: str) -> str:
+    """A time in seconds as the language writes it ("2.00 s", "2.00 秒")."""
+    return translate("engines.compare", "{seconds} s", "a time in seconds with the unit's short form; "
+                     "{seconds} is the number, kept as is").replace("{seconds}", seconds)
+
+
 class _Progress(QObject):
     """Carries the run's progress from its thread to the dialog's (a queued signal)."""
 
@@ -87,7 +93,9 @@ class CompareDialog(QDialog):
         self.target.setRange(0.2, 60.0)
         self.target.setSingleStep(0.5)
         self.target.setValue(2.0)
-        self.target.setSuffix(" s")
+        before, _, after = seconds_text("{seconds}").partition("{seconds}")
+        self.target.setPrefix(before)
+        self.target.setSuffix(after)
         named(self.target, translate("engines.compare", "First word within"))
         self.baseline = QComboBox()
         named(self.baseline, translate("engines.compare", "Earlier run to compare with"))
@@ -288,7 +296,7 @@ class CompareDialog(QDialog):
         self.table.setRowCount(len(self.results))
         for row, r in enumerate(self.results):
             cells = (r.label, str(r.at_once), f"{r.total_tps:.1f}", f"{r.chat_tps:.1f}",
-                     f"{r.ttft_p50:.2f} s / {r.ttft_p95:.2f} s", str(r.errors))
+                     f"{seconds_text(f'{r.ttft_p50:.2f}')} / {seconds_text(f'{r.ttft_p95:.2f}')}", str(r.errors))
             for column, text in enumerate(cells):
                 self.table.setItem(row, column, QTableWidgetItem(text))
         self.table.resizeColumnsToContents()

@@ -7,6 +7,7 @@ import pytest
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFont, QFontDatabase, QFontMetrics
 
+import i18n
 from app.engines import compare_dialog
 from app.engines.chart import LineChart, Series
 from app.engines.compare_dialog import CompareDialog
@@ -87,3 +88,18 @@ def test_the_table_s_headers_are_whole_before_a_run_and_its_rows_have_room_after
     qtbot.waitUntil(lambda: visible_rows(dialog) >= compare_dialog.VISIBLE_ROWS, timeout=WAIT_MS)
     header_whole(dialog)
     assert dialog.throughput.height() >= dialog.throughput.minimumHeight()
+
+
+def test_seconds_are_written_as_the_language_writes_them(qtbot, make_window, monkeypatch) -> None:
+    def chinese(context: str, source: str, _note: str | None, n: int) -> str:
+        if (context, source) == ("engines.compare", "{seconds} s"):
+            return "{seconds} 秒"
+        return source.replace("%n", str(n)) if n >= 0 else source
+
+    window = make_window()
+    monkeypatch.setattr(i18n, "_backend", chinese)  # after the window set its language
+    dialog = open_compare(window)
+    assert dialog.target.text() == "2.00 秒"
+    dialog.results = results(1)
+    dialog._show()
+    assert dialog.table.item(0, 4).text() == "0.30 秒 / 0.50 秒"
