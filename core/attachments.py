@@ -45,7 +45,7 @@ from inference.protocol import ChatMessage, Embed, Picture
 from inference.rag import Passage, user_turn
 from storage.documents.chunking import MAX_TOKENS, Chunk, chunk_sections
 from storage.documents.isolation import OCR_MEMORY_LIMIT, IsolatedParser
-from storage.documents.reading import ParseError, Section, supported
+from storage.documents.reading import IMAGE_SUFFIXES, ParseError, Section, supported
 from storage.documents.search import MIN_COSINE, SearchIndex
 from storage.documents.store import StoredChunk
 
@@ -123,12 +123,13 @@ def read(path: Path, parser: IsolatedParser, ocr: IsolatedParser, hearing: Isola
     except ParseError as exc:
         raise _refused(name, str(exc)) from None
     notes = list(notes)
-    if scanned:
-        notes.append(translate("core.attachments", "{count} page(s) read by text recognition").format(
-            count=min(len(scanned), OCR_PAGES)))
+    if scanned and path.suffix.lower() in IMAGE_SUFFIXES and len(scanned) == 1:  # a picture, not a page
+        notes.append(translate("core.attachments", "text read from the picture by text recognition"))
+    elif scanned:
+        notes.append(translate("core.attachments", "%n pages read by text recognition", None,
+                               min(len(scanned), OCR_PAGES)))
     if len(scanned) > OCR_PAGES:
-        notes.append(translate("core.attachments", "{count} scanned page(s) left unread").format(
-            count=len(scanned) - OCR_PAGES))
+        notes.append(translate("core.attachments", "%n scanned pages left unread", None, len(scanned) - OCR_PAGES))
     if not any(s.text.strip() for s in found):
         if picture is None:
             raise _refused(name, translate("core.attachments", "no text was found in it."))

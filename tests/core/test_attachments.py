@@ -49,7 +49,9 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def test_a_scan_an_image_and_a_document_are_read_as_an_import_reads_them(files: dict[str, Path]) -> None:
     pdf, png, docx = read_all([files["greenhouse"], files["fund"], files["permits"]])
     assert [s.page for s in pdf.sections] == [1, 2] and "fuse" in pdf.sections[1].text.lower()
-    assert any("text recognition" in note for note in pdf.notes)
+    assert "2 pages read by text recognition" in pdf.notes, pdf.notes
+    assert "text read from the picture by text recognition" in png.notes, png.notes  # a picture, no "page(s)"
+    assert not any("(s)" in note or "page" in note for note in png.notes), png.notes
     assert "三万五千" in "".join(png.sections[0].text.split()) or "应急基金" in png.sections[0].text
     assert "HRB-7731" in " ".join(s.text for s in docx.sections)
     given = passages([pdf, png, docx], "Where is the spare fuse?")
