@@ -42,7 +42,7 @@ from PySide6.QtWidgets import (
 from app.shell import dialogs, style
 from app.shell.a11y import named
 from app.shell.style import shade
-from app.shell.text import plain
+from app.shell.text import plain, unmarked
 from core.documents import terms
 from guard.text import one_line
 from i18n import translate
@@ -132,7 +132,9 @@ class SourceViewer(QDialog):
         self.resize(760, 600)
         self.heading = plain(QLabel(label))
         self.heading.setObjectName("sourceHeading")
-        self.passage = QPlainTextEdit(str(source.get("text") or ""))
+        written = str(source.get("text") or "")
+        shown, where = unmarked(written)  # the words, without Markdown's "## " and "> "
+        self.passage = QPlainTextEdit(shown)
         self.passage.setReadOnly(True)
         self.passage.setMaximumHeight(160)
         self.page = QPlainTextEdit(translate("chat.source_viewer", "Finding the page in your documents…"))
@@ -195,12 +197,12 @@ class SourceViewer(QDialog):
         layout.addWidget(self.pages, 1)
         layout.addWidget(self.problem)
         layout.addLayout(buttons)
-        shown = self.passage.toPlainText()
         marks = []
         backing = str(source.get("support") or "")
-        at = _find_sentence(shown, backing) if backing else None
+        at = _find_sentence(written, backing) if backing else None
         if at is not None:  # the sentence that supports the answer (core.answers.support)
-            marks += shade(self.passage, [(_utf16(shown, at[0]), _utf16(shown, at[1]))], style.current().mark)
+            begin, end = where[at[0]], where[at[1]]
+            marks += shade(self.passage, [(_utf16(shown, begin), _utf16(shown, end))], style.current().mark)
         marks += shade(self.passage, word_spans(shown, question), style.current().word)
         self.passage.setExtraSelections(marks)
 
@@ -254,10 +256,12 @@ class SourceViewer(QDialog):
         if len(text) > 2 * AROUND:  # a long section: what is around the passage
             start = max(0, at - AROUND) if at >= 0 else 0
             text, at = text[start:start + 2 * AROUND + len(passage)], (at - start if at >= 0 else -1)
+        written = text
+        text, where = unmarked(written)  # shown without Markdown's block marks, the passage still marked
         self.page.setPlainText(text)
         marks = []
         if at >= 0:
-            begin, end = _utf16(text, at), _utf16(text, at + len(passage))
+            begin, end = _utf16(text, where[at]), _utf16(text, where[at + len(passage)])
             marks += shade(self.page, [(begin, end)], style.current().mark)
             cursor = QTextCursor(self.page.document())
             cursor.setPosition(begin)

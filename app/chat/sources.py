@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.shell.a11y import named
-from app.shell.text import plain, tooltip
+from app.shell.text import plain, tooltip, unmarked
 from guard.text import one_line
 from i18n import translate
 
@@ -96,9 +96,9 @@ class SourceList(QWidget):
             if isinstance(backing, str) and backing:
                 source = {**source, "support": backing}  # the viewer marks it in the passage
                 excerpt = translate("chat.sources", "Supports the answer: “{sentence}”").format(
-                    sentence=" ".join(backing.split()))
+                    sentence=" ".join(unmarked(backing)[0].split()))
             else:
-                excerpt = " ".join(str(source.get("text", "")).split())[:EXCERPT_CHARS] + "…"
+                excerpt = " ".join(unmarked(str(source.get("text", "")))[0].split())[:EXCERPT_CHARS] + "…"
             button = SourceButton(source, excerpt, self)
             button.opened.connect(self.source_requested)
             excerpt_label = plain(QLabel(excerpt, self))

@@ -9,6 +9,7 @@ that show such text are PlainText; where rich text is wanted around it, it is es
 from __future__ import annotations
 
 import html
+import re
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QPainter, QPaintEvent
@@ -56,3 +57,26 @@ class ElidedLabel(QLabel):
         room = self.contentsRect()
         shown = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, room.width())
         painter.drawText(room, int(self.alignment() | Qt.AlignmentFlag.AlignVCenter), shown)
+
+
+# A line's Markdown block marks: quote marks, then a heading's hashes or a list's bullet
+# (each followed by a space, so "#hashtag", "-5 °C" and "*emphasis*" stay as written).
+_BLOCK_MARKS = re.compile(r"[ \t]{0,3}(?:(?:>[ \t]?)+(?:#{1,6}(?:[ \t]+|$)|[-*+][ \t]+)?|#{1,6}(?:[ \t]+|$)|[-*+][ \t]+)")
+
+
+def unmarked(text: str) -> tuple[str, list[int]]:
+    """``text`` without the Markdown block marks that start its lines ("## Lamp room" reads
+    "Lamp room"), the words kept; and where each of ``text``'s positions (and its end) falls
+    in it, so that a passage found in the text is marked in what is shown."""
+    kept: list[str] = []
+    where: list[int] = []
+    length = 0
+    for line in text.splitlines(keepends=True):
+        marks = _BLOCK_MARKS.match(line)
+        cut = marks.end() if marks else 0
+        where += [length] * cut
+        where += range(length, length + len(line) - cut)
+        kept.append(line[cut:])
+        length += len(line) - cut
+    where.append(length)
+    return "".join(kept), where

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.chat.source_viewer import SourceViewer
+from app.chat.sources import SourceList
 
 pytestmark = pytest.mark.gui
 
@@ -95,3 +96,32 @@ def test_a_script_or_program_is_opened_only_when_the_user_says_so(qtbot, tmp_pat
     viewer = SourceViewer(source(document), "fee?")
     qtbot.addWidget(viewer)
     assert viewer.open_file() and opened[-1] == str(document) and len(asked) == 2  # a document: not asked
+
+
+MARKDOWN = "## Lamp room\nThe lamp is lit at dusk.\n> Keep the wick trimmed.\n- Oil: the red can"
+
+
+def test_markdown_block_marks_are_not_shown_and_the_passage_is_still_marked(qtbot, tmp_path: Path) -> None:
+    cited = {**source(tmp_path / "keeper.md"), "text": MARKDOWN, "support": "The lamp is lit at dusk."}
+    viewer = SourceViewer(cited, "When is the lamp lit?")
+    qtbot.addWidget(viewer)
+    words = "Lamp room\nThe lamp is lit at dusk.\nKeep the wick trimmed.\nOil: the red can"
+    assert viewer.passage.toPlainText() == words
+    selections = viewer.passage.extraSelections()
+    assert selections[0].cursor.selectedText() == "The lamp is lit at dusk."
+    viewer.show_page("# Keeper's log\n\n#hashtag and -5 °C stay\n\n" + MARKDOWN + "\n\n* The end.")
+    page = viewer.page.toPlainText()
+    assert page.startswith("Keeper's log\n\n#hashtag and -5 °C stay\n\nLamp room\n") and page.endswith("\nThe end.")
+    selections = viewer.page.extraSelections()
+    mark = selections[0].cursor.selectedText()
+    assert mark.replace("\u2029", "\n") == words  # Qt's paragraph separator for the line breaks
+
+
+def test_an_answer_s_source_excerpt_is_shown_without_markdown_marks(qtbot) -> None:
+    sources = SourceList()
+    qtbot.addWidget(sources)
+    sources.set_sources([{"number": 1, "label": "keeper.md", "text": MARKDOWN},
+                         {"number": 2, "label": "keeper.md", "text": MARKDOWN}], {"2": "## Lamp room\nThe lamp"})
+    excerpts = sources.text().splitlines()[2::2]
+    assert excerpts[0] == "Lamp room The lamp is lit at dusk. Keep the wick trimmed. Oil: the red can…"
+    assert excerpts[1] == "Supports the answer: “Lamp room The lamp”"
