@@ -257,7 +257,7 @@ class ToolsDialog(QDialog):
         self.check_button = QPushButton(translate("chat.tools_dialog", "Check"))
         named(self.check_button, self.check_button.text(),
               translate("chat.tools_dialog", "Start it in its sandbox, list its tools, stop it"))
-        self.remove_button = QPushButton(translate("chat.tools_dialog", "Remove"))
+        self.remove_button = QPushButton(translate("chat.tools_dialog", "Remove…"))
         self.remove_button.setObjectName("danger")
         row = QHBoxLayout()
         row.addWidget(self.add_button)
@@ -349,7 +349,11 @@ class ToolsDialog(QDialog):
     @Slot()
     def remove(self) -> None:
         record = self.selected()
-        if record is None:
+        if record is None or not dialogs.confirm(
+                self, translate("chat.tools_dialog", "Remove tool server"),
+                translate("chat.tools_dialog", "Remove “{name}”? Chats that used its tools keep their "
+                          "messages.").format(name=record.name),
+                translate("chat.tools_dialog", "Remove")):
             return
         self.session.tools.stop(record.name, wait=False)  # one that hangs must not freeze the window
         self.session.tool_servers.remove(record.name)

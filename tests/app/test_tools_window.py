@@ -94,7 +94,7 @@ def test_lock_while_a_call_waits_ends_the_turn_and_the_server(qtbot, make_window
 
 
 @needs_sandbox
-def test_settings_tools_adds_checks_and_removes_a_server(qtbot, make_window, tmp_path) -> None:
+def test_settings_tools_adds_checks_and_removes_a_server(qtbot, make_window, tmp_path, monkeypatch) -> None:
     window = make_window()
     window.tools_action.trigger()
     dialog = window.chat_tools.dialog
@@ -123,6 +123,7 @@ def test_settings_tools_adds_checks_and_removes_a_server(qtbot, make_window, tmp
     assert "add: Add two numbers." in dialog.details.toPlainText()
     window.chat_tools.refresh()
     assert "calm" in [a.text() for a in window.tools_menu.actions()]
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda *_a: True)
     dialog.remove_button.click()
     assert dialog.list.count() == 0 and window.controller.session.tool_servers.records() == []
     with qtbot.waitSignal(window.vault.locked, timeout=WAIT_MS):
@@ -203,3 +204,23 @@ def test_what_the_user_approves_shows_every_character_the_tool_will_get(qtbot) -
     shown = panel.arguments.toPlainText()
     assert "report\\u202etxt.exe" in shown and "a\\u009b2J\\u200fb" in shown
     assert "\u202e" not in shown and "\u009b" not in shown and "\u200f" not in shown
+
+
+def test_removing_a_tool_server_asks_first(qtbot, make_window, monkeypatch) -> None:
+    window = make_window()
+    servers = window.controller.session.tool_servers
+    servers.add("calm", "/usr/bin/python3", [], unconfined_ok=True)
+    window.tools_action.trigger()
+    dialog = window.chat_tools.dialog
+    assert dialog.remove_button.text() == "Remove…"
+    asked: list[tuple[str, str]] = []
+    answer = False
+    monkeypatch.setattr("app.shell.dialogs.confirm",
+                        lambda _p, _t, text, action: asked.append((text, action)) or answer)
+    dialog.list.setCurrentRow(0)
+    dialog.remove_button.click()
+    assert asked and "“calm”" in asked[0][0] and asked[0][1] == "Remove"
+    assert [r.name for r in servers.records()] == ["calm"] and dialog.list.count() == 1  # Cancel keeps it
+    answer = True
+    dialog.remove_button.click()
+    assert servers.records() == [] and dialog.list.count() == 0
