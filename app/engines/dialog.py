@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
-    QMessageBox,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -336,21 +335,15 @@ class EnginesDialog(QDialog):
             self.refresh(record.name)
             self.changed.emit()
 
-    @staticmethod
-    def confirm(box: QMessageBox) -> int:
-        return box.exec()
-
     @Slot()
     def remove(self) -> None:
         record = self.selected()
         if record is None:
             return
-        box = QMessageBox(QMessageBox.Icon.Question, translate("engines.dialog", "Remove engine"), "",
-                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
-        box.setTextFormat(Qt.TextFormat.PlainText)  # the name is not markup
-        box.setText(translate("engines.dialog", "Remove {name}? Chats that answered with it keep their "
-                              "messages.").format(name=record.name))
-        if self.confirm(box) == QMessageBox.StandardButton.Yes:
+        if dialogs.confirm(self, translate("engines.dialog", "Remove engine"),
+                           translate("engines.dialog", "Remove “{name}”? Chats that answered with it keep "
+                                     "their messages.").format(name=record.name),
+                           translate("engines.dialog", "Remove")):
             self.engines.remove(record.name)
             self.refresh()
             self.changed.emit()

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QDialog
 
 from app.engines.dialog import EngineForm
 from app.shell.privacy_dialog import PrivacyDialog
+from core.protocol import Trust
 from guard import egress
 from tests.app.conftest import WAIT_MS
 
@@ -174,9 +175,14 @@ def test_an_engine_can_be_renamed_and_removed(qtbot, make_window, engine, monkey
     assert egress.destinations() == []  # the old admission gone; the next use admits it anew
     dialog = window.engine_actions.engines_dialog
     dialog.refresh("Corp GPU")
-    from PySide6.QtWidgets import QMessageBox
-
-    monkeypatch.setattr(type(dialog), "confirm", staticmethod(lambda box: QMessageBox.StandardButton.Yes))
+    asked: list[tuple[str, str]] = []
+    answer = False
+    monkeypatch.setattr("app.shell.dialogs.confirm",
+                        lambda _p, _t, text, action: asked.append((text, action)) or answer)
+    dialog.remove()
+    assert asked == [("Remove “Corp GPU”? Chats that answered with it keep their messages.", "Remove")]
+    assert [r.name for r in engines.records()] == ["Corp GPU"]  # Cancel keeps it
+    answer = True
     dialog.remove()
     assert engines.records() == [] and egress.destinations() == []
     labels = [window.model_picker.itemText(i) for i in range(window.model_picker.count())]
@@ -292,3 +298,22 @@ def test_pictures_go_to_an_engine_that_sees_only_after_the_disclosure_names_them
     record = window.controller.engines.get("Corp")
     assert "sees pictures" in disclosure_text(record, True, True)
     assert "pictures" not in disclosure_text(record, True, False)
+
+
+def test_removing_an_engine_asks_with_the_app_question(qtbot, make_window, monkeypatch) -> None:
+    window = make_window()
+    engines = window.controller.engines
+    engines.keep(engines.prepare("Corp", "https://gpu.corp.example:8443", Trust(system=True)))
+    window.engine_actions.show_engines()
+    dialog = window.engine_actions.engines_dialog
+    dialog.refresh("Corp")
+    asked: list[tuple[str, str]] = []
+    answer = False
+    monkeypatch.setattr("app.shell.dialogs.confirm",
+                        lambda _p, _t, text, action: asked.append((text, action)) or answer)
+    dialog.remove_button.click()
+    assert asked == [("Remove “Corp”? Chats that answered with it keep their messages.", "Remove")]
+    assert [r.name for r in engines.records()] == ["Corp"]  # Cancel keeps it
+    answer = True
+    dialog.remove_button.click()
+    assert engines.records() == [] and dialog.list.count() == 0
