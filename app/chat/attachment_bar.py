@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QScrollArea,
+    QStyle,
     QToolButton,
     QWidget,
 )
@@ -96,7 +97,10 @@ class AttachmentBar(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.attach_button = QPushButton(translate("chat.attachments", "📎 Attach files…"))
+        # No emoji in the label: without a colour-emoji font (many Linux desktops) it shows as
+        # an empty box. A standard icon of the style instead, drawn on every platform.
+        self.attach_button = QPushButton(translate("chat.attachments", "Attach files…"))
+        self.attach_button.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_FileIcon))
         attach = translate("chat.attachments", "Attach files to your message: Hearth reads them and "
                                                "answers from them. You can also drop or paste files "
                                                "into the message box.")
@@ -116,7 +120,9 @@ class AttachmentBar(QWidget):
         self.chips_area.hide()
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.attach_button)
+        # Its own width, at the left: with no chip shown it would otherwise stretch across the
+        # conversation and look like the main action.
+        layout.addWidget(self.attach_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.chips_area, 1)
         self._entries: list[attachment_reading.Entry] = []
         self._chip_of: dict[int, AttachmentChip] = {}  # by id(entry)

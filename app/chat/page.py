@@ -45,7 +45,7 @@ def dictate_text(state: str, seconds: int = 0) -> str:
         return translate("chat.page", "Recognising…")
     if state == "asking":
         return translate("chat.page", "Asking for the microphone…")
-    return translate("chat.page", "🎤 Dictate")
+    return translate("chat.page", "Dictate")  # no emoji: an empty box without a colour-emoji font
 
 
 class ChatPage(QSplitter):

@@ -152,6 +152,20 @@ def test_files_are_attached_through_the_bar_and_read_off_the_ui_thread(
     assert bar.names() == [] and bar.ready() == [] and not bar.chips_area.isVisible()
 
 
+def test_the_attach_button_keeps_its_own_width_at_the_left_and_its_label_needs_no_emoji_font(
+        qtbot, make_window) -> None:
+    window = make_window()
+    window.resize(1200, 800)
+    bar = window.attachment_bar
+    button = bar.attach_button
+    qtbot.waitUntil(lambda: bar.width() > 2 * button.sizeHint().width(), timeout=WAIT_MS)
+    assert not bar.chips_area.isVisible()  # nothing attached
+    assert button.width() == button.sizeHint().width() and button.x() == 0  # not stretched across
+    assert button.text() == "Attach files…" and not button.icon().isNull()
+    assert window.dictate_button.text() == "Dictate"
+    assert all(ord(ch) < 0x2000 or ch == "…" for ch in button.text() + window.dictate_button.text())
+
+
 def test_files_dropped_on_the_chat_page_are_attached_models_still_go_to_the_library(
         qtbot, make_window, tmp_path, report, monkeypatch) -> None:
     window = make_window()
