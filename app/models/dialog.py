@@ -151,6 +151,7 @@ class ModelsDialog(QDialog):
         self.message = plain(QLabel())  # quotes model names and file names
         self.message.setWordWrap(True)
         self.message.setObjectName("notice")
+        self.message.hide()  # a coloured bar: shown only while it has something to say
 
         self.settings_box = ModelSettingsForm()  # settings of the selected chat model
         self._name_controls()
@@ -347,6 +348,7 @@ class ModelsDialog(QDialog):
     @Slot(str)
     def _say(self, text: str) -> None:
         self.message.setText(text)
+        self.message.setVisible(bool(text))
         announce(self.message, text)
 
     # Actions ----------------------------------------------------------------------

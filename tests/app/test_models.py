@@ -12,6 +12,7 @@ from PySide6.QtGui import QDropEvent
 from app.chat.controller import default_model_spec
 from app.models.dialog import ModelsDialog, copy_label, reference_label
 from inference.llama_engine import LlamaEngine
+from inference.modelinfo import ModelInfo
 from inference.protocol import SamplingParams
 from inference.settings import ModelSettings
 from storage.library import BUNDLED, COPY
@@ -220,3 +221,20 @@ def test_the_window_says_plainly_that_a_larger_model_answers_much_better(make_wi
     assert dialog.larger_hint.isVisible() and "Import" in dialog.larger_hint.text()
     other = make_window(model=Path("another.gguf"))
     assert other.model_label.toolTip() == ""
+
+
+def test_the_models_dialogs_notice_bar_shows_only_with_something_to_say(qtbot, make_window, monkeypatch) -> None:
+    window = make_window()
+    info = ModelInfo("old-notes", "llama", 135_000_000, "Q4_1", 1 << 20, 2048, True, "apache-2.0", "chat",
+                     30, 576, 9, 3, 64, 64, 49152, 1 << 20).as_dict()
+    window.models.library.add("Old notes model", "/nowhere/old-notes.gguf", COPY, "cd" * 32, info)
+    window.dialogs.show_models()
+    dialog: ModelsDialog = window.dialogs.models_dialog
+    assert dialog.isVisible() and not dialog.message.isVisible()  # no empty coloured bar
+    row = next(i for i in range(dialog.model_list.count())
+               if dialog.model_list.item(i).text().startswith("Old notes model"))
+    dialog.model_list.setCurrentRow(row)
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda *_a: True)
+    dialog.remove_button.click()
+    qtbot.waitUntil(lambda: dialog.message.isVisible(), timeout=WAIT_MS)
+    assert "Old notes model" in dialog.message.text()
