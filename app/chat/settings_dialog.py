@@ -56,6 +56,7 @@ class ChatSettingsDialog(QDialog):
         form.addRow(passages, self.passages)
         form.addRow(self.override)
         ticked = translate("chat.settings_dialog", "Used when the box above is ticked")
+        self.sampling_fields: list[QWidget] = []
         for label, widget in ((translate("chat.settings_dialog", "Temperature"), self.temperature),
                               (translate("chat.settings_dialog", "Top-p"), self.top_p),
                               (translate("chat.settings_dialog", "Top-k"), self.top_k),
@@ -65,6 +66,10 @@ class ChatSettingsDialog(QDialog):
                               (translate("chat.settings_dialog", "Seed"), self.seed)):
             form.addRow(label, widget)
             named(widget, label, ticked)
+            self.sampling_fields += [widget, form.labelForField(widget)]
+        # Editable only while they are used: an edit to an unticked value would be ignored.
+        self.override.toggled.connect(self._enable_sampling)
+        self._enable_sampling(self.override.isChecked())
         named(self.system_prompt, system_prompt,
               translate("chat.settings_dialog", "What the model is told before the chat; empty: "
                                                 "“You are a helpful assistant.”"))
@@ -77,6 +82,10 @@ class ChatSettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(buttons)
+
+    def _enable_sampling(self, on: bool) -> None:
+        for widget in self.sampling_fields:
+            widget.setEnabled(on)
 
     def values(self) -> dict[str, Any]:
         result: dict[str, Any] = {"system_prompt": self.system_prompt.toPlainText().strip(),

@@ -156,3 +156,28 @@ def test_a_question_being_edited_is_kept_over_a_quit(qtbot, make_window) -> None
         assert store.draft(chat) == EDITED
     finally:
         store.close()
+
+
+def test_the_sampling_fields_are_editable_only_while_they_are_used(qtbot, make_window, monkeypatch) -> None:
+    from app.chat.settings_dialog import ChatSettingsDialog
+
+    window = make_window(FakeEngine())
+    send(qtbot, window, "a chat")
+    seen: list[bool] = []
+
+    def tick_then_ok(self) -> QDialog.DialogCode:
+        assert not self.override.isChecked()
+        seen.append(self.temperature.isEnabled() or self.seed.isEnabled())
+        self.override.setChecked(True)
+        seen.append(self.temperature.isEnabled() and self.seed.isEnabled())
+        self.temperature.setValue(0.25)
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(ChatSettingsDialog, "exec", tick_then_ok)
+    QTimer.singleShot(0, window.dialogs.chat_settings)  # as the menu runs it
+    qtbot.waitUntil(lambda: len(seen) == 2, timeout=WAIT_MS)
+    assert seen == [False, True]  # greyed while unticked, editable once ticked
+    chat = window.controller.current_chat
+    qtbot.waitUntil(lambda: window.controller.store.get_chat(chat.id).settings.get("sampling") is not None,
+                    timeout=WAIT_MS)
+    assert window.controller.store.get_chat(chat.id).settings["sampling"]["temperature"] == 0.25
