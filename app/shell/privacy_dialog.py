@@ -104,12 +104,12 @@ class PrivacyDialog(QDialog):
                         "<b>{status}</b>. Hearth makes no network connections but to the intranet "
                         "engines below; every other attempt is refused and counted here.</p>").format(status=status)
             + self._engines_report(locale)
-            + self._tools_report(locale)
             + translate("shell.privacy_dialog", "<p>Blocked attempts: <b>{count}</b></p>").format(
                 count=locale.toString(guard.blocked_count))
             + (f"<ul>{attempts}</ul>" if attempts else "")
             + translate("shell.privacy_dialog", "<p>Links in answers open in your browser only "
-                        "after you confirm; images in answers are never loaded.</p>"))
+                        "after you confirm; images in answers are never loaded.</p>")
+            + self._tools_report(locale))  # its own heading: after all that is the network's
 
     def _engines_report(self, locale: QLocale) -> str:
         """The intranet engines allowed, and what went to each since Hearth started."""

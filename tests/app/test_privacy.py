@@ -28,6 +28,8 @@ def test_panel_shows_where_the_data_is_encryption_and_blocked_attempts(qtbot, ma
     assert str(vault_path().parent) in text and "encrypted" in text
     assert "Network guard: <b>on</b>" in text and "Blocked attempts: <b>1</b>" in text
     assert "203.0.113.7:443" in text
+    network, tools = text.index("<h3>Network</h3>"), text.index("<h3>Tools</h3>")  # each under its heading
+    assert network < text.index("Blocked attempts") < tools and network < text.index("203.0.113.7:443") < tools
     window.engine_actions.update_guard_label()
     assert window.guard_label.text() == "Offline · 1 blocked"
     # Enter closes the dialog; the danger button is never the default, nor beside it.
