@@ -50,6 +50,8 @@ class ChatListWindow(Protocol):
     chat_title: Any
     search: Any
     input: Any
+    composer: Any  # its save_draft(): the words typed so far kept as the chat's draft
+    chat_page: Any  # its attachment_bar
     rename_action: Any
     pin_action: Any
     export_action: Any
@@ -102,7 +104,10 @@ class ChatListActions(QObject):
         if self.controller.locked:
             return
         self.window.search.clear()
-        self.controller.chats.new()
+        # The words typed so far count as the chat's draft (a blank chat is kept, not this
+        # one); so do files attached to it.
+        self.window.composer.save_draft()
+        self.controller.chats.new(keep_blank=not self.window.chat_page.attachment_bar.names())
         self.window.input.setFocus()
 
     @Slot()

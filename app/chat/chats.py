@@ -44,15 +44,25 @@ class Chats:
         self._c.store.pin_chat(chat_id, pinned)
         self._c.chats_changed.emit()
 
-    def new(self, project: Project | None = None) -> Chat:
+    def new(self, project: Project | None = None, keep_blank: bool = False) -> Chat:
         """A new chat, opened: in ``project`` (with its instructions, model, collections,
-        sampling and tools), or with the collections last chosen."""
+        sampling and tools), or with the collections last chosen. With ``keep_blank`` (the
+        user's New chat), an open chat still blank (no message, no draft) in the same
+        project is kept instead: presses of New chat do not pile up empty chats."""
         c = self._c
+        current = c.current_chat
+        if keep_blank and current is not None and self._blank(current, project):
+            return current
         chat = c.store.create_chat(settings=project.chat_settings() if project else c.new_chat_settings())
         self._unnamed.add(chat.id)
         c.chats_changed.emit()
         self.select(chat.id)
         return chat
+
+    def _blank(self, chat: Chat, project: Project | None) -> bool:
+        store = self._c.store
+        return (chat.settings.get(PROJECT) == (project.id if project is not None else None)
+                and not store.messages(chat.id) and not store.draft(chat.id).strip())
 
     def move(self, chat_id: int, project: Project | None) -> None:
         """Put a chat in ``project`` (None: in none); its own settings stay as they are."""

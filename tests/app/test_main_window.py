@@ -208,6 +208,21 @@ def test_an_answer_stopped_midway_can_be_continued(qtbot, make_window) -> None:
     assert stored(window)[1].content == shown[1].text()
 
 
+def test_new_chat_stays_in_a_chat_still_blank_rather_than_pile_up_empty_ones(qtbot, make_window) -> None:
+    window = make_window(FakeEngine())
+    store = window.controller.store
+    type_and_send(qtbot, window, "first chat")
+    window.new_chat_button.click()
+    blank = window.controller.current_chat
+    window.new_chat_button.click()
+    window.new_chat_action.trigger()
+    assert window.controller.current_chat.id == blank.id and len(store.list_chats()) == 2
+    window.input.setPlainText("half a question")  # words typed: the chat is no longer blank
+    window.new_chat_button.click()
+    assert window.controller.current_chat.id != blank.id and len(store.list_chats()) == 3
+    assert store.draft(blank.id) == "half a question" and window.input.toPlainText() == ""
+
+
 def test_chats_new_select_and_delete(qtbot, make_window, confirm_dialogs) -> None:
     engine = FakeEngine()
     window = make_window(engine)
