@@ -253,7 +253,7 @@ class MessageWidget(QFrame):
     def _set_attached(self, stats: dict | None) -> None:
         names = [one_line(n, ATTACHED_NAME_LIMIT) for n in attached_names(stats) if n.strip()]
         said = translate("chat.attachments", "Attached: {names}").format(names=", ".join(names))
-        self.attached.setText(f"📎 {said}" if names else "")
+        self.attached.setText(said if names else "")  # no emoji: an empty box without an emoji font
         named(self.attached, said if names else "")
         self.attached.setVisible(bool(names))
         self.attached_button.setVisible(bool(names))

@@ -357,7 +357,7 @@ def test_a_question_names_its_files_as_plain_text(qtbot) -> None:
     widget.show()
     assert widget.attached.isVisible()
     assert widget.attached.textFormat() == Qt.TextFormat.PlainText
-    assert widget.attached.text() == "📎 Attached: report.pdf, <b>photo</b> .png"
+    assert widget.attached.text() == "Attached: report.pdf, <b>photo</b> .png"
     assert not widget.attached.openExternalLinks()
     plain = MessageWidget(Message(id=2, chat_id=1, position=0, role="user", content="Hi", status=COMPLETE, stats={}))
     qtbot.addWidget(plain)
@@ -378,7 +378,7 @@ def test_a_question_with_a_file_is_answered_from_it_and_keeps_its_name(qtbot, ma
     labels = [s.get("label", "") for s in answer.stats.get("sources") or []]
     assert any(label.startswith("report.pdf (attached)") for label in labels), labels
     widget = window.conversation.widget_for(question.id)
-    assert widget is not None and widget.attached.text() == "📎 Attached: report.pdf"
+    assert widget is not None and widget.attached.text() == "Attached: report.pdf"
     # Opened afterwards: what Hearth kept of it, page by page (the file itself was not kept).
     widget.attached_button.click()
     viewer = next(w for w in QApplication.topLevelWidgets() if isinstance(w, AttachmentViewer) and w.isVisible())
