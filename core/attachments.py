@@ -126,10 +126,11 @@ def read(path: Path, parser: IsolatedParser, ocr: IsolatedParser, hearing: Isola
     if scanned and path.suffix.lower() in IMAGE_SUFFIXES and len(scanned) == 1:  # a picture, not a page
         notes.append(translate("core.attachments", "text read from the picture by text recognition"))
     elif scanned:
-        notes.append(translate("core.attachments", "%n pages read by text recognition", None,
-                               min(len(scanned), OCR_PAGES)))
+        read = min(len(scanned), OCR_PAGES)  # a name, not an expression: lupdate skips those
+        notes.append(translate("core.attachments", "%n pages read by text recognition", None, read))
     if len(scanned) > OCR_PAGES:
-        notes.append(translate("core.attachments", "%n scanned pages left unread", None, len(scanned) - OCR_PAGES))
+        unread = len(scanned) - OCR_PAGES
+        notes.append(translate("core.attachments", "%n scanned pages left unread", None, unread))
     if not any(s.text.strip() for s in found):
         if picture is None:
             raise _refused(name, translate("core.attachments", "no text was found in it."))

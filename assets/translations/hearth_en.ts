@@ -193,6 +193,23 @@
     </message>
 </context>
 <context>
+    <name>core.attachments</name>
+    <message numerus="yes">
+        <source>%n pages read by text recognition</source>
+        <translation>
+            <numerusform>%n page read by text recognition</numerusform>
+            <numerusform>%n pages read by text recognition</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n scanned pages left unread</source>
+        <translation>
+            <numerusform>%n scanned page left unread</numerusform>
+            <numerusform>%n scanned pages left unread</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>core.compare</name>
     <message numerus="yes">
         <source>{setup}: serves %n people at once with the first word within {target:.1f} s.</source>

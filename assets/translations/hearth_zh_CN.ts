@@ -178,8 +178,8 @@ Send the token below as “Authorization: Bearer …”.</source>
         <translation>附加的文件 {name}：{state}</translation>
     </message>
     <message>
-        <source>📎 Attach files…</source>
-        <translation>📎 附加文件…</translation>
+        <source>Attach files…</source>
+        <translation>附加文件…</translation>
     </message>
     <message>
         <source>Attach files to your message: Hearth reads them and answers from them. You can also drop or paste files into the message box.</source>
@@ -862,10 +862,6 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>Asking for the microphone…</source>
         <translation>正在请求麦克风权限…</translation>
-    </message>
-    <message>
-        <source>🎤 Dictate</source>
-        <translation>🎤 听写</translation>
     </message>
     <message>
         <source>New chat</source>
@@ -1693,8 +1689,20 @@ Nothing is sent until you send it there.</source>
         <translation>在沙箱中启动它，列出它的工具，然后停止</translation>
     </message>
     <message>
+        <source>Remove…</source>
+        <translation>移除…</translation>
+    </message>
+    <message>
+        <source>Remove tool server</source>
+        <translation>移除工具服务器</translation>
+    </message>
+    <message>
+        <source>Remove “{name}”? Chats that used its tools keep their messages.</source>
+        <translation>要移除“{name}”吗？用过它的工具的对话会保留其消息。</translation>
+    </message>
+    <message>
         <source>Remove</source>
-        <translation>删除</translation>
+        <translation>移除</translation>
     </message>
     <message>
         <source>No tool server yet. The model can use only Hearth&apos;s own tools.</source>
@@ -3007,13 +3015,17 @@ Nothing is sent until you send it there.</source>
         <source>the recording is damaged midway: what came before it</source>
         <translation>录音在中途损坏：只包含此前的部分</translation>
     </message>
-    <message>
-        <source>{count} page(s) read by text recognition</source>
-        <translation>{count} 页通过文字识别读取</translation>
+    <message numerus="yes">
+        <source>%n pages read by text recognition</source>
+        <translation>
+            <numerusform>已通过文字识别读取 %n 页</numerusform>
+        </translation>
     </message>
-    <message>
-        <source>{count} scanned page(s) left unread</source>
-        <translation>{count} 页扫描页未读取</translation>
+    <message numerus="yes">
+        <source>%n scanned pages left unread</source>
+        <translation>
+            <numerusform>%n 页扫描页未读取</numerusform>
+        </translation>
     </message>
     <message>
         <source>no text was found in it.</source>
@@ -3026,6 +3038,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>long: the passages that match each question are used</source>
         <translation>较长：每次提问时使用与问题相符的段落</translation>
+    </message>
+    <message>
+        <source>text read from the picture by text recognition</source>
+        <translation>已通过文字识别读取图片中的文字</translation>
     </message>
     <message>
         <source>{name} (attached), page {page}</source>
@@ -4409,6 +4425,11 @@ Nothing is sent until you send it there.</source>
 <context>
     <name>engines.compare</name>
     <message>
+        <source>{seconds} s</source>
+        <comment>a time in seconds with the unit&apos;s short form; {seconds} is the number, kept as is</comment>
+        <translation>{seconds} 秒</translation>
+    </message>
+    <message>
         <source>Compare engines</source>
         <translation>比较推理引擎</translation>
     </message>
@@ -4780,8 +4801,8 @@ Nothing is sent until you send it there.</source>
         <translation>移除引擎</translation>
     </message>
     <message>
-        <source>Remove {name}? Chats that answered with it keep their messages.</source>
-        <translation>要移除 {name} 吗？用它回答过的对话会保留其消息。</translation>
+        <source>Remove “{name}”? Chats that answered with it keep their messages.</source>
+        <translation>要移除“{name}”吗？用它回答过的对话会保留其消息。</translation>
     </message>
 </context>
 <context>
