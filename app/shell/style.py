@@ -127,7 +127,7 @@ def decoration(c: Colours) -> tuple[str, ...]:
 
 # The chat page's own tool buttons (its header's menus, an attachment's "×", an answer's
 # "Used 2 tools ▸"). Not every QToolButton: the sheet is the main window's, and a dialog
-# parented to it (QFileDialog's back, up, new-folder and view buttons) would take it too.
+# parented to it (a file dialog's back, up, new-folder and view buttons) would take it too.
 TOOL = "QSplitter#chatPage QToolButton"
 MENU = TOOL + '[menuButton="true"]'  # those with a menu: their arrow gets room of its own
 
