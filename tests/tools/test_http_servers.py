@@ -456,6 +456,7 @@ def test_removing_a_server_that_stopped_answering_does_not_hold_the_window(
         waits: list[object] = []
         real_wait = ToolHost._wait
         monkeypatch.setattr(ToolHost, "_wait", lambda host, *args: waits.append(args) or real_wait(host, *args))
+        monkeypatch.setattr("app.shell.dialogs.confirm", lambda *_args: True)  # Remove asks first: yes
         dialog.remove()
         assert waits == []  # the window's thread waited on nothing
         assert session.tool_servers.records() == []
