@@ -92,6 +92,26 @@ def confirm_dialogs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return asked
 
 
+class Questions:
+    """``app.shell.dialogs.confirm`` answered with ``answer`` (Cancel until a test says yes);
+    each question's text and action button kept in ``asked``."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, str]] = []
+        self.answer = False
+
+    def __call__(self, _parent, _title, text: str, action: str) -> bool:
+        self.asked.append((text, action))
+        return self.answer
+
+
+@pytest.fixture
+def questions(monkeypatch: pytest.MonkeyPatch) -> Questions:
+    found = Questions()
+    monkeypatch.setattr("app.shell.dialogs.confirm", found)
+    return found
+
+
 def create_collection(qtbot, window, name: str):
     """A new collection through the window's controller, which answers asynchronously."""
     made: list = []

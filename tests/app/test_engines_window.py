@@ -160,7 +160,7 @@ def test_a_bad_check_keeps_the_form_filled_and_says_why(qtbot, make_window, engi
     assert form.url.text() == engine.url and window.controller.engines.records() == []
 
 
-def test_an_engine_can_be_renamed_and_removed(qtbot, make_window, engine, monkeypatch) -> None:
+def test_an_engine_can_be_renamed_and_removed(qtbot, make_window, engine, monkeypatch, questions) -> None:
     window = make_window()
     add_engine(qtbot, window, engine, monkeypatch)
     engines = window.controller.engines
@@ -175,14 +175,10 @@ def test_an_engine_can_be_renamed_and_removed(qtbot, make_window, engine, monkey
     assert egress.destinations() == []  # the old admission gone; the next use admits it anew
     dialog = window.engine_actions.engines_dialog
     dialog.refresh("Corp GPU")
-    asked: list[tuple[str, str]] = []
-    answer = False
-    monkeypatch.setattr("app.shell.dialogs.confirm",
-                        lambda _p, _t, text, action: asked.append((text, action)) or answer)
     dialog.remove()
-    assert asked == [("Remove “Corp GPU”? Chats that answered with it keep their messages.", "Remove")]
+    assert questions.asked == [("Remove “Corp GPU”? Chats that answered with it keep their messages.", "Remove")]
     assert [r.name for r in engines.records()] == ["Corp GPU"]  # Cancel keeps it
-    answer = True
+    questions.answer = True
     dialog.remove()
     assert engines.records() == [] and egress.destinations() == []
     labels = [window.model_picker.itemText(i) for i in range(window.model_picker.count())]
@@ -300,20 +296,16 @@ def test_pictures_go_to_an_engine_that_sees_only_after_the_disclosure_names_them
     assert "pictures" not in disclosure_text(record, True, False)
 
 
-def test_removing_an_engine_asks_with_the_app_question(qtbot, make_window, monkeypatch) -> None:
+def test_removing_an_engine_asks_with_the_app_question(qtbot, make_window, questions) -> None:
     window = make_window()
     engines = window.controller.engines
     engines.keep(engines.prepare("Corp", "https://gpu.corp.example:8443", Trust(system=True)))
     window.engine_actions.show_engines()
     dialog = window.engine_actions.engines_dialog
     dialog.refresh("Corp")
-    asked: list[tuple[str, str]] = []
-    answer = False
-    monkeypatch.setattr("app.shell.dialogs.confirm",
-                        lambda _p, _t, text, action: asked.append((text, action)) or answer)
     dialog.remove_button.click()
-    assert asked == [("Remove “Corp”? Chats that answered with it keep their messages.", "Remove")]
+    assert questions.asked == [("Remove “Corp”? Chats that answered with it keep their messages.", "Remove")]
     assert [r.name for r in engines.records()] == ["Corp"]  # Cancel keeps it
-    answer = True
+    questions.answer = True
     dialog.remove_button.click()
     assert engines.records() == [] and dialog.list.count() == 0

@@ -206,21 +206,17 @@ def test_what_the_user_approves_shows_every_character_the_tool_will_get(qtbot) -
     assert "\u202e" not in shown and "\u009b" not in shown and "\u200f" not in shown
 
 
-def test_removing_a_tool_server_asks_first(qtbot, make_window, monkeypatch) -> None:
+def test_removing_a_tool_server_asks_first(qtbot, make_window, questions) -> None:
     window = make_window()
     servers = window.controller.session.tool_servers
     servers.add("calm", "/usr/bin/python3", [], unconfined_ok=True)
     window.tools_action.trigger()
     dialog = window.chat_tools.dialog
     assert dialog.remove_button.text() == "Remove…"
-    asked: list[tuple[str, str]] = []
-    answer = False
-    monkeypatch.setattr("app.shell.dialogs.confirm",
-                        lambda _p, _t, text, action: asked.append((text, action)) or answer)
     dialog.list.setCurrentRow(0)
     dialog.remove_button.click()
-    assert asked and "“calm”" in asked[0][0] and asked[0][1] == "Remove"
+    assert questions.asked and "“calm”" in questions.asked[0][0] and questions.asked[0][1] == "Remove"
     assert [r.name for r in servers.records()] == ["calm"] and dialog.list.count() == 1  # Cancel keeps it
-    answer = True
+    questions.answer = True
     dialog.remove_button.click()
     assert servers.records() == [] and dialog.list.count() == 0
