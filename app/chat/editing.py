@@ -8,7 +8,7 @@ from PySide6.QtCore import QEvent, Qt, Signal, Slot
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
-from app.shell.a11y import named
+from app.shell.a11y import named, tab_moves_on
 from i18n import translate
 
 
@@ -53,7 +53,7 @@ class QuestionEditor(QWidget):
         super().__init__(parent)
         self.text = EnterSends(self)
         self.text.escape_cancels = True
-        self.text.setTabChangesFocus(True)
+        tab_moves_on(self.text)
         self.text.setMaximumHeight(140)
         hint = QLabel(translate("chat.editing", "Enter asks again, Shift+Enter makes a new line, Esc "
                                 "cancels. The question as it was stays, with its answers, as the other "

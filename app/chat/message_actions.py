@@ -91,7 +91,8 @@ class MessageActions:
         first: list[QWidget] = [self.copy_button]
         if self.edit_button is not None:
             first.append(self.edit_button)
-        return [*first, self.delete_button, self.continue_button, self.previous_button, self.next_button]
+        return [*first, self.delete_button, self.read_button, self.continue_button, self.previous_button,
+                self.next_button]
 
 
 def _header_button(header: QHBoxLayout, text: str, tip: str, name: str) -> QPushButton:

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.shell import dialogs
-from app.shell.a11y import named
+from app.shell.a11y import named, tab_moves_on
 from app.shell.background import run_in_background
 from app.shell.text import plain
 from core import project_files
@@ -57,7 +57,7 @@ class ProjectsDialog(QDialog):
         for title, text in templates():
             self.template.addItem(title, text)
         named(self.template, translate("chat.projects_dialog", "Ready-made instructions"))
-        self.instructions = QPlainTextEdit()
+        self.instructions = tab_moves_on(QPlainTextEdit())
         named(self.instructions, translate("chat.projects_dialog", "Instructions"))
         self.take_button = QPushButton(translate("chat.projects_dialog", "Take the open chat's settings"))
         self.take_button.setToolTip(translate("chat.projects_dialog", "Its model or engine, collections, "

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.shell.a11y import name_buttons, named
+from app.shell.a11y import name_buttons, named, tab_moves_on
 from core.protocol import SamplingParams
 from i18n import translate
 
@@ -28,7 +28,7 @@ class ChatSettingsDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(translate("chat.settings_dialog", "Chat settings"))
         sampling = {**defaults.__dict__, **(settings.get("sampling") or {})}
-        self.system_prompt = QPlainTextEdit(settings.get("system_prompt", ""))
+        self.system_prompt = tab_moves_on(QPlainTextEdit(settings.get("system_prompt", "")))
         self.system_prompt.setPlaceholderText(
             translate("chat.settings_dialog", "Empty: “You are a helpful assistant.”"))
         self.override = QCheckBox(

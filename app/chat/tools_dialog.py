@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.shell import dialogs, named_list
-from app.shell.a11y import named
+from app.shell.a11y import named, tab_moves_on
 from app.shell.text import plain
 from core.engines import read_ca_file
 from core.protocol import EngineError, Trust
@@ -100,7 +100,7 @@ class ToolServerForm(QDialog):
         self.reach.setPlaceholderText(translate("chat.tools_dialog", "none; or host:port, separated by ; "
                                                 "(through Hearth's relay only)"))
         named(self.reach, translate("chat.tools_dialog", "Intranet addresses it may reach"))
-        self.variables = QPlainTextEdit()
+        self.variables = tab_moves_on(QPlainTextEdit())
         self.variables.setPlaceholderText("TRACKER_TOKEN=…")
         self.variables.setMaximumHeight(self.fontMetrics().lineSpacing() * 5)
         self.unconfined = QCheckBox(translate("chat.tools_dialog", "Allow it to run although this computer "
@@ -248,7 +248,7 @@ class ToolsDialog(QDialog):
         intro.setWordWrap(True)
         self.confinement = plain(QLabel(confinement_line()))
         self.confinement.setWordWrap(True)
-        self.list = QListWidget()
+        self.list = named(QListWidget(), translate("chat.tools_dialog", "Tool servers"))
         self.details = QPlainTextEdit()  # a server's tools and descriptions may be long: it scrolls
         self.details.setReadOnly(True)
         self.details.setMaximumHeight(self.fontMetrics().lineSpacing() * 10)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
-from app.shell.a11y import named
+from app.shell.a11y import named, tab_moves_on
 from app.shell.text import tooltip
 from core.documents import FAILED, INDEXED, PENDING, SKIPPED, Document
 from guard.text import one_line
@@ -31,6 +31,7 @@ class FilesTable(QTableWidget):
 
     def __init__(self) -> None:
         super().__init__(0, 3)
+        tab_moves_on(self)
         self.setHorizontalHeaderLabels([translate("documents.dialog", "File"),
                                         translate("documents.dialog", "State"),
                                         translate("documents.dialog", "Why")])

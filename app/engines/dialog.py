@@ -208,7 +208,7 @@ class EnginesDialog(QDialog):
                                  "a chat sends to one only after you chose it and were told what leaves "
                                  "this computer. Document search always stays here."))
         intro.setWordWrap(True)
-        self.list = QListWidget()
+        self.list = named(QListWidget(), translate("engines.dialog", "Intranet engines"))
         self.status = plain(QLabel())
         self.status.setWordWrap(True)
         self.add_button = QPushButton(translate("engines.dialog", "Add…"))

@@ -13,7 +13,13 @@ from typing import Any, TypeVar
 
 from PySide6 import QtGui
 from PySide6.QtGui import QAccessible, QAccessibleEvent
-from PySide6.QtWidgets import QDialogButtonBox, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialogButtonBox,
+    QPlainTextEdit,
+    QTextEdit,
+    QWidget,
+)
 
 # Qt 6.8 and later; pyproject allows 6.7, where the name change is signalled instead.
 _Announcement: Any = getattr(QtGui, "QAccessibleAnnouncementEvent", None)
@@ -29,6 +35,17 @@ def named(widget: W, name: str, description: str = "") -> W:
     widget.setAccessibleName(name)
     if description:
         widget.setAccessibleDescription(description)
+    return widget
+
+
+def tab_moves_on(widget: W) -> W:
+    """Have Tab move the focus on from ``widget`` instead of staying inside it: a multi-line
+    field would type a tab character into the text (the user's saved text changes unseen, and
+    the controls after it cannot be reached), a table would walk its cells (the arrows do)."""
+    if isinstance(widget, (QPlainTextEdit, QTextEdit)):
+        widget.setTabChangesFocus(True)
+    elif isinstance(widget, QAbstractItemView):
+        widget.setTabKeyNavigation(False)
     return widget
 
 

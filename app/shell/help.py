@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.shell.a11y import named
+from app.shell.a11y import named, tab_moves_on
 from i18n import translate
 
 
@@ -64,7 +64,7 @@ class ShortcutsDialog(QDialog):
         self.setWindowTitle(translate("shell.help", "Keyboard shortcuts"))
         self.resize(560, 520)
         rows = shortcuts(window)
-        self.table = QTableWidget(len(rows), 2)
+        self.table = tab_moves_on(QTableWidget(len(rows), 2))
         self.table.setHorizontalHeaderLabels([translate("shell.help", "Action"), translate("shell.help", "Keys")])
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().hide()

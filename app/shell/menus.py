@@ -56,7 +56,8 @@ def build_menus(self: Any) -> None:
     file_menu.addSeparator()
     self.lock_action = _action(file_menu, translate("shell.menus", "Lock now"), self.vault.lock,
                                "Ctrl+L")
-    _action(file_menu, translate("shell.menus", "Quit"), self.close, QKeySequence.StandardKey.Quit)
+    # Ctrl+Q everywhere (Cmd+Q on macOS): Qt's standard Quit key is empty on Windows.
+    _action(file_menu, translate("shell.menus", "Quit"), self.close, "Ctrl+Q")
     chat_menu = bar.addMenu(translate("shell.menus", "&Chat"))
     self.find_action = _action(chat_menu, translate("shell.menus", "Search chats"),
                                self.chat_list_actions.find_chats, QKeySequence.StandardKey.Find)

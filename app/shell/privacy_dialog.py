@@ -61,7 +61,7 @@ class PrivacyDialog(QDialog):
         named(self.delete_button, translate("shell.privacy_dialog", "Delete all my data"),
               translate("shell.privacy_dialog", "Delete your chats, documents index, model "
                                                 "library, backups, settings and logs"))
-        scroll = QScrollArea()
+        scroll = named(QScrollArea(), translate("shell.privacy_dialog", "Privacy report"))
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(self.report)

@@ -101,6 +101,7 @@ class LockScreen(QWidget):
         form = QFormLayout()
         form.addRow(translate("vault.lock_screen", "Passphrase"), self.passphrase)
         self._confirm_label = QLabel(translate("vault.lock_screen", "Confirm"))
+        self._confirm_label.setBuddy(self.confirm)
         form.addRow(self._confirm_label, self.confirm)
         layout = QVBoxLayout(panel)
         layout.addWidget(self.heading)

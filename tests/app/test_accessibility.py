@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QAccessible
+from PySide6.QtGui import QAccessible, QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QSlider,
+    QTableWidgetItem,
     QTextEdit,
     QWidget,
 )
@@ -28,9 +29,11 @@ from app.api.controller import ApiDialog
 from app.chat.markdown import MarkdownView
 from app.chat.settings_dialog import ChatSettingsDialog
 from app.chat.sources import SourceButton
+from app.chat.tools_dialog import ToolServerForm
 from app.models.speech_dialog import SpeechModelsDialog
 from app.shell import a11y, style
 from app.shell.about import AboutDialog
+from app.shell.help import ShortcutsDialog
 from app.shell.main_window import MainWindow
 from app.shell.privacy_dialog import PrivacyDialog
 from inference.rag import Passage
@@ -57,9 +60,7 @@ def unnamed(root: QWidget) -> list[str]:
             continue
         if not widget.isVisible() or _inside_compound(widget, root):
             continue
-        interface = QAccessible.queryAccessibleInterface(widget)
-        said = interface.text(QAccessible.Text.Name) if interface is not None else ""
-        if not widget.accessibleName().strip() or not said.strip():
+        if not widget.accessibleName().strip() or not said(widget).strip():
             text = widget.text() if isinstance(widget, QAbstractButton) else ""
             missing.append(f"{type(widget).__name__} {widget.objectName()!r} {text!r}")
     return missing
@@ -72,6 +73,12 @@ def _inside_compound(widget: QWidget, root: QWidget) -> bool:
             return True
         parent = parent.parentWidget()
     return False
+
+
+def said(widget: QWidget) -> str:
+    """The name a screen reader says for ``widget``."""
+    interface = QAccessible.queryAccessibleInterface(widget)
+    return interface.text(QAccessible.Text.Name) if interface is not None else ""
 
 
 def focused() -> QWidget:
@@ -177,6 +184,70 @@ def test_every_control_of_every_dialog_has_a_name(qtbot, cited_window) -> None:
         dialog.close()
 
 
+def test_the_lists_of_engines_and_tool_servers_and_the_privacy_report_have_names(qtbot, cited_window) -> None:
+    window, _source = cited_window
+    window.engine_actions.show_engines()
+    window.chat_tools.show_dialog()
+    privacy = PrivacyDialog(window)
+    qtbot.addWidget(privacy)
+    privacy.show()
+    engines, tools = window.engine_actions.engines_dialog, window.chat_tools.dialog
+    assert engines is not None and tools is not None
+    for dialog in (engines, tools, privacy):
+        qtbot.waitExposed(dialog)
+        # Whatever a Tab stops at is said by name: a list or a scrolled report included.
+        stops = [w for w in dialog.findChildren(QWidget) if w.isVisible() and not _inside_compound(w, dialog)
+                 and w.focusPolicy().value & Qt.FocusPolicy.TabFocus.value]
+        assert stops and [type(w).__name__ for w in stops if not said(w).strip()] == [], dialog.windowTitle()
+        dialog.close()
+
+
+def test_tab_leaves_every_multi_line_field_and_table(qtbot, cited_window) -> None:
+    """Tab in a multi-line field typed a tab character into the saved text and stayed there;
+    in a table it walked the cells, so Close and the buttons after it were out of reach."""
+    window, _source = cited_window
+    chat = window.controller.current_chat
+    assert chat is not None
+    window.dialogs.show_projects()
+    projects = window.dialogs.projects_dialog
+    assert projects is not None
+    projects.new_button.click()
+    settings = ChatSettingsDialog(chat.settings, window.controller.params, window)
+    form = ToolServerForm(None, window)
+    shortcuts = ShortcutsDialog(window, window)
+    window.dialogs.show_collections()
+    documents = window.dialogs.collections_dialog
+    assert documents is not None
+    documents.table.setRowCount(2)
+    for row in range(2):
+        for column in range(3):
+            documents.table.setItem(row, column, QTableWidgetItem(f"{row}, {column}"))
+    for dialog in (settings, form, shortcuts):
+        qtbot.addWidget(dialog)
+    fields = [(projects, projects.instructions), (settings, settings.system_prompt), (form, form.variables),
+              (shortcuts, shortcuts.table), (documents, documents.table)]
+    for dialog, field in fields:
+        dialog.show()
+        qtbot.waitExposed(dialog)
+        dialog.activateWindow()
+        field.setFocus(Qt.FocusReason.TabFocusReason)
+        qtbot.waitUntil(field.hasFocus, timeout=WAIT_MS)
+        before = field.toPlainText() if isinstance(field, QPlainTextEdit) else None
+        press(qtbot, Qt.Key.Key_Tab)
+        assert not field.hasFocus() and focused().window() is dialog, dialog.windowTitle()
+        if before is not None:
+            assert field.toPlainText() == before  # no tab character typed into it
+        dialog.close()
+
+
+def test_quit_has_its_key_on_every_system_and_the_confirm_label_its_field(qtbot, make_window) -> None:
+    window = make_window(open_vault=False)
+    quit_action = next(a for a in window.findChildren(QAction) if a.text() == "Quit")
+    assert quit_action.shortcut() == QKeySequence("Ctrl+Q")  # Qt's standard Quit key is empty on Windows
+    lock = window.lock_screen
+    assert lock._confirm_label.buddy() is lock.confirm
+
+
 # (b) A whole turn from the keyboard ------------------------------------------------------
 def test_a_whole_turn_with_key_presses_only(qtbot, make_window, tmp_path: Path, opened) -> None:
     source = tmp_path / "harbor.pdf"
@@ -232,7 +303,7 @@ def test_the_tab_order_follows_the_page(qtbot, cited_window) -> None:
     expected = [window.new_chat_button, window.search, window.chat_list, window.delete_chat_button,
                 window.documents_button, window.tools_button, window.model_picker, window.conversation,
                 question.copy_button, question.edit_button, question.delete_button, question.body,
-                answer.copy_button, answer.delete_button, answer.body, answer.sources.buttons[0],
+                answer.copy_button, answer.delete_button, answer.read_button, answer.body, answer.sources.buttons[0],
                 window.input, window.send_button, window.regenerate_button]
     window.new_chat_button.setFocus(Qt.FocusReason.TabFocusReason)
     seen = [focused()]
