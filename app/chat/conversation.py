@@ -66,6 +66,16 @@ class ConversationView(QScrollArea):
         self.verticalScrollBar().rangeChanged.connect(self._follow)
         self._at_end = True
 
+    def _show_caret(self, widget: MessageWidget) -> None:
+        """Keep the caret of a message read from the keyboard in view (the messages have no
+        scroll bars of their own: the conversation scrolls)."""
+        body = widget.body
+        if not body.hasFocus():
+            return
+        caret = body.cursorRect()
+        at = body.viewport().mapTo(self._inner, caret.center())
+        self.ensureVisible(at.x(), at.y(), 0, caret.height())
+
     def clear(self) -> None:
         self._keep_focus(list(self._widgets.values()))
         for widget in self._widgets.values():
@@ -124,6 +134,7 @@ class ConversationView(QScrollArea):
     def _insert(self, message: Message, index: int) -> MessageWidget:
         widget = MessageWidget(message, self._inner)
         widget.body.link_requested.connect(self.link_requested)
+        widget.body.cursorPositionChanged.connect(lambda w=widget: self._show_caret(w))
         widget.source_requested.connect(lambda source, w=widget: self.source_requested.emit(
             source, self._question_before(w)))
         widget.edit_requested.connect(self.edit_requested)

@@ -313,6 +313,31 @@ def test_the_tab_order_follows_the_page(qtbot, cited_window) -> None:
     assert seen == expected  # Stop is disabled while nothing is generated: it is skipped
 
 
+def test_an_answer_is_read_with_a_caret_that_the_conversation_keeps_in_view(qtbot, make_window) -> None:
+    """A screen reader reads an answer line by line from its caret; Shift+arrows select part
+    of it. The answer has no scroll bar of its own: the conversation follows the caret."""
+    window = make_window(FakeEngine(tokens=[f"Paragraph {n} of a long answer.\n\n" for n in range(120)]))
+    window.input.setPlainText("A long answer, please.")
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=WAIT_MS):
+        window.send_button.click()
+    body = window.conversation.message_widgets()[-1].body
+    view = window.conversation
+    assert body.height() > view.viewport().height()
+
+    def caret_in_view() -> bool:
+        caret = body.cursorRect()
+        return view.viewport().rect().contains(body.viewport().mapTo(view.viewport(), caret.center()))
+
+    window.activateWindow()
+    body.setFocus(Qt.FocusReason.TabFocusReason)
+    qtbot.waitUntil(body.hasFocus, timeout=WAIT_MS)
+    for key in (Qt.Key.Key_Home, Qt.Key.Key_End, Qt.Key.Key_Home):
+        press(qtbot, key, Qt.KeyboardModifier.ControlModifier)
+        qtbot.waitUntil(caret_in_view, timeout=WAIT_MS)
+    press(qtbot, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
+    assert "Paragraph 0 of a long answer." in body.textCursor().selectedText()
+
+
 def test_the_lock_screen_from_the_keyboard(qtbot, make_window) -> None:
     window = make_window(open_vault=False)
     screen = window.lock_screen
