@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core import chat_import
+from core import chat_import, import_bounds
 from core.chat_import import ImportRefused, read, report, save
 from storage.chats import ChatStore
 from tests.storage.conftest import store, vault_path  # noqa: F401 - the vault fixtures
@@ -138,7 +138,7 @@ def test_a_hostile_import_is_bounded_with_a_message(store: ChatStore, tmp_path: 
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "conversations.json"
     if case == "huge":
-        monkeypatch.setattr(chat_import, "MAX_BYTES", 1 << 20)
+        monkeypatch.setattr(import_bounds, "MAX_BYTES", 1 << 20)
         path.write_bytes(b'[{"mapping": {}, "title": "' + b"x" * (2 << 20) + b'"}]')
         with pytest.raises(ImportRefused, match="larger than 1 MB"):
             read(path)
@@ -170,7 +170,7 @@ def test_a_hostile_import_is_bounded_with_a_message(store: ChatStore, tmp_path: 
         assert [t.content for t in found.chats[0].turns] == ["hi", "hello"] and found.skipped == 2
         return
     if case == "many":
-        monkeypatch.setattr(chat_import, "MAX_CHAT_MESSAGES", 50)
+        monkeypatch.setattr(import_bounds, "MAX_CHAT_MESSAGES", 50)
         lines = [json.dumps({"role": "user" if i % 2 == 0 else "assistant", "content": f"m{i}"}) for i in range(10_000)]
         (tmp_path / "t").mkdir()
         (tmp_path / "t" / "messages.jsonl").write_text("\n".join(lines))
@@ -178,7 +178,7 @@ def test_a_hostile_import_is_bounded_with_a_message(store: ChatStore, tmp_path: 
         assert found.messages == 50 and found.over == 10_000 - 50
         assert "left out" in report(found)
         return
-    monkeypatch.setattr(chat_import, "MAX_MESSAGE_CHARS", 1000)  # "long"
+    monkeypatch.setattr(import_bounds, "MAX_MESSAGE_CHARS", 1000)  # "long"
     path.write_text(json.dumps([{"title": "t", "mapping": {"a": {"message": {
         "author": {"role": "user"}, "content": {"parts": ["y" * 5000]}}, "parent": None}}}]))
     found = read(path)
@@ -353,8 +353,8 @@ def test_an_export_of_countless_small_values_is_refused_before_it_is_parsed(
     the size limit (3 bytes a list) took 6.8 GB to parse. The values are counted before."""
     import tracemalloc
 
-    monkeypatch.setattr(chat_import, "MAX_VALUES", 100_000)
-    monkeypatch.setattr(chat_import, "MAX_BYTES", 1 << 20)  # the read's buffer: a small one for the files here
+    monkeypatch.setattr(import_bounds, "MAX_VALUES", 100_000)
+    monkeypatch.setattr(import_bounds, "MAX_BYTES", 1 << 20)  # the read's buffer: a small one for the files here
     path = tmp_path / "conversations.json"
     for dense in ("[" + "[]," * 200_000 + "[]]", "[" + '{"a":1},' * 100_000 + "{}]",
                   "[" + '"ab",' * 200_000 + '""]', '{"messages": [' + "1.5," * 200_000 + "1]}"):
@@ -380,12 +380,12 @@ def test_a_title_of_megabytes_is_read_without_copying_it_whole(tmp_path: Path) -
     words' list, 4 million entries, before 200 characters of it were kept."""
     import tracemalloc
 
-    from core.chat_import import _title
+    from core.import_bounds import title_of
 
     title = "a " * (4 << 20)
     tracemalloc.start()
     try:
-        kept = _title(title)
+        kept = title_of(title)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

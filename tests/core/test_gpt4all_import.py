@@ -222,12 +222,12 @@ def test_the_reader_never_reads_past_the_end_whatever_the_cut(tmp_path: Path) ->
 
 def test_a_folder_of_chats_past_the_bound_together_is_refused_in_words(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    from core import chat_import
+    from core import import_bounds
 
     folder = tmp_path / "GPT4All"
     folder.mkdir()
     one = gpt4all_file(folder / "gpt4all-a.chat", a_chat())
     gpt4all_file(folder / "gpt4all-b.chat", a_chat())
-    monkeypatch.setattr(chat_import, "MAX_BYTES", one.stat().st_size + 10)  # room for one of the two
+    monkeypatch.setattr(import_bounds, "MAX_BYTES", one.stat().st_size + 10)  # room for one of the two
     with pytest.raises(ImportRefused, match="larger than 0 MB together: import them a few at a time"):
         read(folder)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from core import chat_import
+from core import chat_import, import_bounds
 from core.attachments import Attachment
 from core.chat_import import ImportRefused, read, report, save
 from inference.protocol import SamplingParams
@@ -150,7 +150,7 @@ def test_a_strangers_file_in_hearths_shape_is_bounded_and_refused_in_words(
         with pytest.raises(ImportRefused, match="holds no chat that Hearth can read"):
             read(path)
     elif case == "huge":  # a title of megabytes, a 400-digit time, a message past the limit
-        monkeypatch.setattr(chat_import, "MAX_MESSAGE_CHARS", 1000)
+        monkeypatch.setattr(import_bounds, "MAX_MESSAGE_CHARS", 1000)
         path.write_text('{"title": "' + "T\u202e" * 1_000_000 + '", "created_at": ' + "9" * 400
                         + ', "messages": [{"role": "user", "content": "' + "y" * 5000
                         + '", "status": "complete", "created_at": 1e400}]}', encoding="utf-8")
@@ -161,7 +161,7 @@ def test_a_strangers_file_in_hearths_shape_is_bounded_and_refused_in_words(
         assert len(chat.turns[0].content) == 1000 and found.cut == 1 and "were cut" in report(found)
         save(store, found)
     elif case == "many":  # past the count limit: the first kept, the rest counted
-        monkeypatch.setattr(chat_import, "MAX_CHAT_MESSAGES", 50)
+        monkeypatch.setattr(import_bounds, "MAX_CHAT_MESSAGES", 50)
         write(path, {"title": "t", "created_at": 1, "messages": [
             {"role": "user" if i % 2 == 0 else "assistant", "content": f"m{i}", "status": "complete"}
             for i in range(5000)]})
