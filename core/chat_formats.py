@@ -6,7 +6,9 @@ Hearth's own JSON export, the format recognised from the file's content (``recog
 Each is read within the bounds of ``core.import_bounds``: items of the wrong shape are
 skipped and counted, never guessed at. Branches are kept where the source has them
 (ChatGPT's and Open WebUI's trees, LM Studio's versions), with the branch the source
-showed shown.
+showed shown; an answer the source says was stopped before its end stays so
+(``Turn.status``), where the source says it: Hearth's own "status", ChatGPT's
+"finish_details", Open WebUI's "done", Jan's "status".
 """
 
 from __future__ import annotations
@@ -29,14 +31,19 @@ from core.import_bounds import (
     decoded,
     role_of,
     seconds,
+    state_of,
     title_of,
     values,
 )
 from i18n import translate
+from storage.chat_tree import COMPLETE, INTERRUPTED
 
 log = logging.getLogger(__name__)
 
 MAX_BLOCKS = 10_000  # content blocks of one LM Studio message
+# A tree's node as the readers give it: parent key, role, text, time, and whether the source
+# says the answer stopped before its end.
+Node = tuple[str | None, Any, Any, float, bool]
 _LINE = re.compile(r"[^\n]+")
 
 
@@ -136,8 +143,8 @@ def _gpt4all(folder: Path, files: list[Path], read_already: dict[Path, bytes] | 
     return found
 
 
-def _tree(found: Found, nodes: dict[str, tuple[str | None, Any, Any, float]]) -> list[Turn]:
-    """Turns from a source's tree (key: parent key, role, text, time), parents first;
+def _tree(found: Found, nodes: dict[str, Node]) -> list[Turn]:
+    """Turns from a source's tree (key: parent key, role, text, time, stopped), parents first;
     a message without a known role or any text is left out, what follows it hung on its
     parent. A node no root leads to (a loop in the source) is left out and counted."""
     children: dict[str | None, list[str]] = {}
@@ -151,11 +158,11 @@ def _tree(found: Found, nodes: dict[str, tuple[str | None, Any, Any, float]]) ->
     while stack:
         key, above = stack.pop()
         visited += 1
-        _parent, given, content, when = nodes[key]
+        _parent, given, content, when, stopped = nodes[key]
         role = role_of(given)
         text = found.text(content) if role else ""
         if role and text.strip():
-            turns.append(Turn(key, above, role, text, when))
+            turns.append(Turn(key, above, role, text, when, _stopped(role, stopped)))
             above = key
         stack.extend((child, above) for child in reversed(children.get(key, [])))
     found.skipped += len(nodes) - visited
@@ -169,7 +176,7 @@ def _chatgpt(items: list[Any]) -> Found:
         if not isinstance(mapping, dict):
             found.skipped += 1
             continue
-        nodes: dict[str, tuple[str | None, Any, Any, float]] = {}
+        nodes: dict[str, Node] = {}
         for key, node in list(mapping.items())[:bounds.MAX_CHAT_MESSAGES * 2]:
             if not isinstance(node, dict) or not isinstance(key, str):
                 found.skipped += 1
@@ -181,14 +188,17 @@ def _chatgpt(items: list[Any]) -> Found:
             text = "\n".join(p for p in parts if isinstance(p, str)) if content.get("content_type") in (
                 None, "text", "multimodal_text") else ""
             parent = node.get("parent") if isinstance(node.get("parent"), str) else None
-            nodes[key] = (parent, author.get("role"), text, seconds(message.get("create_time")))
+            # Stopped by its user: "interrupted"; still being written when exported: "in_progress".
+            finish = _dict(_dict(message.get("metadata")).get("finish_details")).get("type")
+            nodes[key] = (parent, author.get("role"), text, seconds(message.get("create_time")),
+                          finish == "interrupted" or message.get("status") == "in_progress")
         turns = _tree(found, nodes)
         found.keep(ImportedChat(title_of(item.get("title")), seconds(item.get("create_time")), turns,
                                 _shown(turns, nodes, item.get("current_node"))))
     return found
 
 
-def _shown(turns: list[Turn], nodes: dict[str, tuple[str | None, Any, Any, float]], leaf: Any) -> str | None:
+def _shown(turns: list[Turn], nodes: dict[str, Node], leaf: Any) -> str | None:
     keys = {t.key for t in turns}
     key = leaf if isinstance(leaf, str) else None
     seen: set[str] = set()
@@ -204,14 +214,14 @@ def _open_webui(items: list[Any]) -> Found:
         chat = _dict(item.get("chat")) or item
         history = _dict(chat.get("history"))
         messages = _dict(history.get("messages"))
-        nodes: dict[str, tuple[str | None, Any, Any, float]] = {}
+        nodes: dict[str, Node] = {}
         for key, message in list(messages.items())[:bounds.MAX_CHAT_MESSAGES * 2]:
             if not isinstance(message, dict) or not isinstance(key, str):
                 found.skipped += 1
                 continue
             parent = message.get("parentId") if isinstance(message.get("parentId"), str) else None
             nodes[key] = (parent, message.get("role"), message.get("content"),
-                          seconds(message.get("timestamp")))
+                          seconds(message.get("timestamp")), message.get("done") is False)  # not finished
         turns = _tree(found, nodes)
         title = title_of(item.get("title")) or title_of(chat.get("title"))
         found.keep(ImportedChat(title, seconds(item.get("created_at") or chat.get("timestamp")), turns,
@@ -289,7 +299,7 @@ def _hearth(items: list[Any]) -> Found:
                     continue
                 found.bare += any(_list(_dict(message.get("stats")).get(k)) for k in ("sources", "attachments"))
                 turns.append(Turn(str(len(turns)), turns[-1].key if turns else None, role, text,
-                                  seconds(message.get("created_at"))))
+                                  seconds(message.get("created_at")), state_of(role, message.get("status"))))
             found.keep(ImportedChat(title_of(chat.get("title")), seconds(chat.get("created_at")), turns,
                                     turns[-1].key if turns else None))
     return found
@@ -321,7 +331,8 @@ def _jan(path: Path, text: str) -> Found:
             found.skipped += 1
             continue
         turns.append(Turn(str(number), turns[-1].key if turns else None, role, said,
-                          seconds(message.get("created_at") or message.get("created"))))
+                          seconds(message.get("created_at") or message.get("created")),
+                          _stopped(role, message.get("status") in ("stopped", "pending"))))
     title = ""
     try:  # read as the export is: a FIFO there waited for ever, a link to /dev/zero read without end
         thread = json.loads(decoded(bounded(path.parent / "thread.json", 1 << 20)))
@@ -330,6 +341,11 @@ def _jan(path: Path, text: str) -> Found:
         pass
     found.keep(ImportedChat(title, turns[0].created_at if turns else 0.0, turns, turns[-1].key if turns else None))
     return found
+
+
+def _stopped(role: str, stopped: bool) -> str:
+    """An answer's state from a source's word that it stopped before its end (a question's is complete)."""
+    return INTERRUPTED if stopped and role == "assistant" else COMPLETE
 
 
 def _lines(text: str) -> Iterator[str]:

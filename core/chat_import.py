@@ -36,6 +36,7 @@ from core.import_bounds import (  # noqa: F401 - re-exported: callers import the
     clean,
     decoded,
     seconds,
+    state_of,
     values,
 )
 from i18n import translate
@@ -79,8 +80,8 @@ def save(store: Any, found: Found, cancel: threading.Event | None = None) -> lis
     from storage.chat_bulk import WholeChat, Written, import_chats
 
     def whole(chat: ImportedChat) -> WholeChat:  # built as it is written: no second copy of them all
-        messages = [Written(t.key, t.parent, t.role, t.content, t.created_at, {"imported_from": found.source})
-                    for t in chat.turns]
+        messages = [Written(t.key, t.parent, t.role, t.content, t.created_at, {"imported_from": found.source},
+                            t.status) for t in chat.turns]
         return WholeChat(chat.title or untitled(chat), chat.created_at, messages, chat.shown)
 
     return import_chats(store, (whole(chat) for chat in found.chats), cancel=cancel)

@@ -4,8 +4,9 @@ An import file is a stranger's file like any document: it is read within bounds 
 anything of it is believed. Its size is bounded before it is parsed (``MAX_BYTES``, and
 ``values`` counts what parsing it would make), and what it holds by counts: chats,
 messages a chat and in all, and characters a message (a longer message is cut, and the
-report says how many were). What a source writes as a time, a title or a role is
-taken only in the shapes Hearth knows, anything else left out. ``core.chat_formats`` reads each app's format into these records.
+report says how many were). What a source writes as a time, a title, a role or a
+message's state is taken only in the shapes Hearth knows, anything else left out or
+made safe. ``core.chat_formats`` reads each app's format into these records.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from guard.files import NotRegular, open_regular
 from guard.text import one_line
 from i18n import translate
+from storage.chat_tree import COMPLETE, FAILED, INTERRUPTED, STREAMING
 
 MAX_BYTES = 256 << 20
 # The JSON's values, counted before it is parsed (``values``): each becomes a Python object
@@ -33,6 +35,10 @@ TITLE_CHARS = 200
 LATEST = 4_102_444_800.0  # 2100-01-01: a later time is not a message's
 ROLES = {"user": "user", "human": "user", "assistant": "assistant", "gpt": "assistant", "model": "assistant",
          "system": "system"}
+# A message's state as Hearth's own files write it (``storage.export``), as the import keeps
+# it: an answer "streaming" when it was written out stopped there (it is no answer being
+# written now); any other value, "damaged" among them, is not believed (complete).
+STATES = {COMPLETE: COMPLETE, INTERRUPTED: INTERRUPTED, STREAMING: INTERRUPTED, FAILED: FAILED}
 
 
 class ImportRefused(Exception):
@@ -46,6 +52,7 @@ class Turn:
     role: str
     content: str
     created_at: float = 0.0
+    status: str = COMPLETE  # an answer the source says stopped before its end: INTERRUPTED
 
 
 @dataclass
@@ -178,3 +185,10 @@ def role_of(value: Any) -> str | None:
     (``[…] in ROLES`` raised "unhashable type": an internal error)."""
     return ROLES.get(value) if isinstance(value, str) else None
 
+
+def state_of(role: str, value: Any) -> str:
+    """The state Hearth keeps for an answer's "status" in its own files (``STATES``):
+    complete for any other value, a number or a list too, and for a question."""
+    if role != "assistant" or not isinstance(value, str):
+        return COMPLETE
+    return STATES.get(value, COMPLETE)

@@ -34,9 +34,12 @@ from sqlalchemy import Connection, delete, func, insert, select, update
 from storage import instance_lock, schema
 from storage.chats import (
     COMPLETE,
+    FAILED,
     IMPORT_MARK,
+    INTERRUPTED,
     NOT_IN_RECORD,
     ROOT,
+    STREAMING,
     UNFINISHED_IMPORT,
     Chat,
     ChatStore,
@@ -51,6 +54,9 @@ log = logging.getLogger(__name__)
 BATCH_SECONDS = 0.25  # about how long one transaction of an import holds the write lock
 PAUSE_SECONDS = 0.005  # between two batches: a write the window is waiting with goes first
 DELETE_BATCH = 200  # chats removed in one transaction when an import is undone
+# The states an imported answer is written in. "streaming" is not one: it is an answer this
+# very store is writing now (an import's stopped there: interrupted); any other, complete.
+WRITTEN_STATES = {COMPLETE: COMPLETE, INTERRUPTED: INTERRUPTED, FAILED: FAILED, STREAMING: INTERRUPTED}
 
 _running: set[str] = set()  # the imports under way in this process (their tokens)
 _running_lock = threading.Lock()
@@ -66,6 +72,7 @@ class Written:
     content: str
     created_at: float = 0.0
     stats: dict[str, Any] = field(default_factory=dict)
+    status: str = COMPLETE  # an answer's: INTERRUPTED when the source says it stopped before its end
 
 
 @dataclass(frozen=True)
@@ -220,7 +227,7 @@ def _write(store: ChatStore, conn: Connection, chat: WholeChat,
     for position, message in enumerate(chat.messages, start=1):
         if message.key in ids or (message.parent is not None and message.parent not in ids):
             raise StoreError(f"message {position} of an import follows none written before it")
-        data = {"role": message.role, "content": message.content, "status": COMPLETE,
+        data = {"role": message.role, "content": message.content, "status": written_status(message),
                 "stats": message.stats, "created_at": message.created_at or created, "version": 1}
         message_id = inserted_id(conn.execute(
             insert(schema.messages).values(chat_id=chat_id, position=position, payload=b"")))
@@ -239,6 +246,15 @@ def _write(store: ChatStore, conn: Connection, chat: WholeChat,
     conn.execute(update(schema.chats).where(schema.chats.c.id == chat_id).values(
         payload=store.payloads.seal("chats", chat_id, record, keep=token is None)))
     return Chat(chat_id, chat.title, created, now), written
+
+
+def written_status(message: Written) -> str:
+    """The state ``message`` is written in (``WRITTEN_STATES``): its own for an answer,
+    whatever the file it came from said; a question's is complete."""
+    status: Any = message.status
+    if message.role != "assistant" or not isinstance(status, str):
+        return COMPLETE
+    return WRITTEN_STATES.get(status, COMPLETE)
 
 
 def _indexed(store: ChatStore, written: list[tuple[int, int, str]]) -> None:

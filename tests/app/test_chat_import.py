@@ -174,3 +174,40 @@ def test_a_chat_exported_as_json_from_the_window_is_imported_back(qtbot, make_wi
     assert copy.title == chat.title
     assert [(m.role, m.content) for m in store.messages(copy.id)] == \
         [(m.role, m.content) for m in store.messages(chat.id)]
+
+
+def test_an_answer_stopped_midway_is_imported_back_stopped_with_continue(qtbot, make_window, monkeypatch,
+                                                                          tmp_path: Path) -> None:
+    """A stopped answer, exported as JSON and imported again, was shown as complete: no
+    "Stopped before the end.", no Continue."""
+    from tests.fakes import FakeEngine
+
+    window = make_window(FakeEngine(tokens=["word "] * 400, delay=0.005))
+    window.input.setPlainText("tell me more")
+    with qtbot.waitSignal(window.controller.answer_updated, timeout=10_000):
+        window.send_button.click()
+    with qtbot.waitSignal(window.controller.answer_finished, timeout=10_000):
+        window.stop_button.click()
+    chat = window.controller.current_chat
+    target = tmp_path / "More.json"
+    monkeypatch.setattr("app.shell.dialogs.save_path", lambda *_a: target)
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda *_a: True)
+    window.export_action.trigger()
+    asked: list[str] = []
+    monkeypatch.setattr("app.shell.dialogs.open_path", lambda *_a: target)
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda _p, _t, text, _a: asked.append(text) and False)
+    monkeypatch.setattr("app.shell.dialogs.warn", lambda _p, _t, text: asked.append(text))
+    window.import_chats_action.trigger()
+    qtbot.waitUntil(lambda: bool(asked), timeout=10_000)
+    assert "Imported 1 chat(s) with 2 message(s) from Hearth." in asked[0]
+    (copy,) = [c for c in window.controller.store.list_chats() if c.id != chat.id]
+    for row in range(window.chat_list.count()):  # the imported copy opened from the list
+        window.chat_list.setCurrentRow(row)
+        if window.controller.current_chat.id == copy.id:
+            break
+    assert window.controller.current_chat.id == copy.id
+    qtbot.waitUntil(lambda: len(window.conversation.message_widgets()) == 2, timeout=10_000)
+    question, answer = window.conversation.message_widgets()
+    qtbot.waitUntil(answer.isVisible, timeout=10_000)  # shown once the list is laid out
+    assert answer.continue_button.isVisible() and not question.continue_button.isVisible()
+    assert answer.info.isVisible() and answer.info.text().startswith("Stopped before the end.")

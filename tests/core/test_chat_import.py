@@ -400,3 +400,44 @@ def test_an_export_saved_with_a_byte_order_mark_or_in_utf16_is_read(tmp_path: Pa
     path.write_bytes(path.read_text(encoding="utf-8").encode(encoding))
     found = read(path)
     assert len(found.chats) == 2 and found.chats[1].turns[0].content == "Translate 合同 to English."
+
+
+def test_an_answer_the_source_says_was_stopped_comes_stopped(store: ChatStore, tmp_path: Path) -> None:  # noqa: F811
+    """ChatGPT's "finish_details" (stopped by its user) or "in_progress", Open WebUI's "done":
+    false, Jan's "stopped" or "pending": such an answer was imported as complete, not
+    saying it was cut off, Continue not offered. A question so marked stays a question."""
+    from storage.chats import COMPLETE, INTERRUPTED
+
+    def said(message: dict, role: str, text: str) -> dict:
+        return {**message, "author": {"role": role}, "content": {"content_type": "text", "parts": [text]}}
+
+    stopped = {"metadata": {"finish_details": {"type": "interrupted"}}}
+    chatgpt = tmp_path / "conversations.json"
+    chatgpt.write_text(json.dumps([{"title": "c", "current_node": "a3", "mapping": {
+        "q": {"message": said(stopped, "user", "Q?"), "parent": None},
+        "a1": {"message": said(stopped, "assistant", "Half of"), "parent": "q"},
+        "a2": {"message": said({"status": "in_progress"}, "assistant", "Being written"), "parent": "q"},
+        "a3": {"message": said({"metadata": {"finish_details": {"type": "stop"}}, "status": "finished_successfully"},
+                               "assistant", "Whole."), "parent": "q"}}}]))
+    webui = tmp_path / "webui.json"
+    webui.write_text(json.dumps([{"title": "w", "chat": {"history": {"currentId": "a", "messages": {
+        "q": {"parentId": None, "role": "user", "content": "Q?", "done": False},
+        "a": {"parentId": "q", "role": "assistant", "content": "Half of", "done": False},
+        "b": {"parentId": "q", "role": "assistant", "content": "Whole.", "done": True}}}}}]))
+    jan = tmp_path / "jan"
+    jan.mkdir()
+    (jan / "messages.jsonl").write_text("\n".join(json.dumps(m) for m in [
+        {"role": "user", "content": "Q?", "status": "stopped"},
+        {"role": "assistant", "content": "Whole.", "status": "ready"},
+        {"role": "user", "content": "And?", "status": "ready"},
+        {"role": "assistant", "content": "Half of", "status": "stopped"},
+        {"role": "assistant", "content": "Being written", "status": "pending"}]))
+    for source, states in ((chatgpt, [INTERRUPTED, INTERRUPTED, COMPLETE]), (webui, [INTERRUPTED, COMPLETE])):
+        (made,) = save(store, read(source))
+        question, answer = store.messages(made)
+        assert question.status == COMPLETE and len(answer.versions) == len(states)
+        assert [store.messages(made, through=v)[-1].status for v in answer.versions] == states, source.name
+    (made,) = save(store, read(jan))
+    assert [(m.content, m.status) for m in store.messages(made)] == [
+        ("Q?", COMPLETE), ("Whole.", COMPLETE), ("And?", COMPLETE), ("Half of", INTERRUPTED),
+        ("Being written", INTERRUPTED)]

@@ -18,7 +18,7 @@ from core.chat_import import ImportRefused, read, report, save
 from inference.protocol import SamplingParams
 from inference.rag import Passage
 from storage import export
-from storage.chats import ChatStore
+from storage.chats import COMPLETE, DAMAGED, FAILED, INTERRUPTED, STREAMING, ChatStore
 from storage.documents.reading import Section
 from storage.vault import Vault
 from tests.core.test_turns import Rig, finding
@@ -181,3 +181,88 @@ def test_a_strangers_file_in_hearths_shape_is_bounded_and_refused_in_words(
         write(path, {"title": "t", "created_at": 1, "messages": ["a", 1, {"role": "user", "content": "hi"}]})
         with pytest.raises(ImportRefused, match="not a chat export Hearth knows"):
             read(path)
+
+
+def test_an_answer_stopped_midway_comes_back_stopped_and_can_be_continued(store: ChatStore,  # noqa: F811
+                                                                          tmp_path: Path) -> None:
+    """An answer the user stopped was imported as complete: it no longer said it was cut
+    off, and Continue was not offered for it."""
+    rig = Rig(store, FakeEngine(tokens=["word "] * 500, delay=0.01))
+    try:
+        chat = store.create_chat("Long answer")
+        assert rig.turns.save_user_message(chat.id, "Tell me everything.") is not None
+        assert rig.turns.start(chat.id, SamplingParams(), None)
+        rig.pump_until(lambda: rig.turns.active is not None and "word" in rig.turns.active.text, 30)
+        rig.turns.stop()
+        rig.pump_until(lambda: not rig.turns.busy, 30)
+    finally:
+        rig.close()
+    shown = store.messages(chat.id)
+    assert shown[-1].status == INTERRUPTED and shown[-1].content
+    target = tmp_path / "Long answer.json"
+    export.write(target, export.exported(store.get_chat(chat.id), shown, target.suffix))
+    other = ChatStore(Vault.create(tmp_path / "other" / "vault.db", "another vault passphrase", FAST_KDF))
+    try:
+        (made,) = save(other, read(target))
+        came = other.messages(made)
+        assert [(m.role, m.content, m.status) for m in came] == [
+            ("user", "Tell me everything.", COMPLETE), ("assistant", shown[-1].content, INTERRUPTED)]
+        again = Rig(other, FakeEngine(tokens=[" and the end."]))
+        try:  # continued there as any stopped answer is
+            assert again.turns.continue_answer(made, came[-1].id, SamplingParams())
+            again.pump_until(lambda: not again.turns.busy, 30)
+        finally:
+            again.close()
+        done = other.messages(made)[-1]
+        assert done.status == COMPLETE and done.content.startswith(came[-1].content)
+        assert done.content.endswith(" and the end.")
+    finally:
+        other.close()
+
+
+def written_status(store: ChatStore, message_id: int) -> object:  # noqa: F811
+    """A message's state as its sealed payload holds it (the store reads "streaming" as
+    "interrupted" unless it is writing it itself)."""
+    from sqlalchemy import select
+
+    from storage import schema
+
+    m = schema.messages.c
+    with store.vault.engine.connect() as conn:
+        chat_id, position, blob = conn.execute(select(m.chat_id, m.position, m.payload).where(m.id == message_id)).one()
+    data = store.payloads.unseal("messages", message_id, blob, None, (chat_id, position), keep=False)
+    assert data is not None
+    return data["status"]
+
+
+@pytest.mark.parametrize(("given", "kept"), [
+    ("interrupted", INTERRUPTED), ("failed", FAILED), ("complete", COMPLETE),
+    ("streaming", INTERRUPTED),  # not an answer being written now: one that stopped
+    ("damaged", COMPLETE), ("owned", COMPLETE), ("", COMPLETE), (5, COMPLETE), (["interrupted"], COMPLETE),
+    ({"streaming": 1}, COMPLETE), (None, COMPLETE)])
+def test_a_files_message_state_is_kept_only_as_one_hearth_knows(store: ChatStore, tmp_path: Path,  # noqa: F811
+                                                                given: object, kept: str) -> None:
+    path = write(tmp_path / "chat.json", {"title": "t", "created_at": 1, "messages": [
+        {"role": "user", "content": "A question.", "status": given},
+        {"role": "assistant", "content": "An answer.", "status": given}]})
+    (made,) = save(store, read(path))
+    question, answer = store.messages(made)
+    assert (question.status, answer.status) == (COMPLETE, kept)  # a question is never stopped or failed
+    assert written_status(store, answer.id) == kept  # never written as "streaming"
+    assert store.verify() == []
+
+
+def test_the_bulk_writer_writes_only_the_states_an_answer_may_have(store: ChatStore) -> None:  # noqa: F811
+    """``storage.chat_bulk`` has the last word whoever reads the file (a project file, any
+    format's reader): a state no imported answer may have is not written as it came."""
+    from storage.chat_bulk import Written, add_whole_chat
+
+    chat = add_whole_chat(store, "t", 1.0, [
+        Written("q", None, "user", "Q", status=INTERRUPTED),
+        Written("a", "q", "assistant", "A", status=STREAMING),
+        Written("b", "q", "assistant", "B", status=["x"]),  # type: ignore[arg-type]
+        Written("c", "q", "assistant", "C", status=DAMAGED),
+        Written("d", "q", "assistant", "D", status=FAILED)], shown="a")
+    question, answer = store.messages(chat.id)
+    assert written_status(store, question.id) == COMPLETE
+    assert [written_status(store, i) for i in answer.versions] == [INTERRUPTED, COMPLETE, COMPLETE, FAILED]
