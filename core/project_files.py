@@ -37,6 +37,7 @@ from core.chat_import import (
     bounded,
     clean,
     seconds,
+    state_of,
 )
 from core.projects import Project, ProjectError, Projects, project_of
 from guard.text import one_line
@@ -88,7 +89,7 @@ def _chat(store: Any, chat: Any) -> dict[str, Any]:
             "settings": {k: v for k, v in chat.settings.items() if k not in ("disclosed",)},
             "shown": str(shown[-1].id) if shown else None,
             "messages": [{"key": str(m.id), "parent": str(m.parent) if m.parent else None, "role": m.role,
-                          "content": m.content, "created_at": m.created_at, "stats": m.stats}
+                          "content": m.content, "status": m.status, "created_at": m.created_at, "stats": m.stats}
                          for m in everything]}
 
 
@@ -192,7 +193,8 @@ def _payload(path: Path, payload: Any) -> Read:
                 continue
             parent = message.get("parent")
             turns.append(Turn(key, parent if isinstance(parent, str) and parent in keys else None,
-                              message["role"], found.text(message.get("content")), seconds(message.get("created_at"))))
+                              message["role"], found.text(message.get("content")), seconds(message.get("created_at")),
+                              state_of(message["role"], message.get("status"))))
             keys.add(key)
         title = _line(item["title"]) if isinstance(item.get("title"), str) else ""
         wanted = item.get("shown")
@@ -283,7 +285,8 @@ def import_into(path: Path, passphrase: str, store: Any, library: Any,
         for chat, settings in chats:
             stats = settings.pop("_stats", {})
             written = [Written(t.key, t.parent, t.role, t.content, t.created_at,
-                               stats.get(t.key) if isinstance(stats.get(t.key), dict) else {}) for t in chat.turns]
+                               stats.get(t.key) if isinstance(stats.get(t.key), dict) else {}, t.status)
+                       for t in chat.turns]
             made = add_whole_chat(store, chat.title or translate("core.project_files", "Imported chat"),
                                   chat.created_at, written, chat.shown)
             made_ids.append(made.id)

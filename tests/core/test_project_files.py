@@ -207,3 +207,29 @@ def test_a_project_files_values_are_read_as_their_kind_and_its_paths_dropped(sto
     # Its path empty (the window's list took a missing one for damage, and stopped showing
     # the chat there), and a source without a whole number left out.
     assert answer.stats == {"sources": [{"number": 1, "label": "x", "text": "", "path": ""}]}
+
+
+def test_a_stopped_answer_moves_in_a_project_file_still_stopped(store: ChatStore, tmp_path: Path) -> None:  # noqa: F811
+    """A project file did not say which answers were stopped before their end: they came
+    as complete, Continue not offered."""
+    from storage.chats import COMPLETE, FAILED, INTERRUPTED
+    from storage.vault import Vault
+
+    projects, project, chat_id = matter(store)
+    q = store.messages(chat_id)[0]
+    store.add_message(chat_id, "assistant", "Half of", status=INTERRUPTED, parent=q.id, show=False)
+    store.add_message(chat_id, "assistant", "It failed partway", status=FAILED, parent=q.id)
+    target = tmp_path / f"lease{project_files.SUFFIX}"
+    project_files.write(target, store, projects._library, project, "file passphrase one", {}, kdf=FAST_KDF)
+    other = ChatStore(Vault.create(tmp_path / "other" / "vault.db", "another vault passphrase", FAST_KDF))
+    try:
+        made, _found, _missing = project_files.import_into(target, "file passphrase one", other,
+                                                           ModelLibrary(other), {})
+        (chat,) = [c for c in other.list_chats() if project_of(c) == made.id]
+        question, answer = other.messages(chat.id)
+        assert question.status == COMPLETE
+        assert [(m.content, m.status) for v in answer.versions for m in other.messages(chat.id, through=v)[1:]] == [
+            ("On 30 June.", COMPLETE), ("On 31 August, for unit 4.", COMPLETE), ("Half of", INTERRUPTED),
+            ("It failed partway", FAILED)]
+    finally:
+        other.close()
