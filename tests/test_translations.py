@@ -132,6 +132,15 @@ def test_english_has_both_plural_forms_of_every_counted_message(scanned) -> None
         assert len(message.translations) == 2 and all(message.translations), key
 
 
+def test_a_model_token_is_one_chinese_word() -> None:
+    """A model's tokens are 词元 everywhere (the comparison said "tokens/秒" beside the status
+    bar's 词元/秒); identifiers such as tokens_per_s, --token or tokenizer.json stay as written."""
+    mixed = [f"{m.source!r} -> {text!r}" for m in read_ts(ZH) if not m.obsolete
+             for text in m.translations
+             if re.search(r"(?<![-_.\w])tokens?(?![_.\w-])", re.sub(r"\{[^}]*\}", "", text), re.I)]
+    assert not mixed, mixed
+
+
 def test_accelerators_survive_translation() -> None:
     """A menu title with &File keeps one accelerator in Chinese (文件(&F))."""
     for message in read_ts(ZH):

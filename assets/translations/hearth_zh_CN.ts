@@ -4507,11 +4507,11 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>Tokens/s in all</source>
-        <translation>总 tokens/秒</translation>
+        <translation>总词元/秒</translation>
     </message>
     <message>
         <source>Tokens/s a chat</source>
-        <translation>每个对话 tokens/秒</translation>
+        <translation>每个对话词元/秒</translation>
     </message>
     <message>
         <source>First word p50 / p95</source>
@@ -4527,11 +4527,11 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>Tokens a second, in all</source>
-        <translation>每秒 token 总数</translation>
+        <translation>每秒词元总数</translation>
     </message>
     <message>
         <source>tokens/s</source>
-        <translation>tokens/秒</translation>
+        <translation>词元/秒</translation>
     </message>
     <message>
         <source>First word, p95</source>
