@@ -39,6 +39,10 @@ class AboutDialog(QDialog):
         heading = QLabel(translate("shell.about", "<h2>Hearth {version}</h2><p>Private chat with "
                                    "language models that run on this computer. Nothing leaves "
                                    "it.</p>").format(version=version()))
+        # The licences bind in the words they were published in: shown as they are, said so.
+        self.licenses_note = QLabel(translate("shell.about", "The licenses of everything Hearth ships, "
+                                              "as their authors published them (in English):"))
+        self.licenses_note.setWordWrap(True)
         self.licenses = QTextBrowser()
         self.licenses.setOpenLinks(False)
         self.licenses.setMarkdown(licenses_text())
@@ -49,5 +53,6 @@ class AboutDialog(QDialog):
         name_buttons(buttons)
         layout = QVBoxLayout(self)
         layout.addWidget(heading)
+        layout.addWidget(self.licenses_note)
         layout.addWidget(self.licenses, 1)
         layout.addWidget(buttons)

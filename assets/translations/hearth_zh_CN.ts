@@ -1673,6 +1673,10 @@ Nothing is sent until you send it there.</source>
         <translation>模型可以在你开启它们的对话中使用的工具服务器（MCP），每次调用都会先给你看。添加服务器不会启动它。</translation>
     </message>
     <message>
+        <source>Tool servers</source>
+        <translation>工具服务器</translation>
+    </message>
+    <message>
         <source>About the server</source>
         <translation>关于此服务器</translation>
     </message>
@@ -6374,6 +6378,10 @@ Nothing is copied, changed or sent.</source>
         <translation>&lt;h2&gt;Hearth {version}&lt;/h2&gt;&lt;p&gt;与在这台电脑上运行的语言模型进行私密对话。任何内容都不会离开这台电脑。&lt;/p&gt;</translation>
     </message>
     <message>
+        <source>The licenses of everything Hearth ships, as their authors published them (in English):</source>
+        <translation>Hearth 随附的所有组件的许可证，保持其作者发布时的原文（英文）：</translation>
+    </message>
+    <message>
         <source>Licenses</source>
         <translation>许可证</translation>
     </message>
@@ -6814,6 +6822,10 @@ Nothing is copied, changed or sent.</source>
     <message>
         <source>Delete your chats, documents index, model library, backups, settings and logs</source>
         <translation>删除你的对话、文档索引、模型库、备份、设置和日志</translation>
+    </message>
+    <message>
+        <source>Privacy report</source>
+        <translation>隐私报告</translation>
     </message>
     <message>
         <source>{destination} ({count}×)</source>

@@ -223,6 +223,8 @@ def test_every_dialog_is_chinese(qtbot, make_window, chinese, tmp_path) -> None:
                GettingStartedDialog(window), ShortcutsDialog(window, window),
                SourceViewer({"number": 1, "label": "港口.pdf", "path": "/nowhere/港口.pdf", "page": 3,
                              "text": "系泊费"}, "费用", window)]
+    about = next(d for d in dialogs if isinstance(d, AboutDialog))
+    assert HAN.search(about.licenses_note.text())  # the licences themselves stay as published
     for dialog in dialogs:
         dialog.show()
         texts = visible_texts(dialog)
