@@ -39,7 +39,7 @@ from core.import_bounds import (  # noqa: F401 - re-exported: callers import the
     state_of,
     values,
 )
-from i18n import translate
+from i18n import join_sentences, translate
 
 
 def read(path: Path) -> Found:
@@ -110,16 +110,16 @@ def report(found: Found) -> str:
     said = translate("core.chat_import", "Imported {chats} chat(s) with {messages} message(s) from {source}.").format(
         chats=len(found.chats), messages=found.messages, source=found.source)
     if found.cut:
-        said += " " + translate("core.chat_import", "{count} message(s) longer than {limit} characters were "
-                                "cut there.").format(count=found.cut, limit=f"{bounds.MAX_MESSAGE_CHARS:,}")
+        said = join_sentences(said, translate("core.chat_import", "{count} message(s) longer than {limit} characters were "
+                                "cut there.").format(count=found.cut, limit=f"{bounds.MAX_MESSAGE_CHARS:,}"))
     if found.over:
-        said += " " + translate("core.chat_import", "{count} message(s) past Hearth's limits ({chat} a chat, "
+        said = join_sentences(said, translate("core.chat_import", "{count} message(s) past Hearth's limits ({chat} a chat, "
                                 "{total} in all) were left out.").format(
-                                    count=found.over, chat=f"{bounds.MAX_CHAT_MESSAGES:,}", total=f"{bounds.MAX_MESSAGES:,}")
+                                    count=found.over, chat=f"{bounds.MAX_CHAT_MESSAGES:,}", total=f"{bounds.MAX_MESSAGES:,}"))
     if found.skipped:
-        said += " " + translate("core.chat_import", "{count} item(s) that were not chats or messages were "
-                                "skipped.").format(count=found.skipped)
+        said = join_sentences(said, translate("core.chat_import", "{count} item(s) that were not chats or messages were "
+                                "skipped.").format(count=found.skipped))
     if found.bare:
-        said += " " + translate("core.chat_import", "{count} message(s) came without their cited sources or "
-                                "attached files: an import keeps messages' text.").format(count=found.bare)
+        said = join_sentences(said, translate("core.chat_import", "{count} message(s) came without their cited sources or "
+                                "attached files: an import keeps messages' text.").format(count=found.bare))
     return said

@@ -8,7 +8,7 @@ score of at least ``MIN_SCORE`` and at least ``MIN_LENGTH`` characters.
 
 from __future__ import annotations
 
-from i18n import translate
+from i18n import join_sentences, translate
 from storage.crypto import MAX_PASSPHRASE_BYTES
 
 MIN_LENGTH = 10
@@ -38,7 +38,7 @@ def strength(passphrase: str) -> tuple[int, str]:
     feedback = result.get("feedback") or {}
     parts = [feedback.get("warning") or "", *(feedback.get("suggestions") or [])]
     said = zxcvbn_words()
-    advice = " ".join(said.get(part.strip(), part.strip()) for part in parts if part and part.strip())
+    advice = join_sentences(*(said.get(part.strip(), part.strip()) for part in parts if part and part.strip()))
     if score < MIN_SCORE and not advice:
         advice = translate("core.passphrase", "Longer is stronger: try four or more unrelated words.")
     return score, advice

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import sys
+import unicodedata
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -38,6 +39,37 @@ def translate(context: str, source: str, disambiguation: str | None = None, n: i
     if _backend is not None:
         return _backend(context, source, disambiguation, n)
     return source.replace("%n", str(n)) if n >= 0 else source
+
+
+def _wide(char: str) -> bool:
+    """A character Chinese (and Japanese) text is set in: ideographs, kana, full-width
+    punctuation (。，！？；：「」（）)."""
+    return unicodedata.east_asian_width(char) in ("W", "F")
+
+
+def meet_without_space(before: str, after: str) -> bool:
+    """Whether two characters meet without a space: after or before full-width punctuation, or
+    between two Chinese characters; a space where either side already has one."""
+    if before.isspace() or after.isspace():
+        return True
+    marks = [c for c in (before, after) if _wide(c) and unicodedata.category(c)[0] == "P"]
+    return bool(marks) or (_wide(before) and _wide(after))
+
+
+def join_sentences(*parts: str) -> str:
+    """Translated sentences (or a sentence and a remark in brackets) as one text, joined
+    as their language writes them: with a space in English ("Saved. Checked."), with none
+    after or before Chinese full-width punctuation ("已保存。已检查。", "完成（3 秒）").
+    Empty parts are left out. Every join of translated sentences goes through here: a
+    space after "。" reads as a stray gap in Chinese."""
+    text = ""
+    for part in parts:
+        if not part:
+            continue
+        if text and not meet_without_space(text[-1], part[0]):
+            text += " "
+        text += part
+    return text
 
 
 def install(backend: Backend | None) -> None:

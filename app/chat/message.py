@@ -29,7 +29,7 @@ from core.answers import shown
 from core.attachments import attached_names, from_stats
 from core.protocol import SEARCHING, one_line
 from core.records import COMPLETE, FAILED, INTERRUPTED, STREAMING, Message
-from i18n import translate
+from i18n import join_sentences, translate
 
 WRITER_LIMIT = 80  # characters of a model's or an engine's name in an answer's header
 ATTACHED_NAME_LIMIT = 120  # characters of an attached file's name under a question
@@ -218,8 +218,8 @@ class MessageWidget(QFrame):
             began, first = self._reading
             if now - began >= 1.0 and done > first:
                 left = (total - done) * (now - began) / (done - first)
-                text += " " + translate("chat.conversation", "(about {seconds} s left)").format(
-                    seconds=max(1, round(left)))
+                text = join_sentences(text, translate("chat.conversation", "(about {seconds} s left)").format(
+                    seconds=max(1, round(left))))
         self._preparing, self.stage = True, stage
         self.info.setText(text)
         self.info.setVisible(True)

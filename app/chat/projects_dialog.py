@@ -37,7 +37,7 @@ from core import project_files
 from core.passphrase import acceptable
 from core.projects import Project, ProjectError, Projects, project_of, templates
 from core.vault import export
-from i18n import translate
+from i18n import join_sentences, translate
 
 
 class ProjectsDialog(QDialog):
@@ -201,8 +201,8 @@ class ProjectsDialog(QDialog):
                        "sampling": dict(settings.get("sampling") or {}), "tools": tuple(settings.get("tools") or ())}
         project = self.selected()
         if project is not None:
-            self.carried.setText(self._carried_text(replace(project, **self._taken)) + " " + translate(
-                "chat.projects_dialog", "(Save to keep.)"))
+            self.carried.setText(join_sentences(self._carried_text(replace(project, **self._taken)), translate(
+                "chat.projects_dialog", "(Save to keep.)")))
 
     @Slot()
     def _save(self) -> Project | None:
@@ -286,9 +286,9 @@ class ProjectsDialog(QDialog):
         said = translate("chat.projects_dialog", "Imported “{name}” with %n chat(s).", None, count).format(
             name=project.name)
         if missing:
-            said += " " + translate("chat.projects_dialog", "Its collections that are not here: {names}. Add their "
-                                    "files in Documents, then take them into the project.").format(
-                                        names=", ".join(missing))
+            said = join_sentences(said, translate(
+                "chat.projects_dialog", "Its collections that are not here: {names}. Add their files in "
+                "Documents, then take them into the project.").format(names=", ".join(missing)))
         self.message.setText(said)
         self.controller.chats_changed.emit()
         self.refresh(project.id)

@@ -27,7 +27,7 @@ from app.shell.a11y import named
 from app.shell.text import plain
 from core.tool_steps import ALWAYS, ONCE, REFUSE
 from guard.text import escaped, printable
-from i18n import translate
+from i18n import join_sentences, translate
 
 ARGUMENT_LINES = 8  # the arguments' box before it scrolls
 
@@ -95,14 +95,14 @@ def describe_steps(steps: list[dict[str, Any]]) -> list[str]:
         else:
             outcome = str(step.get("result", ""))
             if step.get("cut"):
-                outcome += " " + translate("chat.tools", "[{count} more characters not kept]").format(
-                    count=step["cut"])
+                outcome = join_sentences(outcome, translate("chat.tools", "[{count} more characters not kept]").format(
+                    count=step["cut"]))
             if step.get("is_error"):
                 outcome = translate("chat.tools", "failed: {why}").format(why=outcome)
         seconds = step.get("seconds")
-        took = (" " + translate("chat.tools", "({seconds:.1f} s)").format(seconds=float(seconds))
+        took = (translate("chat.tools", "({seconds:.1f} s)").format(seconds=float(seconds))
                 if isinstance(seconds, (int, float)) and not step.get("stopped") else "")
-        lines.append(printable(f"{step.get('server', '')} › {step.get('tool', '')} {arguments} → {outcome}{took}"))
+        lines.append(printable(f"{step.get('server', '')} › {step.get('tool', '')} {arguments} → {join_sentences(outcome, took)}"))
     return lines
 
 

@@ -32,7 +32,7 @@ from app.shell.text import plain, tooltip
 from core.document_progress import Progress, Report, TimeLeft
 from core.documents import INDEXED, Collection
 from core.remote_embedding import disclosure, sent_to, shown
-from i18n import translate
+from i18n import join_sentences, translate
 
 
 def local_paths(event: QDragEnterEvent | QDropEvent) -> list[Path]:
@@ -212,10 +212,10 @@ class CollectionsDialog(QDialog):
             indexed=indexed, passages=passages)
         if collection.caught_up:  # when it last caught up with its folders (they are followed)
             when = QDateTime.fromSecsSinceEpoch(int(collection.caught_up))
-            said += " " + translate("documents.dialog", "Follows its folders: caught up at {time}.").format(
-                time=QLocale().toString(when, QLocale.FormatType.ShortFormat))
+            said = join_sentences(said, translate("documents.dialog", "Follows its folders: caught up at {time}.").format(
+                time=QLocale().toString(when, QLocale.FormatType.ShortFormat)))
         if sent_to(collection):  # what leaves, said where the collection is shown
-            said += " " + embedded_elsewhere(collection)
+            said = join_sentences(said, embedded_elsewhere(collection))
         self.summary.setText(said)
 
     def selected_documents(self) -> list[int]:

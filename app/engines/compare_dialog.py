@@ -45,7 +45,7 @@ from core import compare
 from core.client import Cancelled, Routed
 from core.jobs import Job
 from core.vault import export
-from i18n import translate
+from i18n import join_sentences, translate
 
 ANSWER_TOKENS = 64
 ROUNDS = 2
@@ -320,8 +320,8 @@ class CompareDialog(QDialog):
     @staticmethod
     def _series(results: list[compare.Result], value: Any, dashed: bool) -> list[Series]:
         labels = list(dict.fromkeys(r.label for r in results))
-        suffix = " " + translate("engines.compare", "(earlier)") if dashed else ""
-        return [Series(label + suffix, tuple((r.at_once, value(r)) for r in results if r.label == label), dashed,
+        suffix = translate("engines.compare", "(earlier)") if dashed else ""
+        return [Series(join_sentences(label, suffix), tuple((r.at_once, value(r)) for r in results if r.label == label), dashed,
                        label) for label in labels]
 
     # Exports ---------------------------------------------------------------------------

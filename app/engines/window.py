@@ -16,7 +16,7 @@ from app.shell import dialogs
 from core.engines import EngineRecord
 from core.history import route
 from guard import egress
-from i18n import translate
+from i18n import join_sentences, translate
 
 
 def disclosure_text(record: EngineRecord, documents: bool, pictures: bool = False) -> str:
@@ -25,14 +25,14 @@ def disclosure_text(record: EngineRecord, documents: bool, pictures: bool = Fals
                      "answers so far and its instructions) to {name} at {where}, your organisation's "
                      "server.").format(name=record.name, where=record.where)
     if documents:
-        text += " " + translate("engines.window", "For document questions and attached files, the passages "
+        text = join_sentences(text, translate("engines.window", "For document questions and attached files, the passages "
                                 "Hearth finds are sent with them; the files themselves and the documents' "
-                                "index never leave this computer.")
+                                "index never leave this computer."))
     if pictures:
-        text += " " + translate("engines.window", "Its model sees pictures: the pictures attached to this chat "
+        text = join_sentences(text, translate("engines.window", "Its model sees pictures: the pictures attached to this chat "
                                 "are sent to it too, as pixels (scaled down, without the files' location or "
-                                "other details).")
-    return text + " " + translate("engines.window", "The chat stays encrypted on this computer. Send?")
+                                "other details)."))
+    return join_sentences(text, translate("engines.window", "The chat stays encrypted on this computer. Send?"))
 
 
 class EnginesWindow(Protocol):

@@ -27,7 +27,7 @@ from app.shell.text import escape, plain
 from core import quantize
 from core.protocol import MIB, ModelInfo, ModelSettings
 from core.records import BUNDLED, COPY, REFERENCE, LibraryEntry
-from i18n import translate
+from i18n import join_sentences, translate
 
 
 def stored_texts() -> dict[str, str]:
@@ -326,8 +326,8 @@ class ModelsDialog(QDialog):
         if report.suggested_gpu_layers:
             layers = (translate("models.dialog", "all") if report.suggested_gpu_layers < 0
                       else str(report.suggested_gpu_layers))
-            text += " " + translate("models.dialog", "Suggested GPU layers: {layers}.").format(
-                layers=escape(layers))
+            text = join_sentences(text, translate("models.dialog", "Suggested GPU layers: {layers}.").format(
+                layers=escape(layers)))
         measured = entry.probe.get("memory")
         if measured:
             at = entry.probe.get("n_ctx", 0)

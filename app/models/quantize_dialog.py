@@ -38,7 +38,7 @@ from core.models import hash_file
 from core.protocol import ModelInfo, read_info
 from core.records import LibraryEntry
 from core.vault import models_dir, trouble
-from i18n import translate
+from i18n import join_sentences, translate
 
 log = logging.getLogger(__name__)
 
@@ -283,8 +283,8 @@ class QuantizeDialog(QDialog):
                 found = trouble(exc)
                 if found is None:
                     log.error("a quantized copy could not be kept", exc_info=exc)
-                self.status.setText(found.message(outcome) if found is not None else outcome + " " + translate(
-                    "models.quantize", "Details are in the log."))
+                self.status.setText(found.message(outcome) if found is not None else join_sentences(outcome, translate(
+                    "models.quantize", "Details are in the log.")))
                 return
             self.kept.emit(entry)
             self.accept()

@@ -34,7 +34,7 @@ from core.vault import (
     export,
     trouble,
 )
-from i18n import translate
+from i18n import join_sentences, translate
 
 log = logging.getLogger(__name__)
 
@@ -132,7 +132,7 @@ class VaultMaintenance(QObject):
                                    "in {folder} and beside the vault file.", None,
                                    failed).format(folder=backups_dir()))
         dialogs.inform(self.parent_widget, translate("vault.flows", "Change passphrase"),
-                       " ".join(parts) + "\n\n" + translate(
+                       join_sentences(*parts) + "\n\n" + translate(
                            "vault.flows", "Backups you saved yourself still open with the old "
                            "passphrase (and show what the vault held then). Delete them if the old "
                            "passphrase may be known to someone."))

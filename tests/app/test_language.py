@@ -278,3 +278,28 @@ def test_the_status_bar_and_the_models_dialog_say_their_words_in_chinese(qtbot, 
     finally:
         window.vault.settings.language = "system"
         window.appearance.apply_language()
+
+
+def test_translated_sentences_are_joined_without_a_space_after_chinese_punctuation(make_window, chinese) -> None:
+    """A message made of several translated sentences reads "……电脑。对话……" in Chinese, not
+    with an English space after each "。" (the engine's disclosure, an import's report)."""
+    from app.engines.window import disclosure_text
+    from core.chat_import import Found, report
+    from core.engines import EngineRecord
+
+    make_window(open_vault=False)
+    disclosure = disclosure_text(EngineRecord("Corp", "https://llm.corp.example:8443"), True, True)
+    said = report(Found("Jan", skipped=2, cut=1, over=3))
+    for text in (disclosure, said):
+        assert HAN.search(text) and text.count("。") >= 3, text
+        assert not re.search(r"[。，！？；：] ", text), text
+
+
+def test_sentences_are_joined_as_their_language_writes_them() -> None:
+    from i18n import join_sentences
+
+    assert join_sentences("Saved.", "", "Checked.") == "Saved. Checked."
+    assert join_sentences("已保存。", "已检查。", "（约 3 秒）") == "已保存。已检查。（约 3 秒）"
+    assert join_sentences("完成", "（较早）") == "完成（较早）"
+    assert join_sentences("Corp", "(earlier)") == "Corp (earlier)"
+    assert join_sentences("读取中", "Corp") == "读取中 Corp"
