@@ -21,7 +21,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from i18n import translate
+from i18n import meet_without_space, translate
 from inference.citations import MARKER, invented, marked
 from storage.documents.words import letters, terms
 
@@ -34,8 +34,14 @@ EXTRACT_SENTENCES = 3
 SENTENCE_CHARS = 320  # a longer "sentence" (a table row, a list run together) is cut
 CJK_SHARE = 0.3  # of a question's letters, for it to be a Chinese question
 
-# Sentence ends: Chinese full stops end one wherever they are; a Latin one needs a space after.
+# Sentence ends: Chinese full stops end one wherever they are; a Latin one needs a space
+# after; a line break is one only where _unwrap left it (a blank line, a list item).
 _SENTENCE_END = re.compile(r"(?<=[。！？；])|(?<=[.!?;:])\s+|\n+")
+# A line break inside a paragraph is where the document's lines were wrapped (a text file's
+# or a PDF page's), not a sentence end, unless the next line starts a list item, a heading,
+# a quote or a table row; a heading's or a table row's line is never continued.
+_LINE_STARTS_ITEM = re.compile(r"(?:[-*•+]|\d{1,3}[.)])\s|\d{1,3}、|[#>|]")
+_LINE_STANDS_ALONE = re.compile(r"[#|]")
 
 
 def language(text: str) -> str:
@@ -80,9 +86,26 @@ def _terms(text: str) -> set[str]:
     return {t for t in terms(text) if not (len(t) == 1 and t.isascii() and t.isalpha())}
 
 
+def _unwrap(text: str) -> str:
+    """The document's hard-wrapped lines joined again (with nothing between Chinese
+    characters or after full-width punctuation, else a space); blank lines, list items and
+    headings keep their line breaks."""
+    lines: list[str] = []
+    for line in text.split("\n"):
+        line = line.strip()
+        before = lines[-1] if lines else ""
+        if before and line and not _LINE_STARTS_ITEM.match(line) and not _LINE_STANDS_ALONE.match(before):
+            lines[-1] = before + ("" if meet_without_space(before[-1], line[0]) else " ") + line
+        else:
+            lines.append(line)
+    return "\n".join(lines)
+
+
 def sentences(text: str) -> list[str]:
+    """A passage's (or an answer's) sentences, spaces collapsed; a sentence the document
+    wrapped over lines is one sentence, a blank line ends one."""
     found = []
-    for part in _SENTENCE_END.split(text):
+    for part in _SENTENCE_END.split(_unwrap(text)):
         part = " ".join((part or "").split())
         if len(part) >= 4 and any(c.isalnum() for c in part):
             found.append(part if len(part) <= SENTENCE_CHARS else part[:SENTENCE_CHARS - 1] + "…")

@@ -45,7 +45,7 @@ from app.shell.style import shade
 from app.shell.text import plain, unmarked
 from core.documents import terms
 from guard.text import one_line
-from i18n import translate
+from i18n import meet_without_space, translate
 
 AROUND = 20_000  # characters shown on each side of the passage (a file with no pages is one section)
 # Endings of files that the system runs rather than shows (scripts, programs, installers,
@@ -111,12 +111,19 @@ def word_spans(text: str, question: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _word_pattern(word: str) -> str:
+    return "".join(re.escape(char) + (r"\s*" if at + 1 < len(word) and meet_without_space(char, word[at + 1]) else "")
+                   for at, char in enumerate(word))
+
+
 def _find_sentence(text: str, sentence: str) -> tuple[int, int] | None:
-    """Where ``sentence`` (spaces collapsed, as core.answers splits it) stands in ``text``."""
+    """Where ``sentence`` (spaces collapsed, as core.answers splits it) stands in ``text``:
+    a space there is any run of spaces or line breaks, and where core.answers joined a
+    wrapped line's Chinese characters without one, the line break may stand between them."""
     words = sentence.rstrip("…").split()
     if not words:
         return None
-    found = re.search(r"\s+".join(re.escape(w) for w in words), text)
+    found = re.search(r"\s+".join(_word_pattern(w) for w in words), text)
     return found.span() if found else None
 
 

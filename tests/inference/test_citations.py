@@ -248,3 +248,30 @@ def test_markers_an_answer_opens_with_are_not_shown(pieces: list[str], shown: st
     only_markers = shown.startswith("[") and "]" in shown and not shown.split("]")[-1].strip()
     # one piece out per piece in (an answer of markers alone comes out whole, at the end)
     assert len(list(without_opening_markers(iter(pieces)))) == len(pieces) + only_markers
+
+
+def test_a_sentence_the_document_wrapped_over_lines_supports_the_answer_whole() -> None:
+    """A text file's or a PDF page's line breaks inside a sentence do not end it (the
+    sentence shown under the citation was cut there); a blank line still ends one, and
+    Chinese wrapped mid-sentence is joined without a space."""
+    wrapped = [{"number": 1, "label": "lease.txt", "path": "/d/lease.txt",
+                "text": "Rent\n\nThe tenant pays the rent on the first\nday of each month, by bank transfer\n"
+                        "to the landlord's account.\nA late payment costs a fee of ten euros."}]
+    answer = "The tenant pays the rent on the first day of each month by bank transfer [1]."
+    assert support(answer, wrapped)[0] == {"1": "The tenant pays the rent on the first day of each month, "
+                                                "by bank transfer to the landlord's account."}
+    chinese = [{"number": 1, "label": "租约.txt", "path": "/d/租约.txt",
+                "text": "租金\n\n租户应在每月第一天通过银行\n转账向房东支付租金，\n逾期付款需缴纳十欧元罚款。"}]
+    assert support("租户应在每月第一天通过银行转账向房东支付租金。[1]", chinese)[0] == {
+        "1": "租户应在每月第一天通过银行转账向房东支付租金，逾期付款需缴纳十欧元罚款。"}
+
+
+def test_the_source_viewer_marks_a_chinese_sentence_wrapped_over_lines(qtbot) -> None:
+    from app.chat.source_viewer import SourceViewer
+
+    source = {**PDF[0], "text": "租金。租户应在每月第一天通过银行\n转账支付租金。",
+              "support": "租户应在每月第一天通过银行转账支付租金。"}
+    viewer = SourceViewer(source, "")
+    qtbot.addWidget(viewer)
+    marks = [m.cursor.selectedText() for m in viewer.passage.extraSelections()]
+    assert "".join(marks[0].split()) == source["support"]  # across the line break
