@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from app.chat.controller import ChatController
 from app.shell.a11y import name_buttons, named
+from app.shell.sizing import keep_whole
 from core.api import ApiServer, Backend
 from core.history import title_from
 from core.protocol import ChatMessage, embedding_model
@@ -165,6 +166,7 @@ class ApiController(QObject):
 class ApiDialog(QDialog):
     def __init__(self, api: ApiController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_whole(self)
         self.api = api
         self.setWindowTitle(translate("api.controller", "Local API"))
         self.enabled = QCheckBox(translate("api.controller", "Serve an OpenAI-compatible API on "

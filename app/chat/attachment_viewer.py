@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.shell.a11y import named
+from app.shell.sizing import keep_whole
 from core.attachments import Attachment
 from i18n import translate
 
@@ -37,6 +38,7 @@ def kept_text(attachment: Attachment) -> str:
 class AttachmentViewer(QDialog):
     def __init__(self, attachments: Sequence[Attachment], parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_whole(self)
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.setModal(False)
         self.setWindowTitle(translate("chat.attachments", "Attached files"))

@@ -47,6 +47,9 @@ def dictate_text(state: str, seconds: int = 0) -> str:
         return translate("chat.page", "Asking for the microphone…")
     return translate("chat.page", "Dictate")  # no emoji: an empty box without a colour-emoji font
 
+LIST_CHARS = 22  # the chat list's least width, in average characters
+TITLE_CHARS = 12  # the chat title's, in the header
+
 
 class ChatPage(QSplitter):
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -67,10 +70,14 @@ class ChatPage(QSplitter):
         left_layout.addWidget(self.search)
         left_layout.addWidget(self.chat_list, 1)
         left_layout.addWidget(self.delete_chat_button)
+        # However small the window, the chat list keeps room for a few words of each title,
+        # and the chat's own title for a few words beside the header's buttons.
+        left.setMinimumWidth(self.fontMetrics().averageCharWidth() * LIST_CHARS)
 
         # Titles are the user's or the model's: plain text.
         self.chat_title = ElidedLabel(translate("chat.page", "New chat"))  # a long one ends in "…"
         self.chat_title.setObjectName("chatTitle")
+        self.chat_title.setMinimumWidth(self.fontMetrics().averageCharWidth() * TITLE_CHARS)
         self.model_picker = QComboBox()
         self.model_picker.setToolTip(
             translate("chat.page", "The model that answers (Settings ▸ Models… to manage them)"))

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 from app.shell import dialogs
 from app.shell.a11y import named, tab_moves_on
 from app.shell.background import run_in_background
+from app.shell.sizing import keep_whole
 from app.shell.text import plain
 from core import project_files
 from core.passphrase import acceptable
@@ -43,6 +44,7 @@ from i18n import join_sentences, translate
 class ProjectsDialog(QDialog):
     def __init__(self, controller: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_whole(self)
         self.controller = controller
         self.setWindowTitle(translate("chat.projects_dialog", "Projects"))
         self.resize(760, 480)

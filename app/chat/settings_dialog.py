@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.shell.a11y import name_buttons, named, tab_moves_on
+from app.shell.sizing import keep_whole
 from core.protocol import SamplingParams
 from i18n import translate
 
@@ -26,6 +27,7 @@ class ChatSettingsDialog(QDialog):
     def __init__(self, settings: dict[str, Any], defaults: SamplingParams,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_whole(self)
         self.setWindowTitle(translate("chat.settings_dialog", "Chat settings"))
         sampling = {**defaults.__dict__, **(settings.get("sampling") or {})}
         self.system_prompt = tab_moves_on(QPlainTextEdit(settings.get("system_prompt", "")))

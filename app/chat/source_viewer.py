@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 
 from app.shell import dialogs, style
 from app.shell.a11y import named
+from app.shell.sizing import keep_whole
 from app.shell.style import shade
 from app.shell.text import plain, unmarked
 from core.documents import terms
@@ -130,6 +131,7 @@ def _find_sentence(text: str, sentence: str) -> tuple[int, int] | None:
 class SourceViewer(QDialog):
     def __init__(self, source: dict[str, Any], question: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_whole(self)
         self.source = source
         self.question = question
         self.path = str(source.get("path") or "")

@@ -28,6 +28,7 @@ from app.documents.files_table import FilesTable
 from app.documents.progress_text import finished_text, progress_text
 from app.shell import dialogs
 from app.shell.a11y import named
+from app.shell.sizing import keep_whole
 from app.shell.text import plain, tooltip
 from core.document_progress import Progress, Report, TimeLeft
 from core.documents import INDEXED, Collection
@@ -49,6 +50,7 @@ def embedded_elsewhere(collection: Collection) -> str:
 class CollectionsDialog(QDialog):
     def __init__(self, docs: DocumentsController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_whole(self)
         self.docs = docs
         self.setWindowTitle(translate("documents.dialog", "Documents"))
         self.resize(900, 560)

@@ -40,6 +40,7 @@ from app.engines.chart import LineChart, Series
 from app.shell import dialogs
 from app.shell.a11y import named
 from app.shell.background import start_job
+from app.shell.sizing import keep_whole
 from app.shell.text import plain
 from core import compare
 from core.client import Cancelled, Routed
@@ -69,6 +70,7 @@ class CompareDialog(QDialog):
 
     def __init__(self, controller: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_whole(self)
         self.controller = controller
         self.setWindowTitle(translate("engines.compare", "Compare engines"))
         self.setWindowModality(Qt.WindowModality.WindowModal)  # a chat sent meanwhile would skew the figures

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from app.shell import dialogs, named_list
 from app.shell.a11y import named
 from app.shell.background import start_job
+from app.shell.sizing import keep_whole
 from app.shell.text import plain
 from core.engines import EngineRecord, Engines, read_ca_file
 from core.jobs import Cancel, Job
@@ -51,6 +52,7 @@ class EngineForm(QDialog):
 
     def __init__(self, engines: Engines, record: EngineRecord | None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_whole(self)
         self.engines = engines
         self.old = record
         self.saved: EngineRecord | None = None
@@ -199,6 +201,7 @@ class EnginesDialog(QDialog):
 
     def __init__(self, engines: Engines, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_whole(self)
         self.engines = engines
         self.jobs: set[Job] = set()  # the checks under way
         self.setWindowTitle(translate("engines.dialog", "Intranet engines"))

@@ -23,6 +23,7 @@ from app.models.settings_form import ModelSettingsForm
 from app.models.speech_dialog import SpeechModelsDialog
 from app.shell import dialogs
 from app.shell.a11y import announce, named
+from app.shell.sizing import keep_whole
 from app.shell.text import escape, plain
 from core import quantize
 from core.protocol import MIB, ModelInfo, ModelSettings
@@ -120,6 +121,7 @@ def starter_hint() -> str:
 class ModelsDialog(QDialog):
     def __init__(self, models: ModelsController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_whole(self)
         self.models = models
         self.setWindowTitle(translate("models.dialog", "Models"))
         self.resize(900, 620)

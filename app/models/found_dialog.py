@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from app.shell import dialogs
 from app.shell.a11y import name_buttons, named
+from app.shell.sizing import keep_whole
 from app.shell.text import plain, tooltip
 from core.discovery import Found, existing, find, places
 from i18n import translate
@@ -28,6 +29,7 @@ class FoundModelsDialog(QDialog):
 
     def __init__(self, found: list[Found], parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_whole(self)
         self.found = found
         self.setWindowTitle(translate("models.found", "Models on this computer"))
         self.resize(720, 420)

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from app.shell import dialogs
 from app.shell.a11y import named
 from app.shell.background import start_job
+from app.shell.sizing import keep_whole
 from app.shell.text import plain
 from core import quantize
 from core.jobs import Job
@@ -54,6 +55,7 @@ class QuantizeDialog(QDialog):
 
     def __init__(self, models: Any, entry: LibraryEntry, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_whole(self)
         self.models = models
         self.entry = entry
         self.info = ModelInfo.from_dict(entry.info)

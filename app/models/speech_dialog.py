@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from app.shell import dialogs
 from app.shell.a11y import announce, named
 from app.shell.background import start_job
+from app.shell.sizing import keep_whole
 from core import speech_models
 from core.jobs import Job
 from i18n import translate
@@ -29,6 +30,7 @@ from i18n import translate
 class SpeechModelsDialog(QDialog):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_whole(self)
         self.setWindowTitle(translate("models.speech", "Speech models"))
         self.models = QListWidget()
         named(self.models, translate("models.speech", "Speech models"))

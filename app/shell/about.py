@@ -9,6 +9,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QTextBrowser, QVBoxLayout, QWidget
 
 from app.shell.a11y import name_buttons, named
+from app.shell.sizing import keep_whole
 from i18n import translate
 
 
@@ -34,6 +35,7 @@ def licenses_text() -> str:
 class AboutDialog(QDialog):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_whole(self)
         self.setWindowTitle(translate("shell.about", "About Hearth"))
         self.resize(560, 520)
         heading = QLabel(translate("shell.about", "<h2>Hearth {version}</h2><p>Private chat with "

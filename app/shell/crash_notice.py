@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.shell.a11y import named
+from app.shell.sizing import keep_whole
 from core import crash
 from i18n import translate
 
@@ -24,6 +25,7 @@ from i18n import translate
 class CrashNotice(QDialog):
     def __init__(self, text: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_whole(self)
         self.setWindowTitle(translate("shell.crash", "Hearth closed unexpectedly"))
         self.setModal(False)
         intro = QLabel(translate("shell.crash", "Hearth closed unexpectedly the last time it ran. A report was "

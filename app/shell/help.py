@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.shell.a11y import named, tab_moves_on
+from app.shell.sizing import keep_whole
 from i18n import translate
 
 
@@ -61,6 +62,7 @@ def shortcuts(window: Any) -> list[tuple[str, str]]:
 class ShortcutsDialog(QDialog):
     def __init__(self, window: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_whole(self)
         self.setWindowTitle(translate("shell.help", "Keyboard shortcuts"))
         self.resize(560, 520)
         rows = shortcuts(window)
@@ -118,6 +120,7 @@ def getting_started() -> str:
 class GettingStartedDialog(QDialog):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_whole(self)
         self.setWindowTitle(translate("shell.help", "Getting started"))
         self.resize(620, 600)
         self.page = QTextBrowser()

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QLabel, QVBo
 
 import i18n
 from app.shell.a11y import named
+from app.shell.sizing import keep_whole
 from i18n import translate
 
 log = logging.getLogger(__name__)
@@ -62,6 +63,7 @@ class LanguageDialog(QDialog):
 
     def __init__(self, current: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_whole(self)
         self.setWindowTitle(translate("shell.language", "Language"))
         self.choice = QComboBox()
         system = i18n.LANGUAGES[resolve(SYSTEM)]

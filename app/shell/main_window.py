@@ -38,6 +38,7 @@ from app.models.dialog import starter_hint
 from app.shell import a11y, dialogs, language, style
 from app.shell.appearance import Appearance
 from app.shell.menus import build_menus
+from app.shell.sizing import keep_whole
 from app.shell.text import plain
 from app.shell.window_dialogs import WindowDialogs
 from app.vault.flows import VaultFlows
@@ -50,6 +51,9 @@ from i18n import translate
 
 QUIT_TIMEOUT = 2.0  # seconds from closing the window to the worker's end
 WORKER_TIMEOUT = 0.5  # of which the worker gets at least this (it stops between tokens)
+# The smallest window that still shows the chat list, a few lines of the conversation and the
+# box to write in (more where the layout needs more: app.shell.sizing).
+LEAST_SIZE = (720, 480)
 
 
 class MainWindow(QMainWindow):
@@ -121,6 +125,7 @@ class MainWindow(QMainWindow):
         controller.disclose = self.engine_actions.disclose
         self.setAcceptDrops(True)
         self.resize(1000, 700)
+        keep_whole(self, *LEAST_SIZE)
         style.apply(self, settings.theme)
         self.appearance = Appearance(self)  # it follows the system's theme from now on
         self.closing = False

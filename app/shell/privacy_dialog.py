@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.shell.a11y import named
+from app.shell.sizing import keep_whole
 from core.engines import Engines
 from core.tools import missing_layers, sandbox_layers
 from core.tools.host import Audit, ToolHost
@@ -35,6 +36,7 @@ class PrivacyDialog(QDialog):
     def __init__(self, parent: QWidget | None = None, engines: Engines | None = None,
                  tools: ToolHost | None = None) -> None:
         super().__init__(parent)
+        keep_whole(self)
         self._engines = engines
         self._tools = tools
         self.setWindowTitle(translate("shell.privacy_dialog", "Privacy"))
