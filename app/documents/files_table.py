@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from app.shell.a11y import named, tab_moves_on
@@ -16,6 +17,8 @@ from app.shell.text import tooltip
 from core.documents import FAILED, INDEXED, PENDING, SKIPPED, Document
 from guard.text import one_line
 from i18n import translate
+
+WHY_SHARE = 0.4  # of the table's width, at most, for the reasons and notes (the rest: names)
 
 
 def state_texts() -> dict[str, str]:
@@ -35,8 +38,12 @@ class FilesTable(QTableWidget):
         self.setHorizontalHeaderLabels([translate("documents.dialog", "File"),
                                         translate("documents.dialog", "State"),
                                         translate("documents.dialog", "Why")])
-        self.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        # The file's name takes the room; the state is as wide as its words; "why" (empty for
+        # most files) as wide as its longest reason, up to WHY_SHARE of the table.
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
         self.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -57,6 +64,17 @@ class FilesTable(QTableWidget):
                 item.setToolTip(tooltip(text))
                 item.setData(Qt.ItemDataRole.UserRole, document.id)
                 self.setItem(row, column, item)
+        self._fit_why()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._fit_why()
+
+    def _fit_why(self) -> None:
+        header = self.horizontalHeader()
+        wanted = max(self.sizeHintForColumn(2), header.sectionSizeHint(2))
+        header.resizeSection(2, max(header.sectionSizeHint(2),
+                                    min(wanted, int(self.viewport().width() * WHY_SHARE))))
 
     def selected_documents(self) -> list[int]:
         """The ids of the documents in the selected rows, top to bottom."""
