@@ -6,11 +6,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QListWidget, QListWidgetItem
+from PySide6.QtWidgets import QListView, QListWidget, QListWidgetItem
 
 
 def fill(widget: QListWidget, rows: Iterable[tuple[str, str]], select: str | None = None) -> None:
-    """(text, name) rows; ``select`` is selected if it is there, else the first row."""
+    """(text, name) rows; ``select`` is selected if it is there, else the first row. A row
+    longer than the list is wide wraps onto more lines (an engine's address and models),
+    never cut at the edge, and each row has room above and below its text."""
+    widget.setWordWrap(True)
+    widget.setTextElideMode(Qt.TextElideMode.ElideNone)
+    widget.setResizeMode(QListView.ResizeMode.Adjust)  # rows wrapped again when it is resized
+    widget.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    widget.setSpacing(2)
     widget.clear()
     for text, name in rows:
         item = QListWidgetItem(text)
