@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from app.shell import dialogs, named_list
 from app.shell.a11y import named, tab_moves_on
+from app.shell.sizing import keep_whole, room_for_placeholders
 from app.shell.text import plain
 from core.engines import read_ca_file
 from core.protocol import EngineError, Trust
@@ -84,6 +85,7 @@ class ToolServerForm(QDialog):
 
     def __init__(self, servers: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_whole(self)
         self.servers = servers
         self.record: ToolServerRecord | None = None
         self.setWindowTitle(translate("chat.tools_dialog", "Add a tool server"))
@@ -143,6 +145,7 @@ class ToolServerForm(QDialog):
         layout.addWidget(buttons)
         self.remote.toggled.connect(self._show_kind)
         self._show_kind()
+        room_for_placeholders(self)  # its examples shown whole, in either language
 
     def _remote_fields(self) -> None:
         self.url = QLineEdit()
@@ -238,6 +241,7 @@ class ToolsDialog(QDialog):
 
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_whole(self)
         self.session = session
         self.form: ToolServerForm | None = None
         self.setWindowTitle(translate("chat.tools_dialog", "Tools"))
