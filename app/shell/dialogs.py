@@ -29,11 +29,12 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QInputDialog,
     QLabel,
-    QLineEdit,
     QMessageBox,
     QProgressDialog,
     QWidget,
 )
+
+from app.shell.reveal import PassphraseDialog
 
 QT_SETTINGS_ORGANIZATION = "QtProject"
 FILE_DIALOG_GROUP = "FileDialog"
@@ -165,8 +166,13 @@ def text(parent: QWidget | None, title: str, label: str, value: str = "") -> str
 
 
 def passphrase(parent: QWidget | None, title: str, label: str) -> str | None:
-    answer, ok = QInputDialog.getText(parent, title, label, QLineEdit.EchoMode.Password)
-    return answer if ok else None
+    """A passphrase, typed hidden, with the eye that shows it (``app.shell.reveal``)."""
+    box = PassphraseDialog(parent, title, label)
+    try:
+        return box.field.text() if box.exec() == QDialog.DialogCode.Accepted else None
+    finally:
+        box.field.clear()
+        box.deleteLater()  # the passphrase does not stay behind in a hidden widget
 
 
 def integer(parent: QWidget | None, title: str, label: str, value: int, low: int, high: int) -> int | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal, Slot
-from PySide6.QtGui import QAction, QKeyEvent
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.shell.a11y import announce, named
+from app.shell.reveal import RevealButton
 from core.passphrase import MIN_LENGTH, MIN_SCORE, acceptable, label
 from core.passphrase import strength as rate
 from i18n import translate
@@ -73,13 +74,9 @@ class LockScreen(QWidget):
         self.confirm = QLineEdit()
         self.confirm.setEchoMode(QLineEdit.EchoMode.Password)
         self.confirm.setPlaceholderText(translate("vault.lock_screen", "The same passphrase again"))
-        # Show the passphrase (an eye in the field); off again whenever the screen is shown.
-        self.reveal = QAction(translate("vault.lock_screen", "Show passphrase"), self)
-        self.reveal.setCheckable(True)
-        self.reveal.setToolTip(translate("vault.lock_screen", "Show or hide the passphrase as you type it"))
-        self.reveal.setIcon(self.style().standardIcon(self.style().StandardPixmap.SP_FileDialogContentsView))
-        self.reveal.toggled.connect(self._reveal)
-        self.passphrase.addAction(self.reveal, QLineEdit.ActionPosition.TrailingPosition)
+        # Show the passphrase (an eye under the fields); off again whenever the screen is shown.
+        self.reveal_button = RevealButton([self.passphrase, self.confirm])
+        self.reveal = self.reveal_button.action
         self.caps = QLabel(translate("vault.lock_screen", "Caps Lock is on."))
         self.caps.setObjectName("capsLock")
         self.caps.hide()
@@ -103,6 +100,7 @@ class LockScreen(QWidget):
         self._confirm_label = QLabel(translate("vault.lock_screen", "Confirm"))
         self._confirm_label.setBuddy(self.confirm)
         form.addRow(self._confirm_label, self.confirm)
+        form.addRow("", self.reveal_button)
         layout = QVBoxLayout(panel)
         layout.addWidget(self.heading)
         layout.addWidget(self.explanation)
@@ -130,8 +128,8 @@ class LockScreen(QWidget):
         self.error.setAccessibleDescription(translate("vault.lock_screen", "What went wrong"))
         named(self.restore, translate("vault.lock_screen", "Restore from a backup"),
               translate("vault.lock_screen", "Replace this vault with one from a backup file"))
-        for first, second in ((self.passphrase, self.confirm), (self.confirm, self.submit),
-                              (self.submit, self.restore)):
+        for first, second in ((self.passphrase, self.confirm), (self.confirm, self.reveal_button),
+                              (self.reveal_button, self.submit), (self.submit, self.restore)):
             QWidget.setTabOrder(first, second)
 
         self.submit.clicked.connect(self._submit)
@@ -174,14 +172,6 @@ class LockScreen(QWidget):
                 if on:
                     announce(self.caps, self.caps.text())
         return super().eventFilter(watched, event)
-
-    @Slot(bool)
-    def _reveal(self, shown: bool) -> None:
-        mode = QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password
-        for field in (self.passphrase, self.confirm):
-            field.setEchoMode(mode)
-        self.reveal.setText(translate("vault.lock_screen", "Hide passphrase") if shown
-                            else translate("vault.lock_screen", "Show passphrase"))
 
     @Slot()
     def _edited(self) -> None:

@@ -65,3 +65,64 @@ def test_zxcvbns_advice_is_said_in_chinese(qtbot) -> None:
                                              .replace("“a”", "").replace("“abcabcabc”", "")), hint
     finally:
         language.apply("system")
+
+
+def test_the_eye_is_an_eye_reached_by_tab_named_and_toggled_by_space(qtbot, screen: LockScreen) -> None:
+    """An eye (drawn: no icon theme needed), struck through while the passphrase shows,
+    reached from the confirmation field with Tab, said by its name, toggled by Space."""
+    from PySide6.QtGui import QIcon
+
+    from app.shell.reveal import RevealButton, eye_pixmap
+
+    button = screen.reveal_button
+    assert isinstance(button, RevealButton) and button.defaultAction() is screen.reveal
+    icon = screen.reveal.icon()
+    shown, hidden = (icon.pixmap(24, QIcon.Mode.Normal, state).toImage()
+                     for state in (QIcon.State.On, QIcon.State.Off))
+    color = button.palette().color(button.foregroundRole())
+    assert hidden == eye_pixmap(24, color, struck=False).toImage()
+    assert shown == eye_pixmap(24, color, struck=True).toImage() and shown != hidden
+    screen.confirm.setFocus()
+    qtbot.waitUntil(screen.confirm.hasFocus)
+    qtbot.keyClick(screen.confirm, Qt.Key.Key_Tab)
+    assert button.hasFocus() and button.accessibleName() == "Show passphrase"
+    assert button.toolTip() and button.accessibleDescription()
+    qtbot.keyClick(button, Qt.Key.Key_Space)
+    assert screen.passphrase.echoMode() == screen.confirm.echoMode() == QLineEdit.EchoMode.Normal
+    assert button.accessibleName() == "Hide passphrase" and button.isChecked()
+    qtbot.keyClick(button, Qt.Key.Key_Space)
+    assert screen.passphrase.echoMode() == QLineEdit.EchoMode.Password
+    screen.show_unlock()  # the confirmation hidden: Tab goes from the passphrase to the eye
+    screen.passphrase.setFocus()
+    qtbot.waitUntil(screen.passphrase.hasFocus)
+    qtbot.keyClick(screen.passphrase, Qt.Key.Key_Tab)
+    assert button.hasFocus()
+
+
+def test_a_passphrase_asked_in_a_dialog_has_the_eye_too(qtbot, monkeypatch) -> None:
+    """Change passphrase, a backup's passphrase, an export's: the same eye as the lock
+    screen, in the Tab order after the field, and the text typed comes back."""
+    from PySide6.QtWidgets import QDialog
+
+    from app.shell import dialogs
+    from app.shell.reveal import PassphraseDialog
+
+    seen: list[PassphraseDialog] = []
+
+    def answer(box: QDialog) -> int:
+        assert isinstance(box, PassphraseDialog)
+        seen.append(box)
+        box.show()
+        qtbot.waitUntil(box.field.hasFocus)
+        qtbot.keyClicks(box.field, "a long passphrase")
+        assert box.field.echoMode() == QLineEdit.EchoMode.Password
+        qtbot.keyClick(box.field, Qt.Key.Key_Tab)
+        assert box.reveal.hasFocus() and box.reveal.accessibleName() == "Show passphrase"
+        qtbot.keyClick(box.reveal, Qt.Key.Key_Space)
+        assert box.field.echoMode() == QLineEdit.EchoMode.Normal
+        box.accept()
+        return int(QDialog.DialogCode.Accepted.value)
+
+    monkeypatch.setattr(PassphraseDialog, "exec", answer)
+    assert dialogs.passphrase(None, "Change passphrase", "New passphrase:") == "a long passphrase"
+    assert len(seen) == 1
