@@ -137,7 +137,7 @@ class ConversationActions(QObject):
         if dialogs.confirm(self._as_widget(), translate("chat.actions", "Delete message"),
                            translate("chat.actions", "Delete this message for good? The rest of "
                                      "the chat stays as it is."),
-                           translate("chat.actions", "Delete message")):
+                           dialogs.destructive(translate("chat.actions", "Delete message"))):
             self.controller.delete_message(message_id)
 
     @Slot(QUrl)

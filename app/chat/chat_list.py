@@ -127,7 +127,7 @@ class ChatListActions(QObject):
                                      "This cannot be undone. Copies stay in the automatic backups "
                                      "made before now, until a passphrase change replaces "
                                      "them.").format(title=title),
-                           translate("chat.chat_list", "Delete")):
+                           dialogs.destructive(translate("chat.chat_list", "Delete"))):
             self.controller.chats.delete(chat.id)
 
     @Slot()

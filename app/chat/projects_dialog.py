@@ -17,6 +17,7 @@ from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
+    QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -30,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.shell import dialogs
-from app.shell.a11y import named, tab_moves_on
+from app.shell.a11y import name_buttons, named, tab_moves_on
 from app.shell.background import run_in_background
 from app.shell.sizing import keep_whole
 from app.shell.text import plain
@@ -97,9 +98,14 @@ class ProjectsDialog(QDialog):
         right.addLayout(form)
         right.addLayout(buttons)
         right.addWidget(self.message)
-        layout = QHBoxLayout(self)
-        layout.addLayout(left, 1)
-        layout.addLayout(right, 2)
+        panes = QHBoxLayout()
+        panes.addLayout(left, 1)
+        panes.addLayout(right, 2)
+        close = name_buttons(QDialogButtonBox(QDialogButtonBox.StandardButton.Close))
+        close.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(panes, 1)
+        layout.addWidget(close)
         self._taken: dict[str, Any] | None = None
         self.project_list.currentItemChanged.connect(self._show)
         self.new_button.clicked.connect(self._new)
@@ -181,7 +187,7 @@ class ProjectsDialog(QDialog):
         if project is None or not dialogs.confirm(
                 self, translate("chat.projects_dialog", "Remove project"),
                 translate("chat.projects_dialog", "Remove the project “{name}”? Its chats stay, in no project.")
-                .format(name=project.name), translate("chat.projects_dialog", "Remove")):
+                .format(name=project.name), dialogs.destructive(translate("chat.projects_dialog", "Remove"))):
             return
         self.projects().remove(project.id)
         self.controller.chats_changed.emit()

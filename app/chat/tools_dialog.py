@@ -357,7 +357,7 @@ class ToolsDialog(QDialog):
                 self, translate("chat.tools_dialog", "Remove tool server"),
                 translate("chat.tools_dialog", "Remove “{name}”? Chats that used its tools keep their "
                           "messages.").format(name=record.name),
-                translate("chat.tools_dialog", "Remove")):
+                dialogs.destructive(translate("chat.tools_dialog", "Remove"))):
             return
         self.session.tools.stop(record.name, wait=False)  # one that hangs must not freeze the window
         self.session.tool_servers.remove(record.name)

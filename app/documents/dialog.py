@@ -12,6 +12,7 @@ from PySide6.QtCore import QDateTime, QLocale, QPoint, Qt, Slot
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
+    QDialogButtonBox,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -27,7 +28,7 @@ from app.documents.controller import DocumentsController
 from app.documents.files_table import FilesTable
 from app.documents.progress_text import finished_text, progress_text
 from app.shell import dialogs
-from app.shell.a11y import named
+from app.shell.a11y import name_buttons, named
 from app.shell.sizing import keep_whole
 from app.shell.text import plain, tooltip
 from core.document_progress import Progress, Report, TimeLeft
@@ -103,9 +104,14 @@ class CollectionsDialog(QDialog):
         right.addWidget(QLabel(translate("documents.dialog", "Drop files or folders here to add "
                                          "them to the selected collection. Everything stays on "
                                          "this computer, encrypted in your vault.")))
-        layout = QHBoxLayout(self)
-        layout.addLayout(left, 1)
-        layout.addLayout(right, 3)
+        panes = QHBoxLayout()
+        panes.addLayout(left, 1)
+        panes.addLayout(right, 3)
+        close = name_buttons(QDialogButtonBox(QDialogButtonBox.StandardButton.Close))
+        close.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(panes, 1)
+        layout.addWidget(close)
 
         self.collection_list.currentItemChanged.connect(self._show_documents)
         self.new_button.clicked.connect(self._new)
@@ -294,7 +300,7 @@ class CollectionsDialog(QDialog):
                                      "them back. Copies stay in the automatic backups made before now, "
                                      "until a passphrase change replaces them.", None, count)
                            .format(name=collection.name),
-                           translate("documents.dialog", "Remove")):
+                           dialogs.destructive(translate("documents.dialog", "Remove"))):
             for document_id in chosen:
                 self.docs.remove_document(collection.id, document_id)
 
@@ -345,7 +351,7 @@ class CollectionsDialog(QDialog):
                 translate("documents.dialog", "Delete “{name}” and its index? Your files "
                           "themselves are not touched. Copies stay in the automatic backups made "
                           "before now, until a passphrase change replaces them.").format(name=collection.name),
-                translate("documents.dialog", "Delete")):
+                dialogs.destructive(translate("documents.dialog", "Delete"))):
             self.docs.delete(collection.id)
 
     def add(self, paths: list[Path]) -> None:

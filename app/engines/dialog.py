@@ -346,7 +346,7 @@ class EnginesDialog(QDialog):
         if dialogs.confirm(self, translate("engines.dialog", "Remove engine"),
                            translate("engines.dialog", "Remove “{name}”? Chats that answered with it keep "
                                      "their messages.").format(name=record.name),
-                           translate("engines.dialog", "Remove")):
+                           dialogs.destructive(translate("engines.dialog", "Remove"))):
             self.engines.remove(record.name)
             self.refresh()
             self.changed.emit()

@@ -8,6 +8,7 @@ from PySide6.QtCore import QLocale, Qt, Slot
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QDialog,
+    QDialogButtonBox,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -22,7 +23,7 @@ from app.models.quantize_dialog import QuantizeDialog
 from app.models.settings_form import ModelSettingsForm
 from app.models.speech_dialog import SpeechModelsDialog
 from app.shell import dialogs
-from app.shell.a11y import announce, named
+from app.shell.a11y import announce, name_buttons, named
 from app.shell.sizing import keep_whole
 from app.shell.text import escape, plain
 from core import quantize
@@ -187,9 +188,14 @@ class ModelsDialog(QDialog):
         right.addLayout(actions)
         right.addWidget(self.message)
         right.addStretch(1)
-        layout = QHBoxLayout(self)
-        layout.addLayout(left, 2)
-        layout.addLayout(right, 3)
+        panes = QHBoxLayout()
+        panes.addLayout(left, 2)
+        panes.addLayout(right, 3)
+        close = name_buttons(QDialogButtonBox(QDialogButtonBox.StandardButton.Close))
+        close.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(panes, 1)
+        layout.addWidget(close)
 
         self.model_list.currentItemChanged.connect(self._show_selected)
         self.import_button.clicked.connect(self._import)
@@ -378,7 +384,7 @@ class ModelsDialog(QDialog):
                     else translate("models.dialog", "Remove “{name}” from the library? The file "
                                    "itself stays where it is.")).format(name=entry.name)
         if not dialogs.confirm(self, translate("models.dialog", "Remove model"), question,
-                               translate("models.dialog", "Remove")):
+                               dialogs.destructive(translate("models.dialog", "Remove"))):
             return
         self._say(self.models.remove(entry.id)
                   or translate("models.dialog", "Removed “{name}”.").format(name=entry.name))

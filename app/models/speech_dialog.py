@@ -144,7 +144,7 @@ class SpeechModelsDialog(QDialog):
         name = self._selected()
         if not name or not dialogs.confirm(self, translate("models.speech", "Remove speech model"), translate(
                 "models.speech", "Delete “{name}” from the models folder?").format(name=name),
-                translate("models.speech", "Remove")):
+                dialogs.destructive(translate("models.speech", "Remove"))):
             return
         try:
             speech_models.remove(name)

@@ -47,11 +47,27 @@ def _box(parent: QWidget | None, icon: QMessageBox.Icon, title: str, text: str,
     return box
 
 
+class Destructive(str):
+    """An action button's label for a question whose yes cannot be undone (``destructive``)."""
+
+
+def destructive(action: str) -> str:
+    """``action`` (the button's label: "Delete", "Remove") marked for a question that
+    destroys something: ``confirm`` shows it with the warning icon instead of the question
+    mark. A plain ``str`` to every other reader (tests answer ``confirm`` by patching it)."""
+    return Destructive(action)
+
+
 def confirm(parent: QWidget | None, title: str, text: str, action: str) -> bool:
-    """Ask before doing something that cannot be undone or that leaves the app."""
-    box = _box(parent, QMessageBox.Icon.Question, title, text, QMessageBox.StandardButton.Cancel)
+    """Ask before doing something that cannot be undone or that leaves the app. The button
+    that does it is named for what it does (``action``), and Cancel is the default, also
+    for Escape: an Enter pressed twice, or held, must not consent before the text is read.
+    A deletion (``destructive(action)``) is asked with the warning icon."""
+    icon = QMessageBox.Icon.Warning if isinstance(action, Destructive) else QMessageBox.Icon.Question
+    box = _box(parent, icon, title, text, QMessageBox.StandardButton.Cancel)
     accept = box.addButton(action, QMessageBox.ButtonRole.AcceptRole)
     box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    box.setEscapeButton(QMessageBox.StandardButton.Cancel)
     box.exec()
     return box.clickedButton() is accept
 

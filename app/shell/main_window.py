@@ -480,7 +480,7 @@ class MainWindow(QMainWindow):
             translate("shell.main_window", "Some of what you wrote could not be saved: the disk "
                       "refused it. If Hearth quits now, it is lost. Free some space, or copy your "
                       "text somewhere, then quit."),
-            translate("shell.main_window", "Quit Anyway"))
+            dialogs.destructive(translate("shell.main_window", "Quit Anyway")))
         return self._quit_anyway
 
     def forget_quit_choice(self) -> None:

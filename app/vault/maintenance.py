@@ -214,7 +214,7 @@ class VaultMaintenance(QObject):
         if dialogs.confirm(self.parent_widget, title, said + "\n\n" + translate(
                 "vault.flows", "The chats are in your vault now, encrypted. Delete the file they came from, "
                 "{name}? It holds them unencrypted. On an SSD, deleting a file does not erase its "
-                "content from the disk at once.").format(name=source.name), translate("vault.flows", "Delete it")):
+                "content from the disk at once.").format(name=source.name), dialogs.destructive(translate("vault.flows", "Delete it"))):
             try:
                 chat_import.delete_source(source)
             except OSError as exc:
