@@ -27,7 +27,18 @@ from core.vault import data_dir, index_path
 from guard import egress
 from i18n import translate
 
-CONFIRM_WORD = "DELETE"
+CONFIRM_WORD = "DELETE"  # typed to confirm deleting everything; accepted in every language
+
+
+def confirm_word() -> str:
+    """The word the prompt asks for, in the interface language (删除 in Chinese). English's
+    DELETE is accepted too: the Chinese guide once said to type it, and a user whose input
+    method is off can still type it; either is a deliberate act, which is all it asks."""
+    return translate("shell.privacy_dialog", "DELETE", "the one word typed to confirm deleting all data")
+
+
+def confirmed(typed: str) -> bool:
+    return typed.strip() in (confirm_word(), CONFIRM_WORD)
 
 
 class PrivacyDialog(QDialog):
@@ -180,7 +191,7 @@ class PrivacyDialog(QDialog):
             self, translate("shell.privacy_dialog", "Delete all my data"),
             translate("shell.privacy_dialog", "This deletes your chats, documents index, model "
                       "library, backups, settings and logs from this computer. It cannot be "
-                      "undone.\n\nType {word} to confirm:").format(word=CONFIRM_WORD))
-        if ok and word.strip() == CONFIRM_WORD:
+                      "undone.\n\nType {word} to confirm:").format(word=confirm_word()))
+        if ok and confirmed(word):
             self.delete_everything.emit()
             self.accept()

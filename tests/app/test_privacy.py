@@ -120,3 +120,27 @@ def test_the_panel_says_where_the_search_index_is_kept(qtbot, setting) -> None:
     assert "only in memory" not in text and "仅在" not in text, text
     assert path_for(vault_path()).name in text, text
     assert ("encrypted with the same key" if setting == "en" else "同一密钥") in text, text
+
+
+def test_the_confirm_word_is_the_one_the_prompt_shows_in_the_interface_language(qtbot, monkeypatch) -> None:
+    """In Chinese the prompt asks for 删除, and 删除 deletes (DELETE too, as the guide said);
+    anything else deletes nothing."""
+    import i18n
+
+    chinese = {"DELETE": "删除", "Type {word} to confirm:": "输入“{word}”以确认："}
+
+    def backend(_context: str, source: str, _comment: str | None, _n: int) -> str:
+        return next((zh.join(source.rsplit(en, 1)) for en, zh in chinese.items() if source.endswith(en)), source)
+
+    monkeypatch.setattr(i18n, "_backend", backend)
+    dialog = PrivacyDialog()
+    qtbot.addWidget(dialog)
+    asked: list[str] = []
+    deleted: list[bool] = []
+    dialog.delete_everything.connect(lambda: deleted.append(True))
+    for typed in ("DELETEX", "删", "delete", "删除", "DELETE"):
+        monkeypatch.setattr("app.shell.privacy_dialog.QInputDialog.getText",
+                            lambda _p, _t, label, typed=typed: asked.append(label) or (typed, True))
+        dialog._delete()
+    assert asked[0].endswith("输入“删除”以确认：")
+    assert deleted == [True, True]
