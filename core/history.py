@@ -6,6 +6,7 @@ questions with the passages they were answered from), and its title. The turn ma
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import replace
 
 from core.pictures import pictures_of
@@ -15,7 +16,11 @@ from inference.rag import user_turn
 from storage.chats import DAMAGED, FAILED, STREAMING, UNTITLED, Chat, ChatStore, Message
 
 SYSTEM_PROMPT = "You are a helpful assistant."  # the model's instruction, not a message to the user
-TITLE_LENGTH = 48
+# A chat named after its first question keeps this much of its first line: the list and the
+# header elide it to their width (with "…") and show the whole of it as a tooltip. Counted in
+# columns, a Chinese character being two, so that a Chinese title is as long on screen.
+TITLE_COLUMNS = 80
+_LEGACY_TITLE_LENGTH = 48  # how titles were cut before: 47 characters and "…"
 
 
 def not_sent() -> str:
@@ -28,9 +33,40 @@ def not_started() -> str:
     return translate("core.turns", "No answer was started; your messages so far are saved.")
 
 
+def _columns(ch: str) -> int:
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def _joins(ch: str) -> bool:
+    """A character that belongs with the one before it (an accent, a joiner, a variant)."""
+    return unicodedata.category(ch) in ("Mn", "Mc", "Me") or ch in "\u200d\ufe0e\ufe0f"
+
+
 def title_from(text: str) -> str:
+    """A chat's title from its first question: the first line, or as much of it as fits in
+    TITLE_COLUMNS, cut between words where the line has spaces (English), else between
+    characters (Chinese), never inside one, and ended with "…"."""
     first_line = text.strip().splitlines()[0].strip() if text.strip() else UNTITLED
-    return first_line if len(first_line) <= TITLE_LENGTH else first_line[: TITLE_LENGTH - 1] + "…"
+    if sum(map(_columns, first_line)) <= TITLE_COLUMNS:
+        return first_line
+    end, used = 0, 0
+    while end < len(first_line) and used + _columns(first_line[end]) <= TITLE_COLUMNS - 1:
+        used += _columns(first_line[end])
+        end += 1
+    while 0 < end < len(first_line) and _joins(first_line[end]):
+        end -= 1  # not between a letter and its accent
+    space = first_line.rfind(" ", 0, end + 1)
+    if space > end // 2:  # a word is not cut in two, unless it is most of the line
+        end = space
+    return first_line[:end].rstrip(" ,;:.-–—、，；：。") + "…"
+
+
+def named_after(title: str, text: str) -> bool:
+    """Whether a chat titled ``title`` was named after the question ``text`` (by this rule
+    or by the one before it, which kept 47 characters)."""
+    line = text.strip().splitlines()[0].strip() if text.strip() else UNTITLED
+    legacy = line if len(line) <= _LEGACY_TITLE_LENGTH else line[: _LEGACY_TITLE_LENGTH - 1] + "…"
+    return title in (title_from(text), legacy)
 
 
 def route(chat: Chat | None) -> tuple[str, str]:

@@ -21,7 +21,16 @@ from typing import Any
 
 from core import attachments as attaching
 from core.endings import Endings
-from core.history import asked, continued, history, not_sent, not_started, route, title_from
+from core.history import (
+    asked,
+    continued,
+    history,
+    named_after,
+    not_sent,
+    not_started,
+    route,
+    title_from,
+)
 from core.steps import (
     Ask,
     Finder,
@@ -149,7 +158,7 @@ class TurnMachine:
                            edited=edited.id):
             return False
         first = next((m for m in shown if m.role == "user"), None)
-        if chat is not None and first is question and chat.title == title_from(question.content):
+        if chat is not None and first is question and named_after(chat.title, question.content):
             # The chat was named after this question: it is named after the new one now.
             self.write(translate("core.turns", "the chat's new title"),
                         lambda: store.rename_chat(chat_id, title_from(text)))
