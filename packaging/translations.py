@@ -9,7 +9,8 @@ forms: English needs "1 chat" / "2 chats" too). The ``.ts`` files are kept in th
 and translated there (Qt Linguist, or any editor); ``tests/test_translations.py`` fails on a
 message left unfinished. ``build`` compiles them with ``pyside6-lrelease`` and copies Qt's own
 translation of its dialogs and standard buttons (``qtbase_<lang>.qm``) beside them, so that
-the installers carry one folder and the app looks in one place.
+the installers carry one folder and the app looks in one place; ``qtbase_extra_<lang>.ts``
+(by hand, not ``update``) gives the few of Qt's words that Qt's own file lacks.
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ from i18n.ts import TsMessage, read_ts, write_ts  # noqa: E402
 TRANSLATIONS = ROOT / "assets" / "translations"
 SOURCES = ("app", "cli", "core", "inference", "storage", "i18n")
 TRANSLATED = ("zh_CN",)  # every message; English gets its plural forms only
+# Qt's own words that its qtbase_<lang>.qm lacks (Qt 6 changed their text: the file dialog's
+# "&Look in:", "Files of &type:"): a small .ts of ours, kept by hand, compiled with ours and
+# loaded after Qt's (app/shell/language.py).
+QT_EXTRA = "qtbase_extra"
 
 
 def tool(name: str) -> str:
@@ -94,7 +99,7 @@ def build(target: Path = TRANSLATIONS) -> None:
     from PySide6.QtCore import QLibraryInfo
 
     target.mkdir(parents=True, exist_ok=True)
-    for ts in sorted(TRANSLATIONS.glob("hearth_*.ts")):
+    for ts in sorted([*TRANSLATIONS.glob("hearth_*.ts"), *TRANSLATIONS.glob(f"{QT_EXTRA}_*.ts")]):
         subprocess.run([tool("pyside6-lrelease"), "-silent", str(ts), "-qm",
                         str(target / ts.with_suffix(".qm").name)], check=True, cwd=ROOT)
     qt = Path(QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath))

@@ -154,7 +154,8 @@ def test_the_frozen_app_carries_its_translations_and_speaks_chinese(tmp_path: Pa
     sources the terminal reads: under LANG=zh_CN the frozen app's terminal is Chinese."""
     if not EXECUTABLE.exists():
         pytest.skip("no frozen build in dist/: run `.venv/bin/python packaging/build.py`")
-    for name in ("hearth_zh_CN.qm", "hearth_en.qm", "qtbase_zh_CN.qm", "hearth_zh_CN.ts"):
+    for name in ("hearth_zh_CN.qm", "hearth_en.qm", "qtbase_zh_CN.qm", "qtbase_extra_zh_CN.qm",
+                 "hearth_zh_CN.ts"):
         assert list((DIST / "hearth").glob(f"**/assets/translations/{name}")), f"{name} not shipped"
     env = {k: v for k, v in os.environ.items() if not k.startswith("LC_") and k != "LANGUAGE"}
     env.update(LANG="zh_CN.UTF-8", HEARTH_DATA_DIR=str(tmp_path))

@@ -222,7 +222,7 @@ def test_the_built_catalogs_load_in_qt(qapp) -> None:
     from PySide6.QtCore import QCoreApplication, QTranslator
 
     folder = i18n.translations_dir()
-    for name in ("hearth_zh_CN", "hearth_en", "qtbase_zh_CN"):
+    for name in ("hearth_zh_CN", "hearth_en", "qtbase_zh_CN", "qtbase_extra_zh_CN"):
         assert (folder / f"{name}.qm").exists(), (
             f"{name}.qm is missing: the install step runs packaging/translations.py build")
     translator = QTranslator()
@@ -239,3 +239,20 @@ def test_lrelease_reports_no_unfinished_message(tmp_path: Path) -> None:
     out = subprocess.run([translations.tool("pyside6-lrelease"), str(ZH), "-qm",
                           str(tmp_path / "check.qm")], capture_output=True, text=True, check=True)
     assert "unfinished" not in out.stdout.replace("0 unfinished", ""), out.stdout
+
+
+def test_the_extra_qt_catalog_gives_only_what_qts_own_lacks_and_loads(qapp) -> None:
+    """qtbase_extra_zh_CN.ts: Qt 6's words that Qt's own qtbase_zh_CN.qm has no translation
+    for (the file dialog's "&Look in:"), each finished, compiled by the install step."""
+    from PySide6.QtCore import QTranslator
+
+    folder = i18n.translations_dir()
+    qt, extra = QTranslator(), QTranslator()
+    assert qt.load("qtbase_zh_CN", str(folder)) and extra.load("qtbase_extra_zh_CN", str(folder))
+    messages = read_ts(ROOT / "assets" / "translations" / "qtbase_extra_zh_CN.ts")
+    assert {(m.context, m.source) for m in messages} >= {("QFileDialog", "&Look in:"),
+                                                         ("QFileDialog", "Files of &type:")}
+    for message in messages:
+        assert message.finished and message.translations[0], message.source
+        assert qt.translate(message.context, message.source) == "", f"Qt translates {message.source!r} itself now"
+        assert extra.translate(message.context, message.source) == message.translations[0]

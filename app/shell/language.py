@@ -42,7 +42,9 @@ def apply(setting: str) -> str:
     _installed.clear()
     language = resolve(setting)
     folder = str(i18n.translations_dir())
-    names = [f"hearth_{language}"] + ([f"qtbase_{language}"] if language != "en" else [])
+    # Qt's own words, then the few Qt's file lacks (installed last: asked first).
+    qt = [f"qtbase_{language}", f"qtbase_extra_{language}"] if language != "en" else []
+    names = [f"hearth_{language}", *qt]
     for name in names:
         translator = QTranslator(app)
         if translator.load(name, folder):

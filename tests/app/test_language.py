@@ -303,3 +303,22 @@ def test_sentences_are_joined_as_their_language_writes_them() -> None:
     assert join_sentences("完成", "（较早）") == "完成（较早）"
     assert join_sentences("Corp", "(earlier)") == "Corp (earlier)"
     assert join_sentences("读取中", "Corp") == "读取中 Corp"
+
+
+def test_the_file_dialog_is_chinese_to_its_last_label(make_window, chinese, tmp_path) -> None:
+    """Qt's own file dialog: Qt's qtbase_zh_CN.qm lacks Qt 6's "&Look in:" and "Files of
+    &type:" (assets/translations/qtbase_extra_zh_CN.ts has them); every label is Chinese."""
+    from PySide6.QtWidgets import QFileDialog
+
+    from app.shell import dialogs
+
+    make_window(open_vault=False)
+    with dialogs.file_dialog(None, "打开", tmp_path, "文本 (*.txt)") as dialog:
+        dialog.show()
+        look_in = dialog.findChild(QLabel, "lookInLabel")
+        assert look_in is not None and look_in.text() == "查找范围(&L)："
+        assert dialog.findChild(QLabel, "fileTypeLabel").text() == "文件类型(&T)："
+        texts = visible_texts(dialog)
+        left = english_left(texts)
+        assert not left, left
+        assert isinstance(dialog, QFileDialog)
