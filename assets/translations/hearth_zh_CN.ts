@@ -6788,6 +6788,11 @@ Nothing is copied, changed or sent.</source>
 <context>
     <name>shell.privacy_dialog</name>
     <message>
+        <source>DELETE</source>
+        <comment>the one word typed to confirm deleting all data</comment>
+        <translation>删除</translation>
+    </message>
+    <message>
         <source>Privacy</source>
         <translation>隐私</translation>
     </message>
@@ -6927,7 +6932,7 @@ Nothing is copied, changed or sent.</source>
 Type {word} to confirm:</source>
         <translation>此操作会从这台电脑上删除你的对话、文档索引、模型库、备份、设置和日志，且无法撤销。
 
-输入 {word} 以确认：</translation>
+输入“{word}”以确认：</translation>
     </message>
 </context>
 <context>
