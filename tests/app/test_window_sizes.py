@@ -115,6 +115,8 @@ def test_no_dialog_clips_its_contents_at_its_least_size(qtbot, make_window, spea
         dialog.show()
         shrink(qtbot, dialog)
         assert not clipped(dialog), (name, clipped(dialog))
+        # A least size that counts every wrapped line must still fit a small laptop's screen.
+        assert dialog.minimumWidth() <= 1024 and dialog.minimumHeight() <= 700, (name, dialog.minimumSize())
         dialog.close()
         dialog.deleteLater()
 
