@@ -8,7 +8,9 @@ skipped and counted, never guessed at. Branches are kept where the source has th
 (ChatGPT's and Open WebUI's trees, LM Studio's versions), with the branch the source
 showed shown; an answer the source says was stopped before its end stays so
 (``Turn.status``), where the source says it: Hearth's own "status", ChatGPT's
-"finish_details", Open WebUI's "done", Jan's "status".
+"finish_details", Open WebUI's "done", Jan's "status". One it says ended at the length
+limit stays cut off (``Turn.cut_off``: Hearth's "cut_off", ChatGPT's "max_tokens"), and a
+failed one keeps why (``Turn.error``: Hearth's "error"); no other format is known to say so.
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ from core.import_bounds import (
     ImportRefused,
     Turn,
     bounded,
+    cut_off_of,
     decoded,
+    error_of,
     role_of,
     seconds,
     state_of,
@@ -36,14 +40,14 @@ from core.import_bounds import (
     values,
 )
 from i18n import translate
-from storage.chat_tree import COMPLETE, INTERRUPTED
+from storage.chat_tree import COMPLETE, FAILED, INTERRUPTED
 
 log = logging.getLogger(__name__)
 
 MAX_BLOCKS = 10_000  # content blocks of one LM Studio message
-# A tree's node as the readers give it: parent key, role, text, time, and whether the source
-# says the answer stopped before its end.
-Node = tuple[str | None, Any, Any, float, bool]
+# A tree's node as the readers give it: parent key, role, text, time, whether the source
+# says the answer stopped before its end, and whether it says it ended at the length limit.
+Node = tuple[str | None, Any, Any, float, bool, bool]
 _LINE = re.compile(r"[^\n]+")
 
 
@@ -144,7 +148,7 @@ def _gpt4all(folder: Path, files: list[Path], read_already: dict[Path, bytes] | 
 
 
 def _tree(found: Found, nodes: dict[str, Node]) -> list[Turn]:
-    """Turns from a source's tree (key: parent key, role, text, time, stopped), parents first;
+    """Turns from a source's tree (key: parent key, role, text, time, stopped, cut off), parents first;
     a message without a known role or any text is left out, what follows it hung on its
     parent. A node no root leads to (a loop in the source) is left out and counted."""
     children: dict[str | None, list[str]] = {}
@@ -158,11 +162,11 @@ def _tree(found: Found, nodes: dict[str, Node]) -> list[Turn]:
     while stack:
         key, above = stack.pop()
         visited += 1
-        _parent, given, content, when, stopped = nodes[key]
+        _parent, given, content, when, stopped, cut = nodes[key]
         role = role_of(given)
         text = found.text(content) if role else ""
         if role and text.strip():
-            turns.append(Turn(key, above, role, text, when, _stopped(role, stopped)))
+            turns.append(Turn(key, above, role, text, when, _stopped(role, stopped), cut_off_of(role, cut)))
             above = key
         stack.extend((child, above) for child in reversed(children.get(key, [])))
     found.skipped += len(nodes) - visited
@@ -188,10 +192,11 @@ def _chatgpt(items: list[Any]) -> Found:
             text = "\n".join(p for p in parts if isinstance(p, str)) if content.get("content_type") in (
                 None, "text", "multimodal_text") else ""
             parent = node.get("parent") if isinstance(node.get("parent"), str) else None
-            # Stopped by its user: "interrupted"; still being written when exported: "in_progress".
+            # Stopped by its user: "interrupted"; still being written when exported: "in_progress";
+            # ended at the length limit: "max_tokens".
             finish = _dict(_dict(message.get("metadata")).get("finish_details")).get("type")
             nodes[key] = (parent, author.get("role"), text, seconds(message.get("create_time")),
-                          finish == "interrupted" or message.get("status") == "in_progress")
+                          finish == "interrupted" or message.get("status") == "in_progress", finish == "max_tokens")
         turns = _tree(found, nodes)
         found.keep(ImportedChat(title_of(item.get("title")), seconds(item.get("create_time")), turns,
                                 _shown(turns, nodes, item.get("current_node"))))
@@ -221,7 +226,7 @@ def _open_webui(items: list[Any]) -> Found:
                 continue
             parent = message.get("parentId") if isinstance(message.get("parentId"), str) else None
             nodes[key] = (parent, message.get("role"), message.get("content"),
-                          seconds(message.get("timestamp")), message.get("done") is False)  # not finished
+                          seconds(message.get("timestamp")), message.get("done") is False, False)  # not finished
         turns = _tree(found, nodes)
         title = title_of(item.get("title")) or title_of(chat.get("title"))
         found.keep(ImportedChat(title, seconds(item.get("created_at") or chat.get("timestamp")), turns,
@@ -281,7 +286,10 @@ def _is_hearth(item: dict[str, Any]) -> bool:
 
 def _hearth(items: list[Any]) -> Found:
     """Hearth's own JSON export (``storage.export``): a chat's shown branch (no other is in it), or a
-    project's chats. Messages' figures are not kept: one that cited sources or had files is counted."""
+    project's chats. Messages' figures are not kept, but for an answer's "cut_off" and a failed
+    one's "error" (the window acts on them): one that cited sources or had files is counted. A
+    message without text is left out, but for a failed answer (one that failed before its first
+    word is kept so by Hearth: its error is what it shows)."""
     found = Found("Hearth")
     for item in _dicts(found, items):
         chats = item.get("chats") if "project" in item else [item]
@@ -294,12 +302,15 @@ def _hearth(items: list[Any]) -> Found:
                 message = _dict(given)
                 role = role_of(message.get("role"))
                 text = found.text(message.get("content")) if role else ""
-                if role is None or not text.strip():
+                state = state_of(role, message.get("status")) if role else ""
+                if role is None or not (text.strip() or state == FAILED):  # failed before a word: its error shows
                     found.skipped += 1
                     continue
-                found.bare += any(_list(_dict(message.get("stats")).get(k)) for k in ("sources", "attachments"))
+                stats = _dict(message.get("stats"))
+                found.bare += any(_list(stats.get(k)) for k in ("sources", "attachments"))
                 turns.append(Turn(str(len(turns)), turns[-1].key if turns else None, role, text,
-                                  seconds(message.get("created_at")), state_of(role, message.get("status"))))
+                                  seconds(message.get("created_at")), state, cut_off_of(role, stats.get("cut_off")),
+                                  error_of(role, state, stats.get("error"))))
             found.keep(ImportedChat(title_of(chat.get("title")), seconds(chat.get("created_at")), turns,
                                     turns[-1].key if turns else None))
     return found

@@ -34,7 +34,9 @@ from core.import_bounds import (  # noqa: F401 - re-exported: callers import the
     Turn,
     bounded,
     clean,
+    cut_off_of,
     decoded,
+    error_of,
     seconds,
     state_of,
     values,
@@ -81,7 +83,7 @@ def save(store: Any, found: Found, cancel: threading.Event | None = None) -> lis
 
     def whole(chat: ImportedChat) -> WholeChat:  # built as it is written: no second copy of them all
         messages = [Written(t.key, t.parent, t.role, t.content, t.created_at, {"imported_from": found.source},
-                            t.status) for t in chat.turns]
+                            t.status, t.cut_off, t.error) for t in chat.turns]
         return WholeChat(chat.title or untitled(chat), chat.created_at, messages, chat.shown)
 
     return import_chats(store, (whole(chat) for chat in found.chats), cancel=cancel)

@@ -4,9 +4,10 @@ An import file is a stranger's file like any document: it is read within bounds 
 anything of it is believed. Its size is bounded before it is parsed (``MAX_BYTES``, and
 ``values`` counts what parsing it would make), and what it holds by counts: chats,
 messages a chat and in all, and characters a message (a longer message is cut, and the
-report says how many were). What a source writes as a time, a title, a role or a
-message's state is taken only in the shapes Hearth knows, anything else left out or
-made safe. ``core.chat_formats`` reads each app's format into these records.
+report says how many were). What a source writes as a time, a title, a role, a
+message's state, whether an answer was cut off at the length limit or why it failed is
+taken only in the shapes Hearth knows, anything else left out or made safe.
+``core.chat_formats`` reads each app's format into these records.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from guard.files import NotRegular, open_regular
 from guard.text import one_line
 from i18n import translate
+from storage.chat_bulk import ERROR_CHARS
 from storage.chat_tree import COMPLETE, FAILED, INTERRUPTED, STREAMING
 
 MAX_BYTES = 256 << 20
@@ -53,6 +55,8 @@ class Turn:
     content: str
     created_at: float = 0.0
     status: str = COMPLETE  # an answer the source says stopped before its end: INTERRUPTED
+    cut_off: bool = False  # an answer the source says ended at the length limit (``cut_off_of``)
+    error: str = ""  # why a failed answer failed, as the source says it (``error_of``)
 
 
 @dataclass
@@ -192,3 +196,19 @@ def state_of(role: str, value: Any) -> str:
     if role != "assistant" or not isinstance(value, str):
         return COMPLETE
     return STATES.get(value, COMPLETE)
+
+
+def cut_off_of(role: str, value: Any) -> bool:
+    """Whether the source says an answer ended at the length limit: ``True`` itself only
+    (not "yes", 1 or a list), and never a question."""
+    return role == "assistant" and value is True
+
+
+def error_of(role: str, status: str, value: Any) -> str:
+    """Why a failed answer failed, as the window will show it: a string only, one line of
+    at most ERROR_CHARS printable characters ("" for anything else, and for an answer
+    that did not fail or a question). Made one line from its start: a stranger's error of
+    megabytes is not read whole."""
+    if role != "assistant" or status != FAILED or not isinstance(value, str):
+        return ""
+    return clean(one_line(value[:ERROR_CHARS * 64])[:ERROR_CHARS])

@@ -31,6 +31,7 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, func, insert, select, update
 
+from guard.text import one_line
 from storage import instance_lock, schema
 from storage.chats import (
     COMPLETE,
@@ -57,6 +58,9 @@ DELETE_BATCH = 200  # chats removed in one transaction when an import is undone
 # The states an imported answer is written in. "streaming" is not one: it is an answer this
 # very store is writing now (an import's stopped there: interrupted); any other, complete.
 WRITTEN_STATES = {COMPLETE: COMPLETE, INTERRUPTED: INTERRUPTED, FAILED: FAILED, STREAMING: INTERRUPTED}
+# Of a failed answer's error, the characters written (one line): what the window shows
+# under it (an intranet engine's are cut to 300 already); an import's come from strangers' files.
+ERROR_CHARS = 1_000
 
 _running: set[str] = set()  # the imports under way in this process (their tokens)
 _running_lock = threading.Lock()
@@ -73,6 +77,8 @@ class Written:
     created_at: float = 0.0
     stats: dict[str, Any] = field(default_factory=dict)
     status: str = COMPLETE  # an answer's: INTERRUPTED when the source says it stopped before its end
+    cut_off: bool = False  # an answer's: it ended at the length limit (the window offers Continue)
+    error: str = ""  # a failed answer's: why, as the window shows it
 
 
 @dataclass(frozen=True)
@@ -227,8 +233,9 @@ def _write(store: ChatStore, conn: Connection, chat: WholeChat,
     for position, message in enumerate(chat.messages, start=1):
         if message.key in ids or (message.parent is not None and message.parent not in ids):
             raise StoreError(f"message {position} of an import follows none written before it")
-        data = {"role": message.role, "content": message.content, "status": written_status(message),
-                "stats": message.stats, "created_at": message.created_at or created, "version": 1}
+        status = written_status(message)
+        data = {"role": message.role, "content": message.content, "status": status,
+                "stats": written_stats(message, status), "created_at": message.created_at or created, "version": 1}
         message_id = inserted_id(conn.execute(
             insert(schema.messages).values(chat_id=chat_id, position=position, payload=b"")))
         conn.execute(update(schema.messages).where(schema.messages.c.id == message_id).values(
@@ -255,6 +262,22 @@ def written_status(message: Written) -> str:
     if message.role != "assistant" or not isinstance(status, str):
         return COMPLETE
     return WRITTEN_STATES.get(status, COMPLETE)
+
+
+def written_stats(message: Written, status: str) -> dict[str, Any]:
+    """The figures ``message`` is written with: its own, but for the two the window acts on,
+    which are written only from ``Written``'s fields and in the shape Hearth writes them:
+    "cut_off" (the length limit: its note and Continue) only ``True`` and only for an answer
+    written complete, "error" (what a failed answer shows) only a failed answer's, one line
+    of at most ERROR_CHARS."""
+    stats = {k: v for k, v in message.stats.items() if k not in ("cut_off", "error")}
+    if message.role != "assistant":
+        return stats
+    if status == COMPLETE and message.cut_off is True:
+        stats["cut_off"] = True
+    if status == FAILED and isinstance(message.error, str) and message.error.strip():
+        stats["error"] = one_line(message.error[:ERROR_CHARS * 64])[:ERROR_CHARS]
+    return stats
 
 
 def _indexed(store: ChatStore, written: list[tuple[int, int, str]]) -> None:

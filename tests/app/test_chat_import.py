@@ -211,3 +211,56 @@ def test_an_answer_stopped_midway_is_imported_back_stopped_with_continue(qtbot, 
     qtbot.waitUntil(answer.isVisible, timeout=10_000)  # shown once the list is laid out
     assert answer.continue_button.isVisible() and not question.continue_button.isVisible()
     assert answer.info.isVisible() and answer.info.text().startswith("Stopped before the end.")
+
+
+def _exported_and_imported_back(qtbot, window, monkeypatch, target: Path) -> list:
+    """The chat shown, exported as JSON and imported again through the window; the copy's
+    message widgets, once shown."""
+    chat = window.controller.current_chat
+    monkeypatch.setattr("app.shell.dialogs.save_path", lambda *_a: target)
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda *_a: True)
+    window.export_action.trigger()
+    asked: list[str] = []
+    monkeypatch.setattr("app.shell.dialogs.open_path", lambda *_a: target)
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda _p, _t, text, _a: asked.append(text) and False)
+    monkeypatch.setattr("app.shell.dialogs.warn", lambda _p, _t, text: asked.append(text))
+    window.import_chats_action.trigger()
+    qtbot.waitUntil(lambda: bool(asked), timeout=10_000)
+    assert "Imported 1 chat(s) with 2 message(s) from Hearth." in asked[0]
+    (copy,) = [c for c in window.controller.store.list_chats() if c.id != chat.id]
+    window.controller.chats.select(copy.id)
+    qtbot.waitUntil(lambda: window.controller.current_chat.id == copy.id, timeout=10_000)
+    qtbot.waitUntil(lambda: len(window.conversation.message_widgets()) == 2, timeout=10_000)
+    widgets = window.conversation.message_widgets()
+    qtbot.waitUntil(widgets[1].isVisible, timeout=10_000)  # shown once the list is laid out
+    return widgets
+
+
+def test_an_answer_cut_off_at_the_length_limit_is_imported_back_cut_off_with_continue(
+        qtbot, make_window, monkeypatch, tmp_path: Path) -> None:
+    """An answer cut off at the length limit, exported as JSON and imported again, was shown
+    as complete: no "Cut off at the length limit.", no Continue."""
+    window = make_window()
+    controller = window.controller
+    chat = controller.chats.new()
+    controller.store.add_message(chat.id, "user", "Tell me everything.")
+    controller.store.add_message(chat.id, "assistant", "Everything begins with",
+                                 stats={"cut_off": True, "tokens": 12, "tokens_per_second": 4.0})
+    controller.chats.select(chat.id)
+    question, answer = _exported_and_imported_back(qtbot, window, monkeypatch, tmp_path / "Everything.json")
+    assert answer.continue_button.isVisible() and not question.continue_button.isVisible()
+    assert answer.info.isVisible() and answer.info.text() == "Cut off at the length limit."  # its figures not kept
+
+
+def test_a_failed_answer_is_imported_back_with_its_error(qtbot, make_window, monkeypatch, tmp_path: Path) -> None:
+    """A failed answer came back saying only "The answer failed.": its error was lost."""
+    window = make_window()
+    controller = window.controller
+    chat = controller.chats.new()
+    controller.store.add_message(chat.id, "user", "Tell me everything.")
+    controller.store.add_message(chat.id, "assistant", "", status="failed",
+                                 stats={"error": "The engine closed the connection."})
+    controller.chats.select(chat.id)
+    _question, answer = _exported_and_imported_back(qtbot, window, monkeypatch, tmp_path / "Everything.json")
+    assert answer.info.isVisible() and answer.info.text() == "⚠ The engine closed the connection."
+    assert not answer.continue_button.isVisible()

@@ -441,3 +441,27 @@ def test_an_answer_the_source_says_was_stopped_comes_stopped(store: ChatStore, t
     assert [(m.content, m.status) for m in store.messages(made)] == [
         ("Q?", COMPLETE), ("Whole.", COMPLETE), ("And?", COMPLETE), ("Half of", INTERRUPTED),
         ("Being written", INTERRUPTED)]
+
+
+def test_a_chatgpt_answer_that_ended_at_the_length_limit_comes_cut_off(store: ChatStore, tmp_path: Path) -> None:  # noqa: F811
+    """ChatGPT's "finish_details" "max_tokens": the answer ended at the length limit. It came
+    as complete, without "Cut off at the length limit." or Continue; stopped by its user
+    ("interrupted") it stays interrupted, and a question so marked stays a question."""
+    def said(finish: str, role: str, text: str) -> dict:
+        return {"author": {"role": role}, "content": {"content_type": "text", "parts": [text]},
+                "metadata": {"finish_details": {"type": finish}}}
+
+    chatgpt = tmp_path / "conversations.json"
+    chatgpt.write_text(json.dumps([{"title": "c", "current_node": "a1", "mapping": {
+        "q": {"message": said("max_tokens", "user", "Q?"), "parent": None},
+        "a1": {"message": said("max_tokens", "assistant", "Half of"), "parent": "q"},
+        "a2": {"message": said("stop", "assistant", "Whole."), "parent": "q"},
+        "a3": {"message": said("interrupted", "assistant", "Stopped"), "parent": "q"},
+        "a4": {"message": {**said("max_tokens", "assistant", "Being"), "status": "in_progress"}, "parent": "q"}}}]))
+    (made,) = save(store, read(chatgpt))
+    question, answer = store.messages(made)
+    assert question.stats == {"imported_from": "ChatGPT"}
+    came = [store.messages(made, through=v)[-1] for v in answer.versions]
+    assert [(m.content, m.status, m.stats.get("cut_off")) for m in came] == [
+        ("Half of", "complete", True), ("Whole.", "complete", None), ("Stopped", "interrupted", None),
+        ("Being", "interrupted", None)]

@@ -266,3 +266,90 @@ def test_the_bulk_writer_writes_only_the_states_an_answer_may_have(store: ChatSt
     question, answer = store.messages(chat.id)
     assert written_status(store, question.id) == COMPLETE
     assert [written_status(store, i) for i in answer.versions] == [INTERRUPTED, COMPLETE, COMPLETE, FAILED]
+
+
+def test_an_answer_cut_off_and_the_errors_of_failed_ones_come_back(store: ChatStore, tmp_path: Path) -> None:  # noqa: F811
+    """An answer cut off at the length limit came complete, without "Cut off at the length
+    limit." or Continue; a failed one said only "The answer failed.", its error lost; one
+    that failed before its first word (kept so by Hearth, its error shown) was left out."""
+    chat = store.create_chat("Limits")
+    store.add_message(chat.id, "user", "Tell me everything.")
+    store.add_message(chat.id, "assistant", "Everything begins", stats={"cut_off": True, "tokens": 12, "model": "m"})
+    store.add_message(chat.id, "user", "And then?")
+    store.add_message(chat.id, "assistant", "", status=FAILED, stats={"error": "The engine closed the connection."})
+    store.add_message(chat.id, "user", "Again?")
+    store.add_message(chat.id, "assistant", "Partly", status=FAILED, stats={"error": "Out of memory."})
+    target = tmp_path / "Limits.json"
+    export.write(target, export.exported(store.get_chat(chat.id), store.messages(chat.id), target.suffix))
+    other = ChatStore(Vault.create(tmp_path / "other" / "vault.db", "another vault passphrase", FAST_KDF))
+    try:
+        found = read(target)
+        (made,) = save(other, found)
+        mark = {"imported_from": "Hearth"}
+        assert [(m.role, m.content, m.status, m.stats) for m in other.messages(made)] == [
+            ("user", "Tell me everything.", COMPLETE, mark),
+            ("assistant", "Everything begins", COMPLETE, {**mark, "cut_off": True}),  # its figures not kept
+            ("user", "And then?", COMPLETE, mark),
+            ("assistant", "", FAILED, {**mark, "error": "The engine closed the connection."}),
+            ("user", "Again?", COMPLETE, mark),
+            ("assistant", "Partly", FAILED, {**mark, "error": "Out of memory."})]
+        assert "Imported 1 chat(s) with 6 message(s) from Hearth." in report(found)
+        assert other.verify() == []
+    finally:
+        other.close()
+
+
+def test_a_files_cut_off_and_error_are_believed_only_in_hearths_shape(store: ChatStore, tmp_path: Path) -> None:  # noqa: F811
+    """Only ``True`` for an answer written complete is cut off; only a failed answer's
+    string is its error, one printable line of at most ERROR_CHARS (the window shows it
+    under the answer); no other figure of the file is written; an answer with no text
+    that did not fail is left out, as before."""
+    from storage.chat_bulk import ERROR_CHARS
+
+    hostile = "\x1b]0;pwned\x07Out of\u202e memory\n\tat\x85 line 3 " + "x" * 50_000
+    said = [("user", "Q1", "complete", {"cut_off": True, "error": "no"}),
+            ("assistant", "A1", "complete", {"cut_off": "yes", "error": "no", "tokens": 9, "model": "evil",
+                                             "steps": [{"kind": "tool"}], "support": {"x": 1}}),
+            ("assistant", "A2", "complete", {"cut_off": 1}),
+            ("assistant", "A3", "interrupted", {"cut_off": True}),
+            ("assistant", "A4", "failed", {"cut_off": True, "error": hostile}),
+            ("assistant", "", "failed", {"error": 5}),
+            ("assistant", "", "complete", {"cut_off": True}),
+            ("assistant", "A5", "complete", {"cut_off": True}),
+            ("assistant", "A6", "complete", "not figures")]
+    path = write(tmp_path / "chat.json", {"title": "t", "created_at": 1, "messages": [
+        {"role": r, "content": c, "status": s, "stats": f} for r, c, s, f in said]})
+    found = read(path)
+    (made,) = save(store, found)
+    mark = {"imported_from": "Hearth"}
+    came = [(m.content, m.status, m.stats) for m in store.messages(made)]
+    assert came[:4] == [("Q1", COMPLETE, mark), ("A1", COMPLETE, mark), ("A2", COMPLETE, mark),
+                        ("A3", INTERRUPTED, mark)]
+    content, status, stats = came[4]
+    assert (content, status, set(stats)) == ("A4", FAILED, {"imported_from", "error"})
+    assert stats["error"].startswith("]0;pwnedOut of memory at line 3 xxx") and len(stats["error"]) == ERROR_CHARS
+    assert came[5:] == [("", FAILED, mark), ("A5", COMPLETE, {**mark, "cut_off": True}), ("A6", COMPLETE, mark)]
+    assert found.skipped == 1  # the answer with no text that did not fail
+
+
+def test_the_bulk_writer_writes_cut_off_and_error_only_as_an_answer_may_have_them(store: ChatStore) -> None:  # noqa: F811
+    """``storage.chat_bulk`` has the last word here too, whoever read the file: the two
+    figures the window acts on come only from ``Written``'s fields, in their shape."""
+    from storage.chat_bulk import ERROR_CHARS, Written, add_whole_chat
+
+    chat = add_whole_chat(store, "t", 1.0, [
+        Written("q", None, "user", "Q", cut_off=True, error="no"),
+        Written("a", "q", "assistant", "A", stats={"cut_off": True, "error": "not from here"}),
+        Written("b", "q", "assistant", "B", cut_off=True, error="no"),
+        Written("c", "q", "assistant", "C", status=INTERRUPTED, cut_off=True),
+        Written("d", "q", "assistant", "D", cut_off="yes"),  # type: ignore[arg-type]
+        Written("e", "q", "assistant", "E", status=FAILED, cut_off=True, error="Bad\x1b[2J\nthing " + "y" * 5000),
+        Written("f", "q", "assistant", "F", status=FAILED, error=["x"]),  # type: ignore[arg-type]
+        Written("g", "q", "assistant", "G", status=FAILED, error=" \n ")], shown="a")
+    question, answer = store.messages(chat.id)
+    assert question.stats == {}
+    versions = [store.messages(chat.id, through=v)[-1] for v in answer.versions]
+    assert [m.stats for m in versions[:4]] == [{}, {"cut_off": True}, {}, {}]
+    assert set(versions[4].stats) == {"error"} and len(versions[4].stats["error"]) == ERROR_CHARS
+    assert versions[4].stats["error"].startswith("Bad[2J thing yy")
+    assert [m.stats for m in versions[5:]] == [{}, {}]
