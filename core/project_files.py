@@ -36,6 +36,8 @@ from core.chat_import import (
     Turn,
     bounded,
     clean,
+    cut_off_of,
+    error_of,
     seconds,
     state_of,
 )
@@ -43,6 +45,7 @@ from core.projects import Project, ProjectError, Projects, project_of
 from guard.text import one_line
 from i18n import translate
 from storage import export
+from storage.chat_tree import FAILED
 from storage.crypto import DEFAULT_KDF, KdfParams, derive_kek
 
 MAGIC = b"HEARTH-PROJECT 1\n"
@@ -185,19 +188,32 @@ def _payload(path: Path, payload: Any) -> Read:
             continue
         turns = []
         keys: set[str] = set()
+        # A message without text (a damaged one: its payload did not open) is left out as the
+        # JSON import leaves it out, and what followed it follows the message before it
+        # (its key here: the nearest one kept, None for the chat's start). A failed answer is
+        # kept without text: failed before its first word, its error is what it shows.
+        gone: dict[str, str | None] = {}
         for message in item["messages"][:MAX_CHAT_MESSAGES]:
             key = message.get("key") if isinstance(message, dict) else None
             if not isinstance(message, dict) or message.get("role") not in ("user", "assistant", "system") \
-                    or not isinstance(key, str) or key in keys:
+                    or not isinstance(key, str) or key in keys or key in gone:
                 found.skipped += 1
                 continue
-            parent = message.get("parent")
-            turns.append(Turn(key, parent if isinstance(parent, str) and parent in keys else None,
-                              message["role"], found.text(message.get("content")), seconds(message.get("created_at")),
-                              state_of(message["role"], message.get("status"))))
+            given = message.get("parent")
+            parent = (given if given in keys else gone.get(given)) if isinstance(given, str) else None
+            role, text = message["role"], found.text(message.get("content"))
+            state = state_of(role, message.get("status"))
+            if not text.strip() and state != FAILED:
+                found.skipped += 1
+                gone[key] = parent
+                continue
+            stats = message["stats"] if isinstance(message.get("stats"), dict) else {}
+            turns.append(Turn(key, parent, role, text, seconds(message.get("created_at")), state,
+                              cut_off_of(role, stats.get("cut_off")), error_of(role, state, stats.get("error"))))
             keys.add(key)
         title = _line(item["title"]) if isinstance(item.get("title"), str) else ""
         wanted = item.get("shown")
+        wanted = gone.get(wanted) if isinstance(wanted, str) and wanted in gone else wanted
         shown = wanted if isinstance(wanted, str) and wanted in keys else (turns[-1].key if turns else None)
         chat = ImportedChat(title, seconds(item.get("created_at")), turns, shown)
         before = len(found.chats)
@@ -285,8 +301,8 @@ def import_into(path: Path, passphrase: str, store: Any, library: Any,
         for chat, settings in chats:
             stats = settings.pop("_stats", {})
             written = [Written(t.key, t.parent, t.role, t.content, t.created_at,
-                               stats.get(t.key) if isinstance(stats.get(t.key), dict) else {}, t.status)
-                       for t in chat.turns]
+                               stats.get(t.key) if isinstance(stats.get(t.key), dict) else {}, t.status,
+                               t.cut_off, t.error) for t in chat.turns]
             made = add_whole_chat(store, chat.title or translate("core.project_files", "Imported chat"),
                                   chat.created_at, written, chat.shown)
             made_ids.append(made.id)

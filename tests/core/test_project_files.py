@@ -233,3 +233,47 @@ def test_a_stopped_answer_moves_in_a_project_file_still_stopped(store: ChatStore
             ("It failed partway", FAILED)]
     finally:
         other.close()
+
+
+def test_a_cut_off_answer_a_failed_ones_error_and_a_damaged_message_move_in_a_project_file(
+        store: ChatStore, tmp_path: Path) -> None:  # noqa: F811
+    """A project file brought an answer cut off at the length limit as complete (no note,
+    no Continue) and a failed one without its error; and a damaged message (its payload
+    does not open: no text) as an empty answer, where Hearth's JSON import leaves such a
+    message out. It is left out here too, and what followed it follows the message before
+    it; an answer that failed before its first word (no text either) is kept, its error shown."""
+    from sqlalchemy import update
+
+    from storage import schema
+    from storage.chats import COMPLETE, DAMAGED, FAILED
+    from storage.vault import Vault
+
+    projects, project, chat_id = matter(store)
+    store.add_message(chat_id, "user", "Explain clause 4.")
+    store.add_message(chat_id, "assistant", "Clause 4 says", stats={"cut_off": True, "tokens": 12})
+    lost = store.add_message(chat_id, "user", "A question whose record broke.")
+    store.add_message(chat_id, "assistant", "", status=FAILED, stats={"error": "The engine closed the connection."})
+    store.add_message(chat_id, "user", "Again?")
+    store.add_message(chat_id, "assistant", "Partly", status=FAILED, stats={"error": "Out of memory."})
+    with store.vault.engine.begin() as conn:  # its sealed payload damaged on the disk
+        conn.execute(update(schema.messages).where(schema.messages.c.id == lost.id).values(payload=b"broken"))
+    store = ChatStore(store.vault)  # read again from the disk
+    assert [m.status for m in store.messages(chat_id)][4] == DAMAGED
+    target = tmp_path / f"lease{project_files.SUFFIX}"
+    project_files.write(target, store, projects._library, project, "file passphrase one", {}, kdf=FAST_KDF)
+    other = ChatStore(Vault.create(tmp_path / "other" / "vault.db", "another vault passphrase", FAST_KDF))
+    try:
+        made, found, _missing = project_files.import_into(target, "file passphrase one", other,
+                                                          ModelLibrary(other), {})
+        (chat,) = [c for c in other.list_chats() if project_of(c) == made.id]
+        came = other.messages(chat.id)
+        assert [(m.role, m.content, m.status, m.stats) for m in came[2:]] == [
+            ("user", "Explain clause 4.", COMPLETE, {}),
+            ("assistant", "Clause 4 says", COMPLETE, {"cut_off": True}),
+            ("assistant", "", FAILED, {"error": "The engine closed the connection."}),
+            ("user", "Again?", COMPLETE, {}),
+            ("assistant", "Partly", FAILED, {"error": "Out of memory."})]
+        assert came[4].parent == came[3].id  # hung on the answer before the damaged question
+        assert found.skipped == 1
+    finally:
+        other.close()
