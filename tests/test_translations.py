@@ -141,6 +141,16 @@ def test_a_model_token_is_one_chinese_word() -> None:
     assert not mixed, mixed
 
 
+@pytest.mark.parametrize(("pattern", "word"), [
+    (r"您", "你: the app says 你 to the user"),
+    (r"聊天(?!模板|版|或指令)", "对话 (聊天 only in 聊天模板, a model's chat template)"),
+    (r"输入框", "消息框, the box the user writes in"),
+])
+def test_one_word_for_each_thing_in_chinese(pattern: str, word: str) -> None:
+    found = [text for m in read_ts(ZH) if not m.obsolete for text in m.translations if re.search(pattern, text)]
+    assert not found, f"say {word}: {found}"
+
+
 def test_accelerators_survive_translation() -> None:
     """A menu title with &File keeps one accelerator in Chinese (文件(&F))."""
     for message in read_ts(ZH):

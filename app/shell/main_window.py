@@ -90,6 +90,7 @@ class MainWindow(QMainWindow):
     lock_action: QAction
     rename_action: QAction
     regenerate_action: QAction
+    write_action: QAction
     dictate_action: QAction
     theme_actions: list[QAction]
     find_action: QAction

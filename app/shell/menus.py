@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMenu
 
@@ -61,6 +62,9 @@ def build_menus(self: Any) -> None:
     chat_menu = bar.addMenu(translate("shell.menus", "&Chat"))
     self.find_action = _action(chat_menu, translate("shell.menus", "Search chats"),
                                self.chat_list_actions.find_chats, QKeySequence.StandardKey.Find)
+    # Back to the message box from anywhere in the window (Shift+Esc, as other chat apps have it).
+    self.write_action = _action(chat_menu, translate("shell.menus", "Go to the message box"),
+                                lambda: self.input.setFocus(Qt.FocusReason.ShortcutFocusReason), "Shift+Esc")
     self.regenerate_action = _action(chat_menu, translate("shell.menus", "Regenerate answer"),
                                      self.conversation_actions.regenerate, "Ctrl+R")
     self.dictate_action = _action(chat_menu, translate("shell.menus", "Dictate"), self.dictation.toggle,
@@ -117,4 +121,5 @@ def build_menus(self: Any) -> None:
                           self.backup_action, self.lock_action, self.rename_action, self.pin_action, self.delete_action,
                           self.chat_settings_action, self.models_action, self.import_model_action,
                           self.collections_action, self.projects_action, self.api_action, self.find_action,
-                          self.regenerate_action, self.dictate_action, self.engines_action, self.tools_action]
+                          self.regenerate_action, self.dictate_action, self.engines_action, self.tools_action,
+                          self.write_action]

@@ -308,7 +308,7 @@ Send the token below as “Authorization: Bearer …”.</source>
     </message>
     <message>
         <source>No chat contains “{words}”</source>
-        <translation>没有包含“{words}”的聊天</translation>
+        <translation>没有包含“{words}”的对话</translation>
     </message>
     <message>
         <source>New chat</source>
@@ -1765,7 +1765,7 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>Puts this question in the box, to change or send</source>
-        <translation>把这个问题放进输入框，可修改后发送</translation>
+        <translation>把这个问题放进消息框，可修改后发送</translation>
     </message>
 </context>
 <context>
@@ -2737,7 +2737,7 @@ Nothing is sent until you send it there.</source>
     </message>
     <message>
         <source>your CA</source>
-        <translation>您的 CA</translation>
+        <translation>你的 CA</translation>
     </message>
     <message>
         <source>pin {pin}…</source>
@@ -4085,7 +4085,7 @@ Nothing is sent until you send it there.</source>
     <name>core.turns</name>
     <message>
         <source>Your message was not sent; it is still in the box.</source>
-        <translation>你的消息未发送；它仍在输入框中。</translation>
+        <translation>你的消息未发送；它仍在消息框中。</translation>
     </message>
     <message>
         <source>the chat&apos;s new title</source>
@@ -6571,7 +6571,7 @@ Nothing is copied, changed or sent.</source>
     </message>
     <message>
         <source>Some of what you wrote could not be saved: the disk refused it. If Hearth quits now, it is lost. Free some space, or copy your text somewhere, then quit.</source>
-        <translation>您写的部分内容未能保存：磁盘拒绝了写入。如果现在退出 Hearth，这些内容将会丢失。请先释放一些空间，或把文字复制到别处，然后再退出。</translation>
+        <translation>你写的部分内容未能保存：磁盘拒绝了写入。如果现在退出 Hearth，这些内容将会丢失。请先释放一些空间，或把文字复制到别处，然后再退出。</translation>
     </message>
     <message>
         <source>Quit Anyway</source>
@@ -6623,15 +6623,15 @@ Nothing is copied, changed or sent.</source>
     </message>
     <message>
         <source>The chat your unsent text was written in was deleted: the text stays in the box, as this chat&apos;s draft.</source>
-        <translation>写下这段未发送文字的那个聊天已被删除：文字留在输入框中，作为当前聊天的草稿。</translation>
+        <translation>写下这段未发送文字的那个对话已被删除：文字留在消息框中，作为当前对话的草稿。</translation>
     </message>
     <message>
         <source>Your unsent text could not be saved with the chat you left (the disk refused it), so it stays in the box. It is saved with that chat as soon as the disk takes it.</source>
-        <translation>您未发送的文字未能随刚离开的聊天一起保存（磁盘拒绝了写入），因此它留在输入框中。一旦磁盘可以写入，它就会随那个聊天一起保存。</translation>
+        <translation>你未发送的文字未能随刚离开的对话一起保存（磁盘拒绝了写入），因此它留在消息框中。一旦磁盘可以写入，它就会随那个对话一起保存。</translation>
     </message>
     <message>
         <source>The text you had not sent before the lock still could not be saved (the disk refused it). Hearth keeps it until it quits: open the chat you wrote it in to see it, or free some space.</source>
-        <translation>锁定前未发送的文字仍未能保存（磁盘拒绝了写入）。Hearth 会保留它直到退出：打开您写下它的那个聊天即可看到，或释放一些空间。</translation>
+        <translation>锁定前未发送的文字仍未能保存（磁盘拒绝了写入）。Hearth 会保留它直到退出：打开你写下它的那个对话即可看到，或释放一些空间。</translation>
     </message>
 </context>
 <context>
@@ -6687,6 +6687,10 @@ Nothing is copied, changed or sent.</source>
     <message>
         <source>Search chats</source>
         <translation>搜索对话</translation>
+    </message>
+    <message>
+        <source>Go to the message box</source>
+        <translation>转到消息框</translation>
     </message>
     <message>
         <source>Regenerate answer</source>
@@ -7462,11 +7466,11 @@ Details were written to {path}.</source>
     </message>
     <message>
         <source>The question you were editing was put in the message box, as it stood, so that it is kept: ask it from there, or edit the question again.</source>
-        <translation>您正在编辑的问题已按原样放入消息框，以免丢失：可以从那里提问，或再次编辑该问题。</translation>
+        <translation>你正在编辑的问题已按原样放入消息框，以免丢失：可以从那里提问，或再次编辑该问题。</translation>
     </message>
     <message>
         <source>What you were typing could not be saved (the disk refused it). Hearth keeps it in memory and puts it back when you unlock; it is lost if Hearth quits first.</source>
-        <translation>您正在输入的文字未能保存（磁盘拒绝了写入）。Hearth 会把它保留在内存中，并在您解锁时放回输入框；如果 Hearth 先退出，它将会丢失。</translation>
+        <translation>你正在输入的文字未能保存（磁盘拒绝了写入）。Hearth 会把它保留在内存中，并在你解锁时放回消息框；如果 Hearth 先退出，它将会丢失。</translation>
     </message>
     <message numerus="yes">
         <source>Locked after %n minutes without use.</source>

@@ -240,6 +240,17 @@ def test_tab_leaves_every_multi_line_field_and_table(qtbot, cited_window) -> Non
         dialog.close()
 
 
+def test_shift_escape_goes_back_to_the_message_box_from_anywhere(qtbot, cited_window) -> None:
+    window, _source = cited_window
+    window.activateWindow()
+    for start in (window.chat_list, window.conversation.message_widgets()[-1].body, window.search):
+        start.setFocus(Qt.FocusReason.TabFocusReason)
+        qtbot.waitUntil(start.hasFocus, timeout=WAIT_MS)
+        press(qtbot, Qt.Key.Key_Escape, Qt.KeyboardModifier.ShiftModifier)
+        qtbot.waitUntil(window.input.hasFocus, timeout=WAIT_MS)
+    assert window.controller.current_chat is not None  # nothing else happened: the chat is still open
+
+
 def test_quit_has_its_key_on_every_system_and_the_confirm_label_its_field(qtbot, make_window) -> None:
     window = make_window(open_vault=False)
     quit_action = next(a for a in window.findChildren(QAction) if a.text() == "Quit")
