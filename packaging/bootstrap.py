@@ -11,7 +11,9 @@ only here: the app itself never touches the network.
 llama-cpp-python is built from source. Its default build uses ``-march=native``, which
 on some CPUs emits instructions (AMX tiles) that then die with SIGILL; so unless you set
 CMAKE_ARGS yourself, a portable x86-64 build (AVX2/FMA/F16C, no native tuning) is used,
-and Metal on Apple Silicon.
+and Metal on Apple Silicon. It and NumPy (on Linux) are built without build isolation by
+an environment of their own whose tools come from ``packaging/build-tools.lock``
+(``build_env.py``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import venv
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from build_env import builder, dependency_command, locked_block, tools_key, wheel_command  # noqa: E402
 from common import (  # noqa: E402 - the scripts' shared part, beside this file
     ROOT,
     VARIANT_CACHE,
@@ -52,45 +55,26 @@ NUMPY_NO_BLAS = ("-Csetup-args=-Dallow-noblas=true", "-Csetup-args=-Dblas=none",
 
 def install_numpy_without_blas(python: str) -> None:
     """Build NumPy from source without BLAS once per machine (about 5 minutes; the wheel is
-    kept in the build cache) and install it before the project, which then keeps it."""
+    kept in the build cache, under a key of the build tools too) and install it before the
+    project, which then keeps it. The build environment (build_env.builder) builds it with
+    its locked meson-python, Cython and Ninja."""
 
-    cached = VARIANT_CACHE / f"numpy-{NUMPY_VERSION}-noblas"
+    cached = VARIANT_CACHE / f"numpy-{NUMPY_VERSION}-noblas-{tools_key()}"
     wheels = cached_wheels(cached, "numpy-*.whl")
     if not wheels:
+        build_python, env = builder(python)
         with tempfile.TemporaryDirectory() as tmp:
             pinned = Path(tmp) / "numpy.txt"  # the source checked against its sha256 before it is built
             pinned.write_text(f"numpy=={NUMPY_VERSION} --hash=sha256:{NUMPY_SHA256}\n")
             step("building NumPy without BLAS (about 5 minutes, once per machine)",
-                 [python, "-m", "pip", "wheel", "--disable-pip-version-check", "-q", "--no-deps",
-                  "--no-cache-dir", "--no-binary", "numpy", "-w", tmp, *NUMPY_NO_BLAS, "-r", str(pinned)])
+                 wheel_command(build_python, Path(tmp), "--no-binary", "numpy", *NUMPY_NO_BLAS, "-r", str(pinned)),
+                 env)
             for wheel in Path(tmp).glob("numpy-*.whl"):
                 keep_in_cache(wheel, cached / wheel.name)
         wheels = cached_wheels(cached, "numpy-*.whl")
     step("installing NumPy (without BLAS)",
          [python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "--no-deps",
           "--force-reinstall", str(wheels[0])])
-
-
-def dependency_command(python: str, lock: Path) -> list[str]:
-    """pip's command for a lock file: every package at the version the lock names, each file
-    checked against the sha256 the package index listed when the lock was written
-    (packaging/lock.py), so a file changed or added since, or served by a mirror, is
-    refused. Wheels only, so no package's build runs code fetched unchecked; the project
-    itself then builds with the locked setuptools."""
-    return [python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "--require-hashes",
-            "--only-binary", ":all:", "-r", str(lock)]
-
-
-def locked_block(lock: Path, name: str) -> str:
-    """One package's pin and hashes from a lock file, as a lock file of its own."""
-    lines = lock.read_text(encoding="utf-8").splitlines()
-    for start, line in enumerate(lines):
-        if line.lower().startswith(f"{name}=="):
-            end = start + 1
-            while end < len(lines) and lines[end].startswith(" "):
-                end += 1
-            return "\n".join(lines[start:end]) + "\n"
-    raise SystemExit(f"{lock.name} has no {name}: run packaging/lock.py")
 
 
 def usable_venv() -> bool:

@@ -60,17 +60,23 @@ def is_x86() -> bool:
     return platform.machine().lower() in ("x86_64", "amd64", "x86", "i686")
 
 
-def build_key(flags: str) -> str:
-    """The build cache's key for a llama.cpp build: version, flags and source patch."""
-    return hashlib.sha256(f"{LLAMA_VERSION} {flags} {PATCH_KEY}".encode()).hexdigest()[:12]
+def build_key(flags: str, tools: str = "") -> str:
+    """The build cache's key for a llama.cpp build: version, flags and source patch, and for
+    the Python binding the build tools it was built with (``build_env.tools_key``)."""
+    tail = f" {tools}" if tools else ""  # the C++ tools' key (llama_tools.py) is as it was
+    return hashlib.sha256(f"{LLAMA_VERSION} {flags} {PATCH_KEY}{tail}".encode()).hexdigest()[:12]
 
 
 def llama_source(python: str, into: Path, find_links: str | None = None) -> Path:
     """The pinned llama-cpp-python source package (from pip's cache when it has it, or from
-    ``find_links``), unpacked into ``into`` and patched (``SOURCE_PATCHES``); its folder."""
+    ``find_links``), unpacked into ``into`` and patched (``SOURCE_PATCHES``); its folder.
+    ``python`` is the build environment's (``build_env.builder``): pip reads a source
+    package's metadata with its build backend, which here is the locked scikit-build-core,
+    not one fetched by version range into an isolated environment."""
     source = ["--no-index", "--find-links", find_links] if find_links else []
     subprocess.run([python, "-m", "pip", "download", "--disable-pip-version-check", "-q", "--no-deps",
-                    "--no-binary", ":all:", *source, f"llama-cpp-python=={LLAMA_VERSION}", "-d", str(into)],
+                    "--no-build-isolation", "--no-binary", ":all:", *source, f"llama-cpp-python=={LLAMA_VERSION}",
+                    "-d", str(into)],
                    check=True)
     archive = into / f"llama_cpp_python-{LLAMA_VERSION}.tar.gz"
     if hashlib.sha256(archive.read_bytes()).hexdigest() != LLAMA_SHA256:

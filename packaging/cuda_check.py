@@ -171,7 +171,9 @@ def greedy(model: Path, gpu_layers: int) -> tuple[str, float, str]:
 
 def build(folder: Path) -> Path:
     """The CUDA variant, built from the carried source (or taken from the build cache)."""
-    os.environ.setdefault("PIP_NO_BUILD_ISOLATION", "0")  # build with the machine's scikit-build-core
+    # build with the machine's own scikit-build-core and CMake: it cannot reach the package
+    # index for the build tools' lock (build_env.builder)
+    os.environ.setdefault("HEARTH_BUILD_PYTHON", sys.executable)
     sys.path[:0] = [str(folder / "site"), str(ROOT), str(ROOT / "packaging")]
     # the probe is a child process: it needs the carried packages too
     os.environ["PYTHONPATH"] = os.pathsep.join([str(folder / "site"), str(ROOT), os.environ.get("PYTHONPATH", "")])

@@ -3,9 +3,11 @@
 llama-cpp-python is built from the patched source (``common.llama_source``). Its default
 build uses ``-march=native``, which on some CPUs emits instructions (AMX tiles) that then
 die with SIGILL; so unless CMAKE_ARGS is set, a portable x86-64 build (AVX2/FMA/F16C, no
-native tuning) is used, and Metal on Apple Silicon. The wheel and the variants (the
+native tuning) is used, and Metal on Apple Silicon. Every build runs without build
+isolation in the build environment (``build_env.builder``: scikit-build-core, CMake and
+Ninja from ``packaging/build-tools.lock``, hash-checked). The wheel and the variants (the
 baseline for x86-64 CPUs without AVX2, the CUDA build with its runtime beside it) are
-kept in the build cache under a key of version, flags and patch.
+kept in the build cache under a key of version, flags, patch and build tools.
 
 ``bootstrap.py`` installs the binding and the baseline variant with these; ``build.py``
 and ``cuda_check.py`` build the CUDA variant.
@@ -20,6 +22,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from build_env import builder, tools_key, wheel_command  # noqa: E402
 from common import (  # noqa: E402 - the scripts' shared part, beside this file
     LLAMA_VERSION,
     PATCH_KEY,
@@ -61,11 +64,11 @@ def cuda_cmake_args() -> str:
 
 
 def _wheel(python: str, title: str, cmake_args: str, into: Path, find_links: str | None = None) -> Path:
-    """llama-cpp-python built from the patched source with these flags; the wheel."""
-    root = llama_source(python, into / "source", find_links)
-    step(title, [python, "-m", "pip", "wheel", "--disable-pip-version-check", "-q", "--no-deps",
-                 "--no-cache-dir", "-w", str(into / "wheel"), str(root)],
-         dict(os.environ, CMAKE_ARGS=cmake_args))
+    """llama-cpp-python built from the patched source with these flags, by the build
+    environment made from ``python`` (no isolated one, no tool fetched unchecked); the wheel."""
+    build_python, env = builder(python)
+    root = llama_source(build_python, into / "source", find_links)
+    step(title, wheel_command(build_python, into / "wheel", str(root)), dict(env, CMAKE_ARGS=cmake_args))
     return next((into / "wheel").glob("llama_cpp_python-*.whl"))
 
 
@@ -73,14 +76,15 @@ def install_llama(python: str, env: dict[str, str]) -> None:
     """llama-cpp-python built with this machine's flags from the patched source, before the
     project (which then keeps it). pip's own wheel cache is keyed by the package, not by
     CMAKE_ARGS or a patch, so it would hand back another build: the wheel is kept in the
-    build cache under a key of version, flags and patch instead, and reinstalled whenever
-    the venv's build differs."""
+    build cache under a key of version, flags, patch and build tools instead, and
+    reinstalled whenever the venv's build differs."""
     import json
     import shutil
     import tempfile
 
     flags = env["CMAKE_ARGS"]
-    key = build_key(flags)
+    tools = tools_key()
+    key = build_key(flags, tools)
     cached = VARIANT_CACHE / f"llama-cpp-python-{LLAMA_VERSION}-wheel-{key}"
     marker = venv_dir() / "hearth-llama-build.json"  # not in hearth-llama/, whose folders are variants
     wheels = cached_wheels(cached, "llama_cpp_python-*.whl")
@@ -92,7 +96,7 @@ def install_llama(python: str, env: dict[str, str]) -> None:
                 shutil.rmtree(cached)
             keep_in_cache(wheel, cached / wheel.name)
         wheels = cached_wheels(cached, "llama_cpp_python-*.whl")
-    build = {"version": LLAMA_VERSION, "cmake_args": flags, "patch": PATCH_KEY}
+    build = {"version": LLAMA_VERSION, "cmake_args": flags, "patch": PATCH_KEY, "build_tools": tools}
     try:
         installed = json.loads(marker.read_text())
     except (OSError, ValueError):
@@ -107,8 +111,8 @@ def install_llama(python: str, env: dict[str, str]) -> None:
 def build_variant(python: str, name: str, cmake_args: str, find_links: str | None = None) -> Path:
     """Build llama.cpp's libraries once more with other flags, into the venv; return the folder.
 
-    The result is cached per llama-cpp-python version and flags outside the project, so a
-    fresh clone (CI) reuses it. The app picks a variant at first launch (inference.cpu_variant).
+    The result is cached per llama-cpp-python version, flags, patch and build tools outside
+    the project, so a fresh clone (CI) reuses it. The app picks a variant at first launch (inference.cpu_variant).
     ``find_links`` builds from a local source package instead of the package index.
     """
     import json
@@ -132,7 +136,7 @@ def build_variant(python: str, name: str, cmake_args: str, find_links: str | Non
             if "GGML_CUDA=ON" in cmake_args:
                 bundle_cuda_runtime(staging)
             (staging / "variant.json").write_text(json.dumps({"name": name, "cmake_args": cmake_args,
-                                                               "patch": PATCH_KEY}))
+                                                               "patch": PATCH_KEY, "build_tools": tools_key()}))
             if cached.exists():
                 shutil.rmtree(cached)
             cached.parent.mkdir(parents=True, exist_ok=True)
@@ -152,7 +156,8 @@ def _variant_matches(folder: Path, cmake_args: str) -> bool:
 
     try:
         found = json.loads((folder / "variant.json").read_text())
-        return found.get("cmake_args") == cmake_args and found.get("patch") == PATCH_KEY
+        return (found.get("cmake_args") == cmake_args and found.get("patch") == PATCH_KEY
+                and found.get("build_tools") == tools_key())
     except (OSError, ValueError):
         return False
 

@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from build_env import builder  # noqa: E402
 from common import (  # noqa: E402
     LLAMA_VERSION,
     PATCH_KEY,
@@ -67,7 +68,9 @@ def ensure(python: str | None = None) -> Path:
         print("==> building llama.cpp's llama-server and llama-bench for the engine tests "
               "(once, about 11 minutes on 2 cores; cached after)", flush=True)
         with tempfile.TemporaryDirectory() as tmp:
-            source = llama_source(python or str(venv_python()), Path(tmp)) / "vendor" / "llama.cpp"
+            # the source read by the build environment's locked scikit-build-core (build_env)
+            build_python, _env = builder(python or str(venv_python()))
+            source = llama_source(build_python, Path(tmp)) / "vendor" / "llama.cpp"
             build = Path(tmp) / "build"
             subprocess.run(["cmake", "-S", str(source), "-B", str(build), *flags.split()], check=True,
                            stdout=subprocess.DEVNULL)
