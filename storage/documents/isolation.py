@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import multiprocessing
 import os
 import sys
@@ -53,6 +54,7 @@ from storage.documents.parser_child import MAX_REPLY
 from storage.documents.parser_replies import Malformed, checked
 from storage.documents.parsers import Identity, ParseError, Section
 
+log = logging.getLogger(__name__)
 TIMEOUT = 60.0
 # A child that used less processor than its time limit (starved by other work, or waiting
 # on a disk) is waited for, up to this many limits of wall time, and at most EXTRA_MAX
@@ -411,6 +413,9 @@ class IsolatedParser:
                 "valid; the file may be crafted or damaged")) from exc
         self.last_peak_rss = reply["peak"]
         if reply["status"] == "error":
+            values = reply.get("values")
+            if isinstance(values, dict) and values.get("error"):  # a library's own words: the log's, not the user's
+                log.info("the parser refused a file (%s): %s", reply.get("kind"), str(values["error"])[:300])
             said = "".join(ch if ch.isprintable() else " " for ch in reply["reason"][:MAX_REASON])
             raise ParseError(said)
         return reply

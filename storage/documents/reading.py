@@ -170,9 +170,9 @@ def _reason(kind: str, values: Mapping[str, Value]) -> str:
         pages = _count(v["pages"])  # computed first: lupdate reads only a plain name here
         return translate("storage.documents.parsers", "%n pages (the limit is {limit})", None,
                          pages).format(limit=v["limit"])
-    if kind == PDF_DAMAGED:
-        return translate("storage.documents.parsers", "the PDF is damaged or not a PDF "
-                         "({error})").format(error=v["error"])
+    if kind == PDF_DAMAGED:  # PDFium's own words ("Data format error") are not the user's: left out
+        return translate("storage.documents.parsers", "the PDF is damaged or is not a PDF; if it opens "
+                         "in a PDF viewer, save a new copy from there and use that")
     if kind == NOT_IMAGE:
         # The decoder's own words (English, with its internals) are not the user's: left out.
         return translate("storage.documents.parsers", "not an image Hearth reads (PNG, JPEG or "
@@ -192,15 +192,15 @@ def _reason(kind: str, values: Mapping[str, Value]) -> str:
         return translate("storage.documents.parsers", "not a valid {format} file ({part} declares a "
                          "DTD or entities, which a {format} never needs)").format(
                              part=v["part"], format=_format(v))
-    if kind == DOCX_XML:
-        return translate("storage.documents.parsers", "not a valid {format} file ({part}: "
-                         "{error})").format(part=v["part"], error=v["error"], format=_format(v))
+    if kind == DOCX_XML:  # the XML parser's words ("unbound prefix: line 1") are not the user's
+        return translate("storage.documents.parsers", "not a valid {format} file (its part {part} is "
+                         "damaged)").format(part=v["part"], format=_format(v))
     if kind == DOCX_NOT_ZIP:
         return translate("storage.documents.parsers",
                          "not a valid {format} file (it is not a zip archive)").format(format=_format(v))
-    if kind == DOCX_BROKEN:
-        return translate("storage.documents.parsers", "not a valid {format} file ({error})").format(
-            error=v["error"], format=_format(v))
+    if kind == DOCX_BROKEN:  # nor the zip module's ("BadZipFile", "Bad CRC-32")
+        return translate("storage.documents.parsers", "not a valid {format} file (part of it is damaged: "
+                         "it was cut short or changed)").format(format=_format(v))
     if kind == DOCX_NO_BODY:
         return translate("storage.documents.parsers",
                          "not a valid {format} file (it has no document body)").format(format=_format(v))
