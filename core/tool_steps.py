@@ -32,6 +32,7 @@ from core.tool_plan import (
     ToolsFor,
 )
 from core.tools.choice import Exchange, ToolCall, answer_request, choice_request, next_call, refusal
+from i18n import translate
 from inference.protocol import Chunk, Done, Generate
 
 __all__ = ["ALWAYS", "CHOOSE", "ONCE", "REFUSE", "TOOL", "UNASKED", "ChooseTool", "RunTool", "ToolRan", "ToolSteps",
@@ -136,8 +137,9 @@ class ToolSteps:
         turn.running = None
         try:
             text, is_error = future.result()
-        except Exception as exc:  # a runner must not raise; if it does, the model hears why
-            text, is_error = f"the tool failed: {exc}", True
+        except Exception as exc:  # a runner must not raise; if it does, the model and the user hear that it failed
+            log.error("a tool's runner raised", exc_info=exc)
+            text, is_error = translate("core.tools", "the tool failed; the details are in the log"), True
         self._record(turn, Exchange(step.call, str(text), bool(is_error)), turn.approval)
 
     def stop(self, turn: Turn) -> None:

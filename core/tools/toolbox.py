@@ -10,6 +10,7 @@ how to call it."""
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
@@ -25,6 +26,8 @@ from core.tools.servers import ToolError
 from i18n import translate
 from inference.rag import Passage
 from inference.tool_grammar import GRAMMAR_ENGINES
+
+log = logging.getLogger(__name__)
 
 __all__ = ["GRAMMAR_ENGINES", "LISTING", "READ_AROUND", "SEARCH", "Numbered", "around_text", "builtin_specs",
            "found_text", "listing_text", "make_toolbox"]
@@ -186,8 +189,9 @@ def _search(search: Callable[[str], Future | None], arguments: dict, numbered: N
     def done(future: Future) -> None:
         try:
             outcome.set_result((found_text(list(future.result()), numbered), False))
-        except Exception as exc:  # the search's own failure, in its words
-            outcome.set_result((f"the search failed: {exc}", True))
+        except Exception as exc:  # the search's own failure: its words (English, internal) go to the log
+            log.warning("a tool's search failed", exc_info=exc)
+            outcome.set_result((translate("core.tools", "the search failed; the details are in the log"), True))
 
     found.add_done_callback(done)
     return outcome
@@ -247,7 +251,9 @@ def _read_around(around: Callable[[Passage, int, int], Future | None], arguments
         try:
             found = future.result()
         except Exception as exc:  # the service's own failure, in its words
-            outcome.set_result((f"reading around the passage failed: {exc}", True))
+            log.warning("a tool's reading around a passage failed", exc_info=exc)
+            outcome.set_result((translate("core.tools", "reading around the passage failed; the details are "
+                                          "in the log"), True))
             return
         if found is None:
             outcome.set_result((f"Passage {number} is no longer in this chat's documents (its file was removed "
@@ -312,8 +318,9 @@ def make_toolbox(host: ToolHost | None, servers: Sequence[str] = (), builtins_un
                 outcome.set_result(_text(future.result()))
             except ToolError as exc:
                 outcome.set_result((str(exc), True))
-            except Exception as exc:  # the model hears that it failed; the log has the rest
-                outcome.set_result((f"the tool failed ({type(exc).__name__})", True))
+            except Exception as exc:  # the model and the user hear that it failed; the log has the rest
+                log.warning("a tool call failed", exc_info=exc)
+                outcome.set_result((translate("core.tools", "the tool failed; the details are in the log"), True))
 
         try:
             running = host.submit(call.server, call.name, call.arguments)
