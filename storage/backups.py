@@ -147,14 +147,18 @@ def _restore_through(staged: Path, backup: Path, passphrase: str, target: Path,
     except sqlite3.DatabaseError as exc:
         if not_damage(exc, target.parent):
             raise  # the disk's fault, said as such
-        raise damaged(backup, str(exc)) from exc
+        try:
+            not_vault = not db.looks_like_sqlite(backup)  # a text file chosen as a backup
+        except OSError:
+            not_vault = False
+        raise damaged(backup, cause=exc, not_vault=not_vault) from exc
     # The copy is checked, not the backup: opening may migrate an older format, which
     # must not rewrite the user's own file (nor fail on a read-only stick).
     try:
         open_vault(staged, passphrase).close()  # DamagedVault, WrongPassphrase
     except DamagedVault as exc:
         remove_with_sidecars(staged)
-        raise DamagedVault(str(exc).replace(str(staged), str(backup))) from exc  # the user's file
+        raise DamagedVault(str(exc).replace(str(staged), str(backup)), exc.not_vault) from exc  # the user's file
     except BaseException:
         remove_with_sidecars(staged)
         raise

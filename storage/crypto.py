@@ -19,6 +19,7 @@ import base64
 import hashlib
 import hmac
 import json
+import logging
 import os
 import threading
 from collections.abc import Callable
@@ -29,6 +30,8 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.argon2 import Argon2id
 
 from i18n import translate
+
+log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 2
 LEGACY_FORMAT = 1  # before the vault id and the row bindings: migrated at the first unlock
@@ -46,7 +49,13 @@ class WrongPassphrase(Exception):
 
 
 class DamagedVault(Exception):
-    """The vault's files were changed outside Hearth or damaged. The message is for the user."""
+    """The vault's files were changed outside Hearth or damaged. The message is for the user;
+    ``not_vault``: the file is no Hearth vault at all (not a database, or one without a key
+    record), which a restore says of the file the user chose as "not a Hearth backup"."""
+
+    def __init__(self, message: str = "", not_vault: bool = False) -> None:
+        super().__init__(message)
+        self.not_vault = not_vault
 
 
 class NewerVault(Exception):
@@ -159,8 +168,8 @@ class Envelope:
                 raise ValueError("vault id of the wrong size")
             return envelope
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise DamagedVault(translate("storage.crypto", "the key record is damaged ({error})")
-                               .format(error=exc)) from exc
+            log.warning("the key record does not read: %s", exc)  # the parser's words, not the user's
+            raise DamagedVault(translate("storage.crypto", "the key record is damaged")) from exc
 
 
 WRAP_AD_V1 = b"hearth:key:v1"

@@ -9,6 +9,7 @@ said to be damaged. ``storage.vault`` opens, creates and re-keys the vault with 
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from pathlib import Path
@@ -24,6 +25,7 @@ from storage.files import copy_or_clean_up, writing
 from storage.paths import private_dir, private_file
 
 ENVELOPE_KEY = "envelope"
+log = logging.getLogger(__name__)
 
 
 class VaultMissing(Exception):
@@ -40,9 +42,17 @@ class NotAFile(DamagedVault):
     restored in its place), in words of its own."""
 
 
-def damaged(path: Path, detail: str) -> DamagedVault:
+def damaged(path: Path, detail: str = "", cause: object = None, not_vault: bool = False) -> DamagedVault:
+    """``detail``: what is wrong, in the user's words; SQLite's own (``cause``: "file is not
+    a database", "database disk image is malformed", an integrity check's findings) are
+    English and go to the log. ``not_vault``: see ``DamagedVault``."""
+    if cause is not None:
+        log.warning("%s does not read as a vault: %s", path.name, cause)
+    if not detail:
+        return DamagedVault(translate("storage.vault", "The vault file {path} is damaged or was changed "
+                                      "outside Hearth.").format(path=path), not_vault)
     return DamagedVault(translate("storage.vault", "The vault file {path} is damaged or was changed "
-                                  "outside Hearth ({detail}).").format(path=path, detail=detail))
+                                  "outside Hearth ({detail}).").format(path=path, detail=detail), not_vault)
 
 
 def keep_before_upgrade(path: Path, label: str) -> Path:
@@ -109,7 +119,7 @@ def open_engine(path: Path) -> Engine:
     private_file(path)  # a vault an earlier version made 0644
     try:
         if path.stat().st_size == 0 or not db.looks_like_sqlite(path):
-            raise damaged(path, translate("storage.vault", "not a database"))
+            raise damaged(path, translate("storage.vault", "not a database"), not_vault=True)
     except OSError as exc:
         raise DamagedVault(translate(
             "storage.vault", "The vault file {path} cannot be read ({error})."
@@ -118,7 +128,7 @@ def open_engine(path: Path) -> Engine:
     try:
         problem = db.integrity_problem(engine)
         if problem:
-            raise damaged(path, problem)
+            raise damaged(path, cause=problem)
         recorded = db.recorded_revision(engine)
         if recorded is not None and recorded not in db.known_revisions():
             raise NewerVault(newer_vault_message(f"schema {recorded}"))  # nothing migrated, nothing written
@@ -127,7 +137,7 @@ def open_engine(path: Path) -> Engine:
         engine.dispose()
         if not_damage(exc, path.parent):
             raise  # the disk's fault, said as such (storage.errors), not the file's
-        raise damaged(path, str(exc.orig)) from exc
+        raise damaged(path, cause=exc.orig) from exc
     except (DamagedVault, NewerVault, OSError):
         engine.dispose()
         raise
@@ -143,10 +153,10 @@ def read_envelope(engine: Engine, path: Path) -> Envelope:
     except DatabaseError as exc:
         if not_damage(exc, path.parent):
             raise
-        raise damaged(path, str(exc.orig)) from exc
+        raise damaged(path, cause=exc.orig) from exc
     if text is None:
-        raise damaged(path, translate("storage.vault", "the key record is missing"))
+        raise damaged(path, translate("storage.vault", "the key record is missing"), not_vault=True)
     try:
         return Envelope.from_json(text)
     except DamagedVault as exc:
-        raise damaged(path, str(exc)) from exc
+        raise damaged(path, str(exc), not_vault=exc.not_vault) from exc
