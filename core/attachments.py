@@ -48,6 +48,7 @@ from storage.documents.isolation import OCR_MEMORY_LIMIT, IsolatedParser
 from storage.documents.reading import IMAGE_SUFFIXES, ParseError, Section, supported
 from storage.documents.search import MIN_COSINE, SearchIndex
 from storage.documents.store import StoredChunk
+from storage.errors import why_not
 
 if TYPE_CHECKING:
     from core.steps import Finder
@@ -91,7 +92,7 @@ def read(path: Path, parser: IsolatedParser, ocr: IsolatedParser, hearing: Isola
     try:
         info = path.stat()
     except OSError as exc:
-        raise _refused(name, exc.strerror or str(exc)) from None
+        raise _refused(name, why_not(exc)) from None
     if not stat.S_ISREG(info.st_mode):
         raise _refused(name, translate("core.attachments", "it is not a file."))
     if info.st_size > MAX_BYTES:

@@ -31,6 +31,7 @@ from inference.intranet import (
 from inference.protocol import Generate
 from inference.remote import RemoteEngine
 from inference.remote_discovery import EngineInfo, RemoteModel, discover
+from storage.errors import why_not
 from storage.library import ModelLibrary
 
 PREFERENCE = "engines"
@@ -142,7 +143,7 @@ def read_ca_file(path: str) -> str:
             raw = handle.read(MAX_CA_BYTES + 1)
     except OSError as exc:
         raise EngineError(translate("core.engines", "The CA certificate file cannot be read ({error})."
-                                    ).format(error=exc.strerror or exc)) from None
+                                    ).format(error=why_not(exc))) from None
     try:
         if len(raw) > MAX_CA_BYTES:
             raise ValueError("too large")

@@ -23,6 +23,7 @@ from guard.text import one_line
 from i18n import translate
 from storage.chat_bulk import ERROR_CHARS
 from storage.chat_tree import COMPLETE, FAILED, INTERRUPTED, STREAMING
+from storage.errors import why_not
 
 MAX_BYTES = 256 << 20
 # The JSON's values, counted before it is parsed (``values``): each becomes a Python object
@@ -133,7 +134,7 @@ def bounded(path: Path, limit: int | None = None) -> bytes:
         raise ImportRefused(translate("core.chat_import", "{name} is not a file.").format(name=path.name)) from None
     except OSError as exc:
         raise ImportRefused(translate("core.chat_import", "{name} cannot be read: {reason}.").format(
-            name=path.name, reason=exc.strerror or exc)) from None
+            name=path.name, reason=why_not(exc))) from None
     if len(raw) > limit:
         raise ImportRefused(translate("core.chat_import", "{name} is larger than {limit} MB.").format(
             name=path.name, limit=limit >> 20))

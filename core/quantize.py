@@ -39,7 +39,7 @@ from typing import Any
 from guard.hardening import child_environment
 from i18n import translate
 from inference.quantize_child import FILE_TYPES, RESULT_PREFIX
-from storage.errors import FULL, Trouble
+from storage.errors import FULL, Trouble, why_not
 
 TYPES = tuple(FILE_TYPES)  # Q8_0, Q6_K, Q5_K_M, Q4_K_M
 WEIGHED = ("Q6_K", "Q5_K_M", "Q4_K_M")  # the types an importance matrix helps (llama.cpp's Q8_0 ignores one)
@@ -123,7 +123,7 @@ def read_text(path: Path) -> str:
         return path.read_text(encoding="utf-8", errors="replace")[:200_000]
     except OSError as exc:
         raise QuantizeError(translate("core.quantize", "{file} could not be read: {reason}.").format(
-            file=path.name or path, reason=exc.strerror or exc)) from None
+            file=path.name or path, reason=why_not(exc))) from None
 
 
 def target_for(source: Path, kind: str, folder: Path) -> Path:

@@ -31,6 +31,7 @@ from inference.errors import ModelLoadError
 from storage.documents.isolation import IsolatedParser
 from storage.documents.reading import AUDIO_SUFFIXES as READING_AUDIO
 from storage.documents.reading import ParseError, Section
+from storage.errors import why_not
 from storage.instance_lock import exclusive
 from storage.paths import models_dir, package_file
 
@@ -80,7 +81,7 @@ def speech_model() -> Path:
         return _placed()
     except OSError as exc:
         raise ModelLoadError(translate("core.speech", "The speech model could not be placed in the models folder "
-                                       "({reason}).").format(reason=exc.strerror or exc)) from None
+                                       "({reason}).").format(reason=why_not(exc, writing=True))) from None
     except (ValueError, KeyError, TypeError):
         raise ModelLoadError(translate("core.speech", "The speech model's manifest is damaged; install Hearth "
                                        "again.")) from None
@@ -114,7 +115,7 @@ def unavailable() -> str | None:
             package_file(f"{manifest['files_from']}/{name}") is not None for name in manifest["files"])
     except OSError as exc:
         return translate("core.speech", "The speech model could not be read ({reason}).").format(
-            reason=exc.strerror or exc)
+            reason=why_not(exc))
     except (ValueError, KeyError, TypeError):
         return translate("core.speech", "The speech model's manifest is damaged; install Hearth again.")
     return None if installed else _not_installed(manifest)

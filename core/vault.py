@@ -14,7 +14,7 @@ from storage.crypto import (
 )
 from storage.db import VaultClosed
 from storage.erase import erase_everything
-from storage.errors import causes, trouble
+from storage.errors import causes, trouble, why_not
 from storage.instance_lock import SOCKET_FILE, AlreadyRunning, InstanceLock
 from storage.paths import backups_dir, data_dir, index_path, logs_dir, models_dir, vault_path
 from storage.vault import PassphraseChanged, Vault, VaultMissing
@@ -22,4 +22,4 @@ from storage.vault import PassphraseChanged, Vault, VaultMissing
 __all__ = ["AlreadyRunning", "BadPassphrase", "DEFAULT_KDF", "DamagedVault", "InstanceLock",
            "KdfParams", "NewerVault", "PassphraseChanged", "SOCKET_FILE", "Vault", "VaultClosed", "VaultMissing",
            "WrongPassphrase", "backups_dir", "causes", "checkup", "data_dir", "erase_everything",
-           "export", "index_path", "logs_dir", "models_dir", "trouble", "vault_path"]
+           "export", "index_path", "logs_dir", "models_dir", "trouble", "vault_path", "why_not"]

@@ -8,12 +8,15 @@ logged with its traceback and shown as a calm internal error. (qutebrowser's
 
 ``trouble(exc)`` looks through an exception and what caused it (SQLAlchemy wraps
 sqlite3's errors, which carry no error code in Python 3.10) and returns the kind of
-fault, or None for a bug.
+fault, or None for a bug. ``why_not(exc)`` says the same of a file or folder the user
+chose (a backup's target, an export, an attachment), in their words and language: the
+system's own text ("No space left on device") goes to the log, never into the sentence.
 """
 
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import shutil
 import sqlite3
@@ -23,6 +26,8 @@ from pathlib import Path
 
 from i18n import translate
 from storage.paths import data_dir
+
+log = logging.getLogger(__name__)
 
 FULL, READ_ONLY, IO, BUSY, CORRUPT, REKEYED = "full", "read-only", "io", "busy", "corrupt", "rekeyed"
 NEARLY_FULL = 1 << 20  # free bytes under which an I/O error is taken for a full disk
@@ -179,3 +184,44 @@ def not_damage(exc: BaseException, where: Path | None = None) -> bool:
     a damaged file: it must be said as such, never as "the vault is damaged"."""
     found = trouble(exc, where)
     return found is not None and found.kind != CORRUPT
+
+
+_GONE = (errno.ENOENT, errno.ENOTDIR)  # said of a file the user chose: it is no longer there
+
+
+def why_not(exc: BaseException, where: Path | None = None, writing: bool = False) -> str:
+    """Why a file or folder the user chose could not be read (or, ``writing``, written),
+    in their words, as a clause without a full stop for "… could not be written: {reason}."
+    Not of Hearth's data folder (``trouble(...).message`` says that one). A full disk, a
+    folder that cannot be written to or read, a file no longer there, a failing disk, a
+    file another program holds; anything else in a general sentence. The system's or
+    SQLite's own words (English, with a path) are logged, not said. ``where``: the folder
+    written to, which tells a full disk or a read-only one behind SQLite's "disk I/O
+    error" (``trouble``)."""
+    if where is not None:
+        found = trouble(exc, where)
+    else:  # not the data folder's space or permissions: only what the error itself says
+        kind = _kind(exc)
+        found = Trouble(kind) if kind else None
+    gone = any(isinstance(c, OSError) and c.errno in _GONE for c in causes(exc))
+    log.info("%s: %s", "writing" if writing else "reading", exc)
+    if found is not None and found.kind == FULL:
+        return translate("storage.errors", "the disk is full; free some space or choose another drive, "
+                         "then try again")
+    if found is not None and found.kind == READ_ONLY:
+        return translate("storage.errors", "that folder cannot be written to (it is read-only or not "
+                         "yours); choose another") if writing else translate(
+            "storage.errors", "Hearth is not allowed to read it; check its permissions")
+    if gone:
+        return translate("storage.errors", "it is no longer there (it was moved, renamed or deleted)") \
+            if not writing else translate("storage.errors", "that folder is no longer there (it was moved, "
+                                          "renamed or removed)")
+    if found is not None and found.kind == IO:
+        return translate("storage.errors", "the disk reported a read or write error (it may be failing "
+                         "or was removed)")
+    if found is not None and found.kind == BUSY:
+        return translate("storage.errors", "another program is holding it; close that program, then "
+                         "try again")
+    if not isinstance(exc, OSError) and (found is None or found.kind != CORRUPT):
+        log.warning("an unexpected failure on a file the user chose", exc_info=exc)
+    return translate("storage.errors", "the system refused it (the details are in the log)")

@@ -33,6 +33,7 @@ from core.vault import (
     checkup,
     export,
     trouble,
+    why_not,
 )
 from i18n import join_sentences, translate
 
@@ -184,7 +185,7 @@ class VaultMaintenance(QObject):
         except OSError as exc:
             dialogs.warn(self.parent_widget, title, translate(
                 "vault.flows", "The chat could not be written to {target}: {reason}.").format(
-                    target=target, reason=exc.strerror))
+                    target=target.name, reason=why_not(exc, target.parent, writing=True)))
 
     @Slot()
     def import_chats(self) -> None:
@@ -219,8 +220,8 @@ class VaultMaintenance(QObject):
                 chat_import.delete_source(source)
             except OSError as exc:
                 dialogs.warn(self.parent_widget, title, translate("vault.flows", "{name} was not deleted: "
-                                                                   "{reason}.").format(name=source.name,
-                                                                                       reason=exc.strerror or exc))
+                                                                   "{reason}.").format(
+                    name=source.name, reason=why_not(exc, writing=True)))
 
     def _import_failed(self, title: str, exc: Exception) -> None:
         """Why, in the user's words (a full disk as a full disk), and what the vault kept."""
@@ -248,7 +249,8 @@ class VaultMaintenance(QObject):
         if target is None:
             return
         vault = self.controller.store.vault
-        self._background(lambda: vault.backup_to(target), self._backup_done, self._backup_error)
+        self._background(lambda: vault.backup_to(target), self._backup_done,
+                         lambda exc: self._backup_error(target, exc))
 
     @Slot(object)
     def _backup_done(self, target: Path) -> None:
@@ -256,10 +258,12 @@ class VaultMaintenance(QObject):
             "vault.flows", "Saved an encrypted backup to {target}. It opens with your current "
             "passphrase.").format(target=target))
 
-    @Slot(object)
-    def _backup_error(self, exc: Exception) -> None:
+    def _backup_error(self, target: Path, exc: Exception) -> None:
+        """In the user's words (a full disk as a full disk): SQLite's own text, "database or
+        disk is full", is English and goes to the log."""
         dialogs.warn(self.parent_widget, translate("vault.flows", "Back up vault"), translate(
-            "vault.flows", "The backup could not be written ({error}).").format(error=exc))
+            "vault.flows", "The backup could not be written ({error}).").format(
+                error=why_not(exc, target.parent, writing=True)))
 
     @Slot()
     def restore(self) -> None:
@@ -295,9 +299,10 @@ class VaultMaintenance(QObject):
         name, kept = source.name, translate("vault.flows", "Your vault was not changed.")
         if isinstance(exc, WrongPassphrase):
             said = translate("vault.flows", "That passphrase does not open the backup {name}.").format(name=name)
-        elif isinstance(exc, DamagedVault):
-            said = translate("vault.flows", "The backup {name} is damaged or is not a Hearth vault: "
-                             "{reason}").format(name=name, reason=exc)
+        elif isinstance(exc, DamagedVault) and exc.not_vault:  # a text file, another program's database
+            said = translate("vault.flows", "{name} is not a Hearth backup.").format(name=name)
+        elif isinstance(exc, DamagedVault):  # what SQLite said of it is in the log (storage.vault_file)
+            said = translate("vault.flows", "The backup {name} is cut short or damaged.").format(name=name)
         elif isinstance(exc, NewerVault):
             said = str(exc)
         elif (found := trouble(exc, self.flows.path.parent)) is not None:

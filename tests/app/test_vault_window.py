@@ -238,7 +238,7 @@ def test_a_restore_that_fails_says_so_of_the_backup_and_the_vault_stays(qtbot, m
     window.vault.maintenance.restore()
     qtbot.waitUntil(lambda: bool(screen.error.text()), timeout=WAIT_MS)
     said = screen.error.text()
-    assert "The backup damaged.db is damaged" in said and "Your vault was not changed" in said
+    assert "The backup damaged.db is cut short or damaged." in said and "Your vault was not changed" in said
     assert "newest automatic backup" not in said  # no advice to restore over a sound vault
     unlock(qtbot, window)
     assert window.conversation.message_widgets()[0].text() == "still here"
