@@ -4033,6 +4033,14 @@ Nothing is sent until you send it there.</source>
         <translation>[结果中有 {count} 个字符被省略]</translation>
     </message>
     <message>
+        <source>the search failed; the details are in the log</source>
+        <translation>搜索失败；详情已写入日志</translation>
+    </message>
+    <message>
+        <source>reading around the passage failed; the details are in the log</source>
+        <translation>读取该段落前后的内容失败；详情已写入日志</translation>
+    </message>
+    <message>
         <source>{name}: the secure connection failed ({detail}). Add your organisation&apos;s CA certificate, or pin the server&apos;s certificate. Nothing was sent.</source>
         <translation>{name}：安全连接失败（{detail}）。请添加贵组织的 CA 证书，或固定服务器的证书。没有发送任何内容。</translation>
     </message>
@@ -4079,6 +4087,10 @@ Nothing is sent until you send it there.</source>
     <message>
         <source>{name} stopped answering ({problem}).</source>
         <translation>{name} 不再应答（{problem}）。</translation>
+    </message>
+    <message>
+        <source>the tool failed; the details are in the log</source>
+        <translation>工具运行失败；详情已写入日志</translation>
     </message>
 </context>
 <context>
@@ -7030,8 +7042,8 @@ Details were written to {path}.</source>
         </translation>
     </message>
     <message>
-        <source>the key record is damaged ({error})</source>
-        <translation>密钥记录已损坏（{error}）</translation>
+        <source>the key record is damaged</source>
+        <translation>密钥记录已损坏</translation>
     </message>
     <message>
         <source>{table}.{column} of row {row_id} is not a Hearth ciphertext of this vault</source>
@@ -7157,8 +7169,16 @@ Details were written to {path}.</source>
         </translation>
     </message>
     <message>
-        <source>the PDF is damaged or not a PDF ({error})</source>
-        <translation>该 PDF 已损坏或不是 PDF（{error}）</translation>
+        <source>the PDF is damaged or is not a PDF; if it opens in a PDF viewer, save a new copy from there and use that</source>
+        <translation>该 PDF 已损坏或不是 PDF；如果它能在 PDF 阅读器中打开，请从那里另存一份新副本再使用</translation>
+    </message>
+    <message>
+        <source>not a valid {format} file (its part {part} is damaged)</source>
+        <translation>不是有效的 {format} 文件（其中的部分 {part} 已损坏）</translation>
+    </message>
+    <message>
+        <source>not a valid {format} file (part of it is damaged: it was cut short or changed)</source>
+        <translation>不是有效的 {format} 文件（其中一部分已损坏：文件被截断或被改动过）</translation>
     </message>
     <message>
         <source>not an image Hearth reads (PNG, JPEG or TIFF), or a damaged one</source>
@@ -7185,16 +7205,8 @@ Details were written to {path}.</source>
         <translation>不是有效的 {format} 文件（{part} 声明了 DTD 或实体，而 {format} 从不需要它们）</translation>
     </message>
     <message>
-        <source>not a valid {format} file ({part}: {error})</source>
-        <translation>不是有效的 {format} 文件（{part}：{error}）</translation>
-    </message>
-    <message>
         <source>not a valid {format} file (it is not a zip archive)</source>
         <translation>不是有效的 {format} 文件（它不是 zip 压缩包）</translation>
-    </message>
-    <message>
-        <source>not a valid {format} file ({error})</source>
-        <translation>不是有效的 {format} 文件（{error}）</translation>
     </message>
     <message>
         <source>not a valid {format} file (it has no document body)</source>
@@ -7282,6 +7294,38 @@ Details were written to {path}.</source>
         <source>{said}. {outcome} {advice}</source>
         <translation>{said}。{outcome}{advice}</translation>
     </message>
+    <message>
+        <source>the disk is full; free some space or choose another drive, then try again</source>
+        <translation>磁盘已满；请释放一些空间或选择其他磁盘，然后重试</translation>
+    </message>
+    <message>
+        <source>that folder cannot be written to (it is read-only or not yours); choose another</source>
+        <translation>无法写入该文件夹（它是只读的，或不属于你）；请选择其他文件夹</translation>
+    </message>
+    <message>
+        <source>Hearth is not allowed to read it; check its permissions</source>
+        <translation>Hearth 无权读取它；请检查它的权限</translation>
+    </message>
+    <message>
+        <source>it is no longer there (it was moved, renamed or deleted)</source>
+        <translation>它已不在原处（已被移动、重命名或删除）</translation>
+    </message>
+    <message>
+        <source>that folder is no longer there (it was moved, renamed or removed)</source>
+        <translation>该文件夹已不在原处（已被移动、重命名或删除）</translation>
+    </message>
+    <message>
+        <source>the disk reported a read or write error (it may be failing or was removed)</source>
+        <translation>磁盘报告了读写错误（它可能出现故障或已被移除）</translation>
+    </message>
+    <message>
+        <source>another program is holding it; close that program, then try again</source>
+        <translation>另一个程序正占用它；请关闭那个程序，然后重试</translation>
+    </message>
+    <message>
+        <source>the system refused it (the details are in the log)</source>
+        <translation>系统拒绝了该操作（详情已写入日志）</translation>
+    </message>
 </context>
 <context>
     <name>storage.export</name>
@@ -7338,6 +7382,10 @@ Details were written to {path}.</source>
     <message>
         <source>A vault already exists at {path}.</source>
         <translation>{path} 处已存在保险库。</translation>
+    </message>
+    <message>
+        <source>The vault file {path} is damaged or was changed outside Hearth.</source>
+        <translation>保险库文件 {path} 已损坏，或在 Hearth 之外被更改。</translation>
     </message>
     <message>
         <source>There is no vault at {path}.</source>
@@ -7662,8 +7710,12 @@ Details were written to {path}.</source>
         <translation>这个口令无法打开备份 {name}。</translation>
     </message>
     <message>
-        <source>The backup {name} is damaged or is not a Hearth vault: {reason}</source>
-        <translation>备份 {name} 已损坏，或不是 Hearth 保险库：{reason}</translation>
+        <source>{name} is not a Hearth backup.</source>
+        <translation>{name} 不是 Hearth 备份。</translation>
+    </message>
+    <message>
+        <source>The backup {name} is cut short or damaged.</source>
+        <translation>备份 {name} 不完整或已损坏。</translation>
     </message>
     <message>
         <source>The backup {name} could not be restored ({kind}).</source>
