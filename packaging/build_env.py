@@ -13,14 +13,17 @@ checks that it holds what each source package's ``[build-system]`` asks for.
 The environment is made only when a build is due: built wheels are kept in the build cache
 under a key that includes the lock's hash (``tools_key``), so new build tools build again
 and a rebuilt machine with a cache does not. ``HEARTH_BUILD_PYTHON`` names a Python whose
-own tools build instead (a GPU machine that cannot reach the package index:
-``cuda_check.py``); its builds are cached under a key of their own.
+own tools build instead; its builds are cached under a key of their own. A machine that
+cannot reach the package index (the GPU machine of ``cuda_check.py``) makes the same
+environment from the lock's wheels carried to it (``builder``'s ``wheels``), hash-checked
+just the same.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -57,6 +60,10 @@ def tools_key() -> str:
     own = os.environ.get("HEARTH_BUILD_PYTHON")
     if own:
         return "own-" + hashlib.sha256(own.encode()).hexdigest()[:8]
+    return lock_key()
+
+
+def lock_key() -> str:
     return hashlib.sha256(BUILD_TOOLS_LOCK.read_bytes().replace(b"\r\n", b"\n")).hexdigest()[:12]
 
 
@@ -68,11 +75,12 @@ def _python_in(folder: Path) -> Path:
     return folder / "Scripts" / "python.exe" if os.name == "nt" else folder / "bin" / "python"
 
 
-def builder(python: str) -> tuple[str, dict[str, str]]:
+def builder(python: str, wheels: Path | None = None) -> tuple[str, dict[str, str]]:
     """The Python that builds, and the environment to run its build in (its own scripts first
     on PATH: meson-python and NumPy's meson look for ninja and cython there). Made from
     ``python`` (the app's environment, so the wheels are for its Python) when missing or
-    when the lock changed, with every tool from the lock, hash-checked."""
+    when the lock changed, with every tool from the lock, hash-checked. ``wheels``: a
+    folder of the lock's files to take them from instead of the package index (offline)."""
     own = os.environ.get("HEARTH_BUILD_PYTHON")
     if own:
         return own, _with_scripts_on_path(Path(own))
@@ -87,13 +95,31 @@ def builder(python: str) -> tuple[str, dict[str, str]]:
     if not ready:
         if folder.exists():
             shutil.rmtree(folder)
-        step("creating the build environment for NumPy and llama.cpp", [python, "-m", "venv", str(folder)])
-        # One command: the lock's pip comes with the rest (pip 23.1 or newer builds NumPy).
-        step("installing the build tools (packaging/build-tools.lock, every file's sha256 checked)",
-             dependency_command(str(built), BUILD_TOOLS_LOCK))
+        title = "installing the build tools (packaging/build-tools.lock, every file's sha256 checked)"
+        if wheels is None:
+            step("creating the build environment for NumPy and llama.cpp", [python, "-m", "venv", str(folder)])
+            # One command: the lock's pip comes with the rest (pip 23.1 or newer builds NumPy).
+            step(title, dependency_command(str(built), BUILD_TOOLS_LOCK))
+        else:
+            # No pip of the machine's (its Python may have no ensurepip): the lock's own,
+            # run from its wheel once that wheel's sha256 is one the lock holds.
+            step("creating the build environment for NumPy and llama.cpp",
+                 [python, "-m", "venv", "--without-pip", str(folder)])
+            command = dependency_command(str(built), BUILD_TOOLS_LOCK)
+            command[1:3] = [str(locked_pip(wheels) / "pip")]
+            step(title + ", offline", [*command, "--no-index", "--find-links", str(wheels)])
         marker.parent.mkdir(parents=True, exist_ok=True)
         marker.write_text(key)
     return str(built), _with_scripts_on_path(built)
+
+
+def locked_pip(wheels: Path) -> Path:
+    """The pip wheel in ``wheels`` whose sha256 build-tools.lock holds (pip runs from it)."""
+    hashes = set(re.findall(r"--hash=sha256:([0-9a-f]{64})", locked_block(BUILD_TOOLS_LOCK, "pip")))
+    for wheel in sorted(wheels.glob("pip-*.whl")):
+        if hashlib.sha256(wheel.read_bytes()).hexdigest() in hashes:
+            return wheel
+    raise SystemExit(f"{wheels} holds no pip wheel that {BUILD_TOOLS_LOCK.name} names: prepare it again")
 
 
 def _with_scripts_on_path(python: Path) -> dict[str, str]:

@@ -67,22 +67,31 @@ def build_key(flags: str, tools: str = "") -> str:
     return hashlib.sha256(f"{LLAMA_VERSION} {flags} {PATCH_KEY}{tail}".encode()).hexdigest()[:12]
 
 
-def llama_source(python: str, into: Path, find_links: str | None = None) -> Path:
+def llama_archive(python: str, into: Path, find_links: str | None = None, sha256: str = LLAMA_SHA256) -> Path:
     """The pinned llama-cpp-python source package (from pip's cache when it has it, or from
-    ``find_links``), unpacked into ``into`` and patched (``SOURCE_PATCHES``); its folder.
-    ``python`` is the build environment's (``build_env.builder``): pip reads a source
-    package's metadata with its build backend, which here is the locked scikit-build-core,
-    not one fetched by version range into an isolated environment."""
+    ``find_links``) downloaded into ``into``, checked against ``sha256`` before anything
+    reads it further. ``python`` is the build environment's (``build_env.builder``): pip
+    reads a source package's metadata with its build backend, which here is the locked
+    scikit-build-core, not one fetched by version range into an isolated environment.
+    ``sha256`` other than LLAMA_SHA256 only for a copy made from the checked package
+    (``cuda_check.py prepare`` trims one and records the trimmed file's)."""
     source = ["--no-index", "--find-links", find_links] if find_links else []
     subprocess.run([python, "-m", "pip", "download", "--disable-pip-version-check", "-q", "--no-deps",
                     "--no-build-isolation", "--no-binary", ":all:", *source, f"llama-cpp-python=={LLAMA_VERSION}",
                     "-d", str(into)],
                    check=True)
     archive = into / f"llama_cpp_python-{LLAMA_VERSION}.tar.gz"
-    if hashlib.sha256(archive.read_bytes()).hexdigest() != LLAMA_SHA256:
+    if hashlib.sha256(archive.read_bytes()).hexdigest() != sha256:
         archive.unlink()
         raise SystemExit(f"{archive.name} is not the source package Hearth was built and tested with "
                          "(its sha256 differs): it was not used")
+    return archive
+
+
+def llama_source(python: str, into: Path, find_links: str | None = None, sha256: str = LLAMA_SHA256) -> Path:
+    """The pinned source package (``llama_archive``), unpacked into ``into`` and patched
+    (``SOURCE_PATCHES``); its folder."""
+    archive = llama_archive(python, into, find_links, sha256)
     with tarfile.open(archive) as tar:
         # Python before 3.10.12 / 3.11.4 has no extraction filters; what the package holds
         # is run by its build anyway, so the filter only tidies, it protects nothing more.

@@ -7,9 +7,17 @@
 
 ``prepare`` puts into DIR what the GPU machine lacks, small enough to carry (under 64 MB):
 llama-cpp-python's source package without llama.cpp's test vocabularies, docs and other
-backends; a four-layer cut of the starter model (its tokenizer and first layers, so the
-text is nonsense but the arithmetic is the real model's); and the pure-Python packages
-that the machine's image lacks (llama_cpp's Python code, diskcache, platformdirs, defusedxml).
+backends (77 MB whole: the package is checked against ``common.LLAMA_SHA256`` here, then
+trimmed, and the trimmed file's sha256 goes into DIR/carried.json, which the GPU machine
+checks it against); the build tools' lock's wheels for the GPU machine's Python (Linux
+x86-64, Python ``HEARTH_DEVICE_PYTHON``, 3.12 unless set: its image's python3), which
+the build environment is made from there, offline and hash-checked as everywhere; a
+four-layer cut of the starter model (its tokenizer and first layers, so the text is
+nonsense but the arithmetic is the real model's); and the pure-Python packages that the
+machine's image lacks (llama_cpp's Python code, diskcache, platformdirs, defusedxml).
+With the build tools (38 MB, CMake's 30) the whole carry is about 86 MB: carry it in two
+calls on one warm machine, src/, tools/, site/ and carried.json for ``build``, then
+model.gguf for ``run`` (which takes the variant from the build cache).
 
 ``run`` builds the CUDA variant exactly as ``packaging/build.py --cuda`` does
 (llama_build.build_variant, CUDA runtime bundled beside it), then runs the self-test's
@@ -40,6 +48,9 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS = 4
 TOKENS = 64
 PROMPTS = "prompts.json"
+CARRIED = "carried.json"
+# The GPU machine's image: Linux x86-64, python3 3.12 (docs of the device machines).
+DEVICE_PLATFORMS = ("manylinux2014_x86_64", *(f"manylinux_2_{n}_x86_64" for n in range(17, 40)))
 # Parts of llama.cpp's source tree that a library build never reads.
 SOURCE_SKIP = ("/.git/", "/vendor/llama.cpp/models/", "/vendor/llama.cpp/docs/", "/vendor/llama.cpp/tests/",
                "/vendor/llama.cpp/benches/", "/vendor/llama.cpp/media/", "/vendor/llama.cpp/tools/ui/",
@@ -55,17 +66,18 @@ def prepare(out: Path, full: bool = False) -> None:
     out.mkdir(parents=True, exist_ok=True)
     sys.path[:0] = [str(ROOT), str(ROOT / "packaging")]  # common; benchmarks, for the prompts
     import common
+    from build_env import BUILD_TOOLS_LOCK, builder
 
+    python = os.environ.get("HEARTH_DEVICE_PYTHON", "3.12")
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
-                        "-d", tmp, f"llama-cpp-python=={common.LLAMA_VERSION}"], check=True)
-        source = next(Path(tmp).glob("llama_cpp_python-*.tar.gz"))
-        (out / "src").mkdir(exist_ok=True)
-        with tarfile.open(source) as full, tarfile.open(out / "src" / source.name, "w:gz") as trimmed:
-            for member in full:
-                if any(part in f"/{member.name}/" for part in SOURCE_SKIP):
-                    continue
-                trimmed.addfile(member, full.extractfile(member) if member.isfile() else None)
+        # checked against LLAMA_SHA256 (its metadata read by the locked build tools)
+        carry_source(common.llama_archive(builder(sys.executable)[0], Path(tmp)), out, python)
+    tools = out / "tools"
+    shutil.rmtree(tools, ignore_errors=True)
+    subprocess.run([sys.executable, "-m", "pip", "download", "--disable-pip-version-check", "-q", "--require-hashes",
+                    "--only-binary", ":all:", "--python-version", python, "--implementation", "cp",
+                    *(f"--platform={platform}" for platform in DEVICE_PLATFORMS),
+                    "-d", str(tools), "-r", str(BUILD_TOOLS_LOCK)], check=True)
     if full:
         from inference.bundled import source_path, starter_model
 
@@ -89,6 +101,29 @@ def prepare(out: Path, full: bool = False) -> None:
                         ignore=shutil.ignore_patterns("lib", "__pycache__", "*.so*"))
     total = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
     print(f"prepared {out}: {total / (1 << 20):.1f} MB")
+
+def carry_source(genuine: Path, out: Path, python: str) -> None:
+    """The checked source package ``genuine`` without SOURCE_SKIP's parts into out/src, and
+    into out/carried.json the trimmed file's sha256 (which the GPU machine checks it
+    against: it cannot have LLAMA_SHA256's), whose package it was cut from, the Python the
+    build tools are carried for and the build tools' lock."""
+    import hashlib
+    import json
+
+    import common
+    from build_env import lock_key
+
+    (out / "src").mkdir(parents=True, exist_ok=True)
+    trimmed = out / "src" / genuine.name
+    with tarfile.open(genuine) as whole, tarfile.open(trimmed, "w:gz") as kept:
+        for member in whole:
+            if any(part in f"/{member.name}/" for part in SOURCE_SKIP):
+                continue
+            kept.addfile(member, whole.extractfile(member) if member.isfile() else None)
+    (out / CARRIED).write_text(json.dumps({
+        "llama_version": common.LLAMA_VERSION, "from_sha256": common.LLAMA_SHA256,
+        "source": trimmed.name, "sha256": hashlib.sha256(trimmed.read_bytes()).hexdigest(),
+        "python": python, "build_tools": lock_key()}, indent=1))
 
 
 def write_prompts(model: Path, target: Path) -> None:
@@ -169,22 +204,45 @@ def greedy(model: Path, gpu_layers: int) -> tuple[str, float, str]:
     return text, stats.tokens_per_second, f"{backend}, {stats.tokens} tokens"
 
 
-def build(folder: Path) -> Path:
-    """The CUDA variant, built from the carried source (or taken from the build cache)."""
-    # build with the machine's own scikit-build-core and CMake: it cannot reach the package
-    # index for the build tools' lock (build_env.builder)
-    os.environ.setdefault("HEARTH_BUILD_PYTHON", sys.executable)
+def carried(folder: Path) -> dict[str, str]:
+    """What ``prepare`` recorded of the carry, refused unless it is for this checkout's
+    pinned source package and build tools and for this Python."""
+    import json
+
+    import common
+    from build_env import lock_key
+
+    try:
+        found = json.loads((folder / CARRIED).read_text())
+    except (OSError, ValueError):
+        raise SystemExit(f"{folder} has no {CARRIED}: run cuda_check.py prepare again") from None
+    this = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    if found.get("llama_version") != common.LLAMA_VERSION or found.get("from_sha256") != common.LLAMA_SHA256:
+        raise SystemExit(f"{folder} holds another llama-cpp-python source than common.LLAMA_SHA256: prepare again")
+    if found.get("build_tools") != lock_key():
+        raise SystemExit(f"{folder}'s build tools are not build-tools.lock's: prepare again")
+    if found.get("python") != this:
+        raise SystemExit(f"{folder}'s build tools are for Python {found.get('python')}, this is {this}: "
+                         f"prepare again with HEARTH_DEVICE_PYTHON={this}")
+    return found
+
+
+def build(folder: Path, name: str = "cuda", cmake_args: str | None = None) -> Path:
+    """The CUDA variant (or another), built from the carried source (or taken from the build
+    cache) by the locked build tools made from the carried wheels: nothing is fetched."""
     sys.path[:0] = [str(folder / "site"), str(ROOT), str(ROOT / "packaging")]
     # the probe is a child process: it needs the carried packages too
     os.environ["PYTHONPATH"] = os.pathsep.join([str(folder / "site"), str(ROOT), os.environ.get("PYTHONPATH", "")])
     import common
     import llama_build
 
+    source = carried(folder)
     common.use_venv(Path(sys.prefix))  # where cpu_variant looks, however llama_build was imported
     started = time.monotonic()
-    built = llama_build.build_variant(sys.executable, "cuda", llama_build.cuda_cmake_args(),
-                                      find_links=str(folder / "src"))
-    print(f"CUDA variant built in {time.monotonic() - started:.0f} s: "
+    built = llama_build.build_variant(sys.executable, name, cmake_args or llama_build.cuda_cmake_args(),
+                                      find_links=str(folder / "src"), sha256=source["sha256"],
+                                      tool_wheels=folder / "tools")
+    print(f"{name} variant built in {time.monotonic() - started:.0f} s: "
           + ", ".join(sorted(p.name for p in built.iterdir())), flush=True)
     return built
 

@@ -24,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from build_env import builder, tools_key, wheel_command  # noqa: E402
 from common import (  # noqa: E402 - the scripts' shared part, beside this file
+    LLAMA_SHA256,
     LLAMA_VERSION,
     PATCH_KEY,
     PORTABLE_X86,
@@ -63,11 +64,12 @@ def cuda_cmake_args() -> str:
     return CUDA_X86 + (f' "-DCMAKE_CUDA_ARCHITECTURES={arches}"' if arches else "")
 
 
-def _wheel(python: str, title: str, cmake_args: str, into: Path, find_links: str | None = None) -> Path:
+def _wheel(python: str, title: str, cmake_args: str, into: Path, find_links: str | None = None,
+           sha256: str = LLAMA_SHA256, tool_wheels: Path | None = None) -> Path:
     """llama-cpp-python built from the patched source with these flags, by the build
     environment made from ``python`` (no isolated one, no tool fetched unchecked); the wheel."""
-    build_python, env = builder(python)
-    root = llama_source(build_python, into / "source", find_links)
+    build_python, env = builder(python, tool_wheels)
+    root = llama_source(build_python, into / "source", find_links, sha256)
     step(title, wheel_command(build_python, into / "wheel", str(root)), dict(env, CMAKE_ARGS=cmake_args))
     return next((into / "wheel").glob("llama_cpp_python-*.whl"))
 
@@ -108,12 +110,15 @@ def install_llama(python: str, env: dict[str, str]) -> None:
         marker.write_text(json.dumps(build))
 
 
-def build_variant(python: str, name: str, cmake_args: str, find_links: str | None = None) -> Path:
+def build_variant(python: str, name: str, cmake_args: str, find_links: str | None = None,
+                  sha256: str = LLAMA_SHA256, tool_wheels: Path | None = None) -> Path:
     """Build llama.cpp's libraries once more with other flags, into the venv; return the folder.
 
     The result is cached per llama-cpp-python version, flags, patch and build tools outside
     the project, so a fresh clone (CI) reuses it. The app picks a variant at first launch (inference.cpu_variant).
-    ``find_links`` builds from a local source package instead of the package index.
+    ``find_links`` builds from a local source package instead of the package index (whose
+    sha256 is ``sha256``), ``tool_wheels`` with the build tools' lock's files from a local
+    folder (``build_env.builder``): a machine that cannot reach the index (cuda_check.py).
     """
     import json
     import shutil
@@ -126,7 +131,7 @@ def build_variant(python: str, name: str, cmake_args: str, find_links: str | Non
 
         with tempfile.TemporaryDirectory() as tmp:
             wheel = _wheel(python, f"building the {name} llama.cpp variant (a few minutes, once per machine)",
-                           cmake_args, Path(tmp), find_links)
+                           cmake_args, Path(tmp), find_links, sha256, tool_wheels)
             staging = Path(tmp) / "lib"
             with zipfile.ZipFile(wheel) as archive:
                 for member in archive.namelist():

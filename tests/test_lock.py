@@ -215,7 +215,7 @@ def builds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> _Builds:
     monkeypatch.setattr(common, "_venv", [tmp_path / "venv"])
     monkeypatch.setattr(bootstrap, "VARIANT_CACHE", tmp_path / "cache")
     monkeypatch.setattr(llama_build, "VARIANT_CACHE", tmp_path / "cache")
-    monkeypatch.setattr(llama_build, "llama_source", lambda python, into, find_links=None: into)
+    monkeypatch.setattr(llama_build, "llama_source", lambda python, into, find_links=None, sha256=None: into)
     monkeypatch.delenv("HEARTH_BUILD_PYTHON", raising=False)
     return recorded
 
