@@ -24,6 +24,7 @@ moves to another model by ``core.reembedding``.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import stat as stat_module
@@ -62,7 +63,7 @@ from storage.documents.store import (
     StoredChunk,
 )
 from storage.documents.words import terms  # noqa: F401 - for app (#37)
-from storage.errors import trouble
+from storage.errors import trouble, why_kind
 
 log = logging.getLogger(__name__)
 SAVE_AFTER = 100  # passages added or taken out before the index is saved again, at least
@@ -89,10 +90,10 @@ def _screen(file: Candidate, record: Document) -> os.stat_result | tuple[str, st
     try:
         info = os.lstat(path)
         if not os.access(path, os.R_OK):
-            raise PermissionError("permission denied")
+            raise PermissionError(errno.EACCES, "permission denied")
     except OSError as exc:
         reason = getattr(exc, "strerror", None) or str(exc)
-        return FAILED, parsers.reason(reading.UNREADABLE, {"error": reason}), {}
+        return FAILED, parsers.reason(reading.UNREADABLE, {"error": reason, "why": why_kind(exc)}), {}
     if stat_module.S_ISLNK(info.st_mode) or identity_of(info) != file.identity:
         return FAILED, parsers.reason(reading.CHANGED, {}), {}
     if not is_regular(info):

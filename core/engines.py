@@ -10,6 +10,7 @@ only when it is first used in a process (or checked): its name is resolved then,
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -24,7 +25,6 @@ from inference.intranet import (
     EngineError,
     Trust,
     normalise_pin,
-    one_line,
     parse_url,
     valid_api_key,
 )
@@ -34,6 +34,7 @@ from inference.remote_discovery import EngineInfo, RemoteModel, discover
 from storage.errors import why_not
 from storage.library import ModelLibrary
 
+log = logging.getLogger(__name__)
 PREFERENCE = "engines"
 NAME_LIMIT = 40
 MAX_CA_BYTES = 1024 * 1024
@@ -209,10 +210,10 @@ class Engines:
         if allowed is None or (allowed.host, allowed.port) != (endpoint.host, endpoint.port):
             try:
                 egress.allow_destination(guard_name, endpoint.host, endpoint.port)
-            except OSError as exc:
-                raise EngineError(translate("core.engines", "The engine's host name {host} cannot be "
-                                            "found ({error}).").format(host=endpoint.host, error=one_line(
-                                                getattr(exc, "strerror", None) or exc, 100))) from None
+            except OSError as exc:  # the resolver's words ("Name or service not known") are the log's
+                log.info("looking up an engine's host name failed: %s", exc)
+                raise EngineError(translate("core.engines", "The engine's host name {host} cannot be found on "
+                                            "this network; check the address.").format(host=endpoint.host)) from None
         return Client(record.name, endpoint, record.trust, record.api_key, guard_name=guard_name)
 
     def check(self, record: EngineRecord, cancel: Cancel | None = None) -> EngineRecord:

@@ -16,6 +16,7 @@ from pathlib import Path
 from i18n import translate
 from storage.documents import parsers
 from storage.documents.parsers import Identity
+from storage.errors import why_not
 
 
 def is_regular(info: os.stat_result) -> bool:
@@ -35,9 +36,9 @@ def outside() -> str:
     return translate("core.folders", "a link that leads outside the chosen folder: not imported")
 
 
-def unreadable(reason: object) -> str:
-    """Why a file or folder could not be read; ``reason`` is the system's own words."""
-    return translate("core.folders", "cannot be read ({reason})").format(reason=reason)
+def unreadable(exc: OSError) -> str:
+    """Why a file or folder could not be read, in the user's words (the system's go to the log)."""
+    return translate("core.folders", "cannot be read ({reason})").format(reason=why_not(exc))
 
 
 def missing() -> str:
@@ -69,7 +70,7 @@ def _listing(root: Path, found: Found) -> Iterable[tuple[str, list[str], list[st
     missing (Windows) ``os.walk`` does, and every folder's real path is checked instead.
     """
     def problem(error: OSError) -> None:
-        found.failed.append((str(error.filename), unreadable(error.strerror)))
+        found.failed.append((str(error.filename), unreadable(error)))
 
     if hasattr(os, "fwalk"):
         for folder, dirs, names, fd in os.fwalk(root, onerror=problem, follow_symlinks=False):
@@ -146,7 +147,7 @@ def expand(paths: Iterable[Path]) -> Found:
                 try:
                     entry = lstat(name)
                 except OSError as exc:
-                    found.failed.append((os.path.join(folder, name), unreadable(exc.strerror)))
+                    found.failed.append((os.path.join(folder, name), unreadable(exc)))
                     continue
                 if stat_module.S_ISLNK(entry.st_mode):
                     target = Path(os.path.realpath(os.path.join(folder, name)))
@@ -171,7 +172,7 @@ def expand(paths: Iterable[Path]) -> Found:
                     found.failed.append((str(file), missing()))
                     continue
                 except OSError as exc:
-                    found.failed.append((str(file), unreadable(exc.strerror)))
+                    found.failed.append((str(file), unreadable(exc)))
                     continue
                 take(file, entry)
     return found

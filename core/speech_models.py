@@ -28,6 +28,7 @@ from pathlib import Path
 
 from core.settings import Settings
 from i18n import translate
+from storage.errors import why_not
 from storage.paths import models_dir
 
 FOLDER = "speech"  # under the models folder: one folder each
@@ -120,7 +121,7 @@ def check_folder(folder: Path) -> dict[str, os.stat_result]:
     try:
         info = os.lstat(folder)
     except OSError as exc:
-        raise _refused(exc.strerror or str(exc)) from None
+        raise _refused(why_not(exc)) from None
     if not stat.S_ISDIR(info.st_mode):
         raise _refused(translate("core.speech_models", "it is not a folder."))
     files: dict[str, os.stat_result] = {}
@@ -130,7 +131,7 @@ def check_folder(folder: Path) -> dict[str, os.stat_result]:
         except FileNotFoundError:
             continue
         except OSError as exc:
-            raise _refused(exc.strerror or str(exc)) from None
+            raise _refused(why_not(exc)) from None
         if not stat.S_ISREG(found.st_mode):
             raise _refused(translate("core.speech_models", "{name} is not a plain file.").format(name=name))
         if name == "model.bin" and found.st_size > MAX_MODEL:
@@ -156,7 +157,7 @@ def _opened(folder: Path, name: str, seen: os.stat_result) -> int:
     try:
         fd = os.open(folder / name, flags)
     except OSError as exc:
-        raise _refused(exc.strerror or str(exc)) from None
+        raise _refused(why_not(exc)) from None
     now = os.fstat(fd)
     if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino, now.st_size) != \
             (seen.st_dev, seen.st_ino, seen.st_size):
@@ -262,7 +263,7 @@ def import_folder(folder: Path, name: str = "", cancel: threading.Event | None =
             raise SpeechModelError(translate("core.speech_models", "The disk is full: the speech model was not "
                                              "imported, and nothing of it was kept.")) from None
         raise SpeechModelError(translate("core.speech_models", "The speech model could not be imported ({reason}); "
-                                         "nothing of it was kept.").format(reason=exc.strerror or exc)) from None
+                                         "nothing of it was kept.").format(reason=why_not(exc, root, writing=True))) from None
     except BaseException:
         shutil.rmtree(aside, ignore_errors=True)
         raise

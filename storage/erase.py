@@ -15,6 +15,7 @@ import os
 import sqlite3
 from pathlib import Path
 
+from storage.errors import why_not
 from storage.files import LEFTOVER_SUFFIXES, WRITING_LOCK, being_written, remove_with_sidecars
 from storage.instance_lock import SOCKET_FILE
 
@@ -97,5 +98,6 @@ def erase_everything(folder: Path, keep: set[str]) -> list[str]:
             else:
                 path.unlink()
         except OSError as exc:
-            problems.append(f"{path}: {exc.strerror}")
+            if not isinstance(exc, FileNotFoundError):  # gone already: nothing left to delete
+                problems.append(f"{path}: {why_not(exc, deleting=True)}")
     return problems

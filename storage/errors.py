@@ -187,17 +187,25 @@ def not_damage(exc: BaseException, where: Path | None = None) -> bool:
 
 
 _GONE = (errno.ENOENT, errno.ENOTDIR)  # said of a file the user chose: it is no longer there
+GONE, OTHER = "gone", "other"  # why_kind's besides trouble's kinds
 
 
-def why_not(exc: BaseException, where: Path | None = None, writing: bool = False) -> str:
-    """Why a file or folder the user chose could not be read (or, ``writing``, written),
-    in their words, as a clause without a full stop for "… could not be written: {reason}."
-    Not of Hearth's data folder (``trouble(...).message`` says that one). A full disk, a
-    folder that cannot be written to or read, a file no longer there, a failing disk, a
-    file another program holds; anything else in a general sentence. The system's or
-    SQLite's own words (English, with a path) are logged, not said. ``where``: the folder
-    written to, which tells a full disk or a read-only one behind SQLite's "disk I/O
-    error" (``trouble``)."""
+def why_not(exc: BaseException, where: Path | None = None, writing: bool = False, deleting: bool = False) -> str:
+    """Why a file or folder the user chose could not be read (or, ``writing``, written;
+    ``deleting``, deleted), in their words, as a clause without a full stop for "… could
+    not be written: {reason}." Not of Hearth's data folder (``trouble(...).message`` says
+    that one). A full disk, a folder that cannot be written to or read, a file no longer
+    there, a failing disk, a file another program holds; anything else in a general
+    sentence. The system's or SQLite's own words (English, with a path) are logged, not
+    said. ``where``: the folder written to, which tells a full disk or a read-only one
+    behind SQLite's "disk I/O error" (``trouble``)."""
+    return said_why(why_kind(exc, where, writing), writing, deleting)
+
+
+def why_kind(exc: BaseException, where: Path | None = None, writing: bool = False) -> str:
+    """What ``why_not`` says, as data (FULL, READ_ONLY, GONE, IO, BUSY or OTHER): what a
+    process without translations (the parser's) sends for its parent to say
+    (``said_why``). The exception's own words go to the log here."""
     if where is not None:
         found = trouble(exc, where)
     else:  # not the data folder's space or permissions: only what the error itself says
@@ -205,23 +213,37 @@ def why_not(exc: BaseException, where: Path | None = None, writing: bool = False
         found = Trouble(kind) if kind else None
     gone = any(isinstance(c, OSError) and c.errno in _GONE for c in causes(exc))
     log.info("%s: %s", "writing" if writing else "reading", exc)
-    if found is not None and found.kind == FULL:
+    if found is not None and found.kind in (FULL, READ_ONLY):
+        return found.kind
+    if gone:
+        return GONE
+    if found is not None and found.kind in (IO, BUSY):
+        return found.kind
+    if not isinstance(exc, OSError) and (found is None or found.kind != CORRUPT):
+        log.warning("an unexpected failure on a file the user chose", exc_info=exc)
+    return OTHER
+
+
+def said_why(kind: object, writing: bool = False, deleting: bool = False) -> str:
+    """``why_kind``'s answer said in the interface language (``why_not``); a kind it does not
+    know (one stored by an older version, or none) in the general sentence."""
+    if kind == FULL:
         return translate("storage.errors", "the disk is full; free some space or choose another drive, "
                          "then try again")
-    if found is not None and found.kind == READ_ONLY:
+    if kind == READ_ONLY:
+        if deleting:
+            return translate("storage.errors", "Hearth is not allowed to delete it (it is read-only or not yours)")
         return translate("storage.errors", "that folder cannot be written to (it is read-only or not "
                          "yours); choose another") if writing else translate(
             "storage.errors", "Hearth is not allowed to read it; check its permissions")
-    if gone:
+    if kind == GONE:
         return translate("storage.errors", "it is no longer there (it was moved, renamed or deleted)") \
             if not writing else translate("storage.errors", "that folder is no longer there (it was moved, "
                                           "renamed or removed)")
-    if found is not None and found.kind == IO:
+    if kind == IO:
         return translate("storage.errors", "the disk reported a read or write error (it may be failing "
                          "or was removed)")
-    if found is not None and found.kind == BUSY:
+    if kind == BUSY:
         return translate("storage.errors", "another program is holding it; close that program, then "
                          "try again")
-    if not isinstance(exc, OSError) and (found is None or found.kind != CORRUPT):
-        log.warning("an unexpected failure on a file the user chose", exc_info=exc)
     return translate("storage.errors", "the system refused it (the details are in the log)")

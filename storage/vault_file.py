@@ -20,7 +20,7 @@ from sqlalchemy.exc import DatabaseError
 from i18n import translate
 from storage import db, schema
 from storage.crypto import DamagedVault, Envelope, NewerVault, newer_vault_message
-from storage.errors import not_damage
+from storage.errors import not_damage, why_not
 from storage.files import copy_or_clean_up, writing
 from storage.paths import private_dir, private_file
 
@@ -123,7 +123,7 @@ def open_engine(path: Path) -> Engine:
     except OSError as exc:
         raise DamagedVault(translate(
             "storage.vault", "The vault file {path} cannot be read ({error})."
-        ).format(path=path, error=exc.strerror)) from exc
+        ).format(path=path, error=why_not(exc))) from exc
     engine = db.make_engine(path)
     try:
         problem = db.integrity_problem(engine)

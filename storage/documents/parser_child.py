@@ -42,9 +42,9 @@ def reason(kind: str, values: dict[str, Value]) -> str:
                              limit=values["limit"])
     if kind == NESTED:
         return translate("storage.documents.isolation", "the file's structure is nested too deeply")
-    if kind == CRASHED:
-        return translate("storage.documents.isolation", "the parser failed ({error})").format(
-            error=values["error"])
+    if kind == CRASHED:  # the exception's type and words are the log's (the parent logs "error")
+        return translate("storage.documents.isolation", "Hearth's reader could not read this file (the details "
+                         "are in the log)")
     if kind == TOO_MUCH_TEXT:
         return translate("storage.documents.isolation", "the file holds more text than Hearth "
                          "can take in one piece")

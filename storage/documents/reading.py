@@ -23,6 +23,7 @@ from typing import BinaryIO
 
 from guard.text import one_line
 from i18n import translate
+from storage.errors import said_why, why_kind
 
 MAX_BYTES = {"pdf": 200 << 20, "docx": 100 << 20, "epub": 100 << 20, "pptx": 100 << 20,
              "xlsx": 100 << 20}
@@ -138,9 +139,9 @@ def _reason(kind: str, values: Mapping[str, Value]) -> str:
     v = values
     if kind == LINK:
         return translate("storage.documents.parsers", "is a link now (links are not followed)")
-    if kind == UNREADABLE:
+    if kind == UNREADABLE:  # the system's words ("Permission denied") are the log's: what they mean is said
         return translate("storage.documents.parsers", "cannot be read ({error})").format(
-            error=v["error"])
+            error=said_why(v.get("why")))
     if kind == NOT_REGULAR:
         return translate("storage.documents.parsers", "is not a regular file")
     if kind == CHANGED:
@@ -289,7 +290,7 @@ def open_regular(path: Path, identity: Identity | None = None) -> BinaryIO:
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.EMLINK):  # what O_NOFOLLOW answers for a link
             raise refused(LINK) from None
-        raise refused(UNREADABLE, error=str(exc.strerror or exc)) from None
+        raise refused(UNREADABLE, error=str(exc.strerror or exc), why=why_kind(exc)) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
