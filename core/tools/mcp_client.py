@@ -18,14 +18,18 @@ import json
 import logging
 import os
 import signal
+import ssl
 import sys
 import time
 from typing import Any
 
 import anyio
 import anyio.to_thread
+import httpcore2
+import httpx2
 import mcp_types as types
 from mcp.client.session import ClientSession
+from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
 from core.tools.results import (
@@ -43,8 +47,52 @@ from guard import confine, egress, sandbox
 from guard.relay import Relay
 from guard.text import one_line
 from i18n import translate
+from storage.errors import why_not
 
 log = logging.getLogger(__name__)
+_TIMEOUTS = (TimeoutError, httpx2.TimeoutException, httpcore2.TimeoutException)
+_CLOSED = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, ConnectionError,
+           httpx2.RemoteProtocolError, httpx2.ReadError, httpx2.WriteError, httpx2.CloseError,
+           httpcore2.RemoteProtocolError, httpcore2.ReadError, httpcore2.WriteError)
+_NOT_MCP = (ValueError, httpx2.DecodingError, httpx2.ProtocolError, httpcore2.ProtocolError)
+
+
+def _server_said(exc: Exception) -> str:
+    """A call's failure: the server's own error message (its words, for the model to act on),
+    else why it failed (``failure``)."""
+    if isinstance(exc, MCPError) and exc.code != types.CONNECTION_CLOSED:
+        return one_line(exc.message)[:300]
+    return failure(exc)
+
+
+def failure(exc: BaseException | None) -> str:
+    """Why talking to a tool server failed, in a few of the user's words: a ToolError's text is
+    what the user reads in the tool panel and what the model reads, so it says what can be
+    done about it. The exception's type and words (a library's, English) go to the log."""
+    while exc is not None and getattr(exc, "exceptions", None):  # a task group's: its first
+        exc = exc.exceptions[0]  # type: ignore[attr-defined]
+    if exc is not None:
+        log.info("a tool server failed: %s: %s", type(exc).__name__, one_line(str(exc))[:300])
+    seen: list[BaseException] = []
+    while exc is not None and exc not in seen and len(seen) < 8:
+        seen.append(exc)
+        if isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED:  # the SDK's, not the server's
+            return translate("core.tools", "the server closed the connection")
+        if isinstance(exc, _TIMEOUTS):
+            return translate("core.tools", "the server did not answer in time")
+        if isinstance(exc, ConnectionRefusedError):
+            return translate("core.tools", "nothing answers at that address (is the server running?)")
+        if isinstance(exc, _CLOSED):
+            return translate("core.tools", "the server closed the connection")
+        if isinstance(exc, httpx2.HTTPStatusError):
+            return translate("core.tools", "the server answered with an error (HTTP {status})").format(
+                status=exc.response.status_code)
+        if isinstance(exc, ssl.SSLError):
+            return translate("core.tools", "the secure connection to the server failed (the details are in the log)")
+        if isinstance(exc, _NOT_MCP):
+            return translate("core.tools", "the server's answer is not valid MCP")
+        exc = exc.__cause__ or exc.__context__
+    return translate("core.tools", "the connection to the server failed (the details are in the log)")
 
 def result_text(result: types.CallToolResult) -> str:
     parts: list[str] = []
@@ -123,7 +171,7 @@ class BaseConnection:
                 if not self.problem:
                     self.problem = self._ended_message(exc) if self._session is None else translate(
                         "core.tools", "{name} could not run {tool}: {problem}").format(
-                        name=self.record.name, tool=tool, problem=one_line(str(exc))[:300])
+                        name=self.record.name, tool=tool, problem=_server_said(exc))
                 raise ToolError(self.problem) from None
         if result is None:
             self.problem = translate("core.tools", "{name} did not answer within {seconds:.0f} s; it "
@@ -197,7 +245,7 @@ class Connection(BaseConnection):
                                                      pass_fds=(relay.child_fd,) if relay else ())
         except OSError as exc:
             self.problem = translate("core.tools", "{name} cannot start: {problem}").format(
-                name=self.record.name, problem=exc.strerror)
+                name=self.record.name, problem=why_not(exc))
             if relay is not None:
                 relay.close()
             self._ready.set()
@@ -250,7 +298,7 @@ class Connection(BaseConnection):
             return translate("core.tools", "{name} stopped (exit code {code}).{detail}").format(
                 name=self.record.name, code=code, detail=detail)
         return translate("core.tools", "{name} stopped answering ({problem}).{detail}").format(
-            name=self.record.name, problem=one_line(type(exc).__name__ if exc else "?"), detail=detail)
+            name=self.record.name, problem=failure(exc), detail=detail)
 
     def said(self) -> str:
         """The last line the server wrote on its standard error, as a label."""

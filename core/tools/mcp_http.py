@@ -35,7 +35,7 @@ from httpcore2 import AsyncNetworkBackend, AsyncNetworkStream
 from httpcore2._backends.anyio import AnyIOBackend
 from mcp.client.streamable_http import streamable_http_client
 
-from core.tools.mcp_client import BaseConnection, UncheckedSession
+from core.tools.mcp_client import BaseConnection, UncheckedSession, failure
 from core.tools.results import (
     CALL_SECONDS,
     MESSAGE_LIMIT,
@@ -157,7 +157,7 @@ def _reason(exc: BaseException | None) -> str:
         if isinstance(exc, egress.EgressBlocked):
             return translate("core.tools", "Hearth's network guard refused it: {why}").format(why=one_line(str(exc)))
         exc = exc.__cause__ or exc.__context__ or next(iter(getattr(exc, "exceptions", None) or ()), None)
-    return one_line(str(seen[0]) or type(seen[0]).__name__)[:100] if seen else "?"
+    return failure(seen[0] if seen else None)
 
 
 def admitted(guard_name: str, endpoint: Endpoint) -> list[str]:
@@ -289,10 +289,11 @@ class HttpConnection(BaseConnection):
         try:
             await anyio.to_thread.run_sync(egress.allow_destination, self.guard_name, self.endpoint.host,
                                            self.endpoint.port)
-        except OSError as exc:
-            raise ToolError(translate("core.tools", "{name}: the host name {host} cannot be found "
-                                      "({error}).").format(name=self.record.name, host=self.endpoint.host,
-                                                            error=one_line(exc.strerror or str(exc))[:100])) from None
+        except OSError as exc:  # the resolver's words ("Name or service not known") are the log's
+            log.info("looking up a tool server's host name failed: %s", exc)
+            raise ToolError(translate("core.tools", "{name}: the host name {host} cannot be found on this "
+                                      "network; check the address.").format(name=self.record.name,
+                                                                             host=self.endpoint.host)) from None
         try:
             context = tls_context(self.record.trust)
         except EngineError as exc:
@@ -344,10 +345,8 @@ class HttpConnection(BaseConnection):
             self._ended.set()
 
     def _ended_message(self, exc: BaseException | None = None) -> str:
-        while exc is not None and getattr(exc, "exceptions", None):  # a task group's: its first
-            exc = exc.exceptions[0]  # type: ignore[attr-defined]
         return translate("core.tools", "{name} stopped answering ({problem}).").format(
-            name=self.record.name, problem=one_line(str(exc) or type(exc).__name__)[:200] if exc else "?")
+            name=self.record.name, problem=failure(exc))
 
     # Using it ---------------------------------------------------------------------------
     async def call(self, tool: str, arguments: dict[str, Any], seconds: float = CALL_SECONDS) -> ToolResult:

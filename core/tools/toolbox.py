@@ -165,10 +165,16 @@ def around_text(number: int, passage: Passage, around: Around, numbered: Numbere
                       *notes_after])
 
 
+def no_documents() -> str:
+    """A document tool's answer where the chat has none: shown in the tool panel, so in the
+    interface language (the model reads it as well)."""
+    return translate("core.tools", "This chat has no documents switched on.")
+
+
 def listing_text(collections: Sequence[tuple[str, Sequence[str]]]) -> str:
     """The chat's collections and their files' names, as the list tool's result."""
     if not collections:
-        return "This chat has no documents switched on."
+        return no_documents()
     parts = []
     for name, files in collections:
         shown = "\n".join(f"- {file}" for file in list(files)[:LISTED_FILES])
@@ -182,8 +188,8 @@ def _search(search: Callable[[str], Future | None], arguments: dict, numbered: N
     query = arguments.get("query")
     found = search(query) if isinstance(query, str) and query.strip() else None
     if found is None:
-        outcome.set_result(("query: give words to search for" if not isinstance(query, str) or not query.strip()
-                            else "This chat has no documents switched on.", True))
+        outcome.set_result((translate("core.tools", "Give the words to search for in “query”.")
+                            if not isinstance(query, str) or not query.strip() else no_documents(), True))
         return outcome
 
     def done(future: Future) -> None:
@@ -244,7 +250,7 @@ def _read_around(around: Callable[[Passage, int, int], Future | None], arguments
     before, after = (int(c) for c in counts)
     asked = around(passage, min(before, AROUND_SIDE), min(after, AROUND_SIDE))
     if asked is None:
-        return _refusal("This chat has no documents switched on.")
+        return _refusal(no_documents())
     outcome: Future = Future()
 
     def done(future: Future) -> None:

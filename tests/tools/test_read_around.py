@@ -333,3 +333,17 @@ def test_a_turn_searches_reads_around_and_keeps_both_steps(library: Library, sto
     assert "[manual.pdf, page 3] (passage 1)" in steps[0]["result"]
     assert "[manual.pdf, page 3] (passage 1, the one asked for)" in steps[1]["result"]
     assert "(passage 2, before)" in steps[1]["result"] and "manual.pdf, page 2" in steps[1]["result"]
+
+
+def test_the_document_tools_refusals_are_in_the_interface_language() -> None:
+    """Shown in the tool panel (and read by the model): "query: give words to search for" and
+    "This chat has no documents switched on." were English in the Chinese window."""
+    import i18n
+
+    i18n.install(lambda context, source, _d=None, _n=-1: f"«{source}»")  # marks what was translated
+    try:
+        toolbox = make_toolbox(None, search=lambda q: None, around=lambda *_a: None, listing=lambda: [])
+        assert call(toolbox, "search_documents", query="  ") == ("«Give the words to search for in “query”.»", True)
+        assert call(toolbox, "search_documents", query="fuse") == ("«This chat has no documents switched on.»", True)
+    finally:
+        i18n.install(None)
