@@ -33,8 +33,10 @@ def run(args: Any) -> int:
                 try:
                     delete_source(Path(args.file))
                 except OSError as exc:
+                    from core.vault import why_not
+
                     print(translate("cli.chats", "The source was not deleted: {reason}.").format(
-                        reason=exc.strerror or exc), file=sys.stderr)
+                        reason=why_not(exc, deleting=True)), file=sys.stderr)
                     return 1
                 print(translate("cli.chats", "The source file was deleted. On an SSD its content may remain "
                                 "on the disk until it is written over."))
@@ -53,7 +55,7 @@ def run(args: Any) -> int:
 def _export(store: Any, wanted: str, target: Path) -> int:
     """One chat (by its number in ``chats list``, or its title) to ``target``, unencrypted,
     in the format its suffix names: .md, .html, .docx or .json."""
-    from core.vault import export
+    from core.vault import export, why_not
 
     chats = store.list_chats()
     chat = next((c for c in chats if wanted.isdigit() and c.id == int(wanted)), None) or next(
@@ -68,7 +70,7 @@ def _export(store: Any, wanted: str, target: Path) -> int:
     except OSError as exc:  # the target's fault, not Hearth's data folder's (``trouble`` says that)
         print(terminal_safe(translate("cli.chats", "error: the chat could not be written to {file}: {reason}. "
                                       "Nothing was written there.").format(file=target,
-                                                                          reason=exc.strerror or exc)),
+                                                                          reason=why_not(exc, target.parent, writing=True))),
               file=sys.stderr)
         return 1
     print(terminal_safe(translate("cli.chats", "exported “{title}” to {file}, UNENCRYPTED: anyone who can read "

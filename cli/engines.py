@@ -125,7 +125,7 @@ def written(args: Any, results: list[Any]) -> None:
     from pathlib import Path
 
     from core import compare as comparing
-    from core.vault import export
+    from core.vault import export, why_not
 
     figures = [{"setup": r.label, "chats_at_once": r.at_once, "tokens_per_s": round(r.total_tps, 3),
                 "tokens_per_s_per_chat": round(r.chat_tps, 3), "ttft_p50_s": round(r.ttft_p50, 4),
@@ -137,7 +137,7 @@ def written(args: Any, results: list[Any]) -> None:
                 export.write(Path(target), data.encode("utf-8"))
             except OSError as exc:
                 raise EngineCommandError(translate("cli.engines", "{file} could not be written: {reason}.").format(
-                    file=target, reason=exc.strerror or exc)) from None
+                    file=target, reason=why_not(exc, Path(target).parent, writing=True))) from None
 
 
 def run(args: Any) -> int:

@@ -89,7 +89,7 @@ def run(args: Any) -> int:
 
 def _export_text(store: Any, project: Any, target: Path) -> int:
     from core.projects import project_of
-    from core.vault import export
+    from core.vault import export, why_not
 
     chats = [(c, store.messages(c.id)) for c in store.list_chats() if project_of(c) == project.id]
     try:
@@ -97,7 +97,7 @@ def _export_text(store: Any, project: Any, target: Path) -> int:
     except OSError as exc:
         raise ProjectError(translate("cli.projects", "The chats could not be written to {file}: {reason}. "
                                      "Nothing was written there.").format(file=target,
-                                                                         reason=exc.strerror or exc)) from None
+                                                                         reason=why_not(exc, target.parent, writing=True))) from None
     count = len(chats)  # a plain name, for pyside6-lupdate
     print(terminal_safe(translate("cli.projects", "wrote %n chat(s) of {name} to {file}, UNENCRYPTED", None,
                                   count).format(name=project.name, file=target)))

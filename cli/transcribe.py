@@ -13,6 +13,7 @@ from typing import Any
 from cli.common import terminal_safe
 from core.protocol import InferenceError
 from core.speech import ParseError, as_srt, clock, transcribe
+from core.vault import why_not
 from i18n import translate
 
 
@@ -28,7 +29,7 @@ def run(args: Any) -> int:
             return _refused(path, translate("cli.transcribe", "it is not a file."))
         transcript = transcribe(real, language, identity=(info.st_dev, info.st_ino))
     except OSError as exc:
-        return _refused(path, exc.strerror or str(exc))
+        return _refused(path, why_not(exc))
     except (ParseError, InferenceError) as exc:
         return _refused(path, str(exc))
     if args.srt:

@@ -3,6 +3,7 @@ the model already loaded, while Hearth is unlocked. Settings ▸ Local API…"""
 
 from __future__ import annotations
 
+import errno
 import logging
 import re
 import secrets
@@ -31,6 +32,7 @@ from core.api import ApiServer, Backend
 from core.history import title_from
 from core.protocol import ChatMessage, embedding_model
 from core.settings import Settings
+from core.vault import why_not
 from i18n import translate
 
 log = logging.getLogger(__name__)
@@ -44,6 +46,13 @@ def api_id(name: str, taken: str = "") -> str:
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")[:64] or "model"
     return slug if slug != taken else slug + "-2"
 
+
+def _port_problem(exc: OSError) -> str:
+    """Why the port could not be taken, in the user's words (the system's go to the log)."""
+    if exc.errno == errno.EADDRINUSE:
+        log.info("the local API's port is taken: %s", exc)
+        return translate("api.controller", "another program is using that port; choose another in Settings")
+    return why_not(exc)
 
 class ApiController(QObject):
     state_changed = Signal(str)  # a line for the user
@@ -131,7 +140,7 @@ class ApiController(QObject):
             else:
                 reason = translate("api.controller", "The local API could not start on port "
                                    "{port}: {problem}.").format(port=self.settings.api_port,
-                                                                problem=exc.strerror)
+                                                                problem=_port_problem(exc))
             self.problem = reason
             self.state_changed.emit(reason)
             return reason

@@ -39,6 +39,7 @@ from app.shell import a11y, dialogs
 from app.shell.a11y import named
 from app.shell.text import plain, tooltip
 from core.attachments import MAX_ATTACHMENTS, Attachment
+from core.vault import why_not
 from i18n import translate
 
 CHIP_NAME_PIXELS = 180  # a chip's name is cut to this width ("…"); its tooltip has it whole
@@ -229,7 +230,7 @@ class AttachmentBar(QWidget):
             entry = attachment_reading.write_pasted(image, name)
         except OSError as exc:  # (a full disk, say)
             self.notice.emit(translate("chat.attachments", "The pasted image could not be attached: "
-                                                           "{reason}").format(reason=exc.strerror or exc))
+                                                           "{reason}").format(reason=why_not(exc, writing=True)))
             return
         except ValueError:  # no image after all
             self.notice.emit(translate("chat.attachments", "The pasted image could not be attached."))

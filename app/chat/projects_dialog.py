@@ -38,7 +38,7 @@ from app.shell.text import plain
 from core import project_files
 from core.passphrase import acceptable
 from core.projects import Project, ProjectError, Projects, project_of, templates
-from core.vault import export
+from core.vault import export, why_not
 from i18n import join_sentences, translate
 
 
@@ -271,7 +271,7 @@ class ProjectsDialog(QDialog):
                               None, count).format(name=project.name, file=target.name)),
                           lambda exc: self.message.setText(translate(
                               "chat.projects_dialog", "The project was not written: {reason}.").format(
-                                  reason=getattr(exc, "strerror", None) or exc)), name="project-export")
+                                  reason=why_not(exc, target.parent, writing=True))), name="project-export")
 
     @Slot()
     def _import(self) -> None:
@@ -321,7 +321,7 @@ class ProjectsDialog(QDialog):
             export.write(target, export.exported_many(project.name, chats, target.suffix))
         except OSError as exc:
             self.message.setText(translate("chat.projects_dialog", "The project was not written: {reason}.").format(
-                reason=exc.strerror or exc))
+                reason=why_not(exc, target.parent, writing=True)))
             return
         count = len(chats)  # a plain name, for pyside6-lupdate
         self.message.setText(translate("chat.projects_dialog", "%n chat(s) written to {file}, unencrypted.", None,

@@ -45,7 +45,7 @@ from app.shell.text import plain
 from core import compare
 from core.client import Cancelled, Routed
 from core.jobs import Job
-from core.vault import export
+from core.vault import export, why_not
 from i18n import join_sentences, translate
 
 ANSWER_TOKENS = 64
@@ -351,6 +351,6 @@ class CompareDialog(QDialog):
             export.write(target, data())
         except OSError as exc:
             dialogs.warn(self, title, translate("engines.compare", "{file} could not be written: {reason}.").format(
-                file=target.name, reason=exc.strerror or exc))
+                file=target.name, reason=why_not(exc, target.parent, writing=True)))
             return
         self.status.setText(translate("engines.compare", "Written to {file}.").format(file=target))
