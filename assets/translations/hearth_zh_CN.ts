@@ -4,6 +4,10 @@
 <context>
     <name>api.controller</name>
     <message>
+        <source>another program is using that port; choose another in Settings</source>
+        <translation>另一个程序正在使用该端口；请在设置中另选一个</translation>
+    </message>
+    <message>
         <source>The local API starts when Hearth starts again: Hearth started with it off, with no network at all, not even on this computer, and that cannot be undone while it runs.</source>
         <translation>本地 API 会在 Hearth 重新启动时启动：Hearth 启动时它是关闭的，因此完全没有网络，连本机网络也没有，而且运行期间无法撤销。</translation>
     </message>
@@ -3369,8 +3373,8 @@ Nothing is sent until you send it there.</source>
         <translation>没有名为 {name} 的引擎。</translation>
     </message>
     <message>
-        <source>The engine&apos;s host name {host} cannot be found ({error}).</source>
-        <translation>找不到引擎的主机名 {host}（{error}）。</translation>
+        <source>The engine&apos;s host name {host} cannot be found on this network; check the address.</source>
+        <translation>在此网络中找不到引擎的主机名 {host}；请检查地址。</translation>
     </message>
     <message>
         <source>The API key may hold only visible ASCII characters (no spaces or line breaks).</source>
@@ -3941,6 +3945,34 @@ Nothing is sent until you send it there.</source>
         <translation>{name} 无法运行 {tool}：{problem}</translation>
     </message>
     <message>
+        <source>the server closed the connection</source>
+        <translation>服务器关闭了连接</translation>
+    </message>
+    <message>
+        <source>the server did not answer in time</source>
+        <translation>服务器未及时应答</translation>
+    </message>
+    <message>
+        <source>nothing answers at that address (is the server running?)</source>
+        <translation>该地址无人应答（服务器是否在运行？）</translation>
+    </message>
+    <message>
+        <source>the server answered with an error (HTTP {status})</source>
+        <translation>服务器返回了错误（HTTP {status}）</translation>
+    </message>
+    <message>
+        <source>the secure connection to the server failed (the details are in the log)</source>
+        <translation>与服务器的安全连接失败（详情已写入日志）</translation>
+    </message>
+    <message>
+        <source>the server&apos;s answer is not valid MCP</source>
+        <translation>服务器的应答不是有效的 MCP</translation>
+    </message>
+    <message>
+        <source>the connection to the server failed (the details are in the log)</source>
+        <translation>与服务器的连接失败（详情已写入日志）</translation>
+    </message>
+    <message>
         <source>{name} did not answer within {seconds:.0f} s; it was stopped.</source>
         <translation>{name} 未在 {seconds:.0f} 秒内应答，已被停止。</translation>
     </message>
@@ -4033,6 +4065,14 @@ Nothing is sent until you send it there.</source>
         <translation>[结果中有 {count} 个字符被省略]</translation>
     </message>
     <message>
+        <source>This chat has no documents switched on.</source>
+        <translation>此对话没有开启任何文档。</translation>
+    </message>
+    <message>
+        <source>Give the words to search for in “query”.</source>
+        <translation>请在“query”中给出要搜索的词语。</translation>
+    </message>
+    <message>
         <source>the search failed; the details are in the log</source>
         <translation>搜索失败；详情已写入日志</translation>
     </message>
@@ -4077,8 +4117,8 @@ Nothing is sent until you send it there.</source>
         <translation>Hearth 启动时完全没有网络，这是它在没有任何功能需要网络时的做法：Hearth 重新启动后即可连接 {name}。</translation>
     </message>
     <message>
-        <source>{name}: the host name {host} cannot be found ({error}).</source>
-        <translation>{name}：找不到主机名 {host}（{error}）。</translation>
+        <source>{name}: the host name {host} cannot be found on this network; check the address.</source>
+        <translation>{name}：在此网络中找不到主机名 {host}；请检查地址。</translation>
     </message>
     <message>
         <source>{name} did not answer within {seconds:.0f} s.</source>
@@ -7076,8 +7116,8 @@ Details were written to {path}.</source>
         <translation>文件结构嵌套过深</translation>
     </message>
     <message>
-        <source>the parser failed ({error})</source>
-        <translation>解析器失败（{error}）</translation>
+        <source>Hearth&apos;s reader could not read this file (the details are in the log)</source>
+        <translation>Hearth 的读取器无法读取此文件（详情已写入日志）</translation>
     </message>
     <message>
         <source>the file holds more text than Hearth can take in one piece</source>
@@ -7297,6 +7337,10 @@ Details were written to {path}.</source>
     <message>
         <source>the disk is full; free some space or choose another drive, then try again</source>
         <translation>磁盘已满；请释放一些空间或选择其他磁盘，然后重试</translation>
+    </message>
+    <message>
+        <source>Hearth is not allowed to delete it (it is read-only or not yours)</source>
+        <translation>不允许 Hearth 删除它（它是只读的或不属于你）</translation>
     </message>
     <message>
         <source>that folder cannot be written to (it is read-only or not yours); choose another</source>
