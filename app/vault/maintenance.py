@@ -309,8 +309,8 @@ class VaultMaintenance(QObject):
             said = found.message("")
         else:
             log.error("restoring a backup failed", exc_info=exc)
-            said = translate("vault.flows", "The backup {name} could not be restored ({kind}).").format(
-                name=name, kind=type(exc).__name__)
+            said = translate("vault.flows", "The backup {name} could not be restored (the details are in "
+                             "the log).").format(name=name)
         self.window.lock_screen.show_error(f"{said}\n\n{kept}", offer_restore=True)
 
     @Slot()

@@ -7762,8 +7762,8 @@ Details were written to {path}.</source>
         <translation>备份 {name} 不完整或已损坏。</translation>
     </message>
     <message>
-        <source>The backup {name} could not be restored ({kind}).</source>
-        <translation>无法恢复备份 {name}（{kind}）。</translation>
+        <source>The backup {name} could not be restored (the details are in the log).</source>
+        <translation>无法恢复备份 {name}（详情已写入日志）。</translation>
     </message>
     <message>
         <source>Some files could not be deleted:

@@ -95,3 +95,27 @@ def test_restoring_a_cut_short_backup_or_a_text_file_says_which_in_the_users_wor
     if lang == "en":
         assert said["cut.db"].startswith("The backup cut.db is cut short or damaged.")
         assert said["notes.db"].startswith("notes.db is not a Hearth backup.")
+
+
+def test_a_restore_that_fails_unexpectedly_names_no_exception(qtbot, make_window, monkeypatch, tmp_path,
+                                                               lang) -> None:
+    """The last resort of a failed restore said the exception's class name ("(KeyError)")."""
+    window = make_window()
+    backup = tmp_path / "backup.db"
+    backup.write_bytes(b"")
+    monkeypatch.setattr("app.shell.dialogs.confirm", lambda *a: True)
+    monkeypatch.setattr("app.shell.dialogs.passphrase", lambda *a: PASSPHRASE)
+    monkeypatch.setattr("app.shell.dialogs.open_path", lambda *a: backup)
+
+    def broken(*_args, **_kwargs):
+        raise KeyError("key_check")
+
+    monkeypatch.setattr("core.session.Session.restore", staticmethod(broken))
+    screen = window.lock_screen
+    window.vault.maintenance.restore()
+    qtbot.waitUntil(lambda: bool(screen.error.text()), timeout=WAIT_MS)
+    message = screen.error.text()
+    _in_users_words(message, lang)
+    assert "KeyError" not in message and "key_check" not in message, message
+    if lang == "en":
+        assert message.startswith("The backup backup.db could not be restored (the details are in the log).")
