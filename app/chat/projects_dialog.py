@@ -17,7 +17,6 @@ from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -31,9 +30,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.shell import dialogs
-from app.shell.a11y import name_buttons, named, tab_moves_on
+from app.shell.a11y import named, tab_moves_on
 from app.shell.background import run_in_background
-from app.shell.sizing import keep_whole
+from app.shell.sizing import keep_whole, panes_over_close
 from app.shell.text import plain
 from core import project_files
 from core.passphrase import acceptable
@@ -98,14 +97,7 @@ class ProjectsDialog(QDialog):
         right.addLayout(form)
         right.addLayout(buttons)
         right.addWidget(self.message)
-        panes = QHBoxLayout()
-        panes.addLayout(left, 1)
-        panes.addLayout(right, 2)
-        close = name_buttons(QDialogButtonBox(QDialogButtonBox.StandardButton.Close))
-        close.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addLayout(panes, 1)
-        layout.addWidget(close)
+        panes_over_close(self, left, right, (1, 2))
         self._taken: dict[str, Any] | None = None
         self.project_list.currentItemChanged.connect(self._show)
         self.new_button.clicked.connect(self._new)

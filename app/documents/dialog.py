@@ -12,7 +12,6 @@ from PySide6.QtCore import QDateTime, QLocale, QPoint, Qt, Slot
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
-    QDialogButtonBox,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -28,8 +27,8 @@ from app.documents.controller import DocumentsController
 from app.documents.files_table import FilesTable
 from app.documents.progress_text import finished_text, progress_text
 from app.shell import dialogs
-from app.shell.a11y import name_buttons, named
-from app.shell.sizing import keep_whole
+from app.shell.a11y import named
+from app.shell.sizing import keep_whole, panes_over_close
 from app.shell.text import plain, tooltip
 from core.document_progress import Progress, Report, TimeLeft
 from core.documents import INDEXED, Collection
@@ -104,14 +103,7 @@ class CollectionsDialog(QDialog):
         right.addWidget(QLabel(translate("documents.dialog", "Drop files or folders here to add "
                                          "them to the selected collection. Everything stays on "
                                          "this computer, encrypted in your vault.")))
-        panes = QHBoxLayout()
-        panes.addLayout(left, 1)
-        panes.addLayout(right, 3)
-        close = name_buttons(QDialogButtonBox(QDialogButtonBox.StandardButton.Close))
-        close.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addLayout(panes, 1)
-        layout.addWidget(close)
+        panes_over_close(self, left, right, (1, 3))
 
         self.collection_list.currentItemChanged.connect(self._show_documents)
         self.new_button.clicked.connect(self._new)

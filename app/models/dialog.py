@@ -8,7 +8,6 @@ from PySide6.QtCore import QLocale, Qt, Slot
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QDialog,
-    QDialogButtonBox,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -23,8 +22,8 @@ from app.models.quantize_dialog import QuantizeDialog
 from app.models.settings_form import ModelSettingsForm
 from app.models.speech_dialog import SpeechModelsDialog
 from app.shell import dialogs
-from app.shell.a11y import announce, name_buttons, named
-from app.shell.sizing import keep_whole
+from app.shell.a11y import announce, named
+from app.shell.sizing import keep_whole, panes_over_close
 from app.shell.text import escape, plain
 from core import quantize
 from core.protocol import MIB, ModelInfo, ModelSettings
@@ -188,14 +187,7 @@ class ModelsDialog(QDialog):
         right.addLayout(actions)
         right.addWidget(self.message)
         right.addStretch(1)
-        panes = QHBoxLayout()
-        panes.addLayout(left, 2)
-        panes.addLayout(right, 3)
-        close = name_buttons(QDialogButtonBox(QDialogButtonBox.StandardButton.Close))
-        close.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addLayout(panes, 1)
-        layout.addWidget(close)
+        panes_over_close(self, left, right, (2, 3))
 
         self.model_list.currentItemChanged.connect(self._show_selected)
         self.import_button.clicked.connect(self._import)

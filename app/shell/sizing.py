@@ -10,7 +10,17 @@ minimum width, recounted whenever the layout changes (a status line that grew)."
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, QSize
-from PySide6.QtWidgets import QLineEdit, QWidget
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLayout,
+    QLineEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.shell.a11y import name_buttons
 
 PLACEHOLDER_CHARS = 72  # the widest a field is made for its hint, in average characters
 
@@ -60,3 +70,16 @@ def room_for_placeholders(form: QWidget, most_chars: int = PLACEHOLDER_CHARS) ->
         metrics = field.fontMetrics()
         room = metrics.horizontalAdvance(hint) + 4 * metrics.averageCharWidth()  # frame and margins
         field.setMinimumWidth(min(room, most_chars * metrics.averageCharWidth()))
+
+
+def panes_over_close(dialog: QDialog, left: QLayout, right: QLayout, stretch: tuple[int, int]) -> None:
+    """A list-and-details dialog's layout: ``left`` and ``right`` side by side (widths in
+    the proportion ``stretch``), the dialog's Close button under them."""
+    panes = QHBoxLayout()
+    panes.addLayout(left, stretch[0])
+    panes.addLayout(right, stretch[1])
+    close = name_buttons(QDialogButtonBox(QDialogButtonBox.StandardButton.Close))
+    close.rejected.connect(dialog.reject)
+    layout = QVBoxLayout(dialog)
+    layout.addLayout(panes, 1)
+    layout.addWidget(close)
