@@ -10,7 +10,6 @@ import io
 import subprocess
 import sys
 import tarfile
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,8 @@ sys.path.insert(0, str(ROOT / "packaging"))
 import build_env  # noqa: E402
 import common  # noqa: E402
 import cuda_check  # noqa: E402
+
+from tests.test_lock import fake_wheel  # noqa: E402
 
 OFFLINE = {"PIP_NO_INDEX": "1", "PIP_CONFIG_FILE": "/dev/null", "PIP_FIND_LINKS": ""}
 
@@ -68,17 +69,6 @@ def test_the_trimmed_source_prepare_carries_passes_the_gpu_machine_s_check(
         cuda_check.carried(carry)
 
 
-def _wheel(path: Path, name: str, version: str, payload: str) -> Path:
-    dist = f"{name}-{version}.dist-info"
-    wheel = path / f"{name}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as archive:
-        archive.writestr(f"{name}.py", payload)
-        archive.writestr(f"{dist}/METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
-        archive.writestr(f"{dist}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
-        archive.writestr(f"{dist}/RECORD", "")
-    return wheel
-
-
 @pytest.mark.timeout(180)
 def test_the_build_tools_are_made_offline_from_the_carried_wheels_hash_checked(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -91,7 +81,7 @@ def test_the_build_tools_are_made_offline_from_the_carried_wheels_hash_checked(
     wheels = tmp_path / "tools"
     wheels.mkdir()
     (wheels / pip.name).write_bytes(pip.read_bytes())
-    genuine = _wheel(tmp_path, "hearthlocked", "1.0", "GENUINE = True\n")
+    genuine = fake_wheel(tmp_path, "hearthlocked", "1.0", "GENUINE = True\n")
     lock = tmp_path / "build-tools.lock"
     lock.write_text(f"hearthlocked==1.0 \\\n    --hash=sha256:{hashlib.sha256(genuine.read_bytes()).hexdigest()}\n"
                     f"pip=={version} \\\n    --hash=sha256:{hashlib.sha256(pip.read_bytes()).hexdigest()}\n",
@@ -102,7 +92,7 @@ def test_the_build_tools_are_made_offline_from_the_carried_wheels_hash_checked(
     for name, value in OFFLINE.items():
         monkeypatch.setenv(name, value)
 
-    _wheel(wheels, "hearthlocked", "1.0", "import os  # something else\n")
+    fake_wheel(wheels, "hearthlocked", "1.0", "import os  # something else\n")
     with pytest.raises(subprocess.CalledProcessError):
         build_env.builder(sys.executable, wheels)
     assert not (build_env.builder_dir() / "hearth-build-tools.txt").exists()

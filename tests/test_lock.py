@@ -114,7 +114,8 @@ def test_this_environment_is_what_the_dev_lock_says() -> None:
     assert not differ, "; ".join(differ)
 
 
-def _wheel(path: Path, name: str, version: str, payload: str) -> Path:
+def fake_wheel(path: Path, name: str, version: str, payload: str) -> Path:
+    """A pure-Python wheel of ``name`` whose one module holds ``payload``."""
     dist = f"{name}-{version}.dist-info"
     wheel = path / f"{name}-{version}-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w") as archive:
@@ -130,7 +131,7 @@ def test_the_set_up_refuses_a_file_whose_hash_is_not_the_locked_one(tmp_path: Pa
     """A mirror (or a release changed on the index) serves a wheel of the locked name and
     version with other contents: the set-up's install command refuses it and installs
     nothing; the same command takes the file whose hash the lock holds."""
-    genuine = _wheel(tmp_path, "hearthlocked", "1.0", "GENUINE = True\n")
+    genuine = fake_wheel(tmp_path, "hearthlocked", "1.0", "GENUINE = True\n")
     import hashlib
 
     digest = hashlib.sha256(genuine.read_bytes()).hexdigest()
@@ -146,7 +147,7 @@ def test_the_set_up_refuses_a_file_whose_hash_is_not_the_locked_one(tmp_path: Pa
         return subprocess.run(command, capture_output=True, text=True, timeout=100,
                               env={"PATH": "/usr/bin:/bin", "PIP_CONFIG_FILE": "/dev/null"})
 
-    _wheel(served, "hearthlocked", "1.0", "import os  # something else\n")
+    fake_wheel(served, "hearthlocked", "1.0", "import os  # something else\n")
     refused = install()
     assert refused.returncode != 0
     assert "do not match the hashes" in refused.stderr.lower()
@@ -200,7 +201,7 @@ class _Builds:
             into.mkdir(parents=True, exist_ok=True)
             name = "numpy-2.4.6-cp311-cp311-linux_x86_64.whl" if "numpy" in command else \
                 "llama_cpp_python-0.3.36-py3-none-linux_x86_64.whl"
-            _wheel(into, "built", "1.0", "").rename(into / name)
+            fake_wheel(into, "built", "1.0", "").rename(into / name)
 
     def run_by(self, what: str) -> list[tuple[list[str], dict[str, str] | None]]:
         return [(command, env) for command, env in self.commands if what in " ".join(command[1:5])]
@@ -281,13 +282,13 @@ def test_the_build_environment_refuses_a_tool_whose_hash_is_not_the_locked_one(
     file whose hash build-tools.lock holds."""
     import hashlib
 
-    genuine = _wheel(tmp_path, "hearthlocked", "1.0", "GENUINE = True\n")
+    genuine = fake_wheel(tmp_path, "hearthlocked", "1.0", "GENUINE = True\n")
     lock = tmp_path / "build-tools.lock"
     lock.write_text(f"hearthlocked==1.0 \\\n    --hash=sha256:{hashlib.sha256(genuine.read_bytes()).hexdigest()}\n",
                     encoding="utf-8")
     served = tmp_path / "served"
     served.mkdir()
-    _wheel(served, "hearthlocked", "1.0", "import os  # something else\n")
+    fake_wheel(served, "hearthlocked", "1.0", "import os  # something else\n")
     monkeypatch.setattr(build_env, "BUILD_TOOLS_LOCK", lock)
     monkeypatch.setattr(common, "_venv", [tmp_path / "venv"])
     monkeypatch.delenv("HEARTH_BUILD_PYTHON", raising=False)
