@@ -20,26 +20,10 @@ from typing import Any
 
 from core import import_bounds as bounds
 from core.chat_formats import recognised
-from core.import_bounds import (  # noqa: F401 - re-exported: callers import them from here
-    MAX_BYTES,
-    MAX_CHAT_MESSAGES,
-    MAX_CHATS,
-    MAX_MESSAGE_CHARS,
-    MAX_MESSAGES,
-    MAX_VALUES,
-    TITLE_CHARS,
+from core.import_bounds import (  # ImportRefused: callers take it from here
     Found,
     ImportedChat,
     ImportRefused,
-    Turn,
-    bounded,
-    clean,
-    cut_off_of,
-    decoded,
-    error_of,
-    seconds,
-    state_of,
-    values,
 )
 from i18n import join_sentences, translate
 

@@ -26,7 +26,7 @@ from typing import Any
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from core.chat_import import (
+from core.import_bounds import (
     MAX_BYTES,
     MAX_CHAT_MESSAGES,
     TITLE_CHARS,

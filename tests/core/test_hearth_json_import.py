@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from core import chat_import, import_bounds
+from core import import_bounds
 from core.attachments import Attachment
 from core.chat_import import ImportRefused, read, report, save
 from inference.protocol import SamplingParams
@@ -156,7 +156,7 @@ def test_a_strangers_file_in_hearths_shape_is_bounded_and_refused_in_words(
                         + '", "status": "complete", "created_at": 1e400}]}', encoding="utf-8")
         found = read(path)
         (chat,) = found.chats
-        assert len(chat.title) == chat_import.TITLE_CHARS and "\u202e" not in chat.title
+        assert len(chat.title) == import_bounds.TITLE_CHARS and "\u202e" not in chat.title
         assert chat.created_at == 0.0 and chat.turns[0].created_at == 0.0
         assert len(chat.turns[0].content) == 1000 and found.cut == 1 and "were cut" in report(found)
         save(store, found)
